@@ -1,0 +1,286 @@
+//! `dudo play`: a game in the terminal against built-in bots.
+//!
+//! The engine runs in this process; you see exactly the events your seat's audience admits,
+//! the same filter the server applies to a network seat. (Playing through an embedded server
+//! and against remote tables arrives with the server.)
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use clap::Args;
+use dudo_rules::describe::describe;
+use dudo_rules::game::exact_call_name;
+use dudo_rules::odds::bid_odds;
+use dudo_rules::{Action, Event, Game, Legal, View, Viewer, bots, parse_call, seed_from_u64};
+
+use crate::RuleArgs;
+
+const BOT_NAMES: &[&str] = &[
+    "Alice", "Bob", "Carmen", "Diego", "Elena", "Felipe", "Gloria", "Hugo", "Ines", "Jorge",
+    "Lucia",
+];
+
+#[derive(Args)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// How many bots join you.
+    #[arg(long, default_value_t = 3)]
+    pub bots: usize,
+    /// The kind of bot (random, odds).
+    #[arg(long, default_value = "odds")]
+    pub bot: String,
+    /// Your name at the table.
+    #[arg(long, default_value = "You")]
+    pub name: String,
+    /// Seed for the dice (default: a fresh one each game).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+const HUMAN: usize = 0;
+
+pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let rules = args.rules.resolve()?;
+    if bots::by_name(&args.bot, 0).is_none() {
+        anyhow::bail!(
+            "no bot {:?}; the bots are {}",
+            args.bot,
+            bots::NAMES.join(", ")
+        );
+    }
+    let seats = args.bots + 1;
+    let seed = args.seed.unwrap_or_else(fresh_seed);
+    let mut names = vec![args.name.clone()];
+    names.extend((0..args.bots).map(|i| {
+        BOT_NAMES
+            .get(i)
+            .map_or(format!("Bot {}", i + 1), |n| n.to_string())
+    }));
+    let mut table: Vec<Option<Box<dyn bots::Bot>>> = (0..seats)
+        .map(|s| {
+            if s == HUMAN {
+                None
+            } else {
+                bots::by_name(&args.bot, seed.wrapping_add(s as u64))
+            }
+        })
+        .collect();
+    let (mut game, events) = Game::start(rules, seats, seed_from_u64(seed))?;
+    println!(
+        "dudo: {} with {} ({} bots), seed {seed}. Type `help` for how to call.",
+        game.rules().name,
+        names.join(", "),
+        args.bot
+    );
+    let mut input = std::io::stdin().lock();
+    show(&game, &events, &names);
+    while !game.is_over() {
+        let turn = game.turn().unwrap_or(HUMAN);
+        let mut chosen: Option<(usize, Action)> = None;
+        for seat in game.seats_to_ask() {
+            if seat == turn {
+                continue;
+            }
+            let legal = game.legal(seat);
+            let offer = match &mut table[seat] {
+                Some(bot) => bot.interject(game.rules(), &game.view(seat), &legal),
+                None => match ask_out_of_turn(&game, &names, &mut input)? {
+                    Some(a) => Some(a),
+                    None if input_closed(&mut input) => return Ok(ExitCode::SUCCESS),
+                    None => None,
+                },
+            };
+            if let Some(a) = offer {
+                chosen = Some((seat, a));
+                break;
+            }
+        }
+        let (seat, action) = match chosen {
+            Some(c) => c,
+            None => match &mut table[turn] {
+                Some(bot) => (
+                    turn,
+                    bot.act(game.rules(), &game.view(turn), &game.legal(turn)),
+                ),
+                None => match ask_turn(&game, &names, &mut input)? {
+                    Some(a) => (turn, a),
+                    None => return Ok(ExitCode::SUCCESS),
+                },
+            },
+        };
+        match game.apply(seat, &action) {
+            Ok(events) => show(&game, &events, &names),
+            Err(e) if seat == HUMAN => println!("Not allowed: {e}"),
+            Err(e) => anyhow::bail!("bot {} made an illegal call {action}: {e}", names[seat]),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (t as u64) ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+fn input_closed(input: &mut impl BufRead) -> bool {
+    input.fill_buf().map(|b| b.is_empty()).unwrap_or(true)
+}
+
+fn show(game: &Game, events: &[Event], names: &[String]) {
+    for e in events {
+        if e.audience.admits(Viewer::Seat(HUMAN), game.is_over()) {
+            println!("  {}", describe(&e.kind, names));
+        }
+    }
+}
+
+fn read_line(input: &mut impl BufRead) -> anyhow::Result<Option<String>> {
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(line.trim().to_string()))
+}
+
+fn status(game: &Game, view: &View, names: &[String]) -> String {
+    let counts: Vec<String> = view
+        .players
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.place.is_none())
+        .map(|(s, p)| format!("{} {}", names[s], p.dice))
+        .collect();
+    let mine: Vec<String> = view
+        .my_dice
+        .iter()
+        .map(|d| d.map_or("?".into(), |f| f.to_string()))
+        .collect();
+    let bid = match view.current_bid {
+        Some((s, b)) => format!("{} bid {b}", names[s]),
+        None => "no bid yet: you open".into(),
+    };
+    let special = if view.palifico.is_empty() {
+        ""
+    } else {
+        " PALIFICO"
+    };
+    format!(
+        "Round {}{special}. Dice: {}. Your dice: [{}]. {bid}.",
+        game.round(),
+        counts.join(", "),
+        mine.join(" ")
+    )
+}
+
+fn hint(legal: &Legal, calza: &str) -> String {
+    let mut parts: Vec<String> = legal
+        .bids
+        .iter()
+        .map(|r| format!("{} {}s", r.min_quantity, r.face))
+        .collect();
+    if !legal.dudo.is_empty() {
+        parts.push("dudo".into());
+    }
+    if legal.calza {
+        parts.push(calza.into());
+    }
+    if legal.pass {
+        parts.push("pass".into());
+    }
+    if legal.push {
+        parts.push("push DICE then BID".into());
+    }
+    format!("You may call: {}", parts.join(", "))
+}
+
+fn odds_text(game: &Game, view: &View) -> String {
+    let faces = game.rules().dice.faces;
+    let mut lines = Vec::new();
+    if let Some((_, bid)) = view.current_bid {
+        let o = bid_odds(view, faces, bid);
+        lines.push(format!(
+            "{bid}: {:.0}% true, {:.0}% exactly right",
+            o.at_least * 100.0,
+            o.exactly * 100.0
+        ));
+    }
+    for r in &game.legal(HUMAN).bids {
+        let b = dudo_rules::Bid::new(r.min_quantity, r.face);
+        lines.push(format!(
+            "{b}: {:.0}% true",
+            bid_odds(view, faces, b).at_least * 100.0
+        ));
+    }
+    lines.join("\n")
+}
+
+const HELP: &str = "Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` \
+(or jonti/exact) for exactly right; `pass`; `push 5 5 then 6 5s`. Also: `odds`, `status`, `quit`.";
+
+fn ask_turn(
+    game: &Game,
+    names: &[String],
+    input: &mut impl BufRead,
+) -> anyhow::Result<Option<Action>> {
+    let view = game.view(HUMAN);
+    let legal = game.legal(HUMAN);
+    println!("{}", status(game, &view, names));
+    println!("{}", hint(&legal, exact_call_name(game.rules())));
+    loop {
+        print!("your call> ");
+        std::io::stdout().flush()?;
+        let Some(line) = read_line(input)? else {
+            return Ok(None);
+        };
+        match line.to_ascii_lowercase().as_str() {
+            "" => continue,
+            "help" | "?" => println!("{HELP}"),
+            "odds" => println!("{}", odds_text(game, &view)),
+            "status" => println!(
+                "{}\n{}",
+                status(game, &view, names),
+                hint(&legal, exact_call_name(game.rules()))
+            ),
+            "quit" | "exit" => return Ok(None),
+            _ => match parse_call(&line) {
+                Ok(action) => match game.check(HUMAN, &action) {
+                    Ok(()) => return Ok(Some(action)),
+                    Err(e) => println!("Not allowed: {e}"),
+                },
+                Err(e) => println!("{e}"),
+            },
+        }
+    }
+}
+
+fn ask_out_of_turn(
+    game: &Game,
+    names: &[String],
+    input: &mut impl BufRead,
+) -> anyhow::Result<Option<Action>> {
+    let call = exact_call_name(game.rules());
+    let view = game.view(HUMAN);
+    let Some((bidder, bid)) = view.current_bid else {
+        return Ok(None);
+    };
+    loop {
+        print!(
+            "{} bid {bid}. Type `{call}` to call it exactly right, or Enter to let play go on> ",
+            names[bidder]
+        );
+        std::io::stdout().flush()?;
+        let Some(line) = read_line(input)? else {
+            return Ok(None);
+        };
+        match line.to_ascii_lowercase().as_str() {
+            "" => return Ok(None),
+            "odds" => println!("{}", odds_text(game, &view)),
+            "help" | "?" => println!("{HELP}"),
+            l if parse_call(l) == Ok(Action::Calza) => return Ok(Some(Action::Calza)),
+            _ => println!("Only `{call}` may be called now; it is not your turn."),
+        }
+    }
+}

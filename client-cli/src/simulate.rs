@@ -1,0 +1,154 @@
+//! `dudo simulate`: many games between built-in bots, on every core.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+use dudo_rules::{bots, seed_from_u64, sim};
+
+use crate::RuleArgs;
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// Players at each table.
+    #[arg(long, default_value_t = 4)]
+    pub players: usize,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    pub games: u64,
+    /// The bot in each seat, in seat order, repeated to fill the table (random, odds).
+    /// Commas work too: --bot odds,random
+    #[arg(long = "bot", value_delimiter = ',', default_value = "odds")]
+    pub bots: Vec<String>,
+    /// Seed for the whole run: the same seed plays the same games.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+#[derive(Default, Clone)]
+struct Tally {
+    wins: Vec<u64>,
+    place_sum: Vec<u64>,
+    rounds: u64,
+    actions: u64,
+}
+
+/// The seed of game `i` of a run: a cheap mix so neighbouring games share nothing.
+fn game_seed(run_seed: u64, i: u64) -> u64 {
+    let mut z = run_seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
+    let rules = args.rules.resolve()?;
+    let seats = args.players;
+    for name in &args.bots {
+        if bots::by_name(name, 0).is_none() {
+            anyhow::bail!("no bot {name:?}; the bots are {}", bots::NAMES.join(", "));
+        }
+    }
+    let names: Vec<String> = (0..seats)
+        .map(|s| args.bots[s % args.bots.len()].clone())
+        .collect();
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let started = Instant::now();
+    let results: Vec<anyhow::Result<Tally>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads as u64)
+            .map(|t| {
+                let (rules, names) = (&rules, &names);
+                scope.spawn(move || -> anyhow::Result<Tally> {
+                    let mut tally = Tally {
+                        wins: vec![0; seats],
+                        place_sum: vec![0; seats],
+                        ..Tally::default()
+                    };
+                    let mut i = t;
+                    while i < args.games {
+                        let seed = game_seed(args.seed, i);
+                        let mut table: Vec<Box<dyn bots::Bot>> = names
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(s, n)| bots::by_name(n, game_seed(seed, s as u64 + 1)))
+                            .collect();
+                        let outcome = sim::play(rules, &mut table, seed_from_u64(seed))?;
+                        if let Some(&w) = outcome.standings.first() {
+                            tally.wins[w] += 1;
+                        }
+                        for (place, &s) in outcome.standings.iter().enumerate() {
+                            tally.place_sum[s] += place as u64 + 1;
+                        }
+                        tally.rounds += u64::from(outcome.rounds);
+                        tally.actions += outcome.actions;
+                        i += threads as u64;
+                    }
+                    Ok(tally)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a worker panicked")))
+            })
+            .collect()
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut total = Tally {
+        wins: vec![0; seats],
+        place_sum: vec![0; seats],
+        ..Tally::default()
+    };
+    for r in results {
+        let t = r?;
+        for s in 0..seats {
+            total.wins[s] += t.wins[s];
+            total.place_sum[s] += t.place_sum[s];
+        }
+        total.rounds += t.rounds;
+        total.actions += t.actions;
+    }
+    let games = args.games.max(1) as f64;
+    println!(
+        "{} ({}), {} players, {} games in {:.2} s: {:.0} games/s, {:.0} actions/s on {} thread{}",
+        rules.name,
+        rules.dice.start,
+        seats,
+        args.games,
+        elapsed,
+        args.games as f64 / elapsed.max(1e-9),
+        total.actions as f64 / elapsed.max(1e-9),
+        threads,
+        if threads == 1 { "" } else { "s" }
+    );
+    println!(
+        "mean rounds per game {:.1}, mean actions per game {:.1}",
+        total.rounds as f64 / games,
+        total.actions as f64 / games
+    );
+    println!(
+        "{:<5} {:<8} {:>8} {:>7} {:>11}",
+        "seat", "bot", "wins", "win%", "mean place"
+    );
+    for (s, name) in names.iter().enumerate() {
+        println!(
+            "{:<5} {:<8} {:>8} {:>6.1}% {:>11.2}",
+            s,
+            name,
+            total.wins[s],
+            100.0 * total.wins[s] as f64 / games,
+            total.place_sum[s] as f64 / games
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,268 @@
+//! Built-in bots: they fill empty seats, drive `dudo simulate`, and are the bot SDK's
+//! reference players. A bot sees only its seat's [`View`] and [`Legal`] actions, exactly what
+//! a remote bot receives, so nothing here can peek.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::action::Action;
+use crate::bid::Bid;
+use crate::game::{Legal, View};
+use crate::odds::bid_odds;
+use crate::ruleset::{PassClaim, PushDice, RuleSet};
+
+/// The names `by_name` knows.
+pub const NAMES: &[&str] = &["random", "odds"];
+
+/// A player that decides from its own view.
+pub trait Bot: Send {
+    fn name(&self) -> &'static str;
+    /// The action for the seat whose turn it is. `legal` is never empty.
+    fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action;
+    /// A call out of turn (Calza), or `None` to stay silent.
+    fn interject(&mut self, _rules: &RuleSet, _view: &View, _legal: &Legal) -> Option<Action> {
+        None
+    }
+}
+
+/// The bot called `name`, its private randomness seeded by `seed`.
+pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
+    match name {
+        "random" => Some(Box::new(RandomBot::new(seed))),
+        "odds" => Some(Box::new(OddsBot::new(seed))),
+        _ => None,
+    }
+}
+
+/// Picks uniformly among the legal actions (a push counts as one more choice).
+pub struct RandomBot {
+    rng: ChaCha8Rng,
+}
+
+impl RandomBot {
+    pub fn new(seed: u64) -> Self {
+        RandomBot {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Bot for RandomBot {
+    fn name(&self) -> &'static str {
+        "random"
+    }
+
+    fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        let bids: u32 = legal
+            .bids
+            .iter()
+            .map(|r| u32::from(r.max_quantity - r.min_quantity) + 1)
+            .sum();
+        let others = u32::from(legal.pass) + legal.dudo.len() as u32 + u32::from(legal.calza);
+        let push = u32::from(legal.push);
+        let total = bids + others + push;
+        let mut pick = self.rng.random_range(0..total.max(1));
+        if pick < push
+            && let Some(action) = random_push(&mut self.rng, rules, view, legal)
+        {
+            return action;
+        }
+        pick = pick.saturating_sub(push);
+        for r in &legal.bids {
+            let n = u32::from(r.max_quantity - r.min_quantity) + 1;
+            if pick < n {
+                return Action::Bid(Bid::new(r.min_quantity + pick as u16, r.face));
+            }
+            pick -= n;
+        }
+        if legal.pass {
+            if pick == 0 {
+                return Action::Pass;
+            }
+            pick -= 1;
+        }
+        let i = pick as usize;
+        if i < legal.dudo.len() {
+            return Action::Dudo {
+                target: if i == 0 { None } else { Some(legal.dudo[i]) },
+            };
+        }
+        if legal.calza {
+            return Action::Calza;
+        }
+        fallback(legal)
+    }
+
+    fn interject(&mut self, _rules: &RuleSet, _view: &View, legal: &Legal) -> Option<Action> {
+        (legal.calza && self.rng.random_range(0..20) == 0).then_some(Action::Calza)
+    }
+}
+
+/// A push of some dice of one face, with a bid the rules allow after it.
+fn random_push(rng: &mut impl Rng, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
+    let seen: Vec<u8> = view.my_dice.iter().flatten().copied().collect();
+    if seen.is_empty() || view.my_dice.len() < 2 {
+        return None;
+    }
+    let face = seen[rng.random_range(0..seen.len())];
+    let of_face = seen
+        .iter()
+        .filter(|&&d| d == face)
+        .count()
+        .min(view.my_dice.len() - 1);
+    let k = rng.random_range(1..=of_face);
+    let bid = match rules.push.dice {
+        PushDice::MatchingBidFace => legal.min_bid(face)?,
+        _ => {
+            let r = legal
+                .bids
+                .get(rng.random_range(0..legal.bids.len().max(1)))?;
+            Bid::new(r.min_quantity, r.face)
+        }
+    };
+    Some(Action::Push {
+        dice: vec![face; k],
+        bid,
+    })
+}
+
+fn fallback(legal: &Legal) -> Action {
+    if !legal.dudo.is_empty() {
+        return Action::Dudo { target: None };
+    }
+    match legal.bids.first() {
+        Some(r) => Action::Bid(Bid::new(r.min_quantity, r.face)),
+        None if legal.pass => Action::Pass,
+        None => Action::Calza,
+    }
+}
+
+/// Bids and challenges by the binomial odds from its own seat (seed 002's "Basic Dice Odds"):
+/// it challenges when the bid is less likely true than its best raise, raises to the most
+/// likely minimum raise, and calls exact when that is the likeliest way to win.
+pub struct OddsBot {
+    rng: ChaCha8Rng,
+}
+
+impl OddsBot {
+    pub fn new(seed: u64) -> Self {
+        OddsBot {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+
+    fn best_raise(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<(Bid, f64)> {
+        let faces = rules.dice.faces;
+        let mut best: Option<(Bid, f64)> = None;
+        for r in &legal.bids {
+            let bid = Bid::new(r.min_quantity, r.face);
+            let p = bid_odds(view, faces, bid).at_least;
+            // Ties go to a coin flip so the bot is not fully predictable.
+            let better = match best {
+                None => true,
+                Some((_, bp)) => {
+                    p > bp + 1e-12 || ((p - bp).abs() <= 1e-12 && self.rng.random_bool(0.5))
+                }
+            };
+            if better {
+                best = Some((bid, p));
+            }
+        }
+        best
+    }
+
+    fn opening(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Bid> {
+        let faces = rules.dice.faces;
+        let mut best: Option<(Bid, f64)> = None;
+        for r in &legal.bids {
+            // The largest quantity of this face that is still more likely true than not.
+            let mut q = r.min_quantity;
+            while q < r.max_quantity
+                && bid_odds(view, faces, Bid::new(q + 1, r.face)).at_least >= 0.5
+            {
+                q += 1;
+            }
+            let bid = Bid::new(q, r.face);
+            let p = bid_odds(view, faces, bid).at_least;
+            let key = (u32::from(q), p);
+            let better = match best {
+                None => true,
+                Some((b, bp)) => {
+                    key.0 > u32::from(b.quantity) || (key.0 == u32::from(b.quantity) && p > bp)
+                }
+            };
+            if better {
+                best = Some((bid, p));
+            }
+        }
+        best.map(|b| b.0)
+    }
+}
+
+fn pass_is_true(rules: &RuleSet, view: &View) -> bool {
+    let Some(seat) = view.seat else { return false };
+    let mut dice: Vec<u8> = Vec::new();
+    for d in &view.my_dice {
+        match d {
+            Some(d) => dice.push(*d),
+            None => return false,
+        }
+    }
+    dice.extend(
+        view.players
+            .get(seat)
+            .map(|p| p.pushed.clone())
+            .unwrap_or_default(),
+    );
+    match rules.pass.claim {
+        PassClaim::AllSameFace => dice.windows(2).all(|w| w[0] == w[1]),
+        PassClaim::AllDifferent => {
+            dice.sort_unstable();
+            dice.windows(2).all(|w| w[0] != w[1])
+        }
+        PassClaim::Off => false,
+    }
+}
+
+impl Bot for OddsBot {
+    fn name(&self) -> &'static str {
+        "odds"
+    }
+
+    fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        let faces = rules.dice.faces;
+        let Some((_, current)) = view.current_bid else {
+            return match self.opening(rules, view, legal) {
+                Some(bid) => Action::Bid(bid),
+                None => fallback(legal),
+            };
+        };
+        let now = bid_odds(view, faces, current);
+        let best = self.best_raise(rules, view, legal);
+        let raise_p = best.map_or(0.0, |b| b.1);
+        let dudo_p = 1.0 - now.at_least;
+        if legal.calza && now.exactly > dudo_p.max(raise_p) {
+            return Action::Calza;
+        }
+        if legal.pass && raise_p < 0.5 && pass_is_true(rules, view) {
+            return Action::Pass;
+        }
+        match best {
+            Some((bid, p)) if legal.dudo.is_empty() || p >= dudo_p => Action::Bid(bid),
+            _ => fallback(legal),
+        }
+    }
+
+    fn interject(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
+        let (_, current) = view.current_bid?;
+        if !legal.calza {
+            return None;
+        }
+        let mine = view
+            .seat
+            .and_then(|s| view.players.get(s))
+            .map_or(0, |p| p.dice);
+        let p = bid_odds(view, rules.dice.faces, current).exactly;
+        (mine < u16::from(rules.dice.max) && p > 0.5).then_some(Action::Calza)
+    }
+}

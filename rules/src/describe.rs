@@ -1,0 +1,195 @@
+//! Events in words, for people: `dudo script --format text`, the terminal client, replays.
+
+use crate::bid::face_name;
+use crate::event::{EventKind, Showdown};
+
+fn name(names: &[String], seat: usize) -> String {
+    names
+        .get(seat)
+        .cloned()
+        .unwrap_or_else(|| format!("seat {seat}"))
+}
+
+fn dice_text(dice: &[Option<u8>]) -> String {
+    let faces: Vec<String> = dice
+        .iter()
+        .map(|d| d.map_or("?".to_string(), |f| f.to_string()))
+        .collect();
+    faces.join(" ")
+}
+
+fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn place_text(place: usize) -> String {
+    let suffix = match (place % 10, place % 100) {
+        (1, p) if p != 11 => "st",
+        (2, p) if p != 12 => "nd",
+        (3, p) if p != 13 => "rd",
+        _ => "th",
+    };
+    format!("{place}{suffix}")
+}
+
+/// One line describing `event`, with seats named by `names`.
+pub fn describe(event: &EventKind, names: &[String]) -> String {
+    let n = |s: usize| name(names, s);
+    match event {
+        EventKind::GameStarted { seats, dice } => {
+            let counts: Vec<String> = dice.iter().map(|d| d.to_string()).collect();
+            format!(
+                "A game for {seats} players begins; dice: {}",
+                counts.join(", ")
+            )
+        }
+        EventKind::RollOff { rolls } => {
+            let parts: Vec<String> = rolls
+                .iter()
+                .map(|(s, f)| format!("{} {f}", n(*s)))
+                .collect();
+            format!("Roll-off: {}", parts.join(", "))
+        }
+        EventKind::StarterChosen { seat } => format!("{} makes the first call", n(*seat)),
+        EventKind::RoundStarted {
+            round,
+            starter,
+            dice_counts,
+            palifico,
+            wild,
+        } => {
+            let counts: Vec<String> = dice_counts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(s, c)| format!("{} {c}", n(s)))
+                .collect();
+            let special = if palifico.is_empty() {
+                String::new()
+            } else {
+                let who: Vec<String> = palifico.iter().map(|&s| n(s)).collect();
+                format!(" - PALIFICO for {}", who.join(" and "))
+            };
+            let wild = match wild {
+                Some(w) => format!("{} wild", face_name(*w, true)),
+                None => "no wilds".to_string(),
+            };
+            format!(
+                "Round {round}{special} ({wild}); {} starts; dice: {}",
+                n(*starter),
+                counts.join(", ")
+            )
+        }
+        EventKind::DiceRolled { seat, dice } => format!("{} rolls {}", n(*seat), dice_text(dice)),
+        EventKind::WildsOff => "The round opened on ones: ones are not wild this round".to_string(),
+        EventKind::BidMade { seat, bid } => format!("{} bids {bid}", n(*seat)),
+        EventKind::DicePushed { seat, pushed } => {
+            let faces: Vec<String> = pushed.iter().map(|f| f.to_string()).collect();
+            format!(
+                "{} pushes {} and re-rolls the rest",
+                n(*seat),
+                faces.join(" ")
+            )
+        }
+        EventKind::Passed { seat } => format!("{} passes", n(*seat)),
+        EventKind::DudoCalled { seat, target } => {
+            format!("{} calls Dudo on {}", n(*seat), n(*target))
+        }
+        EventKind::CalzaCalled { seat } => format!("{} calls Calza", n(*seat)),
+        EventKind::DiceRevealed { dice } => {
+            let parts: Vec<String> = dice
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| !d.is_empty())
+                .map(|(s, d)| {
+                    let faces: Vec<String> = d.iter().map(|f| f.to_string()).collect();
+                    format!("{} [{}]", n(s), faces.join(" "))
+                })
+                .collect();
+            format!("Cups up: {}", parts.join(", "))
+        }
+        EventKind::RoundSettled {
+            showdown,
+            winner,
+            loser,
+        } => match showdown {
+            Showdown::DudoOnBid { bid, actual } => format!(
+                "The bid was {bid} and there were {}: {} wins the challenge, {} loses it",
+                actual,
+                n(*winner),
+                n(*loser)
+            ),
+            Showdown::DudoOnPass { pass_was_true } => format!(
+                "The pass was {}: {} wins the challenge, {} loses it",
+                if *pass_was_true { "true" } else { "false" },
+                n(*winner),
+                n(*loser)
+            ),
+            Showdown::Calza { bid, actual } => {
+                if bid.quantity == *actual {
+                    format!("Exactly {bid}: {} was right", n(*winner))
+                } else {
+                    format!(
+                        "The bid was {bid} and there were {actual}: {} was wrong",
+                        n(*loser)
+                    )
+                }
+            }
+        },
+        EventKind::DiceLost { seat, count, left } => {
+            format!(
+                "{} loses {} ({} left)",
+                n(*seat),
+                plural(*count, "die", "dice"),
+                left
+            )
+        }
+        EventKind::DiceWon { seat, count, now } => {
+            format!(
+                "{} wins {} back (now {})",
+                n(*seat),
+                plural(*count, "die", "dice"),
+                now
+            )
+        }
+        EventKind::Eliminated { seat, place } => {
+            format!(
+                "{} is out of the game, finishing {}",
+                n(*seat),
+                place_text(*place)
+            )
+        }
+        EventKind::SeatLeft { seat, place } => format!(
+            "{} leaves the game, finishing {}",
+            n(*seat),
+            place_text(*place)
+        ),
+        EventKind::ResultsTable { rows } => {
+            let parts: Vec<String> = rows
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} ({} there, {})",
+                        n(r.seat),
+                        r.bid,
+                        r.actual,
+                        if r.was_true { "true" } else { "false" }
+                    )
+                })
+                .collect();
+            format!("Results: {}", parts.join("; "))
+        }
+        EventKind::GameOver { standings } => {
+            let parts: Vec<String> = standings
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| format!("{}. {}", i + 1, n(s)))
+                .collect();
+            match standings.first() {
+                Some(&w) => format!("{} wins the game! Standings: {}", n(w), parts.join(", ")),
+                None => "The game is over".to_string(),
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Where the dice come from.
+//!
+//! All randomness of a game is one ChaCha20 stream inside the game state, seeded from 32 bytes.
+//! The same seed and the same actions give the same game, byte for byte: that single fact makes
+//! scripts, simulation, duplicate tournaments, replays and crash recovery one feature.
+//!
+//! A script may dictate some rolls ([`DiceSource::with_script`]); any roll it does not give
+//! comes from the seeded stream, and a scripted roll of the wrong size is noted as a mismatch
+//! (the script runner reports it) rather than refused, so the engine never fails mid-action.
+
+use std::collections::VecDeque;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+use crate::action::Seat;
+
+/// The 32 bytes a game's dice are drawn from.
+pub type Seed = [u8; 32];
+
+/// A seed from a small number, for tests, scripts and reproducible simulations.
+pub fn seed_from_u64(n: u64) -> Seed {
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&n.to_le_bytes());
+    seed
+}
+
+/// The dice of one game.
+#[derive(Clone, Debug)]
+pub struct DiceSource {
+    rng: ChaCha20Rng,
+    /// Rolls dictated by a script, per seat, in the order the seat rolls.
+    script: Vec<VecDeque<Vec<u8>>>,
+    /// The first scripted roll that did not fit what the game asked for.
+    mismatch: Option<String>,
+}
+
+impl DiceSource {
+    pub fn new(seed: Seed) -> Self {
+        DiceSource {
+            rng: ChaCha20Rng::from_seed(seed),
+            script: Vec::new(),
+            mismatch: None,
+        }
+    }
+
+    /// Rolls for each seat, used in order before the seeded stream.
+    pub fn with_script(seed: Seed, script: Vec<VecDeque<Vec<u8>>>) -> Self {
+        DiceSource {
+            script,
+            ..DiceSource::new(seed)
+        }
+    }
+
+    /// Rolls `n` dice of `faces` faces for `seat` into `out` (cleared first).
+    pub(crate) fn roll_into(&mut self, seat: Seat, n: usize, faces: u8, out: &mut Vec<u8>) {
+        out.clear();
+        if let Some(roll) = self.script.get_mut(seat).and_then(|q| q.pop_front()) {
+            if roll.len() == n && roll.iter().all(|&f| (1..=faces).contains(&f)) {
+                out.extend_from_slice(&roll);
+                return;
+            }
+            if self.mismatch.is_none() {
+                self.mismatch = Some(format!(
+                    "seat {seat} was to roll {n} dice of 1-{faces} but the script gives {roll:?}"
+                ));
+            }
+        }
+        out.extend((0..n).map(|_| self.rng.random_range(1..=faces)));
+    }
+
+    /// True with `percent` chance; draws nothing when the chance is 0 or 100.
+    pub(crate) fn chance(&mut self, percent: u8) -> bool {
+        match percent {
+            0 => false,
+            100.. => true,
+            p => self.rng.random_range(0..100u8) < p,
+        }
+    }
+
+    /// A face other than `face`, uniformly.
+    pub(crate) fn other_face(&mut self, face: u8, faces: u8) -> u8 {
+        let r = self.rng.random_range(1..faces);
+        if r >= face { r + 1 } else { r }
+    }
+
+    /// Replaces the scripted rolls (the script runner loads each call's rolls before it).
+    pub fn set_script(&mut self, script: Vec<VecDeque<Vec<u8>>>) {
+        self.script = script;
+    }
+
+    /// A seat with a scripted roll nobody asked for, if any.
+    pub fn unused_script_seat(&self) -> Option<Seat> {
+        self.script.iter().position(|q| !q.is_empty())
+    }
+
+    /// The first scripted roll that did not fit, if any.
+    pub fn take_mismatch(&mut self) -> Option<String> {
+        self.mismatch.take()
+    }
+}

@@ -1,0 +1,53 @@
+//! Why an action was refused.
+//!
+//! Every refusal names the rule at fault in words a player understands. A refused action
+//! never changes the game: the engine checks everything before it changes anything.
+
+use thiserror::Error;
+
+use crate::action::Seat;
+use crate::bid::Bid;
+
+/// An action the rules do not allow right now.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum RuleError {
+    #[error("the game is over")]
+    GameOver,
+    #[error("there is no seat {seat} at this table")]
+    NoSuchSeat { seat: Seat },
+    #[error("seat {seat} is out of the game")]
+    OutOfTheGame { seat: Seat },
+    #[error("it is seat {turn}'s turn, not seat {seat}'s")]
+    NotYourTurn { seat: Seat, turn: Seat },
+    #[error("faces run from 1 to {faces}; there is no face {face}")]
+    FaceOutOfRange { face: u8, faces: u8 },
+    #[error("a bid claims from 1 to {total} dice (the dice in play), not {quantity}")]
+    QuantityOutOfRange { quantity: u16, total: u16 },
+    #[error("the opening bid of a normal round may not be on the wild face ({face}s)")]
+    OpeningOnWilds { face: u8 },
+    #[error("the face is locked to {face}s in this Palifico round")]
+    FaceLocked { face: u8 },
+    #[error("{bid} does not raise {current}: {rule}")]
+    BidNotHigher {
+        bid: Bid,
+        current: Bid,
+        rule: &'static str,
+    },
+    #[error("there is no bid yet: the round must be opened with a bid")]
+    NoBidYet,
+    #[error("there is no claim of seat {target} that may be challenged now")]
+    NotChallengeable { target: Seat },
+    #[error("{call} is not allowed: {why}")]
+    ExactCallNotAllowed {
+        call: &'static str,
+        why: &'static str,
+    },
+    #[error("pass is not allowed: {why}")]
+    PassNotAllowed { why: &'static str },
+    #[error("push is not allowed: {why}")]
+    PushNotAllowed { why: &'static str },
+    #[error("you cannot push a {face}: {why}")]
+    PushDieMissing { face: u8, why: &'static str },
+    #[error("seat {seat} may only leave or be removed before the first bid of a round")]
+    LeaveMidRound { seat: Seat },
+}

@@ -1,0 +1,193 @@
+//! Events: everything that happens at a table, each with its audience.
+//!
+//! The engine is the one place that decides who may see what. Every event it emits carries an
+//! [`Audience`]; a seat's stream, a spectator's stream and a replay are the same log filtered
+//! by [`Audience::admits`]. Private facts (your dice) go to one seat and, when the table lets
+//! losers see dice, to the eliminated; the truth about everyone's dice is also kept for the
+//! replay once the game is over.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::Seat;
+use crate::bid::Bid;
+
+/// A set of seats, as a bit mask (tables have at most 64 seats).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SeatSet(pub u64);
+
+impl SeatSet {
+    pub fn single(seat: Seat) -> Self {
+        SeatSet(1u64.checked_shl(seat as u32).unwrap_or(0))
+    }
+    pub fn contains(self, seat: Seat) -> bool {
+        seat < 64 && self.0 & (1u64 << seat) != 0
+    }
+    pub fn insert(&mut self, seat: Seat) {
+        *self = self.with(seat);
+    }
+    pub fn with(self, seat: Seat) -> Self {
+        SeatSet(self.0 | SeatSet::single(seat).0)
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = Seat> {
+        (0..64).filter(move |&s| self.contains(s))
+    }
+}
+
+/// Who may see an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "to")]
+pub enum Audience {
+    /// Every seat and every spectator.
+    Everyone,
+    /// Only these seats, ever (what a seat was shown of its own dice, fibbing included).
+    Seats { seats: SeatSet },
+    /// The truth about hidden dice: these seats now, everyone once the game is over.
+    Hidden { seats: SeatSet },
+}
+
+/// Someone reading the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Viewer {
+    Seat(Seat),
+    Spectator,
+    /// A finished game's replay: every hidden fact, nothing seat-private.
+    Replay,
+}
+
+impl Audience {
+    /// Whether `viewer` may see an event with this audience; `game_over` opens hidden facts.
+    pub fn admits(self, viewer: Viewer, game_over: bool) -> bool {
+        match (self, viewer) {
+            (Audience::Everyone, _) => true,
+            (Audience::Seats { seats }, Viewer::Seat(s)) => seats.contains(s),
+            (Audience::Seats { .. }, _) => false,
+            (Audience::Hidden { .. }, _) if game_over => true,
+            (Audience::Hidden { seats }, Viewer::Seat(s)) => seats.contains(s),
+            (Audience::Hidden { .. }, _) => false,
+        }
+    }
+}
+
+/// One thing that happened, and who may know it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub audience: Audience,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// How a round ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Showdown {
+    /// A Dudo on a bid: `actual` dice matched it.
+    DudoOnBid { bid: Bid, actual: u16 },
+    /// A Dudo on a pass: whether the passer's dice fit the pass.
+    DudoOnPass { pass_was_true: bool },
+    /// An exact call on a bid: `actual` dice matched it.
+    Calza { bid: Bid, actual: u16 },
+}
+
+/// One row of seed 000's results table: a call of the round and whether it was true.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultRow {
+    pub seat: Seat,
+    pub bid: Bid,
+    pub actual: u16,
+    pub was_true: bool,
+}
+
+/// What happened. Seats are indices in play order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "event")]
+pub enum EventKind {
+    /// The game began with these seats, each holding `dice` dice.
+    GameStarted {
+        seats: usize,
+        dice: Vec<u16>,
+    },
+    /// One throw of the roll-off for the first starter: only the tied seats throw again.
+    RollOff {
+        rolls: Vec<(Seat, u8)>,
+    },
+    /// This seat makes the first call of the game.
+    StarterChosen {
+        seat: Seat,
+    },
+    /// A round began: everyone rolled. `palifico` lists the seats the round is special for.
+    RoundStarted {
+        round: u32,
+        starter: Seat,
+        dice_counts: Vec<u16>,
+        palifico: Vec<Seat>,
+        wild: Option<u8>,
+    },
+    /// A seat's dice under its cup, as the audience sees them (`None`: hidden from its owner).
+    DiceRolled {
+        seat: Seat,
+        dice: Vec<Option<u8>>,
+    },
+    /// Ones stopped being wild: the round was opened on ones (002 "West Coast").
+    WildsOff,
+    BidMade {
+        seat: Seat,
+        bid: Bid,
+    },
+    /// Dice put on the table in view of all, before the rest of the cup is re-rolled.
+    DicePushed {
+        seat: Seat,
+        pushed: Vec<u8>,
+    },
+    Passed {
+        seat: Seat,
+    },
+    DudoCalled {
+        seat: Seat,
+        target: Seat,
+    },
+    CalzaCalled {
+        seat: Seat,
+    },
+    /// Every die on the table, true values, per seat (under the cup and pushed).
+    DiceRevealed {
+        dice: Vec<Vec<u8>>,
+    },
+    /// The round's outcome; `winner` and `loser` of the challenge or exact call.
+    RoundSettled {
+        showdown: Showdown,
+        winner: Seat,
+        loser: Seat,
+    },
+    DiceLost {
+        seat: Seat,
+        count: u16,
+        left: u16,
+    },
+    DiceWon {
+        seat: Seat,
+        count: u16,
+        now: u16,
+    },
+    /// Out of the game, finishing in `place` (1 is the winner).
+    Eliminated {
+        seat: Seat,
+        place: usize,
+    },
+    /// Left between rounds, or removed by the host; out of the game.
+    SeatLeft {
+        seat: Seat,
+        place: usize,
+    },
+    /// Seed 000's results table for the round just played.
+    ResultsTable {
+        rows: Vec<ResultRow>,
+    },
+    /// The game is over; seats from first place to last.
+    GameOver {
+        standings: Vec<Seat>,
+    },
+}

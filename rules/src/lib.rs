@@ -1,0 +1,36 @@
+//! The dudo game engine.
+//!
+//! Pure and deterministic: no I/O, no clocks, no threads. A game is a [`RuleSet`] (data), the
+//! number of seats and a 32-byte seed; the same actions then always give the same game, byte
+//! for byte. The pieces:
+//!
+//! - [`ruleset`] and [`presets`]: every knob of every seed, as validated serde data.
+//! - [`bid`]: what counts as raising a bid, under every bidding system and special round.
+//! - [`game`]: the state machine: legal actions for any seat, `apply`, per-seat views.
+//! - [`event`]: what happened, each event with the audience allowed to see it.
+//! - [`odds`]: binomial odds of a bid from one seat's point of view.
+//! - [`bots`] and [`sim`]: built-in players and whole games between them.
+//! - [`script`] and [`describe`]: scripted games and events in words.
+#![forbid(unsafe_code)]
+
+pub mod action;
+pub mod bid;
+pub mod bots;
+pub mod describe;
+pub mod dice;
+pub mod error;
+pub mod event;
+pub mod game;
+pub mod odds;
+pub mod presets;
+pub mod ruleset;
+pub mod script;
+pub mod sim;
+
+pub use action::{Action, Seat, parse_call};
+pub use bid::{Bid, BidRange};
+pub use dice::{Seed, seed_from_u64};
+pub use error::RuleError;
+pub use event::{Audience, Event, EventKind, SeatSet, Viewer};
+pub use game::{Game, Legal, View};
+pub use ruleset::RuleSet;

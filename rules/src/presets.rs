@@ -1,0 +1,295 @@
+//! Named presets: complete rule sets that users then override field by field.
+//!
+//! Each preset follows one seed; where the seed is silent the choice is written next to the
+//! field and in `docs/rules.md`.
+
+use crate::ruleset::*;
+
+/// Every preset name, in the order `dudo rules` lists them.
+pub const NAMES: &[&str] = &["fibbing", "perudo-jonti", "house", "openspiel"];
+
+/// The preset called `name`, if there is one.
+pub fn by_name(name: &str) -> Option<RuleSet> {
+    match name {
+        "fibbing" => Some(fibbing()),
+        "perudo-jonti" => Some(perudo_jonti()),
+        "house" => Some(house()),
+        "openspiel" => Some(openspiel()),
+        _ => None,
+    }
+}
+
+/// One line describing the preset, for listings.
+pub fn summary(name: &str) -> &'static str {
+    match name {
+        "fibbing" => {
+            "Perudo as the Fibbing Dice table plays it (seed 000): Calza, Palifico, the default"
+        }
+        "perudo-jonti" => {
+            "Perudo from the 2008 blog post (seed 003): winner starts, Jonti, locked Palifico"
+        }
+        "house" => "the group's house rules (seed 004): push and re-roll, pass, one Exact per game",
+        "openspiel" => "OpenSpiel's liars_dice: two players, highest face wild, one round",
+        _ => "",
+    }
+}
+
+/// Seed 000, Fibbing Dice: the default rule set.
+pub fn fibbing() -> RuleSet {
+    RuleSet {
+        name: "fibbing".into(),
+        players: PlayerLimits { min: 2, max: 12 },
+        dice: DiceRules {
+            start: 5,
+            max: 5,
+            faces: 6,
+        },
+        first_starter: FirstStarter::RollOff,
+        wilds: Wilds::Ones,
+        wild_bids: WildBids::HalveAndDoublePlusOne,
+        opening_on_wilds: OpeningOnWilds::Forbidden,
+        bidding: BiddingSystem::MoreDiceOrHigherFace,
+        dudo_penalty: DudoPenalty::LoseDice,
+        dice_lost_on_dudo: 1,
+        exact_call: ExactCall {
+            who: ExactCaller::NotBidderNorNext,
+            min_players: 3,
+            in_palifico: InPalifico::Forbidden,
+            limit: ExactLimit::Unlimited,
+            dice_won: 1,
+            dice_lost: 1,
+        },
+        next_starter: NextStarter::Loser,
+        palifico: Palifico {
+            trigger: PalificoTrigger::FirstTimeOnOneDie,
+            min_players: 3,
+            opener: PalificoOpener::UsualStarter,
+            face_change: PalificoFaceChange::ExPalificoMayRaise,
+        },
+        push: PushRule {
+            dice: PushDice::Off,
+            limit: PushLimit::Unlimited,
+        },
+        pass: PassRule {
+            claim: PassClaim::Off,
+            ..PassRule::default()
+        },
+        losers_see_dice: LosersSeeDice::AllDice,
+        results_table: ResultsTable::On,
+        fibbing: Fibbing {
+            hide_percent: 0,
+            misshow_percent: 0,
+        },
+        game_end: GameEnd::LastPlayerStanding,
+    }
+}
+
+/// Seed 003, the Perudo blog post.
+pub fn perudo_jonti() -> RuleSet {
+    RuleSet {
+        name: "perudo-jonti".into(),
+        // "Designate someone to begin the first round": the first seat.
+        first_starter: FirstStarter::FirstSeat,
+        opening_on_wilds: OpeningOnWilds::Allowed,
+        exact_call: ExactCall {
+            who: ExactCaller::OnTurn,
+            // The post names no player minimum for Jonti.
+            min_players: 2,
+            in_palifico: InPalifico::Allowed,
+            limit: ExactLimit::Unlimited,
+            dice_won: 1,
+            dice_lost: 1,
+        },
+        next_starter: NextStarter::Winner,
+        palifico: Palifico {
+            trigger: PalificoTrigger::EveryTimeOnOneDie,
+            // The post does not exempt two-player games.
+            min_players: 2,
+            opener: PalificoOpener::OneDiePlayer,
+            face_change: PalificoFaceChange::Locked,
+        },
+        // A physical game: the seed has no such options, so eliminated players only watch.
+        losers_see_dice: LosersSeeDice::Hidden,
+        results_table: ResultsTable::Off,
+        ..fibbing()
+    }
+}
+
+/// Seed 004, the group's house rules.
+pub fn house() -> RuleSet {
+    RuleSet {
+        name: "house".into(),
+        // "One player is selected to begin the first round."
+        first_starter: FirstStarter::FirstSeat,
+        exact_call: ExactCall {
+            who: ExactCaller::OnTurn,
+            min_players: 2,
+            in_palifico: InPalifico::Allowed,
+            limit: ExactLimit::OncePerGame,
+            dice_won: 1,
+            dice_lost: 1,
+        },
+        palifico: Palifico {
+            trigger: PalificoTrigger::FirstTimeOnOneDie,
+            // The house rules do not exempt two-player games.
+            min_players: 2,
+            opener: PalificoOpener::UsualStarter,
+            face_change: PalificoFaceChange::OneDiePlayersMayChange,
+        },
+        push: PushRule {
+            dice: PushDice::AnyDice,
+            limit: PushLimit::Unlimited,
+        },
+        pass: PassRule {
+            claim: PassClaim::AllSameFace,
+            limit: PassLimit::OncePerRoll,
+            challenge: PassChallenge::LastOrOneBeforeAPass,
+            min_dice: 2,
+        },
+        losers_see_dice: LosersSeeDice::Hidden,
+        results_table: ResultsTable::Off,
+        ..fibbing()
+    }
+}
+
+/// OpenSpiel's `liars_dice`: two players, the highest face wild and bid like any other face,
+/// bidding system 2, one round, player 0 opens. OpenSpiel's default is one die each; this
+/// preset deals five, the size the benchmarks use (`--dice 1` gives OpenSpiel's default).
+pub fn openspiel() -> RuleSet {
+    RuleSet {
+        name: "openspiel".into(),
+        players: PlayerLimits { min: 2, max: 2 },
+        first_starter: FirstStarter::FirstSeat,
+        wilds: Wilds::HighestFace,
+        wild_bids: WildBids::Plain,
+        opening_on_wilds: OpeningOnWilds::Allowed,
+        exact_call: ExactCall {
+            who: ExactCaller::Off,
+            ..ExactCall::default()
+        },
+        palifico: Palifico {
+            trigger: PalificoTrigger::Off,
+            ..Palifico::default()
+        },
+        losers_see_dice: LosersSeeDice::Hidden,
+        results_table: ResultsTable::Off,
+        game_end: GameEnd::SingleRound,
+        ..fibbing()
+    }
+}
+
+/// A rule set given as a preset name, or a preset plus overridden fields.
+///
+/// In JSON: `"fibbing"`, or `{"preset": "fibbing", "dice": {"start": 3, "max": 3}}`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum RulesSpec {
+    Preset(String),
+    Custom(serde_json::Map<String, serde_json::Value>),
+}
+
+impl RulesSpec {
+    /// The complete, validated rule set.
+    pub fn resolve(&self) -> Result<RuleSet, InvalidRules> {
+        match self {
+            RulesSpec::Preset(name) => named(name),
+            RulesSpec::Custom(map) => {
+                let mut overrides = map.clone();
+                let base = match overrides.remove("preset") {
+                    None => fibbing(),
+                    Some(serde_json::Value::String(name)) => named(&name)?,
+                    Some(_) => return Err(bad("preset", "a preset is named by a string".into())),
+                };
+                with_overrides(base, &serde_json::Value::Object(overrides))
+            }
+        }
+    }
+}
+
+fn bad(field: &'static str, problem: String) -> InvalidRules {
+    InvalidRules { field, problem }
+}
+
+fn named(name: &str) -> Result<RuleSet, InvalidRules> {
+    by_name(name).ok_or_else(|| {
+        bad(
+            "preset",
+            format!("no preset {name:?}; the presets are {}", NAMES.join(", ")),
+        )
+    })
+}
+
+/// `base` with the fields of `overrides` (a JSON object, nested like the rule set) replaced.
+pub fn with_overrides(
+    base: RuleSet,
+    overrides: &serde_json::Value,
+) -> Result<RuleSet, InvalidRules> {
+    let mut value = serde_json::to_value(&base).map_err(|e| bad("rules", e.to_string()))?;
+    merge(&mut value, overrides);
+    let rules: RuleSet = serde_json::from_value(value).map_err(|e| bad("rules", e.to_string()))?;
+    rules.validate()?;
+    Ok(rules)
+}
+
+/// `base` with one field set from text: `("dice.faces", "8")`, `("exact_call.who", "on_turn")`.
+pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, InvalidRules> {
+    let parsed = serde_json::from_str(value)
+        .unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
+    let mut nested = parsed;
+    for key in path.rsplit('.') {
+        let mut map = serde_json::Map::new();
+        map.insert(key.to_string(), nested);
+        nested = serde_json::Value::Object(map);
+    }
+    with_overrides(base, &nested)
+}
+
+fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
+    match (base, over) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_valid_and_round_trips() {
+        for name in NAMES {
+            let r = by_name(name).unwrap();
+            r.validate().unwrap();
+            assert_eq!(r.name, *name);
+            let json = serde_json::to_string(&r).unwrap();
+            let back: RuleSet = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, r);
+        }
+    }
+
+    #[test]
+    fn overrides_name_the_field_at_fault() {
+        let r = with_setting(fibbing(), "dice.faces", "8").unwrap();
+        assert_eq!(r.dice.faces, 8);
+        let e = with_setting(fibbing(), "dice.faces", "12").unwrap_err();
+        assert_eq!(e.field, "dice.faces");
+        let e = with_setting(fibbing(), "dice.colour", "red").unwrap_err();
+        assert!(e.problem.contains("colour"), "{e}");
+        let e = with_setting(fibbing(), "wilds", "sevens").unwrap_err();
+        assert!(e.problem.contains("sevens"), "{e}");
+        let spec: RulesSpec =
+            serde_json::from_str(r#"{"preset":"house","dice":{"start":3,"max":3}}"#).unwrap();
+        let r = spec.resolve().unwrap();
+        assert_eq!((r.name.as_str(), r.dice.start, r.dice.max), ("house", 3, 3));
+        assert!(RulesSpec::Preset("nope".into()).resolve().is_err());
+    }
+}

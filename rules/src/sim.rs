@@ -1,0 +1,95 @@
+//! Playing whole games between bots, without a server.
+//!
+//! The loop asks every seat that may act (the seat whose turn it is, and anyone who may make
+//! an exact call out of turn) in seat order, applies the first action offered, and repeats.
+//! `dudo simulate` runs it on every core; the benchmarks and property tests use it too.
+
+use crate::action::Seat;
+use crate::bots::Bot;
+use crate::dice::Seed;
+use crate::error::RuleError;
+use crate::game::{Discard, EventSink, Game, StartError};
+use crate::ruleset::RuleSet;
+
+/// How a simulated game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Seats from first place to last.
+    pub standings: Vec<Seat>,
+    pub rounds: u32,
+    pub actions: u64,
+}
+
+/// Why a simulated game stopped early: a bot offered an action the rules refuse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Start(#[from] StartError),
+    #[error("bot {bot} at seat {seat} offered {action}: {error}")]
+    IllegalAction {
+        bot: &'static str,
+        seat: Seat,
+        action: String,
+        error: RuleError,
+    },
+    #[error("the game did not end within {0} actions")]
+    TooLong(u64),
+}
+
+/// Plays one game between `bots` (one per seat) with dice from `seed`, discarding events.
+pub fn play(rules: &RuleSet, bots: &mut [Box<dyn Bot>], seed: Seed) -> Result<Outcome, SimError> {
+    play_into(rules, bots, seed, &mut Discard)
+}
+
+/// [`play`], writing every event into `events`.
+pub fn play_into(
+    rules: &RuleSet,
+    bots: &mut [Box<dyn Bot>],
+    seed: Seed,
+    events: &mut impl EventSink,
+) -> Result<Outcome, SimError> {
+    let (mut game, opening) = Game::start(rules.clone(), bots.len(), seed)?;
+    for e in opening {
+        events.push(e);
+    }
+    // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
+    let limit = 1_000_000u64;
+    let mut actions = 0u64;
+    while !game.is_over() {
+        if actions >= limit {
+            return Err(SimError::TooLong(limit));
+        }
+        let turn = game.turn().unwrap_or(0);
+        let mut chosen = None;
+        for seat in game.seats_to_ask() {
+            if seat == turn {
+                continue;
+            }
+            let legal = game.legal(seat);
+            if let Some(a) = bots[seat].interject(game.rules(), &game.view(seat), &legal) {
+                chosen = Some((seat, a));
+                break;
+            }
+        }
+        let (seat, action) = match chosen {
+            Some(c) => c,
+            None => {
+                let legal = game.legal(turn);
+                (turn, bots[turn].act(game.rules(), &game.view(turn), &legal))
+            }
+        };
+        game.apply_into(seat, &action, events)
+            .map_err(|error| SimError::IllegalAction {
+                bot: bots[seat].name(),
+                seat,
+                action: action.to_string(),
+                error,
+            })?;
+        actions += 1;
+    }
+    Ok(Outcome {
+        standings: game.standings(),
+        rounds: game.round(),
+        actions,
+    })
+}

@@ -1,0 +1,2 @@
+//! Helpers shared by the end-to-end tests in `tests/e2e/`.
+#![forbid(unsafe_code)]
