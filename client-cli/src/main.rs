@@ -56,17 +56,10 @@ impl RuleArgs {
     pub fn resolve(&self) -> anyhow::Result<dudo_rules::RuleSet> {
         use dudo_rules::presets;
         let mut rules = presets::by_name(&self.preset).ok_or_else(|| {
-            anyhow::anyhow!(
-                "no preset {:?}; the presets are {}",
-                self.preset,
-                presets::NAMES.join(", ")
-            )
+            anyhow::anyhow!("no preset {:?}; the presets are {}", self.preset, presets::NAMES.join(", "))
         })?;
         if let Some(d) = self.dice {
-            rules = presets::with_overrides(
-                rules,
-                &serde_json::json!({"dice": {"start": d, "max": d}}),
-            )?;
+            rules = presets::with_overrides(rules, &serde_json::json!({"dice": {"start": d, "max": d}}))?;
         }
         for setting in &self.rules {
             let (path, value) = setting.split_once('=').ok_or_else(|| {

@@ -15,10 +15,8 @@ use dudo_rules::{Action, Event, Game, Legal, View, Viewer, bots, parse_call, see
 
 use crate::RuleArgs;
 
-const BOT_NAMES: &[&str] = &[
-    "Alice", "Bob", "Carmen", "Diego", "Elena", "Felipe", "Gloria", "Hugo", "Ines", "Jorge",
-    "Lucia",
-];
+const BOT_NAMES: &[&str] =
+    &["Alice", "Bob", "Carmen", "Diego", "Elena", "Felipe", "Gloria", "Hugo", "Ines", "Jorge", "Lucia"];
 
 #[derive(Args)]
 pub struct PlayArgs {
@@ -43,28 +41,15 @@ const HUMAN: usize = 0;
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let rules = args.rules.resolve()?;
     if bots::by_name(&args.bot, 0).is_none() {
-        anyhow::bail!(
-            "no bot {:?}; the bots are {}",
-            args.bot,
-            bots::NAMES.join(", ")
-        );
+        anyhow::bail!("no bot {:?}; the bots are {}", args.bot, bots::NAMES.join(", "));
     }
     let seats = args.bots + 1;
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let mut names = vec![args.name.clone()];
-    names.extend((0..args.bots).map(|i| {
-        BOT_NAMES
-            .get(i)
-            .map_or(format!("Bot {}", i + 1), |n| n.to_string())
-    }));
+    names
+        .extend((0..args.bots).map(|i| BOT_NAMES.get(i).map_or(format!("Bot {}", i + 1), |n| n.to_string())));
     let mut table: Vec<Option<Box<dyn bots::Bot>>> = (0..seats)
-        .map(|s| {
-            if s == HUMAN {
-                None
-            } else {
-                bots::by_name(&args.bot, seed.wrapping_add(s as u64))
-            }
-        })
+        .map(|s| if s == HUMAN { None } else { bots::by_name(&args.bot, seed.wrapping_add(s as u64)) })
         .collect();
     let (mut game, events) = Game::start(rules, seats, seed_from_u64(seed))?;
     println!(
@@ -99,10 +84,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         let (seat, action) = match chosen {
             Some(c) => c,
             None => match &mut table[turn] {
-                Some(bot) => (
-                    turn,
-                    bot.act(game.rules(), &game.view(turn), &game.legal(turn)),
-                ),
+                Some(bot) => (turn, bot.act(game.rules(), &game.view(turn), &game.legal(turn))),
                 None => match ask_turn(&game, &names, &mut input)? {
                     Some(a) => (turn, a),
                     None => return Ok(ExitCode::SUCCESS),
@@ -119,9 +101,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn fresh_seed() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     (t as u64) ^ u64::from(std::process::id()).rotate_left(32)
 }
 
@@ -153,20 +133,12 @@ fn status(game: &Game, view: &View, names: &[String]) -> String {
         .filter(|(_, p)| p.place.is_none())
         .map(|(s, p)| format!("{} {}", names[s], p.dice))
         .collect();
-    let mine: Vec<String> = view
-        .my_dice
-        .iter()
-        .map(|d| d.map_or("?".into(), |f| f.to_string()))
-        .collect();
+    let mine: Vec<String> = view.my_dice.iter().map(|d| d.map_or("?".into(), |f| f.to_string())).collect();
     let bid = match view.current_bid {
         Some((s, b)) => format!("{} bid {b}", names[s]),
         None => "no bid yet: you open".into(),
     };
-    let special = if view.palifico.is_empty() {
-        ""
-    } else {
-        " PALIFICO"
-    };
+    let special = if view.palifico.is_empty() { "" } else { " PALIFICO" };
     format!(
         "Round {}{special}. Dice: {}. Your dice: [{}]. {bid}.",
         game.round(),
@@ -176,11 +148,8 @@ fn status(game: &Game, view: &View, names: &[String]) -> String {
 }
 
 fn hint(legal: &Legal, calza: &str) -> String {
-    let mut parts: Vec<String> = legal
-        .bids
-        .iter()
-        .map(|r| format!("{} {}s", r.min_quantity, r.face))
-        .collect();
+    let mut parts: Vec<String> =
+        legal.bids.iter().map(|r| format!("{} {}s", r.min_quantity, r.face)).collect();
     if !legal.dudo.is_empty() {
         parts.push("dudo".into());
     }
@@ -209,10 +178,7 @@ fn odds_text(game: &Game, view: &View) -> String {
     }
     for r in &game.legal(HUMAN).bids {
         let b = dudo_rules::Bid::new(r.min_quantity, r.face);
-        lines.push(format!(
-            "{b}: {:.0}% true",
-            bid_odds(view, faces, b).at_least * 100.0
-        ));
+        lines.push(format!("{b}: {:.0}% true", bid_odds(view, faces, b).at_least * 100.0));
     }
     lines.join("\n")
 }
@@ -220,11 +186,7 @@ fn odds_text(game: &Game, view: &View) -> String {
 const HELP: &str = "Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` \
 (or jonti/exact) for exactly right; `pass`; `push 5 5 then 6 5s`. Also: `odds`, `status`, `quit`.";
 
-fn ask_turn(
-    game: &Game,
-    names: &[String],
-    input: &mut impl BufRead,
-) -> anyhow::Result<Option<Action>> {
+fn ask_turn(game: &Game, names: &[String], input: &mut impl BufRead) -> anyhow::Result<Option<Action>> {
     let view = game.view(HUMAN);
     let legal = game.legal(HUMAN);
     println!("{}", status(game, &view, names));
@@ -239,11 +201,9 @@ fn ask_turn(
             "" => continue,
             "help" | "?" => println!("{HELP}"),
             "odds" => println!("{}", odds_text(game, &view)),
-            "status" => println!(
-                "{}\n{}",
-                status(game, &view, names),
-                hint(&legal, exact_call_name(game.rules()))
-            ),
+            "status" => {
+                println!("{}\n{}", status(game, &view, names), hint(&legal, exact_call_name(game.rules())))
+            }
             "quit" | "exit" => return Ok(None),
             _ => match parse_call(&line) {
                 Ok(action) => match game.check(HUMAN, &action) {

@@ -29,10 +29,7 @@ pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     let rules = presets::by_name(&name).ok_or_else(|| {
-        anyhow::anyhow!(
-            "no preset {name:?}; the presets are {}",
-            presets::NAMES.join(", ")
-        )
+        anyhow::anyhow!("no preset {name:?}; the presets are {}", presets::NAMES.join(", "))
     })?;
     match args.format {
         Format::Toml => print!("{}", toml::to_string_pretty(&rules)?),

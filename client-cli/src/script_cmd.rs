@@ -26,11 +26,9 @@ pub enum Format {
 
 pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
     let text = if args.file.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin())
-            .context("reading the script from standard input")?
+        std::io::read_to_string(std::io::stdin()).context("reading the script from standard input")?
     } else {
-        std::fs::read_to_string(&args.file)
-            .with_context(|| format!("reading {}", args.file.display()))?
+        std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file.display()))?
     };
     let script = script::parse(&text)?;
     let run = script::run(&script);

@@ -54,24 +54,17 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("no bot {name:?}; the bots are {}", bots::NAMES.join(", "));
         }
     }
-    let names: Vec<String> = (0..seats)
-        .map(|s| args.bots[s % args.bots.len()].clone())
-        .collect();
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let names: Vec<String> = (0..seats).map(|s| args.bots[s % args.bots.len()].clone()).collect();
+    let threads =
+        args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = Instant::now();
     let results: Vec<anyhow::Result<Tally>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads as u64)
             .map(|t| {
                 let (rules, names) = (&rules, &names);
                 scope.spawn(move || -> anyhow::Result<Tally> {
-                    let mut tally = Tally {
-                        wins: vec![0; seats],
-                        place_sum: vec![0; seats],
-                        ..Tally::default()
-                    };
+                    let mut tally =
+                        Tally { wins: vec![0; seats], place_sum: vec![0; seats], ..Tally::default() };
                     let mut i = t;
                     while i < args.games {
                         let seed = game_seed(args.seed, i);
@@ -97,18 +90,11 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a worker panicked")))
-            })
+            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a worker panicked"))))
             .collect()
     });
     let elapsed = started.elapsed().as_secs_f64();
-    let mut total = Tally {
-        wins: vec![0; seats],
-        place_sum: vec![0; seats],
-        ..Tally::default()
-    };
+    let mut total = Tally { wins: vec![0; seats], place_sum: vec![0; seats], ..Tally::default() };
     for r in results {
         let t = r?;
         for s in 0..seats {
@@ -136,10 +122,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         total.rounds as f64 / games,
         total.actions as f64 / games
     );
-    println!(
-        "{:<5} {:<8} {:>8} {:>7} {:>11}",
-        "seat", "bot", "wins", "win%", "mean place"
-    );
+    println!("{:<5} {:<8} {:>8} {:>7} {:>11}", "seat", "bot", "wins", "win%", "mean place");
     for (s, name) in names.iter().enumerate() {
         println!(
             "{:<5} {:<8} {:>8} {:>6.1}% {:>11.2}",

@@ -62,23 +62,16 @@ pub struct CallParseError {
 
 /// Reads a call the way people say it.
 pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
-    let err = |why| CallParseError {
-        input: input.to_string(),
-        why,
-    };
+    let err = |why| CallParseError { input: input.to_string(), why };
     let lower = input.trim().to_ascii_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> =
+        lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
     match words.as_slice() {
         [] => Err(err("it is empty")),
         ["dudo" | "liar" | "challenge" | "doubt" | "call"] => Ok(Action::Dudo { target: None }),
         ["dudo" | "liar" | "challenge" | "doubt", rest @ ..] => {
             let seat = match rest {
-                [n] | ["seat", n] => n
-                    .parse::<Seat>()
-                    .map_err(|_| err("a challenge names a seat number"))?,
+                [n] | ["seat", n] => n.parse::<Seat>().map_err(|_| err("a challenge names a seat number"))?,
                 _ => return Err(err("a challenge names at most one seat")),
             };
             Ok(Action::Dudo { target: Some(seat) })
@@ -99,13 +92,10 @@ pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
                 .map(|w| parse_face(w))
                 .collect::<Option<Vec<u8>>>()
                 .ok_or_else(|| err("pushed dice are faces such as 5 or fives"))?;
-            let bid =
-                parse_bid(bid_words).ok_or_else(|| err("after the pushed dice comes a bid"))?;
+            let bid = parse_bid(bid_words).ok_or_else(|| err("after the pushed dice comes a bid"))?;
             Ok(Action::Push { dice, bid })
         }
-        bid => parse_bid(bid)
-            .map(Action::Bid)
-            .ok_or_else(|| err("a bid is a quantity and a face")),
+        bid => parse_bid(bid).map(Action::Bid).ok_or_else(|| err("a bid is a quantity and a face")),
     }
 }
 
@@ -150,10 +140,7 @@ fn parse_quantity(word: &str) -> Option<u16> {
     if let Ok(n) = word.parse::<u16>() {
         return Some(n);
     }
-    NUMBER_WORDS
-        .iter()
-        .position(|w| *w == word)
-        .and_then(|n| u16::try_from(n).ok())
+    NUMBER_WORDS.iter().position(|w| *w == word).and_then(|n| u16::try_from(n).ok())
 }
 
 /// "5", "5s", "5's", "fives", "five", "sixes", "aces".
@@ -174,24 +161,11 @@ mod tests {
 
     #[test]
     fn every_spoken_form_of_a_bid() {
-        for s in [
-            "3 5s",
-            "three fives",
-            "3x5",
-            "3 x 5",
-            "3 fives",
-            "3 5",
-            "THREE 5's",
-            "3*5",
-            "3 of fives",
-        ] {
+        for s in ["3 5s", "three fives", "3x5", "3 x 5", "3 fives", "3 5", "THREE 5's", "3*5", "3 of fives"] {
             assert_eq!(parse_call(s), Ok(Action::Bid(Bid::new(3, 5))), "{s}");
         }
         assert_eq!(parse_call("one one"), Ok(Action::Bid(Bid::new(1, 1))));
-        assert_eq!(
-            parse_call("thirteen twos"),
-            Ok(Action::Bid(Bid::new(13, 2)))
-        );
+        assert_eq!(parse_call("thirteen twos"), Ok(Action::Bid(Bid::new(13, 2))));
         assert_eq!(parse_call("two sixes"), Ok(Action::Bid(Bid::new(2, 6))));
         assert_eq!(parse_call("2 aces"), Ok(Action::Bid(Bid::new(2, 1))));
     }
@@ -200,27 +174,18 @@ mod tests {
     fn calls_and_pushes() {
         assert_eq!(parse_call("dudo"), Ok(Action::Dudo { target: None }));
         assert_eq!(parse_call("Liar"), Ok(Action::Dudo { target: None }));
-        assert_eq!(
-            parse_call("dudo seat 2"),
-            Ok(Action::Dudo { target: Some(2) })
-        );
+        assert_eq!(parse_call("dudo seat 2"), Ok(Action::Dudo { target: Some(2) }));
         assert_eq!(parse_call("calza"), Ok(Action::Calza));
         assert_eq!(parse_call("jonti"), Ok(Action::Calza));
         assert_eq!(parse_call("spot on"), Ok(Action::Calza));
         assert_eq!(parse_call("pass"), Ok(Action::Pass));
         assert_eq!(
             parse_call("push 5 5 then 6 5s"),
-            Ok(Action::Push {
-                dice: vec![5, 5],
-                bid: Bid::new(6, 5)
-            })
+            Ok(Action::Push { dice: vec![5, 5], bid: Bid::new(6, 5) })
         );
         assert_eq!(
             parse_call("push fives, fives and six fives"),
-            Ok(Action::Push {
-                dice: vec![5, 5],
-                bid: Bid::new(6, 5)
-            })
+            Ok(Action::Push { dice: vec![5, 5], bid: Bid::new(6, 5) })
         );
     }
 
@@ -230,22 +195,14 @@ mod tests {
         assert!(parse_call("three").is_err());
         assert!(parse_call("push then 3 4s").is_err());
         assert!(parse_call("3 tens").is_err());
-        assert!(
-            parse_call("banana")
-                .unwrap_err()
-                .to_string()
-                .contains("banana")
-        );
+        assert!(parse_call("banana").unwrap_err().to_string().contains("banana"));
     }
 
     #[test]
     fn display_round_trips() {
         for a in [
             Action::Bid(Bid::new(4, 6)),
-            Action::Push {
-                dice: vec![2, 3],
-                bid: Bid::new(5, 2),
-            },
+            Action::Push { dice: vec![2, 3], bid: Bid::new(5, 2) },
             Action::Pass,
             Action::Dudo { target: None },
             Action::Dudo { target: Some(3) },

@@ -25,12 +25,10 @@ impl Bid {
     }
 }
 
-const FACE_SINGULAR: [&str; 10] = [
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-];
-const FACE_PLURAL: [&str; 10] = [
-    "zeros", "ones", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
-];
+const FACE_SINGULAR: [&str; 10] =
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const FACE_PLURAL: [&str; 10] =
+    ["zeros", "ones", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines"];
 
 /// "one", "two", ... for a face.
 pub fn face_name(face: u8, plural: bool) -> &'static str {
@@ -41,12 +39,7 @@ pub fn face_name(face: u8, plural: bool) -> &'static str {
 impl fmt::Display for Bid {
     /// "3 fives", "1 one": how players say it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {}",
-            self.quantity,
-            face_name(self.face, self.quantity != 1)
-        )
+        write!(f, "{} {}", self.quantity, face_name(self.face, self.quantity != 1))
     }
 }
 
@@ -144,8 +137,9 @@ impl Bidding {
                 (true, false) => {
                     let double_plus_one = u32::from(cur.quantity) * 2 + 1;
                     let need = match self.wild_bids {
-                        WildBids::HalveAndDoubleOrLastPlusOne => (u32::from(cur.quantity) * 2)
-                            .max(u32::from(self.last_natural_quantity) + 1),
+                        WildBids::HalveAndDoubleOrLastPlusOne => {
+                            (u32::from(cur.quantity) * 2).max(u32::from(self.last_natural_quantity) + 1)
+                        }
                         _ => double_plus_one,
                     };
                     return if u32::from(next.quantity) >= need {
@@ -156,9 +150,7 @@ impl Bidding {
                              bid on another face, whichever is greater",
                         ))
                     } else {
-                        Err(BidProblem::NotHigher(
-                            "leaving wilds needs double the quantity plus one",
-                        ))
+                        Err(BidProblem::NotHigher("leaving wilds needs double the quantity plus one"))
                     };
                 }
                 (false, false) => {}
@@ -209,50 +201,31 @@ pub struct BidRange {
 }
 
 fn more(cur: Bid, next: Bid, why: &'static str) -> Result<(), BidProblem> {
-    if next.quantity > cur.quantity {
-        Ok(())
-    } else {
-        Err(BidProblem::NotHigher(why))
-    }
+    if next.quantity > cur.quantity { Ok(()) } else { Err(BidProblem::NotHigher(why)) }
 }
 
 fn system_raise(system: BiddingSystem, cur: Bid, next: Bid) -> Result<(), BidProblem> {
-    let (q, f, nq, nf) = (
-        u32::from(cur.quantity),
-        u32::from(cur.face),
-        u32::from(next.quantity),
-        u32::from(next.face),
-    );
+    let (q, f, nq, nf) =
+        (u32::from(cur.quantity), u32::from(cur.face), u32::from(next.quantity), u32::from(next.face));
     let (ok, why) = match system {
-        BiddingSystem::MoreOfSameFaceOrHigherFace => (
-            (nf == f && nq > q) || nf > f,
-            "bid more of the same face, or any quantity of a higher face",
-        ),
-        BiddingSystem::MoreDiceOrHigherFace => (
-            nq > q || (nq == q && nf > f),
-            "bid more dice, or the same quantity of a higher face",
-        ),
+        BiddingSystem::MoreOfSameFaceOrHigherFace => {
+            ((nf == f && nq > q) || nf > f, "bid more of the same face, or any quantity of a higher face")
+        }
+        BiddingSystem::MoreDiceOrHigherFace => {
+            (nq > q || (nq == q && nf > f), "bid more dice, or the same quantity of a higher face")
+        }
         BiddingSystem::AboveHighestNumber => {
             let m = q.max(f);
-            (
-                nq > m || nf > m,
-                "the quantity or the face must exceed the higher number of the last bid",
-            )
+            (nq > m || nf > m, "the quantity or the face must exceed the higher number of the last bid")
         }
-        BiddingSystem::HigherProduct => (
-            nq * nf > q * f,
-            "quantity times face must be higher than the last bid's",
-        ),
-        BiddingSystem::NeitherFalls => (
-            nq >= q && nf >= f && (nq, nf) != (q, f),
-            "raise the quantity or the face, lowering neither",
-        ),
+        BiddingSystem::HigherProduct => {
+            (nq * nf > q * f, "quantity times face must be higher than the last bid's")
+        }
+        BiddingSystem::NeitherFalls => {
+            (nq >= q && nf >= f && (nq, nf) != (q, f), "raise the quantity or the face, lowering neither")
+        }
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(BidProblem::NotHigher(why))
-    }
+    if ok { Ok(()) } else { Err(BidProblem::NotHigher(why)) }
 }
 
 #[cfg(test)]
@@ -306,26 +279,12 @@ mod tests {
         let r = perudo(25);
         assert!(r.check_raise(None, order[0]).is_ok());
         for w in order.windows(2) {
-            assert!(
-                r.check_raise(Some(w[0]), w[1]).is_ok(),
-                "{} -> {}",
-                w[0],
-                w[1]
-            );
-            assert!(
-                r.check_raise(Some(w[1]), w[0]).is_err(),
-                "{} -> {}",
-                w[1],
-                w[0]
-            );
+            assert!(r.check_raise(Some(w[0]), w[1]).is_ok(), "{} -> {}", w[0], w[1]);
+            assert!(r.check_raise(Some(w[1]), w[0]).is_err(), "{} -> {}", w[1], w[0]);
         }
         // The minimum raise from each bid is the next bid of the ordering.
         for w in order.windows(2) {
-            let mins: Vec<Bid> = r
-                .ranges(Some(w[0]))
-                .iter()
-                .map(|g| b(g.min_quantity, g.face))
-                .collect();
+            let mins: Vec<Bid> = r.ranges(Some(w[0])).iter().map(|g| b(g.min_quantity, g.face)).collect();
             assert!(mins.contains(&w[1]));
         }
     }
@@ -349,10 +308,7 @@ mod tests {
         assert!(r.check_raise(Some(b(4, 1)), b(9, 4)).is_ok());
         assert!(r.check_raise(Some(b(3, 1)), b(4, 1)).is_ok());
         // No opening on ones in a normal round.
-        assert_eq!(
-            r.check_raise(None, b(2, 1)),
-            Err(BidProblem::OpeningOnWilds)
-        );
+        assert_eq!(r.check_raise(None, b(2, 1)), Err(BidProblem::OpeningOnWilds));
     }
 
     #[test]
@@ -375,29 +331,17 @@ mod tests {
         let mut r = perudo(30);
         r.wild = None;
         let min = |r: &Bidding, cur: Bid| -> Vec<(u8, u16)> {
-            r.ranges(Some(cur))
-                .iter()
-                .map(|g| (g.face, g.min_quantity))
-                .collect()
+            r.ranges(Some(cur)).iter().map(|g| (g.face, g.min_quantity)).collect()
         };
         // (1) "three twos": four twos or any quantity of threes and up.
         r.system = BiddingSystem::MoreOfSameFaceOrHigherFace;
-        assert_eq!(
-            min(&r, b(3, 2)),
-            vec![(2, 4), (3, 1), (4, 1), (5, 1), (6, 1)]
-        );
+        assert_eq!(min(&r, b(3, 2)), vec![(2, 4), (3, 1), (4, 1), (5, 1), (6, 1)]);
         // (2) "four fours": five of any face, or four fives.
         r.system = BiddingSystem::MoreDiceOrHigherFace;
-        assert_eq!(
-            min(&r, b(4, 4)),
-            vec![(1, 5), (2, 5), (3, 5), (4, 5), (5, 4), (6, 4)]
-        );
+        assert_eq!(min(&r, b(4, 4)), vec![(1, 5), (2, 5), (3, 5), (4, 5), (5, 4), (6, 4)]);
         // (3) "five threes": six of anything, or any quantity of sixes.
         r.system = BiddingSystem::AboveHighestNumber;
-        assert_eq!(
-            min(&r, b(5, 3)),
-            vec![(1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 1)]
-        );
+        assert_eq!(min(&r, b(5, 3)), vec![(1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 1)]);
         assert!(r.check_raise(Some(b(4, 5)), b(5, 4)).is_err());
         assert!(r.check_raise(Some(b(4, 5)), b(6, 4)).is_ok());
         // (4) "three threes" (9): two fives or five twos (10).
@@ -427,10 +371,7 @@ mod tests {
         r.face_rule = FaceRule::Locked;
         assert!(r.check_raise(None, b(1, 1)).is_ok());
         assert!(r.check_raise(Some(b(1, 1)), b(2, 1)).is_ok());
-        assert_eq!(
-            r.check_raise(Some(b(1, 1)), b(1, 2)),
-            Err(BidProblem::FaceLocked)
-        );
+        assert_eq!(r.check_raise(Some(b(1, 1)), b(1, 2)), Err(BidProblem::FaceLocked));
         r.face_rule = FaceRule::RaiseWithoutLoweringQuantity;
         assert!(r.check_raise(Some(b(1, 1)), b(1, 2)).is_ok());
         assert!(r.check_raise(Some(b(2, 5)), b(2, 6)).is_ok());
@@ -441,26 +382,10 @@ mod tests {
     #[test]
     fn quantities_are_bounded_by_the_dice_in_play() {
         let r = perudo(4);
-        assert_eq!(
-            r.check_raise(None, b(5, 3)),
-            Err(BidProblem::QuantityOutOfRange)
-        );
-        assert_eq!(
-            r.check_raise(None, b(0, 3)),
-            Err(BidProblem::QuantityOutOfRange)
-        );
-        assert_eq!(
-            r.check_raise(None, b(1, 7)),
-            Err(BidProblem::FaceOutOfRange)
-        );
+        assert_eq!(r.check_raise(None, b(5, 3)), Err(BidProblem::QuantityOutOfRange));
+        assert_eq!(r.check_raise(None, b(0, 3)), Err(BidProblem::QuantityOutOfRange));
+        assert_eq!(r.check_raise(None, b(1, 7)), Err(BidProblem::FaceOutOfRange));
         // From "two ones" with four dice, no other face can be reached (needs five).
-        assert_eq!(
-            r.ranges(Some(b(2, 1))),
-            vec![BidRange {
-                face: 1,
-                min_quantity: 3,
-                max_quantity: 4
-            }]
-        );
+        assert_eq!(r.ranges(Some(b(2, 1))), vec![BidRange { face: 1, min_quantity: 3, max_quantity: 4 }]);
     }
 }

@@ -41,9 +41,7 @@ pub struct RandomBot {
 
 impl RandomBot {
     pub fn new(seed: u64) -> Self {
-        RandomBot {
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }
+        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 }
 
@@ -53,11 +51,7 @@ impl Bot for RandomBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
-        let bids: u32 = legal
-            .bids
-            .iter()
-            .map(|r| u32::from(r.max_quantity - r.min_quantity) + 1)
-            .sum();
+        let bids: u32 = legal.bids.iter().map(|r| u32::from(r.max_quantity - r.min_quantity) + 1).sum();
         let others = u32::from(legal.pass) + legal.dudo.len() as u32 + u32::from(legal.calza);
         let push = u32::from(legal.push);
         let total = bids + others + push;
@@ -83,9 +77,7 @@ impl Bot for RandomBot {
         }
         let i = pick as usize;
         if i < legal.dudo.len() {
-            return Action::Dudo {
-                target: if i == 0 { None } else { Some(legal.dudo[i]) },
-            };
+            return Action::Dudo { target: if i == 0 { None } else { Some(legal.dudo[i]) } };
         }
         if legal.calza {
             return Action::Calza;
@@ -105,25 +97,16 @@ fn random_push(rng: &mut impl Rng, rules: &RuleSet, view: &View, legal: &Legal) 
         return None;
     }
     let face = seen[rng.random_range(0..seen.len())];
-    let of_face = seen
-        .iter()
-        .filter(|&&d| d == face)
-        .count()
-        .min(view.my_dice.len() - 1);
+    let of_face = seen.iter().filter(|&&d| d == face).count().min(view.my_dice.len() - 1);
     let k = rng.random_range(1..=of_face);
     let bid = match rules.push.dice {
         PushDice::MatchingBidFace => legal.min_bid(face)?,
         _ => {
-            let r = legal
-                .bids
-                .get(rng.random_range(0..legal.bids.len().max(1)))?;
+            let r = legal.bids.get(rng.random_range(0..legal.bids.len().max(1)))?;
             Bid::new(r.min_quantity, r.face)
         }
     };
-    Some(Action::Push {
-        dice: vec![face; k],
-        bid,
-    })
+    Some(Action::Push { dice: vec![face; k], bid })
 }
 
 fn fallback(legal: &Legal) -> Action {
@@ -146,9 +129,7 @@ pub struct OddsBot {
 
 impl OddsBot {
     pub fn new(seed: u64) -> Self {
-        OddsBot {
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }
+        OddsBot { rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 
     fn best_raise(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<(Bid, f64)> {
@@ -160,9 +141,7 @@ impl OddsBot {
             // Ties go to a coin flip so the bot is not fully predictable.
             let better = match best {
                 None => true,
-                Some((_, bp)) => {
-                    p > bp + 1e-12 || ((p - bp).abs() <= 1e-12 && self.rng.random_bool(0.5))
-                }
+                Some((_, bp)) => p > bp + 1e-12 || ((p - bp).abs() <= 1e-12 && self.rng.random_bool(0.5)),
             };
             if better {
                 best = Some((bid, p));
@@ -177,9 +156,7 @@ impl OddsBot {
         for r in &legal.bids {
             // The largest quantity of this face that is still more likely true than not.
             let mut q = r.min_quantity;
-            while q < r.max_quantity
-                && bid_odds(view, faces, Bid::new(q + 1, r.face)).at_least >= 0.5
-            {
+            while q < r.max_quantity && bid_odds(view, faces, Bid::new(q + 1, r.face)).at_least >= 0.5 {
                 q += 1;
             }
             let bid = Bid::new(q, r.face);
@@ -187,9 +164,7 @@ impl OddsBot {
             let key = (u32::from(q), p);
             let better = match best {
                 None => true,
-                Some((b, bp)) => {
-                    key.0 > u32::from(b.quantity) || (key.0 == u32::from(b.quantity) && p > bp)
-                }
+                Some((b, bp)) => key.0 > u32::from(b.quantity) || (key.0 == u32::from(b.quantity) && p > bp),
             };
             if better {
                 best = Some((bid, p));
@@ -208,12 +183,7 @@ fn pass_is_true(rules: &RuleSet, view: &View) -> bool {
             None => return false,
         }
     }
-    dice.extend(
-        view.players
-            .get(seat)
-            .map(|p| p.pushed.clone())
-            .unwrap_or_default(),
-    );
+    dice.extend(view.players.get(seat).map(|p| p.pushed.clone()).unwrap_or_default());
     match rules.pass.claim {
         PassClaim::AllSameFace => dice.windows(2).all(|w| w[0] == w[1]),
         PassClaim::AllDifferent => {
@@ -258,10 +228,7 @@ impl Bot for OddsBot {
         if !legal.calza {
             return None;
         }
-        let mine = view
-            .seat
-            .and_then(|s| view.players.get(s))
-            .map_or(0, |p| p.dice);
+        let mine = view.seat.and_then(|s| view.players.get(s)).map_or(0, |p| p.dice);
         let p = bid_odds(view, rules.dice.faces, current).exactly;
         (mine < u16::from(rules.dice.max) && p > 0.5).then_some(Action::Calza)
     }

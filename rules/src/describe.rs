@@ -4,17 +4,11 @@ use crate::bid::face_name;
 use crate::event::{EventKind, Showdown};
 
 fn name(names: &[String], seat: usize) -> String {
-    names
-        .get(seat)
-        .cloned()
-        .unwrap_or_else(|| format!("seat {seat}"))
+    names.get(seat).cloned().unwrap_or_else(|| format!("seat {seat}"))
 }
 
 fn dice_text(dice: &[Option<u8>]) -> String {
-    let faces: Vec<String> = dice
-        .iter()
-        .map(|d| d.map_or("?".to_string(), |f| f.to_string()))
-        .collect();
+    let faces: Vec<String> = dice.iter().map(|d| d.map_or("?".to_string(), |f| f.to_string())).collect();
     faces.join(" ")
 }
 
@@ -39,26 +33,14 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
     match event {
         EventKind::GameStarted { seats, dice } => {
             let counts: Vec<String> = dice.iter().map(|d| d.to_string()).collect();
-            format!(
-                "A game for {seats} players begins; dice: {}",
-                counts.join(", ")
-            )
+            format!("A game for {seats} players begins; dice: {}", counts.join(", "))
         }
         EventKind::RollOff { rolls } => {
-            let parts: Vec<String> = rolls
-                .iter()
-                .map(|(s, f)| format!("{} {f}", n(*s)))
-                .collect();
+            let parts: Vec<String> = rolls.iter().map(|(s, f)| format!("{} {f}", n(*s))).collect();
             format!("Roll-off: {}", parts.join(", "))
         }
         EventKind::StarterChosen { seat } => format!("{} makes the first call", n(*seat)),
-        EventKind::RoundStarted {
-            round,
-            starter,
-            dice_counts,
-            palifico,
-            wild,
-        } => {
+        EventKind::RoundStarted { round, starter, dice_counts, palifico, wild } => {
             let counts: Vec<String> = dice_counts
                 .iter()
                 .enumerate()
@@ -75,22 +57,14 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
                 Some(w) => format!("{} wild", face_name(*w, true)),
                 None => "no wilds".to_string(),
             };
-            format!(
-                "Round {round}{special} ({wild}); {} starts; dice: {}",
-                n(*starter),
-                counts.join(", ")
-            )
+            format!("Round {round}{special} ({wild}); {} starts; dice: {}", n(*starter), counts.join(", "))
         }
         EventKind::DiceRolled { seat, dice } => format!("{} rolls {}", n(*seat), dice_text(dice)),
         EventKind::WildsOff => "The round opened on ones: ones are not wild this round".to_string(),
         EventKind::BidMade { seat, bid } => format!("{} bids {bid}", n(*seat)),
         EventKind::DicePushed { seat, pushed } => {
             let faces: Vec<String> = pushed.iter().map(|f| f.to_string()).collect();
-            format!(
-                "{} pushes {} and re-rolls the rest",
-                n(*seat),
-                faces.join(" ")
-            )
+            format!("{} pushes {} and re-rolls the rest", n(*seat), faces.join(" "))
         }
         EventKind::Passed { seat } => format!("{} passes", n(*seat)),
         EventKind::DudoCalled { seat, target } => {
@@ -109,11 +83,7 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
                 .collect();
             format!("Cups up: {}", parts.join(", "))
         }
-        EventKind::RoundSettled {
-            showdown,
-            winner,
-            loser,
-        } => match showdown {
+        EventKind::RoundSettled { showdown, winner, loser } => match showdown {
             Showdown::DudoOnBid { bid, actual } => format!(
                 "The bid was {bid} and there were {}: {} wins the challenge, {} loses it",
                 actual,
@@ -130,41 +100,22 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
                 if bid.quantity == *actual {
                     format!("Exactly {bid}: {} was right", n(*winner))
                 } else {
-                    format!(
-                        "The bid was {bid} and there were {actual}: {} was wrong",
-                        n(*loser)
-                    )
+                    format!("The bid was {bid} and there were {actual}: {} was wrong", n(*loser))
                 }
             }
         },
         EventKind::DiceLost { seat, count, left } => {
-            format!(
-                "{} loses {} ({} left)",
-                n(*seat),
-                plural(*count, "die", "dice"),
-                left
-            )
+            format!("{} loses {} ({} left)", n(*seat), plural(*count, "die", "dice"), left)
         }
         EventKind::DiceWon { seat, count, now } => {
-            format!(
-                "{} wins {} back (now {})",
-                n(*seat),
-                plural(*count, "die", "dice"),
-                now
-            )
+            format!("{} wins {} back (now {})", n(*seat), plural(*count, "die", "dice"), now)
         }
         EventKind::Eliminated { seat, place } => {
-            format!(
-                "{} is out of the game, finishing {}",
-                n(*seat),
-                place_text(*place)
-            )
+            format!("{} is out of the game, finishing {}", n(*seat), place_text(*place))
         }
-        EventKind::SeatLeft { seat, place } => format!(
-            "{} leaves the game, finishing {}",
-            n(*seat),
-            place_text(*place)
-        ),
+        EventKind::SeatLeft { seat, place } => {
+            format!("{} leaves the game, finishing {}", n(*seat), place_text(*place))
+        }
         EventKind::ResultsTable { rows } => {
             let parts: Vec<String> = rows
                 .iter()
@@ -181,11 +132,8 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
             format!("Results: {}", parts.join("; "))
         }
         EventKind::GameOver { standings } => {
-            let parts: Vec<String> = standings
-                .iter()
-                .enumerate()
-                .map(|(i, &s)| format!("{}. {}", i + 1, n(s)))
-                .collect();
+            let parts: Vec<String> =
+                standings.iter().enumerate().map(|(i, &s)| format!("{}. {}", i + 1, n(s))).collect();
             match standings.first() {
                 Some(&w) => format!("{} wins the game! Standings: {}", n(w), parts.join(", ")),
                 None => "The game is over".to_string(),

@@ -26,7 +26,7 @@ pub fn seed_from_u64(n: u64) -> Seed {
 }
 
 /// The dice of one game.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DiceSource {
     rng: ChaCha20Rng,
     /// Rolls dictated by a script, per seat, in the order the seat rolls.
@@ -37,19 +37,12 @@ pub struct DiceSource {
 
 impl DiceSource {
     pub fn new(seed: Seed) -> Self {
-        DiceSource {
-            rng: ChaCha20Rng::from_seed(seed),
-            script: Vec::new(),
-            mismatch: None,
-        }
+        DiceSource { rng: ChaCha20Rng::from_seed(seed), script: Vec::new(), mismatch: None }
     }
 
     /// Rolls for each seat, used in order before the seeded stream.
     pub fn with_script(seed: Seed, script: Vec<VecDeque<Vec<u8>>>) -> Self {
-        DiceSource {
-            script,
-            ..DiceSource::new(seed)
-        }
+        DiceSource { script, ..DiceSource::new(seed) }
     }
 
     /// Rolls `n` dice of `faces` faces for `seat` into `out` (cleared first).

@@ -28,20 +28,13 @@ pub enum RuleError {
     #[error("the face is locked to {face}s in this Palifico round")]
     FaceLocked { face: u8 },
     #[error("{bid} does not raise {current}: {rule}")]
-    BidNotHigher {
-        bid: Bid,
-        current: Bid,
-        rule: &'static str,
-    },
+    BidNotHigher { bid: Bid, current: Bid, rule: &'static str },
     #[error("there is no bid yet: the round must be opened with a bid")]
     NoBidYet,
     #[error("there is no claim of seat {target} that may be challenged now")]
     NotChallengeable { target: Seat },
     #[error("{call} is not allowed: {why}")]
-    ExactCallNotAllowed {
-        call: &'static str,
-        why: &'static str,
-    },
+    ExactCallNotAllowed { call: &'static str, why: &'static str },
     #[error("pass is not allowed: {why}")]
     PassNotAllowed { why: &'static str },
     #[error("push is not allowed: {why}")]

@@ -60,7 +60,7 @@ impl ClaimKind {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Player {
     /// Dice this player owns: under the cup plus pushed.
     dice_count: u16,
@@ -109,7 +109,7 @@ pub struct RoundResult {
 }
 
 /// A game of the common-hand family.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Game {
     rules: RuleSet,
     dice: DiceSource,
@@ -174,10 +174,7 @@ impl Legal {
 
     /// The least legal bid on `face`, if any.
     pub fn min_bid(&self, face: u8) -> Option<Bid> {
-        self.bids
-            .iter()
-            .find(|r| r.face == face)
-            .map(|r| Bid::new(r.min_quantity, face))
+        self.bids.iter().find(|r| r.face == face).map(|r| Bid::new(r.min_quantity, face))
     }
 }
 
@@ -222,11 +219,7 @@ pub struct View {
 impl View {
     /// Dice in play this round.
     pub fn total_dice(&self) -> u16 {
-        self.players
-            .iter()
-            .filter(|p| p.place.is_none())
-            .map(|p| p.dice)
-            .sum()
+        self.players.iter().filter(|p| p.place.is_none()).map(|p| p.dice).sum()
     }
 }
 
@@ -242,11 +235,7 @@ pub fn exact_call_name(rules: &RuleSet) -> &'static str {
 impl Game {
     /// Starts a game of `seats` players with dice from `seed`: the roll-off (if the rules
     /// want one) and the first round's roll are the returned events.
-    pub fn start(
-        rules: RuleSet,
-        seats: usize,
-        seed: Seed,
-    ) -> Result<(Game, Vec<Event>), StartError> {
+    pub fn start(rules: RuleSet, seats: usize, seed: Seed) -> Result<(Game, Vec<Event>), StartError> {
         Game::start_with(rules, seats, DiceSource::new(seed), None)
     }
 
@@ -259,10 +248,7 @@ impl Game {
         start_dice: Option<Vec<u16>>,
     ) -> Result<(Game, Vec<Event>), StartError> {
         rules.validate().map_err(StartError::Rules)?;
-        let (min, max) = (
-            usize::from(rules.players.min),
-            usize::from(rules.players.max),
-        );
+        let (min, max) = (usize::from(rules.players.min), usize::from(rules.players.max));
         if seats < min || seats > max {
             return Err(StartError::Seats { seats, min, max });
         }
@@ -312,10 +298,7 @@ impl Game {
             last_result: None,
         };
         let mut events = Vec::new();
-        events.push(public(EventKind::GameStarted {
-            seats,
-            dice: counts,
-        }));
+        events.push(public(EventKind::GameStarted { seats, dice: counts }));
         let starter = match game.rules.first_starter {
             FirstStarter::FirstSeat => 0,
             FirstStarter::RollOff => game.roll_off(&mut events),
@@ -361,9 +344,7 @@ impl Game {
         if self.is_over() {
             return self.final_standings.clone();
         }
-        let mut s: Vec<Seat> = (0..self.players.len())
-            .filter(|&i| self.players[i].active())
-            .collect();
+        let mut s: Vec<Seat> = (0..self.players.len()).filter(|&i| self.players[i].active()).collect();
         s.extend(self.out_order.iter().rev());
         s
     }
@@ -373,29 +354,18 @@ impl Game {
     }
 
     fn total_dice(&self) -> u16 {
-        self.players
-            .iter()
-            .filter(|p| p.active())
-            .map(|p| p.dice_count)
-            .sum()
+        self.players.iter().filter(|p| p.active()).map(|p| p.dice_count).sum()
     }
 
     /// The next seat still in the game after `seat`, in play order.
     fn next_active(&self, seat: Seat) -> Seat {
         let n = self.players.len();
-        (1..=n)
-            .map(|i| (seat + i) % n)
-            .find(|&s| self.players[s].active())
-            .unwrap_or(seat)
+        (1..=n).map(|i| (seat + i) % n).find(|&s| self.players[s].active()).unwrap_or(seat)
     }
 
     /// `seat` if still in, else the next seat that is.
     fn self_or_next_active(&self, seat: Seat) -> Seat {
-        if self.players.get(seat).is_some_and(Player::active) {
-            seat
-        } else {
-            self.next_active(seat)
-        }
+        if self.players.get(seat).is_some_and(Player::active) { seat } else { self.next_active(seat) }
     }
 
     fn losers_seeing(&self) -> SeatSet {
@@ -441,8 +411,8 @@ impl Game {
         let special_possible = trigger != PalificoTrigger::Off
             && self.active_count() >= usize::from(self.rules.palifico.min_players);
         for (i, p) in self.players.iter_mut().enumerate() {
-            let fresh = p.just_reached_one_die
-                && (trigger == PalificoTrigger::EveryTimeOnOneDie || !p.had_palifico);
+            let fresh =
+                p.just_reached_one_die && (trigger == PalificoTrigger::EveryTimeOnOneDie || !p.had_palifico);
             if p.active() && special_possible && fresh && p.dice_count == 1 {
                 self.palifico.insert(i);
                 p.had_palifico = true;
@@ -453,21 +423,14 @@ impl Game {
             p.passed_this_round = false;
             p.pushed_this_round = false;
         }
-        self.wild = if self.palifico.is_empty() {
-            self.rules.wild_face()
-        } else {
-            None
-        };
+        self.wild = if self.palifico.is_empty() { self.rules.wild_face() } else { None };
         let mut starter = self.self_or_next_active(usual_starter);
         if !self.palifico.is_empty()
             && self.rules.palifico.opener == PalificoOpener::OneDiePlayer
             && !self.palifico.contains(starter)
         {
             let n = self.players.len();
-            if let Some(s) = (0..n)
-                .map(|i| (starter + i) % n)
-                .find(|&s| self.palifico.contains(s))
-            {
+            if let Some(s) = (0..n).map(|i| (starter + i) % n).find(|&s| self.palifico.contains(s)) {
                 starter = s;
             }
         }
@@ -476,11 +439,7 @@ impl Game {
         events.push(public(EventKind::RoundStarted {
             round: self.round,
             starter,
-            dice_counts: self
-                .players
-                .iter()
-                .map(|p| if p.active() { p.dice_count } else { 0 })
-                .collect(),
+            dice_counts: self.players.iter().map(|p| if p.active() { p.dice_count } else { 0 }).collect(),
             palifico: self.palifico.iter().collect(),
             wild: self.wild,
         }));
@@ -526,9 +485,7 @@ impl Game {
         if fibbed {
             let sight = self.players[seat].sight.clone();
             events.push(Event {
-                audience: Audience::Seats {
-                    seats: SeatSet::single(seat),
-                },
+                audience: Audience::Seats { seats: SeatSet::single(seat) },
                 kind: EventKind::DiceRolled { seat, dice: sight },
             });
             events.push(Event {
@@ -537,9 +494,7 @@ impl Game {
             });
         } else {
             events.push(Event {
-                audience: Audience::Hidden {
-                    seats: losers.with(seat),
-                },
+                audience: Audience::Hidden { seats: losers.with(seat) },
                 kind: EventKind::DiceRolled { seat, dice: truth },
             });
         }
@@ -593,43 +548,26 @@ impl Game {
     }
 
     fn check_turn(&self, seat: Seat) -> Result<(), RuleError> {
-        if seat == self.turn {
-            Ok(())
-        } else {
-            Err(RuleError::NotYourTurn {
-                seat,
-                turn: self.turn,
-            })
-        }
+        if seat == self.turn { Ok(()) } else { Err(RuleError::NotYourTurn { seat, turn: self.turn }) }
     }
 
     fn check_bid(&self, seat: Seat, bid: Bid) -> Result<(), RuleError> {
         let bidding = self.bidding_for(seat);
         let current = self.current.map(|c| c.1);
-        bidding
-            .check_raise(current, bid)
-            .map_err(|problem| match problem {
-                BidProblem::FaceOutOfRange => RuleError::FaceOutOfRange {
-                    face: bid.face,
-                    faces: bidding.faces,
-                },
-                BidProblem::QuantityOutOfRange => RuleError::QuantityOutOfRange {
-                    quantity: bid.quantity,
-                    total: bidding.total_dice,
-                },
-                BidProblem::OpeningOnWilds => RuleError::OpeningOnWilds { face: bid.face },
-                BidProblem::FaceLocked => RuleError::FaceLocked {
-                    face: self
-                        .claims
-                        .iter()
-                        .find_map(|c| c.kind.bid())
-                        .map_or(bid.face, |b| b.face),
-                },
-                BidProblem::NotHigher(rule) => match current {
-                    Some(current) => RuleError::BidNotHigher { bid, current, rule },
-                    None => RuleError::NoBidYet,
-                },
-            })
+        bidding.check_raise(current, bid).map_err(|problem| match problem {
+            BidProblem::FaceOutOfRange => RuleError::FaceOutOfRange { face: bid.face, faces: bidding.faces },
+            BidProblem::QuantityOutOfRange => {
+                RuleError::QuantityOutOfRange { quantity: bid.quantity, total: bidding.total_dice }
+            }
+            BidProblem::OpeningOnWilds => RuleError::OpeningOnWilds { face: bid.face },
+            BidProblem::FaceLocked => RuleError::FaceLocked {
+                face: self.claims.iter().find_map(|c| c.kind.bid()).map_or(bid.face, |b| b.face),
+            },
+            BidProblem::NotHigher(rule) => match current {
+                Some(current) => RuleError::BidNotHigher { bid, current, rule },
+                None => RuleError::NoBidYet,
+            },
+        })
     }
 
     /// The seats whose claims may be challenged now, the last claim first.
@@ -724,12 +662,8 @@ impl Game {
             return refuse("you hold too few dice to pass");
         }
         match rule.limit {
-            PassLimit::OncePerRoll if p.passed_this_roll => {
-                refuse("you have passed on these dice already")
-            }
-            PassLimit::OncePerRound if p.passed_this_round => {
-                refuse("you have passed this round already")
-            }
+            PassLimit::OncePerRoll if p.passed_this_roll => refuse("you have passed on these dice already"),
+            PassLimit::OncePerRound if p.passed_this_round => refuse("you have passed this round already"),
             _ => Ok(()),
         }
     }
@@ -805,10 +739,7 @@ impl Game {
         }
         let calza = self.check_calza(seat).is_ok();
         if seat != self.turn {
-            return Legal {
-                calza,
-                ..Legal::default()
-            };
+            return Legal { calza, ..Legal::default() };
         }
         let bidding = self.bidding_for(seat);
         let current = self.current.map(|c| c.1);
@@ -837,9 +768,7 @@ impl Game {
         }
         let mut out = vec![self.turn];
         if self.rules.exact_call.who == ExactCaller::NotBidderNorNext && self.current.is_some() {
-            out.extend(
-                (0..self.players.len()).filter(|&s| s != self.turn && self.check_calza(s).is_ok()),
-            );
+            out.extend((0..self.players.len()).filter(|&s| s != self.turn && self.check_calza(s).is_ok()));
         }
         out
     }
@@ -873,10 +802,7 @@ impl Game {
                 let p = &mut self.players[seat];
                 p.passed_this_roll = true;
                 p.passed_this_round = true;
-                self.claims.push(Claim {
-                    seat,
-                    kind: ClaimKind::Pass,
-                });
+                self.claims.push(Claim { seat, kind: ClaimKind::Pass });
                 events.push(public(EventKind::Passed { seat }));
                 self.turn = self.next_active(seat);
             }
@@ -930,10 +856,7 @@ impl Game {
             p.passed_this_roll = false;
         }
         self.pushes_this_round += 1;
-        events.push(public(EventKind::DicePushed {
-            seat,
-            pushed: shown,
-        }));
+        events.push(public(EventKind::DicePushed { seat, pushed: shown }));
         let n = self.players[seat].cup.len();
         self.roll_cup(seat, n, events);
     }
@@ -961,9 +884,7 @@ impl Game {
                 let first = dice.next().copied();
                 dice.all(|&d| Some(d) == first)
             }
-            PassClaim::AllDifferent => {
-                dice.all(|&d| !std::mem::replace(&mut seen[usize::from(d)], true))
-            }
+            PassClaim::AllDifferent => dice.all(|&d| !std::mem::replace(&mut seen[usize::from(d)], true)),
             PassClaim::Off => false,
         }
     }
@@ -971,13 +892,15 @@ impl Game {
     fn reveal(&self) -> Vec<Vec<u8>> {
         self.players
             .iter()
-            .map(|p| {
-                if p.active() {
-                    p.cup.iter().chain(p.pushed.iter()).copied().collect()
-                } else {
-                    Vec::new()
-                }
-            })
+            .map(
+                |p| {
+                    if p.active() {
+                        p.cup.iter().chain(p.pushed.iter()).copied().collect()
+                    } else {
+                        Vec::new()
+                    }
+                },
+            )
             .collect()
     }
 
@@ -994,25 +917,12 @@ impl Game {
             }
             None => return,
         };
-        let (winner, loser) = if claim_true {
-            (target, challenger)
-        } else {
-            (challenger, target)
-        };
+        let (winner, loser) = if claim_true { (target, challenger) } else { (challenger, target) };
         let dice = self.reveal();
         events.push(public(EventKind::DiceRevealed { dice: dice.clone() }));
-        events.push(public(EventKind::RoundSettled {
-            showdown,
-            winner,
-            loser,
-        }));
-        self.last_result = Some(RoundResult {
-            round: self.round,
-            dice,
-            showdown,
-            winner,
-            loser,
-        });
+        events.push(public(EventKind::RoundSettled { showdown, winner, loser }));
+        self.last_result = Some(RoundResult { round: self.round, dice, showdown, winner, loser });
+        let results = self.results_rows();
         let lost = match self.rules.dudo_penalty {
             DudoPenalty::LoseDice => u16::from(self.rules.dice_lost_on_dudo),
         };
@@ -1021,7 +931,7 @@ impl Game {
             NextStarter::Loser => loser,
             NextStarter::Winner => winner,
         };
-        self.end_round(winner, loser, next, events);
+        self.end_round(winner, loser, next, results, events);
     }
 
     fn settle_calza(&mut self, caller: Seat, events: &mut impl EventSink) {
@@ -1031,36 +941,18 @@ impl Game {
         let actual = self.count(bid.face);
         let right = actual == bid.quantity;
         let showdown = Showdown::Calza { bid, actual };
-        let (winner, loser) = if right {
-            (caller, bidder)
-        } else {
-            (bidder, caller)
-        };
+        let (winner, loser) = if right { (caller, bidder) } else { (bidder, caller) };
         let dice = self.reveal();
         events.push(public(EventKind::DiceRevealed { dice: dice.clone() }));
-        events.push(public(EventKind::RoundSettled {
-            showdown,
-            winner,
-            loser,
-        }));
-        self.last_result = Some(RoundResult {
-            round: self.round,
-            dice,
-            showdown,
-            winner,
-            loser,
-        });
+        events.push(public(EventKind::RoundSettled { showdown, winner, loser }));
+        self.last_result = Some(RoundResult { round: self.round, dice, showdown, winner, loser });
+        let results = self.results_rows();
         let e = self.rules.exact_call;
         if right {
             let p = &mut self.players[caller];
-            let gain = u16::from(e.dice_won)
-                .min(u16::from(self.rules.dice.max).saturating_sub(p.dice_count));
+            let gain = u16::from(e.dice_won).min(u16::from(self.rules.dice.max).saturating_sub(p.dice_count));
             p.dice_count += gain;
-            events.push(public(EventKind::DiceWon {
-                seat: caller,
-                count: gain,
-                now: p.dice_count,
-            }));
+            events.push(public(EventKind::DiceWon { seat: caller, count: gain, now: p.dice_count }));
         } else {
             self.lose_dice(caller, u16::from(e.dice_lost), events);
         }
@@ -1069,7 +961,7 @@ impl Game {
             NextStarter::Loser => caller,
             NextStarter::Winner => winner,
         };
-        self.end_round(winner, loser, next, events);
+        self.end_round(winner, loser, next, results, events);
     }
 
     fn lose_dice(&mut self, seat: Seat, count: u16, events: &mut impl EventSink) {
@@ -1080,17 +972,33 @@ impl Game {
             p.just_reached_one_die = true;
         }
         let left = p.dice_count;
-        events.push(public(EventKind::DiceLost {
-            seat,
-            count: lost,
-            left,
-        }));
+        events.push(public(EventKind::DiceLost { seat, count: lost, left }));
         if left == 0 {
             let place = self.active_count();
-            self.players[seat].place = Some(place);
+            let p = &mut self.players[seat];
+            p.place = Some(place);
+            // The cup was revealed; nothing stays under it.
+            p.cup.clear();
+            p.sight.clear();
+            p.pushed.clear();
             self.out_order.push(seat);
             events.push(public(EventKind::Eliminated { seat, place }));
         }
+    }
+
+    /// Seed 000's results table, counted while every player of the round still holds dice.
+    fn results_rows(&self) -> Option<Vec<ResultRow>> {
+        (self.rules.results_table == ResultsTable::On).then(|| {
+            self.claims
+                .iter()
+                .filter_map(|c| {
+                    c.kind.bid().map(|bid| {
+                        let actual = self.count(bid.face);
+                        ResultRow { seat: c.seat, bid, actual, was_true: actual >= bid.quantity }
+                    })
+                })
+                .collect()
+        })
     }
 
     fn end_round(
@@ -1098,24 +1006,10 @@ impl Game {
         winner: Seat,
         loser: Seat,
         next_starter: Seat,
+        results: Option<Vec<ResultRow>>,
         events: &mut impl EventSink,
     ) {
-        if self.rules.results_table == ResultsTable::On {
-            let rows = self
-                .claims
-                .iter()
-                .filter_map(|c| {
-                    c.kind.bid().map(|bid| {
-                        let actual = self.count(bid.face);
-                        ResultRow {
-                            seat: c.seat,
-                            bid,
-                            actual,
-                            was_true: actual >= bid.quantity,
-                        }
-                    })
-                })
-                .collect();
+        if let Some(rows) = results {
             events.push(public(EventKind::ResultsTable { rows }));
         }
         if self.rules.game_end == GameEnd::SingleRound {
@@ -1135,9 +1029,8 @@ impl Game {
     }
 
     fn finish_last_standing(&mut self, events: &mut impl EventSink) {
-        let mut standings: Vec<Seat> = (0..self.players.len())
-            .filter(|&s| self.players[s].active())
-            .collect();
+        let mut standings: Vec<Seat> =
+            (0..self.players.len()).filter(|&s| self.players[s].active()).collect();
         standings.extend(self.out_order.iter().rev());
         self.finish(standings, events);
     }
@@ -1179,9 +1072,7 @@ impl Game {
             self.starter = self.turn;
         }
         self.palifico = SeatSet(self.palifico.0 & !SeatSet::single(seat).0);
-        if !self.palifico.is_empty()
-            && self.active_count() < usize::from(self.rules.palifico.min_players)
-        {
+        if !self.palifico.is_empty() && self.active_count() < usize::from(self.rules.palifico.min_players) {
             self.palifico = SeatSet::default();
         }
         if self.palifico.is_empty() {
@@ -1200,11 +1091,7 @@ impl Game {
         };
         v.seat = Some(seat);
         v.my_dice = p.sight.clone();
-        if !p.active()
-            && !p.left
-            && self.rules.losers_see_dice == LosersSeeDice::AllDice
-            && !self.is_over()
-        {
+        if !p.active() && !p.left && self.rules.losers_see_dice == LosersSeeDice::AllDice && !self.is_over() {
             v.all_dice = Some(self.reveal());
         }
         v
@@ -1237,20 +1124,13 @@ impl Game {
             wild: self.wild,
             palifico: self.palifico.iter().collect(),
             last_result: self.last_result.clone(),
-            standings: if self.is_over() {
-                self.final_standings.clone()
-            } else {
-                Vec::new()
-            },
+            standings: if self.is_over() { self.final_standings.clone() } else { Vec::new() },
         }
     }
 }
 
 fn public(kind: EventKind) -> Event {
-    Event {
-        audience: Audience::Everyone,
-        kind,
-    }
+    Event { audience: Audience::Everyone, kind }
 }
 
 /// Why a game could not start.
@@ -1259,11 +1139,7 @@ pub enum StartError {
     #[error(transparent)]
     Rules(#[from] InvalidRules),
     #[error("this rule set seats {min} to {max} players, not {seats}")]
-    Seats {
-        seats: usize,
-        min: usize,
-        max: usize,
-    },
+    Seats { seats: usize, min: usize, max: usize },
     #[error("starting dice per seat must be given for every seat, each from 1 to 40")]
     StartDice,
 }

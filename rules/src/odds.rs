@@ -18,34 +18,21 @@ pub struct BidOdds {
 /// Binomial probabilities of exactly `k` and at least `k` successes in `n` trials.
 pub fn binomial(n: u32, k: u32, p: f64) -> BidOdds {
     if k > n {
-        return BidOdds {
-            at_least: 0.0,
-            exactly: 0.0,
-        };
+        return BidOdds { at_least: 0.0, exactly: 0.0 };
     }
     if p <= 0.0 {
         let hit = if k == 0 { 1.0 } else { 0.0 };
-        return BidOdds {
-            at_least: hit,
-            exactly: hit,
-        };
+        return BidOdds { at_least: hit, exactly: hit };
     }
     if p >= 1.0 {
-        return BidOdds {
-            at_least: 1.0,
-            exactly: if k == n { 1.0 } else { 0.0 },
-        };
+        return BidOdds { at_least: 1.0, exactly: if k == n { 1.0 } else { 0.0 } };
     }
     let q = 1.0 - p;
     let ratio = p / q;
     // pmf(0) = q^n; if that underflows, walk in logarithms instead.
     let log_start = f64::from(n) * q.ln();
     let use_logs = log_start < -700.0;
-    let mut term = if use_logs {
-        log_start
-    } else {
-        q.powi(n as i32)
-    };
+    let mut term = if use_logs { log_start } else { q.powi(n as i32) };
     let mut exactly = 0.0;
     let mut at_least = 0.0;
     for i in 0..=n {
@@ -65,10 +52,7 @@ pub fn binomial(n: u32, k: u32, p: f64) -> BidOdds {
             }
         }
     }
-    BidOdds {
-        at_least: at_least.min(1.0),
-        exactly,
-    }
+    BidOdds { at_least: at_least.min(1.0), exactly }
 }
 
 /// The chance one unknown die matches `face` this round.
@@ -109,15 +93,8 @@ pub fn bid_odds(view: &View, faces: u8, bid: Bid) -> BidOdds {
     let q = u32::from(bid.quantity);
     let p = match_chance(bid.face, faces, wild);
     if known_matches >= q {
-        let exactly = if known_matches == q {
-            binomial(unknown, 0, p).exactly
-        } else {
-            0.0
-        };
-        return BidOdds {
-            at_least: 1.0,
-            exactly,
-        };
+        let exactly = if known_matches == q { binomial(unknown, 0, p).exactly } else { 0.0 };
+        return BidOdds { at_least: 1.0, exactly };
     }
     binomial(unknown, q - known_matches, p)
 }
@@ -126,20 +103,10 @@ pub fn bid_odds(view: &View, faces: u8, bid: Bid) -> BidOdds {
 pub fn expected_quantity(view: &View, faces: u8, face: u8) -> f64 {
     let wild = view.wild;
     let matches = |d: u8| d == face || (wild.is_some_and(|w| w != face && d == w));
-    let mine: usize = view
-        .my_dice
-        .iter()
-        .flatten()
-        .filter(|&&d| matches(d))
-        .count();
-    let pushed: usize = view
-        .players
-        .iter()
-        .flat_map(|p| p.pushed.iter())
-        .filter(|&&d| matches(d))
-        .count();
-    let known = view.my_dice.iter().flatten().count()
-        + view.players.iter().map(|p| p.pushed.len()).sum::<usize>();
+    let mine: usize = view.my_dice.iter().flatten().filter(|&&d| matches(d)).count();
+    let pushed: usize = view.players.iter().flat_map(|p| p.pushed.iter()).filter(|&&d| matches(d)).count();
+    let known =
+        view.my_dice.iter().flatten().count() + view.players.iter().map(|p| p.pushed.len()).sum::<usize>();
     let unknown = usize::from(view.total_dice()).saturating_sub(known);
     (mine + pushed) as f64 + unknown as f64 * match_chance(face, faces, wild)
 }
@@ -171,9 +138,7 @@ mod tests {
             assert!(o.at_least > 0.5, "n={n}");
             // ...and the highest chance of being exactly right.
             let best = (0..=n).max_by(|&a, &b| {
-                binomial(n, a, 1.0 / 6.0)
-                    .exactly
-                    .total_cmp(&binomial(n, b, 1.0 / 6.0).exactly)
+                binomial(n, a, 1.0 / 6.0).exactly.total_cmp(&binomial(n, b, 1.0 / 6.0).exactly)
             });
             assert_eq!(best, Some(n / 6), "n={n}");
         }

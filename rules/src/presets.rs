@@ -22,12 +22,8 @@ pub fn by_name(name: &str) -> Option<RuleSet> {
 /// One line describing the preset, for listings.
 pub fn summary(name: &str) -> &'static str {
     match name {
-        "fibbing" => {
-            "Perudo as the Fibbing Dice table plays it (seed 000): Calza, Palifico, the default"
-        }
-        "perudo-jonti" => {
-            "Perudo from the 2008 blog post (seed 003): winner starts, Jonti, locked Palifico"
-        }
+        "fibbing" => "Perudo as the Fibbing Dice table plays it (seed 000): Calza, Palifico, the default",
+        "perudo-jonti" => "Perudo from the 2008 blog post (seed 003): winner starts, Jonti, locked Palifico",
         "house" => "the group's house rules (seed 004): push and re-roll, pass, one Exact per game",
         "openspiel" => "OpenSpiel's liars_dice: two players, highest face wild, one round",
         _ => "",
@@ -39,11 +35,7 @@ pub fn fibbing() -> RuleSet {
     RuleSet {
         name: "fibbing".into(),
         players: PlayerLimits { min: 2, max: 12 },
-        dice: DiceRules {
-            start: 5,
-            max: 5,
-            faces: 6,
-        },
+        dice: DiceRules { start: 5, max: 5, faces: 6 },
         first_starter: FirstStarter::RollOff,
         wilds: Wilds::Ones,
         wild_bids: WildBids::HalveAndDoublePlusOne,
@@ -66,20 +58,11 @@ pub fn fibbing() -> RuleSet {
             opener: PalificoOpener::UsualStarter,
             face_change: PalificoFaceChange::ExPalificoMayRaise,
         },
-        push: PushRule {
-            dice: PushDice::Off,
-            limit: PushLimit::Unlimited,
-        },
-        pass: PassRule {
-            claim: PassClaim::Off,
-            ..PassRule::default()
-        },
+        push: PushRule { dice: PushDice::Off, limit: PushLimit::Unlimited },
+        pass: PassRule { claim: PassClaim::Off, ..PassRule::default() },
         losers_see_dice: LosersSeeDice::AllDice,
         results_table: ResultsTable::On,
-        fibbing: Fibbing {
-            hide_percent: 0,
-            misshow_percent: 0,
-        },
+        fibbing: Fibbing { hide_percent: 0, misshow_percent: 0 },
         game_end: GameEnd::LastPlayerStanding,
     }
 }
@@ -136,10 +119,7 @@ pub fn house() -> RuleSet {
             opener: PalificoOpener::UsualStarter,
             face_change: PalificoFaceChange::OneDiePlayersMayChange,
         },
-        push: PushRule {
-            dice: PushDice::AnyDice,
-            limit: PushLimit::Unlimited,
-        },
+        push: PushRule { dice: PushDice::AnyDice, limit: PushLimit::Unlimited },
         pass: PassRule {
             claim: PassClaim::AllSameFace,
             limit: PassLimit::OncePerRoll,
@@ -163,14 +143,8 @@ pub fn openspiel() -> RuleSet {
         wilds: Wilds::HighestFace,
         wild_bids: WildBids::Plain,
         opening_on_wilds: OpeningOnWilds::Allowed,
-        exact_call: ExactCall {
-            who: ExactCaller::Off,
-            ..ExactCall::default()
-        },
-        palifico: Palifico {
-            trigger: PalificoTrigger::Off,
-            ..Palifico::default()
-        },
+        exact_call: ExactCall { who: ExactCaller::Off, ..ExactCall::default() },
+        palifico: Palifico { trigger: PalificoTrigger::Off, ..Palifico::default() },
         losers_see_dice: LosersSeeDice::Hidden,
         results_table: ResultsTable::Off,
         game_end: GameEnd::SingleRound,
@@ -211,19 +185,12 @@ fn bad(field: &'static str, problem: String) -> InvalidRules {
 }
 
 fn named(name: &str) -> Result<RuleSet, InvalidRules> {
-    by_name(name).ok_or_else(|| {
-        bad(
-            "preset",
-            format!("no preset {name:?}; the presets are {}", NAMES.join(", ")),
-        )
-    })
+    by_name(name)
+        .ok_or_else(|| bad("preset", format!("no preset {name:?}; the presets are {}", NAMES.join(", "))))
 }
 
 /// `base` with the fields of `overrides` (a JSON object, nested like the rule set) replaced.
-pub fn with_overrides(
-    base: RuleSet,
-    overrides: &serde_json::Value,
-) -> Result<RuleSet, InvalidRules> {
+pub fn with_overrides(base: RuleSet, overrides: &serde_json::Value) -> Result<RuleSet, InvalidRules> {
     let mut value = serde_json::to_value(&base).map_err(|e| bad("rules", e.to_string()))?;
     merge(&mut value, overrides);
     let rules: RuleSet = serde_json::from_value(value).map_err(|e| bad("rules", e.to_string()))?;
@@ -233,8 +200,7 @@ pub fn with_overrides(
 
 /// `base` with one field set from text: `("dice.faces", "8")`, `("exact_call.who", "on_turn")`.
 pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, InvalidRules> {
-    let parsed = serde_json::from_str(value)
-        .unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
+    let parsed = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
     let mut nested = parsed;
     for key in path.rsplit('.') {
         let mut map = serde_json::Map::new();

@@ -83,11 +83,7 @@ pub struct DiceRules {
 
 impl Default for DiceRules {
     fn default() -> Self {
-        DiceRules {
-            start: 5,
-            max: 5,
-            faces: 6,
-        }
+        DiceRules { start: 5, max: 5, faces: 6 }
     }
 }
 
@@ -310,10 +306,7 @@ pub struct PushRule {
 
 impl Default for PushRule {
     fn default() -> Self {
-        PushRule {
-            dice: PushDice::Off,
-            limit: PushLimit::Unlimited,
-        }
+        PushRule { dice: PushDice::Off, limit: PushLimit::Unlimited }
     }
 }
 
@@ -454,10 +447,7 @@ pub struct InvalidRules {
 }
 
 fn invalid(field: &'static str, problem: impl Into<String>) -> InvalidRules {
-    InvalidRules {
-        field,
-        problem: problem.into(),
-    }
+    InvalidRules { field, problem: problem.into() }
 }
 
 impl RuleSet {
@@ -468,10 +458,7 @@ impl RuleSet {
             return Err(invalid("players.min", "a game needs at least 2 players"));
         }
         if usize::from(p.max) > MAX_PLAYERS {
-            return Err(invalid(
-                "players.max",
-                format!("at most {MAX_PLAYERS} players"),
-            ));
+            return Err(invalid("players.max", format!("at most {MAX_PLAYERS} players")));
         }
         if p.max < p.min {
             return Err(invalid("players.max", "must be at least players.min"));
@@ -481,10 +468,7 @@ impl RuleSet {
             return Err(invalid("dice.start", format!("{} is not in 1-20", d.start)));
         }
         if !(1..=40).contains(&d.max) || d.max < d.start {
-            return Err(invalid(
-                "dice.max",
-                "must be at least dice.start and at most 40",
-            ));
+            return Err(invalid("dice.max", "must be at least dice.start and at most 40"));
         }
         if !(3..=9).contains(&d.faces) {
             return Err(invalid("dice.faces", format!("{} is not in 3-9", d.faces)));
@@ -498,10 +482,7 @@ impl RuleSet {
                 return Err(invalid("exact_call.dice_won", "must be from 1 to dice.max"));
             }
             if e.dice_lost == 0 || e.dice_lost > d.max {
-                return Err(invalid(
-                    "exact_call.dice_lost",
-                    "must be from 1 to dice.max",
-                ));
+                return Err(invalid("exact_call.dice_lost", "must be from 1 to dice.max"));
             }
             if e.who == ExactCaller::NotBidderNorNext && e.min_players < 3 {
                 return Err(invalid(

@@ -84,20 +84,12 @@ pub struct ScriptRun {
 
 /// Parses a script from JSON text.
 pub fn parse(text: &str) -> Result<Script, ScriptError> {
-    serde_json::from_str(text).map_err(|e| ScriptError {
-        at: "script".into(),
-        message: e.to_string(),
-    })
+    serde_json::from_str(text).map_err(|e| ScriptError { at: "script".into(), message: e.to_string() })
 }
 
 /// Runs a script to its end or its first error.
 pub fn run(script: &Script) -> ScriptRun {
-    let mut out = ScriptRun {
-        players: script.players.clone(),
-        events: Vec::new(),
-        error: None,
-        game: None,
-    };
+    let mut out = ScriptRun { players: script.players.clone(), events: Vec::new(), error: None, game: None };
     if let Err(e) = run_into(script, &mut out) {
         out.error = Some(e);
     }
@@ -105,9 +97,7 @@ pub fn run(script: &Script) -> ScriptRun {
 }
 
 fn seat_of(players: &[String], name: &str) -> Option<Seat> {
-    players
-        .iter()
-        .position(|p| p.eq_ignore_ascii_case(name.trim()))
+    players.iter().position(|p| p.eq_ignore_ascii_case(name.trim()))
 }
 
 fn rolls_for(
@@ -117,10 +107,8 @@ fn rolls_for(
     at: &str,
 ) -> Result<(), ScriptError> {
     for (name, roll) in dice {
-        let seat = seat_of(players, name).ok_or_else(|| ScriptError {
-            at: at.into(),
-            message: format!("no player named {name:?}"),
-        })?;
+        let seat = seat_of(players, name)
+            .ok_or_else(|| ScriptError { at: at.into(), message: format!("no player named {name:?}") })?;
         queues[seat].push_back(roll.clone());
     }
     Ok(())
@@ -128,35 +116,25 @@ fn rolls_for(
 
 fn leftovers(game: &mut Game, players: &[String], at: &str) -> Result<(), ScriptError> {
     if let Some(m) = game.dice_source_mut().take_mismatch() {
-        return Err(ScriptError {
-            at: at.into(),
-            message: m,
-        });
+        return Err(ScriptError { at: at.into(), message: m });
     }
     if let Some(seat) = game.dice_source_mut().unused_script_seat() {
         return Err(ScriptError {
             at: at.into(),
-            message: format!(
-                "the script gives dice for {} that were not rolled",
-                players[seat]
-            ),
+            message: format!("the script gives dice for {} that were not rolled", players[seat]),
         });
     }
     Ok(())
 }
 
 fn run_into(script: &Script, out: &mut ScriptRun) -> Result<(), ScriptError> {
-    let setup = |message: String| ScriptError {
-        at: "setup".into(),
-        message,
-    };
+    let setup = |message: String| ScriptError { at: "setup".into(), message };
     let rules = script.rules.resolve().map_err(|e| setup(e.to_string()))?;
     let players = &script.players;
     let n = players.len();
     let mut start = vec![u16::from(rules.dice.start); n];
     for (name, &dice) in &script.start_dice {
-        let seat =
-            seat_of(players, name).ok_or_else(|| setup(format!("no player named {name:?}")))?;
+        let seat = seat_of(players, name).ok_or_else(|| setup(format!("no player named {name:?}")))?;
         start[seat] = dice;
     }
     let mut queues = vec![VecDeque::new(); n];
@@ -183,19 +161,14 @@ fn play_rounds(script: &Script, game: &mut Game, out: &mut ScriptRun) -> Result<
         let last_round = r + 1 == script.rounds.len();
         for (i, step) in round.actions.iter().enumerate() {
             let at = format!("round {}, call {} ({:?})", r + 1, i + 1, step.call());
-            let fail = |message: String| ScriptError {
-                at: at.clone(),
-                message,
-            };
+            let fail = |message: String| ScriptError { at: at.clone(), message };
             if game.is_over() {
                 return Err(fail("the game is already over".into()));
             }
-            let (name, call) = step
-                .call()
-                .split_once(':')
-                .ok_or_else(|| fail("a call is written \"Name: call\"".into()))?;
-            let seat = seat_of(players, name)
-                .ok_or_else(|| fail(format!("no player named {:?}", name.trim())))?;
+            let (name, call) =
+                step.call().split_once(':').ok_or_else(|| fail("a call is written \"Name: call\"".into()))?;
+            let seat =
+                seat_of(players, name).ok_or_else(|| fail(format!("no player named {:?}", name.trim())))?;
             let action = parse_action(players, call).map_err(fail)?;
             let mut queues = vec![VecDeque::new(); players.len()];
             if let ScriptAction::WithReroll { reroll, .. } = step {
@@ -218,10 +191,7 @@ fn play_rounds(script: &Script, game: &mut Game, out: &mut ScriptRun) -> Result<
                 )));
             }
             if !ended && last_call && !last_round {
-                return Err(fail(format!(
-                    "round {} did not end with its last call",
-                    r + 1
-                )));
+                return Err(fail(format!("round {} did not end with its last call", r + 1)));
             }
         }
     }

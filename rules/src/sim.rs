@@ -26,12 +26,7 @@ pub enum SimError {
     #[error(transparent)]
     Start(#[from] StartError),
     #[error("bot {bot} at seat {seat} offered {action}: {error}")]
-    IllegalAction {
-        bot: &'static str,
-        seat: Seat,
-        action: String,
-        error: RuleError,
-    },
+    IllegalAction { bot: &'static str, seat: Seat, action: String, error: RuleError },
     #[error("the game did not end within {0} actions")]
     TooLong(u64),
 }
@@ -78,18 +73,13 @@ pub fn play_into(
                 (turn, bots[turn].act(game.rules(), &game.view(turn), &legal))
             }
         };
-        game.apply_into(seat, &action, events)
-            .map_err(|error| SimError::IllegalAction {
-                bot: bots[seat].name(),
-                seat,
-                action: action.to_string(),
-                error,
-            })?;
+        game.apply_into(seat, &action, events).map_err(|error| SimError::IllegalAction {
+            bot: bots[seat].name(),
+            seat,
+            action: action.to_string(),
+            error,
+        })?;
         actions += 1;
     }
-    Ok(Outcome {
-        standings: game.standings(),
-        rounds: game.round(),
-        actions,
-    })
+    Ok(Outcome { standings: game.standings(), rounds: game.round(), actions })
 }

@@ -1,0 +1,10 @@
+//! The engine's integration tests, one binary: every rule with the seed that asks for it,
+//! the scripted seed example, and property tests over random play.
+
+mod common;
+mod example;
+mod properties;
+mod rules_000;
+mod rules_003;
+mod rules_004;
+mod variants_002;

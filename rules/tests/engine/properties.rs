@@ -1,0 +1,210 @@
+//! Property tests: random rule sets from the whole knob space, random play mixed with random
+//! illegal actions. Games end with one winner, nothing panics, no seat is ever shown a die it
+//! may not see, every refused action leaves the game exactly as it was, and replaying the
+//! accepted actions from the same seed gives the same events.
+
+use dudo_rules::ruleset::*;
+use dudo_rules::{Action, Bid, Event, EventKind, Game, Viewer, presets, seed_from_u64};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn pick<T: Copy>(bits: &mut u64, options: &[T]) -> T {
+    let i = (*bits % options.len() as u64) as usize;
+    *bits /= options.len() as u64;
+    options[i]
+}
+
+fn rules_from(preset: usize, mut bits: u64, dice: u8, faces: u8) -> RuleSet {
+    let mut r = presets::by_name(presets::NAMES[preset % presets::NAMES.len()]).unwrap();
+    r.dice = DiceRules { start: dice, max: dice + pick(&mut bits, &[0, 0, 1, 2]), faces };
+    r.wilds = pick(
+        &mut bits,
+        &[r.wilds, Wilds::None, Wilds::Ones, Wilds::HighestFace, Wilds::OnesUnlessOpenedOnOnes],
+    );
+    r.wild_bids = pick(
+        &mut bits,
+        &[
+            r.wild_bids,
+            WildBids::HalveAndDoublePlusOne,
+            WildBids::HalveAndDoubleOrLastPlusOne,
+            WildBids::Plain,
+        ],
+    );
+    r.opening_on_wilds = pick(&mut bits, &[r.opening_on_wilds, OpeningOnWilds::Allowed]);
+    r.bidding = pick(
+        &mut bits,
+        &[
+            r.bidding,
+            BiddingSystem::MoreOfSameFaceOrHigherFace,
+            BiddingSystem::AboveHighestNumber,
+            BiddingSystem::HigherProduct,
+            BiddingSystem::NeitherFalls,
+        ],
+    );
+    r.dice_lost_on_dudo = pick(&mut bits, &[1, 1, 2]).min(r.dice.max);
+    r.next_starter = pick(&mut bits, &[NextStarter::Loser, NextStarter::Winner]);
+    r.exact_call.who = pick(
+        &mut bits,
+        &[r.exact_call.who, ExactCaller::NotBidderNorNext, ExactCaller::OnTurn, ExactCaller::Off],
+    );
+    if r.exact_call.who == ExactCaller::NotBidderNorNext {
+        r.exact_call.min_players = 3;
+    }
+    r.exact_call.limit = pick(&mut bits, &[r.exact_call.limit, ExactLimit::OncePerGame]);
+    r.palifico.trigger = pick(
+        &mut bits,
+        &[
+            r.palifico.trigger,
+            PalificoTrigger::Off,
+            PalificoTrigger::FirstTimeOnOneDie,
+            PalificoTrigger::EveryTimeOnOneDie,
+        ],
+    );
+    r.palifico.face_change = pick(
+        &mut bits,
+        &[
+            r.palifico.face_change,
+            PalificoFaceChange::Locked,
+            PalificoFaceChange::ExPalificoMayRaise,
+            PalificoFaceChange::OneDiePlayersMayChange,
+        ],
+    );
+    r.palifico.opener = pick(&mut bits, &[r.palifico.opener, PalificoOpener::OneDiePlayer]);
+    r.push.dice = pick(&mut bits, &[r.push.dice, PushDice::AnyDice, PushDice::MatchingBidFace]);
+    r.push.limit = pick(
+        &mut bits,
+        &[r.push.limit, PushLimit::OncePerPlayerPerRound, PushLimit::OncePerRound, PushLimit::Unlimited],
+    );
+    r.pass.claim =
+        pick(&mut bits, &[r.pass.claim, PassClaim::AllSameFace, PassClaim::AllDifferent, PassClaim::Off]);
+    r.pass.challenge = pick(&mut bits, &[r.pass.challenge, PassChallenge::AnyConsecutivePass]);
+    r.pass.limit = pick(&mut bits, &[r.pass.limit, PassLimit::OncePerRound]);
+    r.losers_see_dice = pick(&mut bits, &[LosersSeeDice::AllDice, LosersSeeDice::Hidden]);
+    r.fibbing = pick(
+        &mut bits,
+        &[Fibbing::default(), Fibbing::default(), Fibbing { hide_percent: 20, misshow_percent: 20 }],
+    );
+    r.first_starter = pick(&mut bits, &[FirstStarter::RollOff, FirstStarter::FirstSeat]);
+    r.validate().unwrap();
+    r
+}
+
+fn random_action(rng: &mut impl Rng, game: &Game) -> (usize, Action) {
+    let seats = game.seats();
+    let seat = rng.random_range(0..seats + 1);
+    let faces = game.rules().dice.faces;
+    let action = match rng.random_range(0..5) {
+        0 => Action::Bid(Bid::new(rng.random_range(0..30), rng.random_range(0..faces + 2))),
+        1 => Action::Dudo {
+            target: if rng.random_bool(0.5) { None } else { Some(rng.random_range(0..seats + 1)) },
+        },
+        2 => Action::Calza,
+        3 => Action::Pass,
+        _ => Action::Push {
+            dice: (0..rng.random_range(0..4)).map(|_| rng.random_range(0..faces + 1)).collect(),
+            bid: Bid::new(rng.random_range(1..20), rng.random_range(1..faces + 1)),
+        },
+    };
+    (seat, action)
+}
+
+/// The last accepted action's events may not show any seat another's unrevealed dice; only
+/// seats out of the game (by the end of the action: rolls follow eliminations) may see them.
+fn check_audiences(game: &Game, events: &[Event]) {
+    let losers_see = game.rules().losers_see_dice == LosersSeeDice::AllDice;
+    for e in events {
+        if let EventKind::DiceRolled { seat: owner, .. } = e.kind {
+            assert!(!e.audience.admits(Viewer::Spectator, false), "spectator sees dice: {e:?}");
+            for s in 0..game.seats() {
+                if s != owner && e.audience.admits(Viewer::Seat(s), false) {
+                    assert!(losers_see && !game.is_active(s), "seat {s} sees seat {owner}'s dice: {e:?}");
+                }
+            }
+        }
+    }
+}
+
+fn check_views(game: &Game) {
+    let losers_see = game.rules().losers_see_dice == LosersSeeDice::AllDice;
+    assert!(game.spectator_view().my_dice.is_empty() && game.spectator_view().all_dice.is_none());
+    for s in 0..game.seats() {
+        let v = game.view(s);
+        if v.all_dice.is_some() {
+            assert!(losers_see && !game.is_active(s) && !v.players[s].left, "seat {s} sees all dice");
+        }
+        if game.dice_count(s) == 0 {
+            assert!(v.my_dice.is_empty(), "seat {s} is out but still sees dice");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_play_is_sound(
+        preset in 0usize..4,
+        bits in any::<u64>(),
+        players in 2usize..7,
+        dice in 1u8..6,
+        faces in 3u8..10,
+        seed in any::<u64>(),
+    ) {
+        let mut rules = rules_from(preset, bits, dice, faces);
+        let players = players.clamp(usize::from(rules.players.min), usize::from(rules.players.max));
+        if rules.exact_call.who == ExactCaller::NotBidderNorNext && players < 3 {
+            rules.exact_call.who = ExactCaller::OnTurn;
+        }
+        let (mut game, opening) = Game::start(rules.clone(), players, seed_from_u64(seed)).unwrap();
+        check_audiences(&game, &opening);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xD1CE);
+        let mut log: Vec<Event> = opening;
+        let mut accepted: Vec<(usize, Action)> = Vec::new();
+        let mut steps = 0;
+        while !game.is_over() {
+            steps += 1;
+            prop_assert!(steps < 50_000, "game did not end");
+            let (seat, action) = if rng.random_bool(0.3) {
+                random_action(&mut rng, &game)
+            } else {
+                let seat = if rng.random_bool(0.2) {
+                    game.seats_to_ask()[rng.random_range(0..game.seats_to_ask().len())]
+                } else {
+                    game.turn().unwrap()
+                };
+                let legal = game.legal(seat);
+                let actions = legal.actions();
+                if actions.is_empty() {
+                    continue;
+                }
+                (seat, actions[rng.random_range(0..actions.len())].clone())
+            };
+            let before = game.clone();
+            match game.apply(seat, &action) {
+                Ok(events) => {
+                    check_audiences(&game, &events);
+                    log.extend(events);
+                    accepted.push((seat, action));
+                }
+                Err(_) => prop_assert!(game == before, "a refused {action:?} changed the game"),
+            }
+            check_views(&game);
+        }
+        let standings = game.standings();
+        let mut sorted = standings.clone();
+        sorted.sort_unstable();
+        prop_assert_eq!(sorted, (0..players).collect::<Vec<_>>());
+        if rules.game_end == GameEnd::LastPlayerStanding {
+            prop_assert_eq!((0..players).filter(|&s| game.dice_count(s) > 0).count(), 1);
+            prop_assert!(game.dice_count(standings[0]) > 0);
+        }
+        // Replaying the accepted actions from the same seed gives the same game.
+        let (mut again, mut replay) = Game::start(rules, players, seed_from_u64(seed)).unwrap();
+        for (seat, action) in &accepted {
+            replay.extend(again.apply(*seat, action).unwrap());
+        }
+        prop_assert!(replay == log);
+        prop_assert!(again == game);
+    }
+}
