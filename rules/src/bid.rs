@@ -214,6 +214,7 @@ fn system_raise(system: BiddingSystem, cur: Bid, next: Bid) -> Result<(), BidPro
         BiddingSystem::MoreDiceOrHigherFace => {
             (nq > q || (nq == q && nf > f), "bid more dice, or the same quantity of a higher face")
         }
+        BiddingSystem::MoreDice => (nq > q, "bid more dice"),
         BiddingSystem::AboveHighestNumber => {
             let m = q.max(f);
             (nq > m || nf > m, "the quantity or the face must exceed the higher number of the last bid")

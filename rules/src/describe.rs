@@ -113,9 +113,12 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
         EventKind::Eliminated { seat, place } => {
             format!("{} is out of the game, finishing {}", n(*seat), place_text(*place))
         }
-        EventKind::SeatLeft { seat, place } => {
-            format!("{} leaves the game, finishing {}", n(*seat), place_text(*place))
-        }
+        EventKind::SeatLeft { seat, place, starter, .. } => format!(
+            "{} leaves the game, finishing {}; {} starts the round",
+            n(*seat),
+            place_text(*place),
+            n(*starter)
+        ),
         EventKind::ResultsTable { rows } => {
             let parts: Vec<String> = rows
                 .iter()

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use rand::{Rng, SeedableRng};
+use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 use crate::action::Seat;
@@ -59,7 +59,22 @@ impl DiceSource {
                 ));
             }
         }
-        out.extend((0..n).map(|_| self.rng.random_range(1..=faces)));
+        for _ in 0..n {
+            out.push(1 + self.below(faces));
+        }
+    }
+
+    /// A uniform number below `n` (1 to 255) by rejection from the raw 32-bit stream: our
+    /// own few lines, so stored seeds replay the same dice whatever `rand` does next.
+    fn below(&mut self, n: u8) -> u8 {
+        let n = u32::from(n.max(1));
+        let zone = u32::MAX - u32::MAX % n;
+        loop {
+            let x = self.rng.next_u32();
+            if x < zone {
+                return (x % n) as u8;
+            }
+        }
     }
 
     /// True with `percent` chance; draws nothing when the chance is 0 or 100.
@@ -67,13 +82,13 @@ impl DiceSource {
         match percent {
             0 => false,
             100.. => true,
-            p => self.rng.random_range(0..100u8) < p,
+            p => self.below(100) < p,
         }
     }
 
     /// A face other than `face`, uniformly.
     pub(crate) fn other_face(&mut self, face: u8, faces: u8) -> u8 {
-        let r = self.rng.random_range(1..faces);
+        let r = 1 + self.below(faces - 1);
         if r >= face { r + 1 } else { r }
     }
 

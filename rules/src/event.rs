@@ -11,10 +11,22 @@ use serde::{Deserialize, Serialize};
 use crate::action::Seat;
 use crate::bid::Bid;
 
-/// A set of seats, as a bit mask (tables have at most 64 seats).
+/// A set of seats, as a bit mask (tables have at most 64 seats); a list of seats in JSON.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(into = "Vec<Seat>", from = "Vec<Seat>")]
 pub struct SeatSet(pub u64);
+
+impl From<SeatSet> for Vec<Seat> {
+    fn from(set: SeatSet) -> Self {
+        set.iter().collect()
+    }
+}
+
+impl From<Vec<Seat>> for SeatSet {
+    fn from(seats: Vec<Seat>) -> Self {
+        seats.into_iter().fold(SeatSet::default(), SeatSet::with)
+    }
+}
 
 impl SeatSet {
     pub fn single(seat: Seat) -> Self {
@@ -177,10 +189,14 @@ pub enum EventKind {
         seat: Seat,
         place: usize,
     },
-    /// Left between rounds, or removed by the host; out of the game.
+    /// Left before the first bid of a round, or removed by the host; out of the game. The
+    /// round goes on: `starter`, `palifico` and `wild` are its state without the seat.
     SeatLeft {
         seat: Seat,
         place: usize,
+        starter: Seat,
+        palifico: Vec<Seat>,
+        wild: Option<u8>,
     },
     /// Seed 000's results table for the round just played.
     ResultsTable {

@@ -7,6 +7,9 @@
 //! [`Game::is_over`] and [`Game::standings`]. The individual-hand family joins as a second
 //! game kind behind the same methods.
 
+use std::sync::Arc;
+
+use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Seat};
@@ -16,9 +19,13 @@ use crate::error::RuleError;
 use crate::event::{Audience, Event, EventKind, ResultRow, SeatSet, Showdown};
 use crate::ruleset::*;
 
-/// Where events go. [`Game::apply`] collects them into a `Vec`; simulations may count them.
+/// Where events go. [`Game::apply`] collects them into a `Vec`; playouts discard them.
 pub trait EventSink {
     fn push(&mut self, event: Event);
+    /// Whether events are wanted at all: a sink that drops them spares the engine building them.
+    fn wants(&self) -> bool {
+        true
+    }
 }
 
 impl EventSink for Vec<Event> {
@@ -32,6 +39,9 @@ pub struct Discard;
 
 impl EventSink for Discard {
     fn push(&mut self, _: Event) {}
+    fn wants(&self) -> bool {
+        false
+    }
 }
 
 /// A claim made this round, in order.
@@ -111,7 +121,7 @@ pub struct RoundResult {
 /// A game of the common-hand family.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Game {
-    rules: RuleSet,
+    rules: Arc<RuleSet>,
     dice: DiceSource,
     players: Vec<Player>,
     phase: Phase,
@@ -235,39 +245,55 @@ pub fn exact_call_name(rules: &RuleSet) -> &'static str {
 impl Game {
     /// Starts a game of `seats` players with dice from `seed`: the roll-off (if the rules
     /// want one) and the first round's roll are the returned events.
-    pub fn start(rules: RuleSet, seats: usize, seed: Seed) -> Result<(Game, Vec<Event>), StartError> {
-        Game::start_with(rules, seats, DiceSource::new(seed), None)
+    pub fn start(
+        rules: impl Into<Arc<RuleSet>>,
+        seats: usize,
+        seed: Seed,
+    ) -> Result<(Game, Vec<Event>), StartError> {
+        let mut events = Vec::new();
+        let game = Game::start_into(rules.into(), seats, DiceSource::new(seed), None, &mut events)?;
+        Ok((game, events))
     }
 
     /// Starts a game with a given dice source and, optionally, per-seat starting dice
     /// (handicaps and teaching positions; scripts use it).
     pub fn start_with(
-        rules: RuleSet,
+        rules: impl Into<Arc<RuleSet>>,
         seats: usize,
         dice: DiceSource,
         start_dice: Option<Vec<u16>>,
     ) -> Result<(Game, Vec<Event>), StartError> {
+        let mut events = Vec::new();
+        let game = Game::start_into(rules.into(), seats, dice, start_dice, &mut events)?;
+        Ok((game, events))
+    }
+
+    /// [`Game::start_with`] writing the opening events into any sink.
+    pub fn start_into(
+        rules: Arc<RuleSet>,
+        seats: usize,
+        dice: DiceSource,
+        start_dice: Option<Vec<u16>>,
+        events: &mut impl EventSink,
+    ) -> Result<Game, StartError> {
         rules.validate().map_err(StartError::Rules)?;
         let (min, max) = (usize::from(rules.players.min), usize::from(rules.players.max));
         if seats < min || seats > max {
             return Err(StartError::Seats { seats, min, max });
         }
-        let counts = match start_dice {
-            Some(c) => {
-                // Handicaps may start above the maximum; exact calls still win back only up to it.
-                if c.len() != seats || c.iter().any(|&n| n == 0 || n > 40) {
-                    return Err(StartError::StartDice);
-                }
-                c
+        let start = u16::from(rules.dice.start);
+        if let Some(c) = &start_dice {
+            // Handicaps may start above the maximum; exact calls still win back only up to it.
+            if c.len() != seats || c.iter().any(|&n| n == 0 || n > 40) {
+                return Err(StartError::StartDice);
             }
-            None => vec![u16::from(rules.dice.start); seats],
-        };
-        let players = counts
-            .iter()
-            .map(|&n| Player {
-                dice_count: n,
-                cup: Vec::with_capacity(usize::from(n)),
-                sight: Vec::with_capacity(usize::from(n)),
+        }
+        let count = |seat: usize| start_dice.as_ref().map_or(start, |c| c[seat]);
+        let players = (0..seats)
+            .map(|seat| Player {
+                dice_count: count(seat),
+                cup: Vec::with_capacity(usize::from(count(seat))),
+                sight: Vec::with_capacity(usize::from(count(seat))),
                 pushed: Vec::new(),
                 place: None,
                 left: false,
@@ -287,7 +313,7 @@ impl Game {
             round: 0,
             starter: 0,
             turn: 0,
-            claims: Vec::new(),
+            claims: Vec::with_capacity(8),
             current: None,
             wild: None,
             palifico: SeatSet::default(),
@@ -297,15 +323,14 @@ impl Game {
             final_standings: Vec::new(),
             last_result: None,
         };
-        let mut events = Vec::new();
-        events.push(public(EventKind::GameStarted { seats, dice: counts }));
+        emit(events, || EventKind::GameStarted { seats, dice: (0..seats).map(count).collect() });
         let starter = match game.rules.first_starter {
             FirstStarter::FirstSeat => 0,
-            FirstStarter::RollOff => game.roll_off(&mut events),
+            FirstStarter::RollOff => game.roll_off(events),
         };
-        events.push(public(EventKind::StarterChosen { seat: starter }));
-        game.start_round(starter, &mut events);
-        Ok((game, events))
+        emit(events, || EventKind::StarterChosen { seat: starter });
+        game.start_round(starter, events);
+        Ok(game)
     }
 
     pub fn rules(&self) -> &RuleSet {
@@ -393,7 +418,7 @@ impl Game {
             }
             let best = rolls.iter().map(|r| r.1).max().unwrap_or(1);
             contenders = rolls.iter().filter(|r| r.1 == best).map(|r| r.0).collect();
-            events.push(public(EventKind::RollOff { rolls }));
+            emit(events, || EventKind::RollOff { rolls });
             if let [winner] = contenders[..] {
                 return winner;
             }
@@ -436,13 +461,13 @@ impl Game {
         }
         self.starter = starter;
         self.turn = starter;
-        events.push(public(EventKind::RoundStarted {
+        emit(events, || EventKind::RoundStarted {
             round: self.round,
             starter,
             dice_counts: self.players.iter().map(|p| if p.active() { p.dice_count } else { 0 }).collect(),
             palifico: self.palifico.iter().collect(),
             wild: self.wild,
-        }));
+        });
         for seat in 0..self.players.len() {
             if self.players[seat].active() {
                 let n = usize::from(self.players[seat].dice_count);
@@ -457,10 +482,15 @@ impl Game {
         let faces = self.rules.dice.faces;
         let fib = self.rules.fibbing;
         let mut cup = std::mem::take(&mut self.players[seat].cup);
+        let mut sight = std::mem::take(&mut self.players[seat].sight);
         self.dice.roll_into(seat, n, faces, &mut cup);
-        let mut pairs: Vec<(Option<u8>, u8)> = cup
-            .iter()
-            .map(|&d| {
+        sight.clear();
+        if fib.hide_percent == 0 && fib.misshow_percent == 0 {
+            cup.sort_unstable();
+            sight.extend(cup.iter().map(|&d| Some(d)));
+        } else {
+            let mut pairs: Vec<(Option<u8>, u8)> = Vec::with_capacity(cup.len());
+            for &d in &cup {
                 let seen = if self.dice.chance(fib.hide_percent) {
                     None
                 } else if self.dice.chance(fib.misshow_percent) {
@@ -468,36 +498,34 @@ impl Game {
                 } else {
                     Some(d)
                 };
-                (seen, d)
-            })
-            .collect();
-        // Order by what the owner sees (hidden last), so positions reveal nothing more.
-        pairs.sort_unstable_by_key(|&(seen, d)| (seen.is_none(), seen, d));
-        let p = &mut self.players[seat];
-        cup.clear();
-        cup.extend(pairs.iter().map(|x| x.1));
-        p.sight.clear();
-        p.sight.extend(pairs.iter().map(|x| x.0));
-        p.cup = cup;
-        let truth: Vec<Option<u8>> = p.cup.iter().map(|&d| Some(d)).collect();
-        let fibbed = p.sight != truth;
-        let losers = self.losers_seeing();
-        if fibbed {
-            let sight = self.players[seat].sight.clone();
-            events.push(Event {
-                audience: Audience::Seats { seats: SeatSet::single(seat) },
-                kind: EventKind::DiceRolled { seat, dice: sight },
-            });
-            events.push(Event {
-                audience: Audience::Hidden { seats: losers },
-                kind: EventKind::DiceRolled { seat, dice: truth },
-            });
-        } else {
-            events.push(Event {
-                audience: Audience::Hidden { seats: losers.with(seat) },
-                kind: EventKind::DiceRolled { seat, dice: truth },
-            });
+                pairs.push((seen, d));
+            }
+            // Order by what the owner sees (hidden last), so positions reveal nothing more.
+            pairs.sort_unstable_by_key(|&(seen, d)| (seen.is_none(), seen, d));
+            cup.clear();
+            cup.extend(pairs.iter().map(|x| x.1));
+            sight.extend(pairs.iter().map(|x| x.0));
         }
+        let p = &mut self.players[seat];
+        p.cup = cup;
+        p.sight = sight;
+        if !events.wants() {
+            return;
+        }
+        // Always the same two events, whether or not fibbing changed anything: the owner's
+        // sight, and the truth (sorted, so its order says nothing about what the owner saw).
+        let sight = p.sight.clone();
+        let mut truth = p.cup.clone();
+        truth.sort_unstable();
+        let losers = self.losers_seeing();
+        events.push(Event {
+            audience: Audience::Seats { seats: SeatSet::single(seat) },
+            kind: EventKind::DiceRolled { seat, dice: sight },
+        });
+        events.push(Event {
+            audience: Audience::Hidden { seats: losers },
+            kind: EventKind::DiceRolled { seat, dice: truth.into_iter().map(Some).collect() },
+        });
     }
 
     // ----- what is legal -----
@@ -529,7 +557,12 @@ impl Game {
             total_dice: self.total_dice(),
             wild: self.wild,
             wild_bids: self.rules.wild_bids,
-            opening_on_wilds: self.rules.opening_on_wilds,
+            // The West Coast variant exists for opening on ones; forbidding it would void it.
+            opening_on_wilds: if self.rules.wilds == Wilds::OnesUnlessOpenedOnOnes {
+                OpeningOnWilds::Allowed
+            } else {
+                self.rules.opening_on_wilds
+            },
             system: self.rules.bidding,
             face_rule,
             last_natural_quantity: self.last_natural_quantity,
@@ -560,9 +593,7 @@ impl Game {
                 RuleError::QuantityOutOfRange { quantity: bid.quantity, total: bidding.total_dice }
             }
             BidProblem::OpeningOnWilds => RuleError::OpeningOnWilds { face: bid.face },
-            BidProblem::FaceLocked => RuleError::FaceLocked {
-                face: self.claims.iter().find_map(|c| c.kind.bid()).map_or(bid.face, |b| b.face),
-            },
+            BidProblem::FaceLocked => RuleError::FaceLocked { face: current.map_or(bid.face, |b| b.face) },
             BidProblem::NotHigher(rule) => match current {
                 Some(current) => RuleError::BidNotHigher { bid, current, rule },
                 None => RuleError::NoBidYet,
@@ -640,10 +671,13 @@ impl Game {
                 }
             }
         }
-        if rule.dice == PushDice::MatchingBidFace
-            && (dice.iter().any(|&d| d != bid.face) || dice.first() != Some(&bid.face))
-        {
-            return refuse("the pushed dice must all show the face of the new bid");
+        if rule.dice == PushDice::MatchingBidFace {
+            if dice.iter().any(|&d| d != bid.face) {
+                return refuse("the pushed dice must all show the face of the new bid");
+            }
+            if usize::from(bid.quantity) <= dice.len() {
+                return refuse("the new bid must claim more than the dice shown");
+            }
         }
         self.check_bid(seat, bid)
     }
@@ -672,6 +706,7 @@ impl Game {
         let e = self.rules.exact_call;
         let call = exact_call_name(&self.rules);
         let refuse = |why| Err(RuleError::ExactCallNotAllowed { call, why });
+        self.check_seat(seat)?;
         if e.who == ExactCaller::Off {
             return refuse("this table plays without an exact call");
         }
@@ -696,7 +731,14 @@ impl Game {
                     return refuse("the player due to answer the bid may not call it");
                 }
             }
-            ExactCaller::OnTurn => self.check_turn(seat)?,
+            ExactCaller::OnTurn => {
+                self.check_turn(seat)?;
+                // After passes the turn can come back to the bidder; calling your own bid
+                // exact is not a call on someone else's claim.
+                if seat == bidder {
+                    return refuse("the player who made the bid may not call it");
+                }
+            }
             ExactCaller::Off => {}
         }
         Ok(())
@@ -752,12 +794,68 @@ impl Game {
             }
             && self.players[seat].sight.iter().flatten().count() >= 1
             && self.players[seat].cup.len() >= 2;
+        let bids = bidding.ranges(current);
         Legal {
-            bids: bidding.ranges(current),
-            push,
+            push: push && !bids.is_empty(),
+            bids,
             pass: self.check_pass(seat).is_ok(),
             dudo: self.challengeable(seat),
             calza,
+        }
+    }
+
+    /// A uniformly random legal action for `seat` (pushes aside), chosen without building
+    /// the list of actions: the fast path for random playouts. `None` when it may do nothing.
+    pub fn random_legal_action(&self, seat: Seat, rng: &mut impl Rng) -> Option<Action> {
+        if self.check_seat(seat).is_err() {
+            return None;
+        }
+        let calza = self.check_calza(seat).is_ok();
+        if seat != self.turn {
+            return calza.then_some(Action::Calza);
+        }
+        let bidding = self.bidding_for(seat);
+        let current = self.current.map(|c| c.1);
+        let mut mins = [0u16; 10];
+        let mut bids = 0u32;
+        for face in 1..=bidding.faces {
+            if let Some(min) = bidding.min_quantity(current, face) {
+                mins[usize::from(face)] = min;
+                bids += u32::from(bidding.total_dice - min) + 1;
+            }
+        }
+        let pass = self.check_pass(seat).is_ok();
+        let targets = match (self.claims.is_empty(), self.rules.pass.claim) {
+            (true, _) => Vec::new(),
+            // Without passes the only claim to challenge is the last bid.
+            (false, PassClaim::Off) => vec![self.claims[self.claims.len() - 1].seat],
+            (false, _) => self.challengeable(seat),
+        };
+        let n = bids + u32::from(pass) + targets.len() as u32 + u32::from(calza);
+        if n == 0 {
+            return None;
+        }
+        let mut k = rng.random_range(0..n);
+        for face in 1..=bidding.faces {
+            let min = mins[usize::from(face)];
+            if min > 0 {
+                let count = u32::from(bidding.total_dice - min) + 1;
+                if k < count {
+                    return Some(Action::Bid(Bid::new(min + k as u16, face)));
+                }
+                k -= count;
+            }
+        }
+        if pass {
+            if k == 0 {
+                return Some(Action::Pass);
+            }
+            k -= 1;
+        }
+        match k as usize {
+            0 if !targets.is_empty() => Some(Action::Dudo { target: None }),
+            i if i < targets.len() => Some(Action::Dudo { target: Some(targets[i]) }),
+            _ => calza.then_some(Action::Calza),
         }
     }
 
@@ -803,7 +901,7 @@ impl Game {
                 p.passed_this_roll = true;
                 p.passed_this_round = true;
                 self.claims.push(Claim { seat, kind: ClaimKind::Pass });
-                events.push(public(EventKind::Passed { seat }));
+                emit(events, || EventKind::Passed { seat });
                 self.turn = self.next_active(seat);
             }
             Action::Dudo { target } => {
@@ -811,11 +909,11 @@ impl Game {
                     Some(t) => *t,
                     None => self.challengeable(seat).first().copied().unwrap_or(seat),
                 };
-                events.push(public(EventKind::DudoCalled { seat, target }));
+                emit(events, || EventKind::DudoCalled { seat, target });
                 self.settle_dudo(seat, target, events);
             }
             Action::Calza => {
-                events.push(public(EventKind::CalzaCalled { seat }));
+                emit(events, || EventKind::CalzaCalled { seat });
                 self.players[seat].exact_used = true;
                 self.settle_calza(seat, events);
             }
@@ -830,14 +928,14 @@ impl Game {
             && bid.face == 1
         {
             self.wild = None;
-            events.push(public(EventKind::WildsOff));
+            emit(events, || EventKind::WildsOff);
         }
         if self.wild != Some(bid.face) {
             self.last_natural_quantity = bid.quantity;
         }
         self.claims.push(Claim { seat, kind });
         self.current = Some((seat, bid));
-        events.push(public(EventKind::BidMade { seat, bid }));
+        emit(events, || EventKind::BidMade { seat, bid });
         self.turn = self.next_active(seat);
     }
 
@@ -856,7 +954,7 @@ impl Game {
             p.passed_this_roll = false;
         }
         self.pushes_this_round += 1;
-        events.push(public(EventKind::DicePushed { seat, pushed: shown }));
+        emit(events, || EventKind::DicePushed { seat, pushed: shown });
         let n = self.players[seat].cup.len();
         self.roll_cup(seat, n, events);
     }
@@ -889,18 +987,19 @@ impl Game {
         }
     }
 
+    /// Every player's true dice, each sorted: the order must not echo what the owner saw.
     fn reveal(&self) -> Vec<Vec<u8>> {
         self.players
             .iter()
-            .map(
-                |p| {
-                    if p.active() {
-                        p.cup.iter().chain(p.pushed.iter()).copied().collect()
-                    } else {
-                        Vec::new()
-                    }
-                },
-            )
+            .map(|p| {
+                let mut dice: Vec<u8> = if p.active() {
+                    p.cup.iter().chain(p.pushed.iter()).copied().collect()
+                } else {
+                    Vec::new()
+                };
+                dice.sort_unstable();
+                dice
+            })
             .collect()
     }
 
@@ -919,8 +1018,8 @@ impl Game {
         };
         let (winner, loser) = if claim_true { (target, challenger) } else { (challenger, target) };
         let dice = self.reveal();
-        events.push(public(EventKind::DiceRevealed { dice: dice.clone() }));
-        events.push(public(EventKind::RoundSettled { showdown, winner, loser }));
+        emit(events, || EventKind::DiceRevealed { dice: dice.clone() });
+        emit(events, || EventKind::RoundSettled { showdown, winner, loser });
         self.last_result = Some(RoundResult { round: self.round, dice, showdown, winner, loser });
         let results = self.results_rows();
         let lost = match self.rules.dudo_penalty {
@@ -943,8 +1042,8 @@ impl Game {
         let showdown = Showdown::Calza { bid, actual };
         let (winner, loser) = if right { (caller, bidder) } else { (bidder, caller) };
         let dice = self.reveal();
-        events.push(public(EventKind::DiceRevealed { dice: dice.clone() }));
-        events.push(public(EventKind::RoundSettled { showdown, winner, loser }));
+        emit(events, || EventKind::DiceRevealed { dice: dice.clone() });
+        emit(events, || EventKind::RoundSettled { showdown, winner, loser });
         self.last_result = Some(RoundResult { round: self.round, dice, showdown, winner, loser });
         let results = self.results_rows();
         let e = self.rules.exact_call;
@@ -952,7 +1051,7 @@ impl Game {
             let p = &mut self.players[caller];
             let gain = u16::from(e.dice_won).min(u16::from(self.rules.dice.max).saturating_sub(p.dice_count));
             p.dice_count += gain;
-            events.push(public(EventKind::DiceWon { seat: caller, count: gain, now: p.dice_count }));
+            emit(events, || EventKind::DiceWon { seat: caller, count: gain, now: p.dice_count });
         } else {
             self.lose_dice(caller, u16::from(e.dice_lost), events);
         }
@@ -972,7 +1071,7 @@ impl Game {
             p.just_reached_one_die = true;
         }
         let left = p.dice_count;
-        events.push(public(EventKind::DiceLost { seat, count: lost, left }));
+        emit(events, || EventKind::DiceLost { seat, count: lost, left });
         if left == 0 {
             let place = self.active_count();
             let p = &mut self.players[seat];
@@ -982,7 +1081,7 @@ impl Game {
             p.sight.clear();
             p.pushed.clear();
             self.out_order.push(seat);
-            events.push(public(EventKind::Eliminated { seat, place }));
+            emit(events, || EventKind::Eliminated { seat, place });
         }
     }
 
@@ -1010,7 +1109,7 @@ impl Game {
         events: &mut impl EventSink,
     ) {
         if let Some(rows) = results {
-            events.push(public(EventKind::ResultsTable { rows }));
+            emit(events, || EventKind::ResultsTable { rows });
         }
         if self.rules.game_end == GameEnd::SingleRound {
             let mut standings = vec![winner];
@@ -1043,7 +1142,7 @@ impl Game {
         }
         self.phase = Phase::Over;
         self.final_standings = standings.clone();
-        events.push(public(EventKind::GameOver { standings }));
+        emit(events, || EventKind::GameOver { standings });
     }
 
     /// Takes `seat` out of the game because it left, or the host removed it (000: only
@@ -1053,7 +1152,7 @@ impl Game {
         if !self.claims.is_empty() {
             return Err(RuleError::LeaveMidRound { seat });
         }
-        let mut events = Vec::new();
+        let mut events: Vec<Event> = Vec::new();
         let place = self.active_count();
         let p = &mut self.players[seat];
         p.place = Some(place);
@@ -1062,11 +1161,6 @@ impl Game {
         p.cup.clear();
         p.sight.clear();
         self.out_order.push(seat);
-        events.push(public(EventKind::SeatLeft { seat, place }));
-        if self.active_count() <= 1 {
-            self.finish_last_standing(&mut events);
-            return Ok(events);
-        }
         if self.turn == seat {
             self.turn = self.next_active(seat);
             self.starter = self.turn;
@@ -1075,8 +1169,14 @@ impl Game {
         if !self.palifico.is_empty() && self.active_count() < usize::from(self.rules.palifico.min_players) {
             self.palifico = SeatSet::default();
         }
-        if self.palifico.is_empty() {
+        if self.palifico.is_empty() && self.wild.is_none() {
             self.wild = self.rules.wild_face();
+        }
+        // The round goes on without the seat; the event carries what that changed.
+        let (starter, palifico, wild) = (self.starter, self.palifico.iter().collect(), self.wild);
+        emit(&mut events, || EventKind::SeatLeft { seat, place, starter, palifico, wild });
+        if self.active_count() <= 1 {
+            self.finish_last_standing(&mut events);
         }
         Ok(events)
     }
@@ -1131,6 +1231,13 @@ impl Game {
 
 fn public(kind: EventKind) -> Event {
     Event { audience: Audience::Everyone, kind }
+}
+
+/// Emits a public event, building it only if the sink wants it.
+fn emit(events: &mut impl EventSink, kind: impl FnOnce() -> EventKind) {
+    if events.wants() {
+        events.push(public(kind()));
+    }
 }
 
 /// Why a game could not start.

@@ -50,6 +50,7 @@ pub fn fibbing() -> RuleSet {
             limit: ExactLimit::Unlimited,
             dice_won: 1,
             dice_lost: 1,
+            cap: ExactCap::MaxDice,
         },
         next_starter: NextStarter::Loser,
         palifico: Palifico {
@@ -74,6 +75,7 @@ pub fn perudo_jonti() -> RuleSet {
         // "Designate someone to begin the first round": the first seat.
         first_starter: FirstStarter::FirstSeat,
         opening_on_wilds: OpeningOnWilds::Allowed,
+        bidding: BiddingSystem::MoreDice,
         exact_call: ExactCall {
             who: ExactCaller::OnTurn,
             // The post names no player minimum for Jonti.
@@ -82,6 +84,8 @@ pub fn perudo_jonti() -> RuleSet {
             limit: ExactLimit::Unlimited,
             dice_won: 1,
             dice_lost: 1,
+            // "You can however, NEVER have more than 5 dice": the maximum.
+            cap: ExactCap::MaxDice,
         },
         next_starter: NextStarter::Winner,
         palifico: Palifico {
@@ -111,6 +115,7 @@ pub fn house() -> RuleSet {
             limit: ExactLimit::OncePerGame,
             dice_won: 1,
             dice_lost: 1,
+            cap: ExactCap::StartingDice,
         },
         palifico: Palifico {
             trigger: PalificoTrigger::FirstTimeOnOneDie,

@@ -147,6 +147,9 @@ pub enum BiddingSystem {
     /// (2) More dice of any face, or the same quantity of a higher face (Perudo; 000, 004).
     #[default]
     MoreDiceOrHigherFace,
+    /// More dice of any face: "he must go 1 or more higher in number, but he DOES NOT have
+    /// to use the same die digit" (003).
+    MoreDice,
     /// (3) The quantity or the face above the higher of the previous bid's two numbers.
     AboveHighestNumber,
     /// (4) The product of quantity and face must rise.
@@ -180,6 +183,19 @@ pub struct ExactCall {
     pub dice_won: u8,
     /// Dice lost by a wrong call (000 "dice won/lost on calza").
     pub dice_lost: u8,
+    /// The most dice a right call can bring a player back to.
+    pub cap: ExactCap,
+}
+
+/// How far a right exact call can bring a player's dice back up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExactCap {
+    /// "You will win a dice back, up to a maximum" (000): `dice.max`.
+    #[default]
+    MaxDice,
+    /// "Gains a die back (if they have lost any)" (004): the dice the player started with.
+    StartingDice,
 }
 
 impl Default for ExactCall {
@@ -191,6 +207,7 @@ impl Default for ExactCall {
             limit: ExactLimit::Unlimited,
             dice_won: 1,
             dice_lost: 1,
+            cap: ExactCap::MaxDice,
         }
     }
 }

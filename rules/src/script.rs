@@ -159,6 +159,12 @@ fn play_rounds(script: &Script, game: &mut Game, out: &mut ScriptRun) -> Result<
     let players = &script.players;
     for (r, round) in script.rounds.iter().enumerate() {
         let last_round = r + 1 == script.rounds.len();
+        if round.actions.is_empty() && !last_round {
+            return Err(ScriptError {
+                at: format!("round {}", r + 1),
+                message: "only the last round of a script may list no calls".into(),
+            });
+        }
         for (i, step) in round.actions.iter().enumerate() {
             let at = format!("round {}, call {} ({:?})", r + 1, i + 1, step.call());
             let fail = |message: String| ScriptError { at: at.clone(), message };

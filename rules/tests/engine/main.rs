@@ -1,5 +1,6 @@
 //! The engine's integration tests, one binary: every rule with the seed that asks for it,
 //! the scripted seed example, and property tests over random play.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 mod example;

@@ -37,6 +37,7 @@ fn rules_from(preset: usize, mut bits: u64, dice: u8, faces: u8) -> RuleSet {
         &[
             r.bidding,
             BiddingSystem::MoreOfSameFaceOrHigherFace,
+            BiddingSystem::MoreDice,
             BiddingSystem::AboveHighestNumber,
             BiddingSystem::HigherProduct,
             BiddingSystem::NeitherFalls,

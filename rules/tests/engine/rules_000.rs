@@ -217,11 +217,17 @@ fn losers_see_dice_and_spectators_never_do() {
     assert_eq!(game.spectator_view().my_dice, Vec::<Option<u8>>::new());
     let round_two = events.iter().skip_while(|e| !matches!(e.kind, EventKind::RoundStarted { round: 2, .. }));
     let rolls: Vec<_> = round_two.filter(|e| matches!(e.kind, EventKind::DiceRolled { .. })).collect();
-    assert_eq!(rolls.len(), 2);
+    // Each roll is two events: the owner's sight, and the truth for the all-seeing.
+    assert_eq!(rolls.len(), 4);
     for e in rolls {
-        assert!(e.audience.admits(Viewer::Seat(0), false));
+        match e.audience {
+            dudo_rules::Audience::Hidden { .. } => {
+                assert!(e.audience.admits(Viewer::Seat(0), false));
+                assert!(e.audience.admits(Viewer::Replay, true));
+            }
+            _ => assert!(!e.audience.admits(Viewer::Seat(0), false)),
+        }
         assert!(!e.audience.admits(Viewer::Spectator, false));
-        assert!(e.audience.admits(Viewer::Replay, true));
     }
     // With the option off, Ann sees nothing.
     let (game, _) = ok(
@@ -265,23 +271,25 @@ fn fibbing_hides_and_misshows_dice_to_their_owner_only() {
             |e| matches!(&e.kind, EventKind::DiceRolled { dice, .. } if dice.iter().any(Option::is_some))
         )
     );
+    // With one die each and every die misshown, each owner sees a face its die does not show.
     rules.fibbing = dudo_rules::ruleset::Fibbing { hide_percent: 0, misshow_percent: 100 };
-    let (game, events) = Game::start(rules, 3, seed_from_u64(1)).unwrap();
-    let truth = events.iter().find_map(|e| match (&e.kind, e.audience) {
-        (EventKind::DiceRolled { seat: 0, dice }, dudo_rules::Audience::Hidden { .. }) => Some(dice.clone()),
-        _ => None,
-    });
-    let truth: Vec<u8> = truth.unwrap().into_iter().flatten().collect();
-    let seen: Vec<u8> = game.view(0).my_dice.into_iter().flatten().collect();
-    assert_eq!(seen.len(), truth.len());
-    let mut t = truth.clone();
-    t.sort_unstable();
-    // Every die is shown with a value other than its own.
-    let mut shown_true = 0;
-    for (s, d) in seen.iter().zip(truth.iter()) {
-        shown_true += usize::from(s == d);
+    rules.dice = dudo_rules::ruleset::DiceRules { start: 1, max: 1, faces: 6 };
+    for seed in 0..20 {
+        let (game, events) = Game::start(rules.clone(), 3, seed_from_u64(seed)).unwrap();
+        for seat in 0..3 {
+            let truth = events.iter().find_map(|e| match (&e.kind, e.audience) {
+                (EventKind::DiceRolled { seat: s, dice }, dudo_rules::Audience::Hidden { .. })
+                    if *s == seat =>
+                {
+                    Some(dice.clone())
+                }
+                _ => None,
+            });
+            let seen = game.view(seat).my_dice;
+            assert_eq!(seen.len(), 1);
+            assert_ne!(seen, truth.unwrap());
+        }
     }
-    assert_eq!(shown_true, 0, "seen {seen:?} truth {truth:?}");
 }
 
 #[test]
@@ -299,4 +307,40 @@ fn leaving_is_only_allowed_at_the_start_of_a_round() {
     assert_ne!(game.turn(), Some(turn));
     // No rejoin: the seat is out for good.
     assert!(game.apply(turn, &Action::Bid(Bid::new(2, 3))).is_err());
+}
+
+#[test]
+fn results_table_counts_the_dice_of_a_player_just_eliminated() {
+    let (_, events) = ok(r#"{"rules": {"preset": "fibbing", "dice": {"start": 1, "max": 1}},
+        "players": ["Ann", "Ben", "Cat"], "roll_off": [{"Ann": 6, "Ben": 2, "Cat": 1}],
+        "rounds": [{"dice": {"Ann": [4], "Ben": [4], "Cat": [5]}, "actions": ["Ann: three fours", "Ben: dudo"]}]}"#);
+    let rows = events.iter().find_map(|e| match &e.kind {
+        EventKind::ResultsTable { rows } => Some(rows.clone()),
+        _ => None,
+    });
+    // Ann is out, but her four was on the table when the bid was judged.
+    assert_eq!(rows.unwrap()[0].actual, 2);
+}
+
+#[test]
+fn players_out_of_the_game_may_not_call_calza() {
+    let (game, _) = ok(r#"{"rules": {"preset": "fibbing", "dice": {"start": 1, "max": 1}},
+        "players": ["Ann", "Ben", "Cat", "Dan"], "roll_off": [{"Ann": 6, "Ben": 2, "Cat": 1, "Dan": 1}],
+        "rounds": [{"dice": {"Ann": [3], "Ben": [4], "Cat": [5], "Dan": [6]}, "actions": ["Ann: four threes", "Ben: dudo"]},
+                   {"actions": ["Ben: one two"]}]}"#);
+    assert!(!game.seats_to_ask().contains(&0));
+    assert!(game.legal(0).is_empty());
+    assert!(game.check(0, &Action::Calza).is_err());
+    assert!(game.seats_to_ask().contains(&3));
+}
+
+#[test]
+fn leaving_tells_everyone_who_starts_now() {
+    let (mut game, _) = Game::start(dudo_rules::presets::fibbing(), 3, seed_from_u64(3)).unwrap();
+    let turn = game.turn().unwrap();
+    let events = game.remove(turn).unwrap();
+    let next = game.turn().unwrap();
+    assert!(
+        matches!(&events[0].kind, EventKind::SeatLeft { starter, wild: Some(1), .. } if *starter == next)
+    );
 }

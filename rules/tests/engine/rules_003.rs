@@ -97,3 +97,15 @@ fn palifico_again_after_winning_a_die_back_and_losing_it() {
         .collect();
     assert_eq!(palifico_rounds, vec![2, 4]);
 }
+
+#[test]
+fn a_raise_must_be_more_dice() {
+    // "he must go 1 or more higher in number, but he DOES NOT have to use the same die digit"
+    let e = refused(
+        r#"{"rules": "perudo-jonti", "players": ["Ann", "Ben", "Cat"],
+        "rounds": [{"actions": ["Ann: six fours", "Ben: six fives"]}]}"#,
+    );
+    assert!(e.contains("more dice"), "{e}");
+    ok(r#"{"rules": "perudo-jonti", "players": ["Ann", "Ben", "Cat"],
+        "rounds": [{"actions": ["Ann: six fours", "Ben: seven twos"]}]}"#);
+}

@@ -211,3 +211,14 @@ fn special_rules_only_the_first_time_a_player_has_one_die() {
         .collect();
     assert_eq!(special, vec![false, true, false, false]);
 }
+
+#[test]
+fn nobody_calls_exact_on_their_own_bid() {
+    let e = refused(&house(
+        "",
+        &format!(
+            r#"{{{DICE}, "actions": ["Ann: two fours", "Ben: pass", "Cat: pass", "Dan: pass", "Ann: exact"]}}"#
+        ),
+    ));
+    assert!(e.contains("made the bid"), "{e}");
+}

@@ -138,3 +138,19 @@ fn openspiel_is_one_round_between_two_players() {
     assert!(game.is_over());
     assert_eq!(game.standings(), vec![1, 0]);
 }
+
+#[test]
+fn west_coast_opens_on_ones_even_with_the_default_opening_rule() {
+    let (_, events) = ok(&game(r#"{"wilds": "ones_unless_opened_on_ones"}"#, r#""Ann: two ones""#));
+    assert!(events.iter().any(|e| e.kind == EventKind::WildsOff));
+}
+
+#[test]
+fn a_matching_push_must_bid_more_than_it_shows() {
+    let rules = r#"{"push": {"dice": "matching_bid_face", "limit": "once_per_round"}}"#;
+    let e = refused(&game(
+        rules,
+        r#""Ann: one five", {"call": "Ben: push 6 6 then two sixes", "reroll": [3, 3, 3]}"#,
+    ));
+    assert!(e.contains("more than the dice shown"), "{e}");
+}
