@@ -47,7 +47,7 @@ fn game_seed(run_seed: u64, i: u64) -> u64 {
 }
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
-    let rules = args.rules.resolve()?;
+    let rules = std::sync::Arc::new(args.rules.resolve()?);
     let seats = args.players;
     for name in &args.bots {
         if bots::by_name(name, 0).is_none() {

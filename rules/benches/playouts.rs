@@ -13,22 +13,24 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dudo_rules::bots::{Bot, OddsBot};
+use dudo_rules::dice::DiceSource;
 use dudo_rules::game::Discard;
 use dudo_rules::{Game, presets, seed_from_u64, sim};
 use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use rand::rngs::SmallRng;
 
 fn single_round_random(c: &mut Criterion) {
     let rules = std::sync::Arc::new(presets::openspiel());
     let mut group = c.benchmark_group("single_round_random");
     group.throughput(Throughput::Elements(1));
     group.measurement_time(Duration::from_secs(5));
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut rng = SmallRng::seed_from_u64(1);
     let mut n = 0u64;
+    let mut game = Game::start_into(rules, 2, DiceSource::new(seed_from_u64(0)), None, &mut Discard).unwrap();
     group.bench_function("openspiel_2p_5d", |b| {
         b.iter(|| {
             n += 1;
-            let (mut game, _) = Game::start(rules.clone(), 2, seed_from_u64(n)).unwrap();
+            game.restart(DiceSource::new(seed_from_u64(n)), &mut Discard);
             let mut actions = 0u32;
             while let Some(seat) = game.turn() {
                 let action = game.random_legal_action(seat, &mut rng).unwrap();
@@ -42,7 +44,7 @@ fn single_round_random(c: &mut Criterion) {
 }
 
 fn fibbing_six_players_odds(c: &mut Criterion) {
-    let rules = presets::fibbing();
+    let rules = std::sync::Arc::new(presets::fibbing());
     let mut group = c.benchmark_group("fibbing_6p_5d_odds");
     group.throughput(Throughput::Elements(1));
     group.sample_size(20);

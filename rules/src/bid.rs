@@ -160,8 +160,78 @@ impl Bidding {
     }
 
     /// The least quantity of `face` that would be a legal bid now, or `None` if no quantity is.
+    ///
+    /// Worked out directly from the rule in force (a hot path for bots and playouts);
+    /// [`Bidding::min_quantity_by_search`] derives it from [`Bidding::check_raise`] and the
+    /// tests hold the two equal.
     pub fn min_quantity(&self, current: Option<Bid>, face: u8) -> Option<u16> {
-        // Legality is monotone in the quantity for a fixed face, so a binary search finds it.
+        if face == 0 || face > self.faces {
+            return None;
+        }
+        let q = |n: u32| -> Option<u16> {
+            let n = n.max(1);
+            (n <= u32::from(self.total_dice)).then_some(n as u16)
+        };
+        let Some(cur) = current else {
+            let refused = self.wild == Some(face)
+                && self.opening_on_wilds == OpeningOnWilds::Forbidden
+                && self.wild_bids != WildBids::Plain;
+            return if refused { None } else { q(1) };
+        };
+        let (cq, cf, f) = (u32::from(cur.quantity), cur.face, face);
+        match self.face_rule {
+            FaceRule::Locked => return if f == cf { q(cq + 1) } else { None },
+            FaceRule::RaiseWithoutLoweringQuantity => {
+                return match f.cmp(&cf) {
+                    std::cmp::Ordering::Equal => q(cq + 1),
+                    std::cmp::Ordering::Greater => q(cq),
+                    std::cmp::Ordering::Less => None,
+                };
+            }
+            FaceRule::Free => {}
+        }
+        if let Some(wild) = self.wild
+            && self.wild_bids != WildBids::Plain
+        {
+            match (cf == wild, f == wild) {
+                (true, true) => return q(cq + 1),
+                (false, true) => return q(cq.div_ceil(2)),
+                (true, false) => {
+                    return match self.wild_bids {
+                        WildBids::HalveAndDoubleOrLastPlusOne => {
+                            q((cq * 2).max(u32::from(self.last_natural_quantity) + 1))
+                        }
+                        _ => q(cq * 2 + 1),
+                    };
+                }
+                (false, false) => {}
+            }
+        }
+        let (cf, f) = (u32::from(cf), u32::from(f));
+        match self.system {
+            BiddingSystem::MoreOfSameFaceOrHigherFace => match f.cmp(&cf) {
+                std::cmp::Ordering::Equal => q(cq + 1),
+                std::cmp::Ordering::Greater => q(1),
+                std::cmp::Ordering::Less => None,
+            },
+            BiddingSystem::MoreDiceOrHigherFace => q(if f > cf { cq } else { cq + 1 }),
+            BiddingSystem::MoreDice => q(cq + 1),
+            BiddingSystem::AboveHighestNumber => {
+                let m = cq.max(cf);
+                q(if f > m { 1 } else { m + 1 })
+            }
+            BiddingSystem::HigherProduct => q(cq * cf / f + 1),
+            BiddingSystem::NeitherFalls => match f.cmp(&cf) {
+                std::cmp::Ordering::Equal => q(cq + 1),
+                std::cmp::Ordering::Greater => q(cq),
+                std::cmp::Ordering::Less => None,
+            },
+        }
+    }
+
+    /// The least legal quantity found by binary search over [`Bidding::check_raise`]
+    /// (legality is monotone in the quantity for a fixed face): the reference for tests.
+    pub fn min_quantity_by_search(&self, current: Option<Bid>, face: u8) -> Option<u16> {
         let ok = |q: u16| self.check_raise(current, Bid::new(q, face)).is_ok();
         if self.total_dice == 0 || !ok(self.total_dice) {
             return None;
@@ -180,15 +250,19 @@ impl Bidding {
 
     /// The legal bids for each face, as inclusive quantity ranges.
     pub fn ranges(&self, current: Option<Bid>) -> Vec<BidRange> {
-        (1..=self.faces)
-            .filter_map(|face| {
-                self.min_quantity(current, face).map(|min| BidRange {
-                    face,
-                    min_quantity: min,
-                    max_quantity: self.total_dice,
-                })
-            })
-            .collect()
+        let mut out = Vec::new();
+        self.ranges_into(current, &mut out);
+        out
+    }
+
+    /// [`Bidding::ranges`] into a reused vector.
+    pub fn ranges_into(&self, current: Option<Bid>, out: &mut Vec<BidRange>) {
+        out.clear();
+        for face in 1..=self.faces {
+            if let Some(min) = self.min_quantity(current, face) {
+                out.push(BidRange { face, min_quantity: min, max_quantity: self.total_dice });
+            }
+        }
     }
 }
 
@@ -378,6 +452,58 @@ mod tests {
         assert!(r.check_raise(Some(b(2, 5)), b(2, 6)).is_ok());
         assert!(r.check_raise(Some(b(1, 6)), b(2, 6)).is_ok());
         assert!(r.check_raise(Some(b(2, 5)), b(3, 4)).is_err());
+    }
+
+    #[test]
+    fn direct_minimum_matches_the_search_over_check_raise() {
+        let systems = [
+            BiddingSystem::MoreOfSameFaceOrHigherFace,
+            BiddingSystem::MoreDiceOrHigherFace,
+            BiddingSystem::MoreDice,
+            BiddingSystem::AboveHighestNumber,
+            BiddingSystem::HigherProduct,
+            BiddingSystem::NeitherFalls,
+        ];
+        let wild_bids =
+            [WildBids::HalveAndDoublePlusOne, WildBids::HalveAndDoubleOrLastPlusOne, WildBids::Plain];
+        let face_rules = [FaceRule::Free, FaceRule::Locked, FaceRule::RaiseWithoutLoweringQuantity];
+        for faces in [3u8, 6, 9] {
+            for total in [1u16, 2, 7, 30] {
+                for wild in [None, Some(1), Some(faces)] {
+                    for &wb in &wild_bids {
+                        for &system in &systems {
+                            for &face_rule in &face_rules {
+                                for opening_on_wilds in [OpeningOnWilds::Forbidden, OpeningOnWilds::Allowed] {
+                                    let r = Bidding {
+                                        faces,
+                                        total_dice: total,
+                                        wild,
+                                        wild_bids: wb,
+                                        opening_on_wilds,
+                                        system,
+                                        face_rule,
+                                        last_natural_quantity: total / 2,
+                                    };
+                                    let currents = std::iter::once(None).chain(
+                                        (1..=total.min(12))
+                                            .flat_map(|q| (1..=faces).map(move |f| Some(b(q, f)))),
+                                    );
+                                    for cur in currents {
+                                        for face in 0..=faces + 1 {
+                                            assert_eq!(
+                                                r.min_quantity(cur, face),
+                                                r.min_quantity_by_search(cur, face),
+                                                "{r:?} {cur:?} face {face}"
+                                            );
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::action::Action;
 use crate::bid::Bid;
 use crate::game::{Legal, View};
-use crate::odds::bid_odds;
+use crate::odds::{Knowledge, knowledge};
 use crate::ruleset::{PassClaim, PushDice, RuleSet};
 
 /// The names `by_name` knows.
@@ -132,12 +132,11 @@ impl OddsBot {
         OddsBot { rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 
-    fn best_raise(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<(Bid, f64)> {
-        let faces = rules.dice.faces;
+    fn best_raise(&mut self, know: &Knowledge, legal: &Legal) -> Option<(Bid, f64)> {
         let mut best: Option<(Bid, f64)> = None;
         for r in &legal.bids {
             let bid = Bid::new(r.min_quantity, r.face);
-            let p = bid_odds(view, faces, bid).at_least;
+            let p = know.face(r.face).odds(bid.quantity).at_least;
             // Ties go to a coin flip so the bot is not fully predictable.
             let better = match best {
                 None => true,
@@ -150,21 +149,18 @@ impl OddsBot {
         best
     }
 
-    fn opening(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Bid> {
-        let faces = rules.dice.faces;
+    fn opening(&mut self, know: &Knowledge, legal: &Legal) -> Option<Bid> {
         let mut best: Option<(Bid, f64)> = None;
         for r in &legal.bids {
             // The largest quantity of this face that is still more likely true than not.
-            let mut q = r.min_quantity;
-            while q < r.max_quantity && bid_odds(view, faces, Bid::new(q + 1, r.face)).at_least >= 0.5 {
-                q += 1;
-            }
+            let know = know.face(r.face);
+            let likely = know.likely_quantity(0.5);
+            let q = u16::try_from(likely).unwrap_or(u16::MAX).clamp(r.min_quantity, r.max_quantity);
             let bid = Bid::new(q, r.face);
-            let p = bid_odds(view, faces, bid).at_least;
-            let key = (u32::from(q), p);
+            let p = know.odds(q).at_least;
             let better = match best {
                 None => true,
-                Some((b, bp)) => key.0 > u32::from(b.quantity) || (key.0 == u32::from(b.quantity) && p > bp),
+                Some((b, bp)) => q > b.quantity || (q == b.quantity && p > bp),
             };
             if better {
                 best = Some((bid, p));
@@ -200,15 +196,15 @@ impl Bot for OddsBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
-        let faces = rules.dice.faces;
+        let know = Knowledge::of(view, rules.dice.faces);
         let Some((_, current)) = view.current_bid else {
-            return match self.opening(rules, view, legal) {
+            return match self.opening(&know, legal) {
                 Some(bid) => Action::Bid(bid),
                 None => fallback(legal),
             };
         };
-        let now = bid_odds(view, faces, current);
-        let best = self.best_raise(rules, view, legal);
+        let now = know.face(current.face).odds(current.quantity);
+        let best = self.best_raise(&know, legal);
         let raise_p = best.map_or(0.0, |b| b.1);
         let dudo_p = 1.0 - now.at_least;
         if legal.calza && now.exactly > dudo_p.max(raise_p) {
@@ -229,7 +225,10 @@ impl Bot for OddsBot {
             return None;
         }
         let mine = view.seat.and_then(|s| view.players.get(s)).map_or(0, |p| p.dice);
-        let p = bid_odds(view, rules.dice.faces, current).exactly;
+        if mine >= u16::from(rules.dice.max) {
+            return None;
+        }
+        let p = knowledge(view, rules.dice.faces, current.face).odds(current.quantity).exactly;
         (mine < u16::from(rules.dice.max) && p > 0.5).then_some(Action::Calza)
     }
 }

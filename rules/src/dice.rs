@@ -1,6 +1,7 @@
 //! Where the dice come from.
 //!
-//! All randomness of a game is one ChaCha20 stream inside the game state, seeded from 32 bytes.
+//! All randomness of a game is one ChaCha12 stream (the algorithm of rand's `StdRng`, a
+//! cryptographically secure generator) inside the game state, seeded from 32 bytes.
 //! The same seed and the same actions give the same game, byte for byte: that single fact makes
 //! scripts, simulation, duplicate tournaments, replays and crash recovery one feature.
 //!
@@ -11,7 +12,7 @@
 use std::collections::VecDeque;
 
 use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha20Rng;
+use rand_chacha::ChaCha12Rng;
 
 use crate::action::Seat;
 
@@ -28,7 +29,7 @@ pub fn seed_from_u64(n: u64) -> Seed {
 /// The dice of one game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiceSource {
-    rng: ChaCha20Rng,
+    rng: ChaCha12Rng,
     /// Rolls dictated by a script, per seat, in the order the seat rolls.
     script: Vec<VecDeque<Vec<u8>>>,
     /// The first scripted roll that did not fit what the game asked for.
@@ -37,7 +38,7 @@ pub struct DiceSource {
 
 impl DiceSource {
     pub fn new(seed: Seed) -> Self {
-        DiceSource { rng: ChaCha20Rng::from_seed(seed), script: Vec::new(), mismatch: None }
+        DiceSource { rng: ChaCha12Rng::from_seed(seed), script: Vec::new(), mismatch: None }
     }
 
     /// Rolls for each seat, used in order before the seeded stream.

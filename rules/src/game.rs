@@ -101,9 +101,10 @@ impl Player {
 }
 
 /// Where the game is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    #[default]
     Bidding,
     Over,
 }
@@ -124,6 +125,8 @@ pub struct Game {
     rules: Arc<RuleSet>,
     dice: DiceSource,
     players: Vec<Player>,
+    /// Dice each seat started with (handicaps may differ from the rule set's).
+    initial_dice: Vec<u16>,
     phase: Phase,
     round: u32,
     starter: Seat,
@@ -141,7 +144,11 @@ pub struct Game {
     out_order: Vec<Seat>,
     /// Set when the game ends: first place to last.
     final_standings: Vec<Seat>,
-    last_result: Option<RoundResult>,
+    last_result: Option<Arc<RoundResult>>,
+    /// The last game's result, kept by `restart` so the next game's reveals reuse its memory.
+    spare_result: Option<Arc<RoundResult>>,
+    /// Dice held by players still in, fixed for a round (counts only change between rounds).
+    dice_in_play: u16,
 }
 
 /// Everything one seat may do right now.
@@ -189,7 +196,7 @@ impl Legal {
 }
 
 /// One player as every seat sees them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerView {
     pub dice: u16,
     /// Dice pushed this round, in view of all.
@@ -203,7 +210,7 @@ pub struct PlayerView {
 }
 
 /// What one seat, or a spectator, may know. The hidden-information boundary is here.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct View {
     /// Whose view this is; `None` for a spectator.
     pub seat: Option<Seat>,
@@ -221,7 +228,7 @@ pub struct View {
     pub current_bid: Option<(Seat, Bid)>,
     pub wild: Option<u8>,
     pub palifico: Vec<Seat>,
-    pub last_result: Option<RoundResult>,
+    pub last_result: Option<Arc<RoundResult>>,
     /// Seats from first place to last, once the game is over.
     pub standings: Vec<Seat>,
 }
@@ -309,6 +316,7 @@ impl Game {
             rules,
             dice,
             players,
+            initial_dice: (0..seats).map(count).collect(),
             phase: Phase::Bidding,
             round: 0,
             starter: 0,
@@ -322,15 +330,57 @@ impl Game {
             out_order: Vec::new(),
             final_standings: Vec::new(),
             last_result: None,
+            spare_result: None,
+            dice_in_play: 0,
         };
-        emit(events, || EventKind::GameStarted { seats, dice: (0..seats).map(count).collect() });
-        let starter = match game.rules.first_starter {
+        game.begin(events);
+        Ok(game)
+    }
+
+    /// Starts this table's game afresh with new dice: same rules, seats and starting dice,
+    /// and the allocations of the last game reused (simulations play many games in a row).
+    pub fn restart(&mut self, dice: DiceSource, events: &mut impl EventSink) {
+        self.dice = dice;
+        for (p, &n) in self.players.iter_mut().zip(&self.initial_dice) {
+            p.dice_count = n;
+            p.cup.clear();
+            p.sight.clear();
+            p.pushed.clear();
+            p.place = None;
+            p.left = false;
+            p.had_palifico = false;
+            p.just_reached_one_die = false;
+            p.exact_used = false;
+            p.passed_this_roll = false;
+            p.passed_this_round = false;
+            p.pushed_this_round = false;
+        }
+        self.phase = Phase::Bidding;
+        self.round = 0;
+        self.starter = 0;
+        self.turn = 0;
+        self.claims.clear();
+        self.current = None;
+        self.wild = None;
+        self.palifico = SeatSet::default();
+        self.pushes_this_round = 0;
+        self.last_natural_quantity = 0;
+        self.out_order.clear();
+        self.final_standings.clear();
+        self.spare_result = self.last_result.take();
+        self.begin(events);
+    }
+
+    /// The opening of a game: the roll-off (if the rules want one) and the first round.
+    fn begin(&mut self, events: &mut impl EventSink) {
+        let dice = &self.initial_dice;
+        emit(events, || EventKind::GameStarted { seats: dice.len(), dice: dice.clone() });
+        let starter = match self.rules.first_starter {
             FirstStarter::FirstSeat => 0,
-            FirstStarter::RollOff => game.roll_off(events),
+            FirstStarter::RollOff => self.roll_off(events),
         };
         emit(events, || EventKind::StarterChosen { seat: starter });
-        game.start_round(starter, events);
-        Ok(game)
+        self.start_round(starter, events);
     }
 
     pub fn rules(&self) -> &RuleSet {
@@ -379,6 +429,10 @@ impl Game {
     }
 
     fn total_dice(&self) -> u16 {
+        self.dice_in_play
+    }
+
+    fn count_dice_in_play(&self) -> u16 {
         self.players.iter().filter(|p| p.active()).map(|p| p.dice_count).sum()
     }
 
@@ -448,6 +502,7 @@ impl Game {
             p.passed_this_round = false;
             p.pushed_this_round = false;
         }
+        self.dice_in_play = self.count_dice_in_play();
         self.wild = if self.palifico.is_empty() { self.rules.wild_face() } else { None };
         let mut starter = self.self_or_next_active(usual_starter);
         if !self.palifico.is_empty()
@@ -603,32 +658,34 @@ impl Game {
 
     /// The seats whose claims may be challenged now, the last claim first.
     fn challengeable(&self, challenger: Seat) -> Vec<Seat> {
-        let mut out: Vec<Seat> = Vec::new();
-        let add = |s: Seat, out: &mut Vec<Seat>| {
-            if s != challenger && !out.contains(&s) {
-                out.push(s);
-            }
-        };
+        self.challengeable_iter(challenger).collect()
+    }
+
+    fn challengeable_into(&self, challenger: Seat, out: &mut Vec<Seat>) {
+        out.clear();
+        out.extend(self.challengeable_iter(challenger));
+    }
+
+    /// The seats whose claims `challenger` may challenge, the last claim first: the last
+    /// claim, and after a pass the one before it (004) or the whole run of passes (002).
+    fn challengeable_iter(&self, challenger: Seat) -> impl Iterator<Item = Seat> + '_ {
         let mut recent = self.claims.iter().rev();
-        let Some(last) = recent.next() else {
-            return out;
-        };
-        add(last.seat, &mut out);
-        if last.kind == ClaimKind::Pass {
-            match self.rules.pass.challenge {
-                PassChallenge::LastOrOneBeforeAPass => {
-                    if let Some(prev) = recent.next() {
-                        add(prev.seat, &mut out);
-                    }
-                }
+        let last = recent.next();
+        let window = match last.map(|c| c.kind) {
+            Some(ClaimKind::Pass) => match self.rules.pass.challenge {
+                PassChallenge::LastOrOneBeforeAPass => 1,
                 PassChallenge::AnyConsecutivePass => {
-                    for c in recent.take_while(|c| c.kind == ClaimKind::Pass) {
-                        add(c.seat, &mut out);
-                    }
+                    recent.clone().take_while(|c| c.kind == ClaimKind::Pass).count()
                 }
-            }
-        }
-        out
+            },
+            _ => 0,
+        };
+        let mut seen = SeatSet::default();
+        last.into_iter().chain(recent.take(window)).map(|c| c.seat).filter(move |&s| {
+            let fresh = s != challenger && !seen.contains(s);
+            seen.insert(s);
+            fresh
+        })
     }
 
     fn check_push(&self, seat: Seat, dice: &[u8], bid: Bid) -> Result<(), RuleError> {
@@ -762,12 +819,14 @@ impl Game {
             }
             Action::Dudo { target } => {
                 self.check_turn(seat)?;
-                let targets = self.challengeable(seat);
-                match (target, targets.first()) {
-                    (_, None) => Err(RuleError::NoBidYet),
-                    (None, Some(_)) => Ok(()),
-                    (Some(t), _) if targets.contains(t) => Ok(()),
-                    (Some(t), _) => Err(RuleError::NotChallengeable { target: *t }),
+                let mut targets = self.challengeable_iter(seat).peekable();
+                if targets.peek().is_none() {
+                    return Err(RuleError::NoBidYet);
+                }
+                match target {
+                    None => Ok(()),
+                    Some(t) if targets.any(|s| s == *t) => Ok(()),
+                    Some(t) => Err(RuleError::NotChallengeable { target: *t }),
                 }
             }
             Action::Calza => self.check_calza(seat),
@@ -776,32 +835,41 @@ impl Game {
 
     /// Everything `seat` may do now (empty when nothing).
     pub fn legal(&self, seat: Seat) -> Legal {
+        let mut legal = Legal::default();
+        self.legal_into(seat, &mut legal);
+        legal
+    }
+
+    /// Writes everything `seat` may do now into `out`, reusing its allocations.
+    pub fn legal_into(&self, seat: Seat, out: &mut Legal) {
+        out.bids.clear();
+        out.dudo.clear();
+        out.push = false;
+        out.pass = false;
+        out.calza = false;
         if self.check_seat(seat).is_err() {
-            return Legal::default();
+            return;
         }
-        let calza = self.check_calza(seat).is_ok();
+        out.calza = self.check_calza(seat).is_ok();
         if seat != self.turn {
-            return Legal { calza, ..Legal::default() };
+            return;
         }
         let bidding = self.bidding_for(seat);
         let current = self.current.map(|c| c.1);
-        let push = self.rules.push.dice != PushDice::Off
+        bidding.ranges_into(current, &mut out.bids);
+        let p = &self.players[seat];
+        out.push = self.rules.push.dice != PushDice::Off
             && current.is_some()
             && match self.rules.push.limit {
                 PushLimit::Unlimited => true,
-                PushLimit::OncePerPlayerPerRound => !self.players[seat].pushed_this_round,
+                PushLimit::OncePerPlayerPerRound => !p.pushed_this_round,
                 PushLimit::OncePerRound => self.pushes_this_round == 0,
             }
-            && self.players[seat].sight.iter().flatten().count() >= 1
-            && self.players[seat].cup.len() >= 2;
-        let bids = bidding.ranges(current);
-        Legal {
-            push: push && !bids.is_empty(),
-            bids,
-            pass: self.check_pass(seat).is_ok(),
-            dudo: self.challengeable(seat),
-            calza,
-        }
+            && p.sight.iter().flatten().count() >= 1
+            && p.cup.len() >= 2
+            && !out.bids.is_empty();
+        out.pass = self.check_pass(seat).is_ok();
+        self.challengeable_into(seat, &mut out.dudo);
     }
 
     /// A uniformly random legal action for `seat` (pushes aside), chosen without building
@@ -825,13 +893,11 @@ impl Game {
             }
         }
         let pass = self.check_pass(seat).is_ok();
-        let targets = match (self.claims.is_empty(), self.rules.pass.claim) {
-            (true, _) => Vec::new(),
-            // Without passes the only claim to challenge is the last bid.
-            (false, PassClaim::Off) => vec![self.claims[self.claims.len() - 1].seat],
-            (false, _) => self.challengeable(seat),
-        };
-        let n = bids + u32::from(pass) + targets.len() as u32 + u32::from(calza);
+        // Without passes the only claim to challenge is the last bid: no list needed.
+        let with_passes = self.rules.pass.claim != PassClaim::Off;
+        let targets = if with_passes { self.challengeable(seat) } else { Vec::new() };
+        let target_count = if with_passes { targets.len() } else { usize::from(!self.claims.is_empty()) };
+        let n = bids + u32::from(pass) + target_count as u32 + u32::from(calza);
         if n == 0 {
             return None;
         }
@@ -853,22 +919,22 @@ impl Game {
             k -= 1;
         }
         match k as usize {
-            0 if !targets.is_empty() => Some(Action::Dudo { target: None }),
-            i if i < targets.len() => Some(Action::Dudo { target: Some(targets[i]) }),
+            0 if target_count > 0 => Some(Action::Dudo { target: None }),
+            i if i < target_count => Some(Action::Dudo { target: targets.get(i).copied() }),
             _ => calza.then_some(Action::Calza),
         }
     }
 
-    /// Seats that may act now: the seat whose turn it is, and anyone with an exact call.
-    pub fn seats_to_ask(&self) -> Vec<Seat> {
-        if self.is_over() {
-            return Vec::new();
-        }
-        let mut out = vec![self.turn];
-        if self.rules.exact_call.who == ExactCaller::NotBidderNorNext && self.current.is_some() {
-            out.extend((0..self.players.len()).filter(|&s| s != self.turn && self.check_calza(s).is_ok()));
-        }
-        out
+    /// Seats that may act now: the seat whose turn it is, then anyone with an exact call.
+    pub fn seats_to_ask(&self) -> impl Iterator<Item = Seat> + '_ {
+        let over = self.is_over();
+        let callers =
+            !over && self.rules.exact_call.who == ExactCaller::NotBidderNorNext && self.current.is_some();
+        let turn = (!over).then_some(self.turn);
+        turn.into_iter().chain(
+            (0..self.players.len())
+                .filter(move |&s| callers && s != self.turn && self.check_calza(s).is_ok()),
+        )
     }
 
     // ----- applying actions -----
@@ -907,7 +973,7 @@ impl Game {
             Action::Dudo { target } => {
                 let target = match target {
                     Some(t) => *t,
-                    None => self.challengeable(seat).first().copied().unwrap_or(seat),
+                    None => self.challengeable_iter(seat).next().unwrap_or(seat),
                 };
                 emit(events, || EventKind::DudoCalled { seat, target });
                 self.settle_dudo(seat, target, events);
@@ -1003,6 +1069,34 @@ impl Game {
             .collect()
     }
 
+    /// Reveals every cup and records the round's result, reusing the last result's memory
+    /// when no view still holds it (playouts settle millions of rounds).
+    fn record_result(&mut self, showdown: Showdown, winner: Seat, loser: Seat, events: &mut impl EventSink) {
+        let mut result = match self.last_result.take().or_else(|| self.spare_result.take()) {
+            Some(arc) if Arc::strong_count(&arc) == 1 => arc,
+            _ => Arc::new(RoundResult { round: 0, dice: Vec::new(), showdown, winner, loser }),
+        };
+        let Some(r) = Arc::get_mut(&mut result) else { return };
+        r.round = self.round;
+        r.showdown = showdown;
+        r.winner = winner;
+        r.loser = loser;
+        r.dice.resize_with(self.players.len(), Vec::new);
+        for (slot, p) in r.dice.iter_mut().zip(&self.players) {
+            slot.clear();
+            if p.active() {
+                slot.extend_from_slice(&p.cup);
+                slot.extend_from_slice(&p.pushed);
+                // Sorted: the order must not echo what the owner saw.
+                slot.sort_unstable();
+            }
+        }
+        let shown = &r.dice;
+        emit(events, || EventKind::DiceRevealed { dice: shown.clone() });
+        emit(events, || EventKind::RoundSettled { showdown, winner, loser });
+        self.last_result = Some(result);
+    }
+
     fn settle_dudo(&mut self, challenger: Seat, target: Seat, events: &mut impl EventSink) {
         let claim = self.claims.iter().rev().find(|c| c.seat == target).copied();
         let (showdown, claim_true) = match claim.map(|c| c.kind) {
@@ -1017,11 +1111,8 @@ impl Game {
             None => return,
         };
         let (winner, loser) = if claim_true { (target, challenger) } else { (challenger, target) };
-        let dice = self.reveal();
-        emit(events, || EventKind::DiceRevealed { dice: dice.clone() });
-        emit(events, || EventKind::RoundSettled { showdown, winner, loser });
-        self.last_result = Some(RoundResult { round: self.round, dice, showdown, winner, loser });
-        let results = self.results_rows();
+        self.record_result(showdown, winner, loser, events);
+        let results = self.results_rows(events);
         let lost = match self.rules.dudo_penalty {
             DudoPenalty::LoseDice => u16::from(self.rules.dice_lost_on_dudo),
         };
@@ -1041,11 +1132,8 @@ impl Game {
         let right = actual == bid.quantity;
         let showdown = Showdown::Calza { bid, actual };
         let (winner, loser) = if right { (caller, bidder) } else { (bidder, caller) };
-        let dice = self.reveal();
-        emit(events, || EventKind::DiceRevealed { dice: dice.clone() });
-        emit(events, || EventKind::RoundSettled { showdown, winner, loser });
-        self.last_result = Some(RoundResult { round: self.round, dice, showdown, winner, loser });
-        let results = self.results_rows();
+        self.record_result(showdown, winner, loser, events);
+        let results = self.results_rows(events);
         let e = self.rules.exact_call;
         if right {
             let p = &mut self.players[caller];
@@ -1086,8 +1174,8 @@ impl Game {
     }
 
     /// Seed 000's results table, counted while every player of the round still holds dice.
-    fn results_rows(&self) -> Option<Vec<ResultRow>> {
-        (self.rules.results_table == ResultsTable::On).then(|| {
+    fn results_rows(&self, events: &impl EventSink) -> Option<Vec<ResultRow>> {
+        (self.rules.results_table == ResultsTable::On && events.wants()).then(|| {
             self.claims
                 .iter()
                 .filter_map(|c| {
@@ -1112,7 +1200,9 @@ impl Game {
             emit(events, || EventKind::ResultsTable { rows });
         }
         if self.rules.game_end == GameEnd::SingleRound {
-            let mut standings = vec![winner];
+            let mut standings = std::mem::take(&mut self.final_standings);
+            standings.clear();
+            standings.push(winner);
             standings.extend((0..self.players.len()).filter(|&s| s != winner && s != loser));
             if loser != winner {
                 standings.push(loser);
@@ -1141,8 +1231,9 @@ impl Game {
             }
         }
         self.phase = Phase::Over;
-        self.final_standings = standings.clone();
-        emit(events, || EventKind::GameOver { standings });
+        self.final_standings = standings;
+        let standings = &self.final_standings;
+        emit(events, || EventKind::GameOver { standings: standings.clone() });
     }
 
     /// Takes `seat` out of the game because it left, or the host removed it (000: only
@@ -1161,6 +1252,7 @@ impl Game {
         p.cup.clear();
         p.sight.clear();
         self.out_order.push(seat);
+        self.dice_in_play = self.count_dice_in_play();
         if self.turn == seat {
             self.turn = self.next_active(seat);
             self.starter = self.turn;
@@ -1185,46 +1277,56 @@ impl Game {
 
     /// What `seat` may know.
     pub fn view(&self, seat: Seat) -> View {
-        let mut v = self.spectator_view();
-        let Some(p) = self.players.get(seat) else {
-            return v;
-        };
-        v.seat = Some(seat);
-        v.my_dice = p.sight.clone();
-        if !p.active() && !p.left && self.rules.losers_see_dice == LosersSeeDice::AllDice && !self.is_over() {
-            v.all_dice = Some(self.reveal());
-        }
+        let mut v = View::default();
+        self.view_into(Some(seat), &mut v);
         v
     }
 
     /// What a spectator may know: everything public, no dice under cups.
     pub fn spectator_view(&self) -> View {
-        View {
-            seat: None,
-            phase: self.phase,
-            round: self.round,
-            starter: self.starter,
-            turn: self.turn(),
-            players: self
-                .players
-                .iter()
-                .map(|p| PlayerView {
-                    dice: p.dice_count,
-                    pushed: p.pushed.clone(),
-                    place: p.place,
-                    left: p.left,
-                    had_palifico: p.had_palifico,
-                    exact_used: p.exact_used,
-                })
-                .collect(),
-            my_dice: Vec::new(),
-            all_dice: None,
-            claims: self.claims.clone(),
-            current_bid: self.current,
-            wild: self.wild,
-            palifico: self.palifico.iter().collect(),
-            last_result: self.last_result.clone(),
-            standings: if self.is_over() { self.final_standings.clone() } else { Vec::new() },
+        let mut v = View::default();
+        self.view_into(None, &mut v);
+        v
+    }
+
+    /// Writes what `seat` (or a spectator, for `None`) may know into `out`, reusing its
+    /// allocations: bots asked many times a game keep one view each.
+    pub fn view_into(&self, seat: Option<Seat>, out: &mut View) {
+        out.seat = seat;
+        out.phase = self.phase;
+        out.round = self.round;
+        out.starter = self.starter;
+        out.turn = self.turn();
+        out.players.resize_with(self.players.len(), PlayerView::default);
+        for (v, p) in out.players.iter_mut().zip(&self.players) {
+            v.dice = p.dice_count;
+            v.pushed.clear();
+            v.pushed.extend_from_slice(&p.pushed);
+            v.place = p.place;
+            v.left = p.left;
+            v.had_palifico = p.had_palifico;
+            v.exact_used = p.exact_used;
+        }
+        out.claims.clear();
+        out.claims.extend_from_slice(&self.claims);
+        out.current_bid = self.current;
+        out.wild = self.wild;
+        out.palifico.clear();
+        out.palifico.extend(self.palifico.iter());
+        out.last_result.clone_from(&self.last_result);
+        out.standings.clear();
+        if self.is_over() {
+            out.standings.extend_from_slice(&self.final_standings);
+        }
+        out.my_dice.clear();
+        out.all_dice = None;
+        let Some(p) = seat.and_then(|s| self.players.get(s)) else {
+            out.seat = None;
+            return;
+        };
+        out.my_dice.extend_from_slice(&p.sight);
+        if !p.active() && !p.left && self.rules.losers_see_dice == LosersSeeDice::AllDice && !self.is_over() {
+            out.all_dice = Some(self.reveal());
         }
     }
 }

@@ -8,7 +8,10 @@ use crate::action::Seat;
 use crate::bots::Bot;
 use crate::dice::Seed;
 use crate::error::RuleError;
-use crate::game::{Discard, EventSink, Game, StartError};
+use std::sync::Arc;
+
+use crate::dice::DiceSource;
+use crate::game::{Discard, EventSink, Game, Legal, StartError, View};
 use crate::ruleset::RuleSet;
 
 /// How a simulated game ended.
@@ -32,24 +35,24 @@ pub enum SimError {
 }
 
 /// Plays one game between `bots` (one per seat) with dice from `seed`, discarding events.
-pub fn play(rules: &RuleSet, bots: &mut [Box<dyn Bot>], seed: Seed) -> Result<Outcome, SimError> {
+pub fn play(rules: &Arc<RuleSet>, bots: &mut [Box<dyn Bot>], seed: Seed) -> Result<Outcome, SimError> {
     play_into(rules, bots, seed, &mut Discard)
 }
 
 /// [`play`], writing every event into `events`.
 pub fn play_into(
-    rules: &RuleSet,
+    rules: &Arc<RuleSet>,
     bots: &mut [Box<dyn Bot>],
     seed: Seed,
     events: &mut impl EventSink,
 ) -> Result<Outcome, SimError> {
-    let (mut game, opening) = Game::start(rules.clone(), bots.len(), seed)?;
-    for e in opening {
-        events.push(e);
-    }
+    let mut game = Game::start_into(Arc::clone(rules), bots.len(), DiceSource::new(seed), None, events)?;
     // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
     let limit = 1_000_000u64;
     let mut actions = 0u64;
+    // One view and one set of legal actions, refilled for each question: no allocation per turn.
+    let mut view = View::default();
+    let mut legal = Legal::default();
     while !game.is_over() {
         if actions >= limit {
             return Err(SimError::TooLong(limit));
@@ -60,8 +63,9 @@ pub fn play_into(
             if seat == turn {
                 continue;
             }
-            let legal = game.legal(seat);
-            if let Some(a) = bots[seat].interject(game.rules(), &game.view(seat), &legal) {
+            game.legal_into(seat, &mut legal);
+            game.view_into(Some(seat), &mut view);
+            if let Some(a) = bots[seat].interject(game.rules(), &view, &legal) {
                 chosen = Some((seat, a));
                 break;
             }
@@ -69,8 +73,9 @@ pub fn play_into(
         let (seat, action) = match chosen {
             Some(c) => c,
             None => {
-                let legal = game.legal(turn);
-                (turn, bots[turn].act(game.rules(), &game.view(turn), &legal))
+                game.legal_into(turn, &mut legal);
+                game.view_into(Some(turn), &mut view);
+                (turn, bots[turn].act(game.rules(), &view, &legal))
             }
         };
         game.apply_into(seat, &action, events).map_err(|error| SimError::IllegalAction {

@@ -170,7 +170,10 @@ proptest! {
                 random_action(&mut rng, &game)
             } else {
                 let seat = if rng.random_bool(0.2) {
-                    game.seats_to_ask()[rng.random_range(0..game.seats_to_ask().len())]
+                    {
+                        let ask: Vec<usize> = game.seats_to_ask().collect();
+                        ask[rng.random_range(0..ask.len())]
+                    }
                 } else {
                     game.turn().unwrap()
                 };

@@ -328,10 +328,11 @@ fn players_out_of_the_game_may_not_call_calza() {
         "players": ["Ann", "Ben", "Cat", "Dan"], "roll_off": [{"Ann": 6, "Ben": 2, "Cat": 1, "Dan": 1}],
         "rounds": [{"dice": {"Ann": [3], "Ben": [4], "Cat": [5], "Dan": [6]}, "actions": ["Ann: four threes", "Ben: dudo"]},
                    {"actions": ["Ben: one two"]}]}"#);
-    assert!(!game.seats_to_ask().contains(&0));
+    let ask: Vec<usize> = game.seats_to_ask().collect();
+    assert!(!ask.contains(&0));
     assert!(game.legal(0).is_empty());
     assert!(game.check(0, &Action::Calza).is_err());
-    assert!(game.seats_to_ask().contains(&3));
+    assert!(ask.contains(&3));
 }
 
 #[test]
