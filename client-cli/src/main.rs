@@ -12,7 +12,11 @@ use clap::{Args, Parser, Subcommand};
 
 /// Liar's Dice in the terminal: Perudo, Dudo, Calza, Palifico and the rest of the family.
 #[derive(Parser)]
-#[command(name = "dudo", version, about, long_about = None)]
+#[command(
+    name = "dudo",
+    version,
+    after_help = "Examples:\n  dudo play --bots 3\n  dudo play --preset house --rule dice.faces=8\n  dudo rules house --format toml\n  dudo script examples/scripts/fibbing-example.json --format text\n  dudo simulate --players 6 --games 10000 --bot odds,random"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
