@@ -1,0 +1,707 @@
+//! The common-hand game: everyone has dice, claims are about all the dice on the table.
+//!
+//! [`Game`] is a deterministic state machine in the OpenSpiel mould: [`Game::legal`] for any
+//! seat at any moment, [`Game::apply`] returning the events an action caused (or a
+//! [`RuleError`] with the state untouched: every check runs before anything changes),
+//! [`Game::view`] for exactly what one seat may know, [`Game::spectator_view`],
+//! [`Game::is_over`] and [`Game::standings`]. The individual-hand family joins as a second
+//! game kind behind the same methods.
+
+mod legal;
+mod settle;
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, Seat};
+use crate::bid::{Bid, BidProblem, BidRange, Bidding, FaceRule};
+use crate::dice::{DiceSource, Seed};
+use crate::error::RuleError;
+use crate::event::{Audience, Event, EventKind, ResultRow, SeatSet, Showdown};
+use crate::ruleset::*;
+
+/// Where events go. [`Game::apply`] collects them into a `Vec`; playouts discard them.
+pub trait EventSink {
+    fn push(&mut self, event: Event);
+    /// Whether events are wanted at all: a sink that drops them spares the engine building them.
+    fn wants(&self) -> bool {
+        true
+    }
+}
+
+impl EventSink for Vec<Event> {
+    fn push(&mut self, event: Event) {
+        Vec::push(self, event);
+    }
+}
+
+/// Discards events: for playouts that only want the result.
+pub struct Discard;
+
+impl EventSink for Discard {
+    fn push(&mut self, _: Event) {}
+    fn wants(&self) -> bool {
+        false
+    }
+}
+
+/// A claim made this round, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub seat: Seat,
+    pub kind: ClaimKind,
+}
+
+/// What a claim said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    Bid(Bid),
+    /// A bid made with a push and re-roll.
+    PushBid(Bid),
+    Pass,
+}
+
+impl ClaimKind {
+    pub fn bid(self) -> Option<Bid> {
+        match self {
+            ClaimKind::Bid(b) | ClaimKind::PushBid(b) => Some(b),
+            ClaimKind::Pass => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Player {
+    /// Dice this player owns: under the cup plus pushed.
+    dice_count: u16,
+    /// True faces under the cup.
+    cup: Vec<u8>,
+    /// What the owner was shown of each cup die (fibbing may hide or misshow).
+    sight: Vec<Option<u8>>,
+    /// Dice pushed out of the cup this round, true faces, seen by all.
+    pushed: Vec<u8>,
+    /// Finishing place once out of the game.
+    place: Option<usize>,
+    /// Left the table (or was removed) rather than losing its dice.
+    left: bool,
+    /// Had its special round already (000: "ex-Palifico").
+    had_palifico: bool,
+    /// Dropped to one die in the last round (003's trigger).
+    just_reached_one_die: bool,
+    exact_used: bool,
+    passed_this_roll: bool,
+    passed_this_round: bool,
+    pushed_this_round: bool,
+}
+
+impl Player {
+    fn active(&self) -> bool {
+        self.place.is_none()
+    }
+}
+
+/// Where the game is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    #[default]
+    Bidding,
+    Over,
+}
+
+/// The end of the last round, as everyone saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundResult {
+    pub round: u32,
+    pub dice: Vec<Vec<u8>>,
+    pub showdown: Showdown,
+    pub winner: Seat,
+    pub loser: Seat,
+}
+
+/// A game of the common-hand family.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Game {
+    rules: Arc<RuleSet>,
+    dice: DiceSource,
+    players: Vec<Player>,
+    /// Dice each seat started with (handicaps may differ from the rule set's).
+    initial_dice: Vec<u16>,
+    phase: Phase,
+    round: u32,
+    starter: Seat,
+    turn: Seat,
+    claims: Vec<Claim>,
+    /// The bid in force and who made it.
+    current: Option<(Seat, Bid)>,
+    /// The wild face this round, if any.
+    wild: Option<u8>,
+    /// Seats this round is a Palifico / special round for; empty in a normal round.
+    palifico: SeatSet,
+    pushes_this_round: u32,
+    last_natural_quantity: u16,
+    /// Seats in the order they went out.
+    out_order: Vec<Seat>,
+    /// Set when the game ends: first place to last.
+    final_standings: Vec<Seat>,
+    last_result: Option<Arc<RoundResult>>,
+    /// The last game's result, kept by `restart` so the next game's reveals reuse its memory.
+    spare_result: Option<Arc<RoundResult>>,
+    /// Dice held by players still in, fixed for a round (counts only change between rounds).
+    dice_in_play: u16,
+}
+
+/// Everything one seat may do right now.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Legal {
+    /// For each face, the quantities that would be a legal bid.
+    pub bids: Vec<BidRange>,
+    /// Whether a push and re-roll (with a bid from `bids`) is allowed.
+    pub push: bool,
+    pub pass: bool,
+    /// Seats whose claim may be challenged; the first is the last claim.
+    pub dudo: Vec<Seat>,
+    pub calza: bool,
+}
+
+impl Legal {
+    pub fn is_empty(&self) -> bool {
+        self.bids.is_empty() && !self.push && !self.pass && self.dudo.is_empty() && !self.calza
+    }
+
+    /// Every legal action except pushes (whose dice choices multiply the list; see `push`).
+    pub fn actions(&self) -> Vec<Action> {
+        let mut out = Vec::new();
+        for r in &self.bids {
+            out.extend((r.min_quantity..=r.max_quantity).map(|q| Action::Bid(Bid::new(q, r.face))));
+        }
+        if self.pass {
+            out.push(Action::Pass);
+        }
+        if let Some((_, earlier)) = self.dudo.split_first() {
+            // The last claim is the default target; earlier ones are named.
+            out.push(Action::Dudo { target: None });
+            out.extend(earlier.iter().map(|&s| Action::Dudo { target: Some(s) }));
+        }
+        if self.calza {
+            out.push(Action::Calza);
+        }
+        out
+    }
+
+    /// The least legal bid on `face`, if any.
+    pub fn min_bid(&self, face: u8) -> Option<Bid> {
+        self.bids.iter().find(|r| r.face == face).map(|r| Bid::new(r.min_quantity, face))
+    }
+}
+
+/// One player as every seat sees them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerView {
+    pub dice: u16,
+    /// Dice pushed this round, in view of all.
+    pub pushed: Vec<u8>,
+    /// Finishing place, once out.
+    pub place: Option<usize>,
+    pub left: bool,
+    /// Has had a Palifico round (000's "ex-Palifico" once it is over).
+    pub had_palifico: bool,
+    pub exact_used: bool,
+}
+
+/// What one seat, or a spectator, may know. The hidden-information boundary is here.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// Whose view this is; `None` for a spectator.
+    pub seat: Option<Seat>,
+    pub phase: Phase,
+    pub round: u32,
+    pub starter: Seat,
+    /// Whose turn it is (none once the game is over).
+    pub turn: Option<Seat>,
+    pub players: Vec<PlayerView>,
+    /// Your dice under the cup as you were shown them (`None`: hidden from you).
+    pub my_dice: Vec<Option<u8>>,
+    /// Every player's true dice, when you may see them (an eliminated player when losers see dice).
+    pub all_dice: Option<Vec<Vec<u8>>>,
+    pub claims: Vec<Claim>,
+    pub current_bid: Option<(Seat, Bid)>,
+    pub wild: Option<u8>,
+    pub palifico: Vec<Seat>,
+    pub last_result: Option<Arc<RoundResult>>,
+    /// Seats from first place to last, once the game is over.
+    pub standings: Vec<Seat>,
+}
+
+impl View {
+    /// Dice in play this round.
+    pub fn total_dice(&self) -> u16 {
+        self.players.iter().filter(|p| p.place.is_none()).map(|p| p.dice).sum()
+    }
+}
+
+/// The name the table's rules give the exact call.
+pub fn exact_call_name(rules: &RuleSet) -> &'static str {
+    match (rules.exact_call.who, rules.exact_call.limit) {
+        (_, ExactLimit::OncePerGame) => "exact",
+        (ExactCaller::OnTurn, _) => "jonti",
+        _ => "calza",
+    }
+}
+
+impl Game {
+    /// Starts a game of `seats` players with dice from `seed`: the roll-off (if the rules
+    /// want one) and the first round's roll are the returned events.
+    pub fn start(
+        rules: impl Into<Arc<RuleSet>>,
+        seats: usize,
+        seed: Seed,
+    ) -> Result<(Game, Vec<Event>), StartError> {
+        let mut events = Vec::new();
+        let game = Game::start_into(rules.into(), seats, DiceSource::new(seed), None, &mut events)?;
+        Ok((game, events))
+    }
+
+    /// Starts a game with a given dice source and, optionally, per-seat starting dice
+    /// (handicaps and teaching positions; scripts use it).
+    pub fn start_with(
+        rules: impl Into<Arc<RuleSet>>,
+        seats: usize,
+        dice: DiceSource,
+        start_dice: Option<Vec<u16>>,
+    ) -> Result<(Game, Vec<Event>), StartError> {
+        let mut events = Vec::new();
+        let game = Game::start_into(rules.into(), seats, dice, start_dice, &mut events)?;
+        Ok((game, events))
+    }
+
+    /// [`Game::start_with`] writing the opening events into any sink.
+    pub fn start_into(
+        rules: Arc<RuleSet>,
+        seats: usize,
+        dice: DiceSource,
+        start_dice: Option<Vec<u16>>,
+        events: &mut impl EventSink,
+    ) -> Result<Game, StartError> {
+        rules.validate().map_err(StartError::Rules)?;
+        let (min, max) = (usize::from(rules.players.min), usize::from(rules.players.max));
+        if seats < min || seats > max {
+            return Err(StartError::Seats { seats, min, max });
+        }
+        let start = u16::from(rules.dice.start);
+        if let Some(c) = &start_dice {
+            // Handicaps may start above the maximum; exact calls still win back only up to it.
+            if c.len() != seats || c.iter().any(|&n| n == 0 || n > 40) {
+                return Err(StartError::StartDice);
+            }
+        }
+        let count = |seat: usize| start_dice.as_ref().map_or(start, |c| c[seat]);
+        let players = (0..seats)
+            .map(|seat| Player {
+                dice_count: count(seat),
+                cup: Vec::with_capacity(usize::from(count(seat))),
+                sight: Vec::with_capacity(usize::from(count(seat))),
+                pushed: Vec::new(),
+                place: None,
+                left: false,
+                had_palifico: false,
+                just_reached_one_die: false,
+                exact_used: false,
+                passed_this_roll: false,
+                passed_this_round: false,
+                pushed_this_round: false,
+            })
+            .collect();
+        let mut game = Game {
+            rules,
+            dice,
+            players,
+            initial_dice: (0..seats).map(count).collect(),
+            phase: Phase::Bidding,
+            round: 0,
+            starter: 0,
+            turn: 0,
+            claims: Vec::with_capacity(8),
+            current: None,
+            wild: None,
+            palifico: SeatSet::default(),
+            pushes_this_round: 0,
+            last_natural_quantity: 0,
+            out_order: Vec::new(),
+            final_standings: Vec::new(),
+            last_result: None,
+            spare_result: None,
+            dice_in_play: 0,
+        };
+        game.begin(events);
+        Ok(game)
+    }
+
+    /// Starts this table's game afresh with new dice: same rules, seats and starting dice,
+    /// and the allocations of the last game reused (simulations play many games in a row).
+    pub fn restart(&mut self, dice: DiceSource, events: &mut impl EventSink) {
+        self.dice = dice;
+        for (p, &n) in self.players.iter_mut().zip(&self.initial_dice) {
+            p.dice_count = n;
+            p.cup.clear();
+            p.sight.clear();
+            p.pushed.clear();
+            p.place = None;
+            p.left = false;
+            p.had_palifico = false;
+            p.just_reached_one_die = false;
+            p.exact_used = false;
+            p.passed_this_roll = false;
+            p.passed_this_round = false;
+            p.pushed_this_round = false;
+        }
+        self.phase = Phase::Bidding;
+        self.round = 0;
+        self.starter = 0;
+        self.turn = 0;
+        self.claims.clear();
+        self.current = None;
+        self.wild = None;
+        self.palifico = SeatSet::default();
+        self.pushes_this_round = 0;
+        self.last_natural_quantity = 0;
+        self.out_order.clear();
+        self.final_standings.clear();
+        self.spare_result = self.last_result.take();
+        self.begin(events);
+    }
+
+    /// The opening of a game: the roll-off (if the rules want one) and the first round.
+    fn begin(&mut self, events: &mut impl EventSink) {
+        let dice = &self.initial_dice;
+        emit(events, || EventKind::GameStarted { seats: dice.len(), dice: dice.clone() });
+        let starter = match self.rules.first_starter {
+            FirstStarter::FirstSeat => 0,
+            FirstStarter::RollOff => self.roll_off(events),
+        };
+        emit(events, || EventKind::StarterChosen { seat: starter });
+        self.start_round(starter, events);
+    }
+
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    pub fn seats(&self) -> usize {
+        self.players.len()
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Whose turn it is, if the game is on.
+    pub fn turn(&self) -> Option<Seat> {
+        (!self.is_over()).then_some(self.turn)
+    }
+
+    pub fn current_bid(&self) -> Option<(Seat, Bid)> {
+        self.current
+    }
+
+    pub fn dice_count(&self, seat: Seat) -> u16 {
+        self.players.get(seat).map_or(0, |p| p.dice_count)
+    }
+
+    pub fn is_active(&self, seat: Seat) -> bool {
+        self.players.get(seat).is_some_and(Player::active)
+    }
+
+    /// The dice source, for the script runner's mismatch check.
+    pub fn dice_source_mut(&mut self) -> &mut DiceSource {
+        &mut self.dice
+    }
+
+    /// Seats from first place to last: final once the game is over; while it is on, the
+    /// players still in (in seat order) and then the eliminated, last out first.
+    pub fn standings(&self) -> Vec<Seat> {
+        if self.is_over() {
+            return self.final_standings.clone();
+        }
+        let mut s: Vec<Seat> = (0..self.players.len()).filter(|&i| self.players[i].active()).collect();
+        s.extend(self.out_order.iter().rev());
+        s
+    }
+
+    fn active_count(&self) -> usize {
+        self.players.iter().filter(|p| p.active()).count()
+    }
+
+    fn total_dice(&self) -> u16 {
+        self.dice_in_play
+    }
+
+    fn count_dice_in_play(&self) -> u16 {
+        self.players.iter().filter(|p| p.active()).map(|p| p.dice_count).sum()
+    }
+
+    /// The next seat still in the game after `seat`, in play order.
+    fn next_active(&self, seat: Seat) -> Seat {
+        let n = self.players.len();
+        (1..=n).map(|i| (seat + i) % n).find(|&s| self.players[s].active()).unwrap_or(seat)
+    }
+
+    /// `seat` if still in, else the next seat that is.
+    fn self_or_next_active(&self, seat: Seat) -> Seat {
+        if self.players.get(seat).is_some_and(Player::active) { seat } else { self.next_active(seat) }
+    }
+
+    fn losers_seeing(&self) -> SeatSet {
+        let mut set = SeatSet::default();
+        if self.rules.losers_see_dice == LosersSeeDice::AllDice {
+            for (i, p) in self.players.iter().enumerate() {
+                if !p.active() && !p.left {
+                    set.insert(i);
+                }
+            }
+        }
+        set
+    }
+
+    fn roll_off(&mut self, events: &mut impl EventSink) -> Seat {
+        let mut contenders: Vec<Seat> = (0..self.players.len()).collect();
+        let mut throw = Vec::with_capacity(1);
+        loop {
+            let mut rolls = Vec::with_capacity(contenders.len());
+            for &s in &contenders {
+                self.dice.roll_into(s, 1, self.rules.dice.faces, &mut throw);
+                rolls.push((s, throw.first().copied().unwrap_or(1)));
+            }
+            let best = rolls.iter().map(|r| r.1).max().unwrap_or(1);
+            contenders = rolls.iter().filter(|r| r.1 == best).map(|r| r.0).collect();
+            emit(events, || EventKind::RollOff { rolls });
+            if let [winner] = contenders[..] {
+                return winner;
+            }
+        }
+    }
+
+    fn start_round(&mut self, usual_starter: Seat, events: &mut impl EventSink) {
+        self.round += 1;
+        self.claims.clear();
+        self.current = None;
+        self.pushes_this_round = 0;
+        self.last_natural_quantity = 0;
+        self.palifico = SeatSet::default();
+        let trigger = self.rules.palifico.trigger;
+        let special_possible = trigger != PalificoTrigger::Off
+            && self.active_count() >= usize::from(self.rules.palifico.min_players);
+        for (i, p) in self.players.iter_mut().enumerate() {
+            let fresh =
+                p.just_reached_one_die && (trigger == PalificoTrigger::EveryTimeOnOneDie || !p.had_palifico);
+            if p.active() && special_possible && fresh && p.dice_count == 1 {
+                self.palifico.insert(i);
+                p.had_palifico = true;
+            }
+            p.just_reached_one_die = false;
+            p.pushed.clear();
+            p.passed_this_roll = false;
+            p.passed_this_round = false;
+            p.pushed_this_round = false;
+        }
+        self.dice_in_play = self.count_dice_in_play();
+        self.wild = if self.palifico.is_empty() { self.rules.wild_face() } else { None };
+        let mut starter = self.self_or_next_active(usual_starter);
+        if !self.palifico.is_empty()
+            && self.rules.palifico.opener == PalificoOpener::OneDiePlayer
+            && !self.palifico.contains(starter)
+        {
+            let n = self.players.len();
+            if let Some(s) = (0..n).map(|i| (starter + i) % n).find(|&s| self.palifico.contains(s)) {
+                starter = s;
+            }
+        }
+        self.starter = starter;
+        self.turn = starter;
+        emit(events, || EventKind::RoundStarted {
+            round: self.round,
+            starter,
+            dice_counts: self.players.iter().map(|p| if p.active() { p.dice_count } else { 0 }).collect(),
+            palifico: self.palifico.iter().collect(),
+            wild: self.wild,
+        });
+        for seat in 0..self.players.len() {
+            if self.players[seat].active() {
+                let n = usize::from(self.players[seat].dice_count);
+                self.roll_cup(seat, n, events);
+            }
+        }
+    }
+
+    /// Rolls `n` fresh dice into the seat's cup (keeping nothing else under it) and tells
+    /// the owner what it sees and the all-seeing audience what is true.
+    fn roll_cup(&mut self, seat: Seat, n: usize, events: &mut impl EventSink) {
+        let faces = self.rules.dice.faces;
+        let fib = self.rules.fibbing;
+        let mut cup = std::mem::take(&mut self.players[seat].cup);
+        let mut sight = std::mem::take(&mut self.players[seat].sight);
+        self.dice.roll_into(seat, n, faces, &mut cup);
+        sight.clear();
+        if fib.hide_percent == 0 && fib.misshow_percent == 0 {
+            cup.sort_unstable();
+            sight.extend(cup.iter().map(|&d| Some(d)));
+        } else {
+            let mut pairs: Vec<(Option<u8>, u8)> = Vec::with_capacity(cup.len());
+            for &d in &cup {
+                let seen = if self.dice.chance(fib.hide_percent) {
+                    None
+                } else if self.dice.chance(fib.misshow_percent) {
+                    Some(self.dice.other_face(d, faces))
+                } else {
+                    Some(d)
+                };
+                pairs.push((seen, d));
+            }
+            // Order by what the owner sees (hidden last), so positions reveal nothing more.
+            pairs.sort_unstable_by_key(|&(seen, d)| (seen.is_none(), seen, d));
+            cup.clear();
+            cup.extend(pairs.iter().map(|x| x.1));
+            sight.extend(pairs.iter().map(|x| x.0));
+        }
+        let p = &mut self.players[seat];
+        p.cup = cup;
+        p.sight = sight;
+        if !events.wants() {
+            return;
+        }
+        // Always the same two events, whether or not fibbing changed anything: the owner's
+        // sight, and the truth (sorted, so its order says nothing about what the owner saw).
+        let sight = p.sight.clone();
+        let mut truth = p.cup.clone();
+        truth.sort_unstable();
+        let losers = self.losers_seeing();
+        events.push(Event {
+            audience: Audience::Seats { seats: SeatSet::single(seat) },
+            kind: EventKind::DiceRolled { seat, dice: sight },
+        });
+        events.push(Event {
+            audience: Audience::Hidden { seats: losers },
+            kind: EventKind::DiceRolled { seat, dice: truth.into_iter().map(Some).collect() },
+        });
+    }
+
+    /// Takes `seat` out of the game because it left, or the host removed it (000: only
+    /// before the first bid of a round). It finishes below everyone still in.
+    pub fn remove(&mut self, seat: Seat) -> Result<Vec<Event>, RuleError> {
+        self.check_seat(seat)?;
+        if !self.claims.is_empty() {
+            return Err(RuleError::LeaveMidRound { seat });
+        }
+        let mut events: Vec<Event> = Vec::new();
+        let place = self.active_count();
+        let p = &mut self.players[seat];
+        p.place = Some(place);
+        p.left = true;
+        p.dice_count = 0;
+        p.cup.clear();
+        p.sight.clear();
+        self.out_order.push(seat);
+        self.dice_in_play = self.count_dice_in_play();
+        if self.turn == seat {
+            self.turn = self.next_active(seat);
+            self.starter = self.turn;
+        }
+        self.palifico = SeatSet(self.palifico.0 & !SeatSet::single(seat).0);
+        if !self.palifico.is_empty() && self.active_count() < usize::from(self.rules.palifico.min_players) {
+            self.palifico = SeatSet::default();
+        }
+        if self.palifico.is_empty() && self.wild.is_none() {
+            self.wild = self.rules.wild_face();
+        }
+        // The round goes on without the seat; the event carries what that changed.
+        let (starter, palifico, wild) = (self.starter, self.palifico.iter().collect(), self.wild);
+        emit(&mut events, || EventKind::SeatLeft { seat, place, starter, palifico, wild });
+        if self.active_count() <= 1 {
+            self.finish_last_standing(&mut events);
+        }
+        Ok(events)
+    }
+
+    /// What `seat` may know.
+    pub fn view(&self, seat: Seat) -> View {
+        let mut v = View::default();
+        self.view_into(Some(seat), &mut v);
+        v
+    }
+
+    /// What a spectator may know: everything public, no dice under cups.
+    pub fn spectator_view(&self) -> View {
+        let mut v = View::default();
+        self.view_into(None, &mut v);
+        v
+    }
+
+    /// Writes what `seat` (or a spectator, for `None`) may know into `out`, reusing its
+    /// allocations: bots asked many times a game keep one view each.
+    pub fn view_into(&self, seat: Option<Seat>, out: &mut View) {
+        out.seat = seat;
+        out.phase = self.phase;
+        out.round = self.round;
+        out.starter = self.starter;
+        out.turn = self.turn();
+        out.players.resize_with(self.players.len(), PlayerView::default);
+        for (v, p) in out.players.iter_mut().zip(&self.players) {
+            v.dice = p.dice_count;
+            v.pushed.clear();
+            v.pushed.extend_from_slice(&p.pushed);
+            v.place = p.place;
+            v.left = p.left;
+            v.had_palifico = p.had_palifico;
+            v.exact_used = p.exact_used;
+        }
+        out.claims.clear();
+        out.claims.extend_from_slice(&self.claims);
+        out.current_bid = self.current;
+        out.wild = self.wild;
+        out.palifico.clear();
+        out.palifico.extend(self.palifico.iter());
+        out.last_result.clone_from(&self.last_result);
+        out.standings.clear();
+        if self.is_over() {
+            out.standings.extend_from_slice(&self.final_standings);
+        }
+        out.my_dice.clear();
+        out.all_dice = None;
+        let Some(p) = seat.and_then(|s| self.players.get(s)) else {
+            out.seat = None;
+            return;
+        };
+        out.my_dice.extend_from_slice(&p.sight);
+        if !p.active() && !p.left && self.rules.losers_see_dice == LosersSeeDice::AllDice && !self.is_over() {
+            out.all_dice = Some(self.reveal());
+        }
+    }
+}
+
+fn public(kind: EventKind) -> Event {
+    Event { audience: Audience::Everyone, kind }
+}
+
+/// Emits a public event, building it only if the sink wants it.
+fn emit(events: &mut impl EventSink, kind: impl FnOnce() -> EventKind) {
+    if events.wants() {
+        events.push(public(kind()));
+    }
+}
+
+/// Why a game could not start.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Rules(#[from] InvalidRules),
+    #[error("this rule set seats {min} to {max} players, not {seats}")]
+    Seats { seats: usize, min: usize, max: usize },
+    #[error("starting dice per seat must be given for every seat, each from 1 to 40")]
+    StartDice,
+}
