@@ -13,7 +13,8 @@ fn dudo(args: &[&str]) -> std::process::Output {
 fn script_prints_the_worked_example_exactly() {
     let out = dudo(&["script", "examples/scripts/fibbing-example.json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let expected = std::fs::read_to_string(root().join("examples/scripts/fibbing-example.expected.jsonl")).unwrap();
+    let expected =
+        std::fs::read_to_string(root().join("examples/scripts/fibbing-example.expected.jsonl")).unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
     let text = dudo(&["script", "examples/scripts/fibbing-example.json", "--format", "text"]);
     let text = String::from_utf8_lossy(&text.stdout);
@@ -43,7 +44,19 @@ fn an_illegal_call_stops_the_script_with_its_rule() {
 
 #[test]
 fn simulate_reports_wins_that_add_up() {
-    let out = dudo(&["simulate", "--preset", "fibbing", "--players", "4", "--games", "200", "--bot", "odds,random", "--seed", "7"]);
+    let out = dudo(&[
+        "simulate",
+        "--preset",
+        "fibbing",
+        "--players",
+        "4",
+        "--games",
+        "200",
+        "--bot",
+        "odds,random",
+        "--seed",
+        "7",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("games/s"), "{text}");
@@ -54,7 +67,21 @@ fn simulate_reports_wins_that_add_up() {
         .sum();
     assert_eq!(wins, 200, "{text}");
     // The same seed plays the same games, whatever the thread count.
-    let again = dudo(&["simulate", "--preset", "fibbing", "--players", "4", "--games", "200", "--bot", "odds,random", "--seed", "7", "--threads", "1"]);
+    let again = dudo(&[
+        "simulate",
+        "--preset",
+        "fibbing",
+        "--players",
+        "4",
+        "--games",
+        "200",
+        "--bot",
+        "odds,random",
+        "--seed",
+        "7",
+        "--threads",
+        "1",
+    ]);
     let table = |t: &str| t.lines().skip(2).map(String::from).collect::<Vec<_>>();
     assert_eq!(table(&text), table(&String::from_utf8_lossy(&again.stdout)));
 }
