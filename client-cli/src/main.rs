@@ -48,6 +48,10 @@ pub struct RuleArgs {
     /// The preset to start from (see `dudo rules`).
     #[arg(long, default_value = "fibbing")]
     pub preset: String,
+    /// A whole rule set from a file (TOML, or JSON if it ends in .json), instead of a preset;
+    /// `dudo rules NAME > my.toml` makes one to edit.
+    #[arg(long, value_name = "FILE", conflicts_with = "preset")]
+    pub rules_file: Option<std::path::PathBuf>,
     /// Dice each player starts with (and the maximum).
     #[arg(long)]
     pub dice: Option<u8>,
@@ -58,10 +62,26 @@ pub struct RuleArgs {
 
 impl RuleArgs {
     pub fn resolve(&self) -> anyhow::Result<dudo_rules::RuleSet> {
+        use anyhow::Context;
         use dudo_rules::presets;
-        let mut rules = presets::by_name(&self.preset).ok_or_else(|| {
-            anyhow::anyhow!("no preset {:?}; the presets are {}", self.preset, presets::NAMES.join(", "))
-        })?;
+        let mut rules = match &self.rules_file {
+            Some(path) => {
+                let text =
+                    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+                let rules: dudo_rules::RuleSet = if path.extension().is_some_and(|e| e == "json") {
+                    serde_json::from_str(&text)
+                        .with_context(|| format!("reading the rule set in {}", path.display()))?
+                } else {
+                    toml::from_str(&text)
+                        .with_context(|| format!("reading the rule set in {}", path.display()))?
+                };
+                rules.validate()?;
+                rules
+            }
+            None => presets::by_name(&self.preset).ok_or_else(|| {
+                anyhow::anyhow!("no preset {:?}; the presets are {}", self.preset, presets::NAMES.join(", "))
+            })?,
+        };
         if let Some(d) = self.dice {
             rules = presets::with_overrides(rules, &serde_json::json!({"dice": {"start": d, "max": d}}))?;
         }

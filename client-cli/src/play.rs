@@ -139,12 +139,30 @@ fn status(game: &Game, view: &View, names: &[String]) -> String {
         None => "no bid yet: you open".into(),
     };
     let special = if view.palifico.is_empty() { "" } else { " PALIFICO" };
+    let rules = game.rules();
+    let mut ledger = Vec::new();
+    if matches!(rules.game_end, dudo_rules::ruleset::GameEnd::Points(_)) {
+        ledger.push(format!("Points: {}", tally(view, names, |p| p.score.to_string())));
+    }
+    if rules.wager.mode != dudo_rules::ruleset::WagerMode::Off {
+        ledger.push(format!("Money: {}", tally(view, names, |p| format!("{:+}", p.money))));
+    }
+    if rules.drinks.tally == dudo_rules::ruleset::DrinksTally::On {
+        ledger.push(format!("Drinks: {}", tally(view, names, |p| p.drinks.to_string())));
+    }
+    let ledger = if ledger.is_empty() { String::new() } else { format!("\n{}", ledger.join(". ")) };
     format!(
-        "Round {}{special}. Dice: {}. Your dice: [{}]. {bid}.",
+        "Round {}{special}. Dice: {}. Your dice: [{}]. {bid}.{ledger}",
         game.round(),
         counts.join(", "),
         mine.join(" ")
     )
+}
+
+fn tally(view: &View, names: &[String], value: impl Fn(&dudo_rules::game::PlayerView) -> String) -> String {
+    let parts: Vec<String> =
+        view.players.iter().enumerate().map(|(s, p)| format!("{} {}", names[s], value(p))).collect();
+    parts.join(", ")
 }
 
 fn hint(legal: &Legal, calza: &str) -> String {
@@ -161,6 +179,9 @@ fn hint(legal: &Legal, calza: &str) -> String {
     }
     if legal.push {
         parts.push("push DICE then BID".into());
+    }
+    if legal.watch {
+        parts.push("watch".into());
     }
     format!("You may call: {}", parts.join(", "))
 }
@@ -184,7 +205,8 @@ fn odds_text(game: &Game, view: &View) -> String {
 }
 
 const HELP: &str = "Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` \
-(or jonti/exact) for exactly right; `pass`; `push 5 5 then 6 5s`. Also: `odds`, `status`, `quit`.";
+(or jonti/exact/spot on) for exactly right; `pass`; `push 5 5 then 6 5s`; `watch` in the points game. \
+Also: `odds`, `status`, `quit`.";
 
 fn ask_turn(game: &Game, names: &[String], input: &mut impl BufRead) -> anyhow::Result<Option<Action>> {
     let view = game.view(HUMAN);
@@ -223,24 +245,30 @@ fn ask_out_of_turn(
 ) -> anyhow::Result<Option<Action>> {
     let call = exact_call_name(game.rules());
     let view = game.view(HUMAN);
-    let Some((bidder, bid)) = view.current_bid else {
-        return Ok(None);
-    };
+    let legal = game.legal(HUMAN);
+    let Some((bidder, bid)) = view.current_bid else { return Ok(None) };
+    let mut offers = Vec::new();
+    if legal.calza {
+        offers.push(format!("`{call}` to call it exactly right"));
+    }
+    if !legal.dudo.is_empty() {
+        offers.push("`dudo` to challenge it out of turn".to_string());
+    }
     loop {
-        print!(
-            "{} bid {bid}. Type `{call}` to call it exactly right, or Enter to let play go on> ",
-            names[bidder]
-        );
+        print!("{} bid {bid}. Type {}, or Enter to let play go on> ", names[bidder], offers.join(" or "));
         std::io::stdout().flush()?;
-        let Some(line) = read_line(input)? else {
-            return Ok(None);
-        };
+        let Some(line) = read_line(input)? else { return Ok(None) };
         match line.to_ascii_lowercase().as_str() {
             "" => return Ok(None),
             "odds" => println!("{}", odds_text(game, &view)),
             "help" | "?" => println!("{HELP}"),
-            l if parse_call(l) == Ok(Action::Calza) => return Ok(Some(Action::Calza)),
-            _ => println!("Only `{call}` may be called now; it is not your turn."),
+            l => match parse_call(l) {
+                Ok(Action::Calza) if legal.calza => return Ok(Some(Action::Calza)),
+                Ok(Action::Dudo { target }) if !legal.dudo.is_empty() => {
+                    return Ok(Some(Action::Dudo { target }));
+                }
+                _ => println!("It is not your turn: only {} may be called now.", offers.join(" or ")),
+            },
         }
     }
 }

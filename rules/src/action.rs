@@ -27,8 +27,10 @@ pub enum Action {
     /// Challenge a claim: by default the last one; `target` names the seat whose claim is
     /// challenged when the rules allow an earlier one (004's challenge of a pass or bid).
     Dudo { target: Option<Seat> },
-    /// The exact call on the current bid: Calza (000), Jonti (003), Exact (004).
+    /// The exact call on the current bid: Calza (000), Jonti (003), Exact (004), Spot on (002).
     Calza,
+    /// Stop guessing for the round; your last guess still counts, for fewer points (001).
+    Watch,
 }
 
 impl fmt::Display for Action {
@@ -46,6 +48,7 @@ impl fmt::Display for Action {
             Action::Dudo { target: None } => write!(f, "dudo"),
             Action::Dudo { target: Some(seat) } => write!(f, "dudo seat {seat}"),
             Action::Calza => write!(f, "calza"),
+            Action::Watch => write!(f, "watch"),
         }
     }
 }
@@ -68,7 +71,7 @@ pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
         lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
     match words.as_slice() {
         [] => Err(err("it is empty")),
-        ["dudo" | "liar" | "challenge" | "doubt" | "call"] => Ok(Action::Dudo { target: None }),
+        ["dudo" | "liar" | "challenge" | "doubt" | "call" | "bluff"] => Ok(Action::Dudo { target: None }),
         ["dudo" | "liar" | "challenge" | "doubt", rest @ ..] => {
             let seat = match rest {
                 [n] | ["seat", n] => n.parse::<Seat>().map_err(|_| err("a challenge names a seat number"))?,
@@ -78,6 +81,7 @@ pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
         }
         ["calza" | "jonti" | "exact"] | ["spot", "on"] | ["spot-on"] => Ok(Action::Calza),
         ["pass"] => Ok(Action::Pass),
+        ["watch"] => Ok(Action::Watch),
         ["push", rest @ ..] => {
             let split = rest
                 .iter()
@@ -95,7 +99,9 @@ pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
             let bid = parse_bid(bid_words).ok_or_else(|| err("after the pushed dice comes a bid"))?;
             Ok(Action::Push { dice, bid })
         }
-        bid => parse_bid(bid).map(Action::Bid).ok_or_else(|| err("a bid is a quantity and a face")),
+        bid => {
+            parse_bid(strip_guess(bid)).map(Action::Bid).ok_or_else(|| err("a bid is a quantity and a face"))
+        }
     }
 }
 
@@ -109,6 +115,14 @@ fn parse_bid(words: &[&str]) -> Option<Bid> {
         [q, f] => Some(Bid::new(parse_quantity(q)?, parse_face(f)?)),
         [q, "x" | "*" | "of", f] => Some(Bid::new(parse_quantity(q)?, parse_face(f)?)),
         _ => None,
+    }
+}
+
+/// "Guess 3 4s" is a bid in seed 001's words.
+fn strip_guess<'a, 'b>(words: &'a [&'b str]) -> &'a [&'b str] {
+    match words {
+        ["guess" | "bid", rest @ ..] => rest,
+        _ => words,
     }
 }
 
@@ -207,6 +221,7 @@ mod tests {
             Action::Dudo { target: None },
             Action::Dudo { target: Some(3) },
             Action::Calza,
+            Action::Watch,
         ] {
             assert_eq!(parse_call(&a.to_string()), Ok(a.clone()), "{a}");
         }

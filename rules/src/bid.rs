@@ -60,6 +60,8 @@ pub enum BidProblem {
     FaceOutOfRange,
     QuantityOutOfRange,
     OpeningOnWilds,
+    /// The wild face is never bid at this table.
+    WildNeverBid,
     FaceLocked,
     /// Not higher under the rules in force; the text says which rule.
     NotHigher(&'static str),
@@ -89,6 +91,9 @@ impl Bidding {
         }
         if next.quantity == 0 || next.quantity > self.total_dice {
             return Err(BidProblem::QuantityOutOfRange);
+        }
+        if self.wild == Some(next.face) && self.wild_bids == WildBids::NeverBid {
+            return Err(BidProblem::WildNeverBid);
         }
         let Some(cur) = current else {
             if self.wild == Some(next.face)
@@ -172,6 +177,9 @@ impl Bidding {
             let n = n.max(1);
             (n <= u32::from(self.total_dice)).then_some(n as u16)
         };
+        if self.wild == Some(face) && self.wild_bids == WildBids::NeverBid {
+            return None;
+        }
         let Some(cur) = current else {
             let refused = self.wild == Some(face)
                 && self.opening_on_wilds == OpeningOnWilds::Forbidden
@@ -464,8 +472,12 @@ mod tests {
             BiddingSystem::HigherProduct,
             BiddingSystem::NeitherFalls,
         ];
-        let wild_bids =
-            [WildBids::HalveAndDoublePlusOne, WildBids::HalveAndDoubleOrLastPlusOne, WildBids::Plain];
+        let wild_bids = [
+            WildBids::HalveAndDoublePlusOne,
+            WildBids::HalveAndDoubleOrLastPlusOne,
+            WildBids::Plain,
+            WildBids::NeverBid,
+        ];
         let face_rules = [FaceRule::Free, FaceRule::Locked, FaceRule::RaiseWithoutLoweringQuantity];
         for faces in [3u8, 6, 9] {
             for total in [1u16, 2, 7, 30] {

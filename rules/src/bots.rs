@@ -52,7 +52,8 @@ impl Bot for RandomBot {
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
         let bids: u32 = legal.bids.iter().map(|r| u32::from(r.max_quantity - r.min_quantity) + 1).sum();
-        let others = u32::from(legal.pass) + legal.dudo.len() as u32 + u32::from(legal.calza);
+        let others =
+            u32::from(legal.pass) + legal.dudo.len() as u32 + u32::from(legal.calza) + u32::from(legal.watch);
         let push = u32::from(legal.push);
         let total = bids + others + push;
         let mut pick = self.rng.random_range(0..total.max(1));
@@ -79,14 +80,21 @@ impl Bot for RandomBot {
         if i < legal.dudo.len() {
             return Action::Dudo { target: if i == 0 { None } else { Some(legal.dudo[i]) } };
         }
-        if legal.calza {
+        let i = i - legal.dudo.len();
+        if legal.calza && i == 0 {
             return Action::Calza;
+        }
+        if legal.watch {
+            return Action::Watch;
         }
         fallback(legal)
     }
 
     fn interject(&mut self, _rules: &RuleSet, _view: &View, legal: &Legal) -> Option<Action> {
-        (legal.calza && self.rng.random_range(0..20) == 0).then_some(Action::Calza)
+        if legal.calza && self.rng.random_range(0..20) == 0 {
+            return Some(Action::Calza);
+        }
+        (!legal.dudo.is_empty() && self.rng.random_range(0..20) == 0).then_some(Action::Dudo { target: None })
     }
 }
 
@@ -213,6 +221,15 @@ impl Bot for OddsBot {
         if legal.pass && raise_p < 0.5 && pass_is_true(rules, view) {
             return Action::Pass;
         }
+        // The points game: stop while the last guess of ours still looks good.
+        if legal.watch
+            && raise_p < 0.5
+            && dudo_p < 0.5
+            && let Some(mine) = view.seat.and_then(|s| view.players.get(s)).and_then(|p| p.last_guess)
+            && know.face(mine.face).odds(mine.quantity).at_least >= 0.6
+        {
+            return Action::Watch;
+        }
         match best {
             Some((bid, p)) if legal.dudo.is_empty() || p >= dudo_p => Action::Bid(bid),
             _ => fallback(legal),
@@ -221,6 +238,12 @@ impl Bot for OddsBot {
 
     fn interject(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
         let (_, current) = view.current_bid?;
+        // An out-of-turn challenge (002) when the bid is very likely false.
+        if !legal.dudo.is_empty()
+            && knowledge(view, rules.dice.faces, current.face).odds(current.quantity).at_least < 0.2
+        {
+            return Some(Action::Dudo { target: None });
+        }
         if !legal.calza {
             return None;
         }

@@ -96,6 +96,9 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
                 n(*winner),
                 n(*loser)
             ),
+            Showdown::GuessesChecked { bid, actual } => {
+                format!("Everyone else watches: the last guess {bid} meets {actual} on the table")
+            }
             Showdown::Calza { bid, actual } => {
                 if bid.quantity == *actual {
                     format!("Exactly {bid}: {} was right", n(*winner))
@@ -107,8 +110,26 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
         EventKind::DiceLost { seat, count, left } => {
             format!("{} loses {} ({} left)", n(*seat), plural(*count, "die", "dice"), left)
         }
+        EventKind::DiceWon { seat, count: 0, now } => {
+            format!("{} already holds the most dice allowed ({now}) and wins none", n(*seat))
+        }
         EventKind::DiceWon { seat, count, now } => {
             format!("{} wins {} back (now {})", n(*seat), plural(*count, "die", "dice"), now)
+        }
+        EventKind::DiceGiven { from, to, count } => {
+            format!("{} gives {} to {}", n(*from), plural(*count, "die", "dice"), n(*to))
+        }
+        EventKind::Watched { seat } => format!("{} watches", n(*seat)),
+        EventKind::Scored { seat, points, total, discarded } => {
+            if *discarded {
+                format!("{} would score {points:+} but that passes the target: discarded ({total})", n(*seat))
+            } else {
+                format!("{} scores {points:+} ({total})", n(*seat))
+            }
+        }
+        EventKind::Paid { from, to, amount } => format!("{} pays {} {amount}", n(*from), n(*to)),
+        EventKind::Drank { seat, drinks, total } => {
+            format!("{} drinks {} ({total} so far)", n(*seat), plural(*drinks, "drink", "drinks"))
         }
         EventKind::Eliminated { seat, place } => {
             format!("{} is out of the game, finishing {}", n(*seat), place_text(*place))

@@ -41,6 +41,10 @@ pub enum RuleError {
     PushNotAllowed { why: &'static str },
     #[error("you cannot push a {face}: {why}")]
     PushDieMissing { face: u8, why: &'static str },
+    #[error("watch is not allowed: {why}")]
+    WatchNotAllowed { why: &'static str },
+    #[error("the wild face ({face}s) is never bid at this table")]
+    WildNeverBid { face: u8 },
     #[error("seat {seat} may only leave or be removed before the first bid of a round")]
     LeaveMidRound { seat: Seat },
 }

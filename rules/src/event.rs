@@ -102,6 +102,8 @@ pub enum Showdown {
     DudoOnPass { pass_was_true: bool },
     /// An exact call on a bid: `actual` dice matched it.
     Calza { bid: Bid, actual: u16 },
+    /// Seed 001: everyone but one watched; the last guess standing was checked.
+    GuessesChecked { bid: Bid, actual: u16 },
 }
 
 /// One row of seed 000's results table: a call of the round and whether it was true.
@@ -183,6 +185,35 @@ pub enum EventKind {
         seat: Seat,
         count: u16,
         now: u16,
+    },
+    /// The loser handed dice to the winner (002).
+    DiceGiven {
+        from: Seat,
+        to: Seat,
+        count: u16,
+    },
+    /// Stopped guessing for the round (001).
+    Watched {
+        seat: Seat,
+    },
+    /// Points for a guess (001): `discarded` when they would have passed the target.
+    Scored {
+        seat: Seat,
+        points: i64,
+        total: i64,
+        discarded: bool,
+    },
+    /// Money changed hands (002).
+    Paid {
+        from: Seat,
+        to: Seat,
+        amount: u32,
+    },
+    /// Drinks taken (002).
+    Drank {
+        seat: Seat,
+        drinks: u32,
+        total: u32,
     },
     /// Out of the game, finishing in `place` (1 is the winner).
     Eliminated {

@@ -6,7 +6,19 @@
 use crate::ruleset::*;
 
 /// Every preset name, in the order `dudo rules` lists them.
-pub const NAMES: &[&str] = &["fibbing", "perudo-jonti", "house", "openspiel"];
+pub const NAMES: &[&str] = &[
+    "fibbing",
+    "perudo-jonti",
+    "house",
+    "openspiel",
+    "wikipedia-classic",
+    "west-coast",
+    "snyd",
+    "variable",
+    "points",
+    "points-quick",
+    "points-full",
+];
 
 /// The preset called `name`, if there is one.
 pub fn by_name(name: &str) -> Option<RuleSet> {
@@ -15,6 +27,13 @@ pub fn by_name(name: &str) -> Option<RuleSet> {
         "perudo-jonti" => Some(perudo_jonti()),
         "house" => Some(house()),
         "openspiel" => Some(openspiel()),
+        "wikipedia-classic" => Some(wikipedia_classic()),
+        "west-coast" => Some(west_coast()),
+        "snyd" => Some(snyd()),
+        "variable" => Some(variable()),
+        "points" => Some(points(75, "points")),
+        "points-quick" => Some(points(50, "points-quick")),
+        "points-full" => Some(points(100, "points-full")),
         _ => None,
     }
 }
@@ -26,6 +45,13 @@ pub fn summary(name: &str) -> &'static str {
         "perudo-jonti" => "Perudo from the 2008 blog post (seed 003): winner starts, Jonti, locked Palifico",
         "house" => "the group's house rules (seed 004): push and re-roll, pass, one Exact per game",
         "openspiel" => "OpenSpiel's liars_dice: two players, highest face wild, one round",
+        "wikipedia-classic" => "the encyclopedia's common hand (seed 002): wild ones never bid, lose a die",
+        "west-coast" => "seed 002's US West Coast: ones are wild unless the round opens on ones",
+        "snyd" => "Danish snyd (seed 002): everyone but the loser discards a die; stairs are wild",
+        "variable" => "seed 002: the loser loses the difference between the bid and the count",
+        "points" => "the points game (seed 001): Guess, Watch, Doubt; first to exactly 75",
+        "points-quick" => "the points game (seed 001), quick: first to exactly 50",
+        "points-full" => "the points game (seed 001), full: first to exactly 100",
         _ => "",
     }
 }
@@ -51,6 +77,7 @@ pub fn fibbing() -> RuleSet {
             dice_won: 1,
             dice_lost: 1,
             cap: ExactCap::MaxDice,
+            reward: ExactReward::WinDice,
         },
         next_starter: NextStarter::Loser,
         palifico: Palifico {
@@ -65,6 +92,11 @@ pub fn fibbing() -> RuleSet {
         results_table: ResultsTable::On,
         fibbing: Fibbing { hide_percent: 0, misshow_percent: 0 },
         game_end: GameEnd::LastPlayerStanding,
+        challenges: Challenges::default(),
+        stairs: Stairs::Off,
+        wager: Wager::default(),
+        drinks: Drinks::default(),
+        points: Points::default(),
     }
 }
 
@@ -86,6 +118,7 @@ pub fn perudo_jonti() -> RuleSet {
             dice_lost: 1,
             // "You can however, NEVER have more than 5 dice": the maximum.
             cap: ExactCap::MaxDice,
+            reward: ExactReward::WinDice,
         },
         next_starter: NextStarter::Winner,
         palifico: Palifico {
@@ -116,6 +149,7 @@ pub fn house() -> RuleSet {
             dice_won: 1,
             dice_lost: 1,
             cap: ExactCap::StartingDice,
+            reward: ExactReward::WinDice,
         },
         palifico: Palifico {
             trigger: PalificoTrigger::FirstTimeOnOneDie,
@@ -153,6 +187,75 @@ pub fn openspiel() -> RuleSet {
         losers_see_dice: LosersSeeDice::Hidden,
         results_table: ResultsTable::Off,
         game_end: GameEnd::SingleRound,
+        ..fibbing()
+    }
+}
+
+/// Seed 002's "Rules (common hand)": five dice, ones wild, bids on the faces 2 to 6 only
+/// ("picking a quantity of a face 2 through 6"), bidding system 2 ("the most common ruleset
+/// in packaged games"), the loser of a challenge loses a die and starts the next round.
+pub fn wikipedia_classic() -> RuleSet {
+    RuleSet {
+        name: "wikipedia-classic".into(),
+        wild_bids: WildBids::NeverBid,
+        exact_call: ExactCall { who: ExactCaller::Off, ..ExactCall::default() },
+        palifico: Palifico { trigger: PalificoTrigger::Off, ..Palifico::default() },
+        losers_see_dice: LosersSeeDice::Hidden,
+        results_table: ResultsTable::Off,
+        ..fibbing()
+    }
+}
+
+/// Seed 002's "extremely common variant on the US West Coast": ones are wild unless the
+/// round is opened on ones; switching to and from ones follows the article's own rule.
+pub fn west_coast() -> RuleSet {
+    RuleSet {
+        name: "west-coast".into(),
+        wilds: Wilds::OnesUnlessOpenedOnOnes,
+        wild_bids: WildBids::HalveAndDoubleOrLastPlusOne,
+        opening_on_wilds: OpeningOnWilds::Allowed,
+        ..wikipedia_classic()
+    }
+}
+
+/// Seed 002's Danish snyd with stairs: everyone but the loser of a challenge discards a die,
+/// a straight from one is that many ones, and the last player holding dice loses.
+pub fn snyd() -> RuleSet {
+    RuleSet {
+        name: "snyd".into(),
+        dudo_penalty: DudoPenalty::Snyd,
+        stairs: Stairs::On,
+        ..wikipedia_classic()
+    }
+}
+
+/// Seed 002: "the amount of dice lost can be decided to be the difference in bid and actual
+/// outcome".
+pub fn variable() -> RuleSet {
+    RuleSet { name: "variable".into(), dudo_penalty: DudoPenalty::LoseDifference, ..wikipedia_classic() }
+}
+
+/// Seed 001, the points game: four players (two to eight) with three dice, no wilds, a guess
+/// must not lower the quantity or the number, Watch and Doubt, no dice lost, first to exactly
+/// `target` points.
+pub fn points(target: u32, name: &str) -> RuleSet {
+    RuleSet {
+        name: name.into(),
+        players: PlayerLimits { min: 2, max: 8 },
+        dice: DiceRules { start: 3, max: 3, faces: 6 },
+        first_starter: FirstStarter::RollOff,
+        wilds: Wilds::None,
+        wild_bids: WildBids::Plain,
+        opening_on_wilds: OpeningOnWilds::Allowed,
+        // "More dice, higher number, or both": neither may fall.
+        bidding: BiddingSystem::NeitherFalls,
+        dudo_penalty: DudoPenalty::NoDice,
+        exact_call: ExactCall { who: ExactCaller::Off, ..ExactCall::default() },
+        next_starter: NextStarter::NextInOrder,
+        palifico: Palifico { trigger: PalificoTrigger::Off, ..Palifico::default() },
+        losers_see_dice: LosersSeeDice::Hidden,
+        results_table: ResultsTable::Off,
+        game_end: GameEnd::Points(target),
         ..fibbing()
     }
 }

@@ -53,6 +53,16 @@ pub struct RuleSet {
     pub fibbing: Fibbing,
     /// When the game ends.
     pub game_end: GameEnd,
+    /// Who may challenge, and when (002's out-of-sequence challenges).
+    pub challenges: Challenges,
+    /// Snyd's stairs (002).
+    pub stairs: Stairs,
+    /// Money (002's gambling).
+    pub wager: Wager,
+    /// Drinks (002's drinking game).
+    pub drinks: Drinks,
+    /// The points game (001), in force when `game_end` is `points`.
+    pub points: Points,
 }
 
 /// How many seats a table may have.
@@ -120,6 +130,8 @@ pub enum WildBids {
     /// To wilds: half the quantity rounded up; from wilds: double plus one (000, 003, 004).
     #[default]
     HalveAndDoublePlusOne,
+    /// The wild face is never bid ("picking a quantity of a face 2 through 6", 002).
+    NeverBid,
     /// To wilds: half rounded up; from wilds: double, or one more than the last non-wild
     /// bid of the round, whichever is greater (002 "1s are bid in a special manner").
     HalveAndDoubleOrLastPlusOne,
@@ -165,6 +177,194 @@ pub enum DudoPenalty {
     /// The loser loses `dice_lost_on_dudo` dice (000, 003, 004).
     #[default]
     LoseDice,
+    /// The loser loses the difference between the bid and the count, at least one die
+    /// ("a sounder relationship between the probability and cost of over-bidding", 002).
+    LoseDifference,
+    /// The loser gives `dice_lost_on_dudo` dice to the winner, who may go above the maximum (002).
+    GiveToWinner,
+    /// Snyd (002): everyone but the loser discards `dice_lost_on_dudo` dice; players out of
+    /// dice have finished, best first, and the last holding dice loses the game.
+    Snyd,
+    /// Nobody loses dice: for round-by-round wagers and drinking (002) and the points game (001).
+    NoDice,
+}
+
+/// Who may challenge a bid, and when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Challenges {
+    pub who: Challenger,
+    /// What a failed challenge out of turn costs.
+    pub failed_out_of_turn: OutOfTurnPenalty,
+}
+
+impl Default for Challenges {
+    fn default() -> Self {
+        Challenges { who: Challenger::NextPlayer, failed_out_of_turn: OutOfTurnPenalty::Same }
+    }
+}
+
+/// Who may challenge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Challenger {
+    /// The player due to answer the bid (every seed's default).
+    NextPlayer,
+    /// "Any player may challenge a bid at any time" (002, out-of-sequence challenges); when
+    /// several challenge at once, the one closest to the bidder in play order is the challenger.
+    Anyone,
+}
+
+/// The cost of a failed out-of-turn challenge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutOfTurnPenalty {
+    Same,
+    /// "Losing double the dice from their hand if they are incorrect" (002).
+    Double,
+}
+
+/// Danish snyd's stairs (002): a player whose dice are exactly 1, 2, ... n (n dice) holds
+/// n ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stairs {
+    #[default]
+    Off,
+    On,
+}
+
+/// What a right exact call earns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExactReward {
+    /// The caller wins `dice_won` dice back (000, 003, 004; 002 "gain a previously lost die").
+    #[default]
+    WinDice,
+    /// Every other player loses `dice_won` dice (002 "make all other players pay").
+    OthersLoseDice,
+}
+
+/// Seed 002's gambling: money moves, the ledger is in every view and in the standings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Wager {
+    pub mode: WagerMode,
+    /// The wager, in whatever units the table agrees.
+    pub stake: u32,
+}
+
+impl Default for Wager {
+    fn default() -> Self {
+        Wager { mode: WagerMode::Off, stake: 1 }
+    }
+}
+
+/// How money moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WagerMode {
+    Off,
+    /// Everyone stakes before the first round; the winner takes all (002).
+    WinnerTakesAll,
+    /// After each round the loser pays the winner the stake; others break even (002).
+    LoserPaysWinnerEachRound,
+}
+
+/// Seed 002's drinking game: a drinks tally in every view and in the standings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Drinks {
+    pub tally: DrinksTally,
+    /// Drinks for losing a round ("the losing player ... take a drink").
+    pub per_lost_round: u8,
+    /// Drinks for each die lost.
+    pub per_die_lost: u8,
+    /// Drinks of the difference between the bid and the count, on top ("based upon the difference").
+    pub by_difference: DrinksByDifference,
+    /// Drinks on being eliminated ("an additional pre-arranged number").
+    pub on_elimination: u8,
+    /// Drinks every round while out ("a drink for every round played thereafter").
+    pub each_round_while_out: u8,
+    /// Multiplier for a failed out-of-turn challenge ("drinks a greater quantity (eg double)").
+    pub failed_out_of_turn_multiplier: u8,
+    /// Spot on: "a successful call means everyone else drinks, a failed call the caller drinks double".
+    pub spot_on: SpotOnDrinks,
+}
+
+impl Default for Drinks {
+    fn default() -> Self {
+        Drinks {
+            tally: DrinksTally::Off,
+            per_lost_round: 1,
+            per_die_lost: 0,
+            by_difference: DrinksByDifference::Off,
+            on_elimination: 0,
+            each_round_while_out: 0,
+            failed_out_of_turn_multiplier: 2,
+            spot_on: SpotOnDrinks::OthersDrinkFailedDoubles,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrinksTally {
+    Off,
+    On,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrinksByDifference {
+    Off,
+    On,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpotOnDrinks {
+    /// An exact call drinks like any lost round.
+    Plain,
+    /// Right: everyone else drinks; wrong: the caller drinks double (002).
+    OthersDrinkFailedDoubles,
+}
+
+/// Seed 001's points game: Guess, Watch, Doubt, and points instead of dice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Points {
+    /// What a watcher's wrong last guess costs (the seed is silent).
+    pub wrong_watcher: WrongWatcher,
+    /// Whether the last guesses of players still guessing, other than the doubted one, score
+    /// at the end of a round (the seed says "all valid guesses are checked").
+    pub other_guesses: OtherGuesses,
+}
+
+impl Default for Points {
+    fn default() -> Self {
+        Points { wrong_watcher: WrongWatcher::LosesReduced, other_guesses: OtherGuesses::Ignored }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WrongWatcher {
+    /// Costs nothing.
+    Nothing,
+    /// Costs the reduced points a right guess would have earned (the default).
+    LosesReduced,
+    /// Costs quantity times face, like a wrong guess that was doubted.
+    LosesFull,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OtherGuesses {
+    /// Only the doubted (or last standing) guess and the watchers' guesses score.
+    Ignored,
+    /// Every player's last guess scores: full points for active players.
+    Scored,
 }
 
 /// The exact call, by whatever name the table uses.
@@ -185,6 +385,8 @@ pub struct ExactCall {
     pub dice_lost: u8,
     /// The most dice a right call can bring a player back to.
     pub cap: ExactCap,
+    /// What a right call earns: dice back, or every other player loses dice (002 spot on).
+    pub reward: ExactReward,
 }
 
 /// How far a right exact call can bring a player's dice back up.
@@ -208,6 +410,7 @@ impl Default for ExactCall {
             dice_won: 1,
             dice_lost: 1,
             cap: ExactCap::MaxDice,
+            reward: ExactReward::WinDice,
         }
     }
 }
@@ -251,6 +454,8 @@ pub enum NextStarter {
     Loser,
     /// The winner of the challenge; for an exact call, the caller if right, else the bidder (003).
     Winner,
+    /// The player after the last round's starter ("the next player in the turn order", 001).
+    NextInOrder,
 }
 
 /// The special round a player triggers on dropping to one die.
@@ -447,6 +652,12 @@ pub enum GameEnd {
     LastPlayerStanding,
     /// After one round: the winner of its challenge wins (OpenSpiel's liars_dice).
     SingleRound,
+    /// After this many rounds (round-by-round wagers and drinking, 002); ranked by money,
+    /// then drinks, then dice.
+    Rounds(u32),
+    /// When a player's points reach exactly this target (001: 50, 75 or 100); points that
+    /// would pass it are discarded.
+    Points(u32),
 }
 
 impl Default for RuleSet {
@@ -513,6 +724,43 @@ impl RuleSet {
         }
         if self.pass.claim != PassClaim::Off && self.pass.min_dice == 0 {
             return Err(invalid("pass.min_dice", "must be at least 1"));
+        }
+        match self.game_end {
+            GameEnd::Rounds(0) => return Err(invalid("game_end", "a game of rounds needs at least one")),
+            GameEnd::Points(0) => return Err(invalid("game_end", "a points target must be above zero")),
+            _ => {}
+        }
+        if self.dudo_penalty == DudoPenalty::NoDice
+            && matches!(self.game_end, GameEnd::LastPlayerStanding)
+            && self.exact_call.who == ExactCaller::Off
+        {
+            return Err(invalid(
+                "dudo_penalty",
+                "with no dice lost, the game needs an end: game_end rounds or points",
+            ));
+        }
+        if matches!(self.game_end, GameEnd::Points(_)) {
+            // 001 is Guess, Watch and Doubt for points: nothing that moves dice or skips a guess.
+            let field = if self.dudo_penalty != DudoPenalty::NoDice {
+                Some("dudo_penalty")
+            } else if self.exact_call.who != ExactCaller::Off {
+                Some("exact_call.who")
+            } else if self.pass.claim != PassClaim::Off {
+                Some("pass.claim")
+            } else if self.push.dice != PushDice::Off {
+                Some("push.dice")
+            } else {
+                None
+            };
+            if let Some(field) = field {
+                return Err(invalid(
+                    field,
+                    "the points game (game_end points) loses no dice and has only Guess, Watch and Doubt: set dudo_penalty no_dice and turn exact_call, pass and push off",
+                ));
+            }
+        }
+        if self.wager.mode != WagerMode::Off && self.wager.stake == 0 {
+            return Err(invalid("wager.stake", "a wager must stake something"));
         }
         let f = self.fibbing;
         if f.hide_percent > 100 || f.misshow_percent > 100 {

@@ -23,6 +23,46 @@ fn script_prints_the_worked_example_exactly() {
 }
 
 #[test]
+fn every_example_script_plays_to_its_end() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root().join("examples/scripts")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let out = dudo(&["script", path.to_str().unwrap(), "--format", "text"]);
+            assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+            seen += 1;
+        }
+    }
+    // One per preset family at least: fibbing, house, perudo-jonti, openspiel, classic,
+    // west coast, snyd, variable, points.
+    assert!(seen >= 9, "{seen}");
+}
+
+#[test]
+fn a_rule_set_printed_as_toml_reads_back_from_a_file() {
+    for preset in ["house", "points", "snyd"] {
+        let toml = dudo(&["rules", preset]);
+        let path = std::env::temp_dir().join(format!("dudo-e2e-{preset}-{}.toml", std::process::id()));
+        std::fs::write(&path, &toml.stdout).unwrap();
+        let players = if preset == "points" { "4" } else { "3" };
+        let out = dudo(&[
+            "simulate",
+            "--rules-file",
+            path.to_str().unwrap(),
+            "--players",
+            players,
+            "--games",
+            "20",
+        ]);
+        std::fs::remove_file(&path).ok();
+        assert!(out.status.success(), "{preset}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with(preset));
+    }
+    let bad = dudo(&["simulate", "--rules-file", "/nonexistent.toml"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("/nonexistent.toml"));
+}
+
+#[test]
 fn an_illegal_call_stops_the_script_with_its_rule() {
     let script = r#"{"rules": "fibbing", "players": ["Ann", "Ben"], "roll_off": [{"Ann": 6, "Ben": 1}],
         "rounds": [{"actions": ["Ann: three fours", "Ben: two fours"]}]}"#;
@@ -102,8 +142,20 @@ fn rules_lists_presets_and_prints_one_that_reads_back() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("the presets are"));
 }
 
-fn dudo_rules_names() -> [&'static str; 4] {
-    ["fibbing", "perudo-jonti", "house", "openspiel"]
+fn dudo_rules_names() -> [&'static str; 11] {
+    [
+        "fibbing",
+        "perudo-jonti",
+        "house",
+        "openspiel",
+        "wikipedia-classic",
+        "west-coast",
+        "snyd",
+        "variable",
+        "points",
+        "points-quick",
+        "points-full",
+    ]
 }
 
 #[test]

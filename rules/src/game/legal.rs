@@ -69,6 +69,7 @@ impl Game {
                 RuleError::QuantityOutOfRange { quantity: bid.quantity, total: bidding.total_dice }
             }
             BidProblem::OpeningOnWilds => RuleError::OpeningOnWilds { face: bid.face },
+            BidProblem::WildNeverBid => RuleError::WildNeverBid { face: bid.face },
             BidProblem::FaceLocked => RuleError::FaceLocked { face: current.map_or(bid.face, |b| b.face) },
             BidProblem::NotHigher(rule) => match current {
                 Some(current) => RuleError::BidNotHigher { bid, current, rule },
@@ -239,10 +240,15 @@ impl Game {
                 self.check_pass(seat)
             }
             Action::Dudo { target } => {
-                self.check_turn(seat)?;
+                if self.rules.challenges.who == Challenger::NextPlayer {
+                    self.check_turn(seat)?;
+                }
                 let mut targets = self.challengeable_iter(seat).peekable();
-                if targets.peek().is_none() {
-                    return Err(RuleError::NoBidYet);
+                match (self.claims.last(), targets.peek()) {
+                    (None, _) => return Err(RuleError::NoBidYet),
+                    // Only your own claim is on the table.
+                    (Some(last), None) => return Err(RuleError::NotChallengeable { target: last.seat }),
+                    _ => {}
                 }
                 match target {
                     None => Ok(()),
@@ -251,7 +257,22 @@ impl Game {
                 }
             }
             Action::Calza => self.check_calza(seat),
+            Action::Watch => {
+                self.check_turn(seat)?;
+                self.check_watch(seat)
+            }
         }
+    }
+
+    pub(super) fn check_watch(&self, seat: Seat) -> Result<(), RuleError> {
+        let refuse = |why| Err(RuleError::WatchNotAllowed { why });
+        if !matches!(self.rules.game_end, GameEnd::Points(_)) {
+            return refuse("only the points game has Watch");
+        }
+        if self.players[seat].last_guess.is_none() {
+            return refuse("you can only watch after making a guess this round");
+        }
+        Ok(())
     }
 
     /// Everything `seat` may do now (empty when nothing).
@@ -268,13 +289,18 @@ impl Game {
         out.push = false;
         out.pass = false;
         out.calza = false;
+        out.watch = false;
         if self.check_seat(seat).is_err() {
             return;
         }
         out.calza = self.check_calza(seat).is_ok();
         if seat != self.turn {
+            if self.rules.challenges.who == Challenger::Anyone {
+                self.challengeable_into(seat, &mut out.dudo);
+            }
             return;
         }
+        out.watch = self.check_watch(seat).is_ok();
         let bidding = self.bidding_for(seat);
         let current = self.current.map(|c| c.1);
         bidding.ranges_into(current, &mut out.bids);
@@ -303,6 +329,7 @@ impl Game {
         if seat != self.turn {
             return calza.then_some(Action::Calza);
         }
+        let watch = self.check_watch(seat).is_ok();
         let bidding = self.bidding_for(seat);
         let current = self.current.map(|c| c.1);
         let mut mins = [0u16; 10];
@@ -318,7 +345,7 @@ impl Game {
         let with_passes = self.rules.pass.claim != PassClaim::Off;
         let targets = if with_passes { self.challengeable(seat) } else { Vec::new() };
         let target_count = if with_passes { targets.len() } else { usize::from(!self.claims.is_empty()) };
-        let n = bids + u32::from(pass) + target_count as u32 + u32::from(calza);
+        let n = bids + u32::from(pass) + target_count as u32 + u32::from(calza) + u32::from(watch);
         if n == 0 {
             return None;
         }
@@ -342,19 +369,29 @@ impl Game {
         match k as usize {
             0 if target_count > 0 => Some(Action::Dudo { target: None }),
             i if i < target_count => Some(Action::Dudo { target: targets.get(i).copied() }),
-            _ => calza.then_some(Action::Calza),
+            i if i == target_count && calza => Some(Action::Calza),
+            _ => watch.then_some(Action::Watch),
         }
     }
 
-    /// Seats that may act now: the seat whose turn it is, then anyone with an exact call.
+    /// Seats that may act now: the seat whose turn it is, then, in play order from the seat
+    /// after the last claim (so the closest to the bidder comes first, as 002 settles
+    /// simultaneous challenges), anyone with an exact call or an out-of-turn challenge.
     pub fn seats_to_ask(&self) -> impl Iterator<Item = Seat> + '_ {
         let over = self.is_over();
-        let callers =
-            !over && self.rules.exact_call.who == ExactCaller::NotBidderNorNext && self.current.is_some();
+        let callers = !over && self.current.is_some();
+        let calza = self.rules.exact_call.who == ExactCaller::NotBidderNorNext;
+        let challenge = self.rules.challenges.who == Challenger::Anyone;
+        let n = self.players.len();
+        let from = self.claims.last().map_or(self.turn, |c| c.seat);
         let turn = (!over).then_some(self.turn);
-        turn.into_iter().chain(
-            (0..self.players.len())
-                .filter(move |&s| callers && s != self.turn && self.check_calza(s).is_ok()),
-        )
+        turn.into_iter().chain((1..=n).map(move |i| (from + i) % n).filter(move |&s| {
+            callers
+                && s != self.turn
+                && ((calza && self.check_calza(s).is_ok())
+                    || (challenge
+                        && self.check_seat(s).is_ok()
+                        && self.challengeable_iter(s).next().is_some()))
+        }))
     }
 }

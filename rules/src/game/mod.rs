@@ -94,9 +94,41 @@ struct Player {
     passed_this_roll: bool,
     passed_this_round: bool,
     pushed_this_round: bool,
+    /// Points (001's game).
+    score: i64,
+    /// Money won or lost (002's gambling).
+    money: i64,
+    /// Drinks taken (002's drinking game).
+    drinks: u32,
+    /// Stopped guessing this round (001's Watch).
+    watching: bool,
+    /// This round's last guess (001: watchers' guesses still count).
+    last_guess: Option<Bid>,
 }
 
 impl Player {
+    fn new(dice: u16) -> Self {
+        Player {
+            dice_count: dice,
+            cup: Vec::new(),
+            sight: Vec::new(),
+            pushed: Vec::new(),
+            place: None,
+            left: false,
+            had_palifico: false,
+            just_reached_one_die: false,
+            exact_used: false,
+            passed_this_roll: false,
+            passed_this_round: false,
+            pushed_this_round: false,
+            score: 0,
+            money: 0,
+            drinks: 0,
+            watching: false,
+            last_guess: None,
+        }
+    }
+
     fn active(&self) -> bool {
         self.place.is_none()
     }
@@ -164,11 +196,13 @@ pub struct Legal {
     /// Seats whose claim may be challenged; the first is the last claim.
     pub dudo: Vec<Seat>,
     pub calza: bool,
+    /// Stop guessing for the round (001's Watch).
+    pub watch: bool,
 }
 
 impl Legal {
     pub fn is_empty(&self) -> bool {
-        self.bids.is_empty() && !self.push && !self.pass && self.dudo.is_empty() && !self.calza
+        self.bids.is_empty() && !self.push && !self.pass && self.dudo.is_empty() && !self.calza && !self.watch
     }
 
     /// Every legal action except pushes (whose dice choices multiply the list; see `push`).
@@ -187,6 +221,9 @@ impl Legal {
         }
         if self.calza {
             out.push(Action::Calza);
+        }
+        if self.watch {
+            out.push(Action::Watch);
         }
         out
     }
@@ -209,6 +246,16 @@ pub struct PlayerView {
     /// Has had a Palifico round (000's "ex-Palifico" once it is over).
     pub had_palifico: bool,
     pub exact_used: bool,
+    /// Points (001's game).
+    pub score: i64,
+    /// Money won or lost (002's gambling).
+    pub money: i64,
+    /// Drinks taken (002's drinking game).
+    pub drinks: u32,
+    /// Watching this round (001).
+    pub watching: bool,
+    /// This round's last guess (001).
+    pub last_guess: Option<Bid>,
 }
 
 /// What one seat, or a spectator, may know. The hidden-information boundary is here.
@@ -298,22 +345,7 @@ impl Game {
             }
         }
         let count = |seat: usize| start_dice.as_ref().map_or(start, |c| c[seat]);
-        let players = (0..seats)
-            .map(|seat| Player {
-                dice_count: count(seat),
-                cup: Vec::with_capacity(usize::from(count(seat))),
-                sight: Vec::with_capacity(usize::from(count(seat))),
-                pushed: Vec::new(),
-                place: None,
-                left: false,
-                had_palifico: false,
-                just_reached_one_die: false,
-                exact_used: false,
-                passed_this_roll: false,
-                passed_this_round: false,
-                pushed_this_round: false,
-            })
-            .collect();
+        let players = (0..seats).map(|seat| Player::new(count(seat))).collect();
         let mut game = Game {
             rules,
             dice,
@@ -344,18 +376,13 @@ impl Game {
     pub fn restart(&mut self, dice: DiceSource, events: &mut impl EventSink) {
         self.dice = dice;
         for (p, &n) in self.players.iter_mut().zip(&self.initial_dice) {
-            p.dice_count = n;
+            // Keep the dice buffers; everything else is as new.
+            let (cup, sight, pushed) =
+                (std::mem::take(&mut p.cup), std::mem::take(&mut p.sight), std::mem::take(&mut p.pushed));
+            *p = Player { cup, sight, pushed, ..Player::new(n) };
             p.cup.clear();
             p.sight.clear();
             p.pushed.clear();
-            p.place = None;
-            p.left = false;
-            p.had_palifico = false;
-            p.just_reached_one_die = false;
-            p.exact_used = false;
-            p.passed_this_roll = false;
-            p.passed_this_round = false;
-            p.pushed_this_round = false;
         }
         self.phase = Phase::Bidding;
         self.round = 0;
@@ -452,6 +479,15 @@ impl Game {
         (1..=n).map(|i| (seat + i) % n).find(|&s| self.players[s].active()).unwrap_or(seat)
     }
 
+    /// The next seat after `seat` that still plays this round: in the game and not watching.
+    fn next_to_act(&self, seat: Seat) -> Seat {
+        let n = self.players.len();
+        (1..=n)
+            .map(|i| (seat + i) % n)
+            .find(|&s| self.players[s].active() && !self.players[s].watching)
+            .unwrap_or(seat)
+    }
+
     /// `seat` if still in, else the next seat that is.
     fn self_or_next_active(&self, seat: Seat) -> Seat {
         if self.players.get(seat).is_some_and(Player::active) { seat } else { self.next_active(seat) }
@@ -509,6 +545,16 @@ impl Game {
             p.passed_this_roll = false;
             p.passed_this_round = false;
             p.pushed_this_round = false;
+            p.watching = false;
+            p.last_guess = None;
+        }
+        let while_out = u32::from(self.rules.drinks.each_round_while_out);
+        if self.rules.drinks.tally == DrinksTally::On && while_out > 0 && self.round > 1 {
+            for seat in 0..self.players.len() {
+                if !self.players[seat].active() && !self.players[seat].left {
+                    self.drink(seat, while_out, events);
+                }
+            }
         }
         self.dice_in_play = self.count_dice_in_play();
         self.wild = if self.palifico.is_empty() { self.rules.wild_face() } else { None };
@@ -659,6 +705,11 @@ impl Game {
             v.left = p.left;
             v.had_palifico = p.had_palifico;
             v.exact_used = p.exact_used;
+            v.score = p.score;
+            v.money = p.money;
+            v.drinks = p.drinks;
+            v.watching = p.watching;
+            v.last_guess = p.last_guess;
         }
         out.claims.clear();
         out.claims.extend_from_slice(&self.claims);

@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod differential;
 mod example;
+mod points_001;
 mod properties;
 mod rules_000;
 mod rules_003;
