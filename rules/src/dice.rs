@@ -65,17 +65,20 @@ impl DiceSource {
         }
     }
 
-    /// A uniform number below `n` (1 to 255) by rejection from the raw 32-bit stream: our
-    /// own few lines, so stored seeds replay the same dice whatever `rand` does next.
+    /// A uniform number below `n` (1 to 255) from the raw 32-bit stream, by Lemire's
+    /// multiply-and-reject: our own few lines, so stored seeds replay the same dice whatever
+    /// `rand` does next, and no division on the common path.
     fn below(&mut self, n: u8) -> u8 {
         let n = u32::from(n.max(1));
-        let zone = u32::MAX - u32::MAX % n;
-        loop {
-            let x = self.rng.next_u32();
-            if x < zone {
-                return (x % n) as u8;
+        let mut m = u64::from(self.rng.next_u32()) * u64::from(n);
+        if (m as u32) < n {
+            // Rejects the few low products that would bias the result.
+            let threshold = n.wrapping_neg() % n;
+            while (m as u32) < threshold {
+                m = u64::from(self.rng.next_u32()) * u64::from(n);
             }
         }
+        (m >> 32) as u8
     }
 
     /// True with `percent` chance; draws nothing when the chance is 0 or 100.
@@ -106,5 +109,25 @@ impl DiceSource {
     /// The first scripted roll that did not fit, if any.
     pub fn take_mismatch(&mut self) -> Option<String> {
         self.mismatch.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dice_are_uniform_and_in_range() {
+        let mut dice = DiceSource::new(seed_from_u64(9));
+        let mut counts = [0u32; 7];
+        let mut out = Vec::new();
+        for _ in 0..6000 {
+            dice.roll_into(0, 1, 6, &mut out);
+            counts[usize::from(out[0])] += 1;
+        }
+        assert_eq!(counts[0], 0);
+        for &c in &counts[1..] {
+            assert!((850..1150).contains(&c), "{counts:?}");
+        }
     }
 }

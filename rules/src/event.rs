@@ -44,8 +44,17 @@ impl SeatSet {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// The seats in the set, lowest first.
     pub fn iter(self) -> impl Iterator<Item = Seat> {
-        (0..64).filter(move |&s| self.contains(s))
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let seat = bits.trailing_zeros() as Seat;
+            bits &= bits - 1;
+            Some(seat)
+        })
     }
 }
 

@@ -244,10 +244,11 @@ impl FaceKnowledge {
             return self.known_matches;
         }
         let (n, p) = (self.unknown, self.chance);
-        if f64::from(n) * p.ln() > -700.0 {
+        let top = p.powi(n as i32);
+        if top > 1e-290 {
             // Walk down from the top, summing the tail, until it reaches the threshold.
             let ratio = (1.0 - p) / p;
-            let mut pmf = p.powi(n as i32);
+            let mut pmf = top;
             let mut tail = 0.0;
             let mut k = n;
             loop {

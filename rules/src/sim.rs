@@ -50,8 +50,9 @@ pub fn play_into(
     // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
     let limit = 1_000_000u64;
     let mut actions = 0u64;
-    // One view and one set of legal actions, refilled for each question: no allocation per turn.
-    let mut view = View::default();
+    // A view per seat and one set of legal actions, refilled for each question: no
+    // allocation per turn.
+    let mut views = vec![View::default(); bots.len()];
     let mut legal = Legal::default();
     while !game.is_over() {
         if actions >= limit {
@@ -64,8 +65,8 @@ pub fn play_into(
                 continue;
             }
             game.legal_into(seat, &mut legal);
-            game.view_into(Some(seat), &mut view);
-            if let Some(a) = bots[seat].interject(game.rules(), &view, &legal) {
+            game.view_into(Some(seat), &mut views[seat]);
+            if let Some(a) = bots[seat].interject(game.rules(), &views[seat], &legal) {
                 chosen = Some((seat, a));
                 break;
             }
@@ -74,8 +75,8 @@ pub fn play_into(
             Some(c) => c,
             None => {
                 game.legal_into(turn, &mut legal);
-                game.view_into(Some(turn), &mut view);
-                (turn, bots[turn].act(game.rules(), &view, &legal))
+                game.view_into(Some(turn), &mut views[turn]);
+                (turn, bots[turn].act(game.rules(), &views[turn], &legal))
             }
         };
         game.apply_into(seat, &action, events).map_err(|error| SimError::IllegalAction {

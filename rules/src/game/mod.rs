@@ -699,8 +699,10 @@ impl Game {
         out.players.resize_with(self.players.len(), PlayerView::default);
         for (v, p) in out.players.iter_mut().zip(&self.players) {
             v.dice = p.dice_count;
-            v.pushed.clear();
-            v.pushed.extend_from_slice(&p.pushed);
+            if !(v.pushed.is_empty() && p.pushed.is_empty()) {
+                v.pushed.clear();
+                v.pushed.extend_from_slice(&p.pushed);
+            }
             v.place = p.place;
             v.left = p.left;
             v.had_palifico = p.had_palifico;
@@ -716,8 +718,14 @@ impl Game {
         out.current_bid = self.current;
         out.wild = self.wild;
         out.palifico.clear();
-        out.palifico.extend(self.palifico.iter());
-        out.last_result.clone_from(&self.last_result);
+        if !self.palifico.is_empty() {
+            out.palifico.extend(self.palifico.iter());
+        }
+        // Views asked again and again keep the same result: skip the reference-count traffic.
+        match (&out.last_result, &self.last_result) {
+            (Some(a), Some(b)) if Arc::ptr_eq(a, b) => {}
+            _ => out.last_result.clone_from(&self.last_result),
+        }
         out.standings.clear();
         if self.is_over() {
             out.standings.extend_from_slice(&self.final_standings);
