@@ -155,9 +155,26 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
                 .collect();
             format!("Results: {}", parts.join("; "))
         }
-        EventKind::GameOver { standings } => {
-            let parts: Vec<String> =
-                standings.iter().enumerate().map(|(i, &s)| format!("{}. {}", i + 1, n(s))).collect();
+        EventKind::GameOver { standings, points, money, drinks } => {
+            let parts: Vec<String> = standings
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| {
+                    let mut extra = Vec::new();
+                    if points.iter().any(|&p| p != 0) {
+                        extra.push(format!("{} points", points.get(s).copied().unwrap_or(0)));
+                    }
+                    if money.iter().any(|&m| m != 0) {
+                        extra.push(format!("money {:+}", money.get(s).copied().unwrap_or(0)));
+                    }
+                    if drinks.iter().any(|&d| d != 0) {
+                        extra.push(format!("{} drinks", drinks.get(s).copied().unwrap_or(0)));
+                    }
+                    let extra =
+                        if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(", ")) };
+                    format!("{}. {}{extra}", i + 1, n(s))
+                })
+                .collect();
             match standings.first() {
                 Some(&w) => format!("{} wins the game! Standings: {}", n(w), parts.join(", ")),
                 None => "The game is over".to_string(),

@@ -242,8 +242,12 @@ pub enum EventKind {
     ResultsTable {
         rows: Vec<ResultRow>,
     },
-    /// The game is over; seats from first place to last.
+    /// The game is over; seats from first place to last, and every seat's ledger (points,
+    /// money, drinks: zero where the table keeps none).
     GameOver {
         standings: Vec<Seat>,
+        points: Vec<i64>,
+        money: Vec<i64>,
+        drinks: Vec<u32>,
     },
 }

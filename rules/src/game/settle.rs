@@ -566,8 +566,13 @@ impl Game {
         }
         self.phase = Phase::Over;
         self.final_standings = standings;
-        let standings = &self.final_standings;
-        emit(events, || EventKind::GameOver { standings: standings.clone() });
+        let (standings, players) = (&self.final_standings, &self.players);
+        emit(events, || EventKind::GameOver {
+            standings: standings.clone(),
+            points: players.iter().map(|p| p.score).collect(),
+            money: players.iter().map(|p| p.money).collect(),
+            drinks: players.iter().map(|p| p.drinks).collect(),
+        });
     }
 }
 

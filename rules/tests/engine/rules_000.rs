@@ -200,7 +200,15 @@ fn the_game_ends_with_one_player_and_standings_by_elimination() {
         ]}"#);
     assert!(game.is_over());
     assert_eq!(game.standings(), vec![2, 1, 0]);
-    assert_eq!(events.last().map(|e| &e.kind), Some(&EventKind::GameOver { standings: vec![2, 1, 0] }));
+    assert_eq!(
+        events.last().map(|e| &e.kind),
+        Some(&EventKind::GameOver {
+            standings: vec![2, 1, 0],
+            points: vec![0, 0, 0],
+            money: vec![0, 0, 0],
+            drinks: vec![0, 0, 0]
+        })
+    );
 }
 
 #[test]
