@@ -24,7 +24,7 @@ pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
     let Some(name) = args.preset else {
         println!("Presets (print one with `dudo rules NAME`):");
         for name in presets::NAMES {
-            println!("  {name:<14} {}", presets::summary(name));
+            println!("  {name:<18} {}", presets::summary(name));
         }
         return Ok(ExitCode::SUCCESS);
     };

@@ -320,6 +320,12 @@ pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, I
 
 fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
     match (base, over) {
+        // A one-key object is an enum with data (`{"points": 75}`): another variant replaces it.
+        (serde_json::Value::Object(b), serde_json::Value::Object(o))
+            if b.len() == 1 && o.len() == 1 && b.keys().next() != o.keys().next() =>
+        {
+            *b = o.clone();
+        }
         (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
             for (k, v) in o {
                 match b.get_mut(k) {
