@@ -21,6 +21,7 @@ pub mod dice;
 pub mod error;
 pub mod event;
 pub mod game;
+pub mod hand;
 pub mod odds;
 pub mod presets;
 pub mod ruleset;
