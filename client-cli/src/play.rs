@@ -8,7 +8,7 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use clap::Args;
-use dudo_rules::describe::describe;
+use dudo_rules::describe::describe_in;
 use dudo_rules::game::exact_call_name;
 use dudo_rules::odds::bid_odds;
 use dudo_rules::{Action, Event, Game, Legal, View, Viewer, bots, parse_call, seed_from_u64};
@@ -110,9 +110,10 @@ fn input_closed(input: &mut impl BufRead) -> bool {
 }
 
 fn show(game: &Game, events: &[Event], names: &[String]) {
+    let kind = game.rules().family.hand_game();
     for e in events {
         if e.audience.admits(Viewer::Seat(HUMAN), game.is_over()) {
-            println!("  {}", describe(&e.kind, names));
+            println!("  {}", describe_in(&e.kind, names, kind));
         }
     }
 }
@@ -125,7 +126,43 @@ fn read_line(input: &mut impl BufRead) -> anyhow::Result<Option<String>> {
     Ok(Some(line.trim().to_string()))
 }
 
+/// The cup of an individual-hand game from the human's seat.
+fn hand_status(game: &Game, view: &View, names: &[String], kind: dudo_rules::hand::HandGame) -> String {
+    let lives: Vec<String> = view
+        .players
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.place.is_none())
+        .map(|(s, p)| format!("{} {}", names[s], p.lives))
+        .collect();
+    let Some(hand) = &view.hand else { return String::new() };
+    let dice: Vec<String> = hand
+        .dice
+        .iter()
+        .enumerate()
+        .map(|(i, d)| format!("{}:{}", i + 1, d.map_or('?', |f| kind.face_symbol(f))))
+        .collect();
+    let claim = match &hand.claim {
+        Some((s, c)) => format!("{} claimed {}", names[*s], c.text(kind)),
+        None => "no claim yet".into(),
+    };
+    let lives = if matches!(
+        game.rules().family,
+        dudo_rules::ruleset::Family::Mexican | dudo_rules::ruleset::Family::MexicanTwoDice
+    ) {
+        let drinks: Vec<String> =
+            view.players.iter().enumerate().map(|(s, p)| format!("{} {}", names[s], p.drinks)).collect();
+        format!("Drinks: {}", drinks.join(", "))
+    } else {
+        format!("Lives: {}", lives.join(", "))
+    };
+    format!("Hand {}. {lives}. The cup: [{}]. {claim}.", game.round(), dice.join(" "))
+}
+
 fn status(game: &Game, view: &View, names: &[String]) -> String {
+    if let Some(kind) = game.rules().family.hand_game() {
+        return hand_status(game, view, names, kind);
+    }
     let counts: Vec<String> = view
         .players
         .iter()
@@ -166,6 +203,37 @@ fn tally(view: &View, names: &[String], value: impl Fn(&dudo_rules::game::Player
 }
 
 fn hint(legal: &Legal, calza: &str) -> String {
+    if let Some(kind) = legal.hand_game {
+        let mut parts = Vec::new();
+        if !legal.dudo.is_empty() {
+            parts.push("dudo (lift the cup)".to_string());
+        }
+        if legal.accept {
+            parts.push("accept".to_string());
+        }
+        if let Some(roll) = legal.roll {
+            let cost =
+                if roll.drinks > 0 { format!(" (costs {} drinks)", roll.drinks) } else { String::new() };
+            parts.push(if roll.all {
+                format!("roll all{cost}")
+            } else {
+                format!("roll POSITIONS such as `roll 1 3`{cost}")
+            });
+            if roll.may_show {
+                parts.push("roll 1 3 show 2 (leave dice in view)".to_string());
+            }
+        }
+        if let Some(from) = &legal.claim_from {
+            parts.push(format!(
+                "a claim of {} or better (`better`, `a pair of jacks`, a hand)",
+                from.text(kind)
+            ));
+        }
+        if legal.dogs_life {
+            parts.push("bark (take the dog's life) or decline".to_string());
+        }
+        return format!("You may: {}", parts.join("; "));
+    }
     let mut parts: Vec<String> =
         legal.bids.iter().map(|r| format!("{} {}s", r.min_quantity, r.face)).collect();
     if !legal.dudo.is_empty() {
@@ -204,6 +272,17 @@ fn odds_text(game: &Game, view: &View) -> String {
     lines.join("\n")
 }
 
+/// Reads a call in the table's game.
+fn parse_for(game: &Game, view: &View, line: &str) -> Result<Action, dudo_rules::action::CallParseError> {
+    match game.rules().family.hand_game() {
+        None => parse_call(line),
+        Some(kind) => {
+            let previous = view.hand.as_ref().and_then(|h| h.claim.as_ref()).map(|c| &c.1);
+            dudo_rules::action::parse_hand_call(kind, line, previous)
+        }
+    }
+}
+
 const HELP: &str = "Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` \
 (or jonti/exact/spot on) for exactly right; `pass`; `push 5 5 then 6 5s`; `watch` in the points game. \
 Also: `odds`, `status`, `quit`.";
@@ -222,12 +301,12 @@ fn ask_turn(game: &Game, names: &[String], input: &mut impl BufRead) -> anyhow::
         match line.to_ascii_lowercase().as_str() {
             "" => continue,
             "help" | "?" => println!("{HELP}"),
-            "odds" => println!("{}", odds_text(game, &view)),
+            "odds" if game.rules().family.hand_game().is_none() => println!("{}", odds_text(game, &view)),
             "status" => {
                 println!("{}\n{}", status(game, &view, names), hint(&legal, exact_call_name(game.rules())))
             }
             "quit" | "exit" => return Ok(None),
-            _ => match parse_call(&line) {
+            _ => match parse_for(game, &view, &line) {
                 Ok(action) => match game.check(HUMAN, &action) {
                     Ok(()) => return Ok(Some(action)),
                     Err(e) => println!("Not allowed: {e}"),

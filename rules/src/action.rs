@@ -31,6 +31,15 @@ pub enum Action {
     Calza,
     /// Stop guessing for the round; your last guess still counts, for fewer points (001).
     Watch,
+    /// Individual hand: take the cup without challenging (implied by rolling or claiming).
+    Accept,
+    /// Individual hand: re-roll the dice at these positions (0-based), leaving `show` (after
+    /// the roll) in view of all (Stanford's "outside the box").
+    Roll { dice: Vec<usize>, show: Vec<usize> },
+    /// Individual hand: pass the cup on with this claim.
+    Claim(crate::hand::Hand),
+    /// Individual hand: take the dog's life (bark) or decline it (002).
+    DogsLife { bark: bool },
 }
 
 impl fmt::Display for Action {
@@ -49,23 +58,46 @@ impl fmt::Display for Action {
             Action::Dudo { target: Some(seat) } => write!(f, "dudo seat {seat}"),
             Action::Calza => write!(f, "calza"),
             Action::Watch => write!(f, "watch"),
+            Action::Accept => write!(f, "accept"),
+            Action::Roll { dice, show } => {
+                write!(f, "roll")?;
+                for d in dice {
+                    write!(f, " {}", d + 1)?;
+                }
+                if !show.is_empty() {
+                    write!(f, " show")?;
+                    for d in show {
+                        write!(f, " {}", d + 1)?;
+                    }
+                }
+                Ok(())
+            }
+            Action::Claim(hand) => write!(f, "claim {hand}"),
+            Action::DogsLife { bark: true } => write!(f, "bark"),
+            Action::DogsLife { bark: false } => write!(f, "decline"),
         }
     }
 }
 
 /// Why a typed call could not be understood.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "cannot read {input:?} as a call: {why} (try \"3 5s\", \"three fives\", \"dudo\", \"calza\", \"pass\" or \"push 5 5 then 6 5s\")"
-)]
+#[error("cannot read {input:?} as a call: {why} (try {hint})")]
 pub struct CallParseError {
     pub input: String,
-    pub why: &'static str,
+    pub why: String,
+    /// Examples of calls that do read.
+    pub hint: &'static str,
 }
+
+const COMMON_HINT: &str =
+    "\"3 5s\", \"three fives\", \"dudo\", \"calza\", \"pass\" or \"push 5 5 then 6 5s\"";
+const HAND_HINT: &str =
+    "\"dudo\", \"accept\", \"roll all\", \"roll 1 3\", \"a pair of jacks\", \"KKTTJ\" or \"better\"";
 
 /// Reads a call the way people say it.
 pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
-    let err = |why| CallParseError { input: input.to_string(), why };
+    let err =
+        |why: &str| CallParseError { input: input.to_string(), why: why.to_string(), hint: COMMON_HINT };
     let lower = input.trim().to_ascii_lowercase();
     let words: Vec<&str> =
         lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
@@ -167,6 +199,50 @@ fn parse_face(word: &str) -> Option<u8> {
         return Some(1);
     }
     (1u8..=9).find(|&f| word == face_name(f, true) || word == face_name(f, false))
+}
+
+/// Reads a call in an individual-hand game: "dudo", "accept", "roll all", "roll 1 3"
+/// (positions from 1), "roll 1 3 show 2", "bark", "decline", or a claim ("a pair of jacks",
+/// "KKTTJ", "better", "543", "mexican"). `dice` is the size of the hand.
+pub fn parse_hand_call(
+    game: crate::hand::HandGame,
+    input: &str,
+    previous: Option<&crate::hand::Hand>,
+) -> Result<Action, CallParseError> {
+    let err = |why: &str| CallParseError { input: input.to_string(), why: why.to_string(), hint: HAND_HINT };
+    let lower = input.trim().to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    match words.as_slice() {
+        [] => Err(err("it is empty")),
+        ["dudo" | "liar" | "challenge" | "doubt" | "call" | "bluff"] => Ok(Action::Dudo { target: None }),
+        ["accept" | "believe" | "take"] => Ok(Action::Accept),
+        ["bark" | "woof"] => Ok(Action::DogsLife { bark: true }),
+        ["decline"] => Ok(Action::DogsLife { bark: false }),
+        ["roll", rest @ ..] => {
+            let n = game.dice();
+            let (roll_words, show_words) = match rest.iter().position(|w| *w == "show") {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &[][..]),
+            };
+            let positions = |ws: &[&str]| -> Option<Vec<usize>> {
+                if ws == ["all"] {
+                    return Some((0..n).collect());
+                }
+                ws.iter()
+                    .map(|w| w.parse::<usize>().ok().filter(|p| (1..=n).contains(p)).map(|p| p - 1))
+                    .collect()
+            };
+            let dice = if roll_words.is_empty() { Some((0..n).collect()) } else { positions(roll_words) };
+            let dice = dice.ok_or_else(|| err("roll takes positions 1 to the number of dice, or all"))?;
+            let show =
+                positions(show_words).ok_or_else(|| err("show takes positions 1 to the number of dice"))?;
+            Ok(Action::Roll { dice, show })
+        }
+        ["claim", ..] | [..] => {
+            let text = lower.strip_prefix("claim").unwrap_or(&lower);
+            crate::hand::parse_claim(game, text, previous).map(Action::Claim).map_err(|why| err(&why))
+        }
+    }
 }
 
 #[cfg(test)]

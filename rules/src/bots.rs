@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::action::Action;
 use crate::bid::Bid;
 use crate::game::{Legal, View};
+use crate::hand::HandGame;
 use crate::odds::{Knowledge, knowledge};
 use crate::ruleset::{PassClaim, PushDice, RuleSet};
 
@@ -51,6 +52,13 @@ impl Bot for RandomBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        if legal.hand_game.is_some() {
+            let actions: Vec<Action> =
+                legal.actions().into_iter().filter(|a| hand_call_possible(view, legal, a)).collect();
+            if let Some(a) = actions.get(self.rng.random_range(0..actions.len().max(1))) {
+                return a.clone();
+            }
+        }
         let bids: u32 = legal.bids.iter().map(|r| u32::from(r.max_quantity - r.min_quantity) + 1).sum();
         let others =
             u32::from(legal.pass) + legal.dudo.len() as u32 + u32::from(legal.calza) + u32::from(legal.watch);
@@ -121,6 +129,12 @@ fn fallback(legal: &Legal) -> Action {
     if !legal.dudo.is_empty() {
         return Action::Dudo { target: None };
     }
+    if legal.dogs_life {
+        return Action::DogsLife { bark: true };
+    }
+    if legal.accept {
+        return Action::Accept;
+    }
     match legal.bids.first() {
         Some(r) => Action::Bid(Bid::new(r.min_quantity, r.face)),
         None if legal.pass => Action::Pass,
@@ -178,6 +192,80 @@ impl OddsBot {
     }
 }
 
+/// Whether an individual-hand call can be made with what this seat sees: a Mexican claim
+/// needs a one under the cup.
+fn hand_call_possible(view: &View, legal: &Legal, action: &Action) -> bool {
+    match (action, legal.hand_game, &view.hand) {
+        (Action::Claim(h), Some(game), Some(hand)) if game.is_mexican(&h.dice) => {
+            hand.dice.contains(&Some(1))
+        }
+        _ => true,
+    }
+}
+
+/// The odds bot's individual-hand play: challenge a claim a fresh roll rarely makes, keep
+/// the biggest group and re-roll the rest, then claim the least the rules allow.
+fn hand_odds_move(game: HandGame, view: &View, legal: &Legal) -> Action {
+    if legal.dogs_life {
+        return Action::DogsLife { bark: true };
+    }
+    let Some(hand) = &view.hand else { return fallback(legal) };
+    if let (Some(&claimant), Some((_, claim))) = (legal.dudo.first(), &hand.claim) {
+        let _ = claimant;
+        if game.chance_at_least(claim) < 0.2
+            || !legal.accept && legal.roll.is_none() && legal.claim_from.is_none()
+        {
+            return Action::Dudo { target: None };
+        }
+    }
+    let dice: Vec<u8> = hand.dice.iter().map(|d| d.unwrap_or(0)).collect();
+    let known = dice.iter().all(|&d| d > 0);
+    if let Some(roll) = legal.roll {
+        let n = game.dice();
+        let floor_met =
+            legal.claim_from.as_ref().is_some_and(|f| known && game.value(&dice) >= game.value(&f.dice));
+        let first = hand.rolls_this_turn == 0;
+        if roll.all
+            && (first
+                || hand.five_aces_tries.is_some()
+                || (roll.drinks <= 1 && !floor_met && hand.rolls_this_turn < 3))
+        {
+            return Action::Roll { dice: (0..n).collect(), show: Vec::new() };
+        }
+        if hand.five_aces_tries.is_some() {
+            let reroll: Vec<usize> = (0..n).filter(|&i| dice[i] != 6).collect();
+            return Action::Roll {
+                dice: if reroll.is_empty() { (0..n).collect() } else { reroll },
+                show: Vec::new(),
+            };
+        }
+        if !roll.all && first && known && !floor_met {
+            // Keep the most of a kind (the highest such face), re-roll the rest.
+            let mut counts = [0u8; 7];
+            dice.iter().for_each(|&d| counts[usize::from(d)] += 1);
+            let keep = (1..=6u8).max_by_key(|&f| (counts[usize::from(f)], f)).unwrap_or(6);
+            let reroll: Vec<usize> = (0..n).filter(|&i| dice[i] != keep).collect();
+            if !reroll.is_empty() {
+                return Action::Roll { dice: reroll, show: Vec::new() };
+            }
+        }
+    }
+    if let Some(floor) = &legal.claim_from {
+        let claim = Action::Claim(floor.clone());
+        if hand_call_possible(view, legal, &claim) {
+            return claim;
+        }
+    }
+    if legal.accept {
+        return Action::Accept;
+    }
+    if let Some(roll) = legal.roll {
+        let _ = roll;
+        return Action::Roll { dice: (0..game.dice()).collect(), show: Vec::new() };
+    }
+    fallback(legal)
+}
+
 fn pass_is_true(rules: &RuleSet, view: &View) -> bool {
     let Some(seat) = view.seat else { return false };
     let mut dice: Vec<u8> = Vec::new();
@@ -204,6 +292,9 @@ impl Bot for OddsBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        if let Some(game) = legal.hand_game {
+            return hand_odds_move(game, view, legal);
+        }
         let know = Knowledge::of(view, rules.dice.faces);
         let Some((_, current)) = view.current_bid else {
             return match self.opening(&know, legal) {

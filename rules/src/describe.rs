@@ -2,6 +2,7 @@
 
 use crate::bid::face_name;
 use crate::event::{EventKind, Showdown};
+use crate::hand::{Hand, HandGame};
 
 fn name(names: &[String], seat: usize) -> String {
     names.get(seat).cloned().unwrap_or_else(|| format!("seat {seat}"))
@@ -29,7 +30,19 @@ fn place_text(place: usize) -> String {
 
 /// One line describing `event`, with seats named by `names`.
 pub fn describe(event: &EventKind, names: &[String]) -> String {
+    describe_in(event, names, None)
+}
+
+/// [`describe`] for a game whose hands are written in their own symbols (poker dice: 9TJQKA).
+pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) -> String {
     let n = |s: usize| name(names, s);
+    let hand = |h: &Hand| match game {
+        Some(g) => h.text(g),
+        None => h.to_string(),
+    };
+    let faces = |d: &[u8]| -> String {
+        d.iter().map(|&f| game.map_or_else(|| char::from(b'0' + f), |g| g.face_symbol(f))).collect()
+    };
     match event {
         EventKind::GameStarted { seats, dice } => {
             let counts: Vec<String> = dice.iter().map(|d| d.to_string()).collect();
@@ -154,6 +167,58 @@ pub fn describe(event: &EventKind, names: &[String]) -> String {
                 })
                 .collect();
             format!("Results: {}", parts.join("; "))
+        }
+        EventKind::HandStarted { hand, starter } => {
+            format!("Hand {hand}: {} takes the cup and rolls", n(*starter))
+        }
+        EventKind::Accepted { seat } => format!("{} takes the cup", n(*seat)),
+        EventKind::HandRolled { seat, count } => {
+            format!("{} rolls {}", n(*seat), plural(*count as u64, "die", "dice"))
+        }
+        EventKind::HandSeen { seat, dice } => format!("{} sees {} under the cup", n(*seat), faces(dice)),
+        EventKind::DiceShown { seat, dice } => {
+            let shown: Vec<u8> = dice.iter().map(|d| d.1).collect();
+            format!("{} shows {}", n(*seat), faces(&shown))
+        }
+        EventKind::Claimed { seat, spoken, claim } => {
+            if spoken == claim {
+                format!("{} passes the cup: \"{}\"", n(*seat), hand(claim))
+            } else {
+                format!(
+                    "{} passes the cup: \"{}\", an undercall taken as better: {}",
+                    n(*seat),
+                    hand(spoken),
+                    hand(claim)
+                )
+            }
+        }
+        EventKind::HandRevealed { dice } => format!("The cup is lifted: {}", faces(dice)),
+        EventKind::ChallengeSettled { claim, hand: h, winner, loser } => format!(
+            "The claim was {} and the hand is {}: {} wins, {} loses",
+            hand(claim),
+            hand(h),
+            n(*winner),
+            n(*loser)
+        ),
+        EventKind::FiveAces { seat, made } => {
+            if *made {
+                format!("{} rolls the five aces! Nobody loses a life", n(*seat))
+            } else {
+                format!("{} misses the five aces", n(*seat))
+            }
+        }
+        EventKind::CupCaught { seat, caught, drinks } => {
+            format!("{} {} the cup: {} drinks", n(*seat), if *caught { "catches" } else { "misses" }, drinks)
+        }
+        EventKind::LifeLost { seat, lives } => {
+            format!("{} loses a life ({} left)", n(*seat), plural(u64::from(*lives), "life", "lives"))
+        }
+        EventKind::DogsLife { seat, barked } => {
+            if *barked {
+                format!("{} barks like a dog and plays on with the dog's life", n(*seat))
+            } else {
+                format!("{} declines the dog's life", n(*seat))
+            }
         }
         EventKind::GameOver { standings, points, money, drinks } => {
             let parts: Vec<String> = standings

@@ -41,6 +41,20 @@ pub enum RuleError {
     PushNotAllowed { why: &'static str },
     #[error("you cannot push a {face}: {why}")]
     PushDieMissing { face: u8, why: &'static str },
+    #[error("{claim} does not beat the claim {current}")]
+    ClaimNotHigher { claim: String, current: String },
+    #[error("that is not a hand of {dice} dice with faces 1 to 6")]
+    BadHand { dice: usize },
+    #[error("roll is not allowed: {why}")]
+    RollNotAllowed { why: &'static str },
+    #[error("claim is not allowed: {why}")]
+    ClaimNotAllowed { why: &'static str },
+    #[error("accept is not allowed: {why}")]
+    AcceptNotAllowed { why: &'static str },
+    #[error("the dog's life is not yours to take or decline now")]
+    NoDogsLife,
+    #[error("`{call}` is not a call in this game")]
+    NotInThisGame { call: String },
     #[error("watch is not allowed: {why}")]
     WatchNotAllowed { why: &'static str },
     #[error("the wild face ({face}s) is never bid at this table")]

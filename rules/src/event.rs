@@ -242,6 +242,68 @@ pub enum EventKind {
     ResultsTable {
         rows: Vec<ResultRow>,
     },
+    /// Individual hand: a new hand begins; `starter` rolls all the dice.
+    HandStarted {
+        hand: u32,
+        starter: Seat,
+    },
+    /// Individual hand: `seat` took the cup without challenging.
+    Accepted {
+        seat: Seat,
+    },
+    /// Individual hand: `seat` re-rolled `count` dice (the count is public, which dice is not).
+    HandRolled {
+        seat: Seat,
+        count: usize,
+    },
+    /// Individual hand: the dice under the cup, for whoever may look (positions in order).
+    HandSeen {
+        seat: Seat,
+        dice: Vec<u8>,
+    },
+    /// Individual hand: dice in view of all (rolled outside the box, the Mexican's one).
+    DiceShown {
+        seat: Seat,
+        dice: Vec<(usize, u8)>,
+    },
+    /// Individual hand: `seat` passes the cup claiming `claim` (`spoken` when an undercall
+    /// was taken as "better").
+    Claimed {
+        seat: Seat,
+        spoken: crate::hand::Hand,
+        claim: crate::hand::Hand,
+    },
+    /// Individual hand: the cup is lifted.
+    HandRevealed {
+        dice: Vec<u8>,
+    },
+    /// Individual hand: a challenge settled.
+    ChallengeSettled {
+        claim: crate::hand::Hand,
+        hand: crate::hand::Hand,
+        winner: Seat,
+        loser: Seat,
+    },
+    /// Poker dice: the five-aces test, passed or failed.
+    FiveAces {
+        seat: Seat,
+        made: bool,
+    },
+    /// Mexican: the cup-catching forfeit, decided by the server's dice.
+    CupCaught {
+        seat: Seat,
+        caught: bool,
+        drinks: u32,
+    },
+    LifeLost {
+        seat: Seat,
+        lives: u8,
+    },
+    /// The dog's life taken (barked) or declined (002).
+    DogsLife {
+        seat: Seat,
+        barked: bool,
+    },
     /// The game is over; seats from first place to last, and every seat's ledger (points,
     /// money, drinks: zero where the table keeps none).
     GameOver {

@@ -63,37 +63,91 @@ impl HandGame {
         self.value(a).cmp(&self.value(b))
     }
 
-    /// Every distinct hand, weakest first. For each value, the hand listed is the one whose
-    /// dice are written highest first.
+    /// Every distinct hand, weakest first (built once per game).
     pub fn all_hands(self) -> Vec<Hand> {
-        let mut hands = Vec::new();
-        let mut dice = vec![1u8; self.dice()];
-        loop {
-            // Multisets as non-increasing sequences.
-            hands.push(Hand::new(dice.clone()));
-            let mut i = dice.len();
+        self.ordered().iter().map(|(_, h)| h.clone()).collect()
+    }
+
+    /// Every distinct hand with its value, weakest first; built once per process.
+    pub fn ordered(self) -> &'static [(u64, Hand)] {
+        use std::sync::OnceLock;
+        static TABLES: [OnceLock<Vec<(u64, Hand)>>; 4] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        TABLES[self.slot()].get_or_init(|| {
+            let mut hands: Vec<(u64, Hand)> = Vec::new();
+            let mut dice = vec![1u8; self.dice()];
             loop {
-                if i == 0 {
-                    hands.sort_by_key(|h| self.value(&h.dice));
-                    hands.dedup_by_key(|h| self.value(&h.dice));
-                    return hands;
-                }
-                i -= 1;
-                if dice[i] < 6 && (i == 0 || dice[i] < dice[i - 1]) {
-                    dice[i] += 1;
-                    for d in dice.iter_mut().skip(i + 1) {
-                        *d = 1;
+                // Multisets as non-increasing sequences.
+                hands.push((self.value(&dice), Hand::new(dice.clone())));
+                let mut i = dice.len();
+                loop {
+                    if i == 0 {
+                        hands.sort_by_key(|h| h.0);
+                        hands.dedup_by_key(|h| h.0);
+                        return hands;
                     }
-                    break;
+                    i -= 1;
+                    if dice[i] < 6 && (i == 0 || dice[i] < dice[i - 1]) {
+                        dice[i] += 1;
+                        for d in dice.iter_mut().skip(i + 1) {
+                            *d = 1;
+                        }
+                        break;
+                    }
                 }
             }
+        })
+    }
+
+    fn slot(self) -> usize {
+        match self {
+            HandGame::PokerDice => 0,
+            HandGame::Stanford => 1,
+            HandGame::Mexican => 2,
+            HandGame::MexicanTwoDice => 3,
         }
+    }
+
+    /// The best hand there is.
+    pub fn top(self) -> Hand {
+        self.ordered().last().map_or_else(|| Hand::new(vec![6; self.dice()]), |h| h.1.clone())
     }
 
     /// The weakest hand strictly better than `than` (002's "better"), if any.
     pub fn better(self, than: &Hand) -> Option<Hand> {
         let v = self.value(&than.dice);
-        self.all_hands().into_iter().find(|h| self.value(&h.dice) > v)
+        let all = self.ordered();
+        all.get(all.partition_point(|h| h.0 <= v)).map(|h| h.1.clone())
+    }
+
+    /// The chance that a fresh roll of every die is at least as good as `hand`.
+    pub fn chance_at_least(self, hand: &Hand) -> f64 {
+        let values = self.roll_values();
+        let v = self.value(&hand.dice);
+        let below = values.partition_point(|&x| x < v);
+        (values.len() - below) as f64 / values.len().max(1) as f64
+    }
+
+    /// The value of every possible roll (6^dice of them), sorted; built once per game.
+    fn roll_values(self) -> &'static [u64] {
+        use std::sync::OnceLock;
+        static TABLES: [OnceLock<Vec<u64>>; 4] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        TABLES[self.slot()].get_or_init(|| {
+            let n = self.dice();
+            let total = 6usize.pow(n as u32);
+            let mut out = Vec::with_capacity(total);
+            let mut dice = vec![0u8; n];
+            for mut i in 0..total {
+                for d in dice.iter_mut() {
+                    *d = (i % 6) as u8 + 1;
+                    i /= 6;
+                }
+                out.push(self.value(&dice));
+            }
+            out.sort_unstable();
+            out
+        })
     }
 
     /// Whether `dice` is the game's top "Mexican" roll (the Mexican games only).
@@ -228,7 +282,7 @@ pub fn parse_claim(game: HandGame, text: &str, previous: Option<&Hand>) -> Resul
             None => return Err("\"better\" needs a claim to be better than".into()),
         };
         for _ in 0..steps {
-            h = game.better(&h).ok_or("nothing is better than the best hand")?;
+            h = game.better(&h).ok_or("nothing beats the best hand: challenge it, or accept what follows")?;
         }
         return Ok(h);
     }
@@ -243,8 +297,8 @@ pub fn parse_claim(game: HandGame, text: &str, previous: Option<&Hand>) -> Resul
     }
     weakest_fitting(game, &words).ok_or_else(|| {
         format!(
-            "cannot read {text:?} as a claim: write the hand (for example {}), a description such as \"a pair of jacks\" or \"three 6s\", or \"better\"",
-            game.all_hands().last().map(|h| h.text(game)).unwrap_or_default()
+            "a claim is a hand (for example {}), a description such as \"a pair of jacks\" or \"three 6s\", or \"better\"",
+            game.top().text(game)
         )
     })
 }
@@ -308,9 +362,7 @@ fn count_word(w: &str) -> Option<u8> {
 /// "four of a kind", "five aces", "three 6s", "four of a kind and a pair".
 fn weakest_fitting(game: HandGame, words: &[&str]) -> Option<Hand> {
     let text = words.join(" ").replace(',', "");
-    let all = game.all_hands();
-    let fits = |h: &Hand| -> bool { describes(game, &text, h) };
-    all.into_iter().find(|h| fits(h))
+    game.ordered().iter().map(|(_, h)| h).find(|h| describes(game, &text, h)).cloned()
 }
 
 /// Whether hand `h` satisfies the description `text`.
@@ -430,6 +482,17 @@ mod tests {
         assert!(two.value(&[1, 1]) > two.value(&[6, 5]));
         assert_eq!(two.value(&[4, 5]), 54);
         assert_eq!(parse_claim(g, "mexican", None).unwrap().to_string(), "321");
+    }
+
+    #[test]
+    fn chances_of_a_fresh_roll() {
+        let g = HandGame::Mexican;
+        assert!((g.chance_at_least(&Hand::new(vec![3, 2, 1])) - 6.0 / 216.0).abs() < 1e-12);
+        assert!(
+            (HandGame::PokerDice.chance_at_least(&HandGame::PokerDice.all_hands()[0]) - 1.0).abs() < 1e-12
+        );
+        let aces = HandGame::PokerDice.all_hands().pop().unwrap();
+        assert!((HandGame::PokerDice.chance_at_least(&aces) - 1.0 / 7776.0).abs() < 1e-12);
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod error;
 pub mod event;
 pub mod game;
 pub mod hand;
+pub mod individual;
 pub mod odds;
 pub mod presets;
 pub mod ruleset;

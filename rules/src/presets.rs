@@ -18,6 +18,10 @@ pub const NAMES: &[&str] = &[
     "points",
     "points-quick",
     "points-full",
+    "poker-dice",
+    "stanford",
+    "mexican",
+    "mexican-two-dice",
 ];
 
 /// The preset called `name`, if there is one.
@@ -34,6 +38,10 @@ pub fn by_name(name: &str) -> Option<RuleSet> {
         "points" => Some(points(75, "points")),
         "points-quick" => Some(points(50, "points-quick")),
         "points-full" => Some(points(100, "points-full")),
+        "poker-dice" => Some(poker_dice()),
+        "stanford" => Some(stanford()),
+        "mexican" => Some(mexican(Family::Mexican, "mexican")),
+        "mexican-two-dice" => Some(mexican(Family::MexicanTwoDice, "mexican-two-dice")),
         _ => None,
     }
 }
@@ -52,6 +60,12 @@ pub fn summary(name: &str) -> &'static str {
         "points" => "the points game (seed 001): Guess, Watch, Doubt; first to exactly 75",
         "points-quick" => "the points game (seed 001), quick: first to exactly 50",
         "points-full" => "the points game (seed 001), full: first to exactly 100",
+        "poker-dice" => "Liar Dice with poker dice (seed 002): one cup passed round, three lives, five aces",
+        "stanford" => {
+            "the Stanford variation (seed 002): six dice, more of a kind wins, dice shown or hidden"
+        }
+        "mexican" => "Mexican (seed 002): three dice, 1-2-3 beats all, drinks for ten rounds",
+        "mexican-two-dice" => "Mexican with two dice (seed 002): doubles, 2-1 Mexican, the Betty Ford",
         _ => "",
     }
 }
@@ -60,6 +74,7 @@ pub fn summary(name: &str) -> &'static str {
 pub fn fibbing() -> RuleSet {
     RuleSet {
         name: "fibbing".into(),
+        family: Family::CommonHand,
         players: PlayerLimits { min: 2, max: 12 },
         dice: DiceRules { start: 5, max: 5, faces: 6 },
         first_starter: FirstStarter::RollOff,
@@ -97,6 +112,7 @@ pub fn fibbing() -> RuleSet {
         wager: Wager::default(),
         drinks: Drinks::default(),
         points: Points::default(),
+        hand: HandRules::default(),
     }
 }
 
@@ -257,6 +273,45 @@ pub fn points(target: u32, name: &str) -> RuleSet {
         results_table: ResultsTable::Off,
         game_end: GameEnd::Points(target),
         ..fibbing()
+    }
+}
+
+/// Seed 002's Liar Dice with five poker dice (9 T J Q K A): claims are poker hands without
+/// runs, three lives, the five-aces test and the dog's life; "best with 5-8 players".
+pub fn poker_dice() -> RuleSet {
+    RuleSet {
+        name: "poker-dice".into(),
+        family: Family::PokerDice,
+        players: PlayerLimits { min: 2, max: 12 },
+        exact_call: ExactCall { who: ExactCaller::Off, ..ExactCall::default() },
+        palifico: Palifico { trigger: PalificoTrigger::Off, ..Palifico::default() },
+        losers_see_dice: LosersSeeDice::Hidden,
+        results_table: ResultsTable::Off,
+        hand: HandRules::default(),
+        ..fibbing()
+    }
+}
+
+/// Seed 002's Stanford variation: six standard dice ranked by more of a kind, dice may be
+/// rolled outside the box in view of all; otherwise as Liar Dice ("play is still the same").
+pub fn stanford() -> RuleSet {
+    RuleSet {
+        name: "stanford".into(),
+        family: Family::Stanford,
+        hand: HandRules { show_dice: ShowDice::Allowed, ..HandRules::default() },
+        ..poker_dice()
+    }
+}
+
+/// Seed 002's Mexican: drinks instead of lives, played here for ten rounds (the seed names
+/// no end), fewest drinks first.
+pub fn mexican(family: Family, name: &str) -> RuleSet {
+    RuleSet {
+        name: name.into(),
+        family,
+        game_end: GameEnd::Rounds(10),
+        hand: HandRules { five_aces: FiveAces::Off, dogs_life: DogsLife::Off, ..HandRules::default() },
+        ..poker_dice()
     }
 }
 

@@ -17,6 +17,9 @@ pub const MAX_PLAYERS: usize = 64;
 pub struct RuleSet {
     /// Display name, usually the preset the rule set started from.
     pub name: String,
+    /// Which game: the common hand (every seed but the individual-hand games), or one of
+    /// seed 002's individual-hand games.
+    pub family: Family,
     /// How many players may sit at the table.
     pub players: PlayerLimits,
     /// Dice per player and faces per die (000: "maximum dice count", "maximum dice value").
@@ -63,6 +66,113 @@ pub struct RuleSet {
     pub drinks: Drinks,
     /// The points game (001), in force when `game_end` is `points`.
     pub points: Points,
+    /// The individual-hand games (002): lives, five aces, the dog's life, Mexican drinks.
+    pub hand: HandRules,
+}
+
+/// The family of the game: who holds dice and what claims are about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Everyone has dice; claims are about all the dice on the table.
+    #[default]
+    CommonHand,
+    /// Liar Dice with five poker dice (002).
+    PokerDice,
+    /// The Stanford variation: six standard dice (002).
+    Stanford,
+    /// Mexican with three dice (002).
+    Mexican,
+    /// Mexican with two dice (002).
+    MexicanTwoDice,
+}
+
+impl Family {
+    /// The individual-hand game, if this is one.
+    pub fn hand_game(self) -> Option<crate::hand::HandGame> {
+        use crate::hand::HandGame;
+        match self {
+            Family::CommonHand => None,
+            Family::PokerDice => Some(HandGame::PokerDice),
+            Family::Stanford => Some(HandGame::Stanford),
+            Family::Mexican => Some(HandGame::Mexican),
+            Family::MexicanTwoDice => Some(HandGame::MexicanTwoDice),
+        }
+    }
+}
+
+/// Rules of the individual-hand games (002).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HandRules {
+    /// Lives each player starts with ("each player has three lives"); Mexican keeps none.
+    pub lives: u8,
+    /// What a claim no better than the last one means.
+    pub undercall: Undercall,
+    /// The five-aces rule: the top claim must be rolled, in three tries.
+    pub five_aces: FiveAces,
+    /// The dog's life for the first player out.
+    pub dogs_life: DogsLife,
+    /// Whether dice may be rolled outside the box, in view of all (Stanford).
+    pub show_dice: ShowDice,
+    /// Mexican: drinks for another roll ("take a drink for another roll").
+    pub reroll_drinks: u8,
+    /// Mexican: drinks for losing a challenge ("two drinks").
+    pub bluff_drinks: u8,
+    /// Mexican with two dice: drinks for a bluff caught on a Betty Ford (54).
+    pub betty_ford_drinks: u8,
+    /// Mexican: the chance, in percent, of catching the dice in the cup.
+    pub catch_percent: u8,
+}
+
+impl Default for HandRules {
+    fn default() -> Self {
+        HandRules {
+            lives: 3,
+            undercall: Undercall::TreatedAsBetter,
+            five_aces: FiveAces::On,
+            dogs_life: DogsLife::Offered,
+            show_dice: ShowDice::Off,
+            reroll_drinks: 1,
+            bluff_drinks: 2,
+            betty_ford_drinks: 10,
+            catch_percent: 50,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Undercall {
+    /// "Should a player make an undercall, it is treated as Better" (002).
+    TreatedAsBetter,
+    /// A claim must beat the last one.
+    Refused,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FiveAces {
+    /// Accepting five aces means rolling them within three tries, or losing a life (002).
+    On,
+    /// Five aces can only be challenged.
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DogsLife {
+    /// The first player out may bark for one more life; declined, it stays on offer (002).
+    Offered,
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShowDice {
+    Off,
+    /// "Players can reveal dice ... roll them inside or outside of the box" (Stanford).
+    Allowed,
 }
 
 /// How many seats a table may have.
@@ -724,6 +834,20 @@ impl RuleSet {
         }
         if self.pass.claim != PassClaim::Off && self.pass.min_dice == 0 {
             return Err(invalid("pass.min_dice", "must be at least 1"));
+        }
+        if self.family != Family::CommonHand {
+            if self.family != Family::Mexican && self.family != Family::MexicanTwoDice && self.hand.lives == 0
+            {
+                return Err(invalid("hand.lives", "players need at least one life"));
+            }
+            if self.hand.catch_percent > 100 {
+                return Err(invalid("hand.catch_percent", "a chance from 0 to 100"));
+            }
+            if matches!(self.family, Family::Mexican | Family::MexicanTwoDice)
+                && !matches!(self.game_end, GameEnd::Rounds(_))
+            {
+                return Err(invalid("game_end", "Mexican is played for a number of rounds: game_end rounds"));
+            }
         }
         match self.game_end {
             GameEnd::Rounds(0) => return Err(invalid("game_end", "a game of rounds needs at least one")),

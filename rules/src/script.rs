@@ -175,7 +175,14 @@ fn play_rounds(script: &Script, game: &mut Game, out: &mut ScriptRun) -> Result<
                 step.call().split_once(':').ok_or_else(|| fail("a call is written \"Name: call\"".into()))?;
             let seat =
                 seat_of(players, name).ok_or_else(|| fail(format!("no player named {:?}", name.trim())))?;
-            let action = parse_action(players, call).map_err(fail)?;
+            let action = match game.rules().family.hand_game() {
+                None => parse_action(players, call).map_err(fail)?,
+                Some(kind) => {
+                    let previous = game.view(seat).hand.and_then(|h| h.claim).map(|c| c.1);
+                    crate::action::parse_hand_call(kind, call, previous.as_ref())
+                        .map_err(|e| fail(e.to_string()))?
+                }
+            };
             let mut queues = vec![VecDeque::new(); players.len()];
             if let ScriptAction::WithReroll { reroll, .. } = step {
                 queues[seat].push_back(reroll.clone());

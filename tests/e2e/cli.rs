@@ -142,7 +142,7 @@ fn rules_lists_presets_and_prints_one_that_reads_back() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("the presets are"));
 }
 
-fn dudo_rules_names() -> [&'static str; 11] {
+fn dudo_rules_names() -> [&'static str; 15] {
     [
         "fibbing",
         "perudo-jonti",
@@ -155,6 +155,10 @@ fn dudo_rules_names() -> [&'static str; 11] {
         "points",
         "points-quick",
         "points-full",
+        "poker-dice",
+        "stanford",
+        "mexican",
+        "mexican-two-dice",
     ]
 }
 
@@ -170,14 +174,42 @@ fn play_a_whole_game_against_bots_from_standard_input() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(answers.as_bytes()).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(answers.as_bytes()).ok());
     let out = child.wait_with_output().unwrap();
+    writer.join().ok();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("wins the game!"), "{text}");
     assert!(text.contains("Tester rolls"), "{text}");
     // Only the human's own dice are ever shown while a round is on: no bot's roll.
     assert!(!text.contains("Alice rolls") || text.contains("Tester is out of the game"), "{text}");
+}
+
+#[test]
+fn play_the_individual_hand_games_from_standard_input() {
+    // One of these answers is always allowed: roll, claim (an undercall counts as "better"),
+    // challenge, bark for the dog's life, accept a Mexican.
+    let answers = "roll all\na pair\n211\nbetter\ndudo\nbark\naccept\n".repeat(3000);
+    for preset in ["poker-dice", "stanford", "mexican", "mexican-two-dice"] {
+        let mut child = Command::new(binary("dudo"))
+            .args(["play", "--preset", preset, "--bots", "2", "--seed", "5", "--name", "Tester"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Write from another thread: the game's output fills its pipe while we feed it.
+        let mut stdin = child.stdin.take().unwrap();
+        let feed = answers.clone();
+        let writer = std::thread::spawn(move || stdin.write_all(feed.as_bytes()).ok());
+        let out = child.wait_with_output().unwrap();
+        writer.join().ok();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{preset}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains("wins the game!"), "{preset}: {}", &text[text.len().saturating_sub(3000)..]);
+        assert!(text.contains("passes the cup"), "{preset}");
+    }
 }
 
 #[test]

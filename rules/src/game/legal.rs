@@ -5,7 +5,7 @@ use rand::Rng;
 
 use super::*;
 
-impl Game {
+impl CommonHand {
     pub(super) fn bidding_for(&self, seat: Seat) -> Bidding {
         let face_rule = if self.palifico.is_empty() {
             FaceRule::Free
@@ -261,6 +261,9 @@ impl Game {
                 self.check_turn(seat)?;
                 self.check_watch(seat)
             }
+            Action::Accept | Action::Roll { .. } | Action::Claim(_) | Action::DogsLife { .. } => {
+                Err(RuleError::NotInThisGame { call: action.to_string() })
+            }
         }
     }
 
@@ -275,13 +278,6 @@ impl Game {
         Ok(())
     }
 
-    /// Everything `seat` may do now (empty when nothing).
-    pub fn legal(&self, seat: Seat) -> Legal {
-        let mut legal = Legal::default();
-        self.legal_into(seat, &mut legal);
-        legal
-    }
-
     /// Writes everything `seat` may do now into `out`, reusing its allocations.
     pub fn legal_into(&self, seat: Seat, out: &mut Legal) {
         out.bids.clear();
@@ -290,6 +286,11 @@ impl Game {
         out.pass = false;
         out.calza = false;
         out.watch = false;
+        out.accept = false;
+        out.roll = None;
+        out.claim_from = None;
+        out.dogs_life = false;
+        out.hand_game = None;
         if self.check_seat(seat).is_err() {
             return;
         }

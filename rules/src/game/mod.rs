@@ -1,14 +1,18 @@
-//! The common-hand game: everyone has dice, claims are about all the dice on the table.
+//! Games: the one interface every game kind sits behind, and the common-hand kind.
 //!
 //! [`Game`] is a deterministic state machine in the OpenSpiel mould: [`Game::legal`] for any
 //! seat at any moment, [`Game::apply`] returning the events an action caused (or a
 //! [`RuleError`] with the state untouched: every check runs before anything changes),
 //! [`Game::view`] for exactly what one seat may know, [`Game::spectator_view`],
-//! [`Game::is_over`] and [`Game::standings`]. The individual-hand family joins as a second
-//! game kind behind the same methods.
+//! [`Game::is_over`] and [`Game::standings`]. Behind it sit two kinds (`dispatch.rs`):
+//! [`CommonHand`] here (everyone has dice, claims are about all the dice on the table) and
+//! the individual-hand games (`individual.rs`: one hand passed round under a cup).
 
+mod dispatch;
 mod legal;
 mod settle;
+
+pub use dispatch::Game;
 
 use std::sync::Arc;
 
@@ -16,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Seat};
 use crate::bid::{Bid, BidProblem, BidRange, Bidding, FaceRule};
-use crate::dice::{DiceSource, Seed};
+use crate::dice::DiceSource;
 use crate::error::RuleError;
 use crate::event::{Audience, Event, EventKind, ResultRow, SeatSet, Showdown};
 use crate::ruleset::*;
@@ -155,7 +159,7 @@ pub struct RoundResult {
 
 /// A game of the common-hand family.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Game {
+pub struct CommonHand {
     rules: Arc<RuleSet>,
     dice: DiceSource,
     players: Vec<Player>,
@@ -198,11 +202,41 @@ pub struct Legal {
     pub calza: bool,
     /// Stop guessing for the round (001's Watch).
     pub watch: bool,
+    /// Individual hand: take the cup without challenging.
+    pub accept: bool,
+    /// Individual hand: how the dice may be re-rolled now, if at all.
+    pub roll: Option<RollOptions>,
+    /// Individual hand: the weakest claim allowed now (any better hand is allowed too).
+    pub claim_from: Option<crate::hand::Hand>,
+    /// Individual hand: take or decline the dog's life.
+    pub dogs_life: bool,
+    /// Individual hand: which game, so the actions can be listed.
+    pub hand_game: Option<crate::hand::HandGame>,
+}
+
+/// How an individual-hand roll may be made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RollOptions {
+    /// Every die must be rolled (a new hand, Mexican, the five-aces test's first try).
+    pub all: bool,
+    /// Dice may be left in view of all (Stanford).
+    pub may_show: bool,
+    /// Drinks this roll costs (Mexican's "take a drink for another roll").
+    pub drinks: u8,
 }
 
 impl Legal {
     pub fn is_empty(&self) -> bool {
-        self.bids.is_empty() && !self.push && !self.pass && self.dudo.is_empty() && !self.calza && !self.watch
+        self.bids.is_empty()
+            && !self.push
+            && !self.pass
+            && self.dudo.is_empty()
+            && !self.calza
+            && !self.watch
+            && !self.accept
+            && self.roll.is_none()
+            && self.claim_from.is_none()
+            && !self.dogs_life
     }
 
     /// Every legal action except pushes (whose dice choices multiply the list; see `push`).
@@ -224,6 +258,29 @@ impl Legal {
         }
         if self.watch {
             out.push(Action::Watch);
+        }
+        if self.accept {
+            out.push(Action::Accept);
+        }
+        if let (Some(roll), Some(game)) = (self.roll, self.hand_game) {
+            let n = game.dice();
+            if roll.all {
+                out.push(Action::Roll { dice: (0..n).collect(), show: Vec::new() });
+            } else {
+                // Every non-empty set of positions (showing nothing: a choice of its own).
+                for mask in 1u32..(1 << n) {
+                    let dice = (0..n).filter(|i| mask & (1 << i) != 0).collect();
+                    out.push(Action::Roll { dice, show: Vec::new() });
+                }
+            }
+        }
+        if let (Some(from), Some(game)) = (&self.claim_from, self.hand_game) {
+            let floor = game.value(&from.dice);
+            out.extend(game.ordered().iter().filter(|h| h.0 >= floor).map(|h| Action::Claim(h.1.clone())));
+        }
+        if self.dogs_life {
+            out.push(Action::DogsLife { bark: true });
+            out.push(Action::DogsLife { bark: false });
         }
         out
     }
@@ -256,6 +313,8 @@ pub struct PlayerView {
     pub watching: bool,
     /// This round's last guess (001).
     pub last_guess: Option<Bid>,
+    /// Lives left (individual-hand games).
+    pub lives: u8,
 }
 
 /// What one seat, or a spectator, may know. The hidden-information boundary is here.
@@ -280,6 +339,31 @@ pub struct View {
     pub last_result: Option<Arc<RoundResult>>,
     /// Seats from first place to last, once the game is over.
     pub standings: Vec<Seat>,
+    /// The cup of an individual-hand game, as this viewer may see it.
+    pub hand: Option<HandView>,
+}
+
+/// An individual-hand game's cup and claim, as one viewer may see them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandView {
+    /// Who holds the cup now.
+    pub holder: Seat,
+    /// Whether the holder has taken it (and looked), rather than still deciding to challenge.
+    pub accepted: bool,
+    /// Each die as this viewer sees it: `None` under the cup and unknown to the viewer.
+    pub dice: Vec<Option<u8>>,
+    /// Dice in view of all.
+    pub shown: Vec<bool>,
+    /// The claim in force: who made it, and the hand it means.
+    pub claim: Option<(Seat, crate::hand::Hand)>,
+    /// Rolls made by the holder this turn.
+    pub rolls_this_turn: u8,
+    /// The five-aces test under way: tries made.
+    pub five_aces_tries: Option<u8>,
+    /// A player deciding on the dog's life.
+    pub dogs_life_pending: Option<Seat>,
+    /// Whether the dog's life has been taken.
+    pub dogs_life_taken: bool,
 }
 
 impl View {
@@ -298,40 +382,15 @@ pub fn exact_call_name(rules: &RuleSet) -> &'static str {
     }
 }
 
-impl Game {
-    /// Starts a game of `seats` players with dice from `seed`: the roll-off (if the rules
-    /// want one) and the first round's roll are the returned events.
-    pub fn start(
-        rules: impl Into<Arc<RuleSet>>,
-        seats: usize,
-        seed: Seed,
-    ) -> Result<(Game, Vec<Event>), StartError> {
-        let mut events = Vec::new();
-        let game = Game::start_into(rules.into(), seats, DiceSource::new(seed), None, &mut events)?;
-        Ok((game, events))
-    }
-
-    /// Starts a game with a given dice source and, optionally, per-seat starting dice
-    /// (handicaps and teaching positions; scripts use it).
-    pub fn start_with(
-        rules: impl Into<Arc<RuleSet>>,
-        seats: usize,
-        dice: DiceSource,
-        start_dice: Option<Vec<u16>>,
-    ) -> Result<(Game, Vec<Event>), StartError> {
-        let mut events = Vec::new();
-        let game = Game::start_into(rules.into(), seats, dice, start_dice, &mut events)?;
-        Ok((game, events))
-    }
-
-    /// [`Game::start_with`] writing the opening events into any sink.
+impl CommonHand {
+    /// Starts a common-hand game, writing the opening events into `events`.
     pub fn start_into(
         rules: Arc<RuleSet>,
         seats: usize,
         dice: DiceSource,
         start_dice: Option<Vec<u16>>,
         events: &mut impl EventSink,
-    ) -> Result<Game, StartError> {
+    ) -> Result<CommonHand, StartError> {
         rules.validate().map_err(StartError::Rules)?;
         let (min, max) = (usize::from(rules.players.min), usize::from(rules.players.max));
         if seats < min || seats > max {
@@ -346,7 +405,7 @@ impl Game {
         }
         let count = |seat: usize| start_dice.as_ref().map_or(start, |c| c[seat]);
         let players = (0..seats).map(|seat| Player::new(count(seat))).collect();
-        let mut game = Game {
+        let mut game = CommonHand {
             rules,
             dice,
             players,
@@ -674,20 +733,6 @@ impl Game {
         Ok(events)
     }
 
-    /// What `seat` may know.
-    pub fn view(&self, seat: Seat) -> View {
-        let mut v = View::default();
-        self.view_into(Some(seat), &mut v);
-        v
-    }
-
-    /// What a spectator may know: everything public, no dice under cups.
-    pub fn spectator_view(&self) -> View {
-        let mut v = View::default();
-        self.view_into(None, &mut v);
-        v
-    }
-
     /// Writes what `seat` (or a spectator, for `None`) may know into `out`, reusing its
     /// allocations: bots asked many times a game keep one view each.
     pub fn view_into(&self, seat: Option<Seat>, out: &mut View) {
@@ -712,6 +757,7 @@ impl Game {
             v.drinks = p.drinks;
             v.watching = p.watching;
             v.last_guess = p.last_guess;
+            v.lives = 0;
         }
         out.claims.clear();
         out.claims.extend_from_slice(&self.claims);
@@ -732,6 +778,7 @@ impl Game {
         }
         out.my_dice.clear();
         out.all_dice = None;
+        out.hand = None;
         let Some(p) = seat.and_then(|s| self.players.get(s)) else {
             out.seat = None;
             return;

@@ -3,14 +3,7 @@
 
 use super::*;
 
-impl Game {
-    /// Applies `action` by `seat`: the events it caused, or why it is refused (state unchanged).
-    pub fn apply(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RuleError> {
-        let mut events = Vec::new();
-        self.apply_into(seat, action, &mut events)?;
-        Ok(events)
-    }
-
+impl CommonHand {
     /// [`Game::apply`] writing events into any sink.
     pub fn apply_into(
         &mut self,
@@ -60,6 +53,8 @@ impl Game {
                     self.turn = self.next_to_act(seat);
                 }
             }
+            // Refused by `check` above: they belong to the individual-hand games.
+            Action::Accept | Action::Roll { .. } | Action::Claim(_) | Action::DogsLife { .. } => {}
         }
         Ok(())
     }

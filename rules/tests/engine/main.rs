@@ -5,6 +5,7 @@
 mod common;
 mod differential;
 mod example;
+mod individual_002;
 mod points_001;
 mod properties;
 mod rules_000;

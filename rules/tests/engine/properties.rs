@@ -268,3 +268,118 @@ proptest! {
         prop_assert!(again == game);
     }
 }
+
+fn hand_rules(preset: usize, mut bits: u64) -> RuleSet {
+    let names = ["poker-dice", "stanford", "mexican", "mexican-two-dice"];
+    let mut r = presets::by_name(names[preset % names.len()]).unwrap();
+    r.hand.lives = pick(&mut bits, &[1, 2, 3]);
+    r.hand.undercall = pick(&mut bits, &[Undercall::TreatedAsBetter, Undercall::Refused]);
+    r.hand.five_aces = pick(&mut bits, &[FiveAces::On, FiveAces::Off]);
+    r.hand.dogs_life = pick(&mut bits, &[DogsLife::Offered, DogsLife::Off]);
+    r.hand.show_dice = pick(&mut bits, &[ShowDice::Off, ShowDice::Allowed]);
+    r.first_starter = pick(&mut bits, &[FirstStarter::RollOff, FirstStarter::FirstSeat]);
+    if matches!(r.family, Family::Mexican | Family::MexicanTwoDice) {
+        r.game_end = GameEnd::Rounds(pick(&mut bits, &[1, 3, 8]));
+    }
+    r.validate().unwrap();
+    r
+}
+
+fn random_hand_action(rng: &mut impl Rng, game: &Game) -> (usize, Action) {
+    let seats = game.seats();
+    let seat = rng.random_range(0..seats + 1);
+    let n = game.rules().family.hand_game().map_or(5, |g| g.dice());
+    let positions = |rng: &mut ChaCha8Rng| -> Vec<usize> {
+        (0..rng.random_range(0..n + 2)).map(|_| rng.random_range(0..n + 1)).collect()
+    };
+    let mut local = ChaCha8Rng::seed_from_u64(rng.random());
+    let action = match rng.random_range(0..7) {
+        0 => Action::Dudo { target: None },
+        1 => Action::Accept,
+        2 => Action::Roll { dice: positions(&mut local), show: positions(&mut local) },
+        3 => Action::Claim(dudo_rules::hand::Hand::new(
+            (0..rng.random_range(n - 1..n + 2)).map(|_| rng.random_range(0..8)).collect(),
+        )),
+        4 => Action::DogsLife { bark: rng.random_bool(0.5) },
+        5 => Action::Bid(Bid::new(2, 3)),
+        _ => Action::Calza,
+    };
+    (seat, action)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_individual_hand_play_is_sound(preset in 0usize..4, bits in any::<u64>(), players in 2usize..6, seed in any::<u64>()) {
+        let rules = hand_rules(preset, bits);
+        let (mut game, opening) = Game::start(rules.clone(), players, seed_from_u64(seed)).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xCAFE);
+        // Seats that have held the cup this hand: only they may know dice under it.
+        let mut held = std::collections::BTreeSet::new();
+        for e in &opening {
+            if let EventKind::HandStarted { starter, .. } = e.kind {
+                held = [starter].into();
+            }
+        }
+        let mut log = opening;
+        let mut accepted: Vec<(usize, Action)> = Vec::new();
+        let mut steps = 0;
+        while !game.is_over() {
+            steps += 1;
+            prop_assert!(steps < 20_000, "game did not end: {:?}", rules.family);
+            let (seat, action) = if rng.random_bool(0.3) {
+                random_hand_action(&mut rng, &game)
+            } else {
+                let seat = game.turn().unwrap();
+                match game.random_legal_action(seat, &mut rng) {
+                    Some(a) => (seat, a),
+                    None => { prop_assert!(false, "no legal action for the seat to move"); unreachable!() }
+                }
+            };
+            let before = game.clone();
+            match game.apply(seat, &action) {
+                Ok(events) => {
+                    for e in &events {
+                        match e.kind {
+                            EventKind::HandStarted { starter, .. } => held = [starter].into(),
+                            EventKind::Accepted { seat: s } => {
+                                held.insert(s);
+                            }
+                            _ => {}
+                        }
+                        if let EventKind::HandSeen { seat: s, .. } = e.kind {
+                            for o in 0..players {
+                                prop_assert_eq!(e.audience.admits(Viewer::Seat(o), false), o == s);
+                            }
+                            prop_assert!(!e.audience.admits(Viewer::Spectator, false));
+                        }
+                    }
+                    log.extend(events);
+                    accepted.push((seat, action));
+                }
+                Err(_) => prop_assert!(game == before, "a refused {:?} changed the game", action),
+            }
+            // Nobody who has not held the cup this hand sees dice under it.
+            for o in 0..players {
+                let h = game.view(o).hand.unwrap();
+                if !game.is_over() && !held.contains(&o) {
+                    for (d, shown) in h.dice.iter().zip(&h.shown) {
+                        prop_assert!(d.is_none() || *shown, "seat {} sees a hidden die", o);
+                    }
+                }
+            }
+            let spectator = game.spectator_view().hand.unwrap();
+            prop_assert!(game.is_over() || spectator.dice.iter().zip(&spectator.shown).all(|(d, s)| d.is_none() || *s));
+        }
+        let mut sorted = game.standings();
+        sorted.sort_unstable();
+        prop_assert_eq!(sorted, (0..players).collect::<Vec<_>>());
+        let (mut again, mut replay) = Game::start(rules, players, seed_from_u64(seed)).unwrap();
+        for (seat, action) in &accepted {
+            replay.extend(again.apply(*seat, action).unwrap());
+        }
+        prop_assert!(replay == log);
+        prop_assert!(again == game);
+    }
+}
