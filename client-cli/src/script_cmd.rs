@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use dudo_rules::describe::describe;
+use dudo_rules::describe::describe_in;
 use dudo_rules::script;
 
 #[derive(Args)]
@@ -32,6 +32,7 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
     };
     let script = script::parse(&text)?;
     let run = script::run(&script);
+    let kind = run.game.as_ref().and_then(|g| g.rules().family.hand_game());
     let mut out = std::io::stdout().lock();
     for (seq, event) in run.events.iter().enumerate() {
         match args.format {
@@ -42,7 +43,7 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
                 }
                 writeln!(out, "{}", serde_json::to_string(&value)?)?;
             }
-            Format::Text => writeln!(out, "{}", describe(&event.kind, &run.players))?,
+            Format::Text => writeln!(out, "{}", describe_in(&event.kind, &run.players, kind))?,
         }
     }
     out.flush()?;

@@ -178,9 +178,14 @@ impl Hand {
         Hand { dice }
     }
 
-    /// The hand written in `game`'s symbols: "KKTTJ", "666321", "543".
+    /// The hand written in `game`'s symbols: "KKTTJ", "666321"; Mexican reads highest to
+    /// lowest ("544", "622").
     pub fn text(&self, game: HandGame) -> String {
-        self.dice.iter().map(|&f| game.face_symbol(f)).collect()
+        let mut dice = self.dice.clone();
+        if matches!(game, HandGame::Mexican | HandGame::MexicanTwoDice) {
+            dice.sort_unstable_by(|a, b| b.cmp(a));
+        }
+        dice.iter().map(|&f| game.face_symbol(f)).collect()
     }
 }
 

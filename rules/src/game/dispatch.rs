@@ -151,6 +151,47 @@ impl Game {
     pub fn random_legal_action(&self, seat: Seat, rng: &mut impl Rng) -> Option<Action> {
         each!(self, g => g.random_legal_action(seat, rng))
     }
+    /// What a seat that does not answer in time does (the server's turn clock applies it
+    /// until the turn moves on). Common hand: open with the lowest bid, else challenge.
+    /// Individual hand: 002's Königswinter rule, "deemed to have accepted the bid and to be
+    /// passing the dice, unrolled, on as Better" (rolling first where a roll is required);
+    /// the dog's life is declined.
+    pub fn default_action(&self, seat: Seat) -> Option<Action> {
+        let legal = self.legal(seat);
+        if legal.is_empty() {
+            return None;
+        }
+        if legal.hand_game.is_some() {
+            if legal.dogs_life {
+                return Some(Action::DogsLife { bark: false });
+            }
+            if let Some(floor) = legal.claim_from.clone() {
+                let claim = Action::Claim(floor);
+                if self.check(seat, &claim).is_ok() {
+                    return Some(claim);
+                }
+            }
+            if let (Some(roll), Some(game)) = (legal.roll, legal.hand_game)
+                && (roll.all || roll.drinks == 0)
+            {
+                return Some(Action::Roll { dice: (0..game.dice()).collect(), show: Vec::new() });
+            }
+            if legal.accept {
+                return Some(Action::Accept);
+            }
+            return legal.dudo.first().map(|_| Action::Dudo { target: None });
+        }
+        if self.current_bid().is_none()
+            && let Some(r) = legal.bids.first()
+        {
+            return Some(Action::Bid(Bid::new(r.min_quantity, r.face)));
+        }
+        if !legal.dudo.is_empty() {
+            return Some(Action::Dudo { target: None });
+        }
+        legal.actions().into_iter().next()
+    }
+
     /// Seats that may act now: the seat whose turn it is first, then anyone who may act out
     /// of turn, closest to the last claim first.
     pub fn seats_to_ask(&self) -> impl Iterator<Item = Seat> + '_ {

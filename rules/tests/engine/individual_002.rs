@@ -224,3 +224,30 @@ fn mexican_ends_after_its_rounds_fewest_drinks_first() {
     let w = game.standings()[0];
     assert!(v.players[w].drinks <= v.players[1 - w].drinks);
 }
+
+#[test]
+fn an_absent_player_passes_the_dice_unrolled_as_better() {
+    // The Königswinter rule: the default action of a player who does not answer.
+    let (game, _) =
+        ok(r#"{"rules": "poker-dice", "players": ["a", "b", "c"], "roll_off": [{"a": 6, "b": 1, "c": 1}],
+        "rounds": [{"actions": [{"call": "a: roll all", "reroll": [2, 2, 6, 4, 1]}, "a: a pair"]}]}"#);
+    let better = HandGame::PokerDice.better(&Hand::new(vec![1, 1, 4, 3, 2])).unwrap();
+    assert_eq!(game.default_action(1), Some(dudo_rules::Action::Claim(better)));
+    // Every default action is legal, for every preset, until the game ends.
+    for name in presets::NAMES {
+        let rules = presets::by_name(name).unwrap();
+        let seats = usize::from(rules.players.min)
+            .max(if *name == "points" { 4 } else { 3 })
+            .min(usize::from(rules.players.max));
+        let (mut g, _) = Game::start(rules, seats, seed_from_u64(7)).unwrap();
+        let mut steps = 0;
+        while let Some(seat) = g.turn() {
+            let action = g.default_action(seat).unwrap();
+            g.apply(seat, &action).unwrap_or_else(|e| panic!("{name}: {action} refused: {e}"));
+            steps += 1;
+            if steps > 5_000 {
+                break;
+            }
+        }
+    }
+}
