@@ -649,14 +649,16 @@ impl CommonHand {
     fn roll_cup(&mut self, seat: Seat, n: usize, events: &mut impl EventSink) {
         let faces = self.rules.dice.faces;
         let fib = self.rules.fibbing;
-        let mut cup = std::mem::take(&mut self.players[seat].cup);
-        let mut sight = std::mem::take(&mut self.players[seat].sight);
-        self.dice.roll_into(seat, n, faces, &mut cup);
-        sight.clear();
         if fib.hide_percent == 0 && fib.misshow_percent == 0 {
-            cup.sort_unstable();
-            sight.extend(cup.iter().map(|&d| Some(d)));
+            // The common path: the owner sees exactly what it rolled.
+            let p = &mut self.players[seat];
+            self.dice.roll_into(seat, n, faces, &mut p.cup);
+            p.cup.sort_unstable();
+            p.sight.clear();
+            p.sight.extend(p.cup.iter().map(|&d| Some(d)));
         } else {
+            let mut cup = std::mem::take(&mut self.players[seat].cup);
+            self.dice.roll_into(seat, n, faces, &mut cup);
             let mut pairs: Vec<(Option<u8>, u8)> = Vec::with_capacity(cup.len());
             for &d in &cup {
                 let seen = if self.dice.chance(fib.hide_percent) {
@@ -672,11 +674,12 @@ impl CommonHand {
             pairs.sort_unstable_by_key(|&(seen, d)| (seen.is_none(), seen, d));
             cup.clear();
             cup.extend(pairs.iter().map(|x| x.1));
-            sight.extend(pairs.iter().map(|x| x.0));
+            let p = &mut self.players[seat];
+            p.sight.clear();
+            p.sight.extend(pairs.iter().map(|x| x.0));
+            p.cup = cup;
         }
-        let p = &mut self.players[seat];
-        p.cup = cup;
-        p.sight = sight;
+        let p = &self.players[seat];
         if !events.wants() {
             return;
         }
