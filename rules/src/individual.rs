@@ -131,28 +131,10 @@ impl IndividualHand {
         emit(events, || EventKind::GameStarted { seats: n, dice: vec![self.game.dice() as u16; n] });
         let starter = match self.rules.first_starter {
             FirstStarter::FirstSeat => 0,
-            FirstStarter::RollOff => self.roll_off(events),
+            FirstStarter::RollOff => crate::game::roll_off(&mut self.dice, self.players.len(), 6, events),
         };
         emit(events, || EventKind::StarterChosen { seat: starter });
         self.begin_hand(starter, events);
-    }
-
-    fn roll_off(&mut self, events: &mut impl EventSink) -> Seat {
-        let mut contenders: Vec<Seat> = (0..self.players.len()).collect();
-        let mut throw = Vec::with_capacity(1);
-        loop {
-            let mut rolls = Vec::with_capacity(contenders.len());
-            for &s in &contenders {
-                self.dice.roll_into(s, 1, 6, &mut throw);
-                rolls.push((s, throw.first().copied().unwrap_or(1)));
-            }
-            let best = rolls.iter().map(|r| r.1).max().unwrap_or(1);
-            contenders = rolls.iter().filter(|r| r.1 == best).map(|r| r.0).collect();
-            emit(events, || EventKind::RollOff { rolls });
-            if let [winner] = contenders[..] {
-                return winner;
-            }
-        }
     }
 
     fn begin_hand(&mut self, starter: Seat, events: &mut impl EventSink) {

@@ -9,6 +9,24 @@ fn dudo(args: &[&str]) -> std::process::Output {
     Command::new(binary("dudo")).args(args).current_dir(root()).output().expect("run dudo")
 }
 
+/// Runs `dudo ARGS` with `input` on standard input, written from another thread so that a
+/// chatty game cannot fill its output pipe while we are still feeding it.
+fn dudo_with_input(args: &[&str], input: String) -> std::process::Output {
+    let mut child = Command::new(binary("dudo"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run dudo");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).ok());
+    let out = child.wait_with_output().expect("dudo output");
+    writer.join().ok();
+    out
+}
+
 #[test]
 fn script_prints_the_worked_example_exactly() {
     let out = dudo(&["script", "examples/scripts/fibbing-example.json"]);
@@ -66,15 +84,7 @@ fn a_rule_set_printed_as_toml_reads_back_from_a_file() {
 fn an_illegal_call_stops_the_script_with_its_rule() {
     let script = r#"{"rules": "fibbing", "players": ["Ann", "Ben"], "roll_off": [{"Ann": 6, "Ben": 1}],
         "rounds": [{"actions": ["Ann: three fours", "Ben: two fours"]}]}"#;
-    let mut child = Command::new(binary("dudo"))
-        .args(["script", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = dudo_with_input(&["script", "-"], script.to_string());
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("round 1, call 2") && err.contains("does not raise"), "{err}");
@@ -130,7 +140,7 @@ fn simulate_reports_wins_that_add_up() {
 fn rules_lists_presets_and_prints_one_that_reads_back() {
     let out = dudo(&["rules"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    for name in dudo_rules_names() {
+    for name in dudo_rules::presets::NAMES {
         assert!(text.contains(name), "{text}");
     }
     let json = dudo(&["rules", "house", "--format", "json"]);
@@ -142,42 +152,12 @@ fn rules_lists_presets_and_prints_one_that_reads_back() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("the presets are"));
 }
 
-fn dudo_rules_names() -> [&'static str; 15] {
-    [
-        "fibbing",
-        "perudo-jonti",
-        "house",
-        "openspiel",
-        "wikipedia-classic",
-        "west-coast",
-        "snyd",
-        "variable",
-        "points",
-        "points-quick",
-        "points-full",
-        "poker-dice",
-        "stanford",
-        "mexican",
-        "mexican-two-dice",
-    ]
-}
-
 #[test]
 fn play_a_whole_game_against_bots_from_standard_input() {
     // Whatever is asked, answer in turn: challenge, open with one two, or let play go on.
     // Wrong answers are refused with a reason and asked again, never fatal.
     let answers = "dudo\n1 2s\n\n".repeat(2000);
-    let mut child = Command::new(binary("dudo"))
-        .args(["play", "--bots", "3", "--seed", "11", "--name", "Tester"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(answers.as_bytes()).ok());
-    let out = child.wait_with_output().unwrap();
-    writer.join().ok();
+    let out = dudo_with_input(&["play", "--bots", "3", "--seed", "11", "--name", "Tester"], answers);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("wins the game!"), "{text}");
@@ -192,19 +172,10 @@ fn play_the_individual_hand_games_from_standard_input() {
     // challenge, bark for the dog's life, accept a Mexican.
     let answers = "roll all\na pair\n211\nbetter\ndudo\nbark\naccept\n".repeat(3000);
     for preset in ["poker-dice", "stanford", "mexican", "mexican-two-dice"] {
-        let mut child = Command::new(binary("dudo"))
-            .args(["play", "--preset", preset, "--bots", "2", "--seed", "5", "--name", "Tester"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Write from another thread: the game's output fills its pipe while we feed it.
-        let mut stdin = child.stdin.take().unwrap();
-        let feed = answers.clone();
-        let writer = std::thread::spawn(move || stdin.write_all(feed.as_bytes()).ok());
-        let out = child.wait_with_output().unwrap();
-        writer.join().ok();
+        let out = dudo_with_input(
+            &["play", "--preset", preset, "--bots", "2", "--seed", "5", "--name", "Tester"],
+            answers.clone(),
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{preset}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(text.contains("wins the game!"), "{preset}: {}", &text[text.len().saturating_sub(3000)..]);
@@ -214,13 +185,6 @@ fn play_the_individual_hand_games_from_standard_input() {
 
 #[test]
 fn play_quits_cleanly_when_input_ends() {
-    let mut child = Command::new(binary("dudo"))
-        .args(["play", "--bots", "2", "--seed", "3"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdin.take());
-    let out = child.wait_with_output().unwrap();
+    let out = dudo_with_input(&["play", "--bots", "2", "--seed", "3"], String::new());
     assert!(out.status.success());
 }

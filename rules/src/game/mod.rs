@@ -465,7 +465,9 @@ impl CommonHand {
         emit(events, || EventKind::GameStarted { seats: dice.len(), dice: dice.clone() });
         let starter = match self.rules.first_starter {
             FirstStarter::FirstSeat => 0,
-            FirstStarter::RollOff => self.roll_off(events),
+            FirstStarter::RollOff => {
+                roll_off(&mut self.dice, self.players.len(), self.rules.dice.faces, events)
+            }
         };
         emit(events, || EventKind::StarterChosen { seat: starter });
         self.start_round(starter, events);
@@ -562,24 +564,6 @@ impl CommonHand {
             }
         }
         set
-    }
-
-    fn roll_off(&mut self, events: &mut impl EventSink) -> Seat {
-        let mut contenders: Vec<Seat> = (0..self.players.len()).collect();
-        let mut throw = Vec::with_capacity(1);
-        loop {
-            let mut rolls = Vec::with_capacity(contenders.len());
-            for &s in &contenders {
-                self.dice.roll_into(s, 1, self.rules.dice.faces, &mut throw);
-                rolls.push((s, throw.first().copied().unwrap_or(1)));
-            }
-            let best = rolls.iter().map(|r| r.1).max().unwrap_or(1);
-            contenders = rolls.iter().filter(|r| r.1 == best).map(|r| r.0).collect();
-            emit(events, || EventKind::RollOff { rolls });
-            if let [winner] = contenders[..] {
-                return winner;
-            }
-        }
     }
 
     fn start_round(&mut self, usual_starter: Seat, events: &mut impl EventSink) {
@@ -789,6 +773,26 @@ impl CommonHand {
         out.my_dice.extend_from_slice(&p.sight);
         if !p.active() && !p.left && self.rules.losers_see_dice == LosersSeeDice::AllDice && !self.is_over() {
             out.all_dice = Some(self.reveal());
+        }
+    }
+}
+
+/// The roll-off for the first starter (000, 001, 002): everyone throws one die, the highest
+/// starts, and the tied throw again among themselves until one is left.
+pub(crate) fn roll_off(dice: &mut DiceSource, seats: usize, faces: u8, events: &mut impl EventSink) -> Seat {
+    let mut contenders: Vec<Seat> = (0..seats).collect();
+    let mut throw = Vec::with_capacity(1);
+    loop {
+        let mut rolls = Vec::with_capacity(contenders.len());
+        for &s in &contenders {
+            dice.roll_into(s, 1, faces, &mut throw);
+            rolls.push((s, throw.first().copied().unwrap_or(1)));
+        }
+        let best = rolls.iter().map(|r| r.1).max().unwrap_or(1);
+        contenders = rolls.iter().filter(|r| r.1 == best).map(|r| r.0).collect();
+        emit(events, || EventKind::RollOff { rolls });
+        if let [winner] = contenders[..] {
+            return winner;
         }
     }
 }
