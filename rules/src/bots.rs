@@ -35,7 +35,9 @@ pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
     }
 }
 
-/// Picks uniformly among the legal actions (a push counts as one more choice).
+/// Picks uniformly among the legal actions (a push counts as one more choice); in the
+/// individual-hand games, a kind of call uniformly (challenge, accept, roll, claim), then
+/// uniformly within it.
 pub struct RandomBot {
     rng: ChaCha8Rng,
 }
@@ -52,12 +54,54 @@ impl Bot for RandomBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
-        if legal.hand_game.is_some() {
-            let actions: Vec<Action> =
-                legal.actions().into_iter().filter(|a| hand_call_possible(view, legal, a)).collect();
-            if let Some(a) = actions.get(self.rng.random_range(0..actions.len().max(1))) {
-                return a.clone();
+        if let Some(game) = legal.hand_game {
+            // Hands have hundreds of claims and dozens of rolls: pick a kind of call
+            // uniformly, then uniformly within it, without listing them all.
+            let mut kinds = Vec::with_capacity(5);
+            if !legal.dudo.is_empty() {
+                kinds.push(0);
             }
+            if legal.accept {
+                kinds.push(1);
+            }
+            if legal.roll.is_some() {
+                kinds.push(2);
+            }
+            if legal.claim_from.is_some() {
+                kinds.push(3);
+            }
+            if legal.dogs_life {
+                kinds.push(4);
+            }
+            let n = game.dice();
+            for _ in 0..8 {
+                let action = match kinds.get(self.rng.random_range(0..kinds.len().max(1))) {
+                    Some(0) => Action::Dudo { target: None },
+                    Some(1) => Action::Accept,
+                    Some(2) => {
+                        let all = legal.roll.is_some_and(|r| r.all);
+                        let mask: u32 =
+                            if all { (1 << n) - 1 } else { self.rng.random_range(1..(1u32 << n)) };
+                        Action::Roll {
+                            dice: (0..n).filter(|i| mask & (1 << i) != 0).collect(),
+                            show: Vec::new(),
+                        }
+                    }
+                    Some(3) => {
+                        let hands = game.ordered();
+                        let floor = legal.claim_from.as_ref().map_or(0, |f| game.value(&f.dice));
+                        let from = hands.partition_point(|h| h.0 < floor);
+                        let i = self.rng.random_range(from..hands.len().max(from + 1));
+                        hands.get(i).map_or(Action::Accept, |h| Action::Claim(h.1.clone()))
+                    }
+                    Some(4) => Action::DogsLife { bark: self.rng.random_bool(0.5) },
+                    _ => break,
+                };
+                if hand_call_possible(view, legal, &action) {
+                    return action;
+                }
+            }
+            return hand_odds_move(game, view, legal);
         }
         let bids: u32 = legal.bids.iter().map(|r| u32::from(r.max_quantity - r.min_quantity) + 1).sum();
         let others =
