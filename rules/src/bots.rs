@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::action::Action;
 use crate::bid::Bid;
 use crate::game::{Legal, View};
-use crate::hand::HandGame;
+use crate::hand::{Hand, HandGame};
 use crate::odds::{Knowledge, knowledge};
 use crate::ruleset::{PassClaim, PushDice, RuleSet};
 
@@ -248,7 +248,8 @@ fn hand_call_possible(view: &View, legal: &Legal, action: &Action) -> bool {
 }
 
 /// The odds bot's individual-hand play: challenge a claim a fresh roll rarely makes, keep
-/// the biggest group and re-roll the rest, then claim the least the rules allow.
+/// the biggest group and re-roll the rest, then claim the truth if it is enough, else the
+/// least the rules allow.
 fn hand_odds_move(game: HandGame, view: &View, legal: &Legal) -> Action {
     if legal.dogs_life {
         return Action::DogsLife { bark: true };
@@ -295,9 +296,17 @@ fn hand_odds_move(game: HandGame, view: &View, legal: &Legal) -> Action {
         }
     }
     if let Some(floor) = &legal.claim_from {
-        let claim = Action::Claim(floor.clone());
+        // The truth when it is enough (it cannot be caught), else the least bluff.
+        let truth = Hand::new(dice.clone());
+        let claim =
+            if known && game.value(&truth.dice) >= game.value(&floor.dice) { truth } else { floor.clone() };
+        let claim = Action::Claim(claim);
         if hand_call_possible(view, legal, &claim) {
             return claim;
+        }
+        let least = Action::Claim(floor.clone());
+        if hand_call_possible(view, legal, &least) {
+            return least;
         }
     }
     if legal.accept {
