@@ -51,6 +51,8 @@ pub enum RuleError {
     ClaimNotAllowed { why: &'static str },
     #[error("accept is not allowed: {why}")]
     AcceptNotAllowed { why: &'static str },
+    #[error("no challenge now: {why}")]
+    ChallengeNotAllowed { why: &'static str },
     #[error("the dog's life is not yours to take or decline now")]
     NoDogsLife,
     #[error("`{call}` is not a call in this game")]

@@ -357,20 +357,26 @@ impl IndividualHand {
                 Action::Dudo { .. } => {}
                 Action::Accept if self.mexican() || test => {}
                 Action::Roll { .. } if test => {}
-                _ => {
+                _ if self.mexican() || test => {
                     return Err(RuleError::ClaimNotAllowed {
                         why: "nothing beats the top hand: challenge it, or accept what follows",
+                    });
+                }
+                _ => {
+                    return Err(RuleError::ClaimNotAllowed {
+                        why: "nothing beats the top hand and this table plays without the five-aces test: challenge it",
                     });
                 }
             }
         }
         match action {
-            Action::Dudo { .. } => {
-                if self.step != Step::Receiving {
-                    return Err(RuleError::NoBidYet);
-                }
-                Ok(())
-            }
+            Action::Dudo { .. } => match (self.step, &self.claim) {
+                (Step::Receiving, _) => Ok(()),
+                (_, None) => Err(RuleError::NoBidYet),
+                _ => Err(RuleError::ChallengeNotAllowed {
+                    why: "you have taken the cup; a claim is challenged only when it is handed to you",
+                }),
+            },
             Action::Accept => match self.step {
                 Step::Receiving => Ok(()),
                 _ => Err(RuleError::AcceptNotAllowed { why: "you hold the cup already" }),
@@ -659,9 +665,9 @@ impl IndividualHand {
         if let GameEnd::Rounds(n) = self.rules.game_end
             && self.hand_no >= n
         {
-            // Fewest drinks first, then seat.
+            // Most lives, then fewest drinks, then seat.
             let mut order: Vec<Seat> = (0..self.players.len()).filter(|&s| self.is_active(s)).collect();
-            order.sort_by_key(|&s| (self.players[s].drinks, s));
+            order.sort_by_key(|&s| (std::cmp::Reverse(self.players[s].lives), self.players[s].drinks, s));
             order.extend(self.out_order.iter().rev());
             self.finish(order, events);
             return;

@@ -843,6 +843,12 @@ impl RuleSet {
             if self.hand.catch_percent > 100 {
                 return Err(invalid("hand.catch_percent", "a chance from 0 to 100"));
             }
+            if matches!(self.game_end, GameEnd::SingleRound | GameEnd::Points(_)) {
+                return Err(invalid(
+                    "game_end",
+                    "the individual-hand games end with the last player standing or after a number of rounds",
+                ));
+            }
             if matches!(self.family, Family::Mexican | Family::MexicanTwoDice)
                 && !matches!(self.game_end, GameEnd::Rounds(_))
             {
