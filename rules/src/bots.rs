@@ -263,6 +263,10 @@ fn hand_odds_move(game: HandGame, view: &View, legal: &Legal) -> Action {
             return Action::Dudo { target: None };
         }
     }
+    // Handed the cup and not challenging: take it and look before anything else.
+    if legal.accept && !hand.accepted {
+        return Action::Accept;
+    }
     let dice: Vec<u8> = hand.dice.iter().map(|d| d.unwrap_or(0)).collect();
     let known = dice.iter().all(|&d| d > 0);
     if let Some(roll) = legal.roll {

@@ -281,9 +281,14 @@ impl IndividualHand {
         if dice.iter().any(|&d| d >= n) || show.iter().any(|&d| d >= n) {
             return refuse("positions run from 1 to the number of dice");
         }
-        let mut seen = [false; 8];
+        let (mut rolled, mut shown) = ([false; 8], [false; 8]);
         for &d in dice {
-            if std::mem::replace(&mut seen[d], true) {
+            if std::mem::replace(&mut rolled[d], true) {
+                return refuse("each die is named once");
+            }
+        }
+        for &d in show {
+            if std::mem::replace(&mut shown[d], true) {
                 return refuse("each die is named once");
             }
         }
@@ -308,9 +313,11 @@ impl IndividualHand {
         if spoken.dice.len() != self.game.dice() || spoken.dice.iter().any(|&d| !(1..=6).contains(&d)) {
             return Err(RuleError::BadHand { dice: self.game.dice() });
         }
-        let Some((_, current)) = &self.claim else { return Ok(spoken.clone()) };
+        // Claims from clients may come in any order: store them as players write them.
+        let spoken = Hand::new(spoken.dice.clone());
+        let Some((_, current)) = &self.claim else { return Ok(spoken) };
         if self.game.value(&spoken.dice) > self.game.value(&current.dice) {
-            return Ok(spoken.clone());
+            return Ok(spoken);
         }
         match self.rules.hand.undercall {
             Undercall::TreatedAsBetter => self.game.better(current).ok_or(RuleError::ClaimNotAllowed {
@@ -370,8 +377,9 @@ impl IndividualHand {
             }
         }
         match action {
-            Action::Dudo { .. } => match (self.step, &self.claim) {
-                (Step::Receiving, _) => Ok(()),
+            Action::Dudo { target } => match (self.step, &self.claim) {
+                (Step::Receiving, Some((claimant, _))) if target.is_none_or(|t| t == *claimant) => Ok(()),
+                (Step::Receiving, _) => Err(RuleError::NotChallengeable { target: target.unwrap_or(seat) }),
                 (_, None) => Err(RuleError::NoBidYet),
                 _ => Err(RuleError::ChallengeNotAllowed {
                     why: "you have taken the cup; a claim is challenged only when it is handed to you",
@@ -517,7 +525,7 @@ impl IndividualHand {
             self.cup[pos] = face;
             self.shown[pos] = false;
         }
-        self.rolls += 1;
+        self.rolls = self.rolls.saturating_add(1);
         self.known_to = SeatSet::single(seat);
         let count = dice.len();
         emit(events, || EventKind::HandRolled { seat, count });
@@ -562,7 +570,7 @@ impl IndividualHand {
             self.shown[pos] = true;
             emit(events, || EventKind::DiceShown { seat, dice: vec![(pos, 1)] });
         }
-        let (spoken, said) = (spoken.clone(), claim.clone());
+        let (spoken, said) = (Hand::new(spoken.dice.clone()), claim.clone());
         emit(events, || EventKind::Claimed { seat, spoken, claim: said });
         self.claim = Some((seat, claim));
         self.holder = self.next_active(seat);
@@ -619,7 +627,7 @@ impl IndividualHand {
             return;
         }
         let p = &mut self.players[seat];
-        p.drinks += drinks;
+        p.drinks = p.drinks.saturating_add(drinks);
         let total = p.drinks;
         emit(events, || EventKind::Drank { seat, drinks, total });
     }

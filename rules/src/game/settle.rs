@@ -393,7 +393,7 @@ impl CommonHand {
             return;
         }
         let p = &mut self.players[seat];
-        p.drinks += drinks;
+        p.drinks = p.drinks.saturating_add(drinks);
         let total = p.drinks;
         emit(events, || EventKind::Drank { seat, drinks, total });
     }
