@@ -582,6 +582,7 @@ impl IndividualHand {
 
     fn challenge(&mut self, challenger: Seat, events: &mut impl EventSink) {
         let Some((claimant, claim)) = self.claim.clone() else { return };
+        emit(events, || EventKind::DudoCalled { seat: challenger, target: claimant });
         let dice = self.cup.clone();
         emit(events, || EventKind::HandRevealed { dice });
         let hand = Hand::new(self.cup.clone());
