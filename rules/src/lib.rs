@@ -6,7 +6,10 @@
 //!
 //! - [`ruleset`] and [`presets`]: every knob of every seed, as validated serde data.
 //! - [`bid`]: what counts as raising a bid, under every bidding system and special round.
-//! - [`game`]: the state machine: legal actions for any seat, `apply`, per-seat views.
+//! - [`game`]: the one interface every game kind sits behind ([`Game`]: legal actions for any
+//!   seat, `apply`, per-seat views), and the common-hand kind.
+//! - [`individual`] and [`hand`]: the individual-hand kind (poker dice, Stanford, Mexican) and
+//!   the hands it is played with.
 //! - [`event`]: what happened, each event with the audience allowed to see it.
 //! - [`odds`]: binomial odds of a bid from one seat's point of view.
 //! - [`bots`] and [`sim`]: built-in players and whole games between them.
