@@ -6,6 +6,7 @@ mod common;
 mod differential;
 mod example;
 mod individual_002;
+mod inputs;
 mod points_001;
 mod properties;
 mod rules_000;

@@ -1,0 +1,58 @@
+//! Whatever a person or a client types, parsing never panics: calls, claims, rule settings
+//! and scripts either read or say why not.
+
+use dudo_rules::hand::{HandGame, parse_claim};
+use dudo_rules::{parse_call, presets, script};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn calls_and_claims_never_panic(text in ".{0,40}", words in proptest::collection::vec("[a-z0-9']{1,8}", 0..6)) {
+        let joined = words.join(" ");
+        for input in [text.as_str(), joined.as_str()] {
+            let _ = parse_call(input);
+            for game in [HandGame::PokerDice, HandGame::Stanford, HandGame::Mexican, HandGame::MexicanTwoDice] {
+                let previous = game.all_hands().into_iter().last();
+                let _ = parse_claim(game, input, None);
+                let _ = parse_claim(game, input, previous.as_ref());
+                let _ = dudo_rules::action::parse_hand_call(game, input, previous.as_ref());
+            }
+        }
+    }
+
+    #[test]
+    fn rule_settings_never_panic(path in "[a-z_.]{0,30}", value in ".{0,20}") {
+        if let Ok(rules) = presets::with_setting(presets::fibbing(), &path, &value) {
+            // Whatever was accepted is a valid, playable rule set.
+            prop_assert!(rules.validate().is_ok());
+        }
+    }
+
+    #[test]
+    fn scripts_never_panic(text in ".{0,200}") {
+        if let Ok(s) = script::parse(&text) {
+            let _ = script::run(&s);
+        }
+    }
+}
+
+#[test]
+fn hostile_scripts_are_refused_with_a_reason() {
+    for bad in [
+        r#"{"rules": "fibbing", "players": [], "rounds": []}"#,
+        r#"{"rules": "fibbing", "players": ["a"], "rounds": []}"#,
+        r#"{"rules": "nope", "players": ["a", "b"], "rounds": []}"#,
+        r#"{"rules": {"preset": "fibbing", "dice": {"faces": 200}}, "players": ["a", "b"], "rounds": []}"#,
+        r#"{"rules": "fibbing", "players": ["a", "b"], "start_dice": {"a": 0}, "rounds": []}"#,
+        r#"{"rules": "fibbing", "players": ["a", "b"], "roll_off": [{"a": 9, "b": 1}], "rounds": []}"#,
+        r#"{"rules": "poker-dice", "players": ["a", "b"], "rounds": [{"actions": [{"call": "a: roll all", "reroll": [9, 9, 9, 9, 9]}]}]}"#,
+        r#"{"rules": "poker-dice", "players": ["a", "b"], "rounds": [{"actions": ["a: roll 7"]}]}"#,
+        r#"{"rules": "fibbing", "players": ["a", "b"], "rounds": [{"actions": ["nobody: dudo"]}]}"#,
+    ] {
+        let run = script::run(&script::parse(bad).unwrap());
+        let e = run.error.unwrap_or_else(|| panic!("accepted: {bad}"));
+        assert!(!e.message.is_empty());
+    }
+}
