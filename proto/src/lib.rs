@@ -1,9 +1,16 @@
-//! The `dudo.v1` protocol.
-//!
-//! The `.proto` files and the code generated from them live here so that the server, the CLI
-//! and the bot SDK share one definition. The API itself is built by the server issue; until
-//! then this crate only names the package so the workspace has its final shape.
+//! The `dudo.v1` protocol: the `.proto` files in `dudo/v1/` and the Rust types generated
+//! from them. The server, the CLI and the bot SDK share this one definition; the conversion
+//! to and from the engine's types lives in one module of the server.
 #![forbid(unsafe_code)]
+
+/// The generated types of package `dudo.v1`.
+#[allow(clippy::all, clippy::pedantic, missing_docs)]
+pub mod v1 {
+    tonic::include_proto!("dudo.v1");
+}
 
 /// The protobuf package every dudo message lives in.
 pub const PACKAGE: &str = "dudo.v1";
+
+/// The compiled descriptor set, for gRPC server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("dudo_descriptor");

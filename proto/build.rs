@@ -1,0 +1,15 @@
+//! Compiles `dudo/v1/*.proto` with protox (no protoc needed) and generates the Rust types.
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let files = ["dudo/v1/rules.proto", "dudo/v1/game.proto"];
+    for f in &files {
+        println!("cargo:rerun-if-changed={f}");
+    }
+    let fds = protox::compile(files, ["."])?;
+    let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    // The descriptor set is kept for gRPC server reflection.
+    std::fs::write(out.join("dudo_descriptor.bin"), prost::Message::encode_to_vec(&fds))?;
+    tonic_prost_build::configure().compile_fds(fds)?;
+    Ok(())
+}

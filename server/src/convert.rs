@@ -1,0 +1,781 @@
+//! The one place the engine's types and the `dudo.v1` wire types meet.
+//!
+//! Rule sets and actions go both ways (clients send them); events, views and legal actions
+//! go out. Every field that is narrower in the engine than on the wire is range-checked, and
+//! a bad value is an error naming the field, never a panic.
+
+use dudo_proto::v1 as pb;
+use dudo_rules::action::Action;
+use dudo_rules::bid::{Bid, BidRange};
+use dudo_rules::event::{Audience, Event, EventKind, ResultRow, Showdown};
+use dudo_rules::game::{Claim, ClaimKind, HandView, Legal, PlayerView, RoundResult, View};
+use dudo_rules::hand::Hand;
+use dudo_rules::ruleset as r;
+
+/// A wire value the engine cannot take, with the field at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("field `{field}`: {problem}")]
+pub struct ConvertError {
+    pub field: &'static str,
+    pub problem: String,
+}
+
+fn bad(field: &'static str, problem: impl Into<String>) -> ConvertError {
+    ConvertError { field, problem: problem.into() }
+}
+
+fn narrow<T: TryFrom<u32>>(field: &'static str, v: u32) -> Result<T, ConvertError> {
+    T::try_from(v).map_err(|_| bad(field, format!("{v} is out of range")))
+}
+
+fn seat(field: &'static str, v: u32) -> Result<usize, ConvertError> {
+    narrow::<usize>(field, v)
+}
+
+fn wire(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+/// Engine enums and their wire twins share variant names; this writes the two mappings.
+macro_rules! enum_pair {
+    ($($name:ident { $($v:ident),+ $(,)? })+) => {
+        $(
+            impl EnumWire for r::$name {
+                fn to_wire(self) -> i32 {
+                    match self { $(r::$name::$v => pb::$name::$v as i32),+ }
+                }
+                fn from_wire(field: &'static str, v: i32) -> Result<Self, ConvertError> {
+                    match pb::$name::try_from(v) {
+                        $(Ok(pb::$name::$v) => Ok(r::$name::$v),)+
+                        Err(_) => Err(bad(field, format!("{v} is not a {}", stringify!($name)))),
+                    }
+                }
+            }
+        )+
+    };
+}
+
+trait EnumWire: Sized {
+    fn to_wire(self) -> i32;
+    fn from_wire(field: &'static str, v: i32) -> Result<Self, ConvertError>;
+}
+
+enum_pair! {
+    Family { CommonHand, PokerDice, Stanford, Mexican, MexicanTwoDice }
+    FirstStarter { RollOff, FirstSeat }
+    Wilds { None, Ones, HighestFace, OnesUnlessOpenedOnOnes }
+    WildBids { HalveAndDoublePlusOne, NeverBid, HalveAndDoubleOrLastPlusOne, Plain }
+    OpeningOnWilds { Forbidden, Allowed }
+    BiddingSystem { MoreOfSameFaceOrHigherFace, MoreDiceOrHigherFace, MoreDice, AboveHighestNumber, HigherProduct, NeitherFalls }
+    DudoPenalty { LoseDice, LoseDifference, GiveToWinner, Snyd, NoDice }
+    ExactCaller { Off, NotBidderNorNext, OnTurn }
+    InPalifico { Allowed, Forbidden }
+    ExactLimit { Unlimited, OncePerGame }
+    ExactCap { MaxDice, StartingDice }
+    ExactReward { WinDice, OthersLoseDice }
+    NextStarter { Loser, Winner, NextInOrder }
+    PalificoTrigger { Off, FirstTimeOnOneDie, EveryTimeOnOneDie }
+    PalificoOpener { UsualStarter, OneDiePlayer }
+    PalificoFaceChange { Locked, ExPalificoMayRaise, OneDiePlayersMayChange }
+    PushDice { Off, AnyDice, MatchingBidFace }
+    PushLimit { Unlimited, OncePerPlayerPerRound, OncePerRound }
+    PassClaim { Off, AllSameFace, AllDifferent }
+    PassLimit { OncePerRoll, OncePerRound }
+    PassChallenge { LastOrOneBeforeAPass, AnyConsecutivePass }
+    LosersSeeDice { AllDice, Hidden }
+    ResultsTable { On, Off }
+    Challenger { NextPlayer, Anyone }
+    OutOfTurnPenalty { Same, Double }
+    Stairs { Off, On }
+    WagerMode { Off, WinnerTakesAll, LoserPaysWinnerEachRound }
+    DrinksTally { Off, On }
+    DrinksByDifference { Off, On }
+    SpotOnDrinks { Plain, OthersDrinkFailedDoubles }
+    WrongWatcher { Nothing, LosesReduced, LosesFull }
+    OtherGuesses { Ignored, Scored }
+    Undercall { TreatedAsBetter, Refused }
+    FiveAces { On, Off }
+    DogsLife { Offered, Off }
+    ShowDice { Off, Allowed }
+}
+
+// ----- rule sets, both ways -----
+
+pub fn rules_to_wire(x: &r::RuleSet) -> pb::RuleSet {
+    use pb::game_end::End;
+    pb::RuleSet {
+        name: x.name.clone(),
+        family: x.family.to_wire(),
+        players: Some(pb::PlayerLimits { min: x.players.min.into(), max: x.players.max.into() }),
+        dice: Some(pb::DiceRules {
+            start: x.dice.start.into(),
+            max: x.dice.max.into(),
+            faces: x.dice.faces.into(),
+        }),
+        first_starter: x.first_starter.to_wire(),
+        wilds: x.wilds.to_wire(),
+        wild_bids: x.wild_bids.to_wire(),
+        opening_on_wilds: x.opening_on_wilds.to_wire(),
+        bidding: x.bidding.to_wire(),
+        dudo_penalty: x.dudo_penalty.to_wire(),
+        dice_lost_on_dudo: x.dice_lost_on_dudo.into(),
+        exact_call: Some(pb::ExactCall {
+            who: x.exact_call.who.to_wire(),
+            min_players: x.exact_call.min_players.into(),
+            in_palifico: x.exact_call.in_palifico.to_wire(),
+            limit: x.exact_call.limit.to_wire(),
+            dice_won: x.exact_call.dice_won.into(),
+            dice_lost: x.exact_call.dice_lost.into(),
+            cap: x.exact_call.cap.to_wire(),
+            reward: x.exact_call.reward.to_wire(),
+        }),
+        next_starter: x.next_starter.to_wire(),
+        palifico: Some(pb::Palifico {
+            trigger: x.palifico.trigger.to_wire(),
+            min_players: x.palifico.min_players.into(),
+            opener: x.palifico.opener.to_wire(),
+            face_change: x.palifico.face_change.to_wire(),
+        }),
+        push: Some(pb::PushRule { dice: x.push.dice.to_wire(), limit: x.push.limit.to_wire() }),
+        pass: Some(pb::PassRule {
+            claim: x.pass.claim.to_wire(),
+            limit: x.pass.limit.to_wire(),
+            challenge: x.pass.challenge.to_wire(),
+            min_dice: x.pass.min_dice.into(),
+        }),
+        losers_see_dice: x.losers_see_dice.to_wire(),
+        results_table: x.results_table.to_wire(),
+        fibbing: Some(pb::Fibbing {
+            hide_percent: x.fibbing.hide_percent.into(),
+            misshow_percent: x.fibbing.misshow_percent.into(),
+        }),
+        game_end: Some(pb::GameEnd {
+            end: Some(match x.game_end {
+                r::GameEnd::LastPlayerStanding => End::LastPlayerStanding(pb::Empty {}),
+                r::GameEnd::SingleRound => End::SingleRound(pb::Empty {}),
+                r::GameEnd::Rounds(n) => End::Rounds(n),
+                r::GameEnd::Points(n) => End::Points(n),
+            }),
+        }),
+        challenges: Some(pb::Challenges {
+            who: x.challenges.who.to_wire(),
+            failed_out_of_turn: x.challenges.failed_out_of_turn.to_wire(),
+        }),
+        stairs: x.stairs.to_wire(),
+        wager: Some(pb::Wager { mode: x.wager.mode.to_wire(), stake: x.wager.stake }),
+        drinks: Some(pb::Drinks {
+            tally: x.drinks.tally.to_wire(),
+            per_lost_round: x.drinks.per_lost_round.into(),
+            per_die_lost: x.drinks.per_die_lost.into(),
+            by_difference: x.drinks.by_difference.to_wire(),
+            on_elimination: x.drinks.on_elimination.into(),
+            each_round_while_out: x.drinks.each_round_while_out.into(),
+            failed_out_of_turn_multiplier: x.drinks.failed_out_of_turn_multiplier.into(),
+            spot_on: x.drinks.spot_on.to_wire(),
+        }),
+        points: Some(pb::Points {
+            wrong_watcher: x.points.wrong_watcher.to_wire(),
+            other_guesses: x.points.other_guesses.to_wire(),
+        }),
+        hand: Some(pb::HandRules {
+            lives: x.hand.lives.into(),
+            undercall: x.hand.undercall.to_wire(),
+            five_aces: x.hand.five_aces.to_wire(),
+            dogs_life: x.hand.dogs_life.to_wire(),
+            show_dice: x.hand.show_dice.to_wire(),
+            reroll_drinks: x.hand.reroll_drinks.into(),
+            bluff_drinks: x.hand.bluff_drinks.into(),
+            betty_ford_drinks: x.hand.betty_ford_drinks.into(),
+            catch_percent: x.hand.catch_percent.into(),
+        }),
+    }
+}
+
+/// A rule set from the wire: every field converted, then the whole validated. Sub-messages
+/// left out take the engine's defaults.
+pub fn rules_from_wire(x: &pb::RuleSet) -> Result<r::RuleSet, ConvertError> {
+    use pb::game_end::End;
+    let d = r::RuleSet::default();
+    let players = match &x.players {
+        Some(p) => r::PlayerLimits { min: narrow("players.min", p.min)?, max: narrow("players.max", p.max)? },
+        None => d.players,
+    };
+    let dice = match &x.dice {
+        Some(p) => r::DiceRules {
+            start: narrow("dice.start", p.start)?,
+            max: narrow("dice.max", p.max)?,
+            faces: narrow("dice.faces", p.faces)?,
+        },
+        None => d.dice,
+    };
+    let exact_call = match &x.exact_call {
+        Some(e) => r::ExactCall {
+            who: EnumWire::from_wire("exact_call.who", e.who)?,
+            min_players: narrow("exact_call.min_players", e.min_players)?,
+            in_palifico: EnumWire::from_wire("exact_call.in_palifico", e.in_palifico)?,
+            limit: EnumWire::from_wire("exact_call.limit", e.limit)?,
+            dice_won: narrow("exact_call.dice_won", e.dice_won)?,
+            dice_lost: narrow("exact_call.dice_lost", e.dice_lost)?,
+            cap: EnumWire::from_wire("exact_call.cap", e.cap)?,
+            reward: EnumWire::from_wire("exact_call.reward", e.reward)?,
+        },
+        None => d.exact_call,
+    };
+    let palifico = match &x.palifico {
+        Some(p) => r::Palifico {
+            trigger: EnumWire::from_wire("palifico.trigger", p.trigger)?,
+            min_players: narrow("palifico.min_players", p.min_players)?,
+            opener: EnumWire::from_wire("palifico.opener", p.opener)?,
+            face_change: EnumWire::from_wire("palifico.face_change", p.face_change)?,
+        },
+        None => d.palifico,
+    };
+    let push = match &x.push {
+        Some(p) => r::PushRule {
+            dice: EnumWire::from_wire("push.dice", p.dice)?,
+            limit: EnumWire::from_wire("push.limit", p.limit)?,
+        },
+        None => d.push,
+    };
+    let pass = match &x.pass {
+        Some(p) => r::PassRule {
+            claim: EnumWire::from_wire("pass.claim", p.claim)?,
+            limit: EnumWire::from_wire("pass.limit", p.limit)?,
+            challenge: EnumWire::from_wire("pass.challenge", p.challenge)?,
+            min_dice: narrow("pass.min_dice", p.min_dice)?,
+        },
+        None => d.pass,
+    };
+    let fibbing = match &x.fibbing {
+        Some(f) => r::Fibbing {
+            hide_percent: narrow("fibbing.hide_percent", f.hide_percent)?,
+            misshow_percent: narrow("fibbing.misshow_percent", f.misshow_percent)?,
+        },
+        None => d.fibbing,
+    };
+    let game_end = match x.game_end.as_ref().and_then(|g| g.end.as_ref()) {
+        None | Some(End::LastPlayerStanding(_)) => r::GameEnd::LastPlayerStanding,
+        Some(End::SingleRound(_)) => r::GameEnd::SingleRound,
+        Some(End::Rounds(n)) => r::GameEnd::Rounds(*n),
+        Some(End::Points(n)) => r::GameEnd::Points(*n),
+    };
+    let challenges = match &x.challenges {
+        Some(c) => r::Challenges {
+            who: EnumWire::from_wire("challenges.who", c.who)?,
+            failed_out_of_turn: EnumWire::from_wire("challenges.failed_out_of_turn", c.failed_out_of_turn)?,
+        },
+        None => d.challenges,
+    };
+    let wager = match &x.wager {
+        Some(w) => r::Wager { mode: EnumWire::from_wire("wager.mode", w.mode)?, stake: w.stake },
+        None => d.wager,
+    };
+    let drinks = match &x.drinks {
+        Some(k) => r::Drinks {
+            tally: EnumWire::from_wire("drinks.tally", k.tally)?,
+            per_lost_round: narrow("drinks.per_lost_round", k.per_lost_round)?,
+            per_die_lost: narrow("drinks.per_die_lost", k.per_die_lost)?,
+            by_difference: EnumWire::from_wire("drinks.by_difference", k.by_difference)?,
+            on_elimination: narrow("drinks.on_elimination", k.on_elimination)?,
+            each_round_while_out: narrow("drinks.each_round_while_out", k.each_round_while_out)?,
+            failed_out_of_turn_multiplier: narrow(
+                "drinks.failed_out_of_turn_multiplier",
+                k.failed_out_of_turn_multiplier,
+            )?,
+            spot_on: EnumWire::from_wire("drinks.spot_on", k.spot_on)?,
+        },
+        None => d.drinks,
+    };
+    let points = match &x.points {
+        Some(p) => r::Points {
+            wrong_watcher: EnumWire::from_wire("points.wrong_watcher", p.wrong_watcher)?,
+            other_guesses: EnumWire::from_wire("points.other_guesses", p.other_guesses)?,
+        },
+        None => d.points,
+    };
+    let hand = match &x.hand {
+        Some(h) => r::HandRules {
+            lives: narrow("hand.lives", h.lives)?,
+            undercall: EnumWire::from_wire("hand.undercall", h.undercall)?,
+            five_aces: EnumWire::from_wire("hand.five_aces", h.five_aces)?,
+            dogs_life: EnumWire::from_wire("hand.dogs_life", h.dogs_life)?,
+            show_dice: EnumWire::from_wire("hand.show_dice", h.show_dice)?,
+            reroll_drinks: narrow("hand.reroll_drinks", h.reroll_drinks)?,
+            bluff_drinks: narrow("hand.bluff_drinks", h.bluff_drinks)?,
+            betty_ford_drinks: narrow("hand.betty_ford_drinks", h.betty_ford_drinks)?,
+            catch_percent: narrow("hand.catch_percent", h.catch_percent)?,
+        },
+        None => d.hand,
+    };
+    let rules = r::RuleSet {
+        name: x.name.clone(),
+        family: EnumWire::from_wire("family", x.family)?,
+        players,
+        dice,
+        first_starter: EnumWire::from_wire("first_starter", x.first_starter)?,
+        wilds: EnumWire::from_wire("wilds", x.wilds)?,
+        wild_bids: EnumWire::from_wire("wild_bids", x.wild_bids)?,
+        opening_on_wilds: EnumWire::from_wire("opening_on_wilds", x.opening_on_wilds)?,
+        bidding: EnumWire::from_wire("bidding", x.bidding)?,
+        dudo_penalty: EnumWire::from_wire("dudo_penalty", x.dudo_penalty)?,
+        dice_lost_on_dudo: narrow("dice_lost_on_dudo", x.dice_lost_on_dudo)?,
+        exact_call,
+        next_starter: EnumWire::from_wire("next_starter", x.next_starter)?,
+        palifico,
+        push,
+        pass,
+        losers_see_dice: EnumWire::from_wire("losers_see_dice", x.losers_see_dice)?,
+        results_table: EnumWire::from_wire("results_table", x.results_table)?,
+        fibbing,
+        game_end,
+        challenges,
+        stairs: EnumWire::from_wire("stairs", x.stairs)?,
+        wager,
+        drinks,
+        points,
+        hand,
+    };
+    rules.validate().map_err(|e| ConvertError { field: e.field, problem: e.problem })?;
+    Ok(rules)
+}
+
+// ----- actions, both ways -----
+
+fn bid_to_wire(b: Bid) -> pb::Bid {
+    pb::Bid { quantity: b.quantity.into(), face: b.face.into() }
+}
+
+fn bid_from_wire(field: &'static str, b: Option<&pb::Bid>) -> Result<Bid, ConvertError> {
+    let b = b.ok_or_else(|| bad(field, "a bid is needed"))?;
+    Ok(Bid::new(narrow(field, b.quantity)?, narrow(field, b.face)?))
+}
+
+fn hand_to_wire(h: &Hand) -> pb::Hand {
+    pb::Hand { dice: h.dice.iter().map(|&d| d.into()).collect() }
+}
+
+fn hand_from_wire(field: &'static str, h: Option<&pb::Hand>) -> Result<Hand, ConvertError> {
+    let h = h.ok_or_else(|| bad(field, "a hand is needed"))?;
+    if h.dice.len() > 16 {
+        return Err(bad(field, "a hand has at most six dice"));
+    }
+    Ok(Hand::new(h.dice.iter().map(|&d| narrow(field, d)).collect::<Result<_, _>>()?))
+}
+
+/// Lists of dice or positions are short; a client cannot make the engine copy megabytes.
+fn small_list<T: TryFrom<u32>>(field: &'static str, v: &[u32]) -> Result<Vec<T>, ConvertError> {
+    if v.len() > 64 {
+        return Err(bad(field, "too many entries"));
+    }
+    v.iter().map(|&x| narrow(field, x)).collect()
+}
+
+pub fn action_to_wire(a: &Action) -> pb::Action {
+    use pb::action::Action as A;
+    let action = match a {
+        Action::Bid(b) => A::Bid(bid_to_wire(*b)),
+        Action::Push { dice, bid } => {
+            A::Push(pb::Push { dice: dice.iter().map(|&d| d.into()).collect(), bid: Some(bid_to_wire(*bid)) })
+        }
+        Action::Pass => A::Pass(pb::Empty {}),
+        Action::Dudo { target } => A::Dudo(pb::Dudo { target: target.map(wire) }),
+        Action::Calza => A::Calza(pb::Empty {}),
+        Action::Watch => A::Watch(pb::Empty {}),
+        Action::Accept => A::Accept(pb::Empty {}),
+        Action::Roll { dice, show } => A::Roll(pb::Roll {
+            dice: dice.iter().map(|&d| wire(d)).collect(),
+            show: show.iter().map(|&d| wire(d)).collect(),
+        }),
+        Action::Claim(h) => A::Claim(hand_to_wire(h)),
+        Action::DogsLife { bark } => A::DogsLife(pb::DogsLifeChoice { bark: *bark }),
+    };
+    pb::Action { action: Some(action) }
+}
+
+pub fn action_from_wire(a: &pb::Action) -> Result<Action, ConvertError> {
+    use pb::action::Action as A;
+    Ok(match a.action.as_ref().ok_or_else(|| bad("action", "no action given"))? {
+        A::Bid(b) => Action::Bid(bid_from_wire("bid", Some(b))?),
+        A::Push(p) => Action::Push {
+            dice: small_list("push.dice", &p.dice)?,
+            bid: bid_from_wire("push.bid", p.bid.as_ref())?,
+        },
+        A::Pass(_) => Action::Pass,
+        A::Dudo(d) => Action::Dudo { target: d.target.map(|t| seat("dudo.target", t)).transpose()? },
+        A::Calza(_) => Action::Calza,
+        A::Watch(_) => Action::Watch,
+        A::Accept(_) => Action::Accept,
+        A::Roll(r) => {
+            Action::Roll { dice: small_list("roll.dice", &r.dice)?, show: small_list("roll.show", &r.show)? }
+        }
+        A::Claim(h) => Action::Claim(hand_from_wire("claim", Some(h))?),
+        A::DogsLife(c) => Action::DogsLife { bark: c.bark },
+    })
+}
+
+// ----- events, views and legal actions, outward -----
+
+fn seats_to_wire(s: &[usize]) -> Vec<u32> {
+    s.iter().map(|&x| wire(x)).collect()
+}
+
+fn dice_to_wire(d: &[u8]) -> Vec<u32> {
+    d.iter().map(|&x| x.into()).collect()
+}
+
+/// Hidden dice travel as 0.
+fn sight_to_wire(d: &[Option<u8>]) -> Vec<u32> {
+    d.iter().map(|x| x.map_or(0, u32::from)).collect()
+}
+
+fn showdown_to_wire(s: &Showdown) -> pb::Showdown {
+    use pb::showdown::Showdown as S;
+    let count =
+        |bid: &Bid, actual: &u16| pb::BidCount { bid: Some(bid_to_wire(*bid)), actual: (*actual).into() };
+    pb::Showdown {
+        showdown: Some(match s {
+            Showdown::DudoOnBid { bid, actual } => S::DudoOnBid(count(bid, actual)),
+            Showdown::DudoOnPass { pass_was_true } => S::DudoOnPass(*pass_was_true),
+            Showdown::Calza { bid, actual } => S::Calza(count(bid, actual)),
+            Showdown::GuessesChecked { bid, actual } => S::GuessesChecked(count(bid, actual)),
+        }),
+    }
+}
+
+fn audience_to_wire(a: Audience) -> pb::Audience {
+    use pb::audience::To;
+    pb::Audience {
+        to: Some(match a {
+            Audience::Everyone => To::Everyone(pb::Empty {}),
+            Audience::Seats { seats } => To::Seats(pb::Seats { seats: seats.iter().map(wire).collect() }),
+            Audience::Hidden { seats } => To::Hidden(pb::Seats { seats: seats.iter().map(wire).collect() }),
+        }),
+    }
+}
+
+fn results_to_wire(rows: &[ResultRow]) -> pb::Results {
+    pb::Results {
+        rows: rows
+            .iter()
+            .map(|r| pb::ResultRow {
+                seat: wire(r.seat),
+                bid: Some(bid_to_wire(r.bid)),
+                actual: r.actual.into(),
+                was_true: r.was_true,
+            })
+            .collect(),
+    }
+}
+
+/// An event on the wire, with the table's sequence number.
+pub fn event_to_wire(seq: u64, e: &Event) -> pb::Event {
+    use pb::event::Kind as K;
+    let only = |s: usize| pb::SeatOnly { seat: wire(s) };
+    let kind = match &e.kind {
+        EventKind::GameStarted { seats, dice } => K::GameStarted(pb::GameStarted {
+            seats: wire(*seats),
+            dice: dice.iter().map(|&d| d.into()).collect(),
+        }),
+        EventKind::RollOff { rolls } => K::RollOff(pb::RollOff {
+            rolls: rolls.iter().map(|&(s, f)| pb::SeatFace { seat: wire(s), face: f.into() }).collect(),
+        }),
+        EventKind::StarterChosen { seat } => K::StarterChosen(only(*seat)),
+        EventKind::RoundStarted { round, starter, dice_counts, palifico, wild } => {
+            K::RoundStarted(pb::RoundStarted {
+                round: *round,
+                starter: wire(*starter),
+                dice_counts: dice_counts.iter().map(|&d| d.into()).collect(),
+                palifico: seats_to_wire(palifico),
+                wild: wild.map(u32::from),
+            })
+        }
+        EventKind::DiceRolled { seat, dice } => {
+            K::DiceRolled(pb::DiceRolled { seat: wire(*seat), dice: sight_to_wire(dice) })
+        }
+        EventKind::WildsOff => K::WildsOff(pb::Empty {}),
+        EventKind::BidMade { seat, bid } => {
+            K::BidMade(pb::BidMade { seat: wire(*seat), bid: Some(bid_to_wire(*bid)) })
+        }
+        EventKind::DicePushed { seat, pushed } => {
+            K::DicePushed(pb::DicePushed { seat: wire(*seat), pushed: dice_to_wire(pushed) })
+        }
+        EventKind::Passed { seat } => K::Passed(only(*seat)),
+        EventKind::DudoCalled { seat, target } => {
+            K::DudoCalled(pb::DudoCalled { seat: wire(*seat), target: wire(*target) })
+        }
+        EventKind::CalzaCalled { seat } => K::CalzaCalled(only(*seat)),
+        EventKind::DiceRevealed { dice } => K::DiceRevealed(pb::DiceRevealed {
+            dice: dice.iter().map(|d| pb::Dice { dice: dice_to_wire(d) }).collect(),
+        }),
+        EventKind::RoundSettled { showdown, winner, loser } => K::RoundSettled(pb::RoundSettled {
+            showdown: Some(showdown_to_wire(showdown)),
+            winner: wire(*winner),
+            loser: wire(*loser),
+        }),
+        EventKind::DiceLost { seat, count, left } => {
+            K::DiceLost(pb::DiceLost { seat: wire(*seat), count: (*count).into(), left: (*left).into() })
+        }
+        EventKind::DiceWon { seat, count, now } => {
+            K::DiceWon(pb::DiceWon { seat: wire(*seat), count: (*count).into(), now: (*now).into() })
+        }
+        EventKind::DiceGiven { from, to, count } => {
+            K::DiceGiven(pb::DiceGiven { from: wire(*from), to: wire(*to), count: (*count).into() })
+        }
+        EventKind::Watched { seat } => K::Watched(only(*seat)),
+        EventKind::Scored { seat, points, total, discarded } => {
+            K::Scored(pb::Scored { seat: wire(*seat), points: *points, total: *total, discarded: *discarded })
+        }
+        EventKind::Paid { from, to, amount } => {
+            K::Paid(pb::Paid { from: wire(*from), to: wire(*to), amount: *amount })
+        }
+        EventKind::Drank { seat, drinks, total } => {
+            K::Drank(pb::Drank { seat: wire(*seat), drinks: *drinks, total: *total })
+        }
+        EventKind::Eliminated { seat, place } => {
+            K::Eliminated(pb::Placed { seat: wire(*seat), place: wire(*place) })
+        }
+        EventKind::SeatLeft { seat, place, starter, palifico, wild } => K::SeatLeft(pb::SeatLeft {
+            seat: wire(*seat),
+            place: wire(*place),
+            starter: wire(*starter),
+            palifico: seats_to_wire(palifico),
+            wild: wild.map(u32::from),
+        }),
+        EventKind::ResultsTable { rows } => K::ResultsTable(results_to_wire(rows)),
+        EventKind::HandStarted { hand, starter } => {
+            K::HandStarted(pb::HandStarted { hand: *hand, starter: wire(*starter) })
+        }
+        EventKind::Accepted { seat } => K::Accepted(only(*seat)),
+        EventKind::HandRolled { seat, count } => {
+            K::HandRolled(pb::HandRolled { seat: wire(*seat), count: wire(*count) })
+        }
+        EventKind::HandSeen { seat, dice } => {
+            K::HandSeen(pb::HandSeen { seat: wire(*seat), dice: dice_to_wire(dice) })
+        }
+        EventKind::DiceShown { seat, dice } => K::DiceShown(pb::DiceShown {
+            seat: wire(*seat),
+            dice: dice.iter().map(|&(p, f)| pb::PositionFace { position: wire(p), face: f.into() }).collect(),
+        }),
+        EventKind::Claimed { seat, spoken, claim } => K::Claimed(pb::Claimed {
+            seat: wire(*seat),
+            spoken: Some(hand_to_wire(spoken)),
+            claim: Some(hand_to_wire(claim)),
+        }),
+        EventKind::HandRevealed { dice } => K::HandRevealed(pb::HandRevealed { dice: dice_to_wire(dice) }),
+        EventKind::ChallengeSettled { claim, hand, winner, loser } => {
+            K::ChallengeSettled(pb::ChallengeSettled {
+                claim: Some(hand_to_wire(claim)),
+                hand: Some(hand_to_wire(hand)),
+                winner: wire(*winner),
+                loser: wire(*loser),
+            })
+        }
+        EventKind::FiveAces { seat, made } => {
+            K::FiveAces(pb::FiveAcesTried { seat: wire(*seat), made: *made })
+        }
+        EventKind::CupCaught { seat, caught, drinks } => {
+            K::CupCaught(pb::CupCaught { seat: wire(*seat), caught: *caught, drinks: *drinks })
+        }
+        EventKind::LifeLost { seat, lives } => {
+            K::LifeLost(pb::LifeLost { seat: wire(*seat), lives: (*lives).into() })
+        }
+        EventKind::DogsLife { seat, barked } => {
+            K::DogsLife(pb::DogsLifeTaken { seat: wire(*seat), barked: *barked })
+        }
+        EventKind::GameOver { standings, points, money, drinks } => K::GameOver(pb::GameOver {
+            standings: seats_to_wire(standings),
+            points: points.clone(),
+            money: money.clone(),
+            drinks: drinks.clone(),
+        }),
+    };
+    pb::Event { seq, audience: Some(audience_to_wire(e.audience)), kind: Some(kind) }
+}
+
+fn claim_to_wire(c: &Claim) -> pb::Claim {
+    use pb::claim::Kind;
+    pb::Claim {
+        seat: wire(c.seat),
+        kind: Some(match c.kind {
+            ClaimKind::Bid(b) => Kind::Bid(bid_to_wire(b)),
+            ClaimKind::PushBid(b) => Kind::PushBid(bid_to_wire(b)),
+            ClaimKind::Pass => Kind::Pass(pb::Empty {}),
+        }),
+    }
+}
+
+fn player_to_wire(p: &PlayerView) -> pb::PlayerView {
+    pb::PlayerView {
+        dice: p.dice.into(),
+        pushed: dice_to_wire(&p.pushed),
+        place: p.place.map(wire),
+        left: p.left,
+        had_palifico: p.had_palifico,
+        exact_used: p.exact_used,
+        score: p.score,
+        money: p.money,
+        drinks: p.drinks,
+        watching: p.watching,
+        last_guess: p.last_guess.map(bid_to_wire),
+        lives: p.lives.into(),
+    }
+}
+
+fn result_to_wire(r: &RoundResult) -> pb::RoundResult {
+    pb::RoundResult {
+        round: r.round,
+        dice: r.dice.iter().map(|d| pb::Dice { dice: dice_to_wire(d) }).collect(),
+        showdown: Some(showdown_to_wire(&r.showdown)),
+        winner: wire(r.winner),
+        loser: wire(r.loser),
+    }
+}
+
+fn hand_view_to_wire(h: &HandView) -> pb::HandView {
+    pb::HandView {
+        holder: wire(h.holder),
+        accepted: h.accepted,
+        dice: sight_to_wire(&h.dice),
+        shown: h.shown.clone(),
+        claim: h
+            .claim
+            .as_ref()
+            .map(|(s, hand)| pb::SeatHand { seat: wire(*s), hand: Some(hand_to_wire(hand)) }),
+        rolls_this_turn: h.rolls_this_turn.into(),
+        five_aces_tries: h.five_aces_tries.map(u32::from),
+        dogs_life_pending: h.dogs_life_pending.map(wire),
+        dogs_life_taken: h.dogs_life_taken,
+    }
+}
+
+pub fn view_to_wire(v: &View) -> pb::View {
+    pb::View {
+        seat: v.seat.map(wire),
+        over: v.phase == dudo_rules::game::Phase::Over,
+        round: v.round,
+        starter: wire(v.starter),
+        turn: v.turn.map(wire),
+        players: v.players.iter().map(player_to_wire).collect(),
+        my_dice: sight_to_wire(&v.my_dice),
+        all_dice: v.all_dice.iter().flatten().map(|d| pb::Dice { dice: dice_to_wire(d) }).collect(),
+        sees_all_dice: v.all_dice.is_some(),
+        claims: v.claims.iter().map(claim_to_wire).collect(),
+        current_bid: v.current_bid.map(|(s, b)| pb::SeatBid { seat: wire(s), bid: Some(bid_to_wire(b)) }),
+        wild: v.wild.map(u32::from),
+        palifico: seats_to_wire(&v.palifico),
+        last_result: v.last_result.as_deref().map(result_to_wire),
+        standings: seats_to_wire(&v.standings),
+        hand: v.hand.as_ref().map(hand_view_to_wire),
+    }
+}
+
+pub fn legal_to_wire(l: &Legal) -> pb::Legal {
+    pb::Legal {
+        bids: l
+            .bids
+            .iter()
+            .map(|r: &BidRange| pb::BidRange {
+                face: r.face.into(),
+                min_quantity: r.min_quantity.into(),
+                max_quantity: r.max_quantity.into(),
+            })
+            .collect(),
+        push: l.push,
+        pass: l.pass,
+        dudo: seats_to_wire(&l.dudo),
+        calza: l.calza,
+        watch: l.watch,
+        accept: l.accept,
+        roll: l.roll.map(|o| pb::RollOptions { all: o.all, may_show: o.may_show, drinks: o.drinks.into() }),
+        claim_from: l.claim_from.as_ref().map(hand_to_wire),
+        dogs_life: l.dogs_life,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dudo_rules::{Game, presets, seed_from_u64};
+
+    use super::*;
+
+    #[test]
+    fn every_preset_round_trips() {
+        for name in presets::NAMES {
+            let rules = presets::by_name(name).unwrap();
+            assert_eq!(rules_from_wire(&rules_to_wire(&rules)).as_ref(), Ok(&rules), "{name}");
+        }
+    }
+
+    #[test]
+    fn bad_values_name_their_field() {
+        // Proto3 cannot tell an absent number from zero: a bare rule set is refused, not guessed.
+        let bare = pb::RuleSet { name: "bare".into(), ..Default::default() };
+        assert_eq!(rules_from_wire(&bare).unwrap_err().field, "dice_lost_on_dudo");
+        let mut wrong = rules_to_wire(&presets::fibbing());
+        wrong.wilds = 99;
+        assert_eq!(rules_from_wire(&wrong).unwrap_err().field, "wilds");
+        let mut wide = rules_to_wire(&presets::fibbing());
+        wide.dice = Some(pb::DiceRules { start: 5, max: 5, faces: 300 });
+        assert_eq!(rules_from_wire(&wide).unwrap_err().field, "dice.faces");
+        let mut invalid = rules_to_wire(&presets::fibbing());
+        invalid.dice = Some(pb::DiceRules { start: 5, max: 5, faces: 12 });
+        assert_eq!(rules_from_wire(&invalid).unwrap_err().field, "dice.faces");
+    }
+
+    #[test]
+    fn actions_round_trip_and_hostile_ones_are_refused() {
+        let hand = Hand::new(vec![3, 3, 4, 2, 1]);
+        for a in [
+            Action::Bid(Bid::new(3, 5)),
+            Action::Push { dice: vec![5, 5], bid: Bid::new(6, 5) },
+            Action::Pass,
+            Action::Dudo { target: None },
+            Action::Dudo { target: Some(2) },
+            Action::Calza,
+            Action::Watch,
+            Action::Accept,
+            Action::Roll { dice: vec![0, 2], show: vec![1] },
+            Action::Claim(hand),
+            Action::DogsLife { bark: true },
+        ] {
+            assert_eq!(action_from_wire(&action_to_wire(&a)), Ok(a.clone()), "{a}");
+        }
+        assert!(action_from_wire(&pb::Action { action: None }).is_err());
+        let huge = pb::Action {
+            action: Some(pb::action::Action::Roll(pb::Roll { dice: vec![0; 100_000], show: vec![] })),
+        };
+        assert_eq!(action_from_wire(&huge).unwrap_err().field, "roll.dice");
+        let wide = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 1, face: 1000 })) };
+        assert_eq!(action_from_wire(&wide).unwrap_err().field, "bid");
+    }
+
+    #[test]
+    fn whole_games_of_every_preset_go_on_the_wire() {
+        for name in presets::NAMES {
+            let rules = presets::by_name(name).unwrap();
+            let seats = if *name == "openspiel" { 2 } else { 4 };
+            let (mut game, events) = Game::start(rules, seats, seed_from_u64(3)).unwrap();
+            let mut seq = 0u64;
+            for e in &events {
+                assert!(event_to_wire(seq, e).kind.is_some());
+                seq += 1;
+            }
+            let mut steps = 0;
+            while let Some(turn) = game.turn() {
+                let _ = view_to_wire(&game.view(turn));
+                let _ = legal_to_wire(&game.legal(turn));
+                let action = game.default_action(turn).unwrap();
+                assert_eq!(action_from_wire(&action_to_wire(&action)).as_ref(), Ok(&action));
+                for e in game.apply(turn, &action).unwrap() {
+                    assert_eq!(event_to_wire(seq, &e).seq, seq);
+                    seq += 1;
+                }
+                steps += 1;
+                if steps > 3000 {
+                    break;
+                }
+            }
+            let _ = view_to_wire(&game.spectator_view());
+        }
+    }
+}
