@@ -1,11 +1,49 @@
 //! The dudo game server.
 //!
-//! One task per table owns a [`dudo_rules::Game`] and its event log; sessions talk to it over
-//! bounded channels (see `../shared/DESIGN.md`). So far this crate holds the one module
-//! where the engine's types and the `dudo.v1` wire types meet ([`convert`]); the service
-//! itself is being built on it.
+//! One task per table owns a [`dudo_rules::Game`] and its event log (`table`); the gRPC
+//! services (`service`) send tables commands over bounded channels; `convert` is the one place
+//! the engine's types and the `dudo.v1` wire types meet. [`run`] serves on a listener until a
+//! shutdown future completes, so tests bind port 0.
 #![forbid(unsafe_code)]
 
 pub mod convert;
+pub mod service;
+pub mod table;
+
+use std::future::Future;
+
+use dudo_proto::v1::lobby_server::LobbyServer;
+use dudo_proto::v1::play_server::PlayServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
 
 pub use dudo_rules as rules;
+
+/// Why the server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("gRPC transport: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    #[error("reflection service: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+}
+
+/// Serves the dudo services, gRPC health and server reflection on `listener` until
+/// `shutdown` completes; open streams are then closed.
+pub async fn run(listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
+    let dudo = service::Dudo::default();
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<LobbyServer<service::Dudo>>().await;
+    health.set_serving::<PlayServer<service::Dudo>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(LobbyServer::new(dudo.clone()))
+        .add_service(PlayServer::new(dudo))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! The gRPC services: the lobby and play. Each call finds its table in the registry and
+//! sends the table's task a command; nothing here touches a game directly.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::lobby_server::Lobby;
+use dudo_proto::v1::play_server::Play;
+use dudo_rules::presets;
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::convert;
+use crate::table::{self, Command, Table};
+
+/// How many commands a table's queue holds before senders wait.
+const TABLE_QUEUE: usize = 256;
+
+#[derive(Clone)]
+struct TableHandle {
+    tx: mpsc::Sender<Command>,
+}
+
+/// Every table, by id and by join code.
+#[derive(Default)]
+struct Registry {
+    tables: HashMap<String, TableHandle>,
+    codes: HashMap<String, String>,
+}
+
+/// The lobby and play services over one registry of tables.
+#[derive(Clone, Default)]
+pub struct Dudo {
+    registry: Arc<Mutex<Registry>>,
+}
+
+fn token_of<T>(request: &Request<T>) -> Result<String, Status> {
+    let value = request
+        .metadata()
+        .get("authorization")
+        .ok_or_else(|| Status::unauthenticated("send your seat token as `authorization: Bearer <token>`"))?;
+    let text = value.to_str().map_err(|_| Status::unauthenticated("the authorization header is not text"))?;
+    let token = text.strip_prefix("Bearer ").unwrap_or(text).trim();
+    if token.is_empty() {
+        return Err(Status::unauthenticated("the seat token is empty"));
+    }
+    Ok(token.to_string())
+}
+
+/// A join code: six letters people can read aloud.
+fn join_code() -> String {
+    const LETTERS: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ";
+    let secret = table::secret();
+    secret.bytes().take(6).map(|b| char::from(LETTERS[usize::from(b) % LETTERS.len()])).collect()
+}
+
+impl Dudo {
+    fn find(&self, table: &str) -> Result<TableHandle, Status> {
+        let key = table.trim().trim_start_matches("dudo://join/");
+        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        let id = registry.codes.get(&key.to_ascii_uppercase()).cloned().unwrap_or_else(|| key.to_string());
+        registry.tables.get(&id).cloned().ok_or_else(|| Status::not_found(format!("no table {table:?}")))
+    }
+
+    async fn ask<T>(
+        &self,
+        handle: &TableHandle,
+        command: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, Status> {
+        let (reply, answer) = oneshot::channel();
+        handle.tx.send(command(reply)).await.map_err(|_| Status::unavailable("the table has closed"))?;
+        answer.await.map_err(|_| Status::unavailable("the table has closed"))
+    }
+
+    async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {
+        self.ask(handle, |reply| Command::Info { reply }).await
+    }
+
+    async fn stream(
+        &self,
+        table: &str,
+        token: Option<String>,
+        since: Option<u64>,
+    ) -> Result<ReceiverStream<table::Update>, Status> {
+        let handle = self.find(table)?;
+        let (tx, rx) = table::subscriber_channel();
+        self.ask(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await??;
+        Ok(ReceiverStream::new(rx))
+    }
+}
+
+type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::PlayUpdate, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Lobby for Dudo {
+    async fn create_table(
+        &self,
+        request: Request<pb::CreateTableRequest>,
+    ) -> Result<Response<pb::Joined>, Status> {
+        let req = request.into_inner();
+        let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
+        let mut rules = presets::by_name(preset).ok_or_else(|| {
+            Status::invalid_argument(format!(
+                "no preset {preset:?}; the presets are {}",
+                presets::NAMES.join(", ")
+            ))
+        })?;
+        for setting in &req.settings {
+            rules = presets::with_setting(rules, &setting.path, &setting.value)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        }
+        let seats = if req.seats == 0 { u32::from(rules.players.min) } else { req.seats };
+        if seats < u32::from(rules.players.min) || seats > u32::from(rules.players.max) {
+            return Err(Status::invalid_argument(format!(
+                "seats: this rule set seats {} to {} players, not {seats}",
+                rules.players.min, rules.players.max
+            )));
+        }
+        let id = table::secret();
+        let code = join_code();
+        let (tx, rx) = mpsc::channel(TABLE_QUEUE);
+        let table = Table::new(id.clone(), code.clone(), rules, seats as usize, req.seed);
+        tokio::spawn(table.run(rx));
+        let handle = TableHandle { tx };
+        {
+            let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            registry.tables.insert(id.clone(), handle.clone());
+            registry.codes.insert(code, id);
+        }
+        let (seat, token) = self.ask(&handle, |reply| Command::Join { name: req.name, reply }).await??;
+        let info = self.info(&handle).await?;
+        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token }))
+    }
+
+    async fn join_table(
+        &self,
+        request: Request<pb::JoinTableRequest>,
+    ) -> Result<Response<pb::Joined>, Status> {
+        let req = request.into_inner();
+        let handle = self.find(&req.table)?;
+        let (seat, token) = self.ask(&handle, |reply| Command::Join { name: req.name, reply }).await??;
+        let info = self.info(&handle).await?;
+        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token }))
+    }
+
+    async fn list_tables(
+        &self,
+        _: Request<pb::ListTablesRequest>,
+    ) -> Result<Response<pb::ListTablesResponse>, Status> {
+        let handles: Vec<TableHandle> = {
+            let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            registry.tables.values().cloned().collect()
+        };
+        let mut tables = Vec::new();
+        for h in handles {
+            if let Ok(info) = self.info(&h).await
+                && info.state == pb::TableState::Waiting as i32
+            {
+                tables.push(info);
+            }
+        }
+        Ok(Response::new(pb::ListTablesResponse { tables }))
+    }
+
+    async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        let handle = self.find(&req.table)?;
+        self.ask(&handle, |reply| Command::AddBot { token, bot: req.bot, reply }).await??;
+        Ok(Response::new(self.info(&handle).await?))
+    }
+
+    async fn start_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        self.ask(&handle, |reply| Command::Start { token, reply }).await??;
+        Ok(Response::new(self.info(&handle).await?))
+    }
+
+    async fn get_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let handle = self.find(&request.get_ref().table)?;
+        Ok(Response::new(self.info(&handle).await?))
+    }
+}
+
+#[tonic::async_trait]
+impl Play for Dudo {
+    type PlayStream = UpdateStream;
+    type SubscribeStream = ReceiverStream<table::Update>;
+    type WatchStream = ReceiverStream<table::Update>;
+
+    async fn play(
+        &self,
+        request: Request<Streaming<pb::PlayRequest>>,
+    ) -> Result<Response<Self::PlayStream>, Status> {
+        let token = token_of(&request)?;
+        let mut incoming = request.into_inner();
+        let hello = match incoming.next().await {
+            Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)) })) => h,
+            _ => {
+                return Err(Status::invalid_argument(
+                    "the first message of a play stream is a hello naming the table",
+                ));
+            }
+        };
+        let handle = self.find(&hello.table)?;
+        let updates = self.stream(&hello.table, Some(token.clone()), hello.since).await?;
+        // Actions coming up are sent to the table; refusals come back down the stream.
+        let (refusals_tx, refusals_rx) = mpsc::channel::<table::Update>(16);
+        let service = self.clone();
+        tokio::spawn(async move {
+            while let Some(Ok(message)) = incoming.next().await {
+                let Some(pb::play_request::Request::Action(wire)) = message.request else { continue };
+                let outcome = match convert::action_from_wire(&wire) {
+                    Ok(action) => {
+                        let token = token.clone();
+                        match service.ask(&handle, |reply| Command::Act { token, action, reply }).await {
+                            Ok(result) => result,
+                            Err(e) => Err(e),
+                        }
+                    }
+                    Err(e) => Err(Status::invalid_argument(e.to_string())),
+                };
+                if let Err(status) = outcome {
+                    let rejected = pb::PlayUpdate {
+                        update: Some(pb::play_update::Update::Rejected(pb::Rejected {
+                            action: Some(wire),
+                            reason: status.message().to_string(),
+                        })),
+                    };
+                    if refusals_tx.send(Ok(rejected)).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let merged = updates.merge(ReceiverStream::new(refusals_rx));
+        Ok(Response::new(Box::pin(merged)))
+    }
+
+    async fn subscribe(
+        &self,
+        request: Request<pb::SubscribeRequest>,
+    ) -> Result<Response<Self::SubscribeStream>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        Ok(Response::new(self.stream(&req.table, Some(token), req.since).await?))
+    }
+
+    async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        let wire = req.action.ok_or_else(|| Status::invalid_argument("action: no action given"))?;
+        let action = convert::action_from_wire(&wire).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let handle = self.find(&req.table)?;
+        self.ask(&handle, |reply| Command::Act { token, action, reply }).await??;
+        Ok(Response::new(pb::ActResponse {}))
+    }
+
+    async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
+        let req = request.into_inner();
+        Ok(Response::new(self.stream(&req.table, None, req.since).await?))
+    }
+}

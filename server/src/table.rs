@@ -1,0 +1,359 @@
+//! One table: a task that owns its game and its event log.
+//!
+//! Sessions send the task [`Command`]s over a bounded channel and get replies on oneshot
+//! channels; each subscriber (a seat's stream or a spectator's) has its own bounded channel.
+//! A subscriber that cannot keep up is dropped (it resumes from its last sequence number), so
+//! no client can slow the table. The log holds every event with its audience; what a stream
+//! carries is the log filtered by what its viewer may see.
+
+use std::sync::Arc;
+
+use dudo_proto::v1 as pb;
+use dudo_rules::bots::{self, Bot};
+use dudo_rules::{Action, Event, Game, RuleSet, Seat, Viewer, seed_from_u64};
+use rand::Rng;
+use tokio::sync::{mpsc, oneshot};
+use tonic::Status;
+
+use crate::convert;
+
+/// What a subscriber's channel carries.
+pub type Update = Result<pb::PlayUpdate, Status>;
+
+/// How many updates a subscriber may have waiting before it is dropped.
+const SUBSCRIBER_BUFFER: usize = 1024;
+
+/// What a session asks of a table.
+pub enum Command {
+    Join {
+        name: String,
+        reply: oneshot::Sender<Result<(usize, String), Status>>,
+    },
+    AddBot {
+        token: String,
+        bot: String,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
+    Start {
+        token: String,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
+    Info {
+        reply: oneshot::Sender<pb::TableInfo>,
+    },
+    Subscribe {
+        token: Option<String>,
+        since: Option<u64>,
+        tx: mpsc::Sender<Update>,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
+    Act {
+        token: String,
+        action: Action,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
+}
+
+struct SeatSlot {
+    name: String,
+    token: String,
+    bot: Option<(String, Box<dyn Bot>)>,
+}
+
+struct Subscriber {
+    viewer: Viewer,
+    tx: mpsc::Sender<Update>,
+}
+
+/// The state the table task owns.
+pub struct Table {
+    id: String,
+    code: String,
+    rules: Arc<RuleSet>,
+    /// Seats the table was created with.
+    capacity: usize,
+    seed: Option<u64>,
+    seats: Vec<SeatSlot>,
+    host: usize,
+    game: Option<Game>,
+    /// Every event, in order; an event's sequence number is its index.
+    log: Vec<Event>,
+    subscribers: Vec<Subscriber>,
+}
+
+/// A random secret, 128 bits, as hex.
+pub fn secret() -> String {
+    let bytes: [u8; 16] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Table {
+    pub fn new(id: String, code: String, rules: RuleSet, capacity: usize, seed: Option<u64>) -> Table {
+        Table {
+            id,
+            code,
+            rules: Arc::new(rules),
+            capacity,
+            seed,
+            seats: Vec::new(),
+            host: 0,
+            game: None,
+            log: Vec::new(),
+            subscribers: Vec::new(),
+        }
+    }
+
+    /// Runs the table until every handle to it is gone.
+    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        while let Some(command) = commands.recv().await {
+            self.handle(command);
+        }
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Join { name, reply } => {
+                let _ = reply.send(self.join(name, None));
+            }
+            Command::AddBot { token, bot, reply } => {
+                let result = self.host_only(&token).and_then(|_| {
+                    let brain = bots::by_name(&bot, rand::rng().random()).ok_or_else(|| {
+                        Status::invalid_argument(format!(
+                            "no bot {bot:?}; the bots are {}",
+                            bots::NAMES.join(", ")
+                        ))
+                    })?;
+                    let name = format!("{bot} bot {}", self.seats.len());
+                    self.join(name, Some((bot, brain))).map(|_| ())
+                });
+                let _ = reply.send(result);
+            }
+            Command::Start { token, reply } => {
+                let result = self.host_only(&token).and_then(|_| self.start());
+                let _ = reply.send(result);
+            }
+            Command::Info { reply } => {
+                let _ = reply.send(self.info());
+            }
+            Command::Subscribe { token, since, tx, reply } => {
+                let result = self.subscribe(token, since, tx);
+                let _ = reply.send(result);
+            }
+            Command::Act { token, action, reply } => {
+                let result = self.act(&token, action);
+                let _ = reply.send(result);
+            }
+        }
+    }
+
+    fn seat_of(&self, token: &str) -> Result<Seat, Status> {
+        self.seats
+            .iter()
+            .position(|s| s.bot.is_none() && s.token == token)
+            .ok_or_else(|| Status::unauthenticated("no seat at this table has that token"))
+    }
+
+    fn host_only(&self, token: &str) -> Result<(), Status> {
+        let seat = self.seat_of(token)?;
+        if seat != self.host {
+            return Err(Status::permission_denied("only the host may do that"));
+        }
+        Ok(())
+    }
+
+    fn join(&mut self, name: String, bot: Option<(String, Box<dyn Bot>)>) -> Result<(usize, String), Status> {
+        if self.game.is_some() {
+            return Err(Status::failed_precondition("the game has started; nobody joins now"));
+        }
+        if self.seats.len() >= self.capacity {
+            return Err(Status::resource_exhausted(format!("the table's {} seats are taken", self.capacity)));
+        }
+        let name = name.trim().chars().take(32).collect::<String>();
+        let name = if name.is_empty() { format!("Player {}", self.seats.len() + 1) } else { name };
+        let token = secret();
+        self.seats.push(SeatSlot { name, token: token.clone(), bot });
+        Ok((self.seats.len() - 1, token))
+    }
+
+    fn start(&mut self) -> Result<(), Status> {
+        if self.game.is_some() {
+            return Err(Status::failed_precondition("the game has already started"));
+        }
+        let seed = match self.seed {
+            Some(s) => seed_from_u64(s),
+            None => rand::rng().random(),
+        };
+        let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)
+            .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        self.game = Some(game);
+        self.publish(events);
+        self.after_move();
+        Ok(())
+    }
+
+    fn act(&mut self, token: &str, action: Action) -> Result<(), Status> {
+        let seat = self.seat_of(token)?;
+        let game =
+            self.game.as_mut().ok_or_else(|| Status::failed_precondition("the game has not started"))?;
+        let events = game.apply(seat, &action).map_err(|e| Status::failed_precondition(e.to_string()))?;
+        self.publish(events);
+        self.after_move();
+        Ok(())
+    }
+
+    /// Lets the built-in bots move until it is a person's turn, then prompts the people who
+    /// may act.
+    fn after_move(&mut self) {
+        // Each bot move raises a bid or ends a round, so this ends; the bound is for bugs.
+        for _ in 0..100_000 {
+            let Some(game) = &self.game else { return };
+            let mut chosen = None;
+            for seat in game.seats_to_ask().collect::<Vec<_>>() {
+                let Some((_, bot)) = self.seats.get_mut(seat).and_then(|s| s.bot.as_mut()) else { continue };
+                let (view, legal) = (game.view(seat), game.legal(seat));
+                let offer = if Some(seat) == game.turn() {
+                    Some(bot.act(game.rules(), &view, &legal))
+                } else {
+                    bot.interject(game.rules(), &view, &legal)
+                };
+                if let Some(action) = offer {
+                    chosen = Some((seat, action));
+                    break;
+                }
+            }
+            let Some((seat, action)) = chosen else { break };
+            let Some(game) = self.game.as_mut() else { return };
+            match game.apply(seat, &action).or_else(|_| match game.default_action(seat) {
+                // A bot's refused move is replaced by the seat's default, never a stall.
+                Some(fallback) => game.apply(seat, &fallback),
+                None => Ok(Vec::new()),
+            }) {
+                Ok(events) if !events.is_empty() => self.publish(events),
+                _ => break,
+            }
+        }
+        self.prompt();
+    }
+
+    /// Tells every person who may act now what they see and may do.
+    fn prompt(&mut self) {
+        let Some(game) = &self.game else { return };
+        let people: Vec<Seat> = game
+            .seats_to_ask()
+            .filter(|&s| self.seats.get(s).is_some_and(|slot| slot.bot.is_none()))
+            .collect();
+        for seat in people {
+            let update = pb::PlayUpdate {
+                update: Some(pb::play_update::Update::Prompt(pb::Prompt {
+                    view: Some(convert::view_to_wire(&game.view(seat))),
+                    legal: Some(convert::legal_to_wire(&game.legal(seat))),
+                })),
+            };
+            self.subscribers
+                .retain(|s| s.viewer != Viewer::Seat(seat) || s.tx.try_send(Ok(update.clone())).is_ok());
+        }
+    }
+
+    /// Appends events to the log and sends each subscriber what it may see.
+    fn publish(&mut self, events: Vec<Event>) {
+        let over = self.game.as_ref().is_some_and(Game::is_over);
+        for event in events {
+            let seq = self.log.len() as u64;
+            let wire = convert::event_to_wire(seq, &event);
+            self.subscribers.retain(|s| {
+                if !event.audience.admits(s.viewer, over) {
+                    return true;
+                }
+                let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Event(wire.clone())) };
+                // A full channel drops the subscriber; it resumes from its sequence number.
+                s.tx.try_send(Ok(update)).is_ok()
+            });
+            self.log.push(event);
+        }
+    }
+
+    fn subscribe(
+        &mut self,
+        token: Option<String>,
+        since: Option<u64>,
+        tx: mpsc::Sender<Update>,
+    ) -> Result<(), Status> {
+        let viewer = match &token {
+            Some(t) => Viewer::Seat(self.seat_of(t)?),
+            None => Viewer::Spectator,
+        };
+        let over = self.game.as_ref().is_some_and(Game::is_over);
+        match since {
+            // Resuming: every event after `since` this viewer may see, nothing twice.
+            Some(since) => {
+                for (seq, event) in self
+                    .log
+                    .iter()
+                    .enumerate()
+                    .skip(usize::try_from(since).unwrap_or(usize::MAX).saturating_add(1))
+                {
+                    if event.audience.admits(viewer, over) {
+                        let update = pb::PlayUpdate {
+                            update: Some(pb::play_update::Update::Event(convert::event_to_wire(
+                                seq as u64, event,
+                            ))),
+                        };
+                        tx.try_send(Ok(update))
+                            .map_err(|_| Status::resource_exhausted("too much to replay at once"))?;
+                    }
+                }
+            }
+            // A new connection: a snapshot of what this viewer may know.
+            None => {
+                let view = self.game.as_ref().map(|g| match viewer {
+                    Viewer::Seat(s) => convert::view_to_wire(&g.view(s)),
+                    _ => convert::view_to_wire(&g.spectator_view()),
+                });
+                let snapshot = pb::Snapshot {
+                    seq: (self.log.len() as u64).saturating_sub(1),
+                    view,
+                    table: Some(self.info()),
+                };
+                let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Snapshot(snapshot)) };
+                tx.try_send(Ok(update)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
+            }
+        }
+        self.subscribers.push(Subscriber { viewer, tx });
+        if matches!(viewer, Viewer::Seat(_)) {
+            self.prompt();
+        }
+        Ok(())
+    }
+
+    pub fn info(&self) -> pb::TableInfo {
+        let state = match &self.game {
+            None => pb::TableState::Waiting,
+            Some(g) if g.is_over() => pb::TableState::Over,
+            Some(_) => pb::TableState::Playing,
+        };
+        pb::TableInfo {
+            id: self.id.clone(),
+            join_code: self.code.clone(),
+            link: format!("dudo://join/{}", self.code),
+            rules: Some(convert::rules_to_wire(&self.rules)),
+            seats: u32::try_from(self.capacity).unwrap_or(u32::MAX),
+            players: self
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| pb::SeatInfo {
+                    seat: u32::try_from(i).unwrap_or(u32::MAX),
+                    name: s.name.clone(),
+                    bot: s.bot.as_ref().map(|b| b.0.clone()).unwrap_or_default(),
+                })
+                .collect(),
+            host: u32::try_from(self.host).unwrap_or(0),
+            state: state as i32,
+        }
+    }
+}
+
+/// A channel for a new subscriber.
+pub fn subscriber_channel() -> (mpsc::Sender<Update>, mpsc::Receiver<Update>) {
+    mpsc::channel(SUBSCRIBER_BUFFER)
+}

@@ -1,0 +1,207 @@
+//! The gRPC server, started for real on port 0 and played with raw tonic clients.
+
+use std::time::Duration;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::lobby_client::LobbyClient;
+use dudo_proto::v1::play_client::PlayClient;
+use tokio::sync::oneshot;
+use tokio_stream::StreamExt;
+use tonic::Request;
+use tonic::transport::Channel;
+
+/// A server on a free port, stopped when the returned sender is dropped or fired.
+async fn server() -> (String, oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(dudo_server::run(listener, async {
+        let _ = stopped.await;
+    }));
+    (addr, stop)
+}
+
+async fn channel(addr: &str) -> Channel {
+    for _ in 0..50 {
+        if let Ok(c) = Channel::from_shared(addr.to_string()).unwrap().connect().await {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("server did not come up at {addr}");
+}
+
+fn authed<T>(message: T, token: &str) -> Request<T> {
+    let mut r = Request::new(message);
+    r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    r
+}
+
+/// What a simple client does when asked to move: challenge if it may, else the least bid,
+/// else the first claim or roll on offer.
+fn simple_move(legal: &pb::Legal) -> pb::Action {
+    use pb::action::Action as A;
+    let action = if !legal.dudo.is_empty() {
+        A::Dudo(pb::Dudo { target: None })
+    } else if let Some(r) = legal.bids.first() {
+        A::Bid(pb::Bid { quantity: r.min_quantity, face: r.face })
+    } else if let Some(h) = &legal.claim_from {
+        A::Claim(h.clone())
+    } else if legal.roll.is_some() {
+        A::Roll(pb::Roll { dice: vec![0, 1, 2, 3, 4], show: vec![] })
+    } else if legal.dogs_life {
+        A::DogsLife(pb::DogsLifeChoice { bark: true })
+    } else {
+        A::Accept(pb::Empty {})
+    };
+    pb::Action { action: Some(action) }
+}
+
+#[tokio::test]
+async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let joined = lobby
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            settings: vec![pb::Setting { path: "losers_see_dice".into(), value: "hidden".into() }],
+            name: "Roger".into(),
+            seats: 3,
+            seed: Some(7),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let table = joined.table.unwrap();
+    assert_eq!(joined.seat, 0);
+    assert!(table.link.ends_with(&table.join_code));
+    for _ in 0..2 {
+        lobby
+            .add_bot(authed(
+                pb::AddBotRequest { table: table.join_code.clone(), bot: "odds".into() },
+                &joined.token,
+            ))
+            .await
+            .unwrap();
+    }
+    let mut play = PlayClient::new(ch.clone());
+    let (tx, rx) = tokio::sync::mpsc::channel::<pb::PlayRequest>(16);
+    tx.send(pb::PlayRequest {
+        request: Some(pb::play_request::Request::Hello(pb::Hello { table: table.id.clone(), since: None })),
+    })
+    .await
+    .unwrap();
+    let mut updates = play
+        .play(authed(tokio_stream::wrappers::ReceiverStream::new(rx), &joined.token))
+        .await
+        .unwrap()
+        .into_inner();
+    lobby.start_game(authed(pb::TableRef { table: table.id.clone() }, &joined.token)).await.unwrap();
+    let mut last_seq = None;
+    let mut out = false;
+    let mut over = false;
+    let mut prompts = 0;
+    while let Some(update) = tokio::time::timeout(Duration::from_secs(10), updates.next()).await.unwrap() {
+        match update.unwrap().update.unwrap() {
+            pb::play_update::Update::Snapshot(_) => {}
+            pb::play_update::Update::Event(e) => {
+                // Sequence numbers only rise; a seat sees its own dice and no one else's.
+                assert!(last_seq.is_none_or(|s| e.seq > s), "{:?} after {:?}", e.seq, last_seq);
+                last_seq = Some(e.seq);
+                match e.kind.unwrap() {
+                    pb::event::Kind::DiceRolled(d) => {
+                        assert!(d.seat == 0, "seat 0 was sent seat {}'s dice", d.seat)
+                    }
+                    pb::event::Kind::Eliminated(p) if p.seat == 0 => out = true,
+                    pb::event::Kind::GameOver(g) => {
+                        assert_eq!(g.standings.len(), 3);
+                        over = true;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            pb::play_update::Update::Prompt(p) => {
+                assert!(!out);
+                prompts += 1;
+                tx.send(pb::PlayRequest {
+                    request: Some(pb::play_request::Request::Action(simple_move(&p.legal.unwrap()))),
+                })
+                .await
+                .unwrap();
+            }
+            pb::play_update::Update::Rejected(r) => panic!("refused: {}", r.reason),
+        }
+    }
+    assert!(over, "the game did not end");
+    assert!(prompts > 0);
+    let info = lobby.get_table(pb::TableRef { table: table.id }).await.unwrap().into_inner();
+    assert_eq!(info.state, pb::TableState::Over as i32);
+}
+
+#[tokio::test]
+async fn resume_spectate_and_refuse_what_is_not_allowed() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let host = lobby
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "Ann".into(),
+            seats: 3,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = host.table.unwrap().id;
+    let guest = lobby
+        .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(guest.seat, 1);
+    // Only the host adds bots and starts; unknown tokens are unauthenticated.
+    let denied = lobby
+        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &guest.token))
+        .await;
+    assert_eq!(denied.unwrap_err().code(), tonic::Code::PermissionDenied);
+    let unknown = lobby.start_game(authed(pb::TableRef { table: id.clone() }, "nope")).await;
+    assert_eq!(unknown.unwrap_err().code(), tonic::Code::Unauthenticated);
+    lobby
+        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "random".into() }, &host.token))
+        .await
+        .unwrap();
+    let full = lobby.join_table(pb::JoinTableRequest { table: id.clone(), name: "Cat".into() }).await;
+    assert_eq!(full.unwrap_err().code(), tonic::Code::ResourceExhausted);
+    lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
+    let mut play = PlayClient::new(ch.clone());
+    // An out-of-turn or illegal action is refused and changes nothing.
+    let bad = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 99, face: 3 })) };
+    let refused =
+        play.act(authed(pb::ActRequest { table: id.clone(), action: Some(bad) }, &host.token)).await;
+    assert_eq!(refused.unwrap_err().code(), tonic::Code::FailedPrecondition);
+    // A spectator sees no dice rolled; a seat resuming after seq 3 gets what came after only.
+    let mut watch =
+        play.watch(pb::WatchRequest { table: id.clone(), since: Some(0) }).await.unwrap().into_inner();
+    let mut seen = 0;
+    while let Ok(Some(u)) = tokio::time::timeout(Duration::from_millis(300), watch.next()).await {
+        if let Some(pb::play_update::Update::Event(e)) = u.unwrap().update {
+            assert!(e.seq > 0);
+            assert!(!matches!(e.kind, Some(pb::event::Kind::DiceRolled(_))), "a spectator saw dice");
+            seen += 1;
+        }
+    }
+    assert!(seen > 0);
+    let mut resumed = play
+        .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: Some(3) }, &guest.token))
+        .await
+        .unwrap()
+        .into_inner();
+    if let Ok(Some(Ok(first))) = tokio::time::timeout(Duration::from_millis(500), resumed.next()).await
+        && let Some(pb::play_update::Update::Event(e)) = first.update
+    {
+        assert!(e.seq > 3);
+    }
+}
