@@ -38,6 +38,12 @@ pub async fn run(listener: TcpListener, shutdown: impl Future<Output = ()>) -> R
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .build_v1()?;
+    let closer = dudo.clone();
+    let shutdown = async move {
+        shutdown.await;
+        // Open streams are told and closed, so the transport stops at once.
+        closer.close_all().await;
+    };
     tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection)

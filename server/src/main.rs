@@ -24,6 +24,8 @@ async fn main() -> anyhow::Result<()> {
         tracing_subscriber::fmt().with_env_filter(filter).init();
     }
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
+    // Printed on stdout too, so scripts and tests that bind port 0 learn the port.
+    println!("dudo-server listening on {}", listener.local_addr()?);
     tracing::info!(address = %listener.local_addr()?, "dudo-server listening");
     let shutdown = async {
         let ctrl_c = tokio::signal::ctrl_c();

@@ -59,6 +59,18 @@ fn join_code() -> String {
 }
 
 impl Dudo {
+    /// Tells every table the server is stopping, so their streams end and the transport
+    /// can finish.
+    pub async fn close_all(&self) {
+        let handles: Vec<TableHandle> = match self.registry.lock() {
+            Ok(r) => r.tables.values().cloned().collect(),
+            Err(_) => return,
+        };
+        for h in handles {
+            let _ = self.ask(&h, |reply| Command::Shutdown { reply }).await;
+        }
+    }
+
     fn find(&self, table: &str) -> Result<TableHandle, Status> {
         let key = table.trim().trim_start_matches("dudo://join/");
         let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;

@@ -52,6 +52,10 @@ pub enum Command {
         action: Action,
         reply: oneshot::Sender<Result<(), Status>>,
     },
+    /// The server is stopping: tell every stream and close it.
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
 }
 
 struct SeatSlot {
@@ -142,6 +146,12 @@ impl Table {
             Command::Act { token, action, reply } => {
                 let result = self.act(&token, action);
                 let _ = reply.send(result);
+            }
+            Command::Shutdown { reply } => {
+                for s in self.subscribers.drain(..) {
+                    let _ = s.tx.try_send(Err(Status::unavailable("the server is shutting down")));
+                }
+                let _ = reply.send(());
             }
         }
     }

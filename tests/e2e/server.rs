@@ -205,3 +205,45 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
         assert!(e.seq > 3);
     }
 }
+
+#[tokio::test]
+async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(dudo_tests::binary("dudo-server"))
+        .args(["--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.trim().rsplit(' ').next().unwrap().to_string();
+    let ch = channel(&format!("http://{addr}")).await;
+    // A table with an open stream, so shutdown has something to close.
+    let mut lobby = LobbyClient::new(ch.clone());
+    let host = lobby
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "Ann".into(),
+            seats: 2,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = host.table.unwrap().id;
+    let mut stream = PlayClient::new(ch.clone())
+        .subscribe(authed(pb::SubscribeRequest { table: id, since: None }, &host.token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(matches!(stream.next().await, Some(Ok(_))));
+    let started = std::time::Instant::now();
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    // The stream is told, then closed.
+    let ended = tokio::time::timeout(Duration::from_secs(2), stream.next()).await.unwrap();
+    assert!(matches!(ended, Some(Err(_)) | None));
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(1), "took {:?}", started.elapsed());
+}
