@@ -247,3 +247,35 @@ async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(1), "took {:?}", started.elapsed());
 }
+
+#[tokio::test]
+async fn a_python_grpcio_client_plays_a_whole_game() {
+    // The project's own script makes the Python environment (grpcio, grpcio-tools).
+    let root = dudo_tests::root();
+    let env = std::process::Command::new("bash").arg(root.join("scripts/python-env.sh")).output();
+    let python = match env {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        Ok(out) => {
+            eprintln!("skipped: no Python environment ({})", String::from_utf8_lossy(&out.stderr));
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: cannot run bash: {e}");
+            return;
+        }
+    };
+    let (addr, _stop) = server().await;
+    let _ = channel(&addr).await;
+    let target = addr.trim_start_matches("http://").to_string();
+    let script = root.join("tests/python/play_game.py");
+    let proto = root.join("proto");
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(python).arg(script).arg(target).arg(proto).output()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("python client: game over"), "{stdout}");
+}

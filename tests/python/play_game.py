@@ -1,0 +1,78 @@
+"""A dudo client in Python: creates a table, seats two server bots, and plays a whole game
+over the Play stream, answering every prompt. Usage: play_game.py ADDRESS PROTO_DIR
+
+The stubs are generated from the repository's .proto files each run (grpc_tools.protoc), so
+the test checks the protocol as a client in another language sees it.
+"""
+import os
+import queue
+import sys
+import tempfile
+
+import grpc
+from grpc_tools import protoc
+
+
+def stubs(proto_dir):
+    out = tempfile.mkdtemp(prefix="dudo-stubs-")
+    files = [os.path.join("dudo", "v1", f) for f in ("rules.proto", "game.proto", "service.proto")]
+    include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
+    code = protoc.main(["protoc", f"-I{proto_dir}", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *files])
+    if code != 0:
+        sys.exit(f"protoc failed with {code}")
+    sys.path.insert(0, out)
+    from dudo.v1 import game_pb2, rules_pb2, service_pb2, service_pb2_grpc  # noqa: E402
+    return game_pb2, rules_pb2, service_pb2, service_pb2_grpc
+
+
+def simple_move(game_pb2, legal):
+    """Challenge if allowed, else the least bid."""
+    if legal.dudo:
+        return game_pb2.Action(dudo=game_pb2.Dudo())
+    r = legal.bids[0]
+    return game_pb2.Action(bid=game_pb2.Bid(quantity=r.min_quantity, face=r.face))
+
+
+def main():
+    address, proto_dir = sys.argv[1], sys.argv[2]
+    game_pb2, _rules_pb2, service_pb2, service_pb2_grpc = stubs(proto_dir)
+    channel = grpc.insecure_channel(address)
+    lobby = service_pb2_grpc.LobbyStub(channel)
+    play = service_pb2_grpc.PlayStub(channel)
+    joined = lobby.CreateTable(service_pb2.CreateTableRequest(
+        preset="fibbing", name="Pythonista", seats=3, seed=11,
+        settings=[service_pb2.Setting(path="losers_see_dice", value="hidden")]))
+    auth = [("authorization", f"Bearer {joined.token}")]
+    table = joined.table.id
+    for _ in range(2):
+        lobby.AddBot(service_pb2.AddBotRequest(table=table, bot="odds"), metadata=auth)
+    outgoing = queue.Queue()
+    outgoing.put(service_pb2.PlayRequest(hello=service_pb2.Hello(table=table)))
+
+    def requests():
+        while (item := outgoing.get()) is not None:
+            yield item
+
+    updates = play.Play(requests(), metadata=auth)
+    lobby.StartGame(service_pb2.TableRef(table=table), metadata=auth)
+    prompts = 0
+    for update in updates:
+        kind = update.WhichOneof("update")
+        if kind == "prompt":
+            prompts += 1
+            outgoing.put(service_pb2.PlayRequest(action=simple_move(game_pb2, update.prompt.legal)))
+        elif kind == "rejected":
+            sys.exit(f"refused: {update.rejected.reason}")
+        elif kind == "event":
+            event = update.event
+            if event.WhichOneof("kind") == "dice_rolled" and event.dice_rolled.seat != joined.seat:
+                sys.exit(f"saw seat {event.dice_rolled.seat}'s dice")
+            if event.WhichOneof("kind") == "game_over":
+                print(f"python client: game over after {prompts} prompts, standings {list(event.game_over.standings)}")
+                outgoing.put(None)
+                return
+    sys.exit("the stream ended before the game did")
+
+
+if __name__ == "__main__":
+    main()
