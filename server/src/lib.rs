@@ -28,7 +28,7 @@ pub enum ServeError {
     Reflection(#[from] tonic_reflection::server::Error),
 }
 
-/// Serves the dudo services, gRPC health and server reflection on `listener` until
+/// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
 /// `shutdown` completes; open streams are then closed.
 pub async fn run(listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
     let dudo = service::Dudo::default();
@@ -45,6 +45,9 @@ pub async fn run(listener: TcpListener, shutdown: impl Future<Output = ()>) -> R
         closer.close_all().await;
     };
     tonic::transport::Server::builder()
+        // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
+        .accept_http1(true)
+        .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_service)
         .add_service(reflection)
         .add_service(LobbyServer::new(dudo.clone()))

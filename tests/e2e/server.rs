@@ -219,6 +219,13 @@ async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let addr = line.trim().rsplit(' ').next().unwrap().to_string();
     let ch = channel(&format!("http://{addr}")).await;
+    // Standard gRPC health answers for the dudo services.
+    let health = tonic_health::pb::health_client::HealthClient::new(ch.clone())
+        .check(tonic_health::pb::HealthCheckRequest { service: "dudo.v1.Play".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(health.status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
     // A table with an open stream, so shutdown has something to close.
     let mut lobby = LobbyClient::new(ch.clone());
     let host = lobby
@@ -278,4 +285,22 @@ async fn a_python_grpcio_client_plays_a_whole_game() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("python client: game over"), "{stdout}");
+}
+
+#[tokio::test]
+async fn grpc_web_over_http1_reaches_the_lobby() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (addr, _stop) = server().await;
+    let _ = channel(&addr).await;
+    let mut tcp = tokio::net::TcpStream::connect(addr.trim_start_matches("http://")).await.unwrap();
+    // An empty ListTablesRequest in one gRPC-Web data frame: flag 0, length 0.
+    let request = "POST /dudo.v1.Lobby/ListTables HTTP/1.1\r\nHost: localhost\r\n\
+        content-type: application/grpc-web+proto\r\nx-grpc-web: 1\r\nconnection: close\r\ncontent-length: 5\r\n\r\n";
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    tcp.write_all(&[0, 0, 0, 0, 0]).await.unwrap();
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(2), tcp.read_to_end(&mut response)).await;
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("grpc-status:0"), "{text}");
 }
