@@ -168,6 +168,9 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
                 .collect();
             format!("Results: {}", parts.join("; "))
         }
+        EventKind::TurnTimedOut { seat, action } => {
+            format!("{} ran out of time: {action} is played for them", n(*seat))
+        }
         EventKind::HandStarted { hand, starter } => {
             format!("Hand {hand}: {} takes the cup and rolls", n(*starter))
         }

@@ -304,6 +304,11 @@ pub enum EventKind {
         seat: Seat,
         barked: bool,
     },
+    /// The table's turn clock ran out for `seat`; `action` (its default) is played for it.
+    TurnTimedOut {
+        seat: Seat,
+        action: crate::action::Action,
+    },
     /// The game is over; seats from first place to last, and every seat's ledger (points,
     /// money, drinks: zero where the table keeps none).
     GameOver {

@@ -582,6 +582,9 @@ pub fn event_to_wire(seq: u64, e: &Event) -> pb::Event {
         EventKind::DogsLife { seat, barked } => {
             K::DogsLife(pb::DogsLifeTaken { seat: wire(*seat), barked: *barked })
         }
+        EventKind::TurnTimedOut { seat, action } => {
+            K::TurnTimedOut(pb::TurnTimedOut { seat: wire(*seat), action: Some(action_to_wire(action)) })
+        }
         EventKind::GameOver { standings, points, money, drinks } => K::GameOver(pb::GameOver {
             standings: seats_to_wire(standings),
             points: points.clone(),

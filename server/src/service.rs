@@ -135,7 +135,13 @@ impl Lobby for Dudo {
         let id = table::secret();
         let code = join_code();
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
-        let table = Table::new(id.clone(), code.clone(), rules, seats as usize, req.seed);
+        let clock = (req.move_millis > 0).then(|| {
+            table::Clock::new(
+                std::time::Duration::from_millis(req.move_millis.into()),
+                std::time::Duration::from_millis(req.time_bank_millis.into()),
+            )
+        });
+        let table = Table::new(id.clone(), code.clone(), rules, seats as usize, req.seed, clock);
         tokio::spawn(table.run(rx));
         let handle = TableHandle { tx };
         {

@@ -7,12 +7,14 @@
 //! carries is the log filtered by what its viewer may see.
 
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use dudo_proto::v1 as pb;
 use dudo_rules::bots::{self, Bot};
 use dudo_rules::{Action, Event, Game, RuleSet, Seat, Viewer, seed_from_u64};
 use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 use tonic::Status;
 
 use crate::convert;
@@ -83,6 +85,29 @@ pub struct Table {
     /// Every event, in order; an event's sequence number is its index.
     log: Vec<Event>,
     subscribers: Vec<Subscriber>,
+    /// The turn clock: time per move, if the table has one.
+    clock: Option<Clock>,
+    /// Whose turn the clock is timing, and since when.
+    timing: Option<(Seat, Instant)>,
+}
+
+/// A table's turn clock.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    pub per_move: Duration,
+    /// What each seat has left of its time bank.
+    pub banks: Vec<Duration>,
+    pub bank: Duration,
+}
+
+impl Clock {
+    pub fn new(per_move: Duration, bank: Duration) -> Clock {
+        Clock { per_move, banks: Vec::new(), bank }
+    }
+
+    fn bank_of(&self, seat: Seat) -> Duration {
+        self.banks.get(seat).copied().unwrap_or(self.bank)
+    }
 }
 
 /// A random secret, 128 bits, as hex.
@@ -92,8 +117,17 @@ pub fn secret() -> String {
 }
 
 impl Table {
-    pub fn new(id: String, code: String, rules: RuleSet, capacity: usize, seed: Option<u64>) -> Table {
+    pub fn new(
+        id: String,
+        code: String,
+        rules: RuleSet,
+        capacity: usize,
+        seed: Option<u64>,
+        clock: Option<Clock>,
+    ) -> Table {
         Table {
+            clock,
+            timing: None,
             id,
             code,
             rules: Arc::new(rules),
@@ -109,9 +143,62 @@ impl Table {
 
     /// Runs the table until every handle to it is gone.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
-        while let Some(command) = commands.recv().await {
-            self.handle(command);
+        loop {
+            let deadline = self.deadline();
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(c) => self.handle(c),
+                    None => break,
+                },
+                () = sleep_until(deadline), if deadline.is_some() => self.time_out(),
+            }
         }
+    }
+
+    /// When the clock runs out for the seat it is timing.
+    fn deadline(&self) -> Option<Instant> {
+        let (clock, (seat, since)) = (self.clock.as_ref()?, self.timing?);
+        Some(since + clock.per_move + clock.bank_of(seat))
+    }
+
+    /// Starts timing the person whose turn it now is (bots need no clock).
+    fn restart_clock(&mut self) {
+        let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
+        let person = turn.filter(|&t| self.seats.get(t).is_some_and(|s| s.bot.is_none()));
+        let now = Instant::now();
+        // Spend the bank of the seat that just moved by what it used past its move time.
+        if let (Some(clock), Some((seat, since))) = (self.clock.as_mut(), self.timing) {
+            let over = now.saturating_duration_since(since).saturating_sub(clock.per_move);
+            let bank = clock.bank_of(seat).saturating_sub(over);
+            if clock.banks.len() <= seat {
+                let fresh = clock.bank;
+                clock.banks.resize(seat + 1, fresh);
+            }
+            clock.banks[seat] = bank;
+        }
+        self.timing = person.map(|p| (p, now));
+    }
+
+    /// The clock ran out: the seat's default action is played for it, and the log says so.
+    fn time_out(&mut self) {
+        let Some((seat, _)) = self.timing.take() else { return };
+        let Some(game) = self.game.as_mut() else { return };
+        let Some(action) = game.default_action(seat) else { return };
+        if let Some(clock) = self.clock.as_mut() {
+            if clock.banks.len() <= seat {
+                let fresh = clock.bank;
+                clock.banks.resize(seat + 1, fresh);
+            }
+            clock.banks[seat] = Duration::ZERO;
+        }
+        let announce = Event {
+            audience: dudo_rules::Audience::Everyone,
+            kind: dudo_rules::EventKind::TurnTimedOut { seat, action: action.clone() },
+        };
+        let Ok(events) = game.apply(seat, &action) else { return };
+        self.publish(vec![announce]);
+        self.publish(events);
+        self.after_move();
     }
 
     fn handle(&mut self, command: Command) {
@@ -232,6 +319,7 @@ impl Table {
                 }
             }
             let Some((seat, action)) = chosen else { break };
+            // (The clock restarts below, once the bots are done.)
             let Some(game) = self.game.as_mut() else { return };
             match game.apply(seat, &action).or_else(|_| match game.default_action(seat) {
                 // A bot's refused move is replaced by the seat's default, never a stall.
@@ -242,11 +330,19 @@ impl Table {
                 _ => break,
             }
         }
+        // A move was made: the clock times whoever must move now (a reconnect does not reset it).
+        self.restart_clock();
         self.prompt();
     }
 
     /// Tells every person who may act now what they see and may do.
     fn prompt(&mut self) {
+        let deadline = self.deadline().map(|d| {
+            let left = d.saturating_duration_since(Instant::now());
+            let at = SystemTime::now() + left;
+            at.duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        });
         let Some(game) = &self.game else { return };
         let people: Vec<Seat> = game
             .seats_to_ask()
@@ -257,6 +353,7 @@ impl Table {
                 update: Some(pb::play_update::Update::Prompt(pb::Prompt {
                     view: Some(convert::view_to_wire(&game.view(seat))),
                     legal: Some(convert::legal_to_wire(&game.legal(seat))),
+                    deadline_unix_millis: if Some(seat) == game.turn() { deadline } else { None },
                 })),
             };
             self.subscribers
@@ -360,6 +457,13 @@ impl Table {
             host: u32::try_from(self.host).unwrap_or(0),
             state: state as i32,
         }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
     }
 }
 

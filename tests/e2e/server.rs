@@ -69,6 +69,7 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
             name: "Roger".into(),
             seats: 3,
             seed: Some(7),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -303,4 +304,55 @@ async fn grpc_web_over_http1_reaches_the_lobby() {
     let text = String::from_utf8_lossy(&response);
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     assert!(text.contains("grpc-status:0"), "{text}");
+}
+
+#[tokio::test]
+async fn the_turn_clock_plays_the_default_action_for_a_silent_seat() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let joined = lobby
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "Sleepy".into(),
+            seats: 3,
+            seed: Some(5),
+            move_millis: 30,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = joined.table.unwrap().id;
+    for _ in 0..2 {
+        lobby
+            .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &joined.token))
+            .await
+            .unwrap();
+    }
+    let mut updates = PlayClient::new(ch.clone())
+        .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))
+        .await
+        .unwrap()
+        .into_inner();
+    lobby.start_game(authed(pb::TableRef { table: id.clone() }, &joined.token)).await.unwrap();
+    // The person never answers; the clock answers for them until the game ends.
+    let (mut timeouts, mut deadlines) = (0, 0);
+    loop {
+        let update =
+            tokio::time::timeout(Duration::from_secs(20), updates.next()).await.unwrap().unwrap().unwrap();
+        match update.update.unwrap() {
+            pb::play_update::Update::Prompt(p) => deadlines += usize::from(p.deadline_unix_millis.is_some()),
+            pb::play_update::Update::Event(e) => match e.kind.unwrap() {
+                pb::event::Kind::TurnTimedOut(t) => {
+                    assert_eq!(t.seat, 0);
+                    timeouts += 1;
+                }
+                pb::event::Kind::GameOver(_) => break,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    assert!(timeouts > 0 && deadlines > 0, "{timeouts} timeouts, {deadlines} deadlines");
 }
