@@ -168,6 +168,10 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
                 .collect();
             format!("Results: {}", parts.join("; "))
         }
+        EventKind::DiceCommitted { round, commitments, .. } => {
+            format!("The server commits to round {round}'s {} rolls", commitments.len())
+        }
+        EventKind::DiceSalts { round, .. } => format!("The salts of round {round}'s dice are published"),
         EventKind::TurnTimedOut { seat, action } => {
             format!("{} ran out of time: {action} is played for them", n(*seat))
         }

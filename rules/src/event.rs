@@ -304,6 +304,20 @@ pub enum EventKind {
         seat: Seat,
         barked: bool,
     },
+    /// The server's commitments to dice it just rolled (verifiable dice): for each roll, the
+    /// seat and SHA-256 of `"dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt` (hex), and SHA-256 of
+    /// them all for the table. The salts come with the reveal.
+    DiceCommitted {
+        round: u32,
+        commitments: Vec<(Seat, String)>,
+        table: String,
+    },
+    /// The salts and dice of the round's commitments, in the same order, published with the
+    /// reveal so anyone can check the dice were the ones committed to.
+    DiceSalts {
+        round: u32,
+        salts: Vec<(Seat, String, Vec<u8>)>,
+    },
     /// The table's turn clock ran out for `seat`; `action` (its default) is played for it.
     TurnTimedOut {
         seat: Seat,

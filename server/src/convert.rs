@@ -582,6 +582,25 @@ pub fn event_to_wire(seq: u64, e: &Event) -> pb::Event {
         EventKind::DogsLife { seat, barked } => {
             K::DogsLife(pb::DogsLifeTaken { seat: wire(*seat), barked: *barked })
         }
+        EventKind::DiceCommitted { round, commitments, table } => K::DiceCommitted(pb::DiceCommitted {
+            round: *round,
+            commitments: commitments
+                .iter()
+                .map(|(s, h)| pb::SeatHash { seat: wire(*s), hash: h.clone() })
+                .collect(),
+            table: table.clone(),
+        }),
+        EventKind::DiceSalts { round, salts } => K::DiceSalts(pb::DiceSalts {
+            round: *round,
+            salts: salts
+                .iter()
+                .map(|(s, salt, dice)| pb::SeatSalt {
+                    seat: wire(*s),
+                    salt: salt.clone(),
+                    dice: dice_to_wire(dice),
+                })
+                .collect(),
+        }),
         EventKind::TurnTimedOut { seat, action } => {
             K::TurnTimedOut(pb::TurnTimedOut { seat: wire(*seat), action: Some(action_to_wire(action)) })
         }

@@ -11,8 +11,9 @@ use std::time::{Duration, SystemTime};
 
 use dudo_proto::v1 as pb;
 use dudo_rules::bots::{self, Bot};
-use dudo_rules::{Action, Event, Game, RuleSet, Seat, Viewer, seed_from_u64};
+use dudo_rules::{Action, Audience, Event, EventKind, Game, RuleSet, Seat, Viewer, seed_from_u64};
 use rand::Rng;
+use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tonic::Status;
@@ -89,6 +90,10 @@ pub struct Table {
     clock: Option<Clock>,
     /// Whose turn the clock is timing, and since when.
     timing: Option<(Seat, Instant)>,
+    /// The round the last commitments were for.
+    round: u32,
+    /// The salts and dice behind this round's commitments, to publish with the reveal.
+    salts: Vec<(Seat, String, Vec<u8>)>,
 }
 
 /// A table's turn clock.
@@ -128,6 +133,8 @@ impl Table {
         Table {
             clock,
             timing: None,
+            round: 0,
+            salts: Vec::new(),
             id,
             code,
             rules: Arc::new(rules),
@@ -361,22 +368,58 @@ impl Table {
         }
     }
 
-    /// Appends events to the log and sends each subscriber what it may see.
+    /// Appends events to the log and sends each subscriber what it may see. Every roll the
+    /// engine reports is committed to (verifiable dice): the commitments follow the batch,
+    /// the salts follow the reveal.
     fn publish(&mut self, events: Vec<Event>) {
-        let over = self.game.as_ref().is_some_and(Game::is_over);
+        let mut commitments: Vec<(Seat, String)> = Vec::new();
         for event in events {
-            let seq = self.log.len() as u64;
-            let wire = convert::event_to_wire(seq, &event);
-            self.subscribers.retain(|s| {
-                if !event.audience.admits(s.viewer, over) {
-                    return true;
+            match &event.kind {
+                EventKind::RoundStarted { round, .. } => self.round = *round,
+                EventKind::DiceRolled { seat, dice } if matches!(event.audience, Audience::Hidden { .. }) => {
+                    let dice: Vec<u8> = dice.iter().flatten().copied().collect();
+                    let salt: [u8; 16] = rand::rng().random();
+                    commitments.push((*seat, hex(&commitment(self.round, *seat, &dice, &salt))));
+                    self.salts.push((*seat, hex(&salt), dice));
                 }
-                let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Event(wire.clone())) };
-                // A full channel drops the subscriber; it resumes from its sequence number.
-                s.tx.try_send(Ok(update)).is_ok()
-            });
-            self.log.push(event);
+                _ => {}
+            }
+            let revealed = matches!(event.kind, EventKind::DiceRevealed { .. });
+            self.append(event);
+            if revealed && !self.salts.is_empty() {
+                let salts = std::mem::take(&mut self.salts);
+                self.append(Event {
+                    audience: Audience::Everyone,
+                    kind: EventKind::DiceSalts { round: self.round, salts },
+                });
+            }
         }
+        if !commitments.is_empty() {
+            let mut table = Sha256::new();
+            for (_, h) in &commitments {
+                table.update(h.as_bytes());
+            }
+            let table = hex(&table.finalize());
+            self.append(Event {
+                audience: Audience::Everyone,
+                kind: EventKind::DiceCommitted { round: self.round, commitments, table },
+            });
+        }
+    }
+
+    fn append(&mut self, event: Event) {
+        let over = self.game.as_ref().is_some_and(Game::is_over);
+        let seq = self.log.len() as u64;
+        let wire = convert::event_to_wire(seq, &event);
+        self.subscribers.retain(|s| {
+            if !event.audience.admits(s.viewer, over) {
+                return true;
+            }
+            let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Event(wire.clone())) };
+            // A full channel drops the subscriber; it resumes from its sequence number.
+            s.tx.try_send(Ok(update)).is_ok()
+        });
+        self.log.push(event);
     }
 
     fn subscribe(
@@ -458,6 +501,21 @@ impl Table {
             state: state as i32,
         }
     }
+}
+
+/// SHA-256 of `"dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt`, numbers as big-endian u32.
+pub fn commitment(round: u32, seat: Seat, dice: &[u8], salt: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"dudo-v1");
+    h.update(round.to_be_bytes());
+    h.update(u32::try_from(seat).unwrap_or(u32::MAX).to_be_bytes());
+    h.update(dice);
+    h.update(salt);
+    h.finalize().into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

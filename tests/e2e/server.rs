@@ -37,6 +37,20 @@ fn authed<T>(message: T, token: &str) -> Request<T> {
     r
 }
 
+/// SHA-256 of "dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt, as docs/protocol.md gives it.
+fn recompute(round: u32, s: &pb::SeatSalt) -> String {
+    use sha2::{Digest, Sha256};
+    let salt: Vec<u8> =
+        (0..s.salt.len()).step_by(2).map(|i| u8::from_str_radix(&s.salt[i..i + 2], 16).unwrap()).collect();
+    let mut h = Sha256::new();
+    h.update(b"dudo-v1");
+    h.update(round.to_be_bytes());
+    h.update(s.seat.to_be_bytes());
+    h.update(s.dice.iter().map(|&d| d as u8).collect::<Vec<u8>>());
+    h.update(salt);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// What a simple client does when asked to move: challenge if it may, else the least bid,
 /// else the first claim or roll on offer.
 fn simple_move(legal: &pb::Legal) -> pb::Action {
@@ -103,6 +117,8 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
     let mut out = false;
     let mut over = false;
     let mut prompts = 0;
+    let mut commitments: Vec<(u32, Vec<pb::SeatHash>)> = Vec::new();
+    let mut verified = 0;
     while let Some(update) = tokio::time::timeout(Duration::from_secs(10), updates.next()).await.unwrap() {
         match update.unwrap().update.unwrap() {
             pb::play_update::Update::Snapshot(_) => {}
@@ -113,6 +129,21 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
                 match e.kind.unwrap() {
                     pb::event::Kind::DiceRolled(d) => {
                         assert!(d.seat == 0, "seat 0 was sent seat {}'s dice", d.seat)
+                    }
+                    pb::event::Kind::DiceCommitted(c) => commitments.push((c.round, c.commitments)),
+                    pb::event::Kind::DiceSalts(salts) => {
+                        // Anyone can check the dice were the ones committed to at the roll.
+                        let committed: Vec<&pb::SeatHash> = commitments
+                            .iter()
+                            .filter(|c| c.0 == salts.round)
+                            .flat_map(|c| c.1.iter())
+                            .collect();
+                        assert_eq!(committed.len(), salts.salts.len());
+                        for (c, s) in committed.iter().zip(&salts.salts) {
+                            assert_eq!(c.seat, s.seat);
+                            assert_eq!(c.hash, recompute(salts.round, s));
+                            verified += 1;
+                        }
                     }
                     pb::event::Kind::Eliminated(p) if p.seat == 0 => out = true,
                     pb::event::Kind::GameOver(g) => {
@@ -137,6 +168,7 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
     }
     assert!(over, "the game did not end");
     assert!(prompts > 0);
+    assert!(verified > 0, "no commitment was checked");
     let info = lobby.get_table(pb::TableRef { table: table.id }).await.unwrap().into_inner();
     assert_eq!(info.state, pb::TableState::Over as i32);
 }
