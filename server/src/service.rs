@@ -203,6 +203,44 @@ impl Lobby for Dudo {
         let handle = self.find(&request.get_ref().table)?;
         Ok(Response::new(self.info(&handle).await?))
     }
+
+    async fn change_settings(
+        &self,
+        request: Request<pb::ChangeSettingsRequest>,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        let handle = self.find(&req.table)?;
+        let settings = req.settings.into_iter().map(|s| (s.path, s.value)).collect();
+        self.ask(&handle, |reply| Command::ChangeSettings { token, settings, reply }).await??;
+        Ok(Response::new(self.info(&handle).await?))
+    }
+
+    async fn remove_player(
+        &self,
+        request: Request<pb::RemovePlayerRequest>,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        let handle = self.find(&req.table)?;
+        let seat = usize::try_from(req.seat).map_err(|_| Status::invalid_argument("seat: out of range"))?;
+        self.ask(&handle, |reply| Command::Remove { token, seat, reply }).await??;
+        Ok(Response::new(self.info(&handle).await?))
+    }
+
+    async fn reset_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        self.ask(&handle, |reply| Command::Reset { token, reply }).await??;
+        Ok(Response::new(self.info(&handle).await?))
+    }
+
+    async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        self.ask(&handle, |reply| Command::Leave { token, reply }).await??;
+        Ok(Response::new(self.info(&handle).await?))
+    }
 }
 
 #[tonic::async_trait]

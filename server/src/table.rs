@@ -55,6 +55,24 @@ pub enum Command {
         action: Action,
         reply: oneshot::Sender<Result<(), Status>>,
     },
+    ChangeSettings {
+        token: String,
+        settings: Vec<(String, String)>,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
+    Remove {
+        token: String,
+        seat: Seat,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
+    Reset {
+        token: String,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
+    Leave {
+        token: String,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
     /// The server is stopping: tell every stream and close it.
     Shutdown {
         reply: oneshot::Sender<()>,
@@ -241,6 +259,26 @@ impl Table {
                 let result = self.act(&token, action);
                 let _ = reply.send(result);
             }
+            Command::ChangeSettings { token, settings, reply } => {
+                let result = self.host_only(&token).and_then(|_| self.change_settings(&settings));
+                let _ = reply.send(result);
+            }
+            Command::Remove { token, seat, reply } => {
+                let result = self.host_only(&token).and_then(|_| self.remove(seat));
+                let _ = reply.send(result);
+            }
+            Command::Reset { token, reply } => {
+                let result = self.host_only(&token).map(|_| {
+                    self.game = None;
+                    self.timing = None;
+                    self.salts.clear();
+                });
+                let _ = reply.send(result);
+            }
+            Command::Leave { token, reply } => {
+                let result = self.seat_of(&token).and_then(|seat| self.remove(seat));
+                let _ = reply.send(result);
+            }
             Command::Shutdown { reply } => {
                 for s in self.subscribers.drain(..) {
                     let _ = s.tx.try_send(Err(Status::unavailable("the server is shutting down")));
@@ -277,6 +315,52 @@ impl Table {
         let token = secret();
         self.seats.push(SeatSlot { name, token: token.clone(), bot });
         Ok((self.seats.len() - 1, token))
+    }
+
+    fn change_settings(&mut self, settings: &[(String, String)]) -> Result<(), Status> {
+        if self.game.is_some() {
+            return Err(Status::failed_precondition("settings change only before the game starts"));
+        }
+        let mut rules = (*self.rules).clone();
+        for (path, value) in settings {
+            rules = dudo_rules::presets::with_setting(rules, path, value)
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        }
+        self.rules = Arc::new(rules);
+        Ok(())
+    }
+
+    /// Takes a seat out: before the start it frees the seat; during a game the engine allows
+    /// it only before the first call of a round, and the seat finishes below those still in.
+    fn remove(&mut self, seat: Seat) -> Result<(), Status> {
+        if seat >= self.seats.len() {
+            return Err(Status::invalid_argument(format!("seat: there is no seat {seat}")));
+        }
+        match self.game.as_mut() {
+            None => {
+                if seat == self.host {
+                    return Err(Status::failed_precondition(
+                        "the host cannot leave a table that has not started",
+                    ));
+                }
+                self.seats.remove(seat);
+                if self.host > seat {
+                    self.host -= 1;
+                }
+                Ok(())
+            }
+            Some(game) => {
+                let events = game.remove(seat).map_err(|e| Status::failed_precondition(e.to_string()))?;
+                // No rejoin: the token no longer answers, and a bot no longer plays.
+                if let Some(slot) = self.seats.get_mut(seat) {
+                    slot.token = secret();
+                    slot.bot = None;
+                }
+                self.publish(events);
+                self.after_move();
+                Ok(())
+            }
+        }
     }
 
     fn start(&mut self) -> Result<(), Status> {

@@ -388,3 +388,88 @@ async fn the_turn_clock_plays_the_default_action_for_a_silent_seat() {
     }
     assert!(timeouts > 0 && deadlines > 0, "{timeouts} timeouts, {deadlines} deadlines");
 }
+
+#[tokio::test]
+async fn host_commands_and_leaving() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let host = lobby
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "Ann".into(),
+            seats: 3,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = host.table.unwrap().id;
+    let guest = lobby
+        .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    let settings = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(p, v)| pb::Setting { path: p.to_string(), value: v.to_string() })
+            .collect::<Vec<_>>()
+    };
+    let denied = lobby
+        .change_settings(authed(
+            pb::ChangeSettingsRequest { table: id.clone(), settings: settings(&[("dice.faces", "8")]) },
+            &guest.token,
+        ))
+        .await;
+    assert_eq!(denied.unwrap_err().code(), tonic::Code::PermissionDenied);
+    let bad = lobby
+        .change_settings(authed(
+            pb::ChangeSettingsRequest { table: id.clone(), settings: settings(&[("dice.faces", "80")]) },
+            &host.token,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    assert!(bad.message().contains("dice.faces"), "{}", bad.message());
+    let info = lobby
+        .change_settings(authed(
+            pb::ChangeSettingsRequest {
+                table: id.clone(),
+                settings: settings(&[("first_starter", "first_seat"), ("dice.faces", "8")]),
+            },
+            &host.token,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(info.rules.unwrap().dice.unwrap().faces, 8);
+    lobby
+        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &host.token))
+        .await
+        .unwrap();
+    lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
+    // The host opens; before the first call of the round, the guest may leave, for good.
+    lobby.leave(authed(pb::TableRef { table: id.clone() }, &guest.token)).await.unwrap();
+    let mut play = PlayClient::new(ch.clone());
+    let gone = play
+        .act(authed(
+            pb::ActRequest {
+                table: id.clone(),
+                action: Some(pb::Action { action: Some(pb::action::Action::Calza(pb::Empty {})) }),
+            },
+            &guest.token,
+        ))
+        .await;
+    assert_eq!(gone.unwrap_err().code(), tonic::Code::Unauthenticated);
+    // After a bid, removing a player waits for the next round.
+    let bid = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 1, face: 2 })) };
+    play.act(authed(pb::ActRequest { table: id.clone(), action: Some(bid) }, &host.token)).await.unwrap();
+    let mid = lobby
+        .remove_player(authed(pb::RemovePlayerRequest { table: id.clone(), seat: 2 }, &host.token))
+        .await;
+    assert_eq!(mid.unwrap_err().code(), tonic::Code::FailedPrecondition);
+    // Reset takes the table back to waiting.
+    let info = lobby.reset_table(authed(pb::TableRef { table: id }, &host.token)).await.unwrap().into_inner();
+    assert_eq!(info.state, pb::TableState::Waiting as i32);
+}
