@@ -399,6 +399,7 @@ async fn host_commands_and_leaving() {
             preset: "fibbing".into(),
             name: "Ann".into(),
             seats: 3,
+            seed: Some(3),
             ..Default::default()
         })
         .await
