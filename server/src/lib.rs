@@ -31,7 +31,17 @@ pub enum ServeError {
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
 /// `shutdown` completes; open streams are then closed.
 pub async fn run(listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
-    let dudo = service::Dudo::default();
+    run_with(listener, service::Limits::default(), shutdown).await
+}
+
+/// [`run`] with the given limits.
+pub async fn run_with(
+    listener: TcpListener,
+    limits: service::Limits,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let max_message = limits.max_message_bytes;
+    let dudo = service::Dudo::new(limits);
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<LobbyServer<service::Dudo>>().await;
     health.set_serving::<PlayServer<service::Dudo>>().await;
@@ -50,8 +60,8 @@ pub async fn run(listener: TcpListener, shutdown: impl Future<Output = ()>) -> R
         .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(LobbyServer::new(dudo.clone()))
-        .add_service(PlayServer::new(dudo))
+        .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
+        .add_service(PlayServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await?;
     Ok(())

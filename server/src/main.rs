@@ -12,6 +12,24 @@ struct Args {
     /// Log format: text or json.
     #[arg(long, env = "DUDO_LOG_FORMAT", default_value = "text")]
     log_format: String,
+    /// Tables the server holds at once.
+    #[arg(long, env = "DUDO_MAX_TABLES", default_value_t = 10_000)]
+    max_tables: usize,
+    /// Tables one IP address may create.
+    #[arg(long, env = "DUDO_MAX_TABLES_PER_IP", default_value_t = 1_000)]
+    max_tables_per_ip: usize,
+    /// Open streams per IP address.
+    #[arg(long, env = "DUDO_MAX_STREAMS_PER_IP", default_value_t = 20_000)]
+    max_streams_per_ip: usize,
+    /// Seats a table may have.
+    #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]
+    max_seats: usize,
+    /// Calls a seat may make each second.
+    #[arg(long, env = "DUDO_ACTIONS_PER_SECOND", default_value_t = 50)]
+    actions_per_second: u32,
+    /// The largest message a client may send, in bytes.
+    #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
+    max_message_bytes: usize,
 }
 
 #[tokio::main]
@@ -46,6 +64,14 @@ async fn main() -> anyhow::Result<()> {
         }
         tracing::info!("shutting down");
     };
-    dudo_server::run(listener, shutdown).await?;
+    let limits = dudo_server::service::Limits {
+        max_tables: args.max_tables,
+        max_tables_per_ip: args.max_tables_per_ip,
+        max_streams_per_ip: args.max_streams_per_ip,
+        max_seats: args.max_seats,
+        actions_per_second: args.actions_per_second,
+        max_message_bytes: args.max_message_bytes,
+    };
+    dudo_server::run_with(listener, limits, shutdown).await?;
     Ok(())
 }

@@ -32,10 +32,65 @@ struct Registry {
     codes: HashMap<String, String>,
 }
 
+/// What one server allows, each with a clear error when hit.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Tables the server holds at once.
+    pub max_tables: usize,
+    /// Tables one IP address may create.
+    pub max_tables_per_ip: usize,
+    /// Open streams (play, subscribe, watch) per IP address.
+    pub max_streams_per_ip: usize,
+    /// Seats a table may have.
+    pub max_seats: usize,
+    /// Calls a seat may make each second (a burst of twice that is allowed).
+    pub actions_per_second: u32,
+    /// The largest message a client may send, in bytes.
+    pub max_message_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tables: 10_000,
+            max_tables_per_ip: 1_000,
+            max_streams_per_ip: 20_000,
+            max_seats: 64,
+            actions_per_second: 50,
+            max_message_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// Per-IP counts, for the limits above.
+#[derive(Default)]
+struct PerIp {
+    tables: HashMap<std::net::IpAddr, usize>,
+    streams: HashMap<std::net::IpAddr, usize>,
+}
+
 /// The lobby and play services over one registry of tables.
 #[derive(Clone, Default)]
 pub struct Dudo {
     registry: Arc<Mutex<Registry>>,
+    limits: Arc<Limits>,
+    per_ip: Arc<Mutex<PerIp>>,
+}
+
+/// Holds one of an IP address's open streams; dropping it (the stream ends) gives it back.
+struct StreamSlot {
+    per_ip: Arc<Mutex<PerIp>>,
+    ip: Option<std::net::IpAddr>,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        if let (Some(ip), Ok(mut counts)) = (self.ip, self.per_ip.lock())
+            && let Some(n) = counts.streams.get_mut(&ip)
+        {
+            *n = n.saturating_sub(1);
+        }
+    }
 }
 
 fn token_of<T>(request: &Request<T>) -> Result<String, Status> {
@@ -59,6 +114,31 @@ fn join_code() -> String {
 }
 
 impl Dudo {
+    pub fn new(limits: Limits) -> Dudo {
+        Dudo { limits: Arc::new(limits), ..Dudo::default() }
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Takes one of the caller's stream slots, or says the limit is reached.
+    fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Status> {
+        let ip = request.remote_addr().map(|a| a.ip());
+        if let Some(ip) = ip {
+            let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+            let n = counts.streams.entry(ip).or_default();
+            if *n >= self.limits.max_streams_per_ip {
+                return Err(Status::resource_exhausted(format!(
+                    "at most {} open streams per address",
+                    self.limits.max_streams_per_ip
+                )));
+            }
+            *n += 1;
+        }
+        Ok(StreamSlot { per_ip: Arc::clone(&self.per_ip), ip })
+    }
+
     /// Tells every table the server is stopping, so their streams end and the transport
     /// can finish.
     pub async fn close_all(&self) {
@@ -113,7 +193,28 @@ impl Lobby for Dudo {
         &self,
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
+        let ip = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
+        {
+            let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            if registry.tables.len() >= self.limits.max_tables {
+                return Err(Status::resource_exhausted(format!(
+                    "the server holds {} tables, its limit",
+                    self.limits.max_tables
+                )));
+            }
+        }
+        if let Some(ip) = ip {
+            let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+            let n = counts.tables.entry(ip).or_default();
+            if *n >= self.limits.max_tables_per_ip {
+                return Err(Status::resource_exhausted(format!(
+                    "at most {} tables per address",
+                    self.limits.max_tables_per_ip
+                )));
+            }
+            *n += 1;
+        }
         let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
         let mut rules = presets::by_name(preset).ok_or_else(|| {
             Status::invalid_argument(format!(
@@ -126,6 +227,12 @@ impl Lobby for Dudo {
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
         }
         let seats = if req.seats == 0 { u32::from(rules.players.min) } else { req.seats };
+        if seats as usize > self.limits.max_seats {
+            return Err(Status::invalid_argument(format!(
+                "seats: at most {} at this server",
+                self.limits.max_seats
+            )));
+        }
         if seats < u32::from(rules.players.min) || seats > u32::from(rules.players.max) {
             return Err(Status::invalid_argument(format!(
                 "seats: this rule set seats {} to {} players, not {seats}",
@@ -141,7 +248,15 @@ impl Lobby for Dudo {
                 std::time::Duration::from_millis(req.time_bank_millis.into()),
             )
         });
-        let table = Table::new(id.clone(), code.clone(), rules, seats as usize, req.seed, clock);
+        let table = Table::new(
+            id.clone(),
+            code.clone(),
+            rules,
+            seats as usize,
+            req.seed,
+            clock,
+            self.limits.actions_per_second,
+        );
         tokio::spawn(table.run(rx));
         let handle = TableHandle { tx };
         {
@@ -246,14 +361,15 @@ impl Lobby for Dudo {
 #[tonic::async_trait]
 impl Play for Dudo {
     type PlayStream = UpdateStream;
-    type SubscribeStream = ReceiverStream<table::Update>;
-    type WatchStream = ReceiverStream<table::Update>;
+    type SubscribeStream = UpdateStream;
+    type WatchStream = UpdateStream;
 
     async fn play(
         &self,
         request: Request<Streaming<pb::PlayRequest>>,
     ) -> Result<Response<Self::PlayStream>, Status> {
         let token = token_of(&request)?;
+        let slot = self.stream_slot(&request)?;
         let mut incoming = request.into_inner();
         let hello = match incoming.next().await {
             Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)) })) => h,
@@ -294,7 +410,10 @@ impl Play for Dudo {
                 }
             }
         });
-        let merged = updates.merge(ReceiverStream::new(refusals_rx));
+        let merged = updates.merge(ReceiverStream::new(refusals_rx)).map(move |u| {
+            let _held = &slot;
+            u
+        });
         Ok(Response::new(Box::pin(merged)))
     }
 
@@ -303,8 +422,13 @@ impl Play for Dudo {
         request: Request<pb::SubscribeRequest>,
     ) -> Result<Response<Self::SubscribeStream>, Status> {
         let token = token_of(&request)?;
+        let slot = self.stream_slot(&request)?;
         let req = request.into_inner();
-        Ok(Response::new(self.stream(&req.table, Some(token), req.since).await?))
+        let stream = self.stream(&req.table, Some(token), req.since).await?;
+        Ok(Response::new(Box::pin(stream.map(move |u| {
+            let _held = &slot;
+            u
+        }))))
     }
 
     async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
@@ -318,7 +442,12 @@ impl Play for Dudo {
     }
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
+        let slot = self.stream_slot(&request)?;
         let req = request.into_inner();
-        Ok(Response::new(self.stream(&req.table, None, req.since).await?))
+        let stream = self.stream(&req.table, None, req.since).await?;
+        Ok(Response::new(Box::pin(stream.map(move |u| {
+            let _held = &slot;
+            u
+        }))))
     }
 }

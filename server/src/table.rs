@@ -112,6 +112,9 @@ pub struct Table {
     round: u32,
     /// The salts and dice behind this round's commitments, to publish with the reveal.
     salts: Vec<(Seat, String, Vec<u8>)>,
+    /// Calls each seat may make a second, and each seat's bucket of calls left.
+    rate: u32,
+    buckets: Vec<(f64, Instant)>,
 }
 
 /// A table's turn clock.
@@ -147,8 +150,11 @@ impl Table {
         capacity: usize,
         seed: Option<u64>,
         clock: Option<Clock>,
+        rate: u32,
     ) -> Table {
         Table {
+            rate,
+            buckets: Vec::new(),
             clock,
             timing: None,
             round: 0,
@@ -379,8 +385,29 @@ impl Table {
         Ok(())
     }
 
+    /// A token bucket per seat: `rate` calls a second, bursts of twice that.
+    fn take_call(&mut self, seat: Seat) -> Result<(), Status> {
+        let rate = f64::from(self.rate.max(1));
+        let now = Instant::now();
+        if self.buckets.len() <= seat {
+            self.buckets.resize(seat + 1, (rate * 2.0, now));
+        }
+        let (tokens, last) = &mut self.buckets[seat];
+        *tokens = (*tokens + now.saturating_duration_since(*last).as_secs_f64() * rate).min(rate * 2.0);
+        *last = now;
+        if *tokens < 1.0 {
+            return Err(Status::resource_exhausted(format!(
+                "slow down: at most {} calls a second",
+                self.rate
+            )));
+        }
+        *tokens -= 1.0;
+        Ok(())
+    }
+
     fn act(&mut self, token: &str, action: Action) -> Result<(), Status> {
         let seat = self.seat_of(token)?;
+        self.take_call(seat)?;
         let game =
             self.game.as_mut().ok_or_else(|| Status::failed_precondition("the game has not started"))?;
         let events = game.apply(seat, &action).map_err(|e| Status::failed_precondition(e.to_string()))?;

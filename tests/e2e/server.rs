@@ -474,3 +474,64 @@ async fn host_commands_and_leaving() {
     let info = lobby.reset_table(authed(pb::TableRef { table: id }, &host.token)).await.unwrap().into_inner();
     assert_eq!(info.state, pb::TableState::Waiting as i32);
 }
+
+#[tokio::test]
+async fn limits_are_enforced_with_clear_errors() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = format!("http://{}", listener.local_addr().unwrap());
+    let limits = dudo_server::service::Limits {
+        max_tables: 2,
+        max_streams_per_ip: 1,
+        actions_per_second: 1,
+        max_message_bytes: 1024,
+        ..Default::default()
+    };
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(dudo_server::run_with(listener, limits, async {
+        let _ = stopped.await;
+    }));
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let create = || pb::CreateTableRequest {
+        preset: "fibbing".into(),
+        name: "A".into(),
+        seats: 2,
+        ..Default::default()
+    };
+    let host = lobby.create_table(create()).await.unwrap().into_inner();
+    lobby.create_table(create()).await.unwrap();
+    let third = lobby.create_table(create()).await.unwrap_err();
+    assert_eq!(third.code(), tonic::Code::ResourceExhausted);
+    assert!(third.message().contains("tables"), "{}", third.message());
+    // One stream per address.
+    let id = host.table.unwrap().id;
+    let mut play = PlayClient::new(ch.clone());
+    let _first = play.watch(pb::WatchRequest { table: id.clone(), since: None }).await.unwrap().into_inner();
+    let second = play.watch(pb::WatchRequest { table: id.clone(), since: None }).await.unwrap_err();
+    assert_eq!(second.code(), tonic::Code::ResourceExhausted);
+    // Messages over the size limit are refused by the transport.
+    let huge = pb::Setting { path: "x".repeat(4096), value: String::new() };
+    let big = lobby
+        .change_settings(authed(
+            pb::ChangeSettingsRequest { table: id.clone(), settings: vec![huge] },
+            &host.token,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(big.code(), tonic::Code::OutOfRange);
+    // A seat calling faster than its rate is told to slow down.
+    lobby
+        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &host.token))
+        .await
+        .unwrap();
+    lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
+    let calza = pb::Action { action: Some(pb::action::Action::Calza(pb::Empty {})) };
+    let mut codes = Vec::new();
+    for _ in 0..4 {
+        let r = play
+            .act(authed(pb::ActRequest { table: id.clone(), action: Some(calza.clone()) }, &host.token))
+            .await;
+        codes.push(r.unwrap_err().code());
+    }
+    assert!(codes.contains(&tonic::Code::ResourceExhausted), "{codes:?}");
+}
