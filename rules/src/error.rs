@@ -64,3 +64,37 @@ pub enum RuleError {
     #[error("seat {seat} may only leave or be removed before the first bid of a round")]
     LeaveMidRound { seat: Seat },
 }
+
+impl RuleError {
+    /// The rule broken, as a short stable name (for metrics and logs): "bid_not_higher".
+    pub fn reason(&self) -> &'static str {
+        match self {
+            RuleError::GameOver => "game_over",
+            RuleError::NoSuchSeat { .. } => "no_such_seat",
+            RuleError::OutOfTheGame { .. } => "out_of_the_game",
+            RuleError::NotYourTurn { .. } => "not_your_turn",
+            RuleError::FaceOutOfRange { .. } => "face_out_of_range",
+            RuleError::QuantityOutOfRange { .. } => "quantity_out_of_range",
+            RuleError::OpeningOnWilds { .. } => "opening_on_wilds",
+            RuleError::FaceLocked { .. } => "face_locked",
+            RuleError::BidNotHigher { .. } => "bid_not_higher",
+            RuleError::NoBidYet { .. } => "no_bid_yet",
+            RuleError::NotChallengeable { .. } => "not_challengeable",
+            RuleError::ExactCallNotAllowed { .. } => "exact_call_not_allowed",
+            RuleError::PassNotAllowed { .. } => "pass_not_allowed",
+            RuleError::PushNotAllowed { .. } => "push_not_allowed",
+            RuleError::PushDieMissing { .. } => "push_die_missing",
+            RuleError::ClaimNotHigher { .. } => "claim_not_higher",
+            RuleError::BadHand { .. } => "bad_hand",
+            RuleError::RollNotAllowed { .. } => "roll_not_allowed",
+            RuleError::ClaimNotAllowed { .. } => "claim_not_allowed",
+            RuleError::AcceptNotAllowed { .. } => "accept_not_allowed",
+            RuleError::ChallengeNotAllowed { .. } => "challenge_not_allowed",
+            RuleError::NoDogsLife { .. } => "no_dogs_life",
+            RuleError::NotInThisGame { .. } => "not_in_this_game",
+            RuleError::WatchNotAllowed { .. } => "watch_not_allowed",
+            RuleError::WildNeverBid { .. } => "wild_never_bid",
+            RuleError::LeaveMidRound { .. } => "leave_mid_round",
+        }
+    }
+}

@@ -357,7 +357,7 @@ fn hand_to_wire(h: &Hand) -> pb::Hand {
 fn hand_from_wire(field: &'static str, h: Option<&pb::Hand>) -> Result<Hand, ConvertError> {
     let h = h.ok_or_else(|| bad(field, "a hand is needed"))?;
     if h.dice.len() > 16 {
-        return Err(bad(field, "a hand has at most six dice"));
+        return Err(bad(field, "too many dice for a hand"));
     }
     Ok(Hand::new(h.dice.iter().map(|&d| narrow(field, d)).collect::<Result<_, _>>()?))
 }

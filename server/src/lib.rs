@@ -47,7 +47,13 @@ pub async fn run_with(
     health.set_serving::<PlayServer<service::Dudo>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
+    // Older tools (grpcurl before v1 support) ask the v1alpha reflection service.
+    let reflection_alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
     let closer = dudo.clone();
     let shutdown = async move {
         shutdown.await;
@@ -60,6 +66,7 @@ pub async fn run_with(
         .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_service)
         .add_service(reflection)
+        .add_service(reflection_alpha)
         .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(PlayServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)

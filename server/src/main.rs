@@ -30,6 +30,9 @@ struct Args {
     /// The largest message a client may send, in bytes.
     #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
     max_message_bytes: usize,
+    /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
+    #[arg(long, env = "DUDO_METRICS_LISTEN")]
+    metrics_listen: Option<std::net::SocketAddr>,
 }
 
 #[tokio::main]
@@ -45,6 +48,10 @@ async fn main() -> anyhow::Result<()> {
     // Printed on stdout too, so scripts and tests that bind port 0 learn the port.
     println!("dudo-server listening on {}", listener.local_addr()?);
     tracing::info!(address = %listener.local_addr()?, "dudo-server listening");
+    if let Some(addr) = args.metrics_listen {
+        metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;
+        println!("dudo-server metrics on http://{addr}/metrics");
+    }
     let shutdown = async {
         let ctrl_c = tokio::signal::ctrl_c();
         #[cfg(unix)]

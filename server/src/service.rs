@@ -85,6 +85,7 @@ struct StreamSlot {
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
+        metrics::gauge!("dudo_streams").decrement(1.0);
         if let (Some(ip), Ok(mut counts)) = (self.ip, self.per_ip.lock())
             && let Some(n) = counts.streams.get_mut(&ip)
         {
@@ -136,6 +137,7 @@ impl Dudo {
             }
             *n += 1;
         }
+        metrics::gauge!("dudo_streams").increment(1.0);
         Ok(StreamSlot { per_ip: Arc::clone(&self.per_ip), ip })
     }
 
@@ -205,15 +207,13 @@ impl Lobby for Dudo {
             }
         }
         if let Some(ip) = ip {
-            let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
-            let n = counts.tables.entry(ip).or_default();
-            if *n >= self.limits.max_tables_per_ip {
+            let counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+            if counts.tables.get(&ip).copied().unwrap_or(0) >= self.limits.max_tables_per_ip {
                 return Err(Status::resource_exhausted(format!(
                     "at most {} tables per address",
                     self.limits.max_tables_per_ip
                 )));
             }
-            *n += 1;
         }
         let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
         let mut rules = presets::by_name(preset).ok_or_else(|| {
@@ -266,6 +266,10 @@ impl Lobby for Dudo {
         }
         let (seat, token) = self.ask(&handle, |reply| Command::Join { name: req.name, reply }).await??;
         let info = self.info(&handle).await?;
+        // Counted only once the table exists: a refused request costs nothing.
+        if let (Some(ip), Ok(mut counts)) = (ip, self.per_ip.lock()) {
+            *counts.tables.entry(ip).or_default() += 1;
+        }
         Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token }))
     }
 
@@ -410,10 +414,16 @@ impl Play for Dudo {
                 }
             }
         });
-        let merged = updates.merge(ReceiverStream::new(refusals_rx)).map(move |u| {
-            let _held = &slot;
-            u
-        });
+        // The stream ends when the table ends this seat's updates (dropped, reset, shutdown),
+        // whatever the refusals side is doing.
+        let updates = updates.map(Some).chain(tokio_stream::once(None));
+        let merged = updates
+            .merge(ReceiverStream::new(refusals_rx).map(Some))
+            .take_while(Option::is_some)
+            .map(move |u| {
+                let _held = &slot;
+                u.unwrap_or_else(|| Err(Status::aborted("stream ended")))
+            });
         Ok(Response::new(Box::pin(merged)))
     }
 

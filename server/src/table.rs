@@ -83,6 +83,8 @@ struct SeatSlot {
     name: String,
     token: String,
     bot: Option<(String, Box<dyn Bot>)>,
+    /// Left or removed during a game: out for good, gone at the next reset.
+    left: bool,
 }
 
 struct Subscriber {
@@ -174,6 +176,8 @@ impl Table {
 
     /// Runs the table until every handle to it is gone.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        metrics::gauge!("dudo_tables").increment(1.0);
+        tracing::info!(table = %self.id, code = %self.code, "table opened");
         loop {
             let deadline = self.deadline();
             tokio::select! {
@@ -278,6 +282,16 @@ impl Table {
                     self.game = None;
                     self.timing = None;
                     self.salts.clear();
+                    // Seats that left are gone; the rest (renumbered) play the next game, with
+                    // full time banks.
+                    let host_token = self.seats.get(self.host).map(|s| s.token.clone());
+                    self.seats.retain(|s| !s.left);
+                    self.host =
+                        self.seats.iter().position(|s| Some(&s.token) == host_token.as_ref()).unwrap_or(0);
+                    if let Some(clock) = self.clock.as_mut() {
+                        clock.banks.clear();
+                    }
+                    self.drop_seat_streams("the table was reset: reconnect with your token");
                 });
                 let _ = reply.send(result);
             }
@@ -319,8 +333,20 @@ impl Table {
         let name = name.trim().chars().take(32).collect::<String>();
         let name = if name.is_empty() { format!("Player {}", self.seats.len() + 1) } else { name };
         let token = secret();
-        self.seats.push(SeatSlot { name, token: token.clone(), bot });
+        self.seats.push(SeatSlot { name, token: token.clone(), bot, left: false });
+        metrics::gauge!("dudo_seats").increment(1.0);
         Ok((self.seats.len() - 1, token))
+    }
+
+    /// Ends every seat's stream with a reason (spectators keep watching).
+    fn drop_seat_streams(&mut self, why: &str) {
+        self.subscribers.retain(|s| {
+            if matches!(s.viewer, Viewer::Spectator) {
+                return true;
+            }
+            let _ = s.tx.try_send(Err(Status::aborted(why.to_string())));
+            false
+        });
     }
 
     fn change_settings(&mut self, settings: &[(String, String)]) -> Result<(), Status> {
@@ -331,6 +357,12 @@ impl Table {
         for (path, value) in settings {
             rules = dudo_rules::presets::with_setting(rules, path, value)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        }
+        if self.capacity < usize::from(rules.players.min) || self.capacity > usize::from(rules.players.max) {
+            return Err(Status::invalid_argument(format!(
+                "players: the table has {} seats; these rules seat {} to {}",
+                self.capacity, rules.players.min, rules.players.max
+            )));
         }
         self.rules = Arc::new(rules);
         Ok(())
@@ -353,6 +385,9 @@ impl Table {
                 if self.host > seat {
                     self.host -= 1;
                 }
+                // Seats after it move down: every seat's stream must reconnect with its token
+                // (which finds its new number), so no stream carries another seat's dice.
+                self.drop_seat_streams("the seats were renumbered: reconnect with your token");
                 Ok(())
             }
             Some(game) => {
@@ -361,6 +396,7 @@ impl Table {
                 if let Some(slot) = self.seats.get_mut(seat) {
                     slot.token = secret();
                     slot.bot = None;
+                    slot.left = true;
                 }
                 self.publish(events);
                 self.after_move();
@@ -406,13 +442,21 @@ impl Table {
     }
 
     fn act(&mut self, token: &str, action: Action) -> Result<(), Status> {
+        let started = Instant::now();
         let seat = self.seat_of(token)?;
+        let _span = tracing::debug_span!("act", table = %self.id, seat).entered();
         self.take_call(seat)?;
         let game =
             self.game.as_mut().ok_or_else(|| Status::failed_precondition("the game has not started"))?;
-        let events = game.apply(seat, &action).map_err(|e| Status::failed_precondition(e.to_string()))?;
+        let events = game.apply(seat, &action).map_err(|e| {
+            metrics::counter!("dudo_rejections_total", "reason" => e.reason()).increment(1);
+            Status::failed_precondition(e.to_string())
+        })?;
         self.publish(events);
         self.after_move();
+        metrics::counter!("dudo_actions_total").increment(1);
+        // From the command reaching the table to its events in every subscriber's channel.
+        metrics::histogram!("dudo_action_seconds").record(started.elapsed().as_secs_f64());
         Ok(())
     }
 
@@ -472,6 +516,7 @@ impl Table {
                     view: Some(convert::view_to_wire(&game.view(seat))),
                     legal: Some(convert::legal_to_wire(&game.legal(seat))),
                     deadline_unix_millis: if Some(seat) == game.turn() { deadline } else { None },
+                    last_seq: (self.log.len() as u64).checked_sub(1),
                 })),
             };
             self.subscribers
@@ -571,7 +616,7 @@ impl Table {
                     _ => convert::view_to_wire(&g.spectator_view()),
                 });
                 let snapshot = pb::Snapshot {
-                    seq: (self.log.len() as u64).saturating_sub(1),
+                    last_seq: (self.log.len() as u64).checked_sub(1),
                     view,
                     table: Some(self.info()),
                 };

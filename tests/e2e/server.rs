@@ -617,3 +617,79 @@ async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice(
     let expected: Vec<u64> = full.into_iter().filter(|&s| s > last).collect();
     assert_eq!(resumed, expected, "an event was lost");
 }
+
+#[tokio::test]
+async fn prometheus_metrics_on_their_own_port() {
+    use std::io::{BufRead, BufReader};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let mut child = std::process::Command::new(dudo_tests::binary("dudo-server"))
+        .args(["--listen", "127.0.0.1:0", "--metrics-listen", &free.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut addr = String::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        if line.contains("listening on") {
+            addr = line.trim().rsplit(' ').next().unwrap().to_string();
+        }
+    }
+    let ch = channel(&format!("http://{addr}")).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let host = lobby
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "Ann".into(),
+            seats: 2,
+            seed: Some(1),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = host.table.unwrap().id;
+    lobby
+        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &host.token))
+        .await
+        .unwrap();
+    lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
+    let mut play = PlayClient::new(ch.clone());
+    // One refused call (out of range), then moves until one is accepted.
+    let bad = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 99, face: 2 })) };
+    let _ = play.act(authed(pb::ActRequest { table: id.clone(), action: Some(bad) }, &host.token)).await;
+    let mut updates = play
+        .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &host.token))
+        .await
+        .unwrap()
+        .into_inner();
+    loop {
+        let u = tokio::time::timeout(Duration::from_secs(5), updates.next()).await.unwrap().unwrap().unwrap();
+        if let Some(pb::play_update::Update::Prompt(p)) = u.update {
+            let action = simple_move(&p.legal.unwrap());
+            play.act(authed(pb::ActRequest { table: id.clone(), action: Some(action) }, &host.token))
+                .await
+                .unwrap();
+            break;
+        }
+    }
+    let mut tcp = tokio::net::TcpStream::connect(free).await.unwrap();
+    tcp.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").await.unwrap();
+    let mut body = String::new();
+    let _ = tokio::time::timeout(Duration::from_secs(2), tcp.read_to_string(&mut body)).await;
+    for name in [
+        "dudo_tables",
+        "dudo_seats",
+        "dudo_streams",
+        "dudo_actions_total",
+        "dudo_action_seconds",
+        "dudo_rejections_total",
+    ] {
+        assert!(body.contains(name), "{name} missing from:\n{body}");
+    }
+    assert!(body.contains("reason=\"quantity_out_of_range\""), "{body}");
+    let _ = child.kill();
+}
