@@ -692,4 +692,5 @@ async fn prometheus_metrics_on_their_own_port() {
     }
     assert!(body.contains("reason=\"quantity_out_of_range\""), "{body}");
     let _ = child.kill();
+    let _ = child.wait();
 }
