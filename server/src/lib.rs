@@ -19,6 +19,20 @@ use tokio_stream::wrappers::TcpListenerStream;
 
 pub use dudo_rules as rules;
 
+/// Accepted connections with Nagle's algorithm off: a game sends many small messages, and
+/// waiting to batch them costs tens of milliseconds a move.
+fn incoming(
+    listener: TcpListener,
+) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    use tokio_stream::StreamExt;
+    TcpListenerStream::new(listener).map(|conn| {
+        if let Ok(stream) = &conn {
+            let _ = stream.set_nodelay(true);
+        }
+        conn
+    })
+}
+
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -69,7 +83,7 @@ pub async fn run_with(
         .add_service(reflection_alpha)
         .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(PlayServer::new(dudo).max_decoding_message_size(max_message))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await?;
     Ok(())
 }

@@ -694,3 +694,85 @@ async fn prometheus_metrics_on_their_own_port() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[tokio::test]
+async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    for preset in dudo_rules::presets::NAMES {
+        let rules = dudo_rules::presets::by_name(preset).unwrap();
+        let seats = (rules.players.min as u32).max(3).min(rules.players.max as u32);
+        let mut lobby = LobbyClient::new(ch.clone());
+        let joined = lobby
+            .create_table(pb::CreateTableRequest {
+                preset: preset.to_string(),
+                name: "Tester".into(),
+                seats,
+                seed: Some(13),
+                // Short games: the points games to a small target.
+                settings: if preset.starts_with("points") {
+                    vec![pb::Setting { path: "game_end".into(), value: r#"{"points": 12}"#.into() }]
+                } else {
+                    vec![pb::Setting { path: "losers_see_dice".into(), value: "hidden".into() }]
+                },
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{preset}: {e}"))
+            .into_inner();
+        let id = joined.table.unwrap().id;
+        for _ in 1..seats {
+            lobby
+                .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &joined.token))
+                .await
+                .unwrap();
+        }
+        let mut play = PlayClient::new(ch.clone());
+        let mut updates = play
+            .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))
+            .await
+            .unwrap()
+            .into_inner();
+        lobby.start_game(authed(pb::TableRef { table: id.clone() }, &joined.token)).await.unwrap();
+        let mut out = false;
+        loop {
+            let update = tokio::time::timeout(Duration::from_secs(20), updates.next())
+                .await
+                .unwrap_or_else(|_| panic!("{preset}: stalled"))
+                .unwrap()
+                .unwrap();
+            match update.update.unwrap() {
+                pb::play_update::Update::Prompt(p) => {
+                    let legal = p.legal.unwrap();
+                    let dice = p.view.and_then(|v| v.hand).map_or(5, |h| h.dice.len() as u32);
+                    let action = match (&legal.roll, &legal.claim_from) {
+                        // A roll that must come first is of every die the hand has.
+                        (Some(_), None) if legal.dudo.is_empty() => pb::Action {
+                            action: Some(pb::action::Action::Roll(pb::Roll {
+                                dice: (0..dice).collect(),
+                                show: vec![],
+                            })),
+                        },
+                        _ => simple_move(&legal),
+                    };
+                    play.act(authed(
+                        pb::ActRequest { table: id.clone(), action: Some(action) },
+                        &joined.token,
+                    ))
+                    .await
+                    .unwrap_or_else(|e| panic!("{preset}: {e}"));
+                }
+                pb::play_update::Update::Event(e) => match e.kind.unwrap() {
+                    pb::event::Kind::DiceRolled(d) => {
+                        assert!(d.seat == 0 || out, "{preset}: seat {}'s dice", d.seat)
+                    }
+                    pb::event::Kind::HandSeen(h) => assert_eq!(h.seat, 0, "{preset}: another's hand"),
+                    pb::event::Kind::Eliminated(p) if p.seat == 0 => out = true,
+                    pb::event::Kind::GameOver(_) => break,
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! `dudo-load`: a load tool for `dudo-server`, on loopback.
+//!
+//! It starts the real `dudo-server` binary (built next to it) with limits raised, then:
+//! - `play`: N tables, each a person (this tool) and two odds bots, played for D seconds
+//!   (the person waits `--think-ms` before each move, which sets the offered load); reports
+//!   game actions accepted per second (the person's and the bots') and the latency from
+//!   sending an action to its event arriving on the person's stream.
+//! - `idle`: N seats joined and subscribed but not playing; reports the server's resident
+//!   memory per seat.
+//!
+//! Run: `cargo run --release -p dudo-tests --bin dudo-load -- play --tables 1000 --seconds 10`
+//! and `... -- idle --seats 10000`. Every loop is bounded in count and time.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::lobby_client::LobbyClient;
+use dudo_proto::v1::play_client::PlayClient;
+use tokio::sync::Mutex;
+use tokio_stream::StreamExt;
+use tonic::Request;
+use tonic::transport::Channel;
+
+fn authed<T>(message: T, token: &str) -> Request<T> {
+    let mut r = Request::new(message);
+    if let Ok(v) = format!("Bearer {token}").parse() {
+        r.metadata_mut().insert("authorization", v);
+    }
+    r
+}
+
+fn simple_move(legal: &pb::Legal) -> pb::Action {
+    use pb::action::Action as A;
+    let action = if !legal.dudo.is_empty() {
+        A::Dudo(pb::Dudo { target: None })
+    } else if let Some(r) = legal.bids.first() {
+        A::Bid(pb::Bid { quantity: r.min_quantity, face: r.face })
+    } else {
+        A::Calza(pb::Empty {})
+    };
+    pb::Action { action: Some(action) }
+}
+
+/// Events that are game actions (by anyone at the table).
+fn is_action(kind: &pb::event::Kind) -> bool {
+    use pb::event::Kind as K;
+    matches!(kind, K::BidMade(_) | K::DudoCalled(_) | K::CalzaCalled(_) | K::Passed(_) | K::Watched(_))
+}
+
+/// Whether an action was sent after the warm-up.
+fn at_or_after(sent: Option<Instant>, warmup: Instant) -> bool {
+    sent.is_some_and(|at| at >= warmup)
+}
+
+struct Server {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Server {
+    fn start() -> anyhow::Result<Server> {
+        let exe = std::env::current_exe()?;
+        let dir = exe.parent().ok_or_else(|| anyhow::anyhow!("no directory"))?;
+        let mut child = std::process::Command::new(dir.join("dudo-server"))
+            .args(["--listen", "127.0.0.1:0", "--max-tables", "100000", "--max-tables-per-ip", "100000"])
+            .args(["--max-streams-per-ip", "100000", "--actions-per-second", "1000"])
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().ok_or_else(|| anyhow::anyhow!("no stdout"))?;
+        BufReader::new(stdout).read_line(&mut line)?;
+        let addr = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
+        Ok(Server { child, addr })
+    }
+
+    /// The server's resident memory, from /proc.
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Connections to spread streams over (HTTP/2 limits streams per connection).
+async fn channels(addr: &str, n: usize) -> anyhow::Result<Vec<Channel>> {
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(Channel::from_shared(format!("http://{addr}"))?.connect().await?);
+    }
+    Ok(out)
+}
+
+async fn play(tables: usize, seconds: u64, think: Duration) -> anyhow::Result<()> {
+    let server = Server::start()?;
+    let chans = channels(&server.addr, tables.div_ceil(50).max(1)).await?;
+    let actions = Arc::new(AtomicU64::new(0));
+    let latencies = Arc::new(Mutex::new(Vec::<u32>::new()));
+    // Tables are created and started during a warm-up that is not measured.
+    let warmup = Instant::now() + Duration::from_secs(3);
+    let deadline = warmup + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for t in 0..tables {
+        let ch = chans[t % chans.len()].clone();
+        let (actions, latencies) = (Arc::clone(&actions), Arc::clone(&latencies));
+        tasks.push(tokio::spawn(async move {
+            let mut lobby = LobbyClient::new(ch.clone());
+            let mut play = PlayClient::new(ch);
+            let joined = lobby
+                .create_table(pb::CreateTableRequest {
+                    preset: "fibbing".into(),
+                    name: "load".into(),
+                    seats: 3,
+                    ..Default::default()
+                })
+                .await?
+                .into_inner();
+            let id = joined.table.map(|t| t.id).unwrap_or_default();
+            for _ in 0..2 {
+                lobby
+                    .add_bot(authed(
+                        pb::AddBotRequest { table: id.clone(), bot: "odds".into() },
+                        &joined.token,
+                    ))
+                    .await?;
+            }
+            let mut updates = play
+                .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))
+                .await?
+                .into_inner();
+            lobby.start_game(authed(pb::TableRef { table: id.clone() }, &joined.token)).await?;
+            let mut sent: Option<Instant> = None;
+            let mut mine = Vec::new();
+            let mut jitter = t as u64 + 1;
+            while Instant::now() < deadline {
+                let Ok(Some(update)) = tokio::time::timeout_at(deadline.into(), updates.next()).await else {
+                    break;
+                };
+                match update?.update {
+                    Some(pb::play_update::Update::Prompt(p)) => {
+                        let action = simple_move(&p.legal.unwrap_or_default());
+                        // A person thinks before moving (half to one and a half times `think`, so
+                        // tables do not move in step): this sets the offered load.
+                        if !think.is_zero() {
+                            jitter =
+                                jitter.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                            let factor = 0.5 + (jitter >> 33) as f64 / (1u64 << 31) as f64;
+                            tokio::time::sleep(think.mul_f64(factor)).await;
+                        }
+                        sent = Some(Instant::now());
+                        let _ = play
+                            .act(authed(
+                                pb::ActRequest { table: id.clone(), action: Some(action) },
+                                &joined.token,
+                            ))
+                            .await;
+                    }
+                    Some(pb::play_update::Update::Event(e)) => {
+                        let Some(kind) = e.kind else { continue };
+                        if is_action(&kind) && Instant::now() >= warmup {
+                            actions.fetch_add(1, Ordering::Relaxed);
+                            let by_me = match &kind {
+                                pb::event::Kind::BidMade(b) => b.seat == 0,
+                                pb::event::Kind::DudoCalled(d) => d.seat == 0,
+                                pb::event::Kind::CalzaCalled(c) => c.seat == 0,
+                                _ => false,
+                            };
+                            if by_me
+                                && at_or_after(sent, warmup)
+                                && let Some(at) = sent.take()
+                            {
+                                mine.push(u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX));
+                            }
+                        }
+                        if let pb::event::Kind::GameOver(_) = kind {
+                            // Another game at the same table.
+                            lobby
+                                .reset_table(authed(pb::TableRef { table: id.clone() }, &joined.token))
+                                .await?;
+                            updates = play
+                                .subscribe(authed(
+                                    pb::SubscribeRequest { table: id.clone(), since: None },
+                                    &joined.token,
+                                ))
+                                .await?
+                                .into_inner();
+                            lobby
+                                .start_game(authed(pb::TableRef { table: id.clone() }, &joined.token))
+                                .await?;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            latencies.lock().await.extend(mine);
+            anyhow::Ok(())
+        }));
+    }
+    let mut failed = 0;
+    for t in tasks {
+        if !matches!(t.await, Ok(Ok(()))) {
+            failed += 1;
+        }
+    }
+    let elapsed = (seconds as f64).max(0.001);
+    let mut lat = latencies.lock().await.clone();
+    lat.sort_unstable();
+    let pct = |p: f64| {
+        lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1))).copied().unwrap_or(0)
+    };
+    let total = actions.load(Ordering::Relaxed);
+    println!(
+        "play: {tables} tables ({failed} failed), {seconds} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; latency p50 {} µs, p99 {} µs, max {} µs ({} samples); server RSS {} KiB",
+        think.as_millis(),
+        total as f64 / elapsed,
+        pct(0.5),
+        pct(0.99),
+        lat.last().copied().unwrap_or(0),
+        lat.len(),
+        server.rss_kib()
+    );
+    Ok(())
+}
+
+async fn idle(seats: usize) -> anyhow::Result<()> {
+    let server = Server::start()?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = server.rss_kib();
+    let chans = channels(&server.addr, seats.div_ceil(100).max(1)).await?;
+    // Two people per table, both joined and subscribed, no game started.
+    let mut streams: HashMap<usize, tonic::codec::Streaming<pb::PlayUpdate>> = HashMap::new();
+    let tables = seats.div_ceil(2);
+    for t in 0..tables {
+        let ch = chans[(2 * t) % chans.len()].clone();
+        let mut lobby = LobbyClient::new(ch.clone());
+        let host = lobby
+            .create_table(pb::CreateTableRequest {
+                preset: "fibbing".into(),
+                name: "a".into(),
+                seats: 2,
+                ..Default::default()
+            })
+            .await?
+            .into_inner();
+        let id = host.table.map(|t| t.id).unwrap_or_default();
+        let guest = lobby
+            .join_table(pb::JoinTableRequest { table: id.clone(), name: "b".into() })
+            .await?
+            .into_inner();
+        for (i, token) in [host.token, guest.token].into_iter().enumerate() {
+            let ch = chans[(2 * t + i) % chans.len()].clone();
+            let s = PlayClient::new(ch)
+                .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &token))
+                .await?
+                .into_inner();
+            streams.insert(2 * t + i, s);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = server.rss_kib();
+    let n = streams.len();
+    println!(
+        "idle: {n} seats subscribed at {tables} tables: server RSS {before} KiB -> {after} KiB, {:.1} KiB per seat",
+        (after.saturating_sub(before)) as f64 / n.max(1) as f64
+    );
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str, default: u64| -> u64 {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    match args.get(1).map(String::as_str) {
+        Some("play") => {
+            let think = Duration::from_millis(flag("--think-ms", 0));
+            play(flag("--tables", 1000) as usize, flag("--seconds", 10), think).await
+        }
+        Some("idle") => idle(flag("--seats", 10_000) as usize).await,
+        _ => {
+            eprintln!("usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] | idle [--seats N]");
+            std::process::exit(2);
+        }
+    }
+}
