@@ -313,7 +313,8 @@ pub enum EventKind {
         table: String,
     },
     /// The salts and dice of the round's commitments, in the same order, published with the
-    /// reveal so anyone can check the dice were the ones committed to.
+    /// reveal so anyone can check the dice were the ones committed to. Individual hand: only
+    /// the round's last commitment, the cup that was lifted.
     DiceSalts {
         round: u32,
         salts: Vec<(Seat, String, Vec<u8>)>,

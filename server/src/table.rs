@@ -527,20 +527,36 @@ impl Table {
     /// Appends events to the log and sends each subscriber what it may see. Every roll the
     /// engine reports is committed to (verifiable dice): the commitments follow the batch,
     /// the salts follow the reveal.
+    ///
+    /// Individual-hand games commit to the cup each time a seat looks under it, and open only
+    /// the last of those at the reveal: the cup that was lifted. Opening the earlier ones would
+    /// tell everyone what was under the cup before a re-roll, which the table game never shows.
     fn publish(&mut self, events: Vec<Event>) {
         let mut commitments: Vec<(Seat, String)> = Vec::new();
         for event in events {
             match &event.kind {
-                EventKind::RoundStarted { round, .. } => self.round = *round,
+                EventKind::RoundStarted { round, .. } | EventKind::HandStarted { hand: round, .. } => {
+                    // A batch may end one round and open the next: each round's commitments
+                    // carry their own round number.
+                    self.commit(&mut commitments);
+                    self.round = *round;
+                    self.salts.clear();
+                }
                 EventKind::DiceRolled { seat, dice } if matches!(event.audience, Audience::Hidden { .. }) => {
                     let dice: Vec<u8> = dice.iter().flatten().copied().collect();
                     let salt: [u8; 16] = rand::rng().random();
                     commitments.push((*seat, hex(&commitment(self.round, *seat, &dice, &salt))));
                     self.salts.push((*seat, hex(&salt), dice));
                 }
+                EventKind::HandSeen { seat, dice } => {
+                    let salt: [u8; 16] = rand::rng().random();
+                    commitments.push((*seat, hex(&commitment(self.round, *seat, dice, &salt))));
+                    self.salts = vec![(*seat, hex(&salt), dice.clone())];
+                }
                 _ => {}
             }
-            let revealed = matches!(event.kind, EventKind::DiceRevealed { .. });
+            let revealed =
+                matches!(event.kind, EventKind::DiceRevealed { .. } | EventKind::HandRevealed { .. });
             self.append(event);
             if revealed && !self.salts.is_empty() {
                 let salts = std::mem::take(&mut self.salts);
@@ -550,17 +566,24 @@ impl Table {
                 });
             }
         }
-        if !commitments.is_empty() {
-            let mut table = Sha256::new();
-            for (_, h) in &commitments {
-                table.update(h.as_bytes());
-            }
-            let table = hex(&table.finalize());
-            self.append(Event {
-                audience: Audience::Everyone,
-                kind: EventKind::DiceCommitted { round: self.round, commitments, table },
-            });
+        self.commit(&mut commitments);
+    }
+
+    /// Publishes the commitments gathered so far, for the current round.
+    fn commit(&mut self, commitments: &mut Vec<(Seat, String)>) {
+        if commitments.is_empty() {
+            return;
         }
+        let commitments = std::mem::take(commitments);
+        let mut table = Sha256::new();
+        for (_, h) in &commitments {
+            table.update(h.as_bytes());
+        }
+        let table = hex(&table.finalize());
+        self.append(Event {
+            audience: Audience::Everyone,
+            kind: EventKind::DiceCommitted { round: self.round, commitments, table },
+        });
     }
 
     fn append(&mut self, event: Event) {

@@ -735,6 +735,9 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
             .into_inner();
         lobby.start_game(authed(pb::TableRef { table: id.clone() }, &joined.token)).await.unwrap();
         let mut out = false;
+        let individual = rules.family != dudo_rules::ruleset::Family::CommonHand;
+        let mut commitments: Vec<(u32, Vec<pb::SeatHash>)> = Vec::new();
+        let mut verified = 0;
         loop {
             let update = tokio::time::timeout(Duration::from_secs(20), updates.next())
                 .await
@@ -767,6 +770,28 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
                         assert!(d.seat == 0 || out, "{preset}: seat {}'s dice", d.seat)
                     }
                     pb::event::Kind::HandSeen(h) => assert_eq!(h.seat, 0, "{preset}: another's hand"),
+                    pb::event::Kind::DiceCommitted(c) => commitments.push((c.round, c.commitments)),
+                    pb::event::Kind::DiceSalts(salts) => {
+                        let committed: Vec<&pb::SeatHash> = commitments
+                            .iter()
+                            .filter(|c| c.0 == salts.round)
+                            .flat_map(|c| c.1.iter())
+                            .collect();
+                        // Common hand opens every roll of the round; individual hand only the
+                        // last look under the cup, the cup that was lifted.
+                        let opened = if individual {
+                            assert_eq!(salts.salts.len(), 1, "{preset}: one cup is opened");
+                            &committed[committed.len() - 1..]
+                        } else {
+                            &committed[..]
+                        };
+                        assert_eq!(opened.len(), salts.salts.len(), "{preset}");
+                        for (c, s) in opened.iter().zip(&salts.salts) {
+                            assert_eq!(c.seat, s.seat, "{preset}");
+                            assert_eq!(c.hash, recompute(salts.round, s), "{preset}");
+                            verified += 1;
+                        }
+                    }
                     pb::event::Kind::Eliminated(p) if p.seat == 0 => out = true,
                     pb::event::Kind::GameOver(_) => break,
                     _ => {}
@@ -774,5 +799,6 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
                 _ => {}
             }
         }
+        assert!(verified > 0, "{preset}: no commitment was checked");
     }
 }
