@@ -30,6 +30,10 @@ struct Args {
     /// The largest message a client may send, in bytes.
     #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
     max_message_bytes: usize,
+    /// Close a table after this many seconds with no call reaching it and no stream open on
+    /// it (a finished or abandoned table otherwise stays for ever).
+    #[arg(long, env = "DUDO_IDLE_TABLE_SECONDS", default_value_t = 1800)]
+    idle_table_seconds: u64,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
     metrics_listen: Option<std::net::SocketAddr>,
@@ -78,6 +82,7 @@ async fn main() -> anyhow::Result<()> {
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,
         max_message_bytes: args.max_message_bytes,
+        idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
     };
     dudo_server::run_with(listener, limits, shutdown).await?;
     Ok(())

@@ -47,6 +47,8 @@ pub struct Limits {
     pub actions_per_second: u32,
     /// The largest message a client may send, in bytes.
     pub max_message_bytes: usize,
+    /// How long a table lives with no call reaching it and no stream open on it.
+    pub idle_table: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -58,6 +60,7 @@ impl Default for Limits {
             max_seats: 64,
             actions_per_second: 50,
             max_message_bytes: 64 * 1024,
+            idle_table: std::time::Duration::from_secs(30 * 60),
         }
     }
 }
@@ -257,7 +260,22 @@ impl Lobby for Dudo {
             clock,
             self.limits.actions_per_second,
         );
-        tokio::spawn(table.run(rx));
+        let (registry, per_ip, idle) =
+            (Arc::clone(&self.registry), Arc::clone(&self.per_ip), self.limits.idle_table);
+        let (closing_id, closing_code) = (id.clone(), code.clone());
+        tokio::spawn(async move {
+            table.run(rx, idle).await;
+            // Closed for idleness: the table leaves the registry and the limits.
+            if let Ok(mut r) = registry.lock() {
+                r.tables.remove(&closing_id);
+                r.codes.remove(&closing_code);
+            }
+            if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
+                && let Some(n) = counts.tables.get_mut(&ip)
+            {
+                *n = n.saturating_sub(1);
+            }
+        });
         let handle = TableHandle { tx };
         {
             let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;

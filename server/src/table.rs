@@ -174,20 +174,37 @@ impl Table {
         }
     }
 
-    /// Runs the table until every handle to it is gone.
-    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+    /// Runs the table until every handle to it is gone, or until it has been idle for `idle`:
+    /// no call reached it and no stream was open on it all that time. An abandoned table
+    /// would otherwise hold its log and its place under the table limits for ever.
+    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, idle: Duration) {
         metrics::gauge!("dudo_tables").increment(1.0);
         tracing::info!(table = %self.id, code = %self.code, "table opened");
+        let mut last_call = Instant::now();
         loop {
             let deadline = self.deadline();
             tokio::select! {
                 command = commands.recv() => match command {
-                    Some(c) => self.handle(c),
+                    Some(c) => {
+                        last_call = Instant::now();
+                        self.handle(c);
+                    }
                     None => break,
                 },
                 () = sleep_until(deadline), if deadline.is_some() => self.time_out(),
+                () = tokio::time::sleep_until(last_call + idle) => {
+                    self.subscribers.retain(|s| !s.tx.is_closed());
+                    if self.subscribers.is_empty() {
+                        tracing::info!(table = %self.id, "table closed after {}s idle", idle.as_secs());
+                        break;
+                    }
+                    // Someone is watching: the table is in use.
+                    last_call = Instant::now();
+                }
             }
         }
+        metrics::gauge!("dudo_tables").decrement(1.0);
+        metrics::gauge!("dudo_seats").decrement(self.seats.len() as f64);
     }
 
     /// When the clock runs out for the seat it is timing.
@@ -285,7 +302,9 @@ impl Table {
                     // Seats that left are gone; the rest (renumbered) play the next game, with
                     // full time banks.
                     let host_token = self.seats.get(self.host).map(|s| s.token.clone());
+                    let before = self.seats.len();
                     self.seats.retain(|s| !s.left);
+                    metrics::gauge!("dudo_seats").decrement((before - self.seats.len()) as f64);
                     self.host =
                         self.seats.iter().position(|s| Some(&s.token) == host_token.as_ref()).unwrap_or(0);
                     if let Some(clock) = self.clock.as_mut() {
@@ -382,6 +401,7 @@ impl Table {
                     ));
                 }
                 self.seats.remove(seat);
+                metrics::gauge!("dudo_seats").decrement(1.0);
                 if self.host > seat {
                     self.host -= 1;
                 }

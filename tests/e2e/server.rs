@@ -537,6 +537,48 @@ async fn limits_are_enforced_with_clear_errors() {
 }
 
 #[tokio::test]
+async fn an_idle_table_closes_and_frees_its_place_but_a_watched_one_stays() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = format!("http://{}", listener.local_addr().unwrap());
+    let limits = dudo_server::service::Limits {
+        max_tables: 1,
+        idle_table: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(dudo_server::run_with(listener, limits, async {
+        let _ = stopped.await;
+    }));
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let create = || pb::CreateTableRequest {
+        preset: "fibbing".into(),
+        name: "A".into(),
+        seats: 2,
+        ..Default::default()
+    };
+    let first = lobby.create_table(create()).await.unwrap().into_inner();
+    let id = first.table.unwrap().id;
+    let full = lobby.create_table(create()).await.unwrap_err();
+    assert_eq!(full.code(), tonic::Code::ResourceExhausted);
+    // A stream open on the table keeps it, however long nobody calls.
+    let mut play = PlayClient::new(ch.clone());
+    let updates = play
+        .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &first.token))
+        .await
+        .unwrap()
+        .into_inner();
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    lobby.get_table(pb::TableRef { table: id.clone() }).await.unwrap();
+    // Once nobody watches and nobody calls, it closes and its place is free again.
+    drop(updates);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let gone = lobby.get_table(pb::TableRef { table: id }).await.unwrap_err();
+    assert_eq!(gone.code(), tonic::Code::NotFound, "{gone:?}");
+    lobby.create_table(create()).await.unwrap();
+}
+
+#[tokio::test]
 async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice() {
     let (addr, _stop) = server().await;
     let ch = channel(&addr).await;
