@@ -12,13 +12,23 @@ use tonic::transport::Channel;
 
 /// A server on a free port, stopped when the returned sender is dropped or fired.
 async fn server() -> (String, oneshot::Sender<()>) {
+    server_with(dudo_server::service::Limits::default()).await
+}
+
+/// `server()` with limits of the test's choosing.
+async fn server_with(limits: dudo_server::service::Limits) -> (String, oneshot::Sender<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(dudo_server::run(listener, async {
+    tokio::spawn(dudo_server::run_with(listener, limits, async {
         let _ = stopped.await;
     }));
     (addr, stop)
+}
+
+/// A plain two-seat fibbing table, for the tests about limits.
+fn two_seats() -> pb::CreateTableRequest {
+    pb::CreateTableRequest { preset: "fibbing".into(), name: "A".into(), seats: 2, ..Default::default() }
 }
 
 async fn channel(addr: &str) -> Channel {
@@ -477,30 +487,19 @@ async fn host_commands_and_leaving() {
 
 #[tokio::test]
 async fn limits_are_enforced_with_clear_errors() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = format!("http://{}", listener.local_addr().unwrap());
-    let limits = dudo_server::service::Limits {
+    let (addr, _stop) = server_with(dudo_server::service::Limits {
         max_tables: 2,
         max_streams_per_ip: 1,
         actions_per_second: 1,
         max_message_bytes: 1024,
         ..Default::default()
-    };
-    let (_stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(dudo_server::run_with(listener, limits, async {
-        let _ = stopped.await;
-    }));
+    })
+    .await;
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
-    let create = || pb::CreateTableRequest {
-        preset: "fibbing".into(),
-        name: "A".into(),
-        seats: 2,
-        ..Default::default()
-    };
-    let host = lobby.create_table(create()).await.unwrap().into_inner();
-    lobby.create_table(create()).await.unwrap();
-    let third = lobby.create_table(create()).await.unwrap_err();
+    let host = lobby.create_table(two_seats()).await.unwrap().into_inner();
+    lobby.create_table(two_seats()).await.unwrap();
+    let third = lobby.create_table(two_seats()).await.unwrap_err();
     assert_eq!(third.code(), tonic::Code::ResourceExhausted);
     assert!(third.message().contains("tables"), "{}", third.message());
     // One stream per address.
@@ -538,28 +537,17 @@ async fn limits_are_enforced_with_clear_errors() {
 
 #[tokio::test]
 async fn an_idle_table_closes_and_frees_its_place_but_a_watched_one_stays() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = format!("http://{}", listener.local_addr().unwrap());
-    let limits = dudo_server::service::Limits {
+    let (addr, _stop) = server_with(dudo_server::service::Limits {
         max_tables: 1,
         idle_table: Duration::from_millis(300),
         ..Default::default()
-    };
-    let (_stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(dudo_server::run_with(listener, limits, async {
-        let _ = stopped.await;
-    }));
+    })
+    .await;
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
-    let create = || pb::CreateTableRequest {
-        preset: "fibbing".into(),
-        name: "A".into(),
-        seats: 2,
-        ..Default::default()
-    };
-    let first = lobby.create_table(create()).await.unwrap().into_inner();
+    let first = lobby.create_table(two_seats()).await.unwrap().into_inner();
     let id = first.table.unwrap().id;
-    let full = lobby.create_table(create()).await.unwrap_err();
+    let full = lobby.create_table(two_seats()).await.unwrap_err();
     assert_eq!(full.code(), tonic::Code::ResourceExhausted);
     // A stream open on the table keeps it, however long nobody calls.
     let mut play = PlayClient::new(ch.clone());
@@ -575,7 +563,7 @@ async fn an_idle_table_closes_and_frees_its_place_but_a_watched_one_stays() {
     tokio::time::sleep(Duration::from_millis(900)).await;
     let gone = lobby.get_table(pb::TableRef { table: id }).await.unwrap_err();
     assert_eq!(gone.code(), tonic::Code::NotFound, "{gone:?}");
-    lobby.create_table(create()).await.unwrap();
+    lobby.create_table(two_seats()).await.unwrap();
 }
 
 #[tokio::test]
