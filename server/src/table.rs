@@ -519,29 +519,37 @@ impl Table {
 
     /// Tells every person who may act now what they see and may do.
     fn prompt(&mut self) {
-        let deadline = self.deadline().map(|d| {
+        let Some(game) = &self.game else { return };
+        let people: Vec<Seat> = game.seats_to_ask().collect();
+        for seat in people {
+            let Some(update) = self.prompt_for(seat) else { continue };
+            self.subscribers
+                .retain(|s| s.viewer != Viewer::Seat(seat) || s.tx.try_send(Ok(update.clone())).is_ok());
+        }
+    }
+
+    /// The prompt for `seat`, if it is a person's seat that may act now.
+    fn prompt_for(&self, seat: Seat) -> Option<pb::PlayUpdate> {
+        let game = self.game.as_ref()?;
+        if !game.seats_to_ask().any(|s| s == seat)
+            || self.seats.get(seat).is_none_or(|slot| slot.bot.is_some())
+        {
+            return None;
+        }
+        let deadline = self.deadline().filter(|_| Some(seat) == game.turn()).map(|d| {
             let left = d.saturating_duration_since(Instant::now());
             let at = SystemTime::now() + left;
             at.duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         });
-        let Some(game) = &self.game else { return };
-        let people: Vec<Seat> = game
-            .seats_to_ask()
-            .filter(|&s| self.seats.get(s).is_some_and(|slot| slot.bot.is_none()))
-            .collect();
-        for seat in people {
-            let update = pb::PlayUpdate {
-                update: Some(pb::play_update::Update::Prompt(pb::Prompt {
-                    view: Some(convert::view_to_wire(&game.view(seat))),
-                    legal: Some(convert::legal_to_wire(&game.legal(seat))),
-                    deadline_unix_millis: if Some(seat) == game.turn() { deadline } else { None },
-                    last_seq: (self.log.len() as u64).checked_sub(1),
-                })),
-            };
-            self.subscribers
-                .retain(|s| s.viewer != Viewer::Seat(seat) || s.tx.try_send(Ok(update.clone())).is_ok());
-        }
+        Some(pb::PlayUpdate {
+            update: Some(pb::play_update::Update::Prompt(pb::Prompt {
+                view: Some(convert::view_to_wire(&game.view(seat))),
+                legal: Some(convert::legal_to_wire(&game.legal(seat))),
+                deadline_unix_millis: deadline,
+                last_seq: (self.log.len() as u64).checked_sub(1),
+            })),
+        })
     }
 
     /// Appends events to the log and sends each subscriber what it may see. Every roll the
@@ -667,10 +675,13 @@ impl Table {
                 tx.try_send(Ok(update)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
             }
         }
-        self.subscribers.push(Subscriber { viewer, tx });
-        if matches!(viewer, Viewer::Seat(_)) {
-            self.prompt();
+        // A seat that may act is asked on its new stream; its other streams were asked already.
+        if let Viewer::Seat(seat) = viewer
+            && let Some(prompt) = self.prompt_for(seat)
+        {
+            tx.try_send(Ok(prompt)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
         }
+        self.subscribers.push(Subscriber { viewer, tx });
         Ok(())
     }
 
