@@ -21,6 +21,9 @@ struct Args {
     /// Open streams per IP address.
     #[arg(long, env = "DUDO_MAX_STREAMS_PER_IP", default_value_t = 20_000)]
     max_streams_per_ip: usize,
+    /// Open streams per connection.
+    #[arg(long, env = "DUDO_MAX_STREAMS_PER_CONNECTION", default_value_t = 1_000)]
+    max_streams_per_connection: usize,
     /// Seats a table may have.
     #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]
     max_seats: usize,
@@ -79,6 +82,7 @@ async fn main() -> anyhow::Result<()> {
         max_tables: args.max_tables,
         max_tables_per_ip: args.max_tables_per_ip,
         max_streams_per_ip: args.max_streams_per_ip,
+        max_streams_per_connection: args.max_streams_per_connection,
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,
         max_message_bytes: args.max_message_bytes,

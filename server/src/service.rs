@@ -41,6 +41,8 @@ pub struct Limits {
     pub max_tables_per_ip: usize,
     /// Open streams (play, subscribe, watch) per IP address.
     pub max_streams_per_ip: usize,
+    /// Open streams per connection (one client's TCP connection, known by its peer address).
+    pub max_streams_per_connection: usize,
     /// Seats a table may have.
     pub max_seats: usize,
     /// Calls a seat may make each second (a burst of twice that is allowed).
@@ -57,6 +59,7 @@ impl Default for Limits {
             max_tables: 10_000,
             max_tables_per_ip: 1_000,
             max_streams_per_ip: 20_000,
+            max_streams_per_connection: 1_000,
             max_seats: 64,
             actions_per_second: 50,
             max_message_bytes: 64 * 1024,
@@ -65,11 +68,14 @@ impl Default for Limits {
     }
 }
 
-/// Per-IP counts, for the limits above.
+/// Per-IP and per-connection counts, for the limits above.
 #[derive(Default)]
 struct PerIp {
     tables: HashMap<std::net::IpAddr, usize>,
     streams: HashMap<std::net::IpAddr, usize>,
+    /// Open streams by peer address: an entry is removed at zero, as ports are not reused
+    /// for long.
+    connections: HashMap<std::net::SocketAddr, usize>,
 }
 
 /// The lobby and play services over one registry of tables.
@@ -80,19 +86,25 @@ pub struct Dudo {
     per_ip: Arc<Mutex<PerIp>>,
 }
 
-/// Holds one of an IP address's open streams; dropping it (the stream ends) gives it back.
+/// Holds one of a connection's (and its IP address's) open streams; dropping it (the stream
+/// ends) gives it back.
 struct StreamSlot {
     per_ip: Arc<Mutex<PerIp>>,
-    ip: Option<std::net::IpAddr>,
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
         metrics::gauge!("dudo_streams").decrement(1.0);
-        if let (Some(ip), Ok(mut counts)) = (self.ip, self.per_ip.lock())
-            && let Some(n) = counts.streams.get_mut(&ip)
-        {
+        let (Some(peer), Ok(mut counts)) = (self.peer, self.per_ip.lock()) else { return };
+        if let Some(n) = counts.streams.get_mut(&peer.ip()) {
             *n = n.saturating_sub(1);
+        }
+        if let Some(n) = counts.connections.get_mut(&peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                counts.connections.remove(&peer);
+            }
         }
     }
 }
@@ -128,10 +140,16 @@ impl Dudo {
 
     /// Takes one of the caller's stream slots, or says the limit is reached.
     fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Status> {
-        let ip = request.remote_addr().map(|a| a.ip());
-        if let Some(ip) = ip {
+        let peer = request.remote_addr();
+        if let Some(peer) = peer {
             let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
-            let n = counts.streams.entry(ip).or_default();
+            if counts.connections.get(&peer).copied().unwrap_or(0) >= self.limits.max_streams_per_connection {
+                return Err(Status::resource_exhausted(format!(
+                    "at most {} open streams per connection",
+                    self.limits.max_streams_per_connection
+                )));
+            }
+            let n = counts.streams.entry(peer.ip()).or_default();
             if *n >= self.limits.max_streams_per_ip {
                 return Err(Status::resource_exhausted(format!(
                     "at most {} open streams per address",
@@ -139,9 +157,10 @@ impl Dudo {
                 )));
             }
             *n += 1;
+            *counts.connections.entry(peer).or_default() += 1;
         }
         metrics::gauge!("dudo_streams").increment(1.0);
-        Ok(StreamSlot { per_ip: Arc::clone(&self.per_ip), ip })
+        Ok(StreamSlot { per_ip: Arc::clone(&self.per_ip), peer })
     }
 
     /// Tells every table the server is stopping, so their streams end and the transport

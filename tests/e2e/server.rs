@@ -536,6 +536,38 @@ async fn limits_are_enforced_with_clear_errors() {
 }
 
 #[tokio::test]
+async fn streams_are_capped_per_connection() {
+    let (addr, _stop) =
+        server_with(dudo_server::service::Limits { max_streams_per_connection: 1, ..Default::default() })
+            .await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let id = lobby.create_table(two_seats()).await.unwrap().into_inner().table.unwrap().id;
+    let watch = || pb::WatchRequest { table: id.clone(), since: None };
+    let mut play = PlayClient::new(ch.clone());
+    let first = play.watch(watch()).await.unwrap().into_inner();
+    let second = play.watch(watch()).await.unwrap_err();
+    assert_eq!(second.code(), tonic::Code::ResourceExhausted);
+    assert!(second.message().contains("per connection"), "{}", second.message());
+    // Another connection from the same address has its own allowance.
+    let mut other = PlayClient::new(channel(&addr).await);
+    let _third = other.watch(watch()).await.unwrap().into_inner();
+    // A stream that ends gives its place back.
+    drop(first);
+    let mut again = None;
+    for _ in 0..50 {
+        match play.watch(watch()).await {
+            Ok(s) => {
+                again = Some(s);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    assert!(again.is_some(), "the ended stream's place was not given back");
+}
+
+#[tokio::test]
 async fn an_idle_table_closes_and_frees_its_place_but_a_watched_one_stays() {
     let (addr, _stop) = server_with(dudo_server::service::Limits {
         max_tables: 1,
