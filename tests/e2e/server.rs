@@ -61,6 +61,31 @@ fn recompute(round: u32, s: &pb::SeatSalt) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Checks a `dice_salts` event against the round's commitments, as any client can, and says
+/// how many commitments it opened. Common hand opens every roll of the round; individual hand
+/// only the last look under the cup, the cup that was lifted.
+fn check_salts(
+    commitments: &[(u32, Vec<pb::SeatHash>)],
+    salts: &pb::DiceSalts,
+    individual: bool,
+    what: &str,
+) -> usize {
+    let committed: Vec<&pb::SeatHash> =
+        commitments.iter().filter(|c| c.0 == salts.round).flat_map(|c| c.1.iter()).collect();
+    let opened = if individual {
+        assert_eq!(salts.salts.len(), 1, "{what}: one cup is opened");
+        &committed[committed.len().saturating_sub(1)..]
+    } else {
+        &committed[..]
+    };
+    assert_eq!(opened.len(), salts.salts.len(), "{what}");
+    for (c, s) in opened.iter().zip(&salts.salts) {
+        assert_eq!(c.seat, s.seat, "{what}");
+        assert_eq!(c.hash, recompute(salts.round, s), "{what}");
+    }
+    opened.len()
+}
+
 /// What a simple client does when asked to move: challenge if it may, else the least bid,
 /// else the first claim or roll on offer.
 fn simple_move(legal: &pb::Legal) -> pb::Action {
@@ -142,18 +167,7 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
                     }
                     pb::event::Kind::DiceCommitted(c) => commitments.push((c.round, c.commitments)),
                     pb::event::Kind::DiceSalts(salts) => {
-                        // Anyone can check the dice were the ones committed to at the roll.
-                        let committed: Vec<&pb::SeatHash> = commitments
-                            .iter()
-                            .filter(|c| c.0 == salts.round)
-                            .flat_map(|c| c.1.iter())
-                            .collect();
-                        assert_eq!(committed.len(), salts.salts.len());
-                        for (c, s) in committed.iter().zip(&salts.salts) {
-                            assert_eq!(c.seat, s.seat);
-                            assert_eq!(c.hash, recompute(salts.round, s));
-                            verified += 1;
-                        }
+                        verified += check_salts(&commitments, &salts, false, "fibbing")
                     }
                     pb::event::Kind::Eliminated(p) if p.seat == 0 => out = true,
                     pb::event::Kind::GameOver(g) => {
@@ -834,25 +848,7 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
                     pb::event::Kind::HandSeen(h) => assert_eq!(h.seat, 0, "{preset}: another's hand"),
                     pb::event::Kind::DiceCommitted(c) => commitments.push((c.round, c.commitments)),
                     pb::event::Kind::DiceSalts(salts) => {
-                        let committed: Vec<&pb::SeatHash> = commitments
-                            .iter()
-                            .filter(|c| c.0 == salts.round)
-                            .flat_map(|c| c.1.iter())
-                            .collect();
-                        // Common hand opens every roll of the round; individual hand only the
-                        // last look under the cup, the cup that was lifted.
-                        let opened = if individual {
-                            assert_eq!(salts.salts.len(), 1, "{preset}: one cup is opened");
-                            &committed[committed.len() - 1..]
-                        } else {
-                            &committed[..]
-                        };
-                        assert_eq!(opened.len(), salts.salts.len(), "{preset}");
-                        for (c, s) in opened.iter().zip(&salts.salts) {
-                            assert_eq!(c.seat, s.seat, "{preset}");
-                            assert_eq!(c.hash, recompute(salts.round, s), "{preset}");
-                            verified += 1;
-                        }
+                        verified += check_salts(&commitments, &salts, individual, preset)
                     }
                     pb::event::Kind::Eliminated(p) if p.seat == 0 => out = true,
                     pb::event::Kind::GameOver(_) => break,
