@@ -26,9 +26,24 @@ async fn server_with(limits: dudo_server::service::Limits) -> (String, oneshot::
     (addr, stop)
 }
 
+/// A fibbing table for `seats`, created by `name`, with dice from `seed` when given.
+fn fibbing(name: &str, seats: u32, seed: Option<u64>) -> pb::CreateTableRequest {
+    pb::CreateTableRequest { preset: "fibbing".into(), name: name.into(), seats, seed, ..Default::default() }
+}
+
 /// A plain two-seat fibbing table, for the tests about limits.
 fn two_seats() -> pb::CreateTableRequest {
-    pb::CreateTableRequest { preset: "fibbing".into(), name: "A".into(), seats: 2, ..Default::default() }
+    fibbing("A", 2, None)
+}
+
+/// Fills `count` seats of `table` with the server's odds bots, as its host.
+async fn add_bots(lobby: &mut LobbyClient<Channel>, table: &str, host_token: &str, count: u32) {
+    for _ in 0..count {
+        lobby
+            .add_bot(authed(pb::AddBotRequest { table: table.into(), bot: "odds".into() }, host_token))
+            .await
+            .unwrap();
+    }
 }
 
 async fn channel(addr: &str) -> Channel {
@@ -113,12 +128,8 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
     let mut lobby = LobbyClient::new(ch.clone());
     let joined = lobby
         .create_table(pb::CreateTableRequest {
-            preset: "fibbing".into(),
             settings: vec![pb::Setting { path: "losers_see_dice".into(), value: "hidden".into() }],
-            name: "Roger".into(),
-            seats: 3,
-            seed: Some(7),
-            ..Default::default()
+            ..fibbing("Roger", 3, Some(7))
         })
         .await
         .unwrap()
@@ -126,15 +137,8 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
     let table = joined.table.unwrap();
     assert_eq!(joined.seat, 0);
     assert!(table.link.ends_with(&table.join_code));
-    for _ in 0..2 {
-        lobby
-            .add_bot(authed(
-                pb::AddBotRequest { table: table.join_code.clone(), bot: "odds".into() },
-                &joined.token,
-            ))
-            .await
-            .unwrap();
-    }
+    // By join code: a host may name the table either way.
+    add_bots(&mut lobby, &table.join_code, &joined.token, 2).await;
     let mut play = PlayClient::new(ch.clone());
     let (tx, rx) = tokio::sync::mpsc::channel::<pb::PlayRequest>(16);
     tx.send(pb::PlayRequest {
@@ -202,16 +206,7 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
     let (addr, _stop) = server().await;
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
-    let host = lobby
-        .create_table(pb::CreateTableRequest {
-            preset: "fibbing".into(),
-            name: "Ann".into(),
-            seats: 3,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let host = lobby.create_table(fibbing("Ann", 3, None)).await.unwrap().into_inner();
     let id = host.table.unwrap().id;
     let guest = lobby
         .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into() })
@@ -265,16 +260,8 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
 
 #[tokio::test]
 async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
-    use std::io::{BufRead, BufReader};
-    let mut child = std::process::Command::new(dudo_tests::binary("dudo-server"))
-        .args(["--listen", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.trim().rsplit(' ').next().unwrap().to_string();
+    let dudo_tests::ServerProcess { mut child, addr, .. } =
+        dudo_tests::start_server(&dudo_tests::binary("dudo-server"), &[]).unwrap();
     let ch = channel(&format!("http://{addr}")).await;
     // Standard gRPC health answers for the dudo services.
     let health = tonic_health::pb::health_client::HealthClient::new(ch.clone())
@@ -285,16 +272,7 @@ async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
     assert_eq!(health.status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
     // A table with an open stream, so shutdown has something to close.
     let mut lobby = LobbyClient::new(ch.clone());
-    let host = lobby
-        .create_table(pb::CreateTableRequest {
-            preset: "fibbing".into(),
-            name: "Ann".into(),
-            seats: 2,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let host = lobby.create_table(fibbing("Ann", 2, None)).await.unwrap().into_inner();
     let id = host.table.unwrap().id;
     let mut stream = PlayClient::new(ch.clone())
         .subscribe(authed(pb::SubscribeRequest { table: id, since: None }, &host.token))
@@ -368,24 +346,12 @@ async fn the_turn_clock_plays_the_default_action_for_a_silent_seat() {
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
     let joined = lobby
-        .create_table(pb::CreateTableRequest {
-            preset: "fibbing".into(),
-            name: "Sleepy".into(),
-            seats: 3,
-            seed: Some(5),
-            move_millis: 30,
-            ..Default::default()
-        })
+        .create_table(pb::CreateTableRequest { move_millis: 30, ..fibbing("Sleepy", 3, Some(5)) })
         .await
         .unwrap()
         .into_inner();
     let id = joined.table.unwrap().id;
-    for _ in 0..2 {
-        lobby
-            .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &joined.token))
-            .await
-            .unwrap();
-    }
+    add_bots(&mut lobby, &id, &joined.token, 2).await;
     let mut updates = PlayClient::new(ch.clone())
         .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))
         .await
@@ -418,17 +384,7 @@ async fn host_commands_and_leaving() {
     let (addr, _stop) = server().await;
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
-    let host = lobby
-        .create_table(pb::CreateTableRequest {
-            preset: "fibbing".into(),
-            name: "Ann".into(),
-            seats: 3,
-            seed: Some(3),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let host = lobby.create_table(fibbing("Ann", 3, Some(3))).await.unwrap().into_inner();
     let id = host.table.unwrap().id;
     let guest = lobby
         .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into() })
@@ -469,10 +425,7 @@ async fn host_commands_and_leaving() {
         .unwrap()
         .into_inner();
     assert_eq!(info.rules.unwrap().dice.unwrap().faces, 8);
-    lobby
-        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &host.token))
-        .await
-        .unwrap();
+    add_bots(&mut lobby, &id, &host.token, 1).await;
     lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
     // The host opens; before the first call of the round, the guest may leave, for good.
     lobby.leave(authed(pb::TableRef { table: id.clone() }, &guest.token)).await.unwrap();
@@ -533,10 +486,7 @@ async fn limits_are_enforced_with_clear_errors() {
         .unwrap_err();
     assert_eq!(big.code(), tonic::Code::OutOfRange);
     // A seat calling faster than its rate is told to slow down.
-    lobby
-        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &host.token))
-        .await
-        .unwrap();
+    add_bots(&mut lobby, &id, &host.token, 1).await;
     lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
     let calza = pb::Action { action: Some(pb::action::Action::Calza(pb::Empty {})) };
     let mut codes = Vec::new();
@@ -617,24 +567,9 @@ async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice(
     let (addr, _stop) = server().await;
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
-    let host = lobby
-        .create_table(pb::CreateTableRequest {
-            preset: "fibbing".into(),
-            name: "Ann".into(),
-            seats: 4,
-            seed: Some(21),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let host = lobby.create_table(fibbing("Ann", 4, Some(21))).await.unwrap().into_inner();
     let id = host.table.unwrap().id;
-    for _ in 0..3 {
-        lobby
-            .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &host.token))
-            .await
-            .unwrap();
-    }
+    add_bots(&mut lobby, &id, &host.token, 3).await;
     let mut play = PlayClient::new(ch.clone());
     let mut first = play
         .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &host.token))
@@ -696,42 +631,23 @@ async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice(
 
 #[tokio::test]
 async fn prometheus_metrics_on_their_own_port() {
-    use std::io::{BufRead, BufReader};
+    use std::io::BufRead;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let mut child = std::process::Command::new(dudo_tests::binary("dudo-server"))
-        .args(["--listen", "127.0.0.1:0", "--metrics-listen", &free.to_string()])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut addr = String::new();
-    for _ in 0..2 {
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        if line.contains("listening on") {
-            addr = line.trim().rsplit(' ').next().unwrap().to_string();
-        }
-    }
+    let dudo_tests::ServerProcess { mut child, addr, mut stdout } = dudo_tests::start_server(
+        &dudo_tests::binary("dudo-server"),
+        &["--metrics-listen", &free.to_string()],
+    )
+    .unwrap();
+    // The second line says the metrics endpoint is up.
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("metrics on"), "{line}");
     let ch = channel(&format!("http://{addr}")).await;
     let mut lobby = LobbyClient::new(ch.clone());
-    let host = lobby
-        .create_table(pb::CreateTableRequest {
-            preset: "fibbing".into(),
-            name: "Ann".into(),
-            seats: 2,
-            seed: Some(1),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let host = lobby.create_table(fibbing("Ann", 2, Some(1))).await.unwrap().into_inner();
     let id = host.table.unwrap().id;
-    lobby
-        .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &host.token))
-        .await
-        .unwrap();
+    add_bots(&mut lobby, &id, &host.token, 1).await;
     lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
     let mut play = PlayClient::new(ch.clone());
     // One refused call (out of range), then moves until one is accepted.
@@ -797,12 +713,7 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
             .unwrap_or_else(|e| panic!("{preset}: {e}"))
             .into_inner();
         let id = joined.table.unwrap().id;
-        for _ in 1..seats {
-            lobby
-                .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "odds".into() }, &joined.token))
-                .await
-                .unwrap();
-        }
+        add_bots(&mut lobby, &id, &joined.token, seats - 1).await;
         let mut play = PlayClient::new(ch.clone());
         let mut updates = play
             .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))

@@ -1,7 +1,9 @@
 //! Helpers shared by the end-to-end tests in `tests/e2e/`.
 #![forbid(unsafe_code)]
 
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 /// The path of a workspace binary (`dudo`, `dudo-server`) built next to this test.
 ///
@@ -19,4 +21,31 @@ pub fn binary(name: &str) -> PathBuf {
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A `dudo-server` process listening on a free port.
+pub struct ServerProcess {
+    pub child: Child,
+    /// `host:port`, from the server's first line of output.
+    pub addr: String,
+    /// The rest of its standard output. Read it or drop it: a full pipe would stall the server.
+    pub stdout: BufReader<ChildStdout>,
+}
+
+/// Starts the `dudo-server` at `exe` on `127.0.0.1:0` with `args`, logging warnings only, and
+/// reads the address it prints first.
+pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess> {
+    let mut child = Command::new(exe)
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or(std::io::ErrorKind::BrokenPipe)?);
+    let mut line = String::new();
+    stdout.read_line(&mut line)?;
+    // "dudo-server listening on ADDR"
+    let addr = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
+    Ok(ServerProcess { child, addr, stdout })
 }

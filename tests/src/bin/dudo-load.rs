@@ -12,7 +12,6 @@
 //! and `... -- idle --seats 10000`. Every loop is bounded in count and time.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -65,18 +64,21 @@ impl Server {
     fn start() -> anyhow::Result<Server> {
         let exe = std::env::current_exe()?;
         let dir = exe.parent().ok_or_else(|| anyhow::anyhow!("no directory"))?;
-        let mut child = std::process::Command::new(dir.join("dudo-server"))
-            .args(["--listen", "127.0.0.1:0", "--max-tables", "100000", "--max-tables-per-ip", "100000"])
-            .args(["--max-streams-per-ip", "100000", "--actions-per-second", "1000"])
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()?;
-        let mut line = String::new();
-        let stdout = child.stdout.take().ok_or_else(|| anyhow::anyhow!("no stdout"))?;
-        BufReader::new(stdout).read_line(&mut line)?;
-        let addr = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
-        Ok(Server { child, addr })
+        let server = dudo_tests::start_server(
+            &dir.join("dudo-server"),
+            &[
+                "--max-tables",
+                "100000",
+                "--max-tables-per-ip",
+                "100000",
+                "--max-streams-per-ip",
+                "100000",
+                "--actions-per-second",
+                "1000",
+            ],
+        )?;
+        // Its later output is not read: dropping the pipe keeps a full pipe from stalling it.
+        Ok(Server { child: server.child, addr: server.addr })
     }
 
     /// The server's resident memory, from /proc.
