@@ -282,19 +282,23 @@ impl Lobby for Dudo {
         let (registry, per_ip, idle) =
             (Arc::clone(&self.registry), Arc::clone(&self.per_ip), self.limits.idle_table);
         let (closing_id, closing_code) = (id.clone(), code.clone());
-        tokio::spawn(async move {
-            table.run(rx, idle).await;
-            // Closed for idleness: the table leaves the registry and the limits.
-            if let Ok(mut r) = registry.lock() {
-                r.tables.remove(&closing_id);
-                r.codes.remove(&closing_code);
-            }
-            if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
-                && let Some(n) = counts.tables.get_mut(&ip)
-            {
-                *n = n.saturating_sub(1);
-            }
-        });
+        let span = tracing::info_span!("table", table = %id);
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                table.run(rx, idle).await;
+                // Closed for idleness: the table leaves the registry and the limits.
+                if let Ok(mut r) = registry.lock() {
+                    r.tables.remove(&closing_id);
+                    r.codes.remove(&closing_code);
+                }
+                if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
+                    && let Some(n) = counts.tables.get_mut(&ip)
+                {
+                    *n = n.saturating_sub(1);
+                }
+            },
+            span,
+        ));
         let handle = TableHandle { tx };
         {
             let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;

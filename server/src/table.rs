@@ -179,7 +179,7 @@ impl Table {
     /// would otherwise hold its log and its place under the table limits for ever.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, idle: Duration) {
         metrics::gauge!("dudo_tables").increment(1.0);
-        tracing::info!(table = %self.id, code = %self.code, "table opened");
+        tracing::info!(code = %self.code, "table opened");
         let mut last_call = Instant::now();
         loop {
             let deadline = self.deadline();
@@ -195,7 +195,7 @@ impl Table {
                 () = tokio::time::sleep_until(last_call + idle) => {
                     self.subscribers.retain(|s| !s.tx.is_closed());
                     if self.subscribers.is_empty() {
-                        tracing::info!(table = %self.id, "table closed after {}s idle", idle.as_secs());
+                        tracing::info!("table closed after {}s idle", idle.as_secs());
                         break;
                     }
                     // Someone is watching: the table is in use.
@@ -464,7 +464,7 @@ impl Table {
     fn act(&mut self, token: &str, action: Action) -> Result<(), Status> {
         let started = Instant::now();
         let seat = self.seat_of(token)?;
-        let _span = tracing::debug_span!("act", table = %self.id, seat).entered();
+        let _span = tracing::debug_span!("act", seat).entered();
         self.take_call(seat)?;
         let game =
             self.game.as_mut().ok_or_else(|| Status::failed_precondition("the game has not started"))?;
