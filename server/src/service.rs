@@ -192,6 +192,13 @@ impl Dudo {
         answer.await.map_err(|_| Status::unavailable("the table has closed"))
     }
 
+    /// Plays `wire` for the seat holding `token`: the one path of `Act` and `Play` actions.
+    async fn act_on(&self, handle: &TableHandle, token: &str, wire: &pb::Action) -> Result<(), Status> {
+        let action = convert::action_from_wire(wire).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let token = token.to_string();
+        self.ask(handle, |reply| Command::Act { token, action, reply }).await?
+    }
+
     async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {
         self.ask(handle, |reply| Command::Info { reply }).await
     }
@@ -431,21 +438,21 @@ impl Play for Dudo {
         let service = self.clone();
         tokio::spawn(async move {
             while let Some(Ok(message)) = incoming.next().await {
-                let Some(pb::play_request::Request::Action(wire)) = message.request else { continue };
-                let outcome = match convert::action_from_wire(&wire) {
-                    Ok(action) => {
-                        let token = token.clone();
-                        match service.ask(&handle, |reply| Command::Act { token, action, reply }).await {
-                            Ok(result) => result,
-                            Err(e) => Err(e),
-                        }
+                let (wire, outcome) = match message.request {
+                    Some(pb::play_request::Request::Action(wire)) => {
+                        let outcome = service.act_on(&handle, &token, &wire).await;
+                        (Some(wire), outcome)
                     }
-                    Err(e) => Err(Status::invalid_argument(e.to_string())),
+                    // Said, not silently dropped: a client that sends these has a bug to find.
+                    Some(pb::play_request::Request::Hello(_)) => {
+                        (None, Err(Status::invalid_argument("request: a play stream has one hello, first")))
+                    }
+                    None => (None, Err(Status::invalid_argument("request: empty; send an action"))),
                 };
                 if let Err(status) = outcome {
                     let rejected = pb::PlayUpdate {
                         update: Some(pb::play_update::Update::Rejected(pb::Rejected {
-                            action: Some(wire),
+                            action: wire,
                             reason: status.message().to_string(),
                         })),
                     };
@@ -486,9 +493,8 @@ impl Play for Dudo {
         let token = token_of(&request)?;
         let req = request.into_inner();
         let wire = req.action.ok_or_else(|| Status::invalid_argument("action: no action given"))?;
-        let action = convert::action_from_wire(&wire).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let handle = self.find(&req.table)?;
-        self.ask(&handle, |reply| Command::Act { token, action, reply }).await??;
+        self.act_on(&handle, &token, &wire).await?;
         Ok(Response::new(pb::ActResponse {}))
     }
 

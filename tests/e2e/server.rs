@@ -151,6 +151,13 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
         .await
         .unwrap()
         .into_inner();
+    // A second hello is a client bug: said so on the stream, and the stream goes on.
+    tx.send(pb::PlayRequest {
+        request: Some(pb::play_request::Request::Hello(pb::Hello { table: table.id.clone(), since: None })),
+    })
+    .await
+    .unwrap();
+    let mut hello_refused = false;
     lobby.start_game(authed(pb::TableRef { table: table.id.clone() }, &joined.token)).await.unwrap();
     let mut last_seq = None;
     let mut out = false;
@@ -191,10 +198,14 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
                 .await
                 .unwrap();
             }
+            pb::play_update::Update::Rejected(r) if !hello_refused && r.reason.contains("one hello") => {
+                hello_refused = true
+            }
             pb::play_update::Update::Rejected(r) => panic!("refused: {}", r.reason),
         }
     }
     assert!(over, "the game did not end");
+    assert!(hello_refused, "the second hello was not refused");
     assert!(prompts > 0);
     assert!(verified > 0, "no commitment was checked");
     let info = lobby.get_table(pb::TableRef { table: table.id }).await.unwrap().into_inner();
