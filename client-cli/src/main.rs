@@ -1,21 +1,28 @@
-//! `dudo`: play, script and simulate Liar's Dice.
+//! `dudo`: play Liar's Dice in the terminal, alone against bots or at a server's tables;
+//! and, offline, print rule sets, run scripted games and simulate bots.
 //!
 //! Every subcommand lives in its own module; this file only parses the command line.
 #![forbid(unsafe_code)]
 
+mod at_table;
+mod input;
+mod lobby_cmd;
+mod net;
 mod play;
+mod render;
 mod rules_cmd;
 mod script_cmd;
+mod seats;
 mod simulate;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 /// Liar's Dice in the terminal: Perudo, Dudo, Calza, Palifico and the rest of the family.
 #[derive(Parser)]
 #[command(
     name = "dudo",
     version,
-    after_help = "Examples:\n  dudo play --bots 3\n  dudo play --preset house --rule dice.faces=8\n  dudo rules house --format toml\n  dudo script examples/scripts/fibbing-example.json --format text\n  dudo simulate --players 6 --games 10000 --bot odds,random"
+    after_help = "Examples:\n  dudo play                         three bots, an embedded server\n  dudo play --preset perudo-jonti --bots 5 --clock 30\n  dudo create --server HOST:50051   a table for friends; prints its join code\n  dudo join KQMTRB --server HOST:50051 --name Ana\n  dudo list --server HOST:50051\n  dudo watch KQMTRB --server HOST:50051\n  dudo rules house --format toml\n  dudo simulate --players 6 --games 10000 --bot odds,random\n  dudo completions bash > ~/.local/share/bash-completion/completions/dudo"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -24,10 +31,36 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Play a game in the terminal against built-in bots.
+    /// Play against built-in bots, on a server embedded in this process or on --server.
     ///
-    /// Example: dudo play --bots 3 --preset fibbing --name Roger
+    /// Examples: dudo play; dudo play --bots 5 --preset perudo-jonti --name Roger;
+    /// dudo play --server HOST:50051 --clock 30
     Play(play::PlayArgs),
+    /// Create a table on a server, print its join code and link, and sit at it as host.
+    ///
+    /// Examples: dudo create --server HOST:50051 --seats 4; dudo create --preset house --detach
+    Create(lobby_cmd::CreateArgs),
+    /// Take a seat at a table by its join code, link or id (or return to yours).
+    ///
+    /// Example: dudo join KQMTRB --name Ana --server HOST:50051
+    Join(lobby_cmd::JoinArgs),
+    /// List the tables waiting for players.
+    ///
+    /// Example: dudo list --server HOST:50051
+    List(lobby_cmd::ListArgs),
+    /// Watch a table as a spectator: public events only.
+    ///
+    /// Example: dudo watch KQMTRB --server HOST:50051
+    Watch(lobby_cmd::WatchArgs),
+    /// The host's commands for a table you created: settings, add-bot, start, remove, reset.
+    ///
+    /// Examples: dudo host --table KQMTRB add-bot odds; dudo host --table KQMTRB settings dice.faces=8;
+    /// dudo host --table KQMTRB start
+    Host(lobby_cmd::HostArgs),
+    /// Leave a table (before the start, or before the first call of a round).
+    ///
+    /// Example: dudo leave KQMTRB
+    Leave(lobby_cmd::LeaveArgs),
     /// List the presets, or print one as TOML or JSON.
     ///
     /// Examples: dudo rules; dudo rules house; dudo rules fibbing --format json
@@ -40,6 +73,13 @@ enum Command {
     ///
     /// Example: dudo simulate --preset fibbing --players 6 --games 10000 --bot odds --bot random
     Simulate(simulate::SimulateArgs),
+    /// Print a shell completion script.
+    ///
+    /// Example: dudo completions bash > ~/.local/share/bash-completion/completions/dudo
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Choosing a rule set: a preset plus any number of overrides.
@@ -61,6 +101,30 @@ pub struct RuleArgs {
 }
 
 impl RuleArgs {
+    /// The rule part of a table request: a preset and settings, or a whole rule set from a
+    /// file. Checked here first, so a mistake is named before anything is sent.
+    pub fn request(&self) -> anyhow::Result<dudo_client::dudo_proto::v1::CreateTableRequest> {
+        let resolved = self.resolve()?;
+        let mut request = dudo_client::dudo_proto::v1::CreateTableRequest::default();
+        if self.rules_file.is_some() {
+            request.rules = Some(dudo_client::dudo_proto::convert::rules_to_wire(&resolved));
+            return Ok(request);
+        }
+        request.preset = self.preset.clone();
+        let setting =
+            |path: &str, value: String| dudo_client::dudo_proto::v1::Setting { path: path.into(), value };
+        if let Some(d) = self.dice {
+            // Both at once: start and max set one after the other could pass through an invalid pair.
+            request.settings.push(setting("dice", format!(r#"{{"start":{d},"max":{d}}}"#)));
+        }
+        for s in &self.rules {
+            if let Some((path, value)) = s.split_once('=') {
+                request.settings.push(setting(path.trim(), value.trim().to_string()));
+            }
+        }
+        Ok(request)
+    }
+
     pub fn resolve(&self) -> anyhow::Result<dudo_rules::RuleSet> {
         use anyhow::Context;
         use dudo_rules::presets;
@@ -99,6 +163,16 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Play(a) => play::run(a),
+        Command::Create(a) => lobby_cmd::create(a),
+        Command::Join(a) => lobby_cmd::join(a),
+        Command::List(a) => lobby_cmd::list(a),
+        Command::Watch(a) => lobby_cmd::watch(a),
+        Command::Host(a) => lobby_cmd::host(a),
+        Command::Leave(a) => lobby_cmd::leave(a),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "dudo", &mut std::io::stdout());
+            Ok(std::process::ExitCode::SUCCESS)
+        }
         Command::Rules(a) => rules_cmd::run(a),
         Command::Script(a) => script_cmd::run(a),
         Command::Simulate(a) => simulate::run(a),

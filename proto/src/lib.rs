@@ -1,7 +1,9 @@
 //! The `dudo.v1` protocol: the `.proto` files in `dudo/v1/` and the Rust types generated
-//! from them. The server, the CLI and the bot SDK share this one definition; the conversion
-//! to and from the engine's types lives in one module of the server.
+//! from them. The server, the CLI and the bot SDK share this one definition, and the one
+//! conversion between it and the engine's types (`convert`).
 #![forbid(unsafe_code)]
+
+pub mod convert;
 
 /// The generated types of package `dudo.v1`.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]

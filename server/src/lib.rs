@@ -6,7 +6,6 @@
 //! shutdown future completes, so tests bind port 0.
 #![forbid(unsafe_code)]
 
-pub mod convert;
 pub mod service;
 pub mod table;
 
@@ -17,6 +16,7 @@ use dudo_proto::v1::play_server::PlayServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
+pub use dudo_proto::convert;
 pub use dudo_rules as rules;
 
 /// Accepted connections with Nagle's algorithm off: a game sends many small messages, and
@@ -75,6 +75,10 @@ pub async fn run_with(
         closer.close_all().await;
     };
     tonic::transport::Server::builder()
+        // A client that vanished without closing its connection (a laptop lid, a dropped
+        // network) is noticed within ~40 s, freeing its streams and its table.
+        .http2_keepalive_interval(Some(std::time::Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(10)))
         // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
         .accept_http1(true)
         .layer(tonic_web::GrpcWebLayer::new())

@@ -68,6 +68,9 @@ impl Default for Limits {
     }
 }
 
+/// A bot that thinks longer than this only stalls its table.
+const MAX_BOT_THINK_MILLIS: u32 = 10_000;
+
 /// Per-IP and per-connection counts, for the limits above.
 #[derive(Default)]
 struct PerIp {
@@ -125,8 +128,9 @@ fn token_of<T>(request: &Request<T>) -> Result<String, Status> {
 /// A join code: six letters people can read aloud.
 fn join_code() -> String {
     const LETTERS: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ";
-    let secret = table::secret();
-    secret.bytes().take(6).map(|b| char::from(LETTERS[usize::from(b) % LETTERS.len()])).collect()
+    // From random bytes, not from a hex secret's characters (which would reach only a few letters).
+    let bytes: [u8; 6] = rand::Rng::random(&mut rand::rng());
+    bytes.iter().map(|&b| char::from(LETTERS[usize::from(b) % LETTERS.len()])).collect()
 }
 
 impl Dudo {
@@ -244,13 +248,26 @@ impl Lobby for Dudo {
                 )));
             }
         }
-        let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
-        let mut rules = presets::by_name(preset).ok_or_else(|| {
-            Status::invalid_argument(format!(
-                "no preset {preset:?}; the presets are {}",
-                presets::NAMES.join(", ")
-            ))
-        })?;
+        let mut rules = match &req.rules {
+            Some(_) if !req.preset.is_empty() => {
+                return Err(Status::invalid_argument("rules: give a preset or a whole rule set, not both"));
+            }
+            Some(wire) => {
+                let rules = convert::rules_from_wire(wire)
+                    .map_err(|e| Status::invalid_argument(format!("rules: {e}")))?;
+                rules.validate().map_err(|e| Status::invalid_argument(format!("rules: {e}")))?;
+                rules
+            }
+            None => {
+                let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
+                presets::by_name(preset).ok_or_else(|| {
+                    Status::invalid_argument(format!(
+                        "no preset {preset:?}; the presets are {}",
+                        presets::NAMES.join(", ")
+                    ))
+                })?
+            }
+        };
         for setting in &req.settings {
             rules = presets::with_setting(rules, &setting.path, &setting.value)
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
@@ -277,13 +294,21 @@ impl Lobby for Dudo {
                 std::time::Duration::from_millis(req.time_bank_millis.into()),
             )
         });
+        if req.bot_think_millis > MAX_BOT_THINK_MILLIS {
+            return Err(Status::invalid_argument(format!(
+                "bot_think_millis: at most {MAX_BOT_THINK_MILLIS}, not {}",
+                req.bot_think_millis
+            )));
+        }
+        let pacing =
+            table::Pacing { clock, bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()) };
         let table = Table::new(
             id.clone(),
             code.clone(),
             rules,
             seats as usize,
             req.seed,
-            clock,
+            pacing,
             self.limits.actions_per_second,
         );
         let (registry, per_ip, idle) =

@@ -106,8 +106,15 @@ pub struct Table {
     /// Every event, in order; an event's sequence number is its index.
     log: Vec<Event>,
     subscribers: Vec<Subscriber>,
+    /// The table as last announced to the streams, so only changes are sent.
+    announced: Option<pb::TableInfo>,
     /// The turn clock: time per move, if the table has one.
     clock: Option<Clock>,
+    /// How long bots wait before moving (zero: they move at once, in one go).
+    bot_pause: Duration,
+    /// The bot move waiting out `bot_pause`: when, who, what, and the log length it was
+    /// chosen at (a move chosen before anything else happened is stale and chosen again).
+    bot_due: Option<BotMove>,
     /// Whose turn the clock is timing, and since when.
     timing: Option<(Seat, Instant)>,
     /// The round the last commitments were for.
@@ -117,6 +124,21 @@ pub struct Table {
     /// Calls each seat may make a second, and each seat's bucket of calls left.
     rate: u32,
     buckets: Vec<(f64, Instant)>,
+}
+
+/// How a table is paced: its turn clock and how long its bots think.
+#[derive(Clone, Debug, Default)]
+pub struct Pacing {
+    pub clock: Option<Clock>,
+    pub bot_pause: Duration,
+}
+
+/// A bot's move, chosen and waiting for its time.
+struct BotMove {
+    due: Instant,
+    seat: Seat,
+    action: Action,
+    at_log_len: usize,
 }
 
 /// A table's turn clock.
@@ -138,6 +160,20 @@ impl Clock {
     }
 }
 
+/// Names for built-in bots, so a table reads like a table of people.
+const BOT_NAMES: &[&str] = &[
+    "Alba", "Bruno", "Carmen", "Diego", "Elena", "Felipe", "Gloria", "Hugo", "Ines", "Jorge", "Lucia",
+    "Mateo", "Nuria", "Oscar", "Paz", "Quique", "Rosa", "Sergio", "Tere", "Ulises", "Vera", "Xavi", "Yago",
+    "Zoe",
+];
+
+/// The first free name for a bot, marked with its kind: "Carmen (odds bot)".
+fn bot_name(kind: &str, seats: &[SeatSlot]) -> String {
+    let taken = |n: &str| seats.iter().any(|s| s.name == n);
+    let named = BOT_NAMES.iter().map(|n| format!("{n} ({kind} bot)")).find(|n| !taken(n));
+    named.unwrap_or_else(|| format!("{kind} bot {}", seats.len()))
+}
+
 /// A random secret, 128 bits, as hex.
 pub fn secret() -> String {
     let bytes: [u8; 16] = rand::rng().random();
@@ -151,13 +187,15 @@ impl Table {
         rules: RuleSet,
         capacity: usize,
         seed: Option<u64>,
-        clock: Option<Clock>,
+        pacing: Pacing,
         rate: u32,
     ) -> Table {
         Table {
             rate,
             buckets: Vec::new(),
-            clock,
+            clock: pacing.clock,
+            bot_pause: pacing.bot_pause,
+            bot_due: None,
             timing: None,
             round: 0,
             salts: Vec::new(),
@@ -171,6 +209,7 @@ impl Table {
             game: None,
             log: Vec::new(),
             subscribers: Vec::new(),
+            announced: None,
         }
     }
 
@@ -183,6 +222,7 @@ impl Table {
         let mut last_call = Instant::now();
         loop {
             let deadline = self.deadline();
+            let bot_due = self.bot_due.as_ref().map(|b| b.due);
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(c) => {
@@ -192,6 +232,7 @@ impl Table {
                     None => break,
                 },
                 () = sleep_until(deadline), if deadline.is_some() => self.time_out(),
+                () = sleep_until(bot_due), if bot_due.is_some() => self.bot_moves(),
                 () = tokio::time::sleep_until(last_call + idle) => {
                     self.subscribers.retain(|s| !s.tx.is_closed());
                     if self.subscribers.is_empty() {
@@ -254,6 +295,34 @@ impl Table {
     }
 
     fn handle(&mut self, command: Command) {
+        let may_change_table = matches!(
+            command,
+            Command::Join { .. }
+                | Command::AddBot { .. }
+                | Command::Start { .. }
+                | Command::ChangeSettings { .. }
+                | Command::Remove { .. }
+                | Command::Reset { .. }
+                | Command::Leave { .. }
+        );
+        self.obey(command);
+        if may_change_table {
+            self.announce_table();
+        }
+    }
+
+    /// Tells every stream who sits at the table now, if that changed.
+    fn announce_table(&mut self) {
+        let info = self.info();
+        if self.announced.as_ref() == Some(&info) {
+            return;
+        }
+        let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Table(info.clone())) };
+        self.announced = Some(info);
+        self.subscribers.retain(|s| s.tx.try_send(Ok(update.clone())).is_ok());
+    }
+
+    fn obey(&mut self, command: Command) {
         match command {
             Command::Join { name, reply } => {
                 let _ = reply.send(self.join(name, None));
@@ -266,7 +335,7 @@ impl Table {
                             bots::NAMES.join(", ")
                         ))
                     })?;
-                    let name = format!("{bot} bot {}", self.seats.len());
+                    let name = bot_name(&bot, &self.seats);
                     self.join(name, Some((bot, brain))).map(|_| ())
                 });
                 let _ = reply.send(result);
@@ -480,41 +549,73 @@ impl Table {
         Ok(())
     }
 
-    /// Lets the built-in bots move until it is a person's turn, then prompts the people who
-    /// may act.
+    /// After any move: the built-in bots move (at once, or one at a time after their pause),
+    /// then the clock times whoever must move and the people who may act are prompted.
     fn after_move(&mut self) {
-        // Each bot move raises a bid or ends a round, so this ends; the bound is for bugs.
-        for _ in 0..100_000 {
-            let Some(game) = &self.game else { return };
-            let mut chosen = None;
-            for seat in game.seats_to_ask().collect::<Vec<_>>() {
-                let Some((_, bot)) = self.seats.get_mut(seat).and_then(|s| s.bot.as_mut()) else { continue };
-                let (view, legal) = (game.view(seat), game.legal(seat));
-                let offer = if Some(seat) == game.turn() {
-                    Some(bot.act(game.rules(), &view, &legal))
-                } else {
-                    bot.interject(game.rules(), &view, &legal)
-                };
-                if let Some(action) = offer {
-                    chosen = Some((seat, action));
+        self.bot_due = None;
+        if self.bot_pause.is_zero() {
+            // Each bot move raises a bid or ends a round, so this ends; the bound is for bugs.
+            for _ in 0..100_000 {
+                let Some((seat, action)) = self.bot_choice() else { break };
+                if !self.play_bot(seat, &action) {
                     break;
                 }
             }
-            let Some((seat, action)) = chosen else { break };
-            // (The clock restarts below, once the bots are done.)
-            let Some(game) = self.game.as_mut() else { return };
-            match game.apply(seat, &action).or_else(|_| match game.default_action(seat) {
-                // A bot's refused move is replaced by the seat's default, never a stall.
-                Some(fallback) => game.apply(seat, &fallback),
-                None => Ok(Vec::new()),
-            }) {
-                Ok(events) if !events.is_empty() => self.publish(events),
-                _ => break,
-            }
+        } else if let Some((seat, action)) = self.bot_choice() {
+            self.bot_due = Some(BotMove {
+                due: Instant::now() + self.bot_pause,
+                seat,
+                action,
+                at_log_len: self.log.len(),
+            });
         }
         // A move was made: the clock times whoever must move now (a reconnect does not reset it).
         self.restart_clock();
         self.prompt();
+    }
+
+    /// A paused bot's time has come: it moves if nothing happened since it chose.
+    fn bot_moves(&mut self) {
+        let Some(due) = self.bot_due.take() else { return };
+        if due.at_log_len == self.log.len() {
+            self.play_bot(due.seat, &due.action);
+        }
+        self.after_move();
+    }
+
+    /// The first bot that wants to move now, and its move: the bot whose turn it is, or one
+    /// calling out of turn.
+    fn bot_choice(&mut self) -> Option<(Seat, Action)> {
+        let game = self.game.as_ref()?;
+        for seat in game.seats_to_ask().collect::<Vec<_>>() {
+            let Some((_, bot)) = self.seats.get_mut(seat).and_then(|s| s.bot.as_mut()) else { continue };
+            let (view, legal) = (game.view(seat), game.legal(seat));
+            let offer = if Some(seat) == game.turn() {
+                Some(bot.act(game.rules(), &view, &legal))
+            } else {
+                bot.interject(game.rules(), &view, &legal)
+            };
+            if let Some(action) = offer {
+                return Some((seat, action));
+            }
+        }
+        None
+    }
+
+    /// Plays a bot's move; false if nothing happened.
+    fn play_bot(&mut self, seat: Seat, action: &Action) -> bool {
+        let Some(game) = self.game.as_mut() else { return false };
+        match game.apply(seat, action).or_else(|_| match game.default_action(seat) {
+            // A bot's refused move is replaced by the seat's default, never a stall.
+            Some(fallback) => game.apply(seat, &fallback),
+            None => Ok(Vec::new()),
+        }) {
+            Ok(events) if !events.is_empty() => {
+                self.publish(events);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Tells every person who may act now what they see and may do.
@@ -641,8 +742,11 @@ impl Table {
         };
         let over = self.game.as_ref().is_some_and(Game::is_over);
         match since {
-            // Resuming: every event after `since` this viewer may see, nothing twice.
+            // Resuming: the table as it is now, then every event after `since` this viewer
+            // may see, nothing twice.
             Some(since) => {
+                let table = pb::PlayUpdate { update: Some(pb::play_update::Update::Table(self.info())) };
+                tx.try_send(Ok(table)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
                 for (seq, event) in self
                     .log
                     .iter()

@@ -1,10 +1,13 @@
 //! The one place the engine's types and the `dudo.v1` wire types meet.
 //!
-//! Rule sets and actions go both ways (clients send them); events, views and legal actions
-//! go out. Every field that is narrower in the engine than on the wire is range-checked, and
-//! a bad value is an error naming the field, never a panic.
+//! Everything goes both ways: the server turns the engine's events, views and legal actions
+//! into wire messages and reads rule sets and actions from clients; clients (the CLI, the bot
+//! SDK) read events, views and legal actions back into the engine's types so they can use its
+//! helpers (describing events, parsing calls, odds). Every field that is narrower in the
+//! engine than on the wire is range-checked, and a bad value is an error naming the field,
+//! never a panic, whichever side sent it.
 
-use dudo_proto::v1 as pb;
+use crate::v1 as pb;
 use dudo_rules::action::Action;
 use dudo_rules::bid::{Bid, BidRange};
 use dudo_rules::event::{Audience, Event, EventKind, ResultRow, Showdown};
@@ -714,6 +717,376 @@ pub fn legal_to_wire(l: &Legal) -> pb::Legal {
     }
 }
 
+// ----- events, views and legal actions, inward (for clients) -----
+
+/// Any length: these come from the server, whose messages are bounded by the transport.
+fn list<T: TryFrom<u32>>(field: &'static str, v: &[u32]) -> Result<Vec<T>, ConvertError> {
+    v.iter().map(|&x| narrow(field, x)).collect()
+}
+
+fn seats_from_wire(field: &'static str, v: &[u32]) -> Result<Vec<usize>, ConvertError> {
+    list(field, v)
+}
+
+/// 0 on the wire is a die hidden from the viewer.
+fn sight_from_wire(field: &'static str, v: &[u32]) -> Result<Vec<Option<u8>>, ConvertError> {
+    v.iter().map(|&x| if x == 0 { Ok(None) } else { narrow(field, x).map(Some) }).collect()
+}
+
+fn opt_face(field: &'static str, v: Option<u32>) -> Result<Option<u8>, ConvertError> {
+    v.map(|x| narrow(field, x)).transpose()
+}
+
+fn dice_rows(field: &'static str, rows: &[pb::Dice]) -> Result<Vec<Vec<u8>>, ConvertError> {
+    rows.iter().map(|d| list(field, &d.dice)).collect()
+}
+
+fn showdown_from_wire(s: Option<&pb::Showdown>) -> Result<Showdown, ConvertError> {
+    use pb::showdown::Showdown as S;
+    let count = |c: &pb::BidCount| -> Result<(Bid, u16), ConvertError> {
+        Ok((bid_from_wire("showdown.bid", c.bid.as_ref())?, narrow("showdown.actual", c.actual)?))
+    };
+    Ok(match s.and_then(|s| s.showdown.as_ref()).ok_or_else(|| bad("showdown", "none given"))? {
+        S::DudoOnBid(c) => {
+            let (bid, actual) = count(c)?;
+            Showdown::DudoOnBid { bid, actual }
+        }
+        S::DudoOnPass(t) => Showdown::DudoOnPass { pass_was_true: *t },
+        S::Calza(c) => {
+            let (bid, actual) = count(c)?;
+            Showdown::Calza { bid, actual }
+        }
+        S::GuessesChecked(c) => {
+            let (bid, actual) = count(c)?;
+            Showdown::GuessesChecked { bid, actual }
+        }
+    })
+}
+
+fn audience_from_wire(a: Option<&pb::Audience>) -> Result<Audience, ConvertError> {
+    use pb::audience::To;
+    let set = |s: &pb::Seats| -> Result<dudo_rules::event::SeatSet, ConvertError> {
+        Ok(seats_from_wire("audience.seats", &s.seats)?.into())
+    };
+    Ok(match a.and_then(|a| a.to.as_ref()).ok_or_else(|| bad("audience", "none given"))? {
+        To::Everyone(_) => Audience::Everyone,
+        To::Seats(s) => Audience::Seats { seats: set(s)? },
+        To::Hidden(s) => Audience::Hidden { seats: set(s)? },
+    })
+}
+
+/// An event from the wire, and its sequence number.
+pub fn event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError> {
+    use pb::event::Kind as K;
+    let s = |field: &'static str, v: u32| seat(field, v);
+    let kind = match e.kind.as_ref().ok_or_else(|| bad("event.kind", "none given"))? {
+        K::GameStarted(x) => EventKind::GameStarted {
+            seats: s("game_started.seats", x.seats)?,
+            dice: list("game_started.dice", &x.dice)?,
+        },
+        K::RollOff(x) => EventKind::RollOff {
+            rolls: x
+                .rolls
+                .iter()
+                .map(|r| Ok((s("roll_off.seat", r.seat)?, narrow("roll_off.face", r.face)?)))
+                .collect::<Result<_, ConvertError>>()?,
+        },
+        K::StarterChosen(x) => EventKind::StarterChosen { seat: s("starter_chosen.seat", x.seat)? },
+        K::RoundStarted(x) => EventKind::RoundStarted {
+            round: x.round,
+            starter: s("round_started.starter", x.starter)?,
+            dice_counts: list("round_started.dice_counts", &x.dice_counts)?,
+            palifico: seats_from_wire("round_started.palifico", &x.palifico)?,
+            wild: opt_face("round_started.wild", x.wild)?,
+        },
+        K::DiceRolled(x) => EventKind::DiceRolled {
+            seat: s("dice_rolled.seat", x.seat)?,
+            dice: sight_from_wire("dice_rolled.dice", &x.dice)?,
+        },
+        K::WildsOff(_) => EventKind::WildsOff,
+        K::BidMade(x) => EventKind::BidMade {
+            seat: s("bid_made.seat", x.seat)?,
+            bid: bid_from_wire("bid_made.bid", x.bid.as_ref())?,
+        },
+        K::DicePushed(x) => EventKind::DicePushed {
+            seat: s("dice_pushed.seat", x.seat)?,
+            pushed: list("dice_pushed.pushed", &x.pushed)?,
+        },
+        K::Passed(x) => EventKind::Passed { seat: s("passed.seat", x.seat)? },
+        K::DudoCalled(x) => EventKind::DudoCalled {
+            seat: s("dudo_called.seat", x.seat)?,
+            target: s("dudo_called.target", x.target)?,
+        },
+        K::CalzaCalled(x) => EventKind::CalzaCalled { seat: s("calza_called.seat", x.seat)? },
+        K::DiceRevealed(x) => EventKind::DiceRevealed { dice: dice_rows("dice_revealed.dice", &x.dice)? },
+        K::RoundSettled(x) => EventKind::RoundSettled {
+            showdown: showdown_from_wire(x.showdown.as_ref())?,
+            winner: s("round_settled.winner", x.winner)?,
+            loser: s("round_settled.loser", x.loser)?,
+        },
+        K::DiceLost(x) => EventKind::DiceLost {
+            seat: s("dice_lost.seat", x.seat)?,
+            count: narrow("dice_lost.count", x.count)?,
+            left: narrow("dice_lost.left", x.left)?,
+        },
+        K::DiceWon(x) => EventKind::DiceWon {
+            seat: s("dice_won.seat", x.seat)?,
+            count: narrow("dice_won.count", x.count)?,
+            now: narrow("dice_won.now", x.now)?,
+        },
+        K::DiceGiven(x) => EventKind::DiceGiven {
+            from: s("dice_given.from", x.from)?,
+            to: s("dice_given.to", x.to)?,
+            count: narrow("dice_given.count", x.count)?,
+        },
+        K::Watched(x) => EventKind::Watched { seat: s("watched.seat", x.seat)? },
+        K::Scored(x) => EventKind::Scored {
+            seat: s("scored.seat", x.seat)?,
+            points: x.points,
+            total: x.total,
+            discarded: x.discarded,
+        },
+        K::Paid(x) => {
+            EventKind::Paid { from: s("paid.from", x.from)?, to: s("paid.to", x.to)?, amount: x.amount }
+        }
+        K::Drank(x) => EventKind::Drank { seat: s("drank.seat", x.seat)?, drinks: x.drinks, total: x.total },
+        K::Eliminated(x) => EventKind::Eliminated {
+            seat: s("eliminated.seat", x.seat)?,
+            place: s("eliminated.place", x.place)?,
+        },
+        K::SeatLeft(x) => EventKind::SeatLeft {
+            seat: s("seat_left.seat", x.seat)?,
+            place: s("seat_left.place", x.place)?,
+            starter: s("seat_left.starter", x.starter)?,
+            palifico: seats_from_wire("seat_left.palifico", &x.palifico)?,
+            wild: opt_face("seat_left.wild", x.wild)?,
+        },
+        K::ResultsTable(x) => EventKind::ResultsTable {
+            rows: x
+                .rows
+                .iter()
+                .map(|r| {
+                    Ok(ResultRow {
+                        seat: s("results_table.seat", r.seat)?,
+                        bid: bid_from_wire("results_table.bid", r.bid.as_ref())?,
+                        actual: narrow("results_table.actual", r.actual)?,
+                        was_true: r.was_true,
+                    })
+                })
+                .collect::<Result<_, ConvertError>>()?,
+        },
+        K::HandStarted(x) => {
+            EventKind::HandStarted { hand: x.hand, starter: s("hand_started.starter", x.starter)? }
+        }
+        K::Accepted(x) => EventKind::Accepted { seat: s("accepted.seat", x.seat)? },
+        K::HandRolled(x) => EventKind::HandRolled {
+            seat: s("hand_rolled.seat", x.seat)?,
+            count: s("hand_rolled.count", x.count)?,
+        },
+        K::HandSeen(x) => {
+            EventKind::HandSeen { seat: s("hand_seen.seat", x.seat)?, dice: list("hand_seen.dice", &x.dice)? }
+        }
+        K::DiceShown(x) => EventKind::DiceShown {
+            seat: s("dice_shown.seat", x.seat)?,
+            dice: x
+                .dice
+                .iter()
+                .map(|d| Ok((s("dice_shown.position", d.position)?, narrow("dice_shown.face", d.face)?)))
+                .collect::<Result<_, ConvertError>>()?,
+        },
+        K::Claimed(x) => EventKind::Claimed {
+            seat: s("claimed.seat", x.seat)?,
+            spoken: hand_from_wire("claimed.spoken", x.spoken.as_ref())?,
+            claim: hand_from_wire("claimed.claim", x.claim.as_ref())?,
+        },
+        K::HandRevealed(x) => EventKind::HandRevealed { dice: list("hand_revealed.dice", &x.dice)? },
+        K::ChallengeSettled(x) => EventKind::ChallengeSettled {
+            claim: hand_from_wire("challenge_settled.claim", x.claim.as_ref())?,
+            hand: hand_from_wire("challenge_settled.hand", x.hand.as_ref())?,
+            winner: s("challenge_settled.winner", x.winner)?,
+            loser: s("challenge_settled.loser", x.loser)?,
+        },
+        K::FiveAces(x) => EventKind::FiveAces { seat: s("five_aces.seat", x.seat)?, made: x.made },
+        K::CupCaught(x) => {
+            EventKind::CupCaught { seat: s("cup_caught.seat", x.seat)?, caught: x.caught, drinks: x.drinks }
+        }
+        K::LifeLost(x) => EventKind::LifeLost {
+            seat: s("life_lost.seat", x.seat)?,
+            lives: narrow("life_lost.lives", x.lives)?,
+        },
+        K::DogsLife(x) => EventKind::DogsLife { seat: s("dogs_life.seat", x.seat)?, barked: x.barked },
+        K::DiceCommitted(x) => EventKind::DiceCommitted {
+            round: x.round,
+            commitments: x
+                .commitments
+                .iter()
+                .map(|c| Ok((s("dice_committed.seat", c.seat)?, c.hash.clone())))
+                .collect::<Result<_, ConvertError>>()?,
+            table: x.table.clone(),
+        },
+        K::DiceSalts(x) => EventKind::DiceSalts {
+            round: x.round,
+            salts: x
+                .salts
+                .iter()
+                .map(|c| {
+                    Ok((s("dice_salts.seat", c.seat)?, c.salt.clone(), list("dice_salts.dice", &c.dice)?))
+                })
+                .collect::<Result<_, ConvertError>>()?,
+        },
+        K::TurnTimedOut(x) => EventKind::TurnTimedOut {
+            seat: s("turn_timed_out.seat", x.seat)?,
+            action: action_from_wire(
+                x.action.as_ref().ok_or_else(|| bad("turn_timed_out.action", "none given"))?,
+            )?,
+        },
+        K::GameOver(x) => EventKind::GameOver {
+            standings: seats_from_wire("game_over.standings", &x.standings)?,
+            points: x.points.clone(),
+            money: x.money.clone(),
+            drinks: x.drinks.clone(),
+        },
+    };
+    Ok((e.seq, Event { audience: audience_from_wire(e.audience.as_ref())?, kind }))
+}
+
+fn claim_from_wire(c: &pb::Claim) -> Result<Claim, ConvertError> {
+    use pb::claim::Kind;
+    Ok(Claim {
+        seat: seat("claims.seat", c.seat)?,
+        kind: match c.kind.as_ref().ok_or_else(|| bad("claims.kind", "none given"))? {
+            Kind::Bid(b) => ClaimKind::Bid(bid_from_wire("claims.bid", Some(b))?),
+            Kind::PushBid(b) => ClaimKind::PushBid(bid_from_wire("claims.push_bid", Some(b))?),
+            Kind::Pass(_) => ClaimKind::Pass,
+        },
+    })
+}
+
+fn player_from_wire(p: &pb::PlayerView) -> Result<PlayerView, ConvertError> {
+    Ok(PlayerView {
+        dice: narrow("players.dice", p.dice)?,
+        pushed: list("players.pushed", &p.pushed)?,
+        place: p.place.map(|x| seat("players.place", x)).transpose()?,
+        left: p.left,
+        had_palifico: p.had_palifico,
+        exact_used: p.exact_used,
+        score: p.score,
+        money: p.money,
+        drinks: p.drinks,
+        watching: p.watching,
+        last_guess: p
+            .last_guess
+            .as_ref()
+            .map(|b| bid_from_wire("players.last_guess", Some(b)))
+            .transpose()?,
+        lives: narrow("players.lives", p.lives)?,
+    })
+}
+
+fn hand_view_from_wire(h: &pb::HandView) -> Result<HandView, ConvertError> {
+    Ok(HandView {
+        holder: seat("hand.holder", h.holder)?,
+        accepted: h.accepted,
+        dice: sight_from_wire("hand.dice", &h.dice)?,
+        shown: h.shown.clone(),
+        claim: h
+            .claim
+            .as_ref()
+            .map(|c| {
+                Ok((seat("hand.claim.seat", c.seat)?, hand_from_wire("hand.claim.hand", c.hand.as_ref())?))
+            })
+            .transpose()?,
+        rolls_this_turn: narrow("hand.rolls_this_turn", h.rolls_this_turn)?,
+        five_aces_tries: h.five_aces_tries.map(|x| narrow("hand.five_aces_tries", x)).transpose()?,
+        dogs_life_pending: h.dogs_life_pending.map(|x| seat("hand.dogs_life_pending", x)).transpose()?,
+        dogs_life_taken: h.dogs_life_taken,
+    })
+}
+
+/// A view from the wire.
+pub fn view_from_wire(v: &pb::View) -> Result<View, ConvertError> {
+    Ok(View {
+        seat: v.seat.map(|s| seat("view.seat", s)).transpose()?,
+        phase: if v.over { dudo_rules::game::Phase::Over } else { dudo_rules::game::Phase::Bidding },
+        round: v.round,
+        starter: seat("view.starter", v.starter)?,
+        turn: v.turn.map(|s| seat("view.turn", s)).transpose()?,
+        players: v.players.iter().map(player_from_wire).collect::<Result<_, _>>()?,
+        my_dice: sight_from_wire("view.my_dice", &v.my_dice)?,
+        all_dice: if v.sees_all_dice { Some(dice_rows("view.all_dice", &v.all_dice)?) } else { None },
+        claims: v.claims.iter().map(claim_from_wire).collect::<Result<_, _>>()?,
+        current_bid: v
+            .current_bid
+            .as_ref()
+            .map(|b| {
+                Ok((
+                    seat("view.current_bid.seat", b.seat)?,
+                    bid_from_wire("view.current_bid", b.bid.as_ref())?,
+                ))
+            })
+            .transpose()?,
+        wild: opt_face("view.wild", v.wild)?,
+        palifico: seats_from_wire("view.palifico", &v.palifico)?,
+        last_result: v
+            .last_result
+            .as_ref()
+            .map(|r| {
+                Ok(std::sync::Arc::new(RoundResult {
+                    round: r.round,
+                    dice: dice_rows("view.last_result.dice", &r.dice)?,
+                    showdown: showdown_from_wire(r.showdown.as_ref())?,
+                    winner: seat("view.last_result.winner", r.winner)?,
+                    loser: seat("view.last_result.loser", r.loser)?,
+                }))
+            })
+            .transpose()?,
+        standings: seats_from_wire("view.standings", &v.standings)?,
+        hand: v.hand.as_ref().map(hand_view_from_wire).transpose()?,
+    })
+}
+
+/// Legal actions from the wire; the rule set says which individual-hand game (if any) they
+/// are for, which the engine needs to list them.
+pub fn legal_from_wire(l: &pb::Legal, rules: &r::RuleSet) -> Result<Legal, ConvertError> {
+    let mut legal = Legal {
+        bids: l
+            .bids
+            .iter()
+            .map(|b| {
+                Ok(BidRange {
+                    face: narrow("legal.bids.face", b.face)?,
+                    min_quantity: narrow("legal.bids.min_quantity", b.min_quantity)?,
+                    max_quantity: narrow("legal.bids.max_quantity", b.max_quantity)?,
+                })
+            })
+            .collect::<Result<_, ConvertError>>()?,
+        push: l.push,
+        pass: l.pass,
+        dudo: seats_from_wire("legal.dudo", &l.dudo)?,
+        calza: l.calza,
+        watch: l.watch,
+        accept: l.accept,
+        roll: l
+            .roll
+            .map(|o| {
+                Ok::<_, ConvertError>(dudo_rules::game::RollOptions {
+                    all: o.all,
+                    may_show: o.may_show,
+                    drinks: narrow("legal.roll.drinks", o.drinks)?,
+                })
+            })
+            .transpose()?,
+        claim_from: l.claim_from.as_ref().map(|h| hand_from_wire("legal.claim_from", Some(h))).transpose()?,
+        dogs_life: l.dogs_life,
+        hand_game: rules.family.hand_game(),
+    };
+    // The engine's "nothing to do" is the default value, game or not.
+    if legal.is_empty() {
+        legal.hand_game = None;
+    }
+    Ok(legal)
+}
+
 #[cfg(test)]
 mod tests {
     use dudo_rules::{Game, presets, seed_from_u64};
@@ -777,19 +1150,28 @@ mod tests {
             let rules = presets::by_name(name).unwrap();
             let seats = if *name == "openspiel" { 2 } else { 4 };
             let (mut game, events) = Game::start(rules, seats, seed_from_u64(3)).unwrap();
+            let rules = game.rules().clone();
             let mut seq = 0u64;
             for e in &events {
-                assert!(event_to_wire(seq, e).kind.is_some());
+                assert_eq!(event_from_wire(&event_to_wire(seq, e)), Ok((seq, e.clone())), "{name}");
                 seq += 1;
             }
             let mut steps = 0;
             while let Some(turn) = game.turn() {
-                let _ = view_to_wire(&game.view(turn));
-                let _ = legal_to_wire(&game.legal(turn));
+                for seat in 0..seats {
+                    let view = game.view(seat);
+                    assert_eq!(view_from_wire(&view_to_wire(&view)).as_ref(), Ok(&view), "{name}");
+                    let legal = game.legal(seat);
+                    assert_eq!(
+                        legal_from_wire(&legal_to_wire(&legal), &rules).as_ref(),
+                        Ok(&legal),
+                        "{name}"
+                    );
+                }
                 let action = game.default_action(turn).unwrap();
                 assert_eq!(action_from_wire(&action_to_wire(&action)).as_ref(), Ok(&action));
                 for e in game.apply(turn, &action).unwrap() {
-                    assert_eq!(event_to_wire(seq, &e).seq, seq);
+                    assert_eq!(event_from_wire(&event_to_wire(seq, &e)), Ok((seq, e.clone())), "{name}");
                     seq += 1;
                 }
                 steps += 1;
@@ -797,7 +1179,8 @@ mod tests {
                     break;
                 }
             }
-            let _ = view_to_wire(&game.spectator_view());
+            let view = game.spectator_view();
+            assert_eq!(view_from_wire(&view_to_wire(&view)).as_ref(), Ok(&view), "{name}");
         }
     }
 }

@@ -1,0 +1,466 @@
+//! Sitting at a table: the session's updates drawn for people, and what they type turned
+//! into calls and host commands.
+//!
+//! One loop waits on three things: the session (events, prompts, refusals, reconnects), the
+//! typed lines, and a one-second tick for the turn clock's countdown. Nothing typed can end
+//! the program by mistake: a line that is not a call says why and the loop goes on.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use dudo_client::dudo_proto::v1 as pb;
+use dudo_client::{Client, Prompt, SeatKey, Session, Update};
+use dudo_rules::odds::bid_odds;
+use dudo_rules::{Action, Bid, EventKind, RuleSet, View};
+
+use crate::input::{self, Output, Words};
+use crate::render::{self, Style};
+
+const HELP: &str = "\
+Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` (or jonti,
+exact, spot on) for exactly right; `pass`; `push 5 5 then 6 5s`; `watch` in the points game.
+Cup games: `accept`, `roll 1 3`, `roll all`, `roll 1 3 show 2`, a hand such as `JJQT9` or
+`a pair of jacks`, `better`, `bark`/`decline`. Tab completes the calls you may make now.
+At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit`.
+Host: `start`, `bot [random|odds]`, `set FIELD=VALUE`, `remove SEAT`, `reset`, `again`.
+Anyone: `leave` (before the start, or before the first call of a round).";
+
+/// How a seat at the table ends.
+pub enum Exit {
+    /// The player typed quit, or input ended.
+    Quit,
+    /// The player left the table for good.
+    Left,
+}
+
+pub struct AtTable {
+    client: Client,
+    key: Option<SeatKey>,
+    style: Style,
+    out: Output,
+    words: Words,
+    table: pb::TableInfo,
+    rules: Arc<RuleSet>,
+    players: Vec<String>,
+    /// The view from the last snapshot or prompt.
+    view: Option<View>,
+    /// The prompt in force: cleared when an event newer than it arrives.
+    prompt: Option<Prompt>,
+    /// The bid a reveal is about, to colour the dice it counted.
+    last_bid: Option<Bid>,
+    /// Countdown lines already printed for the prompt in force.
+    warned: Vec<u64>,
+    /// The round whose out-of-turn offer was shown (shown once a round, not at every bid).
+    offered_in_round: Option<u32>,
+    over: bool,
+    /// A call was sent and its answer (events, or a refusal) has not come yet.
+    in_flight: bool,
+}
+
+impl AtTable {
+    /// Whether a line should be read now. A person may type at any time; a script's next
+    /// line is its answer to the call it is asked for.
+    fn wants_line(&self) -> bool {
+        if self.out.interactive {
+            return true;
+        }
+        !self.in_flight
+            && self.prompt.as_ref().is_some_and(|p| p.view.turn.is_some() && p.view.turn == self.me())
+    }
+
+    fn me(&self) -> Option<usize> {
+        self.key.as_ref().map(|k| k.seat as usize)
+    }
+
+    fn host(&self) -> usize {
+        self.table.host as usize
+    }
+
+    fn names(&self) -> Vec<String> {
+        render::names_for(&self.players, self.me())
+    }
+
+    fn set_table(&mut self, table: pb::TableInfo, rules: Arc<RuleSet>) {
+        let before: Vec<String> = self.players.clone();
+        let players: Vec<String> = table.players.iter().map(|p| p.name.clone()).collect();
+        if !before.is_empty() && table.state == pb::TableState::Waiting as i32 {
+            for (s, p) in table.players.iter().enumerate() {
+                if before.get(s) != Some(&p.name) && !before.contains(&p.name) {
+                    self.out.line(format!("{} sits down at seat {}", p.name, p.seat));
+                }
+            }
+            for name in before.iter().filter(|n| !players.contains(n)) {
+                self.out.line(format!("{name} leaves the table"));
+            }
+        }
+        // A seat number can change before the start (someone left): the table says which is ours.
+        self.players = players;
+        self.rules = rules;
+        self.table = table;
+    }
+
+    fn waiting_room(&self) -> Vec<String> {
+        let t = &self.table;
+        let mut lines = vec![format!(
+            "Table {} ({}) · {} of {} seats taken · join with: dudo join {}",
+            self.style.bold(&t.join_code),
+            self.rules.name,
+            t.players.len(),
+            t.seats,
+            t.join_code
+        )];
+        let seated: Vec<String> = self
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(s, n)| if s == self.host() { format!("{n} (host)") } else { n.clone() })
+            .collect();
+        lines.push(format!("At the table: {}", seated.join(", ")));
+        if self.me() == Some(self.host()) {
+            lines.push(
+                "You are the host: `bot` adds a bot, `set FIELD=VALUE` changes a rule, `start` begins."
+                    .into(),
+            );
+        } else if self.key.is_some() {
+            lines.push("Waiting for the host to start the game.".into());
+        }
+        lines
+    }
+
+    fn on_update(&mut self, update: Update) {
+        match update {
+            Update::Snapshot { view, table, rules, .. } => {
+                self.set_table(table, rules);
+                match view {
+                    None => self.out.lines(self.waiting_room()),
+                    Some(v) => {
+                        self.over = v.phase == dudo_rules::game::Phase::Over;
+                        self.out.lines(render::status(
+                            &v,
+                            &self.rules,
+                            &self.players,
+                            self.host(),
+                            self.style,
+                        ));
+                        self.view = Some(v);
+                    }
+                }
+            }
+            Update::Table { table, rules } => self.set_table(table, rules),
+            Update::Event { seq, event } => {
+                self.in_flight = false;
+                if self.prompt.as_ref().is_some_and(|p| p.last_seq.is_none_or(|l| l < seq)) {
+                    self.prompt = None;
+                }
+                match &event.kind {
+                    EventKind::BidMade { bid, .. } => self.last_bid = Some(*bid),
+                    EventKind::RoundStarted { .. } => self.last_bid = None,
+                    EventKind::GameStarted { .. } => self.over = false,
+                    _ => {}
+                }
+                let lines = render::event_lines(
+                    &event.kind,
+                    &self.names(),
+                    &self.rules,
+                    self.me(),
+                    self.last_bid,
+                    self.style,
+                );
+                self.out.lines(lines.into_iter().map(|l| if l.is_empty() { l } else { format!("  {l}") }));
+                if let EventKind::GameOver { .. } = event.kind {
+                    self.over = true;
+                    if self.me() == Some(self.host()) {
+                        self.out.line(
+                            "Game over. `again` plays another game with the same seats; `quit` leaves.",
+                        );
+                    } else {
+                        self.out.line("Game over. `quit` leaves; the host may start another game.");
+                    }
+                }
+            }
+            Update::Prompt(p) => {
+                self.in_flight = false;
+                self.on_prompt(p);
+            }
+            Update::Rejected { reason, .. } => {
+                self.out.line(self.style.red(&format!("Not allowed: {reason}")))
+            }
+            Update::Reconnecting { error, retry_in } => self.out.line(self.style.dim(&format!(
+                "Connection lost ({error}); trying again in {:.1} s…",
+                retry_in.as_secs_f64()
+            ))),
+            Update::Reconnected => self.out.line(self.style.dim("Reconnected; carrying on where we were.")),
+        }
+    }
+
+    fn on_prompt(&mut self, p: Prompt) {
+        self.words.set(render::completions(&p.legal, &self.rules));
+        self.warned.clear();
+        let my_turn = p.view.turn.is_some() && p.view.turn == self.me();
+        if my_turn {
+            self.out.line(String::new());
+            self.out.lines(render::status(&p.view, &self.rules, &self.players, self.host(), self.style));
+            self.out.line(render::hint(&p.legal, &self.rules, self.style));
+            let clock = match p.deadline.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
+                Some(left) => format!(" ({} s on the clock)", left.as_secs()),
+                None => String::new(),
+            };
+            self.out.line(self.style.cyan(&format!("Your call{clock}:")));
+        } else if self.offered_in_round != Some(p.view.round) {
+            self.offered_in_round = Some(p.view.round);
+            let mut offers = Vec::new();
+            if p.legal.calza {
+                offers.push(format!("`{}`", dudo_rules::game::exact_call_name(&self.rules)));
+            }
+            if !p.legal.dudo.is_empty() {
+                offers.push("`dudo`".to_string());
+            }
+            if !offers.is_empty() {
+                self.out.line(self.style.dim(&format!(
+                    "(Out of turn you may call {} on the bid in front of you, until the next call.)",
+                    offers.join(" or ")
+                )));
+            }
+        }
+        self.view = Some(p.view.clone());
+        self.prompt = Some(p);
+    }
+
+    /// The turn clock: a line at 30, 10 and 5 seconds left.
+    fn countdown(&mut self) {
+        let Some(p) = &self.prompt else { return };
+        if p.view.turn != self.me() {
+            return;
+        }
+        let Some(left) = p.deadline.and_then(|d| d.duration_since(SystemTime::now()).ok()) else { return };
+        let secs = left.as_secs();
+        for mark in [30, 10, 5] {
+            if secs < mark && secs + 2 >= mark && !self.warned.contains(&mark) {
+                self.warned.push(mark);
+                self.out.line(self.style.yellow(&format!("⏳ {mark} s left to call")));
+            }
+        }
+    }
+
+    fn odds(&self) -> Vec<String> {
+        let Some(view) = &self.view else { return vec!["No game yet.".into()] };
+        if self.rules.family.hand_game().is_some() {
+            return vec!["Odds are for the common-hand games.".into()];
+        }
+        let faces = self.rules.dice.faces;
+        let mut lines = Vec::new();
+        if let Some((_, bid)) = view.current_bid {
+            let o = bid_odds(view, faces, bid);
+            lines.push(format!(
+                "The bid {bid}: {:.0}% likely true, {:.0}% exactly right (from your seat)",
+                o.at_least * 100.0,
+                o.exactly * 100.0
+            ));
+        }
+        if let Some(p) = &self.prompt {
+            for r in &p.legal.bids {
+                let b = Bid::new(r.min_quantity, r.face);
+                lines.push(format!("  {b}: {:.0}% true", bid_odds(view, faces, b).at_least * 100.0));
+            }
+        }
+        if lines.is_empty() {
+            lines.push("No bid to judge yet.".into());
+        }
+        lines
+    }
+
+    fn parse(&self, view: &View, line: &str) -> Result<Action, String> {
+        match self.rules.family.hand_game() {
+            None => dudo_rules::parse_call(line).map_err(|e| e.to_string()),
+            Some(kind) => {
+                let previous = view.hand.as_ref().and_then(|h| h.claim.as_ref()).map(|c| &c.1);
+                dudo_rules::action::parse_hand_call(kind, line, previous).map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    /// A typed line. Returns how the seat ends, if it does.
+    async fn on_line(&mut self, line: &str, session: &Session) -> Option<Exit> {
+        let trimmed = line.trim();
+        let lower = trimmed.trim_start_matches('/').to_ascii_lowercase();
+        let (word, rest) = lower.split_once(' ').map_or((lower.as_str(), ""), |(w, r)| (w, r.trim()));
+        let original_rest = trimmed.split_once(' ').map_or("", |(_, r)| r.trim());
+        match word {
+            "" => {}
+            "help" | "?" => self.out.lines(HELP.lines().map(String::from)),
+            "quit" | "exit" => return Some(Exit::Quit),
+            "status" => match &self.view {
+                Some(v) if self.table.state != pb::TableState::Waiting as i32 => {
+                    self.out.lines(render::status(v, &self.rules, &self.players, self.host(), self.style));
+                    if let Some(p) = &self.prompt {
+                        self.out.line(render::hint(&p.legal, &self.rules, self.style));
+                    }
+                }
+                _ => self.out.lines(self.waiting_room()),
+            },
+            "who" => self.out.lines(self.waiting_room()),
+            "odds" => self.out.lines(self.odds()),
+            "start" | "bot" | "set" | "remove" | "reset" | "again" | "leave" => {
+                return self.lobby_command(word, rest, original_rest).await;
+            }
+            _ => self.call(trimmed, session).await,
+        }
+        None
+    }
+
+    async fn call(&mut self, line: &str, session: &Session) {
+        let Some(key) = &self.key else {
+            self.out.line("You are watching: spectators make no calls.");
+            return;
+        };
+        let Some(prompt) = &self.prompt else {
+            let turn = self.view.as_ref().and_then(|v| v.turn);
+            let whose = match turn.and_then(|t| self.players.get(t)) {
+                Some(name) if !self.over => format!(" ({name} is to play)"),
+                _ => String::new(),
+            };
+            self.out.line(format!("It is not your turn{whose}: nothing may be called now."));
+            return;
+        };
+        let action = match self.parse(&prompt.view, line) {
+            Ok(a) => a,
+            Err(e) => {
+                self.out.line(self.style.red(&e));
+                return;
+            }
+        };
+        let my_turn = prompt.view.turn == Some(key.seat as usize);
+        if !my_turn {
+            let allowed = match &action {
+                Action::Calza => prompt.legal.calza,
+                Action::Dudo { .. } => !prompt.legal.dudo.is_empty(),
+                _ => false,
+            };
+            if !allowed {
+                self.out.line("It is not your turn: only an out-of-turn call offered above may be made now.");
+                return;
+            }
+        }
+        self.in_flight = true;
+        if session.act(action).await.is_err() {
+            self.out.line(self.style.red("The connection to the table has closed."));
+        }
+    }
+
+    async fn lobby_command(&mut self, word: &str, rest: &str, original_rest: &str) -> Option<Exit> {
+        let Some(key) = self.key.clone() else {
+            self.out.line("You are watching: only seated players may do that.");
+            return None;
+        };
+        let client = self.client.clone();
+        let result = match word {
+            "start" => client.start(&key).await.map(|_| "The game begins.".to_string()),
+            "bot" => {
+                let kind = if rest.is_empty() { "odds" } else { rest };
+                client.add_bot(&key, kind).await.map(|_| format!("A {kind} bot sits down."))
+            }
+            "set" => match original_rest.split_once('=') {
+                Some((path, value)) => client
+                    .change_settings(&key, vec![(path.trim().to_string(), value.trim().to_string())])
+                    .await
+                    .map(|_| format!("{} is now {}.", path.trim(), value.trim())),
+                None => Ok("Write it as `set FIELD=VALUE`, as in `set dice.faces=8`.".to_string()),
+            },
+            "remove" => match rest.parse::<u32>() {
+                Ok(seat) => client.remove(&key, seat).await.map(|_| format!("Seat {seat} is taken out.")),
+                Err(_) => {
+                    Ok("Write it as `remove SEAT`, with the seat's number (`who` lists them).".to_string())
+                }
+            },
+            "reset" => client.reset(&key).await.map(|_| "The table is back to waiting.".to_string()),
+            "again" => match client.reset(&key).await {
+                Ok(_) => client.start(&key).await.map(|_| "Another game begins.".to_string()),
+                Err(e) => Err(e),
+            },
+            "leave" => match client.leave(&key).await {
+                Ok(_) => {
+                    crate::seats::forget(client.addr(), &key.table);
+                    self.out.line("You left the table.");
+                    return Some(Exit::Left);
+                }
+                Err(e) => Err(e),
+            },
+            _ => return None,
+        };
+        match result {
+            Ok(text) => self.out.line(text),
+            Err(e) => self.out.line(self.style.red(&format!("Refused: {e}"))),
+        }
+        None
+    }
+}
+
+/// What the caller wants done between opening the session and reading input (for example
+/// `dudo play` adding its bots and starting), run once the loop is listening.
+pub type Setup = std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>;
+
+/// Sits at the table until the player quits or leaves. `key` is `None` for a spectator.
+pub async fn sit(
+    client: Client,
+    key: Option<SeatKey>,
+    table_ref: &str,
+    setup: Option<Setup>,
+) -> anyhow::Result<Exit> {
+    let style = Style::detect();
+    let words = Words::default();
+    words.set(vec!["help".into(), "status".into(), "quit".into()]);
+    let (mut lines, out) = input::start(words.clone());
+    let mut session = match &key {
+        Some(k) => client.play(k, None),
+        None => client.watch(table_ref, None),
+    };
+    let mut me = AtTable {
+        client,
+        key,
+        style,
+        out: out.clone(),
+        words,
+        table: pb::TableInfo::default(),
+        rules: Arc::new(dudo_rules::presets::fibbing()),
+        players: Vec::new(),
+        view: None,
+        prompt: None,
+        last_bid: None,
+        warned: Vec::new(),
+        offered_in_round: None,
+        over: false,
+        in_flight: false,
+    };
+    if me.key.is_some() {
+        out.line(style.dim("Type `help` for how to call, `quit` to stop."));
+    }
+    if let Some(setup) = setup {
+        setup.await?;
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            update = session.next() => match update {
+                Some(Ok(u)) => {
+                    me.on_update(u);
+                    // A script has nothing more to say once the game is over.
+                    if me.over && !me.out.interactive {
+                        return Ok(Exit::Quit);
+                    }
+                }
+                Some(Err(e)) => {
+                    out.line(style.red(&format!("The table has closed the stream: {e}")));
+                    return Ok(Exit::Quit);
+                }
+                None => return Ok(Exit::Quit),
+            },
+            line = lines.recv(), if me.wants_line() => match line.flatten() {
+                Some(l) => if let Some(exit) = me.on_line(&l, &session).await {
+                    return Ok(exit);
+                },
+                None => return Ok(Exit::Quit),
+            },
+            _ = tick.tick() => me.countdown(),
+        }
+    }
+}

@@ -1,0 +1,475 @@
+//! What the table looks like in a terminal: dice as dice, the seats in play order with the
+//! turn, host and starter marks, the bid, and events in words.
+//!
+//! [`Style`] decides once whether to draw dice glyphs (⚀-⚅) and colour: both need a
+//! terminal; colour also respects `NO_COLOR` and `TERM=dumb`, and `DUDO_ASCII` turns the
+//! glyphs off for terminals whose fonts lack them. Everything here is pure: strings in,
+//! strings out, so tests can check it.
+
+use std::io::IsTerminal;
+
+use dudo_rules::describe::describe_in;
+use dudo_rules::game::{Legal, PlayerView, View};
+use dudo_rules::hand::HandGame;
+use dudo_rules::ruleset::{DrinksTally, Family, GameEnd, WagerMode};
+use dudo_rules::{EventKind, RuleSet};
+
+/// How to draw: with dice glyphs and with colour, or plain.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    pub glyphs: bool,
+    pub colour: bool,
+}
+
+impl Style {
+    /// What this process's standard output can show.
+    pub fn detect() -> Style {
+        let terminal = std::io::stdout().is_terminal();
+        let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+            || std::env::var("TERM").is_ok_and(|t| t == "dumb");
+        Style { glyphs: terminal && std::env::var_os("DUDO_ASCII").is_none(), colour: terminal && !no_colour }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.colour { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
+    }
+
+    pub fn bold(self, text: &str) -> String {
+        self.paint("1", text)
+    }
+
+    pub fn dim(self, text: &str) -> String {
+        self.paint("2", text)
+    }
+
+    pub fn red(self, text: &str) -> String {
+        self.paint("31", text)
+    }
+
+    pub fn green(self, text: &str) -> String {
+        self.paint("32", text)
+    }
+
+    pub fn yellow(self, text: &str) -> String {
+        self.paint("33", text)
+    }
+
+    pub fn cyan(self, text: &str) -> String {
+        self.paint("36", text)
+    }
+
+    /// One die: a glyph for six-sided faces, a boxed number otherwise; `None` is a die
+    /// hidden from you.
+    pub fn die(self, face: Option<u8>, faces: u8) -> String {
+        match face {
+            None if self.glyphs => "▣".into(),
+            None => "?".into(),
+            Some(f @ 1..=6) if self.glyphs && faces <= 6 => {
+                ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'][usize::from(f - 1)].to_string()
+            }
+            Some(f) if self.glyphs => format!("[{f}]"),
+            Some(f) => f.to_string(),
+        }
+    }
+
+    /// Dice in a row; `wild` is drawn in yellow and `counted` (a bid's face) in green.
+    pub fn dice(self, dice: &[Option<u8>], faces: u8, counted: Option<u8>, wild: Option<u8>) -> String {
+        let drawn: Vec<String> = dice
+            .iter()
+            .map(|&d| {
+                let text = self.die(d, faces);
+                match d {
+                    Some(f) if Some(f) == counted => self.green(&text),
+                    Some(f) if Some(f) == wild => self.yellow(&text),
+                    _ => text,
+                }
+            })
+            .collect();
+        drawn.join(" ")
+    }
+
+    /// A bid as players say it, with the face drawn: "4 × ⚄ (4 fives)".
+    pub fn bid(self, bid: dudo_rules::Bid, faces: u8) -> String {
+        if self.glyphs {
+            format!("{} × {} ({bid})", bid.quantity, self.die(Some(bid.face), faces))
+        } else {
+            bid.to_string()
+        }
+    }
+}
+
+/// The seat names as this viewer reads them: their own marked "(you)".
+pub fn names_for(players: &[String], me: Option<usize>) -> Vec<String> {
+    players
+        .iter()
+        .enumerate()
+        .map(|(s, n)| if Some(s) == me { format!("{n} (you)") } else { n.clone() })
+        .collect()
+}
+
+fn known(dice: &[u8]) -> Vec<Option<u8>> {
+    dice.iter().map(|&d| Some(d)).collect()
+}
+
+/// One event as the lines to print (most events are one line; the reveal is a block).
+pub fn event_lines(
+    kind: &EventKind,
+    names: &[String],
+    rules: &RuleSet,
+    me: Option<usize>,
+    last_bid: Option<dudo_rules::Bid>,
+    style: Style,
+) -> Vec<String> {
+    let faces = rules.dice.faces;
+    let hand_game = rules.family.hand_game();
+    let name = |s: usize| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
+    let wild = rules_wild(rules);
+    match kind {
+        EventKind::DiceRolled { seat, dice } if Some(*seat) == me && hand_game.is_none() => {
+            vec![format!("Your dice: {}", style.bold(&style.dice(dice, faces, None, wild)))]
+        }
+        EventKind::DiceRevealed { dice } => {
+            let counted = last_bid.map(|b| b.face);
+            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+            let mut lines = vec![style.bold("Cups up:")];
+            for (s, d) in dice.iter().enumerate().filter(|(_, d)| !d.is_empty()) {
+                let count = counted.map_or(0, |f| d.iter().filter(|&&x| x == f || Some(x) == wild).count());
+                let tally = match counted {
+                    Some(_) => format!("  {}", style.dim(&format!("{count} counted"))),
+                    None => String::new(),
+                };
+                lines.push(format!(
+                    "  {:<width$}  {}{tally}",
+                    name(s),
+                    style.dice(&known(d), faces, counted, wild.filter(|_| counted.is_some()))
+                ));
+            }
+            lines
+        }
+        // The count that decided it, and who won and lost, in one line.
+        EventKind::RoundSettled { .. } | EventKind::ChallengeSettled { .. } => {
+            vec![style.bold(&describe_in(kind, names, hand_game))]
+        }
+        EventKind::DiceLost { seat, .. } | EventKind::LifeLost { seat, .. } if Some(*seat) == me => {
+            vec![style.red(&describe_in(kind, names, hand_game))]
+        }
+        EventKind::DiceWon { seat, .. } if Some(*seat) == me => {
+            vec![style.green(&describe_in(kind, names, hand_game))]
+        }
+        EventKind::RoundStarted { palifico, .. } if !palifico.is_empty() => {
+            vec![style.yellow(&format!("★ {}", describe_in(kind, names, hand_game)))]
+        }
+        EventKind::RoundStarted { .. } | EventKind::HandStarted { .. } => {
+            vec![String::new(), style.cyan(&describe_in(kind, names, hand_game))]
+        }
+        EventKind::ResultsTable { rows } => {
+            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+            let mut lines = vec![style.bold("Results of the round:")];
+            for r in rows {
+                let verdict = if r.was_true { style.green("true") } else { style.red("false") };
+                lines.push(format!(
+                    "  {:<width$}  {:<24} {} there  {verdict}",
+                    name(r.seat),
+                    style.bid(r.bid, faces),
+                    r.actual
+                ));
+            }
+            lines
+        }
+        EventKind::GameOver { .. } => vec![String::new(), style.bold(&describe_in(kind, names, hand_game))],
+        // The server's bookkeeping for verifiable dice: the client checks, people need not read it.
+        EventKind::DiceCommitted { .. } | EventKind::DiceSalts { .. } => Vec::new(),
+        _ => vec![describe_in(kind, names, hand_game)],
+    }
+}
+
+/// The face that is wild at the start of a round under these rules (the view says for sure).
+fn rules_wild(rules: &RuleSet) -> Option<u8> {
+    use dudo_rules::ruleset::Wilds;
+    match rules.wilds {
+        Wilds::None => None,
+        Wilds::Ones | Wilds::OnesUnlessOpenedOnOnes => Some(1),
+        Wilds::HighestFace => Some(rules.dice.faces),
+    }
+}
+
+/// Marks beside a seat: the host, the starter of the round.
+fn marks(style: Style, seat: usize, host: usize, starter: usize) -> String {
+    let mut m = String::new();
+    if seat == host {
+        m.push_str(if style.glyphs { " ★host" } else { " (host)" });
+    }
+    if seat == starter {
+        m.push_str(if style.glyphs { " ⚑started" } else { " (started)" });
+    }
+    m
+}
+
+/// The table from one seat: round, wilds, palifico, every seat in play order with the turn
+/// marked, dice counts, your dice, the bid, and the tallies the rules keep.
+pub fn status(view: &View, rules: &RuleSet, players: &[String], host: usize, style: Style) -> Vec<String> {
+    let me = view.seat;
+    let names = names_for(players, me);
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+    let faces = rules.dice.faces;
+    if let Some(game) = rules.family.hand_game() {
+        return hand_status(view, rules, &names, host, game, style);
+    }
+    let mut head = format!("Round {}", view.round);
+    head.push_str(&match view.wild {
+        Some(w) => format!(" · {} wild", dudo_rules::bid::face_name(w, true)),
+        None => " · no wilds".into(),
+    });
+    if !view.palifico.is_empty() {
+        let who: Vec<&str> = view.palifico.iter().filter_map(|&s| names.get(s).map(String::as_str)).collect();
+        head.push_str(&style.yellow(&format!(" · PALIFICO ({})", who.join(", "))));
+    }
+    let mut lines = vec![format!("{}  {}", style.bold(&head), style.dim(&format!("[{}]", rules.name)))];
+    for (s, p) in view.players.iter().enumerate() {
+        let turn = if view.turn == Some(s) { style.cyan("▶") } else { " ".into() };
+        let who = format!("{:<width$}", names.get(s).cloned().unwrap_or_default());
+        let who = if Some(s) == me { style.bold(&who) } else { who };
+        let detail = if let Some(place) = p.place {
+            style.dim(&format!("out ({})", ordinal(place)))
+        } else {
+            let dice = if Some(s) == me {
+                style.dice(&view.my_dice, faces, None, view.wild)
+            } else if let Some(all) = &view.all_dice {
+                all.get(s).map(|d| style.dice(&known(d), faces, None, view.wild)).unwrap_or_default()
+            } else {
+                String::new()
+            };
+            let pushed = if p.pushed.is_empty() {
+                String::new()
+            } else {
+                format!("  pushed {}", style.dice(&known(&p.pushed), faces, None, view.wild))
+            };
+            let claim = view
+                .claims
+                .iter()
+                .rev()
+                .find(|c| c.seat == s)
+                .map(|c| match c.kind {
+                    dudo_rules::game::ClaimKind::Bid(b) | dudo_rules::game::ClaimKind::PushBid(b) => {
+                        format!("  bid {}", style.bid(b, faces))
+                    }
+                    dudo_rules::game::ClaimKind::Pass => "  passed".into(),
+                })
+                .unwrap_or_default();
+            let watching = if p.watching { "  watching" } else { "" };
+            format!("{:<7}  {dice}{pushed}{claim}{watching}", plural_dice(p.dice))
+        };
+        let mark = format!("{:<16}", marks(style, s, host, view.starter));
+        lines.push(format!("  {turn} {who}{}  {detail}", style.dim(&mark)));
+    }
+    let arrow = if style.glyphs {
+        "play passes down the list ↓ and round to the top"
+    } else {
+        "play passes down the list"
+    };
+    let bid = match view.current_bid {
+        Some((s, b)) => {
+            format!("Bid to beat: {} by {}", style.bold(&style.bid(b, faces)), names[s.min(names.len() - 1)])
+        }
+        None => "No bid yet this round.".into(),
+    };
+    lines.push(format!("  {}  {}", style.dim(arrow), bid));
+    lines.extend(ledger(view, rules, &names));
+    lines
+}
+
+fn plural_dice(n: u16) -> String {
+    if n == 1 { "1 die".into() } else { format!("{n} dice") }
+}
+
+fn ordinal(place: usize) -> String {
+    let suffix = match (place % 10, place % 100) {
+        (1, p) if p != 11 => "st",
+        (2, p) if p != 12 => "nd",
+        (3, p) if p != 13 => "rd",
+        _ => "th",
+    };
+    format!("{place}{suffix}")
+}
+
+/// Points, money and drinks, when the rules keep them.
+fn ledger(view: &View, rules: &RuleSet, names: &[String]) -> Vec<String> {
+    let tally = |value: &dyn Fn(&PlayerView) -> String| -> String {
+        let parts: Vec<String> =
+            view.players.iter().enumerate().map(|(s, p)| format!("{} {}", names[s], value(p))).collect();
+        parts.join(", ")
+    };
+    let mut lines = Vec::new();
+    if matches!(rules.game_end, GameEnd::Points(_)) {
+        lines.push(format!("  Points: {}", tally(&|p| p.score.to_string())));
+    }
+    if rules.wager.mode != WagerMode::Off {
+        lines.push(format!("  Money: {}", tally(&|p| format!("{:+}", p.money))));
+    }
+    if rules.drinks.tally == DrinksTally::On {
+        lines.push(format!("  Drinks: {}", tally(&|p| p.drinks.to_string())));
+    }
+    lines
+}
+
+/// The cup of an individual-hand game.
+fn hand_status(
+    view: &View,
+    rules: &RuleSet,
+    names: &[String],
+    host: usize,
+    game: HandGame,
+    style: Style,
+) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{}  {}",
+        style.bold(&format!("Hand {}", view.round)),
+        style.dim(&format!("[{}]", rules.name))
+    )];
+    let drinks = matches!(rules.family, Family::Mexican | Family::MexicanTwoDice);
+    let holder = view.hand.as_ref().map(|h| h.holder);
+    for (s, p) in view.players.iter().enumerate() {
+        let turn = if view.turn == Some(s) { style.cyan("▶") } else { " ".into() };
+        let tally = if let Some(place) = p.place {
+            style.dim(&format!("out ({})", ordinal(place)))
+        } else if drinks {
+            format!("{} drinks, {} lives", p.drinks, p.lives)
+        } else {
+            format!("{} lives", p.lives)
+        };
+        let cup = if holder == Some(s) { "  holds the cup" } else { "" };
+        lines.push(format!(
+            "  {turn} {}  {tally}{cup}{}",
+            names.get(s).cloned().unwrap_or_default(),
+            style.dim(&marks(style, s, host, view.starter))
+        ));
+    }
+    if let Some(hand) = &view.hand {
+        let dice: Vec<String> = hand
+            .dice
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let face = d.map_or('?', |f| game.face_symbol(f));
+                let shown = if hand.shown.get(i).copied().unwrap_or(false) { "*" } else { "" };
+                format!("{}:{face}{shown}", i + 1)
+            })
+            .collect();
+        let claim = match &hand.claim {
+            Some((s, c)) => {
+                format!("{} claimed {}", names.get(*s).cloned().unwrap_or_default(), c.text(game))
+            }
+            None => "no claim yet".into(),
+        };
+        lines.push(format!("  The cup: [{}]  {claim}", dice.join(" ")));
+    }
+    lines
+}
+
+/// What you may call now, with the least raise on each face.
+pub fn hint(legal: &Legal, rules: &RuleSet, style: Style) -> String {
+    let faces = rules.dice.faces;
+    if let Some(kind) = legal.hand_game {
+        let mut parts = Vec::new();
+        if !legal.dudo.is_empty() {
+            parts.push("dudo (lift the cup)".to_string());
+        }
+        if legal.accept {
+            parts.push("accept".to_string());
+        }
+        if let Some(roll) = legal.roll {
+            let cost =
+                if roll.drinks > 0 { format!(" (costs {} drinks)", roll.drinks) } else { String::new() };
+            parts.push(if roll.all {
+                format!("roll all{cost}")
+            } else {
+                format!("roll POSITIONS, as in `roll 1 3`{cost}")
+            });
+            if roll.may_show {
+                parts.push("roll 1 3 show 2 (leave dice in view)".to_string());
+            }
+        }
+        if let Some(from) = &legal.claim_from {
+            parts.push(format!("a claim of {} or better (a hand, or `better`)", from.text(kind)));
+        }
+        if legal.dogs_life {
+            parts.push("bark (take the dog's life) or decline".to_string());
+        }
+        return format!("You may: {}", parts.join("; "));
+    }
+    let mut parts: Vec<String> = legal
+        .bids
+        .iter()
+        .map(|r| {
+            let face = style.die(Some(r.face), faces);
+            if style.glyphs {
+                format!("{} {face}", r.min_quantity)
+            } else {
+                format!("{} {}s", r.min_quantity, r.face)
+            }
+        })
+        .collect();
+    if !legal.dudo.is_empty() {
+        parts.push("dudo".into());
+    }
+    if legal.calza {
+        parts.push(dudo_rules::game::exact_call_name(rules).into());
+    }
+    if legal.pass {
+        parts.push("pass".into());
+    }
+    if legal.push {
+        parts.push("push DICE then BID".into());
+    }
+    if legal.watch {
+        parts.push("watch".into());
+    }
+    let least = if legal.bids.is_empty() { "" } else { " (least raise on each face)" };
+    format!("You may call{least}: {}", parts.join(", "))
+}
+
+/// Words a player may type now, for tab completion.
+pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<String> {
+    let mut words: Vec<String> =
+        legal.bids.iter().map(|r| format!("{} {}s", r.min_quantity, r.face)).collect();
+    if !legal.dudo.is_empty() {
+        words.push("dudo".into());
+    }
+    if legal.calza {
+        words.push(dudo_rules::game::exact_call_name(rules).into());
+    }
+    for (allowed, word) in
+        [(legal.pass, "pass"), (legal.push, "push "), (legal.watch, "watch"), (legal.accept, "accept")]
+    {
+        if allowed {
+            words.push(word.into());
+        }
+    }
+    if let Some(roll) = legal.roll {
+        words.push(if roll.all { "roll all".into() } else { "roll ".into() });
+    }
+    if legal.claim_from.is_some() {
+        words.push("better".into());
+    }
+    if legal.dogs_life {
+        words.extend(["bark".to_string(), "decline".to_string()]);
+    }
+    words.extend(["odds", "status", "help", "quit"].map(String::from));
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dice_draw_as_glyphs_or_digits() {
+        let fancy = Style { glyphs: true, colour: false };
+        let plain = Style::default();
+        assert_eq!(fancy.dice(&[Some(1), Some(6), None], 6, None, None), "⚀ ⚅ ▣");
+        assert_eq!(plain.dice(&[Some(1), Some(6), None], 6, None, None), "1 6 ?");
+        assert_eq!(fancy.die(Some(8), 8), "[8]");
+        let colour = Style { glyphs: false, colour: true };
+        assert_eq!(colour.dice(&[Some(5)], 6, Some(5), None), "\x1b[32m5\x1b[0m");
+    }
+}

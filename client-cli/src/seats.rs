@@ -1,0 +1,82 @@
+//! Seats remembered between commands, so `dudo join` after a crash (or `dudo host start`
+//! from another terminal) finds the seat's token again.
+//!
+//! One JSON file, `seats.json`, in `$DUDO_HOME`, or `$XDG_DATA_HOME/dudo`, or
+//! `~/.local/share/dudo`. A token is a secret: the file is the user's own, like a browser's
+//! cookies, and a seat is forgotten when the player leaves.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Saved {
+    pub server: String,
+    pub table: String,
+    pub code: String,
+    pub seat: u32,
+    pub token: String,
+    pub name: String,
+}
+
+fn dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("DUDO_HOME") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join("dudo"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/dudo"))
+}
+
+fn load() -> Vec<Saved> {
+    dir()
+        .and_then(|d| std::fs::read_to_string(d.join("seats.json")).ok())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+fn store(seats: &[Saved]) -> std::io::Result<()> {
+    let Some(dir) = dir() else { return Ok(()) };
+    std::fs::create_dir_all(&dir)?;
+    let text = serde_json::to_string_pretty(seats).map_err(std::io::Error::other)?;
+    let path = dir.join("seats.json");
+    std::fs::write(&path, text)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
+}
+
+/// The seat held at `table` (an id, a join code or a link) on `server`.
+pub fn find(server: &str, table: &str) -> Option<Saved> {
+    let code = table.rsplit('/').next().unwrap_or(table);
+    load()
+        .into_iter()
+        .rev()
+        .find(|s| s.server == server && (s.table == table || s.code.eq_ignore_ascii_case(code)))
+}
+
+/// Remembers a seat (a table keeps one seat per server and table).
+pub fn remember(seat: Saved) {
+    let mut seats = load();
+    seats.retain(|s| !(s.server == seat.server && s.table == seat.table));
+    seats.push(seat);
+    // Old seats are of no use: keep the last fifty.
+    let excess = seats.len().saturating_sub(50);
+    seats.drain(..excess);
+    if let Err(e) = store(&seats) {
+        eprintln!("dudo: could not save the seat for later ({e}); carrying on");
+    }
+}
+
+pub fn forget(server: &str, table: &str) {
+    let mut seats = load();
+    let before = seats.len();
+    seats.retain(|s| !(s.server == server && s.table == table));
+    if seats.len() != before {
+        let _ = store(&seats);
+    }
+}

@@ -1,0 +1,221 @@
+//! A Rust client for a dudo server, shared by the `dudo` command and the bot SDK.
+//!
+//! [`Client`] speaks the lobby (create, join, list, the host's commands); [`Client::play`]
+//! opens a seat's [`Session`] and [`Client::watch`] a spectator's. A session is a task that
+//! owns the gRPC stream: it turns wire messages into the engine's types ([`Update`]), sends
+//! actions up, and when the connection drops it reconnects and resumes from the last event
+//! it delivered, so the program using it sees every event once and in order.
+#![forbid(unsafe_code)]
+
+mod session;
+
+use std::time::Duration;
+
+use dudo_proto::convert::{self, ConvertError};
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::lobby_client::LobbyClient;
+use dudo_proto::v1::play_client::PlayClient;
+use tonic::transport::{Channel, Endpoint};
+
+pub use dudo_proto;
+pub use dudo_rules as rules;
+pub use session::{Prompt, Session, Update};
+
+/// What went wrong talking to a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("{addr} is not a server address (write host:port or http://host:port): {why}")]
+    Address { addr: String, why: String },
+    #[error("cannot reach the dudo server at {addr}: {source}")]
+    Connect {
+        addr: String,
+        #[source]
+        source: tonic::transport::Error,
+    },
+    /// The server refused: its message names the rule or field at fault.
+    #[error("{}", status.message())]
+    Refused { status: tonic::Status },
+    #[error("the server sent something this client cannot read: {0}")]
+    Wire(#[from] ConvertError),
+    #[error("the seat token is not valid metadata")]
+    Token,
+    #[error("the session has ended")]
+    Closed,
+}
+
+impl From<tonic::Status> for ClientError {
+    fn from(status: tonic::Status) -> Self {
+        ClientError::Refused { status }
+    }
+}
+
+impl ClientError {
+    /// The gRPC code behind a refusal, if it was one.
+    pub fn code(&self) -> Option<tonic::Code> {
+        match self {
+            ClientError::Refused { status } => Some(status.code()),
+            _ => None,
+        }
+    }
+}
+
+/// A seat of one's own at a table: what proves it, and where it is.
+#[derive(Clone, Debug)]
+pub struct SeatKey {
+    /// The table's id.
+    pub table: String,
+    pub seat: u32,
+    /// The secret sent as `authorization: Bearer <token>`.
+    pub token: String,
+    /// The table as it was when the seat was taken.
+    pub info: pb::TableInfo,
+}
+
+impl SeatKey {
+    fn from_joined(joined: pb::Joined) -> Result<SeatKey, ClientError> {
+        let info = joined
+            .table
+            .ok_or(ClientError::Wire(ConvertError { field: "joined.table", problem: "missing".into() }))?;
+        Ok(SeatKey { table: info.id.clone(), seat: joined.seat, token: joined.token, info })
+    }
+
+    /// Rebuilds a key saved earlier (for example by `dudo` between commands).
+    pub fn saved(table: String, seat: u32, token: String) -> SeatKey {
+        SeatKey { table, seat, token, info: pb::TableInfo::default() }
+    }
+}
+
+/// A connection to one dudo server. Cheap to clone: clones share the connection.
+#[derive(Clone, Debug)]
+pub struct Client {
+    lobby: LobbyClient<Channel>,
+    play: PlayClient<Channel>,
+    addr: String,
+}
+
+/// `host:port` or a URL, as an endpoint tonic can dial.
+fn endpoint(addr: &str) -> Result<Endpoint, ClientError> {
+    let url = if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") };
+    let bad = |why: String| ClientError::Address { addr: addr.to_string(), why };
+    Ok(Endpoint::from_shared(url)
+        .map_err(|e| bad(e.to_string()))?
+        .connect_timeout(Duration::from_secs(5))
+        // Noticing a dead connection quickly is what lets a session reconnect by itself.
+        .http2_keep_alive_interval(Duration::from_secs(20))
+        .keep_alive_timeout(Duration::from_secs(10))
+        .keep_alive_while_idle(true)
+        .tcp_nodelay(true))
+}
+
+impl Client {
+    /// Connects to a server at `addr` (`host:port`, or `http://host:port`).
+    pub async fn connect(addr: &str) -> Result<Client, ClientError> {
+        let channel = endpoint(addr)?
+            .connect()
+            .await
+            .map_err(|source| ClientError::Connect { addr: addr.to_string(), source })?;
+        Ok(Client {
+            lobby: LobbyClient::new(channel.clone()),
+            play: PlayClient::new(channel),
+            addr: addr.into(),
+        })
+    }
+
+    /// The address this client dialled.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// The generated lobby client, for calls this wrapper does not cover.
+    pub fn lobby(&self) -> LobbyClient<Channel> {
+        self.lobby.clone()
+    }
+
+    /// Creates a table; the creator holds seat 0 and is its host.
+    pub async fn create(&self, request: pb::CreateTableRequest) -> Result<SeatKey, ClientError> {
+        SeatKey::from_joined(self.lobby.clone().create_table(request).await?.into_inner())
+    }
+
+    /// Takes the next free seat at a table named by id, join code or link.
+    pub async fn join(&self, table: &str, name: &str) -> Result<SeatKey, ClientError> {
+        let request = pb::JoinTableRequest { table: table.into(), name: name.into() };
+        SeatKey::from_joined(self.lobby.clone().join_table(request).await?.into_inner())
+    }
+
+    /// Tables waiting for players.
+    pub async fn list(&self) -> Result<Vec<pb::TableInfo>, ClientError> {
+        Ok(self.lobby.clone().list_tables(pb::ListTablesRequest {}).await?.into_inner().tables)
+    }
+
+    /// Where a table stands.
+    pub async fn table(&self, table: &str) -> Result<pb::TableInfo, ClientError> {
+        Ok(self.lobby.clone().get_table(pb::TableRef { table: table.into() }).await?.into_inner())
+    }
+
+    /// Host: a built-in bot takes the next free seat.
+    pub async fn add_bot(&self, key: &SeatKey, bot: &str) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::AddBotRequest { table: key.table.clone(), bot: bot.into() })?;
+        Ok(self.lobby.clone().add_bot(request).await?.into_inner())
+    }
+
+    /// Host: the game begins with the seats taken.
+    pub async fn start(&self, key: &SeatKey) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::TableRef { table: key.table.clone() })?;
+        Ok(self.lobby.clone().start_game(request).await?.into_inner())
+    }
+
+    /// Host, before the start: change rule settings (`dice.count` = `6`).
+    pub async fn change_settings(
+        &self,
+        key: &SeatKey,
+        settings: Vec<(String, String)>,
+    ) -> Result<pb::TableInfo, ClientError> {
+        let settings = settings.into_iter().map(|(path, value)| pb::Setting { path, value }).collect();
+        let request = authed(key, pb::ChangeSettingsRequest { table: key.table.clone(), settings })?;
+        Ok(self.lobby.clone().change_settings(request).await?.into_inner())
+    }
+
+    /// Host: take a seat out (before the start, or before the first call of a round).
+    pub async fn remove(&self, key: &SeatKey, seat: u32) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::RemovePlayerRequest { table: key.table.clone(), seat })?;
+        Ok(self.lobby.clone().remove_player(request).await?.into_inner())
+    }
+
+    /// Host: back to waiting with the same seats and rules.
+    pub async fn reset(&self, key: &SeatKey) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::TableRef { table: key.table.clone() })?;
+        Ok(self.lobby.clone().reset_table(request).await?.into_inner())
+    }
+
+    /// Leave the table (before the start, or before the first call of a round).
+    pub async fn leave(&self, key: &SeatKey) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::TableRef { table: key.table.clone() })?;
+        Ok(self.lobby.clone().leave(request).await?.into_inner())
+    }
+
+    /// Opens the seat's session: its view, its events and its prompts, reconnecting by
+    /// itself. `since` resumes after that sequence number (`None`: start with a snapshot).
+    pub fn play(&self, key: &SeatKey, since: Option<u64>) -> Session {
+        session::open(self.play.clone(), session::Target::Seat(key.clone()), since)
+    }
+
+    /// Watches a table as a spectator.
+    pub fn watch(&self, table: &str, since: Option<u64>) -> Session {
+        session::open(self.play.clone(), session::Target::Spectator(table.to_string()), since)
+    }
+}
+
+/// A request carrying the seat's bearer token.
+fn authed<T>(key: &SeatKey, message: T) -> Result<tonic::Request<T>, ClientError> {
+    let mut request = tonic::Request::new(message);
+    let value = format!("Bearer {}", key.token).parse().map_err(|_| ClientError::Token)?;
+    request.metadata_mut().insert("authorization", value);
+    Ok(request)
+}
+
+/// The table's rule set, read from a table description.
+pub fn rules_of(info: &pb::TableInfo) -> Result<dudo_rules::RuleSet, ClientError> {
+    let rules =
+        info.rules.as_ref().ok_or(ConvertError { field: "table.rules", problem: "missing".into() })?;
+    Ok(convert::rules_from_wire(rules)?)
+}

@@ -1,0 +1,312 @@
+//! A seat's (or a spectator's) stream as a task that reconnects by itself.
+//!
+//! The task owns the gRPC stream and remembers the last event sequence number it passed on.
+//! When the stream fails for a reason that may pass (the server restarting, the network
+//! dropping), it waits a little longer each time and opens a new stream with `since`, so the
+//! events it passes on have no gaps and no repeats. When the server ends the stream on
+//! purpose (the table was reset, seats renumbered) it reconnects without `since` and gets a
+//! fresh snapshot. Refusals that will not pass (a bad token, a table that is gone) end it.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use dudo_proto::convert;
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::play_client::PlayClient;
+use dudo_rules::{Action, Event, Legal, RuleSet, View};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::Code;
+use tonic::transport::Channel;
+
+use crate::{ClientError, SeatKey, authed};
+
+/// Whose stream a session is.
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    Seat(SeatKey),
+    Spectator(String),
+}
+
+/// A prompt: it is (or may be) your move.
+#[derive(Clone, Debug)]
+pub struct Prompt {
+    pub view: View,
+    pub legal: Legal,
+    /// When the turn clock runs out, if the table has one.
+    pub deadline: Option<SystemTime>,
+    /// The last event the prompt knows of: older than an event you have seen means stale.
+    pub last_seq: Option<u64>,
+}
+
+/// What a session hands its owner, in the engine's types.
+#[derive(Clone, Debug)]
+pub enum Update {
+    /// Where the game stands (first on a new connection). `view` is `None` before the start.
+    Snapshot {
+        last_seq: Option<u64>,
+        view: Option<View>,
+        table: pb::TableInfo,
+        rules: Arc<RuleSet>,
+    },
+    /// Who sits at the table, and under which rules, changed.
+    Table {
+        table: pb::TableInfo,
+        rules: Arc<RuleSet>,
+    },
+    Event {
+        seq: u64,
+        event: Event,
+    },
+    Prompt(Prompt),
+    /// An action was refused; the game is unchanged. The reason names the rule at fault.
+    Rejected {
+        action: Option<Action>,
+        reason: String,
+    },
+    /// The connection dropped; the session is trying again after `retry_in`.
+    Reconnecting {
+        error: String,
+        retry_in: Duration,
+    },
+    /// Connected again, resuming after the last event passed on.
+    Reconnected,
+}
+
+/// A seat's stream. Dropping it closes the stream.
+pub struct Session {
+    updates: mpsc::Receiver<Result<Update, ClientError>>,
+    actions: mpsc::Sender<Action>,
+}
+
+impl Session {
+    /// The next update; `None` once the session has ended. An `Err` is why it ended.
+    pub async fn next(&mut self) -> Option<Result<Update, ClientError>> {
+        self.updates.recv().await
+    }
+
+    /// Sends an action for the seat. A refusal comes back as [`Update::Rejected`].
+    pub async fn act(&self, action: Action) -> Result<(), ClientError> {
+        self.actions.send(action).await.map_err(|_| ClientError::Closed)
+    }
+
+    /// A handle for sending actions from elsewhere (another task, a key handler).
+    pub fn actions(&self) -> mpsc::Sender<Action> {
+        self.actions.clone()
+    }
+}
+
+/// How long a session keeps trying to reconnect before it gives up.
+const GIVE_UP_AFTER: Duration = Duration::from_secs(120);
+
+pub(crate) fn open(play: PlayClient<Channel>, target: Target, since: Option<u64>) -> Session {
+    let (updates_tx, updates) = mpsc::channel(256);
+    let (actions, actions_rx) = mpsc::channel(16);
+    tokio::spawn(run(play, target, since, updates_tx, actions_rx));
+    Session { updates, actions }
+}
+
+/// Whether a failed stream is worth opening again, and how.
+enum Retry {
+    /// After the last event passed on.
+    Resume,
+    /// From a fresh snapshot (the server ended the stream on purpose).
+    Fresh,
+    Never,
+}
+
+fn retry_for(status: &tonic::Status) -> Retry {
+    match status.code() {
+        Code::Aborted => Retry::Fresh,
+        Code::Unavailable
+        | Code::Unknown
+        | Code::Internal
+        | Code::Cancelled
+        | Code::DeadlineExceeded
+        | Code::ResourceExhausted => Retry::Resume,
+        _ => Retry::Never,
+    }
+}
+
+struct Stream {
+    since: Option<u64>,
+    rules: Option<Arc<RuleSet>>,
+}
+
+async fn run(
+    mut play: PlayClient<Channel>,
+    target: Target,
+    since: Option<u64>,
+    updates: mpsc::Sender<Result<Update, ClientError>>,
+    mut actions: mpsc::Receiver<Action>,
+) {
+    let mut state = Stream { since, rules: None };
+    let mut backoff = Duration::from_millis(100);
+    let mut failing_since: Option<tokio::time::Instant> = None;
+    let mut reconnecting = false;
+    loop {
+        let status = match connect(&mut play, &target, state.since).await {
+            Ok((mut incoming, outgoing)) => {
+                if reconnecting && updates.send(Ok(Update::Reconnected)).await.is_err() {
+                    return;
+                }
+                match pump(&mut incoming, outgoing, &mut actions, &updates, &mut state).await {
+                    Ok(status) => {
+                        // Delivered something: the connection worked, so start backing off afresh.
+                        backoff = Duration::from_millis(100);
+                        failing_since = None;
+                        status
+                    }
+                    Err(Stop) => return,
+                }
+            }
+            Err(status) => status,
+        };
+        match retry_for(&status) {
+            Retry::Never => {
+                let _ = updates.send(Err(ClientError::Refused { status })).await;
+                return;
+            }
+            Retry::Fresh => state.since = None,
+            Retry::Resume => {}
+        }
+        let started = *failing_since.get_or_insert_with(tokio::time::Instant::now);
+        if started.elapsed() > GIVE_UP_AFTER {
+            let _ = updates.send(Err(ClientError::Refused { status })).await;
+            return;
+        }
+        let notice = Update::Reconnecting { error: status.message().to_string(), retry_in: backoff };
+        if updates.send(Ok(notice)).await.is_err() {
+            return;
+        }
+        reconnecting = true;
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// The owner dropped the session.
+struct Stop;
+
+type Incoming = tonic::Streaming<pb::PlayUpdate>;
+
+async fn connect(
+    play: &mut PlayClient<Channel>,
+    target: &Target,
+    since: Option<u64>,
+) -> Result<(Incoming, Option<mpsc::Sender<pb::PlayRequest>>), tonic::Status> {
+    match target {
+        Target::Seat(key) => {
+            let (tx, rx) = mpsc::channel(16);
+            let hello = pb::Hello { table: key.table.clone(), since };
+            let first = pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)) };
+            tx.send(first).await.map_err(|_| tonic::Status::cancelled("closed"))?;
+            let request = authed(key, ReceiverStream::new(rx))
+                .map_err(|_| tonic::Status::unauthenticated("the seat token is not valid metadata"))?;
+            Ok((play.play(request).await?.into_inner(), Some(tx)))
+        }
+        Target::Spectator(table) => {
+            let request = pb::WatchRequest { table: table.clone(), since };
+            Ok((play.watch(request).await?.into_inner(), None))
+        }
+    }
+}
+
+/// Passes updates on and actions up until the stream fails; returns why it failed.
+async fn pump(
+    incoming: &mut Incoming,
+    outgoing: Option<mpsc::Sender<pb::PlayRequest>>,
+    actions: &mut mpsc::Receiver<Action>,
+    updates: &mpsc::Sender<Result<Update, ClientError>>,
+    state: &mut Stream,
+) -> Result<tonic::Status, Stop> {
+    let mut actions_open = outgoing.is_some();
+    loop {
+        tokio::select! {
+            message = incoming.message() => {
+                let update = match message {
+                    Ok(Some(u)) => u,
+                    Ok(None) => return Ok(tonic::Status::unavailable("the server ended the stream")),
+                    Err(status) => return Ok(status),
+                };
+                let Some(update) = read(update, state) else { continue };
+                let update = update.map_err(ClientError::from);
+                let failed = update.is_err();
+                if updates.send(update).await.is_err() {
+                    return Err(Stop);
+                }
+                if failed {
+                    // A server this client cannot understand: say so and stop.
+                    return Err(Stop);
+                }
+            }
+            action = actions.recv(), if actions_open => match (action, &outgoing) {
+                (Some(action), Some(out)) => {
+                    let wire = convert::action_to_wire(&action);
+                    let request = pb::PlayRequest { request: Some(pb::play_request::Request::Action(wire)) };
+                    if out.send(request).await.is_err() {
+                        return Ok(tonic::Status::unavailable("the stream closed"));
+                    }
+                }
+                // The owner dropped the session: close the stream.
+                _ => actions_open = false,
+            },
+            () = updates.closed() => return Err(Stop),
+        }
+    }
+}
+
+/// One wire update in the engine's types; `None` for an empty message.
+fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, convert::ConvertError>> {
+    use pb::play_update::Update as U;
+    let rules_of = |info: &pb::TableInfo| -> Result<Arc<RuleSet>, convert::ConvertError> {
+        let wire = info
+            .rules
+            .as_ref()
+            .ok_or(convert::ConvertError { field: "table.rules", problem: "missing".into() })?;
+        Ok(Arc::new(convert::rules_from_wire(wire)?))
+    };
+    let update = update.update?;
+    let result = (|| {
+        Ok(match update {
+            U::Snapshot(s) => {
+                let table = s.table.unwrap_or_default();
+                let rules = rules_of(&table)?;
+                state.rules = Some(Arc::clone(&rules));
+                state.since = s.last_seq;
+                let view = s.view.as_ref().map(convert::view_from_wire).transpose()?;
+                Update::Snapshot { last_seq: s.last_seq, view, table, rules }
+            }
+            U::Table(table) => {
+                let rules = rules_of(&table)?;
+                state.rules = Some(Arc::clone(&rules));
+                Update::Table { table, rules }
+            }
+            U::Event(e) => {
+                let (seq, event) = convert::event_from_wire(&e)?;
+                state.since = Some(state.since.map_or(seq, |s| s.max(seq)));
+                Update::Event { seq, event }
+            }
+            U::Prompt(p) => {
+                let rules = state.rules.clone().ok_or(convert::ConvertError {
+                    field: "prompt",
+                    problem: "came before the table's rules".into(),
+                })?;
+                let view = convert::view_from_wire(
+                    p.view
+                        .as_ref()
+                        .ok_or(convert::ConvertError { field: "prompt.view", problem: "missing".into() })?,
+                )?;
+                let legal = convert::legal_from_wire(&p.legal.unwrap_or_default(), &rules)?;
+                let deadline =
+                    p.deadline_unix_millis.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
+                Update::Prompt(Prompt { view, legal, deadline, last_seq: p.last_seq })
+            }
+            U::Rejected(r) => Update::Rejected {
+                action: r.action.as_ref().and_then(|a| convert::action_from_wire(a).ok()),
+                reason: r.reason,
+            },
+        })
+    })();
+    Some(result)
+}
