@@ -102,7 +102,7 @@ impl AtTable {
     fn waiting_room(&self) -> Vec<String> {
         let t = &self.table;
         let mut lines = vec![format!(
-            "Table {} ({}) · {} of {} seats taken · join with: dudo join {}",
+            "Table {} ({}), {} of {} seats taken. Others join with: dudo join {}",
             self.style.bold(&t.join_code),
             self.rules.name,
             t.players.len(),
@@ -269,9 +269,10 @@ impl AtTable {
         lines
     }
 
-    fn parse(&self, view: &View, line: &str) -> Result<Action, String> {
+    fn parse(&self, prompt: &Prompt, line: &str) -> Result<Action, String> {
+        let view = &prompt.view;
         match self.rules.family.hand_game() {
-            None => dudo_rules::parse_call(line).map_err(|e| e.to_string()),
+            None => dudo_rules::action::parse_call_with(line, &prompt.legal).map_err(|e| e.to_string()),
             Some(kind) => {
                 let previous = view.hand.as_ref().and_then(|h| h.claim.as_ref()).map(|c| &c.1);
                 dudo_rules::action::parse_hand_call(kind, line, previous).map_err(|e| e.to_string())
@@ -322,7 +323,7 @@ impl AtTable {
             self.out.line(format!("It is not your turn{whose}: nothing may be called now."));
             return;
         };
-        let action = match self.parse(&prompt.view, line) {
+        let action = match self.parse(prompt, line) {
             Ok(a) => a,
             Err(e) => {
                 self.out.line(self.style.red(&e));

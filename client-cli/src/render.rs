@@ -215,18 +215,25 @@ pub fn status(view: &View, rules: &RuleSet, players: &[String], host: usize, sty
     if let Some(game) = rules.family.hand_game() {
         return hand_status(view, rules, &names, host, game, style);
     }
+    let dot = if style.glyphs { " · " } else { " - " };
     let mut head = format!("Round {}", view.round);
     head.push_str(&match view.wild {
-        Some(w) => format!(" · {} wild", dudo_rules::bid::face_name(w, true)),
-        None => " · no wilds".into(),
+        Some(w) => format!("{dot}{} wild", dudo_rules::bid::face_name(w, true)),
+        None => format!("{dot}no wilds"),
     });
     if !view.palifico.is_empty() {
         let who: Vec<&str> = view.palifico.iter().filter_map(|&s| names.get(s).map(String::as_str)).collect();
-        head.push_str(&style.yellow(&format!(" · PALIFICO ({})", who.join(", "))));
+        head.push_str(&style.yellow(&format!("{dot}PALIFICO ({})", who.join(", "))));
     }
     let mut lines = vec![format!("{}  {}", style.bold(&head), style.dim(&format!("[{}]", rules.name)))];
     for (s, p) in view.players.iter().enumerate() {
-        let turn = if view.turn == Some(s) { style.cyan("▶") } else { " ".into() };
+        let turn = if view.turn != Some(s) {
+            " ".into()
+        } else if style.glyphs {
+            style.cyan("▶")
+        } else {
+            ">".into()
+        };
         let who = format!("{:<width$}", names.get(s).cloned().unwrap_or_default());
         let who = if Some(s) == me { style.bold(&who) } else { who };
         let detail = if let Some(place) = p.place {
@@ -329,7 +336,11 @@ fn hand_status(
     let drinks = matches!(rules.family, Family::Mexican | Family::MexicanTwoDice);
     let holder = view.hand.as_ref().map(|h| h.holder);
     for (s, p) in view.players.iter().enumerate() {
-        let turn = if view.turn == Some(s) { style.cyan("▶") } else { " ".into() };
+        let turn = match (view.turn == Some(s), style.glyphs) {
+            (false, _) => " ".to_string(),
+            (true, true) => style.cyan("▶"),
+            (true, false) => ">".to_string(),
+        };
         let tally = if let Some(place) = p.place {
             style.dim(&format!("out ({})", ordinal(place)))
         } else if drinks {

@@ -196,7 +196,7 @@ impl Client {
     /// Opens the seat's session: its view, its events and its prompts, reconnecting by
     /// itself. `since` resumes after that sequence number (`None`: start with a snapshot).
     pub fn play(&self, key: &SeatKey, since: Option<u64>) -> Session {
-        session::open(self.play.clone(), session::Target::Seat(key.clone()), since)
+        session::open(self.play.clone(), session::Target::Seat(Box::new(key.clone())), since)
     }
 
     /// Watches a table as a spectator.

@@ -24,7 +24,7 @@ use crate::{ClientError, SeatKey, authed};
 /// Whose stream a session is.
 #[derive(Clone, Debug)]
 pub(crate) enum Target {
-    Seat(SeatKey),
+    Seat(Box<SeatKey>),
     Spectator(String),
 }
 
@@ -40,6 +40,8 @@ pub struct Prompt {
 }
 
 /// What a session hands its owner, in the engine's types.
+// A few updates a second, each moved once: boxing the large variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Update {
     /// Where the game stands (first on a new connection). `view` is `None` before the start.

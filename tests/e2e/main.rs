@@ -2,4 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
+mod client;
 mod server;
+mod tty;
