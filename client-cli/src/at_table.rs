@@ -183,7 +183,8 @@ impl AtTable {
                 self.on_prompt(p);
             }
             Update::Rejected { reason, .. } => {
-                self.out.line(self.style.red(&format!("Not allowed: {reason}")))
+                self.in_flight = false;
+                self.out.line(self.style.red(&format!("Not allowed: {reason}")));
             }
             Update::Reconnecting { error, retry_in } => self.out.line(self.style.dim(&format!(
                 "Connection lost ({error}); trying again in {:.1} s…",

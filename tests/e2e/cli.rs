@@ -22,7 +22,17 @@ fn dudo_with_input(args: &[&str], input: String) -> std::process::Output {
         .expect("run dudo");
     let mut stdin = child.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).ok());
+    // A game that stops asking must fail the test, not hang it.
+    let pid = child.id().to_string();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if finished.recv_timeout(std::time::Duration::from_secs(120)).is_err() {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+        }
+    });
     let out = child.wait_with_output().expect("dudo output");
+    let _ = done.send(());
+    watchdog.join().ok();
     writer.join().ok();
     out
 }
@@ -165,8 +175,10 @@ fn play_a_whole_game_against_bots_from_standard_input() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("wins the game!"), "{text}");
     assert!(text.contains("Your dice:"), "{text}");
-    // Only the human's own dice are ever shown while a round is on: no bot's roll.
-    assert!(!text.contains("(odds bot) rolls"), "{text}");
+    // Only the human's own dice are shown while they play: no bot's roll until they are out
+    // (fibbing lets the eliminated see every cup).
+    let playing = text.split("Tester (you) is out of the game").next().unwrap_or_default();
+    assert!(!playing.contains("(odds bot) rolls"), "{text}");
 }
 
 #[test]
