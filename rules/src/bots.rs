@@ -9,11 +9,11 @@ use crate::action::Action;
 use crate::bid::Bid;
 use crate::game::{Legal, View};
 use crate::hand::{Hand, HandGame};
-use crate::odds::{Knowledge, knowledge};
+use crate::odds::{BidOdds, Knowledge, match_chance};
 use crate::ruleset::{PassClaim, PushDice, RuleSet};
 
 /// The names `by_name` knows.
-pub const NAMES: &[&str] = &["random", "odds"];
+pub const NAMES: &[&str] = &["random", "odds", "reader"];
 
 /// A player that decides from its own view.
 pub trait Bot: Send {
@@ -31,13 +31,15 @@ pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
     match name {
         "random" => Some(Box::new(RandomBot::new(seed))),
         "odds" => Some(Box::new(OddsBot::new(seed))),
+        "reader" => Some(Box::new(ReaderBot::new(seed))),
         _ => None,
     }
 }
 
 /// Picks uniformly among the legal actions (a push counts as one more choice); in the
 /// individual-hand games, a kind of call uniformly (challenge, accept, roll, claim), then
-/// uniformly within it.
+/// uniformly within it. In the points game it guesses least raises and four calls in five
+/// are the odds bot's (see `act`).
 pub struct RandomBot {
     rng: ChaCha8Rng,
 }
@@ -103,7 +105,19 @@ impl Bot for RandomBot {
             }
             return hand_odds_move(game, view, legal);
         }
-        let bids: u32 = legal.bids.iter().map(|r| u32::from(r.max_quantity - r.min_quantity) + 1).sum();
+        // The points game ends only on an exact score, and losses count while gains past the
+        // target do not: uniform play (wild guesses, each costing quantity × face) drifts away
+        // from the target for ever. There the random bot guesses only least raises, and four
+        // in five of its calls are the odds bot's, so its games end.
+        let points = matches!(rules.game_end, crate::ruleset::GameEnd::Points(_));
+        if points && self.rng.random_bool(0.8) {
+            let know = Knowledge::of(view, rules.dice.faces);
+            return common_hand_move(&mut self.rng, &know, rules, view, legal);
+        }
+        let width = |r: &crate::bid::BidRange| {
+            if points { 1 } else { u32::from(r.max_quantity - r.min_quantity) + 1 }
+        };
+        let bids: u32 = legal.bids.iter().map(width).sum();
         let others =
             u32::from(legal.pass) + legal.dudo.len() as u32 + u32::from(legal.calza) + u32::from(legal.watch);
         let push = u32::from(legal.push);
@@ -116,7 +130,7 @@ impl Bot for RandomBot {
         }
         pick = pick.saturating_sub(push);
         for r in &legal.bids {
-            let n = u32::from(r.max_quantity - r.min_quantity) + 1;
+            let n = width(r);
             if pick < n {
                 return Action::Bid(Bid::new(r.min_quantity + pick as u16, r.face));
             }
@@ -186,6 +200,24 @@ fn fallback(legal: &Legal) -> Action {
     }
 }
 
+/// What a bot believes about how many dice show each face: the odds bot's plain binomial
+/// knowledge, or the reader's, which also weighs what the others have bid.
+pub trait Beliefs {
+    fn odds(&self, face: u8, quantity: u16) -> BidOdds;
+    /// The largest quantity of `face` at least `threshold` likely to be there.
+    fn likely_quantity(&self, face: u8, threshold: f64) -> u32;
+}
+
+impl Beliefs for Knowledge {
+    fn odds(&self, face: u8, quantity: u16) -> BidOdds {
+        self.face(face).odds(quantity)
+    }
+
+    fn likely_quantity(&self, face: u8, threshold: f64) -> u32 {
+        self.face(face).likely_quantity(threshold)
+    }
+}
+
 /// Bids and challenges by the binomial odds from its own seat (seed 002's "Basic Dice Odds"):
 /// it challenges when the bid is less likely true than its best raise, raises to the most
 /// likely minimum raise, and calls exact when that is the likeliest way to win.
@@ -197,43 +229,44 @@ impl OddsBot {
     pub fn new(seed: u64) -> Self {
         OddsBot { rng: ChaCha8Rng::seed_from_u64(seed) }
     }
+}
 
-    fn best_raise(&mut self, know: &Knowledge, legal: &Legal) -> Option<(Bid, f64)> {
-        let mut best: Option<(Bid, f64)> = None;
-        for r in &legal.bids {
-            let bid = Bid::new(r.min_quantity, r.face);
-            let p = know.face(r.face).odds(bid.quantity).at_least;
-            // Ties go to a coin flip so the bot is not fully predictable.
-            let better = match best {
-                None => true,
-                Some((_, bp)) => p > bp + 1e-12 || ((p - bp).abs() <= 1e-12 && self.rng.random_bool(0.5)),
-            };
-            if better {
-                best = Some((bid, p));
-            }
+/// The least raise on the face most likely to be there.
+fn best_raise(rng: &mut ChaCha8Rng, know: &impl Beliefs, legal: &Legal) -> Option<(Bid, f64)> {
+    let mut best: Option<(Bid, f64)> = None;
+    for r in &legal.bids {
+        let bid = Bid::new(r.min_quantity, r.face);
+        let p = know.odds(r.face, bid.quantity).at_least;
+        // Ties go to a coin flip so the bot is not fully predictable.
+        let better = match best {
+            None => true,
+            Some((_, bp)) => p > bp + 1e-12 || ((p - bp).abs() <= 1e-12 && rng.random_bool(0.5)),
+        };
+        if better {
+            best = Some((bid, p));
         }
-        best
     }
+    best
+}
 
-    fn opening(&mut self, know: &Knowledge, legal: &Legal) -> Option<Bid> {
-        let mut best: Option<(Bid, f64)> = None;
-        for r in &legal.bids {
-            // The largest quantity of this face that is still more likely true than not.
-            let know = know.face(r.face);
-            let likely = know.likely_quantity(0.5);
-            let q = u16::try_from(likely).unwrap_or(u16::MAX).clamp(r.min_quantity, r.max_quantity);
-            let bid = Bid::new(q, r.face);
-            let p = know.odds(q).at_least;
-            let better = match best {
-                None => true,
-                Some((b, bp)) => q > b.quantity || (q == b.quantity && p > bp),
-            };
-            if better {
-                best = Some((bid, p));
-            }
+/// The opening bid: the most dice of one face still more likely there than not.
+fn opening(know: &impl Beliefs, legal: &Legal) -> Option<Bid> {
+    let mut best: Option<(Bid, f64)> = None;
+    for r in &legal.bids {
+        // The largest quantity of this face that is still more likely true than not.
+        let likely = know.likely_quantity(r.face, 0.5);
+        let q = u16::try_from(likely).unwrap_or(u16::MAX).clamp(r.min_quantity, r.max_quantity);
+        let bid = Bid::new(q, r.face);
+        let p = know.odds(r.face, q).at_least;
+        let better = match best {
+            None => true,
+            Some((b, bp)) => q > b.quantity || (q == b.quantity && p > bp),
+        };
+        if better {
+            best = Some((bid, p));
         }
-        best.map(|b| b.0)
     }
+    best.map(|b| b.0)
 }
 
 /// Whether an individual-hand call can be made with what this seat sees: a Mexican claim
@@ -352,54 +385,206 @@ impl Bot for OddsBot {
         if let Some(game) = legal.hand_game {
             return hand_odds_move(game, view, legal);
         }
-        let know = Knowledge::of(view, rules.dice.faces);
-        let Some((_, current)) = view.current_bid else {
-            return match self.opening(&know, legal) {
-                Some(bid) => Action::Bid(bid),
-                None => fallback(legal),
-            };
-        };
-        let now = know.face(current.face).odds(current.quantity);
-        let best = self.best_raise(&know, legal);
-        let raise_p = best.map_or(0.0, |b| b.1);
-        let dudo_p = 1.0 - now.at_least;
-        if legal.calza && now.exactly > dudo_p.max(raise_p) {
-            return Action::Calza;
-        }
-        if legal.pass && raise_p < 0.5 && pass_is_true(rules, view) {
-            return Action::Pass;
-        }
-        // The points game: stop while the last guess of ours still looks good.
-        if legal.watch
-            && raise_p < 0.5
-            && dudo_p < 0.5
-            && let Some(mine) = view.seat.and_then(|s| view.players.get(s)).and_then(|p| p.last_guess)
-            && know.face(mine.face).odds(mine.quantity).at_least >= 0.6
-        {
-            return Action::Watch;
-        }
-        match best {
-            Some((bid, p)) if legal.dudo.is_empty() || p >= dudo_p => Action::Bid(bid),
-            _ => fallback(legal),
-        }
+        common_hand_move(&mut self.rng, &Knowledge::of(view, rules.dice.faces), rules, view, legal)
     }
 
     fn interject(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
-        let (_, current) = view.current_bid?;
-        // An out-of-turn challenge (002) when the bid is very likely false.
-        if !legal.dudo.is_empty()
-            && knowledge(view, rules.dice.faces, current.face).odds(current.quantity).at_least < 0.2
-        {
-            return Some(Action::Dudo { target: None });
-        }
-        if !legal.calza {
-            return None;
-        }
-        let mine = view.seat.and_then(|s| view.players.get(s)).map_or(0, |p| p.dice);
-        if mine >= u16::from(rules.dice.max) {
-            return None;
-        }
-        let p = knowledge(view, rules.dice.faces, current.face).odds(current.quantity).exactly;
-        (mine < u16::from(rules.dice.max) && p > 0.5).then_some(Action::Calza)
+        out_of_turn(&Knowledge::of(view, rules.dice.faces), rules, view, legal)
     }
+}
+
+/// The common-hand play of the odds and reader bots, given what the bot believes: challenge
+/// when the bid is less likely true than its best raise, raise to the likeliest least raise,
+/// call exact when that is the likeliest way to win.
+fn common_hand_move(
+    rng: &mut ChaCha8Rng,
+    know: &impl Beliefs,
+    rules: &RuleSet,
+    view: &View,
+    legal: &Legal,
+) -> Action {
+    let Some((_, current)) = view.current_bid else {
+        return match opening(know, legal) {
+            Some(bid) => Action::Bid(bid),
+            None => fallback(legal),
+        };
+    };
+    let now = know.odds(current.face, current.quantity);
+    let best = best_raise(rng, know, legal);
+    let raise_p = best.map_or(0.0, |b| b.1);
+    let dudo_p = 1.0 - now.at_least;
+    if legal.calza && now.exactly > dudo_p.max(raise_p) {
+        return Action::Calza;
+    }
+    if legal.pass && raise_p < 0.5 && pass_is_true(rules, view) {
+        return Action::Pass;
+    }
+    // The points game: stop while the last guess of ours still looks good.
+    if legal.watch
+        && raise_p < 0.5
+        && dudo_p < 0.5
+        && let Some(mine) = view.seat.and_then(|s| view.players.get(s)).and_then(|p| p.last_guess)
+        && know.odds(mine.face, mine.quantity).at_least >= 0.6
+    {
+        return Action::Watch;
+    }
+    match best {
+        Some((bid, p)) if legal.dudo.is_empty() || p >= dudo_p => Action::Bid(bid),
+        _ => fallback(legal),
+    }
+}
+
+/// Out of turn: a challenge when the bid is very likely false, exact when it is likely right.
+fn out_of_turn(know: &impl Beliefs, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
+    let (_, current) = view.current_bid?;
+    // An out-of-turn challenge (002) when the bid is very likely false.
+    if !legal.dudo.is_empty() && know.odds(current.face, current.quantity).at_least < 0.2 {
+        return Some(Action::Dudo { target: None });
+    }
+    if !legal.calza {
+        return None;
+    }
+    let mine = view.seat.and_then(|s| view.players.get(s)).map_or(0, |p| p.dice);
+    if mine >= u16::from(rules.dice.max) {
+        return None;
+    }
+    let p = know.odds(current.face, current.quantity).exactly;
+    (mine < u16::from(rules.dice.max) && p > 0.5).then_some(Action::Calza)
+}
+
+/// The odds bot's play on better beliefs: it reads every other player's bids this round as
+/// evidence about their dice. A player who bid on a face is taken to hold more of it than
+/// chance would give: each of their hidden dice matches with odds tilted by `TILT` per bid
+/// they made on that face (at most two), as if they bid what they hold. Everything else is
+/// the odds bot's, so the difference between the two is what reading bids is worth.
+pub struct ReaderBot {
+    rng: ChaCha8Rng,
+}
+
+impl ReaderBot {
+    pub fn new(seed: u64) -> Self {
+        ReaderBot { rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+}
+
+impl Bot for ReaderBot {
+    fn name(&self) -> &'static str {
+        "reader"
+    }
+
+    fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        if let Some(game) = legal.hand_game {
+            return hand_odds_move(game, view, legal);
+        }
+        common_hand_move(&mut self.rng, &Reading::of(view, rules.dice.faces), rules, view, legal)
+    }
+
+    fn interject(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
+        out_of_turn(&Reading::of(view, rules.dice.faces), rules, view, legal)
+    }
+}
+
+/// How much one bid on a face raises the log-odds that each of the bidder's dice shows it.
+const TILT: f64 = 0.9;
+
+/// For each face, the chance of every total count of matching dice on the table, from one
+/// seat, with the others' bids read as evidence.
+pub struct Reading {
+    /// `tails[face][q]`: the chance at least `q` dice match `face`; `pmf` the chance of exactly.
+    tails: Vec<Vec<f64>>,
+    pmf: Vec<Vec<f64>>,
+}
+
+impl Reading {
+    pub fn of(view: &View, faces: u8) -> Reading {
+        let mut tails = vec![Vec::new()];
+        let mut pmf = vec![Vec::new()];
+        for face in 1..=faces {
+            let dist = count_distribution(view, faces, face);
+            let mut tail = vec![0.0; dist.len() + 1];
+            for q in (0..dist.len()).rev() {
+                tail[q] = tail[q + 1] + dist[q];
+            }
+            tails.push(tail);
+            pmf.push(dist);
+        }
+        Reading { tails, pmf }
+    }
+}
+
+impl Beliefs for Reading {
+    fn odds(&self, face: u8, quantity: u16) -> BidOdds {
+        let q = usize::from(quantity);
+        let at = |v: &Vec<Vec<f64>>| v.get(usize::from(face)).and_then(|d| d.get(q)).copied().unwrap_or(0.0);
+        BidOdds { at_least: at(&self.tails).min(1.0), exactly: at(&self.pmf) }
+    }
+
+    fn likely_quantity(&self, face: u8, threshold: f64) -> u32 {
+        let tail = self.tails.get(usize::from(face)).map_or(&[][..], Vec::as_slice);
+        tail.iter().rposition(|&p| p >= threshold).map_or(0, |q| q as u32)
+    }
+}
+
+/// The distribution of the number of dice matching `face` this round, as one seat reads it.
+fn count_distribution(view: &View, faces: u8, face: u8) -> Vec<f64> {
+    let wild = view.wild;
+    let matches = |d: u8| d == face || wild.is_some_and(|w| w != face && d == w);
+    if let Some(all) = &view.all_dice {
+        let n = all.iter().flatten().filter(|&&d| matches(d)).count();
+        let mut dist = vec![0.0; n + 1];
+        dist[n] = 1.0;
+        return dist;
+    }
+    let chance = match_chance(face, faces, wild);
+    let mut dist = vec![1.0];
+    let mut known = 0usize;
+    let mut hidden_mine = 0u32;
+    for d in &view.my_dice {
+        match d {
+            Some(d) => known += usize::from(matches(*d)),
+            None => hidden_mine += 1,
+        }
+    }
+    dist = convolve_binomial(&dist, hidden_mine, chance);
+    for (seat, p) in view.players.iter().enumerate() {
+        if p.place.is_some() {
+            continue;
+        }
+        known += p.pushed.iter().filter(|&&d| matches(d)).count();
+        if Some(seat) == view.seat {
+            continue;
+        }
+        let hidden = u32::from(p.dice).saturating_sub(p.pushed.len() as u32);
+        let bids_on_face = view
+            .claims
+            .iter()
+            .filter(|c| c.seat == seat)
+            .filter(|c| match c.kind {
+                crate::game::ClaimKind::Bid(b) | crate::game::ClaimKind::PushBid(b) => b.face == face,
+                crate::game::ClaimKind::Pass => false,
+            })
+            .count()
+            .min(2);
+        // Tilting the log-odds of each die is the same as a binomial with a larger chance.
+        let boost = (TILT * bids_on_face as f64).exp();
+        let tilted = chance * boost / (1.0 - chance + chance * boost);
+        dist = convolve_binomial(&dist, hidden, tilted);
+    }
+    let mut shifted = vec![0.0; known];
+    shifted.extend(dist);
+    shifted
+}
+
+/// `dist` convolved with Binomial(n, p).
+fn convolve_binomial(dist: &[f64], n: u32, p: f64) -> Vec<f64> {
+    let mut out = dist.to_vec();
+    for _ in 0..n {
+        let mut next = vec![0.0; out.len() + 1];
+        for (k, &w) in out.iter().enumerate() {
+            next[k] += w * (1.0 - p);
+            next[k + 1] += w * p;
+        }
+        out = next;
+    }
+    out
 }

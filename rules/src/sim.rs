@@ -89,3 +89,25 @@ pub fn play_into(
     }
     Ok(Outcome { standings: game.standings(), rounds: game.round(), actions })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{bots, presets, seed_from_u64};
+
+    #[test]
+    fn every_bot_plays_every_preset_to_the_end() {
+        for preset in presets::NAMES {
+            let rules = Arc::new(presets::by_name(preset).unwrap_or_else(|| panic!("{preset}")));
+            let seats = usize::from(rules.players.min.max(3).min(rules.players.max));
+            for name in bots::NAMES {
+                for game in 0..5u64 {
+                    let mut table: Vec<Box<dyn Bot>> =
+                        (0..seats).filter_map(|s| bots::by_name(name, game * 10 + s as u64)).collect();
+                    let outcome = play(&rules, &mut table, seed_from_u64(game));
+                    assert!(outcome.is_ok(), "{name} on {preset}: {:?}", outcome.err());
+                }
+            }
+        }
+    }
+}
