@@ -1,7 +1,269 @@
-//! The dudo bot SDK.
+//! Write a dudo bot in Rust.
 //!
-//! The reference bots live in the engine today (`dudo_rules::bots`) so that `dudo simulate`
-//! needs no server; this crate re-exports them and will grow the networked `Bot` runner.
+//! Implement [`Bot`]: it is shown a [`Turn`] (its dice and view of the table, the rule set,
+//! the legal actions, the round's history and the deadline) and answers with an
+//! [`Action`]. [`run`] does the rest: it connects, takes a seat by join code, keeps the
+//! stream alive through dropped connections (resuming where it was), answers every prompt,
+//! checks the server's dice commitments, and returns when the game is over.
+//!
+//! ```no_run
+//! use dudo_bot::{Action, Bot, Turn};
+//!
+//! struct Cautious;
+//! impl Bot for Cautious {
+//!     fn act(&mut self, turn: &Turn) -> Action {
+//!         match turn.view.current_bid {
+//!             Some((_, bid)) if turn.odds(bid).at_least < 0.5 && turn.may_challenge() => turn.challenge(),
+//!             _ => turn.least_raise().unwrap_or(turn.any()),
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! The reference bots (`random`, `odds`, and `reader`, which also reads the others' bids as
+//! evidence) are the engine's, usable here through [`builtin`].
 #![forbid(unsafe_code)]
 
-pub use dudo_rules::bots;
+mod verify;
+
+use std::time::SystemTime;
+
+pub use dudo_client::{Client, ClientError, SeatKey};
+pub use dudo_rules::odds::BidOdds;
+pub use dudo_rules::{Action, Bid, Event, EventKind, Legal, RuleSet, View};
+pub use verify::{DiceCheck, DiceCheckError};
+
+use dudo_client::Update;
+
+/// What a bot sees when it is asked to move.
+pub struct Turn<'a> {
+    /// The bot's seat.
+    pub seat: usize,
+    /// What the seat may know: its dice, everyone's dice counts, the bids of the round.
+    pub view: &'a View,
+    /// Everything the bot may do now.
+    pub legal: &'a Legal,
+    pub rules: &'a RuleSet,
+    /// Every event this seat has seen, oldest first.
+    pub history: &'a [Event],
+    /// When the turn clock runs out, if the table has one: after it the server plays the
+    /// seat's default action (and says so with a `turn_timed_out` event).
+    pub deadline: Option<SystemTime>,
+    /// False when the bot is offered an out-of-turn call (calza, an out-of-sequence dudo).
+    pub my_turn: bool,
+}
+
+impl Turn<'_> {
+    /// The odds that `bid` is true (at least) and exactly right, from this seat's knowledge.
+    pub fn odds(&self, bid: Bid) -> BidOdds {
+        dudo_rules::odds::bid_odds(self.view, self.rules.dice.faces, bid)
+    }
+
+    /// The least legal bid on `face`, if any.
+    pub fn min_raise(&self, face: u8) -> Option<Bid> {
+        self.legal.min_bid(face)
+    }
+
+    /// The least raise on the face this seat's odds favour most, as an action.
+    pub fn least_raise(&self) -> Option<Action> {
+        self.legal
+            .bids
+            .iter()
+            .map(|r| Bid::new(r.min_quantity, r.face))
+            .max_by(|a, b| self.odds(*a).at_least.total_cmp(&self.odds(*b).at_least))
+            .map(Action::Bid)
+    }
+
+    /// Whether a challenge (dudo) is allowed now.
+    pub fn may_challenge(&self) -> bool {
+        !self.legal.dudo.is_empty()
+    }
+
+    /// A challenge of the last claim.
+    pub fn challenge(&self) -> Action {
+        Action::Dudo { target: None }
+    }
+
+    /// Every legal action (pushes aside).
+    pub fn actions(&self) -> Vec<Action> {
+        self.legal.actions()
+    }
+
+    /// Some legal action: the first of [`Turn::actions`] (a challenge if there is none).
+    pub fn any(&self) -> Action {
+        self.actions().into_iter().next().unwrap_or(Action::Dudo { target: None })
+    }
+}
+
+/// A player. Only `act` is required.
+pub trait Bot: Send {
+    /// The move for this turn. An illegal one is refused by the server with the rule at fault
+    /// (see [`Bot::refused`]) and the bot is asked again.
+    fn act(&mut self, turn: &Turn) -> Action;
+
+    /// An out-of-turn call, or `None` to let play go on.
+    fn interject(&mut self, _turn: &Turn) -> Option<Action> {
+        None
+    }
+
+    /// Every event the seat sees, as it comes (a round settled, dice lost, ...).
+    fn observe(&mut self, _event: &Event) {}
+
+    /// The server refused the last action; `reason` names the rule.
+    fn refused(&mut self, _action: Option<&Action>, _reason: &str) {}
+
+    /// The game is over: seats from first place to last.
+    fn game_over(&mut self, _standings: &[usize]) {}
+}
+
+/// One of the engine's built-in bots as an SDK bot.
+pub struct Builtin(Box<dyn dudo_rules::bots::Bot>);
+
+/// The built-in bot called `name` (`random`, `odds`, `reader`), its randomness from `seed`.
+pub fn builtin(name: &str, seed: u64) -> Option<Builtin> {
+    dudo_rules::bots::by_name(name, seed).map(Builtin)
+}
+
+/// The built-in bots' names.
+pub const BUILTIN: &[&str] = dudo_rules::bots::NAMES;
+
+impl Bot for Builtin {
+    fn act(&mut self, turn: &Turn) -> Action {
+        self.0.act(turn.rules, turn.view, turn.legal)
+    }
+
+    fn interject(&mut self, turn: &Turn) -> Option<Action> {
+        self.0.interject(turn.rules, turn.view, turn.legal)
+    }
+}
+
+/// Why a bot stopped before the end of its game.
+#[derive(Debug, thiserror::Error)]
+pub enum BotError {
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error("the server's dice did not match its commitment: {0}")]
+    Dice(#[from] DiceCheckError),
+    #[error("the stream ended before the game did")]
+    Ended,
+}
+
+/// Where to play.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `host:port` of the dudo server.
+    pub server: String,
+    /// The join code (or link, or table id).
+    pub table: String,
+    /// The bot's name at the table.
+    pub name: String,
+    /// A seat already held: its token (an arena hands its own seat to an external bot
+    /// this way). Then `table` is the table's id and no seat is taken.
+    pub token: Option<String>,
+    /// The held seat's number, with `token`.
+    pub seat: u32,
+}
+
+impl Options {
+    /// From the command line, `PROGRAM HOST:PORT JOINCODE [NAME]`, falling back on the
+    /// `DUDO_SERVER` and `DUDO_TABLE` environment variables (and `name`).
+    pub fn from_args(name: &str) -> Options {
+        let arg = |i: usize, var: &str, default: &str| {
+            std::env::args().nth(i).or_else(|| std::env::var(var).ok()).unwrap_or_else(|| default.to_string())
+        };
+        Options {
+            server: arg(1, "DUDO_SERVER", "127.0.0.1:50051"),
+            table: arg(2, "DUDO_TABLE", ""),
+            name: arg(3, "DUDO_BOT_NAME", name),
+            token: std::env::var("DUDO_TOKEN").ok().filter(|t| !t.is_empty()),
+            seat: std::env::var("DUDO_SEAT").ok().and_then(|s| s.parse().ok()).unwrap_or(0),
+        }
+    }
+}
+
+/// How a game ended for the bot.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub seat: usize,
+    /// Seats from first place to last.
+    pub standings: Vec<usize>,
+    /// Dice commitments the bot checked against the server's reveals.
+    pub dice_checked: usize,
+}
+
+impl Outcome {
+    /// The bot's finishing place, from 1.
+    pub fn place(&self) -> Option<usize> {
+        self.standings.iter().position(|&s| s == self.seat).map(|p| p + 1)
+    }
+}
+
+/// Connects, joins the table, plays until the game is over, and leaves the stream.
+pub async fn run(bot: &mut impl Bot, options: &Options) -> Result<Outcome, BotError> {
+    let client = Client::connect(&options.server).await?;
+    let key = match &options.token {
+        Some(token) => {
+            let info = client.table(&options.table).await?;
+            SeatKey { info, ..SeatKey::saved(options.table.clone(), options.seat, token.clone()) }
+        }
+        None => client.join(&options.table, &options.name).await?,
+    };
+    play(bot, &client, &key).await
+}
+
+/// Plays a seat already held (for example one the bot's own program created).
+pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<Outcome, BotError> {
+    let mut session = client.play(key, None);
+    let seat = key.seat as usize;
+    let mut history: Vec<Event> = Vec::new();
+    let mut rules = dudo_client::rules_of(&key.info).ok();
+    let mut checker = DiceCheck::default();
+    let mut last_seq: Option<u64> = None;
+    while let Some(update) = session.next().await {
+        match update? {
+            Update::Snapshot { rules: r, last_seq: l, .. } => {
+                rules = Some((*r).clone());
+                last_seq = l;
+            }
+            Update::Table { rules: r, .. } => rules = Some((*r).clone()),
+            Update::Event { seq, event } => {
+                last_seq = Some(seq);
+                checker.see(&event, rules.as_ref())?;
+                bot.observe(&event);
+                if let EventKind::GameOver { standings, .. } = &event.kind {
+                    bot.game_over(standings);
+                    return Ok(Outcome {
+                        seat,
+                        standings: standings.clone(),
+                        dice_checked: checker.checked(),
+                    });
+                }
+                history.push(event);
+            }
+            Update::Prompt(p) => {
+                // A prompt older than an event already seen is stale: a fresh one follows.
+                if p.last_seq.is_some_and(|l| last_seq.is_some_and(|s| l < s)) {
+                    continue;
+                }
+                let Some(rules) = &rules else { continue };
+                let my_turn = p.view.turn == Some(seat);
+                let turn = Turn {
+                    seat,
+                    view: &p.view,
+                    legal: &p.legal,
+                    rules,
+                    history: &history,
+                    deadline: p.deadline,
+                    my_turn,
+                };
+                let action = if my_turn { Some(bot.act(&turn)) } else { bot.interject(&turn) };
+                if let Some(action) = action {
+                    session.act(action).await?;
+                }
+            }
+            Update::Rejected { action, reason } => bot.refused(action.as_ref(), &reason),
+            Update::Reconnecting { .. } | Update::Reconnected => {}
+        }
+    }
+    Err(BotError::Ended)
+}

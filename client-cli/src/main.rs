@@ -4,6 +4,7 @@
 //! Every subcommand lives in its own module; this file only parses the command line.
 #![forbid(unsafe_code)]
 
+mod arena;
 mod at_table;
 mod input;
 mod lobby_cmd;
@@ -73,6 +74,12 @@ enum Command {
     ///
     /// Example: dudo simulate --preset fibbing --players 6 --games 10000 --bot odds --bot random
     Simulate(simulate::SimulateArgs),
+    /// Many games between bots, duplicate-seeded, with standings, intervals and Elo.
+    ///
+    /// Examples: dudo arena --bots odds,random --games 200 --seed 7;
+    /// dudo arena --bots odds,reader,random --mode free-for-all --out results.jsonl;
+    /// dudo arena --bots odds --external mine='python3 bot.py'
+    Arena(arena::ArenaArgs),
     /// Print a shell completion script.
     ///
     /// Example: dudo completions bash > ~/.local/share/bash-completion/completions/dudo
@@ -163,6 +170,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Play(a) => play::run(a),
+        Command::Arena(a) => arena::run(a),
         Command::Create(a) => lobby_cmd::create(a),
         Command::Join(a) => lobby_cmd::join(a),
         Command::List(a) => lobby_cmd::list(a),

@@ -193,6 +193,12 @@ impl Client {
         Ok(self.lobby.clone().leave(request).await?.into_inner())
     }
 
+    /// Host: close the table for good (its streams end, its place under the limits is freed).
+    pub async fn close(&self, key: &SeatKey) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::TableRef { table: key.table.clone() })?;
+        Ok(self.lobby.clone().close_table(request).await?.into_inner())
+    }
+
     /// Opens the seat's session: its view, its events and its prompts, reconnecting by
     /// itself. `since` resumes after that sequence number (`None`: start with a snapshot).
     pub fn play(&self, key: &SeatKey, since: Option<u64>) -> Session {

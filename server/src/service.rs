@@ -318,7 +318,7 @@ impl Lobby for Dudo {
         tokio::spawn(tracing::Instrument::instrument(
             async move {
                 table.run(rx, idle).await;
-                // Closed for idleness: the table leaves the registry and the limits.
+                // Closed (idle, or by its host): the table leaves the registry and the limits.
                 if let Ok(mut r) = registry.lock() {
                     r.tables.remove(&closing_id);
                     r.codes.remove(&closing_code);
@@ -432,6 +432,14 @@ impl Lobby for Dudo {
         let handle = self.find(&request.get_ref().table)?;
         self.ask(&handle, |reply| Command::Leave { token, reply }).await??;
         Ok(Response::new(self.info(&handle).await?))
+    }
+
+    async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        let info = self.info(&handle).await?;
+        self.ask(&handle, |reply| Command::Close { token, reply }).await??;
+        Ok(Response::new(info))
     }
 }
 

@@ -73,6 +73,11 @@ pub enum Command {
         token: String,
         reply: oneshot::Sender<Result<(), Status>>,
     },
+    /// The host closes the table for good: streams end, the table leaves the server.
+    Close {
+        token: String,
+        reply: oneshot::Sender<Result<(), Status>>,
+    },
     /// The server is stopping: tell every stream and close it.
     Shutdown {
         reply: oneshot::Sender<()>,
@@ -108,6 +113,8 @@ pub struct Table {
     subscribers: Vec<Subscriber>,
     /// The table as last announced to the streams, so only changes are sent.
     announced: Option<pb::TableInfo>,
+    /// The host closed the table: the task ends after this command.
+    closed: bool,
     /// The turn clock: time per move, if the table has one.
     clock: Option<Clock>,
     /// How long bots wait before moving (zero: they move at once, in one go).
@@ -210,6 +217,7 @@ impl Table {
             log: Vec::new(),
             subscribers: Vec::new(),
             announced: None,
+            closed: false,
         }
     }
 
@@ -228,6 +236,10 @@ impl Table {
                     Some(c) => {
                         last_call = Instant::now();
                         self.handle(c);
+                        if self.closed {
+                            tracing::info!("table closed by its host");
+                            break;
+                        }
                     }
                     None => break,
                 },
@@ -329,7 +341,12 @@ impl Table {
             }
             Command::AddBot { token, bot, reply } => {
                 let result = self.host_only(&token).and_then(|_| {
-                    let brain = bots::by_name(&bot, rand::rng().random()).ok_or_else(|| {
+                    // A seeded table's bots are seeded from it too, so the whole game replays.
+                    let seed = match self.seed {
+                        Some(s) => s ^ (self.seats.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        None => rand::rng().random(),
+                    };
+                    let brain = bots::by_name(&bot, seed).ok_or_else(|| {
                         Status::invalid_argument(format!(
                             "no bot {bot:?}; the bots are {}",
                             bots::NAMES.join(", ")
@@ -385,6 +402,16 @@ impl Table {
             }
             Command::Leave { token, reply } => {
                 let result = self.seat_of(&token).and_then(|seat| self.remove(seat));
+                let _ = reply.send(result);
+            }
+            Command::Close { token, reply } => {
+                let result = self.host_only(&token).map(|_| {
+                    self.closed = true;
+                    // Streams end now, with a reason: nothing more will come.
+                    for s in self.subscribers.drain(..) {
+                        let _ = s.tx.try_send(Err(Status::not_found("the host closed the table")));
+                    }
+                });
                 let _ = reply.send(result);
             }
             Command::Shutdown { reply } => {

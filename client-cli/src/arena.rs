@@ -1,0 +1,456 @@
+//! `dudo arena`: many games between bots on a server, with standings one can trust.
+//!
+//! Every game is a real table on a dudo server (the embedded one unless `--server`). Luck is
+//! cancelled by duplicate play: each deal (a dice seed) is played once per rotation of the
+//! line-up, so every bot sits in every seat with the same dice. A fixed `--seed` fixes every
+//! deal, so a tournament can be run again. Round-robin plays every combination of `--seats`
+//! bots; free-for-all seats them all at one table.
+//!
+//! The creator of a table holds seat 0, so the arena plays that seat itself: a built-in bot
+//! through the bot SDK, or an external program given the seat's token. Other seats are the
+//! server's built-in bots, or external programs that join by the table's code.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use dudo_client::dudo_proto::v1 as pb;
+use dudo_client::{Client, Update};
+use dudo_rules::EventKind;
+
+use crate::RuleArgs;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Mode {
+    /// Every combination of --seats bots plays (all pairs, for two seats).
+    RoundRobin,
+    /// All the bots at one table.
+    FreeForAll,
+}
+
+#[derive(Args)]
+pub struct ArenaArgs {
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// Built-in bots to enter, by name (random, odds, reader); a name may repeat.
+    #[arg(long, value_delimiter = ',', default_value = "odds,random")]
+    pub bots: Vec<String>,
+    /// An external bot: NAME=COMMAND. The command is run once per game with DUDO_SERVER and
+    /// DUDO_TABLE (a join code) set, or DUDO_TABLE (the table id), DUDO_TOKEN and DUDO_SEAT
+    /// when it plays the creator's seat.
+    #[arg(long, value_name = "NAME=COMMAND")]
+    pub external: Vec<String>,
+    /// Games in all (rounded up to whole sets of rotations).
+    #[arg(long, default_value_t = 200)]
+    pub games: u32,
+    /// Seed of every deal: the same seed plays the same tournament.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Seats per table in round-robin.
+    #[arg(long, default_value_t = 2)]
+    pub seats: usize,
+    #[arg(long, value_enum, default_value = "round-robin")]
+    pub mode: Mode,
+    /// Play on this server instead of an embedded one.
+    #[arg(long, env = "DUDO_SERVER")]
+    pub server: Option<String>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 16)]
+    pub parallel: usize,
+    /// Write one JSON object per game, then the standings, to this file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+}
+
+/// A competitor.
+#[derive(Clone, Debug)]
+struct Entry {
+    name: String,
+    kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Builtin(String),
+    External(String),
+}
+
+/// One game to play: who sits where, and the deal.
+#[derive(Clone, Debug)]
+struct Game {
+    number: usize,
+    seed: u64,
+    lineup: Vec<usize>,
+}
+
+/// What a game gave: entries from first place to last.
+#[derive(Clone, Debug)]
+struct Result_ {
+    game: Game,
+    finish: Vec<usize>,
+}
+
+/// Each deal's seed, spread from the tournament's (splitmix64).
+fn deal_seed(seed: u64, deal: u64) -> u64 {
+    let mut z = seed.wrapping_add(deal.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    if k == 0 {
+        return vec![Vec::new()];
+    }
+    if n < k {
+        return Vec::new();
+    }
+    let mut out = combinations(n - 1, k);
+    for mut c in combinations(n - 1, k - 1) {
+        c.push(n - 1);
+        out.push(c);
+    }
+    out
+}
+
+/// Every game of the tournament: line-ups times deals times rotations.
+fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> anyhow::Result<Vec<Game>> {
+    let lineups = match mode {
+        Mode::FreeForAll => vec![(0..entries).collect::<Vec<_>>()],
+        Mode::RoundRobin => combinations(entries, seats),
+    };
+    anyhow::ensure!(!lineups.is_empty(), "--seats {seats} is more than the {entries} bots entered");
+    let per_set = lineups.len() * lineups[0].len();
+    let deals = (games as usize).div_ceil(per_set).max(1);
+    let mut out = Vec::new();
+    for deal in 0..deals {
+        let seed = deal_seed(seed, deal as u64);
+        for lineup in &lineups {
+            for r in 0..lineup.len() {
+                let mut seated = lineup.clone();
+                seated.rotate_left(r);
+                out.push(Game { number: out.len(), seed, lineup: seated });
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
+    let mut entries: Vec<Entry> = Vec::new();
+    for b in &args.bots {
+        anyhow::ensure!(
+            dudo_bot::BUILTIN.contains(&b.as_str()),
+            "no bot {b:?}; the bots are {}",
+            dudo_bot::BUILTIN.join(", ")
+        );
+        let count = entries.iter().filter(|e| matches!(&e.kind, Kind::Builtin(k) if k == b)).count();
+        let name = if count == 0 { b.clone() } else { format!("{b}-{}", count + 1) };
+        entries.push(Entry { name, kind: Kind::Builtin(b.clone()) });
+    }
+    for e in &args.external {
+        let (name, command) =
+            e.split_once('=').ok_or_else(|| anyhow::anyhow!("--external takes NAME=COMMAND; got {e:?}"))?;
+        entries.push(Entry { name: name.into(), kind: Kind::External(command.into()) });
+    }
+    anyhow::ensure!(entries.len() >= 2, "an arena needs at least two bots");
+    let games = schedule(entries.len(), args.mode, args.seats, args.games, args.seed)?;
+    let template = pb::CreateTableRequest { name: "arena".into(), ..args.rules.request()? };
+    crate::net::runtime()?.block_on(async move {
+        let client = match &args.server {
+            Some(addr) => Client::connect(addr).await?,
+            None => crate::net::embedded().await?,
+        };
+        let entries = Arc::new(entries);
+        let total = games.len();
+        let started = Instant::now();
+        let limit = Arc::new(tokio::sync::Semaphore::new(args.parallel.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        for game in games {
+            let (client, entries, template, limit) =
+                (client.clone(), Arc::clone(&entries), template.clone(), Arc::clone(&limit));
+            tasks.spawn(async move {
+                let _permit = limit.acquire_owned().await;
+                play_one(&client, &entries, &template, game).await
+            });
+        }
+        let mut results = Vec::with_capacity(total);
+        let progress = std::io::stderr().is_terminal();
+        while let Some(done) = tasks.join_next().await {
+            results.push(done.context("a game's task failed")??);
+            if progress {
+                let filled = results.len() * 30 / total.max(1);
+                eprint!(
+                    "\r[{}{}] {}/{} games",
+                    "#".repeat(filled),
+                    ".".repeat(30 - filled),
+                    results.len(),
+                    total
+                );
+            }
+        }
+        if progress {
+            eprintln!();
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        results.sort_by_key(|r| r.game.number);
+        let table = standings(&entries, &results);
+        println!(
+            "{} games in {elapsed:.1} s ({:.0} games/s), seed {}",
+            total,
+            total as f64 / elapsed.max(1e-9),
+            args.seed
+        );
+        println!(
+            "{:<14} {:>6} {:>6} {:>7} {:>17} {:>10} {:>7}",
+            "bot", "games", "wins", "win%", "95% interval", "mean place", "Elo"
+        );
+        for s in &table {
+            println!(
+                "{:<14} {:>6} {:>6} {:>6.1}% {:>7.1}% - {:>5.1}% {:>10.2} {:>7.0}",
+                s.name,
+                s.games,
+                s.wins,
+                s.rate * 100.0,
+                s.low * 100.0,
+                s.high * 100.0,
+                s.mean_place,
+                s.elo
+            );
+        }
+        if let Some(path) = &args.out {
+            write_jsonl(path, &entries, &results, &table)?;
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Plays one game and says how it finished.
+async fn play_one(
+    client: &Client,
+    entries: &[Entry],
+    template: &pb::CreateTableRequest,
+    game: Game,
+) -> anyhow::Result<Result_> {
+    let request = pb::CreateTableRequest {
+        seats: game.lineup.len() as u32,
+        seed: Some(game.seed),
+        name: entries[game.lineup[0]].name.clone(),
+        ..template.clone()
+    };
+    let key = client.create(request).await?;
+    let mut watch = client.watch(&key.table, None);
+    let mut children = Vec::new();
+    let mut host_bot = None;
+    for (seat, &entry) in game.lineup.iter().enumerate() {
+        match (&entries[entry].kind, seat) {
+            (Kind::Builtin(kind), 0) => {
+                host_bot = dudo_bot::builtin(kind, game.seed ^ 0x5eed);
+            }
+            (Kind::Builtin(kind), _) => {
+                client.add_bot(&key, kind).await?;
+            }
+            (Kind::External(command), _) => {
+                let mut cmd = std::process::Command::new("sh");
+                cmd.args(["-c", command])
+                    .env("DUDO_SERVER", client.addr())
+                    .env("DUDO_BOT_NAME", &entries[entry].name);
+                if seat == 0 {
+                    cmd.env("DUDO_TABLE", &key.table).env("DUDO_TOKEN", &key.token).env("DUDO_SEAT", "0");
+                } else {
+                    cmd.env("DUDO_TABLE", &key.info.join_code).env_remove("DUDO_TOKEN");
+                }
+                children.push(cmd.spawn().with_context(|| format!("starting {command}"))?);
+                if seat > 0 {
+                    wait_for_seats(&mut watch, seat + 1).await?;
+                }
+            }
+        }
+    }
+    let player = host_bot.map(|mut bot| {
+        let (client, key) = (client.clone(), key.clone());
+        tokio::spawn(async move { dudo_bot::play(&mut bot, &client, &key).await })
+    });
+    client.start(&key).await?;
+    // The result comes from watching; the arena's own seat failing must end the game too,
+    // or the table would wait for it for ever.
+    let mut player = player;
+    let mut standings = None;
+    while standings.is_none() {
+        tokio::select! {
+            update = watch.next() => match update {
+                Some(update) => {
+                    if let Update::Event { event, .. } = update? {
+                        if let EventKind::GameOver { standings: s, .. } = event.kind {
+                            standings = Some(s);
+                        }
+                    }
+                }
+                None => break,
+            },
+            done = async { match player.as_mut() { Some(p) => p.await, None => std::future::pending().await } } => {
+                player = None;
+                done.context("the arena's seat")?.context("the arena's seat")?;
+            }
+        }
+    }
+    if let Some(p) = player {
+        p.await.context("the arena's seat")??;
+    }
+    // Finished tables are closed at once, so a long run stays under the server's table limits.
+    client.close(&key).await?;
+    for mut c in children {
+        let _ = c.wait();
+    }
+    let standings =
+        standings.ok_or_else(|| anyhow::anyhow!("game {} ended without a result", game.number))?;
+    let finish = standings.iter().filter_map(|&s| game.lineup.get(s).copied()).collect();
+    Ok(Result_ { game, finish })
+}
+
+/// Waits until `count` seats are taken (an external bot has joined).
+async fn wait_for_seats(watch: &mut dudo_client::Session, count: usize) -> anyhow::Result<()> {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let update = tokio::time::timeout_at(deadline, watch.next())
+            .await
+            .map_err(|_| anyhow::anyhow!("an external bot did not join within 30 s"))?;
+        match update {
+            Some(Ok(Update::Table { table, .. } | Update::Snapshot { table, .. }))
+                if table.players.len() >= count =>
+            {
+                return Ok(());
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(e.into()),
+            None => anyhow::bail!("the table closed"),
+        }
+    }
+}
+
+struct Standing {
+    name: String,
+    games: u32,
+    wins: u32,
+    rate: f64,
+    low: f64,
+    high: f64,
+    mean_place: f64,
+    elo: f64,
+}
+
+/// Wilson's 95% interval for `wins` out of `games`.
+fn wilson(wins: u32, games: u32) -> (f64, f64) {
+    if games == 0 {
+        return (0.0, 1.0);
+    }
+    let (n, p, z) = (f64::from(games), f64::from(wins) / f64::from(games), 1.96f64);
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Games, wins, intervals, mean places and Elo ratings (every game split into the pairs it
+/// ranks, each worth 1/(seats-1) of a game; K = 16), best first.
+fn standings(entries: &[Entry], results: &[Result_]) -> Vec<Standing> {
+    let n = entries.len();
+    let (mut games, mut wins, mut places) = (vec![0u32; n], vec![0u32; n], vec![0.0f64; n]);
+    let mut elo = vec![1500.0f64; n];
+    for r in results {
+        for (place, &e) in r.finish.iter().enumerate() {
+            games[e] += 1;
+            places[e] += (place + 1) as f64;
+            if place == 0 {
+                wins[e] += 1;
+            }
+        }
+        let weight = 1.0 / (r.finish.len().saturating_sub(1).max(1)) as f64;
+        let before = elo.clone();
+        for (i, &a) in r.finish.iter().enumerate() {
+            for &b in &r.finish[i + 1..] {
+                let expected = 1.0 / (1.0 + 10f64.powf((before[b] - before[a]) / 400.0));
+                let delta = 16.0 * weight * (1.0 - expected);
+                elo[a] += delta;
+                elo[b] -= delta;
+            }
+        }
+    }
+    let mut out: Vec<Standing> = (0..n)
+        .map(|e| {
+            let (low, high) = wilson(wins[e], games[e]);
+            Standing {
+                name: entries[e].name.clone(),
+                games: games[e],
+                wins: wins[e],
+                rate: if games[e] == 0 { 0.0 } else { f64::from(wins[e]) / f64::from(games[e]) },
+                low,
+                high,
+                mean_place: if games[e] == 0 { 0.0 } else { places[e] / f64::from(games[e]) },
+                elo: elo[e],
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.rate.total_cmp(&a.rate).then(a.mean_place.total_cmp(&b.mean_place)));
+    out
+}
+
+fn write_jsonl(
+    path: &std::path::Path,
+    entries: &[Entry],
+    results: &[Result_],
+    table: &[Standing],
+) -> anyhow::Result<()> {
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?,
+    );
+    let name = |e: &usize| entries[*e].name.clone();
+    for r in results {
+        let line = serde_json::json!({
+            "game": r.game.number,
+            "seed": r.game.seed,
+            "seats": r.game.lineup.iter().map(name).collect::<Vec<_>>(),
+            "finish": r.finish.iter().map(name).collect::<Vec<_>>(),
+        });
+        writeln!(file, "{line}")?;
+    }
+    for s in table {
+        let line = serde_json::json!({
+            "standing": s.name, "games": s.games, "wins": s.wins, "win_rate": s.rate,
+            "interval_95": [s.low, s.high], "mean_place": s.mean_place, "elo": s.elo,
+        });
+        writeln!(file, "{line}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_schedules_seat_every_bot_everywhere_on_every_deal() {
+        let games = schedule(3, Mode::RoundRobin, 2, 12, 7).unwrap_or_default();
+        // 3 pairs × 2 rotations = 6 games a deal; 12 games is two deals.
+        assert_eq!(games.len(), 12);
+        for deal in games.chunks(6) {
+            assert!(deal.iter().all(|g| g.seed == deal[0].seed));
+            for pair in deal.chunks(2) {
+                assert_eq!(pair[0].lineup, pair[1].lineup.iter().rev().copied().collect::<Vec<_>>());
+            }
+        }
+        assert_ne!(games[0].seed, games[6].seed);
+        let ffa = schedule(4, Mode::FreeForAll, 2, 8, 1).unwrap_or_default();
+        assert_eq!(ffa.len(), 8);
+        assert!(schedule(2, Mode::RoundRobin, 3, 8, 1).is_err());
+    }
+
+    #[test]
+    fn wilson_intervals_hold_the_rate() {
+        let (low, high) = wilson(60, 100);
+        assert!(low < 0.6 && 0.6 < high && low > 0.49 && high < 0.70, "{low} {high}");
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+}
