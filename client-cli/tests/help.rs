@@ -23,6 +23,7 @@ const COMMANDS: &[&[&str]] = &[
     &["rules"],
     &["script"],
     &["simulate"],
+    &["arena"],
     &["completions"],
 ];
 

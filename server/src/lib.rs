@@ -55,6 +55,7 @@ pub async fn run_with(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let max_message = limits.max_message_bytes;
+    let keepalive = limits.keepalive;
     let dudo = service::Dudo::new(limits);
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<LobbyServer<service::Dudo>>().await;
@@ -77,8 +78,8 @@ pub async fn run_with(
     tonic::transport::Server::builder()
         // A client that vanished without closing its connection (a laptop lid, a dropped
         // network) is noticed within ~40 s, freeing its streams and its table.
-        .http2_keepalive_interval(Some(std::time::Duration::from_secs(30)))
-        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(10)))
+        .http2_keepalive_interval(keepalive)
+        .http2_keepalive_timeout(keepalive.map(|_| std::time::Duration::from_secs(10)))
         // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
         .accept_http1(true)
         .layer(tonic_web::GrpcWebLayer::new())

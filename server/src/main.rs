@@ -37,6 +37,10 @@ struct Args {
     /// it (a finished or abandoned table otherwise stays for ever).
     #[arg(long, env = "DUDO_IDLE_TABLE_SECONDS", default_value_t = 1800)]
     idle_table_seconds: u64,
+    /// Ping a connection quiet for this many seconds to learn whether it is still there; a
+    /// vanished client's streams are freed about 10 s later (0: never ping).
+    #[arg(long, env = "DUDO_KEEPALIVE_SECONDS", default_value_t = 30)]
+    keepalive_seconds: u64,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
     metrics_listen: Option<std::net::SocketAddr>,
@@ -87,6 +91,8 @@ async fn main() -> anyhow::Result<()> {
         actions_per_second: args.actions_per_second,
         max_message_bytes: args.max_message_bytes,
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
+        keepalive: (args.keepalive_seconds > 0)
+            .then(|| std::time::Duration::from_secs(args.keepalive_seconds)),
     };
     dudo_server::run_with(listener, limits, shutdown).await?;
     Ok(())

@@ -51,6 +51,8 @@ pub struct Limits {
     pub max_message_bytes: usize,
     /// How long a table lives with no call reaching it and no stream open on it.
     pub idle_table: std::time::Duration,
+    /// How often to ping a quiet connection to learn whether it is still there (none: never).
+    pub keepalive: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
@@ -64,6 +66,7 @@ impl Default for Limits {
             actions_per_second: 50,
             max_message_bytes: 64 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
+            keepalive: Some(std::time::Duration::from_secs(30)),
         }
     }
 }

@@ -18,6 +18,27 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// The path of a workspace example (`minimal` of the bot SDK), built by `cargo test --workspace`.
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = exe.parent().and_then(|deps| deps.parent()).map(PathBuf::from).unwrap_or_default();
+    let path = dir.join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is not built; run the tests with `cargo test --workspace`", path.display());
+    path
+}
+
+/// The Python with grpcio that `scripts/python-env.sh` makes, or why there is none.
+pub fn python() -> Result<String, String> {
+    let out = Command::new("bash")
+        .arg(root().join("scripts/python-env.sh"))
+        .output()
+        .map_err(|e| format!("cannot run bash: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("no Python environment ({})", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -1,0 +1,94 @@
+"""A complete dudo bot in Python, with grpcio and stubs generated from proto/.
+
+    python bot.py HOST:PORT JOINCODE [NAME]
+
+or with DUDO_SERVER and DUDO_TABLE set (and DUDO_TOKEN, DUDO_SEAT to play a seat already
+held, as `dudo arena --external NAME='python bot.py'` does). It plays one game and prints
+its place. Needs grpcio and grpcio-tools (scripts/python-env.sh makes such an environment).
+"""
+import os
+import queue
+import sys
+import tempfile
+
+import grpc
+from grpc_tools import protoc
+
+PROTO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "proto")
+
+
+def load_stubs():
+    out = tempfile.mkdtemp(prefix="dudo-stubs-")
+    files = [f"dudo/v1/{f}.proto" for f in ("rules", "game", "service")]
+    include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
+    if protoc.main(["protoc", f"-I{PROTO}", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *files]):
+        sys.exit("protoc failed")
+    sys.path.insert(0, out)
+    from dudo.v1 import game_pb2, service_pb2, service_pb2_grpc
+    return game_pb2, service_pb2, service_pb2_grpc
+
+
+# ---- the bot's logic: 25 lines ----
+def choose(pb, view, legal, faces):
+    """Challenge a bid that needs more dice than we expect; otherwise raise on our best face."""
+    wild = view.wild if view.HasField("wild") else None
+    unknown = sum(p.dice for p in view.players if not p.HasField("place")) - len(view.my_dice)
+
+    def expected(face):
+        mine = sum(1 for d in view.my_dice if d == face or (wild and d == wild and face != wild))
+        return mine + unknown * (2 if wild and face != wild else 1) / faces
+
+    if view.HasField("current_bid") and legal.dudo:
+        bid = view.current_bid.bid
+        if bid.quantity > expected(bid.face) + 0.5:
+            return pb.Action(dudo=pb.Dudo())
+    if legal.bids:
+        best = max(legal.bids, key=lambda r: expected(r.face) - r.min_quantity)
+        return pb.Action(bid=pb.Bid(quantity=best.min_quantity, face=best.face))
+    if legal.dudo:
+        return pb.Action(dudo=pb.Dudo())
+    if legal.HasField("claim_from"):  # the cup games: claim the least allowed
+        return pb.Action(claim=legal.claim_from)
+    if legal.HasField("roll"):
+        return pb.Action(roll=pb.Roll(dice=list(range(len(view.hand.dice)))))
+    if legal.dogs_life:
+        return pb.Action(dogs_life=pb.DogsLifeChoice(bark=True))
+    return pb.Action(accept=pb.Empty())
+# ---- end of the bot's logic ----
+
+
+def main():
+    args = sys.argv[1:] + [None] * 3
+    server = args[0] or os.environ.get("DUDO_SERVER", "127.0.0.1:50051")
+    table = args[1] or os.environ["DUDO_TABLE"]
+    name = args[2] or os.environ.get("DUDO_BOT_NAME", "pybot")
+    pb, service, rpc = load_stubs()
+    channel = grpc.insecure_channel(server)
+    lobby, play = rpc.LobbyStub(channel), rpc.PlayStub(channel)
+    if os.environ.get("DUDO_TOKEN"):
+        token, seat = os.environ["DUDO_TOKEN"], int(os.environ.get("DUDO_SEAT", "0"))
+        table = lobby.GetTable(service.TableRef(table=table)).id
+    else:
+        joined = lobby.JoinTable(service.JoinTableRequest(table=table, name=name))
+        token, seat, table = joined.token, joined.seat, joined.table.id
+    auth = [("authorization", f"Bearer {token}")]
+    up = queue.Queue()
+    up.put(service.PlayRequest(hello=service.Hello(table=table)))
+    faces = 6
+    for update in play.Play(iter(up.get, None), metadata=auth):
+        kind = update.WhichOneof("update")
+        if kind in ("snapshot", "table"):
+            info = update.snapshot.table if kind == "snapshot" else update.table
+            faces = info.rules.dice.faces or 6
+        elif kind == "prompt" and update.prompt.view.turn == seat and update.prompt.view.HasField("turn"):
+            up.put(service.PlayRequest(action=choose(pb, update.prompt.view, update.prompt.legal, faces)))
+        elif kind == "event" and update.event.WhichOneof("kind") == "game_over":
+            standings = list(update.event.game_over.standings)
+            print(f"{name}: game over, place {standings.index(seat) + 1} of {len(standings)}")
+            break
+    up.put(None)
+    channel.close()
+
+
+if __name__ == "__main__":
+    main()
