@@ -98,7 +98,8 @@ impl Turn<'_> {
 /// A player. Only `act` is required.
 pub trait Bot: Send {
     /// The move for this turn. An illegal one is refused by the server with the rule at fault
-    /// (see [`Bot::refused`]) and the bot is asked again.
+    /// (see [`Bot::refused`]) and the bot is asked again; after three refusals in a row the
+    /// runner plays the first legal action instead.
     fn act(&mut self, turn: &Turn) -> Action;
 
     /// An out-of-turn call, or `None` to let play go on.
@@ -198,6 +199,33 @@ impl Outcome {
     }
 }
 
+/// Asks the bot for its call on `prompt` (or, when `any`, takes the first legal action).
+fn ask(
+    bot: &mut impl Bot,
+    seat: usize,
+    prompt: &dudo_client::Prompt,
+    rules: &RuleSet,
+    history: &[Event],
+    any: bool,
+) -> Option<Action> {
+    let my_turn = prompt.view.turn == Some(seat);
+    let turn = Turn {
+        seat,
+        view: &prompt.view,
+        legal: &prompt.legal,
+        rules,
+        history,
+        deadline: prompt.deadline,
+        my_turn,
+    };
+    match (my_turn, any) {
+        (true, true) => Some(turn.any()),
+        (true, false) => Some(bot.act(&turn)),
+        (false, true) => None,
+        (false, false) => bot.interject(&turn),
+    }
+}
+
 /// Connects, joins the table, plays until the game is over, and leaves the stream.
 pub async fn run(bot: &mut impl Bot, options: &Options) -> Result<Outcome, BotError> {
     let client = Client::connect(&options.server).await?;
@@ -214,20 +242,39 @@ pub async fn run(bot: &mut impl Bot, options: &Options) -> Result<Outcome, BotEr
 /// Plays a seat already held (for example one the bot's own program created).
 pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<Outcome, BotError> {
     let mut session = client.play(key, None);
-    let seat = key.seat as usize;
+    // The seat's number as the server last showed it: seats are renumbered when someone
+    // leaves before the start or at a reset, and views say which is ours.
+    let mut seat = key.seat as usize;
     let mut history: Vec<Event> = Vec::new();
     let mut rules = dudo_client::rules_of(&key.info).ok();
     let mut checker = DiceCheck::default();
     let mut last_seq: Option<u64> = None;
+    // The prompt in force, to ask the bot again after a refusal, and how often it was refused.
+    let mut current: Option<dudo_client::Prompt> = None;
+    let mut refusals = 0u32;
+    // The prompt already answered (its last_seq): a reconnect repeats it, and it must not be
+    // answered twice.
+    let mut answered: Option<Option<u64>> = None;
     while let Some(update) = session.next().await {
         match update? {
-            Update::Snapshot { rules: r, last_seq: l, .. } => {
+            Update::Snapshot { rules: r, last_seq: l, view, .. } => {
                 rules = Some((*r).clone());
                 last_seq = l;
+                if let Some(s) = view.and_then(|v| v.seat) {
+                    seat = s;
+                }
+                // A fresh snapshot (after a reset): what came before is another game.
+                history.clear();
+                checker = DiceCheck::default();
             }
             Update::Table { rules: r, .. } => rules = Some((*r).clone()),
             Update::Event { seq, event } => {
                 last_seq = Some(seq);
+                answered = None;
+                current = None;
+                if matches!(event.kind, EventKind::GameStarted { .. }) {
+                    history.clear();
+                }
                 checker.see(&event, rules.as_ref())?;
                 bot.observe(&event);
                 if let EventKind::GameOver { standings, .. } = &event.kind {
@@ -242,26 +289,34 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
             }
             Update::Prompt(p) => {
                 // A prompt older than an event already seen is stale: a fresh one follows.
-                if p.last_seq.is_some_and(|l| last_seq.is_some_and(|s| l < s)) {
+                if p.last_seq.is_some_and(|l| last_seq.is_some_and(|s| l < s)) || answered == Some(p.last_seq)
+                {
                     continue;
                 }
+                if let Some(s) = p.view.seat {
+                    seat = s;
+                }
+                refusals = 0;
                 let Some(rules) = &rules else { continue };
-                let my_turn = p.view.turn == Some(seat);
-                let turn = Turn {
-                    seat,
-                    view: &p.view,
-                    legal: &p.legal,
-                    rules,
-                    history: &history,
-                    deadline: p.deadline,
-                    my_turn,
-                };
-                let action = if my_turn { Some(bot.act(&turn)) } else { bot.interject(&turn) };
-                if let Some(action) = action {
+                if let Some(action) = ask(bot, seat, &p, rules, &history, false) {
+                    answered = Some(p.last_seq);
+                    session.act(action).await?;
+                }
+                current = Some(p);
+            }
+            Update::Rejected { action, reason } => {
+                bot.refused(action.as_ref(), &reason);
+                answered = None;
+                refusals += 1;
+                // The server does not prompt again after a refusal: ask the bot again, and
+                // after three refusals play any legal action so the table never waits.
+                if let (Some(p), Some(rules)) = (&current, &rules)
+                    && let Some(action) = ask(bot, seat, p, rules, &history, refusals >= 3)
+                {
+                    answered = Some(p.last_seq);
                     session.act(action).await?;
                 }
             }
-            Update::Rejected { action, reason } => bot.refused(action.as_ref(), &reason),
             Update::Reconnecting { .. } | Update::Reconnected => {}
         }
     }

@@ -23,6 +23,8 @@ pub struct DiceCheckError {
 pub struct DiceCheck {
     /// The commitments seen, by round: (seat, hex hash), in order.
     committed: Vec<(u32, Vec<(usize, String)>)>,
+    /// Rounds seen from their start, whose commitments all passed by this stream.
+    whole_rounds: Vec<u32>,
     checked: usize,
 }
 
@@ -35,37 +37,58 @@ impl DiceCheck {
     /// Takes one event; an error if it reveals dice that do not match their commitment.
     pub fn see(&mut self, event: &Event, rules: Option<&RuleSet>) -> Result<(), DiceCheckError> {
         match &event.kind {
+            // A new game numbers its rounds afresh.
+            EventKind::GameStarted { .. } => {
+                self.committed.clear();
+                self.whole_rounds.clear();
+                Ok(())
+            }
+            EventKind::RoundStarted { round, .. } | EventKind::HandStarted { hand: round, .. } => {
+                self.whole_rounds.push(*round);
+                Ok(())
+            }
             EventKind::DiceCommitted { round, commitments, .. } => {
                 self.committed.push((*round, commitments.clone()));
                 Ok(())
             }
             EventKind::DiceSalts { round, salts } => {
+                // A seat that joined the stream mid-round may have missed some of that round's
+                // commitments: it cannot check the round, and says nothing.
+                if !self.whole_rounds.contains(round) {
+                    return Ok(());
+                }
                 let individual = rules.is_some_and(|r| r.family.hand_game().is_some());
                 let round_commitments: Vec<&(usize, String)> =
                     self.committed.iter().filter(|c| c.0 == *round).flat_map(|c| c.1.iter()).collect();
+                // Every roll of the round (a push re-rolls, so a seat may have two), in order;
+                // the cup games open only the last look under the cup.
                 let opened = if individual {
                     &round_commitments[round_commitments.len().saturating_sub(1)..]
                 } else {
                     &round_commitments[..]
                 };
-                // A seat that joined the stream mid-round never saw that round's commitments:
-                // it cannot check them, and says nothing.
-                if round_commitments.is_empty() {
-                    return Ok(());
+                if opened.len() != salts.len() {
+                    let seat = salts.first().map_or(0, |s| s.0);
+                    return Err(DiceCheckError {
+                        round: *round,
+                        seat,
+                        problem: format!("{} commitments but {} reveals", opened.len(), salts.len()),
+                    });
                 }
-                for (seat, salt, dice) in salts {
+                for ((committed_seat, hash), (seat, salt, dice)) in
+                    opened.iter().map(|c| (c.0, &c.1)).zip(salts)
+                {
                     let bad = |problem: &str| DiceCheckError {
                         round: *round,
                         seat: *seat,
                         problem: problem.into(),
                     };
-                    let Some((_, hash)) = opened.iter().find(|c| c.0 == *seat) else {
-                        return Err(bad("dice revealed that were never committed to"));
-                    };
-                    if &commitment(*round, *seat, dice, salt)
-                        .ok_or_else(|| bad("the salt is not 16 hex bytes"))?
-                        != hash
-                    {
+                    if committed_seat != *seat {
+                        return Err(bad("revealed out of the order of the commitments"));
+                    }
+                    let recomputed = commitment(*round, *seat, dice, salt)
+                        .ok_or_else(|| bad("the salt is not 16 hex bytes"))?;
+                    if &recomputed != hash {
                         return Err(bad("the revealed dice and salt do not hash to the commitment"));
                     }
                     self.checked += 1;
@@ -93,4 +116,64 @@ pub fn commitment(round: u32, seat: usize, dice: &[u8], salt: &str) -> Option<St
     h.update(dice);
     h.update(salt);
     Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use dudo_rules::Audience;
+
+    use super::*;
+
+    fn event(kind: EventKind) -> Event {
+        Event { audience: Audience::Everyone, kind }
+    }
+
+    #[test]
+    fn a_push_commits_twice_and_both_reveals_check() {
+        let salt = |n: u8| format!("{n:02x}").repeat(16);
+        let hash = |seat: usize, dice: &[u8], n: u8| commitment(1, seat, dice, &salt(n)).unwrap_or_default();
+        let first = [2u8, 3, 5];
+        let pushed = [5u8, 5, 6];
+        let other = [1u8, 1, 4];
+        let mut check = DiceCheck::default();
+        let rules = dudo_rules::presets::house();
+        let steps = [
+            EventKind::RoundStarted {
+                round: 1,
+                starter: 0,
+                dice_counts: vec![3, 3],
+                palifico: vec![],
+                wild: None,
+            },
+            EventKind::DiceCommitted {
+                round: 1,
+                commitments: vec![(0, hash(0, &first, 1)), (1, hash(1, &other, 2))],
+                table: String::new(),
+            },
+            // Seat 0 pushes and re-rolls: a second commitment for the same seat and round.
+            EventKind::DiceCommitted {
+                round: 1,
+                commitments: vec![(0, hash(0, &pushed, 3))],
+                table: String::new(),
+            },
+        ];
+        for kind in steps {
+            check.see(&event(kind), Some(&rules)).unwrap();
+        }
+        let reveal = |last: [u8; 3]| {
+            event(EventKind::DiceSalts {
+                round: 1,
+                salts: vec![
+                    (0, salt(1), first.to_vec()),
+                    (1, salt(2), other.to_vec()),
+                    (0, salt(3), last.to_vec()),
+                ],
+            })
+        };
+        let mut honest = DiceCheck { committed: check.committed.clone(), whole_rounds: vec![1], checked: 0 };
+        assert_eq!(honest.see(&reveal(pushed), Some(&rules)), Ok(()));
+        assert_eq!(honest.checked(), 3);
+        let err = check.see(&reveal([6, 6, 6]), Some(&rules)).unwrap_err();
+        assert_eq!((err.round, err.seat), (1, 0));
+    }
 }

@@ -228,6 +228,9 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// How long one game may take before the arena gives up on it.
+const GAME_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// Plays one game and says how it finished.
 async fn play_one(
     client: &Client,
@@ -254,7 +257,9 @@ async fn play_one(
                 client.add_bot(&key, kind).await?;
             }
             (Kind::External(command), _) => {
-                let mut cmd = std::process::Command::new("sh");
+                // Killed if the game ends early (an error, a timeout): no bot outlives its game.
+                let mut cmd = tokio::process::Command::new("sh");
+                cmd.kill_on_drop(true);
                 cmd.args(["-c", command])
                     .env("DUDO_SERVER", client.addr())
                     .env("DUDO_BOT_NAME", &entries[entry].name);
@@ -279,6 +284,9 @@ async fn play_one(
     // or the table would wait for it for ever.
     let mut player = player;
     let mut standings = None;
+    // A bot that crashed or hangs must not hold the tournament for ever.
+    let give_up = tokio::time::sleep(GAME_TIME_LIMIT);
+    tokio::pin!(give_up);
     while standings.is_none() {
         tokio::select! {
             update = watch.next() => match update {
@@ -291,6 +299,7 @@ async fn play_one(
                 }
                 None => break,
             },
+            () = &mut give_up => anyhow::bail!("game {} did not end within {} s", game.number, GAME_TIME_LIMIT.as_secs()),
             done = async { match player.as_mut() { Some(p) => p.await, None => std::future::pending().await } } => {
                 player = None;
                 done.context("the arena's seat")?.context("the arena's seat")?;
@@ -303,7 +312,10 @@ async fn play_one(
     // Finished tables are closed at once, so a long run stays under the server's table limits.
     client.close(&key).await?;
     for mut c in children {
-        let _ = c.wait();
+        // The game is over: a bot gets a moment to finish, then is stopped.
+        if tokio::time::timeout(std::time::Duration::from_secs(10), c.wait()).await.is_err() {
+            let _ = c.kill().await;
+        }
     }
     let standings =
         standings.ok_or_else(|| anyhow::anyhow!("game {} ended without a result", game.number))?;

@@ -55,6 +55,9 @@ pub struct AtTable {
     over: bool,
     /// A call was sent and its answer (events, or a refusal) has not come yet.
     in_flight: bool,
+    /// The prompt the call in flight answered (its last_seq): a reconnect repeats that prompt,
+    /// which must not free the next line of a script.
+    answered: Option<Option<u64>>,
 }
 
 impl AtTable {
@@ -66,6 +69,14 @@ impl AtTable {
         }
         !self.in_flight
             && self.prompt.as_ref().is_some_and(|p| p.view.turn.is_some() && p.view.turn == self.me())
+    }
+
+    /// Seats are renumbered when someone leaves before the start or at a reset: the views
+    /// the server sends say which seat is ours now.
+    fn learn_seat(&mut self, view: &View) {
+        if let (Some(key), Some(seat)) = (self.key.as_mut(), view.seat) {
+            key.seat = seat as u32;
+        }
     }
 
     fn me(&self) -> Option<usize> {
@@ -135,6 +146,7 @@ impl AtTable {
                     None => self.out.lines(self.waiting_room()),
                     Some(v) => {
                         self.over = v.phase == dudo_rules::game::Phase::Over;
+                        self.learn_seat(&v);
                         self.out.lines(render::status(
                             &v,
                             &self.rules,
@@ -149,6 +161,7 @@ impl AtTable {
             Update::Table { table, rules } => self.set_table(table, rules),
             Update::Event { seq, event } => {
                 self.in_flight = false;
+                self.answered = None;
                 if self.prompt.as_ref().is_some_and(|p| p.last_seq.is_none_or(|l| l < seq)) {
                     self.prompt = None;
                 }
@@ -179,11 +192,15 @@ impl AtTable {
                 }
             }
             Update::Prompt(p) => {
-                self.in_flight = false;
+                if self.answered != Some(p.last_seq) {
+                    self.in_flight = false;
+                }
+                self.learn_seat(&p.view);
                 self.on_prompt(p);
             }
             Update::Rejected { reason, .. } => {
                 self.in_flight = false;
+                self.answered = None;
                 self.out.line(self.style.red(&format!("Not allowed: {reason}")));
             }
             Update::Reconnecting { error, retry_in } => self.out.line(self.style.dim(&format!(
@@ -344,6 +361,7 @@ impl AtTable {
             }
         }
         self.in_flight = true;
+        self.answered = Some(prompt.last_seq);
         if session.act(action).await.is_err() {
             self.out.line(self.style.red("The connection to the table has closed."));
         }
@@ -432,6 +450,7 @@ pub async fn sit(
         offered_in_round: None,
         over: false,
         in_flight: false,
+        answered: None,
     };
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));
@@ -451,6 +470,12 @@ pub async fn sit(
                     }
                 }
                 Some(Err(e)) => {
+                    // A token the table no longer knows (removed, left): forget the seat.
+                    if let (Some(dudo_client::Code::Unauthenticated | dudo_client::Code::NotFound), Some(key)) =
+                        (e.code(), &me.key)
+                    {
+                        crate::seats::forget(me.client.addr(), &key.table);
+                    }
                     out.line(style.red(&format!("The table has closed the stream: {e}")));
                     return Ok(Exit::Quit);
                 }

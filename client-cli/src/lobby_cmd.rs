@@ -170,10 +170,13 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
                     println!("Returning to your seat at {}.", info.join_code);
                     SeatKey { info, ..SeatKey::saved(saved.table, saved.seat, saved.token) }
                 }
-                Err(_) => {
+                // Only a table that is gone frees the remembered seat: a passing network error
+                // must not throw away the token of a game in progress.
+                Err(e) if e.code() == Some(dudo_client::Code::NotFound) => {
                     seats::forget(&args.server.server, &saved.table);
                     take_seat(&client, &args.server.server, &args.table, &name).await?
                 }
+                Err(e) => return Err(e.into()),
             },
             None => take_seat(&client, &args.server.server, &args.table, &name).await?,
         };

@@ -8,7 +8,7 @@
 
 use std::io::IsTerminal;
 
-use dudo_rules::describe::describe_in;
+use dudo_rules::describe::{describe_in, place_text};
 use dudo_rules::game::{Legal, PlayerView, View};
 use dudo_rules::hand::HandGame;
 use dudo_rules::ruleset::{DrinksTally, Family, GameEnd, WagerMode};
@@ -237,7 +237,7 @@ pub fn status(view: &View, rules: &RuleSet, players: &[String], host: usize, sty
         let who = format!("{:<width$}", names.get(s).cloned().unwrap_or_default());
         let who = if Some(s) == me { style.bold(&who) } else { who };
         let detail = if let Some(place) = p.place {
-            style.dim(&format!("out ({})", ordinal(place)))
+            style.dim(&format!("out ({})", place_text(place)))
         } else {
             let dice = if Some(s) == me {
                 style.dice(&view.my_dice, faces, None, view.wild)
@@ -289,16 +289,6 @@ fn plural_dice(n: u16) -> String {
     if n == 1 { "1 die".into() } else { format!("{n} dice") }
 }
 
-fn ordinal(place: usize) -> String {
-    let suffix = match (place % 10, place % 100) {
-        (1, p) if p != 11 => "st",
-        (2, p) if p != 12 => "nd",
-        (3, p) if p != 13 => "rd",
-        _ => "th",
-    };
-    format!("{place}{suffix}")
-}
-
 /// Points, money and drinks, when the rules keep them.
 fn ledger(view: &View, rules: &RuleSet, names: &[String]) -> Vec<String> {
     let tally = |value: &dyn Fn(&PlayerView) -> String| -> String {
@@ -342,7 +332,7 @@ fn hand_status(
             (true, false) => ">".to_string(),
         };
         let tally = if let Some(place) = p.place {
-            style.dim(&format!("out ({})", ordinal(place)))
+            style.dim(&format!("out ({})", place_text(place)))
         } else if drinks {
             format!("{} drinks, {} lives", p.drinks, p.lives)
         } else {

@@ -41,13 +41,12 @@ fn store(seats: &[Saved]) -> std::io::Result<()> {
     std::fs::create_dir_all(&dir)?;
     let text = serde_json::to_string_pretty(seats).map_err(std::io::Error::other)?;
     let path = dir.join("seats.json");
-    std::fs::write(&path, text)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    // The tokens are secrets: the file is the user's alone from the moment it exists.
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(())
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::io::Write::write_all(&mut options.open(&path)?, text.as_bytes())
 }
 
 /// The seat held at `table` (an id, a join code or a link) on `server`.

@@ -20,6 +20,8 @@ use tonic::transport::{Channel, Endpoint};
 pub use dudo_proto;
 pub use dudo_rules as rules;
 pub use session::{Prompt, Session, Update};
+/// gRPC status codes, to tell refusals apart ([`ClientError::code`]).
+pub use tonic::Code;
 
 /// What went wrong talking to a server.
 #[derive(Debug, thiserror::Error)]

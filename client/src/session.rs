@@ -119,13 +119,13 @@ enum Retry {
 
 fn retry_for(status: &tonic::Status) -> Retry {
     match status.code() {
-        Code::Aborted => Retry::Fresh,
-        Code::Unavailable
-        | Code::Unknown
-        | Code::Internal
-        | Code::Cancelled
-        | Code::DeadlineExceeded
-        | Code::ResourceExhausted => Retry::Resume,
+        // Aborted: the server ended the stream on purpose (reset, seats renumbered).
+        // ResourceExhausted: more was due than one replay may carry ("too much to replay at
+        // once"), or a limit was hit; a fresh snapshot serves either way.
+        Code::Aborted | Code::ResourceExhausted => Retry::Fresh,
+        Code::Unavailable | Code::Unknown | Code::Internal | Code::Cancelled | Code::DeadlineExceeded => {
+            Retry::Resume
+        }
         _ => Retry::Never,
     }
 }

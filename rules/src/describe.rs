@@ -18,7 +18,8 @@ fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn place_text(place: usize) -> String {
+/// "1st", "2nd", "3rd", "4th"… for a finishing place.
+pub fn place_text(place: usize) -> String {
     let suffix = match (place % 10, place % 100) {
         (1, p) if p != 11 => "st",
         (2, p) if p != 12 => "nd",

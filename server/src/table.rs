@@ -110,6 +110,9 @@ pub struct Table {
     game: Option<Game>,
     /// Every event, in order; an event's sequence number is its index.
     log: Vec<Event>,
+    /// Where the current game's events begin: a reset renumbers seats, so a replay must never
+    /// reach an earlier game (a seat's old number may have held someone else's dice).
+    log_start: usize,
     subscribers: Vec<Subscriber>,
     /// The table as last announced to the streams, so only changes are sent.
     announced: Option<pb::TableInfo>,
@@ -215,6 +218,7 @@ impl Table {
             host: 0,
             game: None,
             log: Vec::new(),
+            log_start: 0,
             subscribers: Vec::new(),
             announced: None,
             closed: false,
@@ -384,6 +388,7 @@ impl Table {
                 let result = self.host_only(&token).map(|_| {
                     self.game = None;
                     self.timing = None;
+                    self.log_start = self.log.len();
                     self.salts.clear();
                     // Seats that left are gone; the rest (renumbered) play the next game, with
                     // full time banks.
@@ -774,11 +779,10 @@ impl Table {
             Some(since) => {
                 let table = pb::PlayUpdate { update: Some(pb::play_update::Update::Table(self.info())) };
                 tx.try_send(Ok(table)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
-                for (seq, event) in self
-                    .log
-                    .iter()
-                    .enumerate()
-                    .skip(usize::try_from(since).unwrap_or(usize::MAX).saturating_add(1))
+                for (seq, event) in
+                    self.log.iter().enumerate().skip(
+                        usize::try_from(since).unwrap_or(usize::MAX).saturating_add(1).max(self.log_start),
+                    )
                 {
                     if event.audience.admits(viewer, over) {
                         let update = pb::PlayUpdate {

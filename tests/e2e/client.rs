@@ -102,3 +102,34 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
     let got: BTreeSet<u64> = seen.iter().copied().collect();
     assert_eq!(got, all, "events lost across reconnects");
 }
+
+#[tokio::test]
+async fn a_replay_after_a_reset_never_reaches_the_old_game() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(dudo_server::run(listener, std::future::pending()));
+    let client = Client::connect(&addr).await.unwrap();
+    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
+        name: "Ana".into(),
+        seats: 3,
+        ..Default::default()
+    };
+    let host = client.create(request).await.unwrap();
+    let bea = client.join(&host.table, "Bea").await.unwrap();
+    let cai = client.join(&host.table, "Cai").await.unwrap();
+    client.start(&host).await.unwrap();
+    // Bea leaves before the first call; the host resets, and Cai becomes seat 1, the seat
+    // whose dice the old game dealt to Bea.
+    client.leave(&bea).await.unwrap();
+    let info = client.reset(&host).await.unwrap();
+    assert_eq!(info.players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["Ana", "Cai"]);
+    let renumbered = dudo_client::SeatKey { seat: 1, ..cai };
+    let mut replay = client.play(&renumbered, Some(0));
+    while let Ok(Some(update)) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), replay.next()).await
+    {
+        if let Update::Event { seq, event } = update.unwrap() {
+            panic!("a replay after the reset carried event {seq} of the old game: {event:?}");
+        }
+    }
+}
