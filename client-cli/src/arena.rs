@@ -291,10 +291,10 @@ async fn play_one(
         tokio::select! {
             update = watch.next() => match update {
                 Some(update) => {
-                    if let Update::Event { event, .. } = update? {
-                        if let EventKind::GameOver { standings: s, .. } = event.kind {
-                            standings = Some(s);
-                        }
+                    if let Update::Event { event, .. } = update?
+                        && let EventKind::GameOver { standings: s, .. } = event.kind
+                    {
+                        standings = Some(s);
                     }
                 }
                 None => break,

@@ -112,14 +112,21 @@ impl AtTable {
 
     fn waiting_room(&self) -> Vec<String> {
         let t = &self.table;
+        let waiting = t.state == pb::TableState::Waiting as i32;
         let mut lines = vec![format!(
-            "Table {} ({}), {} of {} seats taken. Others join with: dudo join {}",
+            "Table {} ({}), {} of {} seats taken.",
             self.style.bold(&t.join_code),
             self.rules.name,
             t.players.len(),
             t.seats,
-            t.join_code
         )];
+        if waiting && t.players.len() < t.seats as usize {
+            lines.push(format!(
+                "Others join with: dudo join {} --server {}",
+                t.join_code,
+                self.client.addr()
+            ));
+        }
         let seated: Vec<String> = self
             .names()
             .iter()
@@ -127,12 +134,12 @@ impl AtTable {
             .map(|(s, n)| if s == self.host() { format!("{n} (host)") } else { n.clone() })
             .collect();
         lines.push(format!("At the table: {}", seated.join(", ")));
-        if self.me() == Some(self.host()) {
+        if waiting && self.me() == Some(self.host()) {
             lines.push(
                 "You are the host: `bot` adds a bot, `set FIELD=VALUE` changes a rule, `start` begins."
                     .into(),
             );
-        } else if self.key.is_some() {
+        } else if waiting && self.key.is_some() {
             lines.push("Waiting for the host to start the game.".into());
         }
         lines
@@ -164,6 +171,10 @@ impl AtTable {
                 self.answered = None;
                 if self.prompt.as_ref().is_some_and(|p| p.last_seq.is_none_or(|l| l < seq)) {
                     self.prompt = None;
+                }
+                let me = self.me();
+                if let Some(view) = self.view.as_mut() {
+                    follow(view, &event.kind, me);
                 }
                 match &event.kind {
                     EventKind::BidMade { bid, .. } => self.last_bid = Some(*bid),
@@ -377,7 +388,7 @@ impl AtTable {
             "start" => client.start(&key).await.map(|_| "The game begins.".to_string()),
             "bot" => {
                 let kind = if rest.is_empty() { "odds" } else { rest };
-                client.add_bot(&key, kind).await.map(|_| format!("A {kind} bot sits down."))
+                client.add_bot(&key, kind).await.map(|_| format!("A bot ({kind}) sits down."))
             }
             "set" => match original_rest.split_once('=') {
                 Some((path, value)) => client
@@ -489,5 +500,52 @@ pub async fn sit(
             },
             _ = tick.tick() => me.countdown(),
         }
+    }
+}
+
+/// Keeps a view current between prompts from the events that change what `status` shows:
+/// the round, dice counts, the bids, your dice, who is out. (The next prompt or snapshot
+/// replaces it with the server's own.)
+fn follow(view: &mut View, kind: &EventKind, me: Option<usize>) {
+    use dudo_rules::game::{Claim, ClaimKind};
+    match kind {
+        EventKind::RoundStarted { round, starter, dice_counts, palifico, wild } => {
+            view.round = *round;
+            view.starter = *starter;
+            view.turn = Some(*starter);
+            view.palifico = palifico.clone();
+            view.wild = *wild;
+            view.claims.clear();
+            view.current_bid = None;
+            for (p, &n) in view.players.iter_mut().zip(dice_counts) {
+                p.dice = n;
+                p.pushed.clear();
+            }
+        }
+        EventKind::DiceRolled { seat, dice } if Some(*seat) == me => view.my_dice = dice.clone(),
+        EventKind::BidMade { seat, bid } => {
+            view.current_bid = Some((*seat, *bid));
+            view.claims.push(Claim { seat: *seat, kind: ClaimKind::Bid(*bid) });
+            let next = (1..=view.players.len())
+                .map(|i| (seat + i) % view.players.len().max(1))
+                .find(|&s| view.players.get(s).is_some_and(|p| p.place.is_none() && !p.watching));
+            view.turn = next;
+        }
+        EventKind::DiceLost { seat, left, .. } => {
+            if let Some(p) = view.players.get_mut(*seat) {
+                p.dice = *left;
+            }
+        }
+        EventKind::DiceWon { seat, now, .. } => {
+            if let Some(p) = view.players.get_mut(*seat) {
+                p.dice = *now;
+            }
+        }
+        EventKind::Eliminated { seat, place } => {
+            if let Some(p) = view.players.get_mut(*seat) {
+                p.place = Some(*place);
+            }
+        }
+        _ => {}
     }
 }

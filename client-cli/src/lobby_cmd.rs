@@ -145,8 +145,8 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         println!("Table created: {}", table_line(&key.info));
         println!("Join code: {}", key.info.join_code);
         println!("Link:      {}", key.info.link);
-        println!("Others join with: dudo join {} --server {}", key.info.join_code, args.server.server);
         if args.detach {
+            println!("Others join with: dudo join {} --server {}", key.info.join_code, args.server.server);
             println!(
                 "Host commands: dudo host --table {} start|add-bot|settings|remove|reset",
                 key.info.join_code
