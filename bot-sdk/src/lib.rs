@@ -230,10 +230,7 @@ fn ask(
 pub async fn run(bot: &mut impl Bot, options: &Options) -> Result<Outcome, BotError> {
     let client = Client::connect(&options.server).await?;
     let key = match &options.token {
-        Some(token) => {
-            let info = client.table(&options.table).await?;
-            SeatKey { info, ..SeatKey::saved(options.table.clone(), options.seat, token.clone()) }
-        }
+        Some(token) => client.seat(&options.table, options.seat, token.clone()).await?,
         None => client.join(&options.table, &options.name).await?,
     };
     play(bot, &client, &key).await

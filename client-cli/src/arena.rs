@@ -88,17 +88,9 @@ struct Game {
 
 /// What a game gave: entries from first place to last.
 #[derive(Clone, Debug)]
-struct Result_ {
+struct Finished {
     game: Game,
     finish: Vec<usize>,
-}
-
-/// Each deal's seed, spread from the tournament's (splitmix64).
-fn deal_seed(seed: u64, deal: u64) -> u64 {
-    let mut z = seed.wrapping_add(deal.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
@@ -118,6 +110,7 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 
 /// Every game of the tournament: line-ups times deals times rotations.
 fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> anyhow::Result<Vec<Game>> {
+    anyhow::ensure!(seats >= 2, "--seats: a table has at least 2 seats, not {seats}");
     let lineups = match mode {
         Mode::FreeForAll => vec![(0..entries).collect::<Vec<_>>()],
         Mode::RoundRobin => combinations(entries, seats),
@@ -127,7 +120,7 @@ fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> 
     let deals = (games as usize).div_ceil(per_set).max(1);
     let mut out = Vec::new();
     for deal in 0..deals {
-        let seed = deal_seed(seed, deal as u64);
+        let seed = crate::simulate::game_seed(seed, deal as u64);
         for lineup in &lineups {
             for r in 0..lineup.len() {
                 let mut seated = lineup.clone();
@@ -237,7 +230,7 @@ async fn play_one(
     entries: &[Entry],
     template: &pb::CreateTableRequest,
     game: Game,
-) -> anyhow::Result<Result_> {
+) -> anyhow::Result<Finished> {
     let request = pb::CreateTableRequest {
         seats: game.lineup.len() as u32,
         seed: Some(game.seed),
@@ -320,7 +313,7 @@ async fn play_one(
     let standings =
         standings.ok_or_else(|| anyhow::anyhow!("game {} ended without a result", game.number))?;
     let finish = standings.iter().filter_map(|&s| game.lineup.get(s).copied()).collect();
-    Ok(Result_ { game, finish })
+    Ok(Finished { game, finish })
 }
 
 /// Waits until `count` seats are taken (an external bot has joined).
@@ -367,7 +360,7 @@ fn wilson(wins: u32, games: u32) -> (f64, f64) {
 
 /// Games, wins, intervals, mean places and Elo ratings (every game split into the pairs it
 /// ranks, each worth 1/(seats-1) of a game; K = 16), best first.
-fn standings(entries: &[Entry], results: &[Result_]) -> Vec<Standing> {
+fn standings(entries: &[Entry], results: &[Finished]) -> Vec<Standing> {
     let n = entries.len();
     let (mut games, mut wins, mut places) = (vec![0u32; n], vec![0u32; n], vec![0.0f64; n]);
     let mut elo = vec![1500.0f64; n];
@@ -412,7 +405,7 @@ fn standings(entries: &[Entry], results: &[Result_]) -> Vec<Standing> {
 fn write_jsonl(
     path: &std::path::Path,
     entries: &[Entry],
-    results: &[Result_],
+    results: &[Finished],
     table: &[Standing],
 ) -> anyhow::Result<()> {
     let mut file = std::io::BufWriter::new(

@@ -165,10 +165,10 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
         let client = args.server.connect().await?;
         let key = match seats::find(&args.server.server, &args.table) {
             // Back to a seat held already (after a crash, or from another terminal).
-            Some(saved) => match client.table(&saved.table).await {
-                Ok(info) => {
-                    println!("Returning to your seat at {}.", info.join_code);
-                    SeatKey { info, ..SeatKey::saved(saved.table, saved.seat, saved.token) }
+            Some(saved) => match client.seat(&saved.table, saved.seat, saved.token).await {
+                Ok(key) => {
+                    println!("Returning to your seat at {}.", key.info.join_code);
+                    key
                 }
                 // Only a table that is gone frees the remembered seat: a passing network error
                 // must not throw away the token of a game in progress.

@@ -39,7 +39,7 @@ struct Tally {
 }
 
 /// The seed of game `i` of a run: a cheap mix so neighbouring games share nothing.
-fn game_seed(run_seed: u64, i: u64) -> u64 {
+pub(crate) fn game_seed(run_seed: u64, i: u64) -> u64 {
     let mut z = run_seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

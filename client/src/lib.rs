@@ -201,6 +201,13 @@ impl Client {
         Ok(self.lobby.clone().close_table(request).await?.into_inner())
     }
 
+    /// A seat held already (remembered, or handed over by its holder), with the table as it
+    /// is now.
+    pub async fn seat(&self, table: &str, seat: u32, token: String) -> Result<SeatKey, ClientError> {
+        let info = self.table(table).await?;
+        Ok(SeatKey { table: info.id.clone(), seat, token, info })
+    }
+
     /// Opens the seat's session: its view, its events and its prompts, reconnecting by
     /// itself. `since` resumes after that sequence number (`None`: start with a snapshot).
     pub fn play(&self, key: &SeatKey, since: Option<u64>) -> Session {
@@ -222,8 +229,8 @@ fn authed<T>(key: &SeatKey, message: T) -> Result<tonic::Request<T>, ClientError
 }
 
 /// The table's rule set, read from a table description.
-pub fn rules_of(info: &pb::TableInfo) -> Result<dudo_rules::RuleSet, ClientError> {
+pub fn rules_of(info: &pb::TableInfo) -> Result<dudo_rules::RuleSet, ConvertError> {
     let rules =
         info.rules.as_ref().ok_or(ConvertError { field: "table.rules", problem: "missing".into() })?;
-    Ok(convert::rules_from_wire(rules)?)
+    convert::rules_from_wire(rules)
 }

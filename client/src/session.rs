@@ -261,13 +261,7 @@ async fn pump(
 /// One wire update in the engine's types; `None` for an empty message.
 fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, convert::ConvertError>> {
     use pb::play_update::Update as U;
-    let rules_of = |info: &pb::TableInfo| -> Result<Arc<RuleSet>, convert::ConvertError> {
-        let wire = info
-            .rules
-            .as_ref()
-            .ok_or(convert::ConvertError { field: "table.rules", problem: "missing".into() })?;
-        Ok(Arc::new(convert::rules_from_wire(wire)?))
-    };
+    let rules_of = |info: &pb::TableInfo| crate::rules_of(info).map(Arc::new);
     let update = update.update?;
     let result = (|| {
         Ok(match update {

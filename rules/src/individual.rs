@@ -18,7 +18,7 @@ use crate::action::{Action, Seat};
 use crate::dice::DiceSource;
 use crate::error::RuleError;
 use crate::event::{Audience, Event, EventKind, SeatSet};
-use crate::game::{EventSink, HandView, Legal, Phase, PlayerView, RollOptions, StartError, View};
+use crate::game::{EventSink, HandView, Legal, Phase, PlayerView, RollOptions, StartError, View, emit};
 use crate::hand::{Hand, HandGame};
 use crate::ruleset::*;
 
@@ -624,13 +624,7 @@ impl IndividualHand {
     }
 
     fn drink(&mut self, seat: Seat, drinks: u32, events: &mut impl EventSink) {
-        if drinks == 0 {
-            return;
-        }
-        let p = &mut self.players[seat];
-        p.drinks = p.drinks.saturating_add(drinks);
-        let total = p.drinks;
-        emit(events, || EventKind::Drank { seat, drinks, total });
+        crate::game::drink(&mut self.players[seat].drinks, seat, drinks, events);
     }
 
     fn lose_life(&mut self, seat: Seat, next: Seat, events: &mut impl EventSink) {
@@ -784,11 +778,5 @@ impl IndividualHand {
             },
             dogs_life_taken: self.dogs_life_taken,
         });
-    }
-}
-
-fn emit(events: &mut impl EventSink, kind: impl FnOnce() -> EventKind) {
-    if events.wants() {
-        events.push(Event { audience: Audience::Everyone, kind: kind() });
     }
 }

@@ -9,18 +9,11 @@ use dudo_bot::Client;
 use dudo_client::Update;
 use dudo_tests::{binary, example, python, root};
 
-async fn server() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(dudo_server::run(listener, std::future::pending()));
-    addr
-}
-
 /// Creates a three-seat table, lets `join` (an outside program given the join code) take a
 /// seat, adds an odds bot, starts, and plays the host's seat with the SDK's reader bot.
 /// Returns the outside program's output.
 async fn game_with(join: impl FnOnce(&str, &str) -> std::process::Child) -> std::process::Output {
-    let addr = server().await;
+    let addr = crate::serve().await;
     let client = Client::connect(&addr).await.unwrap();
     let request = dudo_client::dudo_proto::v1::CreateTableRequest {
         name: "Host".into(),

@@ -33,10 +33,7 @@ async fn proxy(target: String) -> (String, Arc<Notify>) {
 
 #[tokio::test]
 async fn a_session_reconnects_and_resumes_after_the_network_drops() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server_addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(dudo_server::run(listener, std::future::pending()));
-    let (addr, cut) = proxy(server_addr).await;
+    let (addr, cut) = proxy(crate::serve().await).await;
 
     let client = Client::connect(&addr).await.unwrap();
     let request = dudo_client::dudo_proto::v1::CreateTableRequest {
@@ -105,10 +102,7 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
 
 #[tokio::test]
 async fn a_replay_after_a_reset_never_reaches_the_old_game() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(dudo_server::run(listener, std::future::pending()));
-    let client = Client::connect(&addr).await.unwrap();
+    let client = Client::connect(&crate::serve().await).await.unwrap();
     let request = dudo_client::dudo_proto::v1::CreateTableRequest {
         name: "Ana".into(),
         seats: 3,

@@ -6,3 +6,12 @@ mod cli;
 mod client;
 mod server;
 mod tty;
+
+/// A dudo server in this test process, on a free port, for the life of the test's runtime;
+/// returns `host:port`.
+async fn serve() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(dudo_server::run(listener, std::future::pending()));
+    addr
+}

@@ -802,10 +802,21 @@ fn public(kind: EventKind) -> Event {
 }
 
 /// Emits a public event, building it only if the sink wants it.
-fn emit(events: &mut impl EventSink, kind: impl FnOnce() -> EventKind) {
+/// A public event, built only if the sink keeps events (simulations discard them).
+pub(crate) fn emit(events: &mut impl EventSink, kind: impl FnOnce() -> EventKind) {
     if events.wants() {
         events.push(public(kind()));
     }
+}
+
+/// Adds `drinks` to a player's tally (002's drinking game, both game kinds) and says so.
+pub(crate) fn drink(tally: &mut u32, seat: Seat, drinks: u32, events: &mut impl EventSink) {
+    if drinks == 0 {
+        return;
+    }
+    *tally = tally.saturating_add(drinks);
+    let total = *tally;
+    emit(events, || EventKind::Drank { seat, drinks, total });
 }
 
 /// Why a game could not start.

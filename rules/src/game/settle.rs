@@ -389,13 +389,7 @@ impl CommonHand {
 
     /// Gives `seat` drinks and says so.
     pub(super) fn drink(&mut self, seat: Seat, drinks: u32, events: &mut impl EventSink) {
-        if drinks == 0 {
-            return;
-        }
-        let p = &mut self.players[seat];
-        p.drinks = p.drinks.saturating_add(drinks);
-        let total = p.drinks;
-        emit(events, || EventKind::Drank { seat, drinks, total });
+        drink(&mut self.players[seat].drinks, seat, drinks, events);
     }
 
     fn pay(&mut self, from: Seat, to: Seat, amount: u32, events: &mut impl EventSink) {
