@@ -1,0 +1,557 @@
+//! Durable records for a dudo server: each table's journal (what it was created with and every
+//! input it accepted), finished games with their whole record, and Elo ratings.
+//!
+//! One implementation serves SQLite (the default, embedded) and PostgreSQL through sqlx's
+//! `Any` driver; the two differ only in their migrations' column types. The store keeps bytes
+//! it does not read (journal entries and game records are encoded by the server), plus the
+//! columns history is searched by.
+//!
+//! Writes go through one writer task that commits everything queued in one transaction, so
+//! a thousand tables each waiting for its move to be durable share one disk sync
+//! ([`Store::write`] returns once the batch is committed).
+#![forbid(unsafe_code)]
+
+pub mod elo;
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AnyPool, Row};
+use tokio::sync::{mpsc, oneshot};
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the database {url}: {source}")]
+    Open { url: String, source: sqlx::Error },
+    #[error("cannot bring the database {url} up to date: {source}")]
+    Migrate { url: String, source: sqlx::migrate::MigrateError },
+    #[error("database: {0}")]
+    Query(#[from] sqlx::Error),
+    #[error("the store's writer has stopped")]
+    WriterGone,
+}
+
+/// Which database a store is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A handle to the store; clones share one pool and one writer.
+#[derive(Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    writer: mpsc::Sender<Queued>,
+    /// Where it is, for messages (a password in a URL is not kept).
+    place: String,
+}
+
+/// What one table needs written, all in one transaction.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    pub table: String,
+    /// A table's first batch creates its row.
+    pub new_table: Option<NewTable>,
+    pub entries: Vec<Entry>,
+    pub finished: Vec<FinishedGame>,
+    /// The table will not be resumed (closed by its host, idle, or failed).
+    pub closed_at: Option<i64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct NewTable {
+    pub code: String,
+    pub created_at: i64,
+}
+
+/// One journal entry: its number in the table's journal, when, and its encoded bytes.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub n: i64,
+    pub at: i64,
+    pub bytes: Vec<u8>,
+}
+
+/// A finished game: what history lists, and the record a replay is made from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedGame {
+    pub summary: GameSummary,
+    pub record: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameSummary {
+    pub id: String,
+    pub table: String,
+    /// The rule set's name (the preset it started from).
+    pub preset: String,
+    pub started_at: i64,
+    pub finished_at: i64,
+    /// The ratings this game counts for ("" for none).
+    pub rating_pool: String,
+    /// In seat order.
+    pub players: Vec<GamePlayer>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GamePlayer {
+    pub seat: u32,
+    pub name: String,
+    /// The built-in bot's kind, or "" for a person (or a bot of its own).
+    pub bot: String,
+    /// 1 for the winner.
+    pub place: u32,
+}
+
+impl GamePlayer {
+    /// The name a rating is kept under: a person's name, or "odds bot" for every built-in
+    /// odds bot whatever its seat's name.
+    pub fn rated_as(&self) -> String {
+        if self.bot.is_empty() { self.name.clone() } else { format!("{} bot", self.bot) }
+    }
+}
+
+/// A table to resume: its journal, in order.
+#[derive(Clone, Debug)]
+pub struct OpenTable {
+    pub id: String,
+    pub code: String,
+    pub entries: Vec<Entry>,
+}
+
+/// What to list of the finished games; empty fields do not filter.
+#[derive(Clone, Debug, Default)]
+pub struct GameFilter {
+    /// A player's name or a built-in bot's kind.
+    pub player: String,
+    pub preset: String,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    /// At most this many, newest first (0: 50).
+    pub limit: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rating {
+    pub pool: String,
+    pub name: String,
+    pub rating: f64,
+    pub games: i64,
+    pub wins: i64,
+}
+
+struct Queued {
+    batch: Batch,
+    done: oneshot::Sender<Result<(), String>>,
+}
+
+/// How many batches one commit takes at most.
+const MAX_GROUP: usize = 1024;
+/// Rows per INSERT statement (four parameters each; SQLite allows 32,766).
+const ROWS_PER_INSERT: usize = 500;
+
+fn migrator(backend: Backend) -> Migrator {
+    let sql = match backend {
+        Backend::Sqlite => include_str!("../migrations/sqlite/0001_records.sql"),
+        Backend::Postgres => include_str!("../migrations/postgres/0001_records.sql"),
+    };
+    Migrator {
+        migrations: Cow::Owned(vec![Migration::new(
+            1,
+            Cow::Borrowed("records"),
+            MigrationType::Simple,
+            Cow::Borrowed(sql),
+            false,
+        )]),
+        ..Migrator::DEFAULT
+    }
+}
+
+/// `:memory:`, a file path, `sqlite://…` or `postgres://…`, as a URL sqlx understands.
+fn url_of(db: &str) -> (String, Backend) {
+    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+        return (db.to_string(), Backend::Postgres);
+    }
+    if db == ":memory:" || db == "sqlite::memory:" {
+        return ("sqlite::memory:".to_string(), Backend::Sqlite);
+    }
+    let path = db.strip_prefix("sqlite://").or_else(|| db.strip_prefix("sqlite:")).unwrap_or(db);
+    let path = path.split('?').next().unwrap_or(path);
+    (format!("sqlite://{path}?mode=rwc"), Backend::Sqlite)
+}
+
+/// A URL without its password, for messages.
+fn shown(db: &str) -> String {
+    match (db.find("://"), db.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let creds = &db[scheme + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &db[..scheme + 3], &db[at..]),
+                None => db.to_string(),
+            }
+        }
+        _ => db.to_string(),
+    }
+}
+
+impl Store {
+    /// Opens (creating a SQLite file if need be) and migrates the database at `db`:
+    /// `:memory:`, a file path, `sqlite://path` or `postgres://…`.
+    pub async fn open(db: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let (url, backend) = url_of(db);
+        let place = shown(db);
+        let options: AnyConnectOptions =
+            url.parse().map_err(|source| StoreError::Open { url: place.clone(), source })?;
+        // One connection first: a pool retries a failing connection until its timeout and
+        // then reports only that it timed out, hiding why ("file is not a database").
+        {
+            use sqlx::Connection;
+            let mut first = sqlx::AnyConnection::connect_with(&options)
+                .await
+                .map_err(|source| StoreError::Open { url: place.clone(), source })?;
+            prepare(&mut first, backend).await.map_err(|source| StoreError::Open { url: place.clone(), source })?;
+            let _ = first.close().await;
+        }
+        let pool = AnyPoolOptions::new()
+            // SQLite has one writer; one connection also keeps `:memory:` one database.
+            .max_connections(if backend == Backend::Sqlite { 1 } else { 4 })
+            .acquire_timeout(Duration::from_secs(30))
+            .after_connect(move |conn, _| Box::pin(prepare(conn, backend)))
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open { url: place.clone(), source })?;
+        migrator(backend)
+            .run(&pool)
+            .await
+            .map_err(|source| StoreError::Migrate { url: place.clone(), source })?;
+        let (writer, queue) = mpsc::channel(4096);
+        tokio::spawn(write_loop(pool.clone(), backend, queue));
+        Ok(Store { pool, backend, writer, place })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Where the store is (a URL's password hidden).
+    pub fn place(&self) -> &str {
+        &self.place
+    }
+
+    /// Writes `batch` durably, with whatever else is waiting, in one transaction; returns once
+    /// it is committed.
+    pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        let (done, committed) = oneshot::channel();
+        self.writer.send(Queued { batch, done }).await.map_err(|_| StoreError::WriterGone)?;
+        match committed.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(message)) => Err(StoreError::Query(sqlx::Error::Protocol(message))),
+            Err(_) => Err(StoreError::WriterGone),
+        }
+    }
+
+    /// Every table not closed, with its journal in order.
+    pub async fn open_tables(&self) -> Result<Vec<OpenTable>, StoreError> {
+        let rows = sqlx::query("SELECT id, code FROM tables WHERE closed_at IS NULL ORDER BY created_at, id")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut tables = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: String = row.try_get("id")?;
+            let code: String = row.try_get("code")?;
+            let entries = sqlx::query("SELECT n, at, entry FROM journal WHERE table_id = $1 ORDER BY n")
+                .bind(&id)
+                .fetch_all(&self.pool)
+                .await?
+                .into_iter()
+                .map(|r| Ok(Entry { n: r.try_get("n")?, at: r.try_get("at")?, bytes: r.try_get("entry")? }))
+                .collect::<Result<Vec<_>, sqlx::Error>>()?;
+            tables.push(OpenTable { id, code, entries });
+        }
+        Ok(tables)
+    }
+
+    /// Marks a table as never to be resumed (one that could not be recovered, say).
+    pub async fn close_table(&self, table: &str, at: i64) -> Result<(), StoreError> {
+        self.write(Batch { table: table.to_string(), closed_at: Some(at), ..Batch::default() }).await
+    }
+
+    /// Finished games, newest first.
+    pub async fn games(&self, filter: &GameFilter) -> Result<Vec<GameSummary>, StoreError> {
+        let limit = if filter.limit == 0 { 50 } else { filter.limit.min(1000) };
+        let rows = sqlx::query(
+            "SELECT id, table_id, preset, started_at, finished_at, rating_pool FROM games g \
+             WHERE ($1 = '' OR EXISTS (SELECT 1 FROM game_players p WHERE p.game_id = g.id \
+                                       AND (p.name = $1 OR p.bot = $1))) \
+               AND ($2 = '' OR preset = $2) \
+               AND finished_at >= $3 AND finished_at <= $4 \
+             ORDER BY finished_at DESC, id DESC LIMIT $5",
+        )
+        .bind(&filter.player)
+        .bind(&filter.preset)
+        .bind(filter.since.unwrap_or(i64::MIN))
+        .bind(filter.until.unwrap_or(i64::MAX))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut games = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: String = row.try_get("id")?;
+            let players = self.players(&id).await?;
+            games.push(GameSummary {
+                id,
+                table: row.try_get("table_id")?,
+                preset: row.try_get("preset")?,
+                started_at: row.try_get("started_at")?,
+                finished_at: row.try_get("finished_at")?,
+                rating_pool: row.try_get("rating_pool")?,
+                players,
+            });
+        }
+        Ok(games)
+    }
+
+    async fn players(&self, game: &str) -> Result<Vec<GamePlayer>, StoreError> {
+        let rows = sqlx::query("SELECT seat, name, bot, place FROM game_players WHERE game_id = $1 ORDER BY seat")
+            .bind(game)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(GamePlayer {
+                    seat: u32::try_from(r.try_get::<i64, _>("seat")?).unwrap_or(0),
+                    name: r.try_get("name")?,
+                    bot: r.try_get("bot")?,
+                    place: u32::try_from(r.try_get::<i64, _>("place")?).unwrap_or(0),
+                })
+            })
+            .collect()
+    }
+
+    /// One finished game, with its record.
+    pub async fn game(&self, id: &str) -> Result<Option<FinishedGame>, StoreError> {
+        let Some(row) = sqlx::query(
+            "SELECT id, table_id, preset, started_at, finished_at, rating_pool, record FROM games WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let summary = GameSummary {
+            id: row.try_get("id")?,
+            table: row.try_get("table_id")?,
+            preset: row.try_get("preset")?,
+            started_at: row.try_get("started_at")?,
+            finished_at: row.try_get("finished_at")?,
+            rating_pool: row.try_get("rating_pool")?,
+            players: self.players(id).await?,
+        };
+        Ok(Some(FinishedGame { summary, record: row.try_get("record")? }))
+    }
+
+    /// A pool's ratings, best first ("" for every pool).
+    pub async fn ratings(&self, pool: &str) -> Result<Vec<Rating>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT pool, name, rating, games, wins FROM ratings WHERE ($1 = '' OR pool = $1) \
+             ORDER BY pool, rating DESC, name",
+        )
+        .bind(pool)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(Rating {
+                    pool: r.try_get("pool")?,
+                    name: r.try_get("name")?,
+                    rating: r.try_get("rating")?,
+                    games: r.try_get("games")?,
+                    wins: r.try_get("wins")?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Settings every connection needs.
+async fn prepare(conn: &mut sqlx::AnyConnection, backend: Backend) -> Result<(), sqlx::Error> {
+    if backend == Backend::Sqlite {
+        // WAL: readers do not wait for the writer; FULL: a commit is on disk before it
+        // returns, so nothing a player saw is lost to a crash (or a power cut).
+        sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
+        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
+        sqlx::query("PRAGMA busy_timeout = 5000").execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// The writer: takes every batch waiting (up to [`MAX_GROUP`]) and commits them together.
+async fn write_loop(pool: AnyPool, backend: Backend, mut queue: mpsc::Receiver<Queued>) {
+    let mut group = Vec::with_capacity(MAX_GROUP);
+    while queue.recv_many(&mut group, MAX_GROUP).await > 0 {
+        let batches: Vec<&Batch> = group.iter().map(|q| &q.batch).collect();
+        if commit(&pool, backend, &batches).await.is_ok() {
+            for q in group.drain(..) {
+                let _ = q.done.send(Ok(()));
+            }
+            continue;
+        }
+        // One table's bad batch must not fail the others: each is tried on its own.
+        for q in group.drain(..) {
+            let outcome = commit(&pool, backend, &[&q.batch]).await.map_err(|e| e.to_string());
+            if let Err(e) = &outcome {
+                tracing::error!(error = %e, table = %q.batch.table, "the store could not commit");
+            }
+            let _ = q.done.send(outcome);
+        }
+    }
+}
+
+async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    for b in batches {
+        if let Some(new) = &b.new_table {
+            sqlx::query("INSERT INTO tables (id, code, created_at) VALUES ($1, $2, $3)")
+                .bind(&b.table)
+                .bind(&new.code)
+                .bind(new.created_at)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    // Journal entries, many rows to a statement: one round trip per few hundred entries.
+    let entries: Vec<(&str, &Entry)> =
+        batches.iter().flat_map(|b| b.entries.iter().map(|e| (b.table.as_str(), e))).collect();
+    for chunk in entries.chunks(ROWS_PER_INSERT) {
+        let mut sql = String::from("INSERT INTO journal (table_id, n, at, entry) VALUES ");
+        for i in 0..chunk.len() {
+            if i > 0 {
+                sql.push(',');
+            }
+            let p = i * 4;
+            sql.push_str(&format!("(${}, ${}, ${}, ${})", p + 1, p + 2, p + 3, p + 4));
+        }
+        let mut query = sqlx::query(&sql);
+        for (table, e) in chunk {
+            query = query.bind(*table).bind(e.n).bind(e.at).bind(e.bytes.as_slice());
+        }
+        query.execute(&mut *tx).await?;
+    }
+    for b in batches {
+        for game in &b.finished {
+            insert_game(&mut tx, backend, game).await?;
+        }
+        if let Some(at) = b.closed_at {
+            sqlx::query("UPDATE tables SET closed_at = $1 WHERE id = $2")
+                .bind(at)
+                .bind(&b.table)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    tx.commit().await
+}
+
+async fn insert_game(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    _backend: Backend,
+    game: &FinishedGame,
+) -> Result<(), sqlx::Error> {
+    let s = &game.summary;
+    sqlx::query(
+        "INSERT INTO games (id, table_id, preset, started_at, finished_at, rating_pool, record) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(&s.id)
+    .bind(&s.table)
+    .bind(&s.preset)
+    .bind(s.started_at)
+    .bind(s.finished_at)
+    .bind(&s.rating_pool)
+    .bind(game.record.as_slice())
+    .execute(&mut **tx)
+    .await?;
+    for p in &s.players {
+        sqlx::query("INSERT INTO game_players (game_id, seat, name, bot, place) VALUES ($1, $2, $3, $4, $5)")
+            .bind(&s.id)
+            .bind(i64::from(p.seat))
+            .bind(&p.name)
+            .bind(&p.bot)
+            .bind(i64::from(p.place))
+            .execute(&mut **tx)
+            .await?;
+    }
+    if !s.rating_pool.is_empty() {
+        rate(tx, s).await?;
+    }
+    Ok(())
+}
+
+/// Updates the pool's ratings with a finished game, in the game's transaction.
+async fn rate(tx: &mut sqlx::Transaction<'_, sqlx::Any>, s: &GameSummary) -> Result<(), sqlx::Error> {
+    let mut finish: Vec<&GamePlayer> = s.players.iter().collect();
+    finish.sort_by_key(|p| p.place);
+    let mut ratings = Vec::with_capacity(finish.len());
+    for p in &finish {
+        let row = sqlx::query("SELECT rating FROM ratings WHERE pool = $1 AND name = $2")
+            .bind(&s.rating_pool)
+            .bind(p.rated_as())
+            .fetch_optional(&mut **tx)
+            .await?;
+        ratings.push(match row {
+            Some(r) => r.try_get::<f64, _>("rating")?,
+            None => elo::START,
+        });
+    }
+    let order: Vec<usize> = (0..finish.len()).collect();
+    elo::update(&mut ratings, &order);
+    for (p, rating) in finish.iter().zip(ratings) {
+        let won = i64::from(p.place == 1);
+        let updated = sqlx::query(
+            "UPDATE ratings SET rating = $1, games = games + 1, wins = wins + $2, updated_at = $3 \
+             WHERE pool = $4 AND name = $5",
+        )
+        .bind(rating)
+        .bind(won)
+        .bind(s.finished_at)
+        .bind(&s.rating_pool)
+        .bind(p.rated_as())
+        .execute(&mut **tx)
+        .await?;
+        if updated.rows_affected() == 0 {
+            sqlx::query(
+                "INSERT INTO ratings (pool, name, rating, games, wins, updated_at) VALUES ($1, $2, $3, 1, $4, $5)",
+            )
+            .bind(&s.rating_pool)
+            .bind(p.rated_as())
+            .bind(rating)
+            .bind(won)
+            .bind(s.finished_at)
+            .execute(&mut **tx)
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(url_of(":memory:").0, "sqlite::memory:");
+        assert_eq!(url_of("/tmp/x.db"), ("sqlite:///tmp/x.db?mode=rwc".to_string(), Backend::Sqlite));
+        assert_eq!(url_of("sqlite://a.db").0, "sqlite://a.db?mode=rwc");
+        assert_eq!(url_of("postgres://u@h/db").1, Backend::Postgres);
+        assert_eq!(shown("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(shown("postgres://u@h/db"), "postgres://u@h/db");
+    }
+}

@@ -1,0 +1,229 @@
+//! The store against both backends: a SQLite file, and PostgreSQL when one answers at
+//! `DUDO_TEST_POSTGRES` (default `postgres://postgres@127.0.0.1:5432/test`), each test in a
+//! schema of its own. Without PostgreSQL the PostgreSQL half says it was skipped and why,
+//! unless `DUDO_REQUIRE_POSTGRES=1` (CI) makes that a failure.
+
+use dudo_store::{Batch, Entry, FinishedGame, GameFilter, GamePlayer, GameSummary, NewTable, Store};
+
+fn unique(name: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!("{name}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Fresh, empty databases to test on: (backend name, what `Store::open` takes).
+async fn databases(test: &str) -> Vec<(&'static str, String)> {
+    let dir = std::env::temp_dir().join(unique(&format!("dudo-store-{test}")));
+    let _ = std::fs::create_dir_all(&dir);
+    let mut out = vec![("sqlite", dir.join("dudo.db").display().to_string())];
+    let base = std::env::var("DUDO_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
+    sqlx::any::install_default_drivers();
+    let schema = unique(&format!("dudo_{test}"));
+    let made = async {
+        let pool = sqlx::AnyPool::connect(&base).await?;
+        sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&pool).await?;
+        pool.close().await;
+        Ok::<_, sqlx::Error>(())
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(5), made).await {
+        Ok(Ok(())) => {
+            let sep = if base.contains('?') { '&' } else { '?' };
+            out.push(("postgres", format!("{base}{sep}options[search_path]={schema}")));
+        }
+        failed => {
+            let why = match failed {
+                Ok(Err(e)) => e.to_string(),
+                _ => "no answer in 5 s".to_string(),
+            };
+            assert!(
+                std::env::var("DUDO_REQUIRE_POSTGRES").is_err(),
+                "PostgreSQL is required (DUDO_REQUIRE_POSTGRES) but {base} failed: {why}"
+            );
+            eprintln!("skipped the PostgreSQL half of {test}: {base}: {why}");
+        }
+    }
+    out
+}
+
+fn game(id: &str, table: &str, preset: &str, finished_at: i64, players: &[(&str, &str)], pool: &str) -> FinishedGame {
+    FinishedGame {
+        summary: GameSummary {
+            id: id.into(),
+            table: table.into(),
+            preset: preset.into(),
+            started_at: finished_at - 1000,
+            finished_at,
+            rating_pool: pool.into(),
+            players: players
+                .iter()
+                .enumerate()
+                .map(|(i, (name, bot))| GamePlayer {
+                    seat: i as u32,
+                    name: (*name).into(),
+                    bot: (*bot).into(),
+                    place: i as u32 + 1,
+                })
+                .collect(),
+        },
+        record: format!("record of {id}").into_bytes(),
+    }
+}
+
+fn entry(n: i64) -> Entry {
+    Entry { n, at: 1000 + n, bytes: vec![n as u8; 3] }
+}
+
+#[tokio::test]
+async fn journals_come_back_in_order_and_closed_tables_do_not() {
+    for (backend, db) in databases("journal").await {
+        let store = Store::open(&db).await.unwrap();
+        let first = Batch {
+            table: "t1".into(),
+            new_table: Some(NewTable { code: "ABCDEF".into(), created_at: 5 }),
+            entries: vec![entry(0), entry(1)],
+            ..Batch::default()
+        };
+        store.write(first).await.unwrap();
+        store.write(Batch { table: "t1".into(), entries: vec![entry(2)], ..Batch::default() }).await.unwrap();
+        let closing = Batch {
+            table: "t2".into(),
+            new_table: Some(NewTable { code: "GHJKLM".into(), created_at: 6 }),
+            entries: vec![entry(0)],
+            closed_at: Some(7),
+            ..Batch::default()
+        };
+        store.write(closing).await.unwrap();
+        drop(store);
+        // A second open (a restart) sees the same.
+        let store = Store::open(&db).await.unwrap();
+        let open = store.open_tables().await.unwrap();
+        assert_eq!(open.len(), 1, "{backend}");
+        assert_eq!((open[0].id.as_str(), open[0].code.as_str()), ("t1", "ABCDEF"));
+        let ns: Vec<i64> = open[0].entries.iter().map(|e| e.n).collect();
+        assert_eq!(ns, [0, 1, 2], "{backend}");
+        assert_eq!(open[0].entries[2].bytes, vec![2u8; 3]);
+        assert_eq!(open[0].entries[1].at, 1001);
+    }
+}
+
+#[tokio::test]
+async fn many_tables_writing_at_once_are_all_committed() {
+    for (backend, db) in databases("group").await {
+        let store = Store::open(&db).await.unwrap();
+        let mut tasks = Vec::new();
+        for t in 0..200 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                let table = format!("t{t}");
+                let new = Some(NewTable { code: format!("C{t}"), created_at: t });
+                store.write(Batch { table: table.clone(), new_table: new, ..Batch::default() }).await?;
+                for n in 0..10 {
+                    store.write(Batch { table: table.clone(), entries: vec![entry(n)], ..Batch::default() }).await?;
+                }
+                Ok::<_, dudo_store::StoreError>(())
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap().unwrap();
+        }
+        let open = store.open_tables().await.unwrap();
+        assert_eq!(open.len(), 200, "{backend}");
+        assert!(open.iter().all(|t| t.entries.len() == 10), "{backend}");
+    }
+}
+
+#[tokio::test]
+async fn a_bad_batch_fails_alone() {
+    for (backend, db) in databases("bad_batch").await {
+        let store = Store::open(&db).await.unwrap();
+        let new = |code: &str| Some(NewTable { code: code.into(), created_at: 1 });
+        store.write(Batch { table: "dup".into(), new_table: new("A"), ..Batch::default() }).await.unwrap();
+        let (again, other) = tokio::join!(
+            store.write(Batch { table: "dup".into(), new_table: new("B"), ..Batch::default() }),
+            store.write(Batch { table: "fine".into(), new_table: new("C"), ..Batch::default() }),
+        );
+        assert!(again.is_err(), "{backend}: a table created twice is refused");
+        other.unwrap();
+        assert_eq!(store.open_tables().await.unwrap().len(), 2, "{backend}");
+    }
+}
+
+#[tokio::test]
+async fn history_filters_by_player_bot_preset_and_date() {
+    for (backend, db) in databases("history").await {
+        let store = Store::open(&db).await.unwrap();
+        let games = vec![
+            game("g1", "t", "perudo", 10_000, &[("Ana", ""), ("Alba (odds bot)", "odds")], ""),
+            game("g2", "t", "fibbing", 20_000, &[("Ben", ""), ("Ana", "")], ""),
+            game("g3", "u", "perudo", 30_000, &[("Ben", ""), ("Bruno (reader bot)", "reader")], ""),
+        ];
+        let batch = Batch {
+            table: "t".into(),
+            new_table: Some(NewTable { code: "X".into(), created_at: 1 }),
+            finished: games.clone(),
+            ..Batch::default()
+        };
+        store.write(batch).await.unwrap();
+        let ids = |list: Vec<GameSummary>| list.into_iter().map(|g| g.id).collect::<Vec<_>>();
+        let all = store.games(&GameFilter::default()).await.unwrap();
+        assert_eq!(all[0], games[2].summary, "{backend}: newest first, players in seat order");
+        assert_eq!(ids(all), ["g3", "g2", "g1"]);
+        let ana = GameFilter { player: "Ana".into(), ..GameFilter::default() };
+        assert_eq!(ids(store.games(&ana).await.unwrap()), ["g2", "g1"], "{backend}");
+        let reader = GameFilter { player: "reader".into(), ..GameFilter::default() };
+        assert_eq!(ids(store.games(&reader).await.unwrap()), ["g3"], "{backend}: by bot kind");
+        let perudo = GameFilter { preset: "perudo".into(), ..GameFilter::default() };
+        assert_eq!(ids(store.games(&perudo).await.unwrap()), ["g3", "g1"], "{backend}");
+        let dated = GameFilter { since: Some(15_000), until: Some(25_000), ..GameFilter::default() };
+        assert_eq!(ids(store.games(&dated).await.unwrap()), ["g2"], "{backend}");
+        let one = GameFilter { limit: 1, ..GameFilter::default() };
+        assert_eq!(ids(store.games(&one).await.unwrap()), ["g3"], "{backend}");
+        let found = store.game("g2").await.unwrap().unwrap();
+        assert_eq!(found, games[1], "{backend}: the record comes back byte for byte");
+        assert!(store.game("nope").await.unwrap().is_none());
+    }
+}
+
+#[tokio::test]
+async fn rated_games_update_the_pool_and_built_in_bots_rate_by_kind() {
+    for (backend, db) in databases("ratings").await {
+        let store = Store::open(&db).await.unwrap();
+        let g1 = game("r1", "t", "perudo", 1, &[("Ana", ""), ("Alba (odds bot)", "odds")], "arena");
+        let g2 = game("r2", "t", "perudo", 2, &[("Ana", ""), ("Bruno (odds bot)", "odds")], "arena");
+        let unrated = game("r3", "t", "perudo", 3, &[("Zed", ""), ("Ana", "")], "");
+        let batch = Batch {
+            table: "t".into(),
+            new_table: Some(NewTable { code: "X".into(), created_at: 1 }),
+            finished: vec![g1, g2, unrated],
+            ..Batch::default()
+        };
+        store.write(batch).await.unwrap();
+        let ratings = store.ratings("arena").await.unwrap();
+        let names: Vec<&str> = ratings.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["Ana", "odds bot"], "{backend}: best first, no one from the unrated game");
+        assert_eq!((ratings[0].games, ratings[0].wins), (2, 2));
+        assert_eq!((ratings[1].games, ratings[1].wins), (2, 0));
+        let mut expected = [dudo_store::elo::START; 2];
+        dudo_store::elo::update(&mut expected, &[0, 1]);
+        dudo_store::elo::update(&mut expected, &[0, 1]);
+        assert!((ratings[0].rating - expected[0]).abs() < 1e-9, "{backend}");
+        assert!(store.ratings("ranked").await.unwrap().is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_file_that_is_not_a_database_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(unique("dudo-store-corrupt"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("dudo.db");
+    std::fs::write(&path, b"this is not a SQLite database, just some text in a file\n".repeat(100)).unwrap();
+    let message = Store::open(&path.display().to_string()).await.err().unwrap().to_string();
+    assert!(message.contains("dudo.db") && message.contains("not a database"), "{message}");
+}
+
+#[tokio::test]
+async fn a_place_that_cannot_be_written_is_a_clear_error() {
+    let message = Store::open("/proc/no-such-dir/dudo.db").await.err().unwrap().to_string();
+    assert!(message.contains("cannot open the database /proc/no-such-dir/dudo.db"), "{message}");
+}
