@@ -63,6 +63,12 @@ pub struct ArenaArgs {
     /// Write one JSON object per game, then the standings, to this file.
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// Do not count these games for the server's stored arena ratings (they count by
+    /// default; `dudo ratings` shows them).
+    #[arg(long)]
+    pub unrated: bool,
+    #[command(flatten)]
+    pub db: crate::net::DbArgs,
 }
 
 /// A competitor.
@@ -132,7 +138,7 @@ fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> 
     Ok(out)
 }
 
-pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
     let mut entries: Vec<Entry> = Vec::new();
     for b in &args.bots {
         anyhow::ensure!(
@@ -151,12 +157,21 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
     }
     anyhow::ensure!(entries.len() >= 2, "an arena needs at least two bots");
     let games = schedule(entries.len(), args.mode, args.seats, args.games, args.seed)?;
-    let template = pb::CreateTableRequest { name: "arena".into(), ..args.rules.request()? };
+    let mut template = pb::CreateTableRequest { name: "arena".into(), ..args.rules.request()? };
     crate::net::runtime()?.block_on(async move {
         let client = match &args.server {
             Some(addr) => Client::connect(addr).await?,
-            None => crate::net::embedded().await?,
+            None => {
+                let store = args.db.open(crate::net::Purpose::Play).await?;
+                if store.is_none() {
+                    args.unrated = true;
+                }
+                crate::net::embedded(store).await?
+            }
         };
+        if !args.unrated {
+            template.rating_pool = "arena".into();
+        }
         let entries = Arc::new(entries);
         let total = games.len();
         let started = Instant::now();
@@ -217,8 +232,25 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
         if let Some(path) = &args.out {
             write_jsonl(path, &entries, &results, &table)?;
         }
+        if !args.unrated {
+            // The server's ratings carry over from earlier arenas: every game it has stored.
+            let stored = client.ratings("arena").await?;
+            println!("stored arena ratings at {} (all arenas so far):", where_kept(&args));
+            for r in stored {
+                println!("  {:<20} {:>7.0}  {:>6} games {:>6} wins", r.name, r.rating, r.games, r.wins);
+            }
+        }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Which server's ratings the arena reports.
+fn where_kept(args: &ArenaArgs) -> String {
+    match (&args.server, &args.db.db) {
+        (Some(server), _) => server.clone(),
+        (None, Some(db)) => db.clone(),
+        (None, None) => dudo_store::default_db().map_or_else(|| "this server".into(), |p| p.display().to_string()),
+    }
 }
 
 /// How long one game may take before the arena gives up on it.
@@ -231,10 +263,16 @@ async fn play_one(
     template: &pb::CreateTableRequest,
     game: Game,
 ) -> anyhow::Result<Finished> {
+    let first = &entries[game.lineup[0]];
     let request = pb::CreateTableRequest {
         seats: game.lineup.len() as u32,
         seed: Some(game.seed),
-        name: entries[game.lineup[0]].name.clone(),
+        // A built-in bot in the creator's seat is named as the server names the others, so
+        // stored ratings count it as one player ("odds bot") wherever it sits.
+        name: match &first.kind {
+            Kind::Builtin(kind) => format!("{kind} bot"),
+            Kind::External(_) => first.name.clone(),
+        },
         ..template.clone()
     };
     let key = client.create(request).await?;
@@ -363,7 +401,7 @@ fn wilson(wins: u32, games: u32) -> (f64, f64) {
 fn standings(entries: &[Entry], results: &[Finished]) -> Vec<Standing> {
     let n = entries.len();
     let (mut games, mut wins, mut places) = (vec![0u32; n], vec![0u32; n], vec![0.0f64; n]);
-    let mut elo = vec![1500.0f64; n];
+    let mut elo = vec![dudo_store::elo::START; n];
     for r in results {
         for (place, &e) in r.finish.iter().enumerate() {
             games[e] += 1;
@@ -372,16 +410,7 @@ fn standings(entries: &[Entry], results: &[Finished]) -> Vec<Standing> {
                 wins[e] += 1;
             }
         }
-        let weight = 1.0 / (r.finish.len().saturating_sub(1).max(1)) as f64;
-        let before = elo.clone();
-        for (i, &a) in r.finish.iter().enumerate() {
-            for &b in &r.finish[i + 1..] {
-                let expected = 1.0 / (1.0 + 10f64.powf((before[b] - before[a]) / 400.0));
-                let delta = 16.0 * weight * (1.0 - expected);
-                elo[a] += delta;
-                elo[b] -= delta;
-            }
-        }
+        dudo_store::elo::update(&mut elo, &r.finish);
     }
     let mut out: Vec<Standing> = (0..n)
         .map(|e| {

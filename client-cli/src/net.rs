@@ -18,16 +18,68 @@ impl ServerArgs {
     }
 }
 
-/// A server running inside this process on a free local port, for `dudo play` without
-/// `--server`. It stops when the process ends.
-pub async fn embedded() -> anyhow::Result<Client> {
+/// Which database an embedded server keeps its records in.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DbArgs {
+    /// Keep finished games (and arena ratings) in this database: a SQLite file, `:memory:`,
+    /// `postgres://…`, or `none`. Default: dudo.db in $DUDO_HOME, $XDG_DATA_HOME/dudo or
+    /// ~/.local/share/dudo, the file `dudo history` reads.
+    #[arg(long, env = "DUDO_DB")]
+    pub db: Option<String>,
+}
+
+/// Why an embedded server runs: to play (it writes records), or to read them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Play,
+    Read,
+}
+
+impl DbArgs {
+    /// The database named, or the default file (its directory made); none for `none`.
+    fn place(&self) -> anyhow::Result<Option<String>> {
+        match self.db.as_deref() {
+            Some("none") => Ok(None),
+            Some(db) => Ok(Some(db.to_string())),
+            None => {
+                let Some(path) = dudo_store::default_db() else { return Ok(None) };
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| anyhow::anyhow!("cannot create {} for the database: {e}", dir.display()))?;
+                }
+                Ok(Some(path.display().to_string()))
+            }
+        }
+    }
+
+    /// Opens the store for an embedded server. A database another dudo is playing on is
+    /// left to it: play goes on unrecorded, with a note. Anything else wrong with the
+    /// database (a corrupt file, a place that cannot be written) stops here, said plainly.
+    pub async fn open(&self, purpose: Purpose) -> anyhow::Result<Option<dudo_server::Store>> {
+        let Some(db) = self.place()? else { return Ok(None) };
+        let access = match purpose {
+            Purpose::Play => dudo_store::Access::Owner,
+            Purpose::Read => dudo_store::Access::Reader,
+        };
+        match dudo_server::Store::open_as(&db, access).await {
+            Ok(store) => Ok(Some(store)),
+            Err(dudo_store::StoreError::InUse { path }) if self.db.is_none() => {
+                eprintln!("note: another dudo is using {path}; these games will not be kept (or pass --db PATH)");
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// A server running inside this process on a free local port, for commands without
+/// `--server`, keeping its records in `store`. It stops when the process ends.
+pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Client> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?.to_string();
+    let setup = dudo_server::Setup { store, ..dudo_server::Setup::default() };
     tokio::spawn(async move {
-        if let Err(e) =
-            dudo_server::run_with(listener, dudo_server::service::Limits::default(), std::future::pending())
-                .await
-        {
+        if let Err(e) = dudo_server::serve(listener, setup, std::future::pending()).await {
             eprintln!("dudo: the embedded server stopped: {e}");
         }
     });

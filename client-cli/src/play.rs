@@ -38,6 +38,8 @@ pub struct PlayArgs {
     /// A turn clock: seconds for each of your calls (0: no clock).
     #[arg(long, default_value_t = 0)]
     pub clock: u32,
+    #[command(flatten)]
+    pub db: crate::net::DbArgs,
 }
 
 /// The player's name when none is given.
@@ -57,7 +59,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
         let client = match &args.server {
             Some(addr) => dudo_client::Client::connect(addr).await?,
-            None => crate::net::embedded().await?,
+            None => crate::net::embedded(args.db.open(crate::net::Purpose::Play).await?).await?,
         };
         let key = client.create(request).await?;
         let (bots, kind) = (args.bots, args.bot.clone());

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use dudo_proto::convert::{self, ConvertError};
 use dudo_proto::v1 as pb;
+use dudo_proto::v1::history_client::HistoryClient;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::play_client::PlayClient;
 use tonic::transport::{Channel, Endpoint};
@@ -92,6 +93,7 @@ impl SeatKey {
 pub struct Client {
     lobby: LobbyClient<Channel>,
     play: PlayClient<Channel>,
+    history: HistoryClient<Channel>,
     addr: String,
 }
 
@@ -118,7 +120,8 @@ impl Client {
             .map_err(|source| ClientError::Connect { addr: addr.to_string(), source })?;
         Ok(Client {
             lobby: LobbyClient::new(channel.clone()),
-            play: PlayClient::new(channel),
+            play: PlayClient::new(channel.clone()),
+            history: HistoryClient::new(channel),
             addr: addr.into(),
         })
     }
@@ -142,6 +145,32 @@ impl Client {
     pub async fn join(&self, table: &str, name: &str) -> Result<SeatKey, ClientError> {
         let request = pb::JoinTableRequest { table: table.into(), name: name.into() };
         SeatKey::from_joined(self.lobby.clone().join_table(request).await?.into_inner())
+    }
+
+    /// Finished games, newest first.
+    pub async fn games(&self, request: pb::ListGamesRequest) -> Result<Vec<pb::GameSummary>, ClientError> {
+        Ok(self.history.clone().list_games(request).await?.into_inner().games)
+    }
+
+    /// A finished game's whole record.
+    pub async fn replay(&self, game: &str) -> Result<pb::Replay, ClientError> {
+        Ok(self.history.clone().get_replay(pb::GameRef { game: game.into() }).await?.into_inner())
+    }
+
+    /// A finished game's events as a stream, at `speed` times their original pace.
+    pub async fn watch_replay(
+        &self,
+        game: &str,
+        speed: f64,
+    ) -> Result<tonic::Streaming<pb::PlayUpdate>, ClientError> {
+        let request = pb::WatchReplayRequest { game: game.into(), speed };
+        Ok(self.history.clone().watch_replay(request).await?.into_inner())
+    }
+
+    /// Stored ratings of a pool ("" for all), best first.
+    pub async fn ratings(&self, pool: &str) -> Result<Vec<pb::Rating>, ClientError> {
+        let request = pb::ListRatingsRequest { pool: pool.into() };
+        Ok(self.history.clone().list_ratings(request).await?.into_inner().ratings)
     }
 
     /// Tables waiting for players.

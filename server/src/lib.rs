@@ -6,11 +6,13 @@
 //! shutdown future completes, so tests bind port 0.
 #![forbid(unsafe_code)]
 
+pub mod history;
 pub mod service;
 pub mod table;
 
 use std::future::Future;
 
+use dudo_proto::v1::history_server::HistoryServer;
 use dudo_proto::v1::lobby_server::LobbyServer;
 use dudo_proto::v1::play_server::PlayServer;
 use tokio::net::TcpListener;
@@ -18,6 +20,7 @@ use tokio_stream::wrappers::TcpListenerStream;
 
 pub use dudo_proto::convert;
 pub use dudo_rules as rules;
+pub use dudo_store::Store;
 
 /// Accepted connections with Nagle's algorithm off: a game sends many small messages, and
 /// waiting to batch them costs tens of milliseconds a move.
@@ -40,6 +43,21 @@ pub enum ServeError {
     Transport(#[from] tonic::transport::Error),
     #[error("reflection service: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
+    #[error("{0}")]
+    Store(#[from] dudo_store::StoreError),
+}
+
+/// What a server is run with besides its listener.
+#[derive(Clone, Default)]
+pub struct Setup {
+    pub limits: service::Limits,
+    /// Where tables, finished games and ratings are kept; none: in memory only, nothing kept.
+    pub store: Option<Store>,
+    /// Tables may ask to count for the "ranked" ratings.
+    pub ranked: bool,
+    /// Bring back the store's open tables at start (false for a server that only reads
+    /// records beside the one that runs the tables).
+    pub recover: bool,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -54,12 +72,25 @@ pub async fn run_with(
     limits: service::Limits,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
-    let max_message = limits.max_message_bytes;
-    let keepalive = limits.keepalive;
-    let dudo = service::Dudo::new(limits);
+    serve(listener, Setup { limits, ..Setup::default() }, shutdown).await
+}
+
+/// Serves as [`run`] does; with a store, first brings back every table that was in play when
+/// the server last stopped (however it stopped).
+pub async fn serve(listener: TcpListener, setup: Setup, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
+    let max_message = setup.limits.max_message_bytes;
+    let keepalive = setup.limits.keepalive;
+    let dudo = service::Dudo::new(setup.limits).with_store(setup.store, setup.ranked);
+    if setup.recover {
+        let recovered = dudo.recover().await?;
+        if recovered > 0 {
+            tracing::info!(tables = recovered, "tables recovered from the database");
+        }
+    }
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<LobbyServer<service::Dudo>>().await;
     health.set_serving::<PlayServer<service::Dudo>>().await;
+    health.set_serving::<HistoryServer<service::Dudo>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -87,7 +118,8 @@ pub async fn run_with(
         .add_service(reflection)
         .add_service(reflection_alpha)
         .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(PlayServer::new(dudo).max_decoding_message_size(max_message))
+        .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
+        .add_service(HistoryServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await?;
     Ok(())

@@ -41,6 +41,15 @@ struct Args {
     /// vanished client's streams are freed about 10 s later (0: never ping).
     #[arg(long, env = "DUDO_KEEPALIVE_SECONDS", default_value_t = 30)]
     keepalive_seconds: u64,
+    /// Where to keep tables (so they survive a restart), finished games and ratings: a SQLite
+    /// file, `:memory:` (kept until the server stops), `postgres://user@host/database`, or
+    /// `none` (nothing kept). Default: dudo.db in $DUDO_HOME, $XDG_DATA_HOME/dudo or
+    /// ~/.local/share/dudo.
+    #[arg(long, env = "DUDO_DB")]
+    db: Option<String>,
+    /// Keep ratings for tables created as ranked (the arena's ratings are always kept).
+    #[arg(long, env = "DUDO_RANKED")]
+    ranked: bool,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
     metrics_listen: Option<std::net::SocketAddr>,
@@ -55,10 +64,14 @@ async fn main() -> anyhow::Result<()> {
     } else {
         tracing_subscriber::fmt().with_env_filter(filter).init();
     }
+    let store = open_store(args.db.as_deref()).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
     // Printed on stdout too, so scripts and tests that bind port 0 learn the port.
     println!("dudo-server listening on {}", listener.local_addr()?);
     tracing::info!(address = %listener.local_addr()?, "dudo-server listening");
+    if let Some(store) = &store {
+        println!("dudo-server keeps its records in {}", store.place());
+    }
     if let Some(addr) = args.metrics_listen {
         metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;
         println!("dudo-server metrics on http://{addr}/metrics");
@@ -94,6 +107,25 @@ async fn main() -> anyhow::Result<()> {
         keepalive: (args.keepalive_seconds > 0)
             .then(|| std::time::Duration::from_secs(args.keepalive_seconds)),
     };
-    dudo_server::run_with(listener, limits, shutdown).await?;
+    let setup = dudo_server::Setup { limits, store, ranked: args.ranked, recover: true };
+    dudo_server::serve(listener, setup, shutdown).await?;
     Ok(())
+}
+
+/// Opens the database `--db` names (or the default file), or none for `--db none`.
+async fn open_store(db: Option<&str>) -> anyhow::Result<Option<dudo_server::Store>> {
+    let db = match db {
+        Some("none") => return Ok(None),
+        Some(db) => db.to_string(),
+        None => {
+            let path = dudo_store::default_db()
+                .ok_or_else(|| anyhow::anyhow!("no home directory for the database: pass --db PATH"))?;
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| anyhow::anyhow!("cannot create {} for the database: {e}", dir.display()))?;
+            }
+            path.display().to_string()
+        }
+    };
+    Ok(Some(dudo_server::Store::open(&db).await?))
 }

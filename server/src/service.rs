@@ -16,6 +16,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::convert;
 use crate::table::{self, Command, Table};
+use dudo_store::Store;
 
 /// How many commands a table's queue holds before senders wait.
 const TABLE_QUEUE: usize = 256;
@@ -84,17 +85,21 @@ struct PerIp {
     connections: HashMap<std::net::SocketAddr, usize>,
 }
 
-/// The lobby and play services over one registry of tables.
+/// The lobby, play and history services over one registry of tables.
 #[derive(Clone, Default)]
 pub struct Dudo {
     registry: Arc<Mutex<Registry>>,
     limits: Arc<Limits>,
     per_ip: Arc<Mutex<PerIp>>,
+    /// Where tables' journals, finished games and ratings are kept (none: memory only).
+    store: Option<Store>,
+    /// The operator keeps ratings for ranked tables (`--ranked`).
+    ranked: bool,
 }
 
 /// Holds one of a connection's (and its IP address's) open streams; dropping it (the stream
 /// ends) gives it back.
-struct StreamSlot {
+pub(crate) struct StreamSlot {
     per_ip: Arc<Mutex<PerIp>>,
     peer: Option<std::net::SocketAddr>,
 }
@@ -141,12 +146,94 @@ impl Dudo {
         Dudo { limits: Arc::new(limits), ..Dudo::default() }
     }
 
+    /// Keeps tables, finished games and ratings in `store`; `ranked`: tables may ask for
+    /// ranked ratings.
+    pub fn with_store(mut self, store: Option<Store>, ranked: bool) -> Dudo {
+        self.store = store;
+        self.ranked = ranked;
+        self
+    }
+
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
+    /// Brings back every table the store holds that was still open, as it was; returns how
+    /// many. A table idle for longer than the idle limit is closed instead (nobody is coming
+    /// back to it), and one whose journal cannot be replayed is closed with an error logged.
+    pub async fn recover(&self) -> Result<usize, dudo_store::StoreError> {
+        let Some(store) = &self.store else { return Ok(0) };
+        let now = table::unix_millis();
+        let idle = i64::try_from(self.limits.idle_table.as_millis()).unwrap_or(i64::MAX);
+        let mut recovered = 0;
+        for open in store.open_tables().await? {
+            let id = open.id.clone();
+            let last = open.entries.last().map_or(0, |e| e.at);
+            if now.saturating_sub(last) > idle {
+                tracing::info!(table = %id, "not recovered: idle since before the restart");
+                store.close_table(&id, now).await?;
+                continue;
+            }
+            match Table::recover(open, store.clone()) {
+                Ok(table) => {
+                    let code = table.info().join_code;
+                    match self.spawn_table(table, id.clone(), code, None) {
+                        Ok(_) => recovered += 1,
+                        Err(e) => tracing::error!(table = %id, error = %e, "could not register the table"),
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(table = %id, error = %e, "could not recover the table; closing it");
+                    store.close_table(&id, now).await?;
+                }
+            }
+        }
+        Ok(recovered)
+    }
+
+    /// Starts a table's task and registers it; it leaves the registry (and its creator's
+    /// count) when it ends.
+    fn spawn_table(
+        &self,
+        table: Table,
+        id: String,
+        code: String,
+        ip: Option<std::net::IpAddr>,
+    ) -> Result<TableHandle, Status> {
+        let (tx, rx) = mpsc::channel(TABLE_QUEUE);
+        let (registry, per_ip, idle) =
+            (Arc::clone(&self.registry), Arc::clone(&self.per_ip), self.limits.idle_table);
+        let (closing_id, closing_code) = (id.clone(), code.clone());
+        let span = tracing::info_span!("table", table = %id);
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                table.run(rx, idle).await;
+                // Closed (idle, or by its host): the table leaves the registry and the limits.
+                if let Ok(mut r) = registry.lock() {
+                    r.tables.remove(&closing_id);
+                    r.codes.remove(&closing_code);
+                }
+                if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
+                    && let Some(n) = counts.tables.get_mut(&ip)
+                {
+                    *n = n.saturating_sub(1);
+                }
+            },
+            span,
+        ));
+        let handle = TableHandle { tx };
+        let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        registry.tables.insert(id.clone(), handle.clone());
+        registry.codes.insert(code, id);
+        Ok(handle)
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
 
     /// Takes one of the caller's stream slots, or says the limit is reached.
-    fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Status> {
+    pub(crate) fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Status> {
         let peer = request.remote_addr();
         if let Some(peer) = peer {
             let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
@@ -288,9 +375,27 @@ impl Lobby for Dudo {
                 rules.players.min, rules.players.max
             )));
         }
+        let rating_pool = match req.rating_pool.trim() {
+            "" => String::new(),
+            "ranked" if !self.ranked => {
+                return Err(Status::failed_precondition(
+                    "rating_pool: this server keeps no ranked ratings (its operator can start it with --ranked)",
+                ));
+            }
+            _ if self.store.is_none() => {
+                return Err(Status::failed_precondition(
+                    "rating_pool: this server keeps no records, so no ratings (it runs with --db none)",
+                ));
+            }
+            pool @ ("ranked" | "arena") => pool.to_string(),
+            other => {
+                return Err(Status::invalid_argument(format!(
+                    "rating_pool: \"ranked\", \"arena\" or empty, not {other:?}"
+                )));
+            }
+        };
         let id = table::secret();
         let code = join_code();
-        let (tx, rx) = mpsc::channel(TABLE_QUEUE);
         let clock = (req.move_millis > 0).then(|| {
             table::Clock::new(
                 std::time::Duration::from_millis(req.move_millis.into()),
@@ -306,40 +411,19 @@ impl Lobby for Dudo {
         let pacing =
             table::Pacing { clock, bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()) };
         let table = Table::new(
-            id.clone(),
-            code.clone(),
             rules,
-            seats as usize,
-            req.seed,
-            pacing,
-            self.limits.actions_per_second,
-        );
-        let (registry, per_ip, idle) =
-            (Arc::clone(&self.registry), Arc::clone(&self.per_ip), self.limits.idle_table);
-        let (closing_id, closing_code) = (id.clone(), code.clone());
-        let span = tracing::info_span!("table", table = %id);
-        tokio::spawn(tracing::Instrument::instrument(
-            async move {
-                table.run(rx, idle).await;
-                // Closed (idle, or by its host): the table leaves the registry and the limits.
-                if let Ok(mut r) = registry.lock() {
-                    r.tables.remove(&closing_id);
-                    r.codes.remove(&closing_code);
-                }
-                if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
-                    && let Some(n) = counts.tables.get_mut(&ip)
-                {
-                    *n = n.saturating_sub(1);
-                }
+            table::Setup {
+                id: id.clone(),
+                code: code.clone(),
+                capacity: seats as usize,
+                seed: req.seed,
+                pacing,
+                rate: self.limits.actions_per_second,
+                rating_pool,
+                store: self.store.clone(),
             },
-            span,
-        ));
-        let handle = TableHandle { tx };
-        {
-            let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
-            registry.tables.insert(id.clone(), handle.clone());
-            registry.codes.insert(code, id);
-        }
+        );
+        let handle = self.spawn_table(table, id, code, ip)?;
         let (seat, token) = self.ask(&handle, |reply| Command::Join { name: req.name, reply }).await??;
         let info = self.info(&handle).await?;
         // Counted only once the table exists: a refused request costs nothing.

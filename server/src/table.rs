@@ -5,13 +5,24 @@
 //! A subscriber that cannot keep up is dropped (it resumes from its last sequence number), so
 //! no client can slow the table. The log holds every event with its audience; what a stream
 //! carries is the log filtered by what its viewer may see.
+//!
+//! With a store, every input the table accepts (a seat joining, a move, a reset…) becomes a
+//! journal entry, and nothing it caused (events, prompts, replies) leaves the task until the
+//! entry is durable: each turn of the task's loop ends by writing the journal and only then
+//! delivering what waits in the subscribers' outboxes and the reply queue. [`Table::recover`]
+//! rebuilds a table by re-applying its journal; everything random a table draws (seat tokens'
+//! hashes, bots' seeds, the game's seed, the commitments' salt secret) is in the journal or
+//! derived from it, so the rebuilt table is the same table, sequence numbers and all.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use dudo_proto::v1 as pb;
-use dudo_rules::bots::{self, Bot};
+use dudo_proto::v1::journal_entry::Entry as Journal;
+use dudo_rules::bots;
 use dudo_rules::{Action, Audience, Event, EventKind, Game, RuleSet, Seat, Viewer, seed_from_u64};
+use dudo_store::{Batch, FinishedGame, GamePlayer, GameSummary, NewTable, Store};
+use prost::Message;
 use rand::Rng;
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
@@ -86,16 +97,53 @@ pub enum Command {
 
 struct SeatSlot {
     name: String,
-    token: String,
-    bot: Option<(String, Box<dyn Bot>)>,
+    /// SHA-256 of the seat's token: what the journal keeps, so the token itself is never stored.
+    token_hash: [u8; 32],
+    bot: Option<SeatBot>,
     /// Left or removed during a game: out for good, gone at the next reset.
     left: bool,
+}
+
+/// A built-in bot in a seat: its kind, and the seed each of its decisions is drawn from.
+#[derive(Clone)]
+struct SeatBot {
+    kind: String,
+    seed: u64,
 }
 
 struct Subscriber {
     viewer: Viewer,
     tx: mpsc::Sender<Update>,
+    /// What waits for the journal to be durable before it is sent.
+    outbox: Vec<Update>,
+    /// Send the outbox, then end this stream (its reason is the outbox's last item).
+    ending: bool,
 }
+
+impl Subscriber {
+    fn new(viewer: Viewer, tx: mpsc::Sender<Update>) -> Subscriber {
+        Subscriber { viewer, tx, outbox: Vec::new(), ending: false }
+    }
+
+    /// Queues an update; false if the subscriber is already too far behind (it is dropped
+    /// and resumes from its sequence number).
+    fn queue(&mut self, update: Update) -> bool {
+        if self.outbox.len() >= SUBSCRIBER_BUFFER {
+            return false;
+        }
+        self.outbox.push(update);
+        true
+    }
+
+    /// Queues a last message (an error saying why) and ends the stream once it is sent.
+    fn end(&mut self, why: Status) {
+        self.outbox.push(Err(why));
+        self.ending = true;
+    }
+}
+
+/// A reply waiting, like the events, for the journal to be durable.
+type Reply = Box<dyn FnOnce() + Send>;
 
 /// The state the table task owns.
 pub struct Table {
@@ -116,8 +164,6 @@ pub struct Table {
     subscribers: Vec<Subscriber>,
     /// The table as last announced to the streams, so only changes are sent.
     announced: Option<pb::TableInfo>,
-    /// The host closed the table: the task ends after this command.
-    closed: bool,
     /// The turn clock: time per move, if the table has one.
     clock: Option<Clock>,
     /// How long bots wait before moving (zero: they move at once, in one go).
@@ -134,6 +180,36 @@ pub struct Table {
     /// Calls each seat may make a second, and each seat's bucket of calls left.
     rate: u32,
     buckets: Vec<(f64, Instant)>,
+    /// Where the journal is kept; none: the table lives in memory only.
+    store: Option<Store>,
+    /// Entries made since the last write, with their times (Unix ms).
+    journal: Vec<(i64, pb::JournalEntry)>,
+    /// The next entry's number.
+    entries: i64,
+    /// The table's row, until its first batch is written.
+    unwritten: Option<NewTable>,
+    /// Finished games to write with the journal.
+    finished: Vec<FinishedGame>,
+    /// The table will not be resumed: written with the last batch.
+    closed_at: Option<i64>,
+    /// Replies to send once the journal is durable.
+    replies: Vec<Reply>,
+    /// Rebuilding from the journal: the entry's time. Nothing is written or sent, and no bot
+    /// or clock is asked (their moves are entries of their own).
+    replaying: Option<i64>,
+    /// What the dice commitments' salts are drawn from (journalled, so a rebuilt table
+    /// reveals the salts its players were committed to).
+    salt_secret: [u8; 32],
+    /// The ratings this table's games count for ("" for none).
+    rating_pool: String,
+    /// When each event of the log happened (Unix ms), for replays at the original pace.
+    times: Vec<i64>,
+    /// The current game's id and start, and whether its record has been made.
+    game_id: String,
+    game_started_at: i64,
+    game_recorded: bool,
+    /// Games started at this table, for game ids.
+    games: u32,
 }
 
 /// How a table is paced: its turn clock and how long its bots think.
@@ -141,6 +217,27 @@ pub struct Table {
 pub struct Pacing {
     pub clock: Option<Clock>,
     pub bot_pause: Duration,
+}
+
+/// What a table is made with, besides its rules.
+pub struct Setup {
+    pub id: String,
+    pub code: String,
+    pub capacity: usize,
+    pub seed: Option<u64>,
+    pub pacing: Pacing,
+    pub rate: u32,
+    pub rating_pool: String,
+    pub store: Option<Store>,
+}
+
+/// Why a journal could not be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoverError {
+    #[error("the journal does not start with the table's creation")]
+    NoCreation,
+    #[error("entry {n}: {why}")]
+    Entry { n: i64, why: String },
 }
 
 /// A bot's move, chosen and waiting for its time.
@@ -190,17 +287,152 @@ pub fn secret() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+fn token_hash(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// Now, in Unix milliseconds.
+pub fn unix_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
 impl Table {
-    pub fn new(
-        id: String,
-        code: String,
-        rules: RuleSet,
-        capacity: usize,
-        seed: Option<u64>,
-        pacing: Pacing,
-        rate: u32,
-    ) -> Table {
+    /// A new table; with a store, its creation is the journal's first entry.
+    pub fn new(rules: RuleSet, setup: Setup) -> Table {
+        let mut table = Table::blank(rules, setup, rand::rng().random());
+        if table.store.is_some() {
+            let now = unix_millis();
+            table.unwritten = Some(NewTable { code: table.code.clone(), created_at: now });
+            let created = table.creation();
+            table.record(Journal::Created(created));
+        }
+        table
+    }
+
+    fn creation(&self) -> pb::TableCreated {
+        pb::TableCreated {
+            id: self.id.clone(),
+            code: self.code.clone(),
+            rules: Some(convert::rules_to_wire(&self.rules)),
+            capacity: u32::try_from(self.capacity).unwrap_or(u32::MAX),
+            seed: self.seed,
+            move_millis: self.clock.as_ref().map_or(0, |c| millis(c.per_move)),
+            bank_millis: self.clock.as_ref().map_or(0, |c| millis(c.bank)),
+            bot_think_millis: millis(self.bot_pause),
+            actions_per_second: self.rate,
+            salt_secret: self.salt_secret.to_vec(),
+            rating_pool: self.rating_pool.clone(),
+        }
+    }
+
+    /// Rebuilds a table from its journal, as it was after the last entry; its clock restarts
+    /// now for whoever must move, with each seat's bank as the journal last recorded it.
+    pub fn recover(open: dudo_store::OpenTable, store: Store) -> Result<Table, RecoverError> {
+        let mut entries = open.entries.into_iter();
+        let first = entries.next().ok_or(RecoverError::NoCreation)?;
+        let bad = |n: i64, why: String| RecoverError::Entry { n, why };
+        let decoded = pb::JournalEntry::decode(first.bytes.as_slice()).map_err(|e| bad(first.n, e.to_string()))?;
+        let Some(Journal::Created(c)) = decoded.entry else { return Err(RecoverError::NoCreation) };
+        let rules = c
+            .rules
+            .as_ref()
+            .ok_or_else(|| bad(first.n, "no rules".into()))
+            .and_then(|r| convert::rules_from_wire(r).map_err(|e| bad(first.n, e.to_string())))?;
+        let clock = (c.move_millis > 0).then(|| {
+            Clock::new(Duration::from_millis(c.move_millis), Duration::from_millis(c.bank_millis))
+        });
+        let setup = Setup {
+            id: open.id,
+            code: open.code,
+            capacity: c.capacity as usize,
+            seed: c.seed,
+            pacing: Pacing { clock, bot_pause: Duration::from_millis(c.bot_think_millis) },
+            rate: c.actions_per_second,
+            rating_pool: c.rating_pool,
+            store: Some(store),
+        };
+        let secret: [u8; 32] =
+            c.salt_secret.as_slice().try_into().map_err(|_| bad(first.n, "salt secret is not 32 bytes".into()))?;
+        let mut table = Table::blank(rules, setup, secret);
+        table.entries = first.n + 1;
+        for entry in entries {
+            table.replaying = Some(entry.at);
+            let decoded = pb::JournalEntry::decode(entry.bytes.as_slice()).map_err(|e| bad(entry.n, e.to_string()))?;
+            table.replay(&decoded).map_err(|why| bad(entry.n, why))?;
+            if let Some(clock) = table.clock.as_mut()
+                && !decoded.banks_millis.is_empty()
+            {
+                clock.banks = decoded.banks_millis.iter().map(|&ms| Duration::from_millis(ms)).collect();
+            }
+            table.entries = entry.n + 1;
+        }
+        table.replaying = None;
+        // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
+        table.after_move();
+        Ok(table)
+    }
+
+    /// Re-applies one journal entry.
+    fn replay(&mut self, entry: &pb::JournalEntry) -> Result<(), String> {
+        match &entry.entry {
+            Some(Journal::Created(_)) | None => Err("a second creation, or an empty entry".into()),
+            Some(Journal::Joined(j)) => {
+                let hash: [u8; 32] = j.token_hash.as_slice().try_into().map_err(|_| "token hash size")?;
+                let bot = (!j.bot.is_empty()).then(|| SeatBot { kind: j.bot.clone(), seed: j.bot_seed });
+                self.seats.push(SeatSlot { name: j.name.clone(), token_hash: hash, bot, left: false });
+                metrics::gauge!("dudo_seats").increment(1.0);
+                Ok(())
+            }
+            Some(Journal::RulesChanged(r)) => {
+                let wire = r.rules.as_ref().ok_or("no rules")?;
+                self.rules = Arc::new(convert::rules_from_wire(wire).map_err(|e| e.to_string())?);
+                Ok(())
+            }
+            Some(Journal::Started(g)) => {
+                let seed: dudo_rules::Seed = g.seed.as_slice().try_into().map_err(|_| "seed size")?;
+                self.start_with(seed, g.game_id.clone()).map_err(|e| e.message().to_string())
+            }
+            Some(Journal::Moved(m)) => {
+                let seat = m.seat as usize;
+                if m.timed_out {
+                    return self.time_out_seat(seat).then_some(()).ok_or_else(|| "no default move".into());
+                }
+                let wire = m.action.as_ref().ok_or("no action")?;
+                let action = convert::action_from_wire(wire).map_err(|e| e.to_string())?;
+                self.play_move(seat, &action).map_err(|e| e.to_string())
+            }
+            Some(Journal::Removed(r)) => self.remove(r.seat as usize).map_err(|e| e.message().to_string()),
+            Some(Journal::Reset(_)) => {
+                self.reset();
+                Ok(())
+            }
+        }
+    }
+
+    fn blank(rules: RuleSet, setup: Setup, salt_secret: [u8; 32]) -> Table {
+        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, store } = setup;
         Table {
+            store,
+            journal: Vec::new(),
+            entries: 0,
+            unwritten: None,
+            finished: Vec::new(),
+            closed_at: None,
+            replies: Vec::new(),
+            replaying: None,
+            salt_secret,
+            rating_pool,
+            times: Vec::new(),
+            game_id: String::new(),
+            game_started_at: 0,
+            game_recorded: false,
+            games: 0,
             rate,
             buckets: Vec::new(),
             clock: pacing.clock,
@@ -221,7 +453,6 @@ impl Table {
             log_start: 0,
             subscribers: Vec::new(),
             announced: None,
-            closed: false,
         }
     }
 
@@ -232,7 +463,8 @@ impl Table {
         metrics::gauge!("dudo_tables").increment(1.0);
         tracing::info!(code = %self.code, "table opened");
         let mut last_call = Instant::now();
-        loop {
+        // Each turn: write what the last turn journalled, deliver what it caused, then wait.
+        while self.flush().await && self.closed_at.is_none() {
             let deadline = self.deadline();
             let bot_due = self.bot_due.as_ref().map(|b| b.due);
             tokio::select! {
@@ -240,11 +472,8 @@ impl Table {
                     Some(c) => {
                         last_call = Instant::now();
                         self.handle(c);
-                        if self.closed {
-                            tracing::info!("table closed by its host");
-                            break;
-                        }
                     }
+                    // The server let go of the table (it is stopping): the journal keeps it.
                     None => break,
                 },
                 () = sleep_until(deadline), if deadline.is_some() => self.time_out(),
@@ -253,7 +482,7 @@ impl Table {
                     self.subscribers.retain(|s| !s.tx.is_closed());
                     if self.subscribers.is_empty() {
                         tracing::info!("table closed after {}s idle", idle.as_secs());
-                        break;
+                        self.closed_at = Some(unix_millis());
                     }
                     // Someone is watching: the table is in use.
                     last_call = Instant::now();
@@ -262,6 +491,84 @@ impl Table {
         }
         metrics::gauge!("dudo_tables").decrement(1.0);
         metrics::gauge!("dudo_seats").decrement(self.seats.len() as f64);
+    }
+
+    /// Journals `entry` (with a store, and unless the table is being rebuilt from it).
+    fn record(&mut self, entry: Journal) {
+        if self.replaying.is_some() || self.store.is_none() {
+            return;
+        }
+        self.journal.push((unix_millis(), pb::JournalEntry { entry: Some(entry), banks_millis: Vec::new() }));
+    }
+
+    /// The time of what is happening: now, or the journal entry's time when rebuilding.
+    fn now(&self) -> i64 {
+        self.replaying.unwrap_or_else(unix_millis)
+    }
+
+    /// Makes the journal durable, then sends what waited for it. False if it could not be
+    /// written: the table then stops, and nothing that was not saved has been sent.
+    async fn flush(&mut self) -> bool {
+        if let Some(store) = &self.store
+            && (!self.journal.is_empty() || self.unwritten.is_some() || self.closed_at.is_some())
+        {
+            // The clock banks after the last entry, so a rebuilt table's clocks are fair.
+            if let (Some(clock), Some((_, last))) = (self.clock.as_ref(), self.journal.last_mut()) {
+                let seats = self.seats.len().max(clock.banks.len());
+                last.banks_millis = (0..seats).map(|s| millis(clock.bank_of(s))).collect();
+            }
+            let first = self.entries;
+            let entries: Vec<dudo_store::Entry> = self
+                .journal
+                .drain(..)
+                .enumerate()
+                .map(|(i, (at, e))| dudo_store::Entry { n: first + i as i64, at, bytes: e.encode_to_vec() })
+                .collect();
+            self.entries += entries.len() as i64;
+            let batch = Batch {
+                table: self.id.clone(),
+                new_table: self.unwritten.take(),
+                entries,
+                finished: std::mem::take(&mut self.finished),
+                closed_at: self.closed_at,
+            };
+            let started = Instant::now();
+            if let Err(e) = store.write(batch).await {
+                tracing::error!(error = %e, "could not save the table; it stops");
+                // Replies are dropped unsent (their callers hear the table closed) and every
+                // stream ends: nobody learns of anything the journal does not hold.
+                self.replies.clear();
+                for s in self.subscribers.drain(..) {
+                    let _ = s.tx.try_send(Err(Status::unavailable(
+                        "the server could not save the table; it is back when the server restarts",
+                    )));
+                }
+                return false;
+            }
+            metrics::histogram!("dudo_journal_write_seconds").record(started.elapsed().as_secs_f64());
+        }
+        self.journal.clear();
+        self.finished.clear();
+        self.subscribers.retain_mut(|s| {
+            for update in s.outbox.drain(..) {
+                // A full channel drops the subscriber; it resumes from its sequence number.
+                if s.tx.try_send(update).is_err() {
+                    return false;
+                }
+            }
+            !s.ending
+        });
+        for reply in self.replies.drain(..) {
+            reply();
+        }
+        true
+    }
+
+    /// Sends `value` on `reply` once the journal is durable.
+    fn reply<T: Send + 'static>(&mut self, reply: oneshot::Sender<T>, value: T) {
+        self.replies.push(Box::new(move || {
+            let _ = reply.send(value);
+        }));
     }
 
     /// When the clock runs out for the seat it is timing.
@@ -291,8 +598,16 @@ impl Table {
     /// The clock ran out: the seat's default action is played for it, and the log says so.
     fn time_out(&mut self) {
         let Some((seat, _)) = self.timing.take() else { return };
-        let Some(game) = self.game.as_mut() else { return };
-        let Some(action) = game.default_action(seat) else { return };
+        if self.time_out_seat(seat) {
+            self.after_move();
+        }
+    }
+
+    /// Plays `seat`'s default action because its clock ran out; false if it has none.
+    fn time_out_seat(&mut self, seat: Seat) -> bool {
+        let Some(game) = self.game.as_mut() else { return false };
+        let Some(action) = game.default_action(seat) else { return false };
+        let Ok(events) = game.apply(seat, &action) else { return false };
         if let Some(clock) = self.clock.as_mut() {
             if clock.banks.len() <= seat {
                 let fresh = clock.bank;
@@ -300,14 +615,18 @@ impl Table {
             }
             clock.banks[seat] = Duration::ZERO;
         }
+        self.record(Journal::Moved(pb::MoveMade {
+            seat: u32::try_from(seat).unwrap_or(u32::MAX),
+            action: Some(convert::action_to_wire(&action)),
+            timed_out: true,
+        }));
         let announce = Event {
             audience: dudo_rules::Audience::Everyone,
-            kind: dudo_rules::EventKind::TurnTimedOut { seat, action: action.clone() },
+            kind: dudo_rules::EventKind::TurnTimedOut { seat, action },
         };
-        let Ok(events) = game.apply(seat, &action) else { return };
         self.publish(vec![announce]);
         self.publish(events);
-        self.after_move();
+        true
     }
 
     fn handle(&mut self, command: Command) {
@@ -335,103 +654,109 @@ impl Table {
         }
         let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Table(info.clone())) };
         self.announced = Some(info);
-        self.subscribers.retain(|s| s.tx.try_send(Ok(update.clone())).is_ok());
+        self.subscribers.retain_mut(|s| s.queue(Ok(update.clone())));
     }
 
     fn obey(&mut self, command: Command) {
         match command {
             Command::Join { name, reply } => {
-                let _ = reply.send(self.join(name, None));
+                let result = self.join(name, None);
+                self.reply(reply, result);
             }
             Command::AddBot { token, bot, reply } => {
                 let result = self.host_only(&token).and_then(|_| {
+                    if !bots::NAMES.contains(&bot.as_str()) {
+                        return Err(Status::invalid_argument(format!(
+                            "no bot {bot:?}; the bots are {}",
+                            bots::NAMES.join(", ")
+                        )));
+                    }
                     // A seeded table's bots are seeded from it too, so the whole game replays.
                     let seed = match self.seed {
                         Some(s) => s ^ (self.seats.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                         None => rand::rng().random(),
                     };
-                    let brain = bots::by_name(&bot, seed).ok_or_else(|| {
-                        Status::invalid_argument(format!(
-                            "no bot {bot:?}; the bots are {}",
-                            bots::NAMES.join(", ")
-                        ))
-                    })?;
                     let name = bot_name(&bot, &self.seats);
-                    self.join(name, Some((bot, brain))).map(|_| ())
+                    self.join(name, Some(SeatBot { kind: bot, seed })).map(|_| ())
                 });
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::Start { token, reply } => {
                 let result = self.host_only(&token).and_then(|_| self.start());
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::Info { reply } => {
-                let _ = reply.send(self.info());
+                let info = self.info();
+                self.reply(reply, info);
             }
             Command::Subscribe { token, since, tx, reply } => {
                 let result = self.subscribe(token, since, tx);
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::Act { token, action, reply } => {
                 let result = self.act(&token, action);
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::ChangeSettings { token, settings, reply } => {
                 let result = self.host_only(&token).and_then(|_| self.change_settings(&settings));
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::Remove { token, seat, reply } => {
                 let result = self.host_only(&token).and_then(|_| self.remove(seat));
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::Reset { token, reply } => {
-                let result = self.host_only(&token).map(|_| {
-                    self.game = None;
-                    self.timing = None;
-                    self.log_start = self.log.len();
-                    self.salts.clear();
-                    // Seats that left are gone; the rest (renumbered) play the next game, with
-                    // full time banks.
-                    let host_token = self.seats.get(self.host).map(|s| s.token.clone());
-                    let before = self.seats.len();
-                    self.seats.retain(|s| !s.left);
-                    metrics::gauge!("dudo_seats").decrement((before - self.seats.len()) as f64);
-                    self.host =
-                        self.seats.iter().position(|s| Some(&s.token) == host_token.as_ref()).unwrap_or(0);
-                    if let Some(clock) = self.clock.as_mut() {
-                        clock.banks.clear();
-                    }
-                    self.drop_seat_streams("the table was reset: reconnect with your token");
-                });
-                let _ = reply.send(result);
+                let result = self.host_only(&token).map(|_| self.reset());
+                self.reply(reply, result);
             }
             Command::Leave { token, reply } => {
                 let result = self.seat_of(&token).and_then(|seat| self.remove(seat));
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::Close { token, reply } => {
                 let result = self.host_only(&token).map(|_| {
-                    self.closed = true;
+                    self.closed_at = Some(unix_millis());
                     // Streams end now, with a reason: nothing more will come.
-                    for s in self.subscribers.drain(..) {
-                        let _ = s.tx.try_send(Err(Status::not_found("the host closed the table")));
+                    for s in &mut self.subscribers {
+                        s.end(Status::not_found("the host closed the table"));
                     }
                 });
-                let _ = reply.send(result);
+                self.reply(reply, result);
             }
             Command::Shutdown { reply } => {
-                for s in self.subscribers.drain(..) {
-                    let _ = s.tx.try_send(Err(Status::unavailable("the server is shutting down")));
+                for s in &mut self.subscribers {
+                    s.end(Status::unavailable("the server is shutting down"));
                 }
-                let _ = reply.send(());
+                self.reply(reply, ());
             }
         }
     }
 
+    /// Ends the game: seats that left are gone, the rest (renumbered) play the next game with
+    /// full time banks.
+    fn reset(&mut self) {
+        self.record(Journal::Reset(pb::TableReset {}));
+        self.game = None;
+        self.timing = None;
+        self.bot_due = None;
+        self.log_start = self.log.len();
+        self.salts.clear();
+        let host_hash = self.seats.get(self.host).map(|s| s.token_hash);
+        let before = self.seats.len();
+        self.seats.retain(|s| !s.left);
+        metrics::gauge!("dudo_seats").decrement((before - self.seats.len()) as f64);
+        self.host = self.seats.iter().position(|s| Some(s.token_hash) == host_hash).unwrap_or(0);
+        if let Some(clock) = self.clock.as_mut() {
+            clock.banks.clear();
+        }
+        self.drop_seat_streams("the table was reset: reconnect with your token");
+    }
+
     fn seat_of(&self, token: &str) -> Result<Seat, Status> {
+        let hash = token_hash(token);
         self.seats
             .iter()
-            .position(|s| s.bot.is_none() && s.token == token)
+            .position(|s| s.bot.is_none() && s.token_hash == hash)
             .ok_or_else(|| Status::unauthenticated("no seat at this table has that token"))
     }
 
@@ -443,7 +768,7 @@ impl Table {
         Ok(())
     }
 
-    fn join(&mut self, name: String, bot: Option<(String, Box<dyn Bot>)>) -> Result<(usize, String), Status> {
+    fn join(&mut self, name: String, bot: Option<SeatBot>) -> Result<(usize, String), Status> {
         if self.game.is_some() {
             return Err(Status::failed_precondition("the game has started; nobody joins now"));
         }
@@ -453,20 +778,25 @@ impl Table {
         let name = name.trim().chars().take(32).collect::<String>();
         let name = if name.is_empty() { format!("Player {}", self.seats.len() + 1) } else { name };
         let token = secret();
-        self.seats.push(SeatSlot { name, token: token.clone(), bot, left: false });
+        let hash = token_hash(&token);
+        self.record(Journal::Joined(pb::SeatJoined {
+            name: name.clone(),
+            token_hash: hash.to_vec(),
+            bot: bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
+            bot_seed: bot.as_ref().map_or(0, |b| b.seed),
+        }));
+        self.seats.push(SeatSlot { name, token_hash: hash, bot, left: false });
         metrics::gauge!("dudo_seats").increment(1.0);
         Ok((self.seats.len() - 1, token))
     }
 
     /// Ends every seat's stream with a reason (spectators keep watching).
     fn drop_seat_streams(&mut self, why: &str) {
-        self.subscribers.retain(|s| {
-            if matches!(s.viewer, Viewer::Spectator) {
-                return true;
+        for s in &mut self.subscribers {
+            if !matches!(s.viewer, Viewer::Spectator) {
+                s.end(Status::aborted(why.to_string()));
             }
-            let _ = s.tx.try_send(Err(Status::aborted(why.to_string())));
-            false
-        });
+        }
     }
 
     fn change_settings(&mut self, settings: &[(String, String)]) -> Result<(), Status> {
@@ -484,6 +814,7 @@ impl Table {
                 self.capacity, rules.players.min, rules.players.max
             )));
         }
+        self.record(Journal::RulesChanged(pb::RulesChanged { rules: Some(convert::rules_to_wire(&rules)) }));
         self.rules = Arc::new(rules);
         Ok(())
     }
@@ -494,6 +825,7 @@ impl Table {
         if seat >= self.seats.len() {
             return Err(Status::invalid_argument(format!("seat: there is no seat {seat}")));
         }
+        let journal = Journal::Removed(pb::SeatRemoved { seat: u32::try_from(seat).unwrap_or(u32::MAX) });
         match self.game.as_mut() {
             None => {
                 if seat == self.host {
@@ -501,6 +833,7 @@ impl Table {
                         "the host cannot leave a table that has not started",
                     ));
                 }
+                self.record(journal);
                 self.seats.remove(seat);
                 metrics::gauge!("dudo_seats").decrement(1.0);
                 if self.host > seat {
@@ -513,9 +846,10 @@ impl Table {
             }
             Some(game) => {
                 let events = game.remove(seat).map_err(|e| Status::failed_precondition(e.to_string()))?;
+                self.record(journal);
                 // No rejoin: the token no longer answers, and a bot no longer plays.
                 if let Some(slot) = self.seats.get_mut(seat) {
-                    slot.token = secret();
+                    slot.token_hash = rand::rng().random();
                     slot.bot = None;
                     slot.left = true;
                 }
@@ -527,16 +861,27 @@ impl Table {
     }
 
     fn start(&mut self) -> Result<(), Status> {
-        if self.game.is_some() {
-            return Err(Status::failed_precondition("the game has already started"));
-        }
         let seed = match self.seed {
             Some(s) => seed_from_u64(s),
             None => rand::rng().random(),
         };
+        // Short enough to type, unique enough: the table id's first 12 hex digits and a count.
+        let id = format!("{}-{}", self.id.get(..12).unwrap_or(&self.id), self.games + 1);
+        self.start_with(seed, id)
+    }
+
+    fn start_with(&mut self, seed: dudo_rules::Seed, game_id: String) -> Result<(), Status> {
+        if self.game.is_some() {
+            return Err(Status::failed_precondition("the game has already started"));
+        }
         let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)
             .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        self.record(Journal::Started(pb::GameBegun { seed: seed.to_vec(), game_id: game_id.clone() }));
         self.game = Some(game);
+        self.games += 1;
+        self.game_id = game_id;
+        self.game_started_at = self.now();
+        self.game_recorded = false;
         self.publish(events);
         self.after_move();
         Ok(())
@@ -567,23 +912,40 @@ impl Table {
         let seat = self.seat_of(token)?;
         let _span = tracing::debug_span!("act", seat).entered();
         self.take_call(seat)?;
-        let game =
-            self.game.as_mut().ok_or_else(|| Status::failed_precondition("the game has not started"))?;
-        let events = game.apply(seat, &action).map_err(|e| {
+        if self.game.is_none() {
+            return Err(Status::failed_precondition("the game has not started"));
+        }
+        self.play_move(seat, &action).map_err(|e| {
             metrics::counter!("dudo_rejections_total", "reason" => e.reason()).increment(1);
             Status::failed_precondition(e.to_string())
         })?;
-        self.publish(events);
         self.after_move();
         metrics::counter!("dudo_actions_total").increment(1);
-        // From the command reaching the table to its events in every subscriber's channel.
+        // From the command reaching the table to its events in every subscriber's outbox.
         metrics::histogram!("dudo_action_seconds").record(started.elapsed().as_secs_f64());
         Ok(())
     }
 
+    /// Applies a move, journals it and publishes its events; a refused move changes nothing.
+    fn play_move(&mut self, seat: Seat, action: &Action) -> Result<(), dudo_rules::RuleError> {
+        let Some(game) = self.game.as_mut() else { return Err(dudo_rules::RuleError::GameOver) };
+        let events = game.apply(seat, action)?;
+        self.record(Journal::Moved(pb::MoveMade {
+            seat: u32::try_from(seat).unwrap_or(u32::MAX),
+            action: Some(convert::action_to_wire(action)),
+            timed_out: false,
+        }));
+        self.publish(events);
+        Ok(())
+    }
+
     /// After any move: the built-in bots move (at once, or one at a time after their pause),
-    /// then the clock times whoever must move and the people who may act are prompted.
+    /// then the clock times whoever must move and the people who may act are prompted. When
+    /// rebuilding from the journal nothing happens: the bots' moves are entries of their own.
     fn after_move(&mut self) {
+        if self.replaying.is_some() {
+            return;
+        }
         self.bot_due = None;
         if self.bot_pause.is_zero() {
             // Each bot move raises a bid or ends a round, so this ends; the bound is for bugs.
@@ -616,16 +978,20 @@ impl Table {
     }
 
     /// The first bot that wants to move now, and its move: the bot whose turn it is, or one
-    /// calling out of turn.
+    /// calling out of turn. Each decision draws from the bot's seed and the log's length, not
+    /// from a generator carried along, so a table rebuilt from its journal decides as the
+    /// original would have.
     fn bot_choice(&mut self) -> Option<(Seat, Action)> {
         let game = self.game.as_ref()?;
+        let moment = (self.log.len() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
         for seat in game.seats_to_ask().collect::<Vec<_>>() {
-            let Some((_, bot)) = self.seats.get_mut(seat).and_then(|s| s.bot.as_mut()) else { continue };
+            let Some(bot) = self.seats.get(seat).and_then(|s| s.bot.as_ref()) else { continue };
+            let Some(mut brain) = bots::by_name(&bot.kind, bot.seed ^ moment) else { continue };
             let (view, legal) = (game.view(seat), game.legal(seat));
             let offer = if Some(seat) == game.turn() {
-                Some(bot.act(game.rules(), &view, &legal))
+                Some(brain.act(game.rules(), &view, &legal))
             } else {
-                bot.interject(game.rules(), &view, &legal)
+                brain.interject(game.rules(), &view, &legal)
             };
             if let Some(action) = offer {
                 return Some((seat, action));
@@ -634,20 +1000,14 @@ impl Table {
         None
     }
 
-    /// Plays a bot's move; false if nothing happened.
+    /// Plays a bot's move (its seat's default if the move is refused, never a stall); false
+    /// if nothing happened.
     fn play_bot(&mut self, seat: Seat, action: &Action) -> bool {
-        let Some(game) = self.game.as_mut() else { return false };
-        match game.apply(seat, action).or_else(|_| match game.default_action(seat) {
-            // A bot's refused move is replaced by the seat's default, never a stall.
-            Some(fallback) => game.apply(seat, &fallback),
-            None => Ok(Vec::new()),
-        }) {
-            Ok(events) if !events.is_empty() => {
-                self.publish(events);
-                true
-            }
-            _ => false,
+        if self.play_move(seat, action).is_ok() {
+            return true;
         }
+        let fallback = self.game.as_ref().and_then(|g| g.default_action(seat));
+        fallback.is_some_and(|f| self.play_move(seat, &f).is_ok())
     }
 
     /// Tells every person who may act now what they see and may do.
@@ -656,8 +1016,7 @@ impl Table {
         let people: Vec<Seat> = game.seats_to_ask().collect();
         for seat in people {
             let Some(update) = self.prompt_for(seat) else { continue };
-            self.subscribers
-                .retain(|s| s.viewer != Viewer::Seat(seat) || s.tx.try_send(Ok(update.clone())).is_ok());
+            self.subscribers.retain_mut(|s| s.viewer != Viewer::Seat(seat) || s.queue(Ok(update.clone())));
         }
     }
 
@@ -705,12 +1064,12 @@ impl Table {
                 }
                 EventKind::DiceRolled { seat, dice } if matches!(event.audience, Audience::Hidden { .. }) => {
                     let dice: Vec<u8> = dice.iter().flatten().copied().collect();
-                    let salt: [u8; 16] = rand::rng().random();
+                    let salt = self.salt();
                     commitments.push((*seat, hex(&commitment(self.round, *seat, &dice, &salt))));
                     self.salts.push((*seat, hex(&salt), dice));
                 }
                 EventKind::HandSeen { seat, dice } => {
-                    let salt: [u8; 16] = rand::rng().random();
+                    let salt = self.salt();
                     commitments.push((*seat, hex(&commitment(self.round, *seat, dice, &salt))));
                     self.salts = vec![(*seat, hex(&salt), dice.clone())];
                 }
@@ -728,6 +1087,66 @@ impl Table {
             }
         }
         self.commit(&mut commitments);
+        if !self.game_recorded && self.game.as_ref().is_some_and(Game::is_over) {
+            self.game_recorded = true;
+            // Rebuilding: the record was written with the move that ended the game.
+            if self.replaying.is_none() && self.store.is_some() {
+                let record = self.record_game();
+                self.finished.push(record);
+            }
+        }
+    }
+
+    /// A salt for a commitment: secret to the players (drawn from the table's secret),
+    /// different for every commitment (the log's length goes in), and the same again when
+    /// the table is rebuilt from its journal.
+    fn salt(&self) -> [u8; 16] {
+        let mut h = Sha256::new();
+        h.update(b"dudo-salt-v1");
+        h.update(self.salt_secret);
+        h.update((self.log.len() as u64).to_be_bytes());
+        let digest = h.finalize();
+        let mut salt = [0u8; 16];
+        salt.copy_from_slice(&digest[..16]);
+        salt
+    }
+
+    /// The finished game's record: who played and how they finished, the rules, and every
+    /// event with its time.
+    fn record_game(&self) -> FinishedGame {
+        let standings = self.game.as_ref().map(Game::standings).unwrap_or_default();
+        let players = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, slot)| GamePlayer {
+                seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                name: slot.name.clone(),
+                bot: slot.bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
+                place: standings.iter().position(|&s| s == seat).map_or(0, |p| p as u32 + 1),
+            })
+            .collect();
+        let summary = GameSummary {
+            id: self.game_id.clone(),
+            table: self.id.clone(),
+            preset: self.rules.name.clone(),
+            started_at: self.game_started_at,
+            finished_at: self.now(),
+            rating_pool: self.rating_pool.clone(),
+            players,
+        };
+        let replay = pb::Replay {
+            summary: Some(crate::history::summary_to_wire(&summary)),
+            rules: Some(convert::rules_to_wire(&self.rules)),
+            events: (self.log_start..self.log.len())
+                .map(|seq| convert::event_to_wire(seq as u64, &self.log[seq]))
+                .collect(),
+            event_unix_millis: self.times[self.log_start..]
+                .iter()
+                .map(|&t| u64::try_from(t).unwrap_or(0))
+                .collect(),
+        };
+        FinishedGame { summary, record: replay.encode_to_vec() }
     }
 
     /// Publishes the commitments gathered so far, for the current round.
@@ -750,15 +1169,16 @@ impl Table {
     fn append(&mut self, event: Event) {
         let over = self.game.as_ref().is_some_and(Game::is_over);
         let seq = self.log.len() as u64;
-        let wire = convert::event_to_wire(seq, &event);
-        self.subscribers.retain(|s| {
-            if !event.audience.admits(s.viewer, over) {
-                return true;
-            }
-            let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Event(wire.clone())) };
-            // A full channel drops the subscriber; it resumes from its sequence number.
-            s.tx.try_send(Ok(update)).is_ok()
-        });
+        if !self.subscribers.is_empty() {
+            let wire = convert::event_to_wire(seq, &event);
+            self.subscribers.retain_mut(|s| {
+                if !event.audience.admits(s.viewer, over) {
+                    return true;
+                }
+                s.queue(Ok(pb::PlayUpdate { update: Some(pb::play_update::Update::Event(wire.clone())) }))
+            });
+        }
+        self.times.push(self.now());
         self.log.push(event);
     }
 
@@ -773,12 +1193,13 @@ impl Table {
             None => Viewer::Spectator,
         };
         let over = self.game.as_ref().is_some_and(Game::is_over);
+        let mut sub = Subscriber::new(viewer, tx);
         match since {
             // Resuming: the table as it is now, then every event after `since` this viewer
             // may see, nothing twice.
             Some(since) => {
                 let table = pb::PlayUpdate { update: Some(pb::play_update::Update::Table(self.info())) };
-                tx.try_send(Ok(table)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
+                sub.queue(Ok(table));
                 for (seq, event) in
                     self.log.iter().enumerate().skip(
                         usize::try_from(since).unwrap_or(usize::MAX).saturating_add(1).max(self.log_start),
@@ -790,8 +1211,9 @@ impl Table {
                                 seq as u64, event,
                             ))),
                         };
-                        tx.try_send(Ok(update))
-                            .map_err(|_| Status::resource_exhausted("too much to replay at once"))?;
+                        if !sub.queue(Ok(update)) {
+                            return Err(Status::resource_exhausted("too much to replay at once"));
+                        }
                     }
                 }
             }
@@ -806,17 +1228,16 @@ impl Table {
                     view,
                     table: Some(self.info()),
                 };
-                let update = pb::PlayUpdate { update: Some(pb::play_update::Update::Snapshot(snapshot)) };
-                tx.try_send(Ok(update)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
+                sub.queue(Ok(pb::PlayUpdate { update: Some(pb::play_update::Update::Snapshot(snapshot)) }));
             }
         }
         // A seat that may act is asked on its new stream; its other streams were asked already.
         if let Viewer::Seat(seat) = viewer
             && let Some(prompt) = self.prompt_for(seat)
         {
-            tx.try_send(Ok(prompt)).map_err(|_| Status::resource_exhausted("subscriber buffer full"))?;
+            sub.queue(Ok(prompt));
         }
-        self.subscribers.push(Subscriber { viewer, tx });
+        self.subscribers.push(sub);
         Ok(())
     }
 
@@ -839,7 +1260,7 @@ impl Table {
                 .map(|(i, s)| pb::SeatInfo {
                     seat: u32::try_from(i).unwrap_or(u32::MAX),
                     name: s.name.clone(),
-                    bot: s.bot.as_ref().map(|b| b.0.clone()).unwrap_or_default(),
+                    bot: s.bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
                 })
                 .collect(),
             host: u32::try_from(self.host).unwrap_or(0),

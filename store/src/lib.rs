@@ -14,6 +14,8 @@
 pub mod elo;
 
 use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -32,6 +34,37 @@ pub enum StoreError {
     Query(#[from] sqlx::Error),
     #[error("the store's writer has stopped")]
     WriterGone,
+    #[error("the database {path} is in use by another dudo server (it holds {path}.lock)")]
+    InUse { path: String },
+    #[error("cannot open the database {path}: its lock file {path}.lock: {source}")]
+    Lock { path: String, source: std::io::Error },
+}
+
+/// Where dudo keeps its files: `$DUDO_HOME`, or `$XDG_DATA_HOME/dudo`, or
+/// `~/.local/share/dudo`.
+pub fn data_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("DUDO_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join("dudo"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/dudo"))
+}
+
+/// The database a server uses when told none: `dudo.db` in [`data_dir`].
+pub fn default_db() -> Option<PathBuf> {
+    data_dir().map(|d| d.join("dudo.db"))
+}
+
+/// Whether a store may rebuild and run tables (one process at a time per SQLite file) or
+/// only read records beside the process that does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Runs tables: takes the file's lock, so two servers never resume the same tables.
+    Owner,
+    /// Reads history and ratings (and writes nothing a server would resume).
+    Reader,
 }
 
 /// Which database a store is on.
@@ -49,6 +82,8 @@ pub struct Store {
     writer: mpsc::Sender<Queued>,
     /// Where it is, for messages (a password in a URL is not kept).
     place: String,
+    /// The SQLite file's lock, held while any clone lives.
+    _lock: Option<Arc<std::fs::File>>,
 }
 
 /// What one table needs written, all in one transaction.
@@ -185,6 +220,36 @@ fn url_of(db: &str) -> (String, Backend) {
     (format!("sqlite://{path}?mode=rwc"), Backend::Sqlite)
 }
 
+/// The file a SQLite database is in (none for `:memory:` and PostgreSQL).
+fn sqlite_file(db: &str) -> Option<PathBuf> {
+    match url_of(db) {
+        (_, Backend::Postgres) => None,
+        (url, _) if url == "sqlite::memory:" => None,
+        _ => {
+            let path = db.strip_prefix("sqlite://").or_else(|| db.strip_prefix("sqlite:")).unwrap_or(db);
+            Some(PathBuf::from(path.split('?').next().unwrap_or(path)))
+        }
+    }
+}
+
+/// Takes `<db>.lock` for this process; the OS lets go of it when the process ends, however
+/// it ends.
+fn lock(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
+    let path = format!("{}.lock", db.display());
+    let shown = db.display().to_string();
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| StoreError::Lock { path: shown.clone(), source })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse { path: shown }),
+        Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Lock { path: shown, source }),
+    }
+}
+
 /// A URL without its password, for messages.
 fn shown(db: &str) -> String {
     match (db.find("://"), db.rfind('@')) {
@@ -203,9 +268,18 @@ impl Store {
     /// Opens (creating a SQLite file if need be) and migrates the database at `db`:
     /// `:memory:`, a file path, `sqlite://path` or `postgres://…`.
     pub async fn open(db: &str) -> Result<Store, StoreError> {
+        Store::open_as(db, Access::Owner).await
+    }
+
+    /// [`Store::open`], as an owner or a reader.
+    pub async fn open_as(db: &str, access: Access) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let (url, backend) = url_of(db);
         let place = shown(db);
+        let lock = match (&backend, access, sqlite_file(db)) {
+            (Backend::Sqlite, Access::Owner, Some(path)) => Some(Arc::new(lock(&path)?)),
+            _ => None,
+        };
         let options: AnyConnectOptions =
             url.parse().map_err(|source| StoreError::Open { url: place.clone(), source })?;
         // One connection first: a pool retries a failing connection until its timeout and
@@ -232,7 +306,7 @@ impl Store {
             .map_err(|source| StoreError::Migrate { url: place.clone(), source })?;
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
-        Ok(Store { pool, backend, writer, place })
+        Ok(Store { pool, backend, writer, place, _lock: lock })
     }
 
     pub fn backend(&self) -> Backend {

@@ -227,3 +227,17 @@ async fn a_place_that_cannot_be_written_is_a_clear_error() {
     let message = Store::open("/proc/no-such-dir/dudo.db").await.err().unwrap().to_string();
     assert!(message.contains("cannot open the database /proc/no-such-dir/dudo.db"), "{message}");
 }
+
+#[tokio::test]
+async fn two_owners_of_one_file_are_refused_and_readers_are_not() {
+    let dir = std::env::temp_dir().join(unique("dudo-store-lock"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("dudo.db").display().to_string();
+    let owner = Store::open(&db).await.unwrap();
+    let second = Store::open(&db).await.err().unwrap().to_string();
+    assert!(second.contains("in use by another dudo server"), "{second}");
+    let reader = Store::open_as(&db, dudo_store::Access::Reader).await.unwrap();
+    assert!(reader.games(&GameFilter::default()).await.unwrap().is_empty());
+    drop(owner);
+    Store::open(&db).await.unwrap();
+}

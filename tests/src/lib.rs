@@ -56,8 +56,12 @@ pub struct ServerProcess {
 /// Starts the `dudo-server` at `exe` on `127.0.0.1:0` with `args`, logging warnings only, and
 /// reads the address it prints first.
 pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess> {
+    // A test's server keeps nothing unless the test gives it a database: never the user's.
+    let db: &[&str] = if args.contains(&"--db") { &[] } else { &["--db", "none"] };
+    let listen: &[&str] = if args.contains(&"--listen") { &[] } else { &["--listen", "127.0.0.1:0"] };
     let mut child = Command::new(exe)
-        .args(["--listen", "127.0.0.1:0"])
+        .args(listen)
+        .args(db)
         .args(args)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())

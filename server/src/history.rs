@@ -1,0 +1,173 @@
+//! The History service: finished games and ratings from the store.
+//!
+//! Only finished games are in the store's game records (a table writes one when its game
+//! ends), so nothing here can show a game in progress to anyone. A replay shows what the
+//! "replay" audience may see: every hidden fact (all the dice), nothing seat-private (what one
+//! seat saw under a cup before a re-roll stays unseen, as at the table).
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::history_server::History;
+use dudo_rules::Viewer;
+use dudo_store::{GameFilter, GameSummary, Store};
+use prost::Message;
+use tokio::sync::mpsc;
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use crate::convert;
+use crate::service::Dudo;
+
+/// The longest pause a replay stream makes, whatever the original pause was.
+const MAX_PAUSE: Duration = Duration::from_secs(5);
+
+pub fn summary_to_wire(s: &GameSummary) -> pb::GameSummary {
+    let ms = |t: i64| u64::try_from(t).unwrap_or(0);
+    pb::GameSummary {
+        id: s.id.clone(),
+        table_id: s.table.clone(),
+        preset: s.preset.clone(),
+        started_unix_millis: ms(s.started_at),
+        finished_unix_millis: ms(s.finished_at),
+        players: s
+            .players
+            .iter()
+            .map(|p| pb::GamePlayer { seat: p.seat, name: p.name.clone(), bot: p.bot.clone(), place: p.place })
+            .collect(),
+        rating_pool: s.rating_pool.clone(),
+    }
+}
+
+fn store_error(e: dudo_store::StoreError) -> Status {
+    tracing::error!(error = %e, "history query failed");
+    Status::unavailable(format!("the server's database: {e}"))
+}
+
+impl Dudo {
+    fn records(&self) -> Result<&Store, Status> {
+        self.store().ok_or_else(|| {
+            Status::failed_precondition("this server keeps no records: it was started with --db none")
+        })
+    }
+
+    /// A finished game's replay, with only what a replay may show.
+    async fn replay(&self, game: &str) -> Result<pb::Replay, Status> {
+        let store = self.records()?;
+        let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(|| {
+            Status::not_found(format!("no finished game {game:?} (games in progress are not replayed)"))
+        })?;
+        let mut replay = pb::Replay::decode(found.record.as_slice())
+            .map_err(|e| Status::internal(format!("game {game}: its record does not decode: {e}")))?;
+        let mut events = Vec::with_capacity(replay.events.len());
+        let mut times = Vec::with_capacity(replay.events.len());
+        for (i, wire) in replay.events.into_iter().enumerate() {
+            let shown = convert::event_from_wire(&wire).is_ok_and(|(_, e)| e.audience.admits(Viewer::Replay, true));
+            if shown {
+                times.push(replay.event_unix_millis.get(i).copied().unwrap_or(0));
+                events.push(wire);
+            }
+        }
+        replay.events = events;
+        replay.event_unix_millis = times;
+        Ok(replay)
+    }
+}
+
+type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::PlayUpdate, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl History for Dudo {
+    type WatchReplayStream = UpdateStream;
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let req = request.into_inner();
+        let millis = |t: Option<u64>, name: &str| {
+            t.map(|t| i64::try_from(t).map_err(|_| Status::invalid_argument(format!("{name}: out of range"))))
+                .transpose()
+        };
+        let filter = GameFilter {
+            player: req.player.trim().to_string(),
+            preset: req.preset.trim().to_string(),
+            since: millis(req.since_unix_millis, "since_unix_millis")?,
+            until: millis(req.until_unix_millis, "until_unix_millis")?,
+            limit: req.limit,
+        };
+        let games = self.records()?.games(&filter).await.map_err(store_error)?;
+        Ok(Response::new(pb::ListGamesResponse { games: games.iter().map(summary_to_wire).collect() }))
+    }
+
+    async fn get_replay(&self, request: Request<pb::GameRef>) -> Result<Response<pb::Replay>, Status> {
+        Ok(Response::new(self.replay(&request.get_ref().game).await?))
+    }
+
+    async fn watch_replay(
+        &self,
+        request: Request<pb::WatchReplayRequest>,
+    ) -> Result<Response<Self::WatchReplayStream>, Status> {
+        let slot = self.stream_slot(&request)?;
+        let req = request.into_inner();
+        let speed = if req.speed == 0.0 { 1.0 } else { req.speed };
+        if !speed.is_finite() || speed <= 0.0 {
+            return Err(Status::invalid_argument(format!("speed: a positive number, not {}", req.speed)));
+        }
+        let replay = self.replay(&req.game).await?;
+        let summary = replay.summary.clone().unwrap_or_default();
+        let table = pb::TableInfo {
+            id: summary.table_id.clone(),
+            rules: replay.rules.clone(),
+            seats: u32::try_from(summary.players.len()).unwrap_or(u32::MAX),
+            players: summary
+                .players
+                .iter()
+                .map(|p| pb::SeatInfo { seat: p.seat, name: p.name.clone(), bot: p.bot.clone() })
+                .collect(),
+            state: pb::TableState::Playing as i32,
+            ..pb::TableInfo::default()
+        };
+        let (tx, rx) = mpsc::channel(64);
+        tokio::spawn(async move {
+            let _held = slot;
+            let update = |u| Ok(pb::PlayUpdate { update: Some(u) });
+            if tx.send(update(pb::play_update::Update::Table(table))).await.is_err() {
+                return;
+            }
+            let mut last: Option<u64> = None;
+            for (event, at) in replay.events.into_iter().zip(replay.event_unix_millis) {
+                if let Some(before) = last {
+                    let gap = Duration::from_millis(at.saturating_sub(before)).div_f64(speed).min(MAX_PAUSE);
+                    tokio::time::sleep(gap).await;
+                }
+                last = Some(at);
+                if tx.send(update(pb::play_update::Update::Event(event))).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn list_ratings(
+        &self,
+        request: Request<pb::ListRatingsRequest>,
+    ) -> Result<Response<pb::ListRatingsResponse>, Status> {
+        let ratings = self.records()?.ratings(request.get_ref().pool.trim()).await.map_err(store_error)?;
+        Ok(Response::new(pb::ListRatingsResponse {
+            ratings: ratings
+                .into_iter()
+                .map(|r| pb::Rating {
+                    pool: r.pool,
+                    name: r.name,
+                    rating: r.rating,
+                    games: u64::try_from(r.games).unwrap_or(0),
+                    wins: u64::try_from(r.wins).unwrap_or(0),
+                })
+                .collect(),
+        }))
+    }
+}
