@@ -6,6 +6,7 @@
 
 mod arena;
 mod at_table;
+mod history_cmd;
 mod input;
 mod lobby_cmd;
 mod net;
@@ -37,6 +38,19 @@ enum Command {
     /// Examples: dudo play; dudo play --bots 5 --preset perudo-jonti --name Roger;
     /// dudo play --server HOST:50051 --clock 30
     Play(play::PlayArgs),
+    /// List finished games from the records (the local database, or --server).
+    ///
+    /// Examples: dudo history; dudo history --player Ana --since 7days; dudo history --preset perudo
+    History(history_cmd::HistoryArgs),
+    /// Step through a finished game round by round: every cup, each call's odds when it was
+    /// made, and who was right.
+    ///
+    /// Examples: dudo replay 3f9ac01b22de-1; dudo replay 3f9ac01b22de-1 --live --speed 4
+    Replay(history_cmd::ReplayArgs),
+    /// Stored Elo ratings: the arena's, and ranked tables' where the server keeps them.
+    ///
+    /// Example: dudo ratings --pool arena
+    Ratings(history_cmd::RatingsArgs),
     /// Create a table on a server, print its join code and link, and sit at it as host.
     ///
     /// Examples: dudo create --server HOST:50051 --seats 4; dudo create --preset house --detach
@@ -170,6 +184,9 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Play(a) => play::run(a),
+        Command::History(a) => history_cmd::history(a),
+        Command::Replay(a) => history_cmd::replay(a),
+        Command::Ratings(a) => history_cmd::ratings(a),
         Command::Arena(a) => arena::run(a),
         Command::Create(a) => lobby_cmd::create(a),
         Command::Join(a) => lobby_cmd::join(a),

@@ -1,0 +1,281 @@
+//! `dudo history`, `dudo replay GAME` and `dudo ratings`: the records a server keeps.
+//!
+//! Without `--server` they read the local database (the one `dudo play` and `dudo arena`
+//! write, or `--db`) through a server embedded in this process that only reads, so they work
+//! beside a running `dudo play` or `dudo-server` on the same file.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+use dudo_client::Client;
+use dudo_client::dudo_proto::v1 as pb;
+use dudo_rules::describe::describe;
+use dudo_rules::{Bid, EventKind, Viewer};
+
+use crate::net::{DbArgs, Purpose};
+use crate::render::Style;
+
+/// Where the records are: a server, or a local database.
+#[derive(Args, Clone, Debug)]
+pub struct RecordsArgs {
+    /// Ask this server (host:port) instead of reading the local database.
+    #[arg(long)]
+    pub server: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+impl RecordsArgs {
+    async fn connect(&self) -> anyhow::Result<Client> {
+        match &self.server {
+            Some(addr) => Ok(Client::connect(addr).await?),
+            None => {
+                let store = self.db.open(Purpose::Read).await?;
+                anyhow::ensure!(store.is_some(), "no database to read (--db none)");
+                let setup = dudo_server::Setup { store, recover: false, ..dudo_server::Setup::default() };
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                let addr = listener.local_addr()?.to_string();
+                tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
+                Ok(Client::connect(&addr).await?)
+            }
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct HistoryArgs {
+    /// Games a player (by name) or a built-in bot (by kind: odds) played in.
+    #[arg(long)]
+    pub player: Option<String>,
+    /// Games under these rules (a preset name, as `dudo rules` lists them).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Finished since: a date (2026-11-22), a date and time (2026-11-22 18:00:00, UTC) or a
+    /// time ago (2h, 7days).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Finished before (same forms as --since).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// At most this many games, newest first.
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
+    #[command(flatten)]
+    pub from: RecordsArgs,
+}
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The game's id, as `dudo history` lists it.
+    pub game: String,
+    /// Print every round at once instead of waiting for Enter between rounds.
+    #[arg(long)]
+    pub all: bool,
+    /// Play it back as if live, at its original pace (times --speed).
+    #[arg(long)]
+    pub live: bool,
+    /// How much faster than the original a --live replay goes.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    #[command(flatten)]
+    pub from: RecordsArgs,
+}
+
+#[derive(Args)]
+pub struct RatingsArgs {
+    /// arena, ranked, or every pool if not given.
+    #[arg(long)]
+    pub pool: Option<String>,
+    #[command(flatten)]
+    pub from: RecordsArgs,
+}
+
+/// A moment as `--since` takes it, in Unix milliseconds.
+fn when(text: &str) -> anyhow::Result<u64> {
+    let text = text.trim();
+    let at = if let Ok(ago) = humantime::parse_duration(text) {
+        SystemTime::now() - ago
+    } else if text.len() == 10 {
+        humantime::parse_rfc3339_weak(&format!("{text} 00:00:00"))?
+    } else {
+        humantime::parse_rfc3339_weak(text)
+            .map_err(|e| anyhow::anyhow!("{text:?} is not a date, a date and time, or a time ago (2h): {e}"))?
+    };
+    Ok(at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64))
+}
+
+/// Unix milliseconds as `2026-11-22 18:04` (UTC).
+fn date(millis: u64) -> String {
+    let at = UNIX_EPOCH + Duration::from_secs(millis / 1000);
+    let text = humantime::format_rfc3339_seconds(at).to_string();
+    text.get(..16).map(|t| t.replace('T', " ")).unwrap_or(text)
+}
+
+fn players_line(g: &pb::GameSummary) -> String {
+    let mut players: Vec<&pb::GamePlayer> = g.players.iter().collect();
+    players.sort_by_key(|p| if p.place == 0 { u32::MAX } else { p.place });
+    players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(" > ")
+}
+
+pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
+    let request = pb::ListGamesRequest {
+        player: args.player.unwrap_or_default(),
+        preset: args.preset.unwrap_or_default(),
+        since_unix_millis: args.since.as_deref().map(when).transpose()?,
+        until_unix_millis: args.until.as_deref().map(when).transpose()?,
+        limit: args.limit,
+    };
+    crate::net::runtime()?.block_on(async move {
+        let client = args.from.connect().await?;
+        let games = client.games(request).await?;
+        if games.is_empty() {
+            println!("No finished games match.");
+            return Ok(ExitCode::SUCCESS);
+        }
+        println!("{:<16} {:<16} {:<18} {}", "game", "finished (UTC)", "rules", "finish (winner first)");
+        for g in &games {
+            let rated = if g.rating_pool.is_empty() { String::new() } else { format!("  [{}]", g.rating_pool) };
+            println!(
+                "{:<16} {:<16} {:<18} {}{rated}",
+                g.id,
+                date(g.finished_unix_millis),
+                g.preset,
+                players_line(g)
+            );
+        }
+        println!("\nStep through one with: dudo replay GAME");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn ratings(args: RatingsArgs) -> anyhow::Result<ExitCode> {
+    crate::net::runtime()?.block_on(async move {
+        let client = args.from.connect().await?;
+        let ratings = client.ratings(args.pool.as_deref().unwrap_or("")).await?;
+        if ratings.is_empty() {
+            println!("No ratings yet: arena games (dudo arena) and ranked tables add them.");
+            return Ok(ExitCode::SUCCESS);
+        }
+        println!("{:<8} {:<24} {:>7} {:>7} {:>7}", "pool", "player", "Elo", "games", "wins");
+        for r in ratings {
+            println!("{:<8} {:<24} {:>7.0} {:>7} {:>7}", r.pool, r.name, r.rating, r.games, r.wins);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(args.speed > 0.0 && args.speed.is_finite(), "--speed: a positive number");
+    crate::net::runtime()?.block_on(async move {
+        let client = args.from.connect().await?;
+        if args.live {
+            return live(&client, &args.game, args.speed).await;
+        }
+        let replay = client.replay(&args.game).await?;
+        let pause = !args.all && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        let lines = rounds(&replay, Style::detect())?;
+        let mut out = std::io::stdout().lock();
+        for (i, round) in lines.iter().enumerate() {
+            for line in round {
+                writeln!(out, "{line}")?;
+            }
+            if pause && i + 1 < lines.len() {
+                write!(out, "-- Enter: next round, q: quit -- ")?;
+                out.flush()?;
+                let mut answer = String::new();
+                std::io::stdin().lock().read_line(&mut answer)?;
+                if answer.trim().eq_ignore_ascii_case("q") {
+                    break;
+                }
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// A --live replay: the events as they came, each described.
+async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCode> {
+    let mut stream = client.watch_replay(game, speed).await?;
+    let mut names: Vec<String> = Vec::new();
+    while let Some(update) = stream.message().await? {
+        match update.update {
+            Some(pb::play_update::Update::Table(t)) => {
+                names = t.players.iter().map(|p| p.name.clone()).collect();
+                println!("Replaying {game}: {}", names.join(", "));
+            }
+            Some(pb::play_update::Update::Event(e)) => {
+                let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(&e)?;
+                println!("{}", describe(&event.kind, &names));
+            }
+            _ => {}
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The game as text, a block per round: every cup, each call with the chance it was true as
+/// its caller saw it (their own dice known, the others' unknown), and how it was settled.
+fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>> {
+    let summary = replay.summary.clone().unwrap_or_default();
+    let names: Vec<String> = summary.players.iter().map(|p| p.name.clone()).collect();
+    let faces = replay.rules.as_ref().and_then(|r| r.dice.as_ref()).map_or(6, |d| d.faces as u8);
+    let mut blocks = vec![vec![
+        style.bold(&format!("Game {} — {} — {}", summary.id, summary.preset, date(summary.started_unix_millis))),
+        format!("Finish: {}", players_line(&summary)),
+    ]];
+    // This round's cups, and the wild face.
+    let mut cups: Vec<Vec<u8>> = vec![Vec::new(); names.len()];
+    let mut wild: Option<u8> = None;
+    for wire in &replay.events {
+        let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(wire)?;
+        if !event.audience.admits(Viewer::Replay, true) {
+            continue;
+        }
+        let mut line = describe(&event.kind, &names);
+        match &event.kind {
+            EventKind::RoundStarted { wild: w, .. } => {
+                wild = *w;
+                cups = vec![Vec::new(); names.len()];
+                blocks.push(Vec::new());
+            }
+            EventKind::HandStarted { .. } => {
+                cups = vec![Vec::new(); names.len()];
+                blocks.push(Vec::new());
+            }
+            EventKind::DiceRolled { seat, dice } => {
+                if let Some(cup) = cups.get_mut(*seat) {
+                    *cup = dice.iter().flatten().copied().collect();
+                }
+                let who = names.get(*seat).map_or("?", String::as_str);
+                let shown = style.dice(dice, faces, None, wild);
+                line = format!("  {who:<22} {shown}");
+            }
+            EventKind::BidMade { seat, bid } => {
+                line = format!("{line}   {}", bid_note(&cups, *seat, *bid, faces, wild, style));
+            }
+            _ => {}
+        }
+        if line.is_empty() {
+            continue;
+        }
+        match blocks.last_mut() {
+            Some(block) => block.push(line),
+            None => blocks.push(vec![line]),
+        }
+    }
+    Ok(blocks)
+}
+
+/// "62% as Ana saw it; there were 7": the caller's odds, and the truth.
+fn bid_note(cups: &[Vec<u8>], seat: usize, bid: Bid, faces: u8, wild: Option<u8>, style: Style) -> String {
+    let matches = |d: &u8| *d == bid.face || wild.is_some_and(|w| w != bid.face && *d == w);
+    let own: u32 = cups.get(seat).map_or(0, |c| c.iter().filter(|d| matches(d)).count() as u32);
+    let unknown: u32 = cups.iter().enumerate().filter(|(s, _)| *s != seat).map(|(_, c)| c.len() as u32).sum();
+    let need = u32::from(bid.quantity).saturating_sub(own);
+    let chance = dudo_rules::odds::binomial(unknown, need, dudo_rules::odds::match_chance(bid.face, faces, wild));
+    let there: usize = cups.iter().map(|c| c.iter().filter(|d| matches(d)).count()).sum();
+    let truth = if there >= usize::from(bid.quantity) { style.green("true") } else { style.red("false") };
+    format!("({:.0}% to its caller; there were {there}: {truth})", chance.at_least * 100.0)
+}
