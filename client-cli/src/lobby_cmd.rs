@@ -40,6 +40,10 @@ pub struct CreateArgs {
     /// Print the join code and leave the table waiting instead of sitting at it.
     #[arg(long)]
     pub detach: bool,
+    /// Count this table's games for the server's ranked Elo ratings (the server must keep
+    /// them: dudo-server --ranked); `dudo ratings --server …` shows them.
+    #[arg(long)]
+    pub ranked: bool,
 }
 
 #[derive(Args)]
@@ -136,6 +140,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         move_millis: args.clock.saturating_mul(1000),
         time_bank_millis: args.time_bank.saturating_mul(1000),
         bot_think_millis: args.bot_think_ms,
+        rating_pool: if args.ranked { "ranked".into() } else { String::new() },
         ..args.rules.request()?
     };
     crate::net::runtime()?.block_on(async move {

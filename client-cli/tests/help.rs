@@ -24,6 +24,9 @@ const COMMANDS: &[&[&str]] = &[
     &["script"],
     &["simulate"],
     &["arena"],
+    &["history"],
+    &["replay"],
+    &["ratings"],
     &["completions"],
 ];
 

@@ -159,17 +159,22 @@ impl Dudo {
     }
 
     /// Brings back every table the store holds that was still open, as it was; returns how
-    /// many. A table idle for longer than the idle limit is closed instead (nobody is coming
-    /// back to it), and one whose journal cannot be replayed is closed with an error logged.
+    /// many. A table that had been idle for longer than the idle limit when the server
+    /// stopped is closed instead (the server would have closed it had it kept running; the
+    /// time the server was down does not count), and one whose journal cannot be replayed is
+    /// closed with an error logged.
     pub async fn recover(&self) -> Result<usize, dudo_store::StoreError> {
         let Some(store) = &self.store else { return Ok(0) };
         let now = table::unix_millis();
         let idle = i64::try_from(self.limits.idle_table.as_millis()).unwrap_or(i64::MAX);
+        let open = store.open_tables().await?;
+        // The last moment the stopped server is known to have been running.
+        let alive = open.iter().filter_map(|t| t.entries.last()).map(|e| e.at).max().unwrap_or(now);
         let mut recovered = 0;
-        for open in store.open_tables().await? {
+        for open in open {
             let id = open.id.clone();
             let last = open.entries.last().map_or(0, |e| e.at);
-            if now.saturating_sub(last) > idle {
+            if alive.saturating_sub(last) > idle {
                 tracing::info!(table = %id, "not recovered: idle since before the restart");
                 store.close_table(&id, now).await?;
                 continue;

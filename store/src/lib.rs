@@ -162,7 +162,8 @@ pub struct OpenTable {
 /// What to list of the finished games; empty fields do not filter.
 #[derive(Clone, Debug, Default)]
 pub struct GameFilter {
-    /// A player's name or a built-in bot's kind.
+    /// A player's name or a built-in bot's kind ("odds" finds the odds bots, whether the
+    /// server seated them or they played a seat of their own named "odds bot").
     pub player: String,
     pub preset: String,
     pub since: Option<i64>,
@@ -362,7 +363,7 @@ impl Store {
         let rows = sqlx::query(
             "SELECT id, table_id, preset, started_at, finished_at, rating_pool FROM games g \
              WHERE ($1 = '' OR EXISTS (SELECT 1 FROM game_players p WHERE p.game_id = g.id \
-                                       AND (p.name = $1 OR p.bot = $1))) \
+                                       AND (p.name = $1 OR p.bot = $1 OR p.name = $1 || ' bot'))) \
                AND ($2 = '' OR preset = $2) \
                AND finished_at >= $3 AND finished_at <= $4 \
              ORDER BY finished_at DESC, id DESC LIMIT $5",

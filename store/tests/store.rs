@@ -154,7 +154,7 @@ async fn history_filters_by_player_bot_preset_and_date() {
     for (backend, db) in databases("history").await {
         let store = Store::open(&db).await.unwrap();
         let games = vec![
-            game("g1", "t", "perudo", 10_000, &[("Ana", ""), ("Alba (odds bot)", "odds")], ""),
+            game("g1", "t", "perudo", 10_000, &[("Ana", ""), ("Alba (odds bot)", "odds"), ("reader bot", "")], ""),
             game("g2", "t", "fibbing", 20_000, &[("Ben", ""), ("Ana", "")], ""),
             game("g3", "u", "perudo", 30_000, &[("Ben", ""), ("Bruno (reader bot)", "reader")], ""),
         ];
@@ -172,7 +172,11 @@ async fn history_filters_by_player_bot_preset_and_date() {
         let ana = GameFilter { player: "Ana".into(), ..GameFilter::default() };
         assert_eq!(ids(store.games(&ana).await.unwrap()), ["g2", "g1"], "{backend}");
         let reader = GameFilter { player: "reader".into(), ..GameFilter::default() };
-        assert_eq!(ids(store.games(&reader).await.unwrap()), ["g3"], "{backend}: by bot kind");
+        assert_eq!(
+            ids(store.games(&reader).await.unwrap()),
+            ["g3", "g1"],
+            "{backend}: by bot kind, seated by the server or under its rated name"
+        );
         let perudo = GameFilter { preset: "perudo".into(), ..GameFilter::default() };
         assert_eq!(ids(store.games(&perudo).await.unwrap()), ["g3", "g1"], "{backend}");
         let dated = GameFilter { since: Some(15_000), until: Some(25_000), ..GameFilter::default() };

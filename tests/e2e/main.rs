@@ -3,6 +3,7 @@
 
 mod bots;
 mod cli;
+mod records;
 mod recovery;
 mod client;
 mod server;

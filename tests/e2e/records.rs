@@ -1,0 +1,231 @@
+//! Records: finished games listed, replayed and streamed through the History service and the
+//! `dudo history | replay | ratings` commands; ratings pools; tables brought back after a
+//! restart with their lobby changes, their seats' tokens and a fair clock.
+
+use std::time::{Duration, SystemTime};
+
+use dudo_client::dudo_proto::v1 as pb;
+use dudo_client::{Client, Code, Update};
+use dudo_rules::{EventKind, Viewer};
+
+async fn server_with(setup: dudo_server::Setup) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
+    addr
+}
+
+async fn memory(ranked: bool) -> String {
+    let store = dudo_server::Store::open(":memory:").await.unwrap();
+    server_with(dudo_server::Setup { store: Some(store), ranked, ..Default::default() }).await
+}
+
+/// A table of the creator (played to the end by the SDK's odds bot) and two built-in bots.
+async fn play_a_game(client: &Client, name: &str, preset: &str, pool: &str, seed: u64) -> String {
+    let key = client
+        .create(pb::CreateTableRequest {
+            preset: preset.into(),
+            name: name.into(),
+            seats: 3,
+            seed: Some(seed),
+            rating_pool: pool.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    client.add_bot(&key, "odds").await.unwrap();
+    client.add_bot(&key, "reader").await.unwrap();
+    client.start(&key).await.unwrap();
+    let mut bot = dudo_bot::builtin("odds", seed).unwrap();
+    dudo_bot::play(&mut bot, client, &key).await.unwrap();
+    key.table
+}
+
+#[tokio::test]
+async fn finished_games_are_listed_filtered_replayed_and_streamed_and_games_in_play_are_not() {
+    let addr = memory(false).await;
+    let client = Client::connect(&addr).await.unwrap();
+    play_a_game(&client, "Ana", "fibbing", "", 1).await;
+    play_a_game(&client, "Ben", "perudo-jonti", "", 2).await;
+    // A game in progress: its bots think for ten seconds a move.
+    let busy = client
+        .create(pb::CreateTableRequest { name: "Cleo".into(), seats: 2, bot_think_millis: 10_000, ..Default::default() })
+        .await
+        .unwrap();
+    client.add_bot(&busy, "odds").await.unwrap();
+    client.start(&busy).await.unwrap();
+
+    let all = client.games(pb::ListGamesRequest::default()).await.unwrap();
+    assert_eq!(all.len(), 2, "only finished games: {all:?}");
+    assert!(all[0].finished_unix_millis >= all[1].finished_unix_millis, "newest first");
+    let by = |player: &str, preset: &str| pb::ListGamesRequest {
+        player: player.into(),
+        preset: preset.into(),
+        ..Default::default()
+    };
+    assert_eq!(client.games(by("Ana", "")).await.unwrap().len(), 1);
+    assert_eq!(client.games(by("reader", "")).await.unwrap().len(), 2, "a bot kind finds its games");
+    assert_eq!(client.games(by("", "perudo-jonti")).await.unwrap()[0].players[0].name, "Ben");
+    assert!(client.games(by("Cleo", "")).await.unwrap().is_empty());
+    let future = pb::ListGamesRequest { since_unix_millis: Some(u64::MAX / 2), ..Default::default() };
+    assert!(client.games(future).await.unwrap().is_empty());
+    let summary = &all[0];
+    let places: Vec<u32> = {
+        let mut p: Vec<u32> = summary.players.iter().map(|p| p.place).collect();
+        p.sort();
+        p
+    };
+    assert_eq!(places, [1, 2, 3], "every seat has its place");
+
+    // The whole record: every cup of every round, nothing seat-private, times for each event.
+    let replay = client.replay(&summary.id).await.unwrap();
+    assert_eq!(replay.events.len(), replay.event_unix_millis.len());
+    let events: Vec<_> =
+        replay.events.iter().map(|e| dudo_proto::convert::event_from_wire(e).unwrap().1).collect();
+    assert!(events.iter().all(|e| e.audience.admits(Viewer::Replay, true)));
+    let rounds = events.iter().filter(|e| matches!(e.kind, EventKind::RoundStarted { .. })).count();
+    let rolls = events.iter().filter(|e| matches!(e.kind, EventKind::DiceRolled { .. })).count();
+    assert!(rounds > 0 && rolls >= rounds * 2, "{rounds} rounds, {rolls} rolls");
+    assert!(matches!(events.last().unwrap().kind, EventKind::GameOver { .. }));
+
+    // As if live, quickly: the table, then the same events.
+    let mut stream = client.watch_replay(&summary.id, 1000.0).await.unwrap();
+    let first = stream.message().await.unwrap().unwrap();
+    assert!(matches!(first.update, Some(pb::play_update::Update::Table(_))));
+    let mut streamed = Vec::new();
+    while let Some(u) = stream.message().await.unwrap() {
+        if let Some(pb::play_update::Update::Event(e)) = u.update {
+            streamed.push(e);
+        }
+    }
+    assert_eq!(streamed, replay.events);
+
+    // The game in progress is not there for anyone, its own player included.
+    let in_play = format!("{}-1", &busy.table[..12]);
+    let refused = client.replay(&in_play).await.unwrap_err();
+    assert_eq!(refused.code(), Some(Code::NotFound));
+    assert!(refused.to_string().contains("in progress are not replayed"), "{refused}");
+    let bad_speed = client.watch_replay(&summary.id, -1.0).await.unwrap_err();
+    assert!(bad_speed.to_string().contains("speed"), "{bad_speed}");
+}
+
+#[tokio::test]
+async fn ratings_pools_are_kept_where_the_operator_allows_them() {
+    let ranked = memory(true).await;
+    let client = Client::connect(&ranked).await.unwrap();
+    play_a_game(&client, "Ana", "fibbing", "ranked", 5).await;
+    play_a_game(&client, "Ana", "fibbing", "ranked", 6).await;
+    play_a_game(&client, "Ana", "fibbing", "", 7).await;
+    let ratings = client.ratings("ranked").await.unwrap();
+    let mut names: Vec<&str> = ratings.iter().map(|r| r.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["Ana", "odds bot", "reader bot"]);
+    assert!(ratings.iter().all(|r| r.games == 2), "the unrated game does not count: {ratings:?}");
+    assert!((ratings.iter().map(|r| r.rating).sum::<f64>() - 3.0 * 1500.0).abs() < 1e-6);
+
+    let create = |pool: &str| pb::CreateTableRequest { rating_pool: pool.into(), ..Default::default() };
+    let plain = Client::connect(&memory(false).await).await.unwrap();
+    let refused = plain.create(create("ranked")).await.unwrap_err();
+    assert_eq!(refused.code(), Some(Code::FailedPrecondition));
+    assert!(refused.to_string().contains("--ranked"), "{refused}");
+    plain.create(create("arena")).await.unwrap();
+    let odd = plain.create(create("elo")).await.unwrap_err();
+    assert!(odd.to_string().starts_with("rating_pool:"), "{odd}");
+    let keepsnothing = Client::connect(&crate::serve().await).await.unwrap();
+    let refused = keepsnothing.create(create("arena")).await.unwrap_err();
+    assert!(refused.to_string().contains("keeps no records"), "{refused}");
+    let none = keepsnothing.games(pb::ListGamesRequest::default()).await.unwrap_err();
+    assert!(none.to_string().contains("--db none"), "{none}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock() {
+    let dir = std::env::temp_dir().join(format!("dudo-restart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("dudo.db").display().to_string();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let exe = dudo_tests::binary("dudo-server");
+    let args = ["--db", db.as_str(), "--listen", listen.as_str()];
+
+    let mut first = dudo_tests::start_server(&exe, &args).unwrap();
+    let client = Client::connect(&first.addr).await.unwrap();
+    // A waiting table: settings changed, a bot added then removed, a second person seated.
+    let lobby = client.create(pb::CreateTableRequest { name: "Host".into(), seats: 3, ..Default::default() }).await.unwrap();
+    client.change_settings(&lobby, vec![("dice.start".into(), "3".into())]).await.unwrap();
+    client.add_bot(&lobby, "random").await.unwrap();
+    client.remove(&lobby, 1).await.unwrap();
+    let guest = client.join(&lobby.table, "Guest").await.unwrap();
+    let before = client.table(&lobby.table).await.unwrap();
+    // A game in play with a 3 s clock, waiting on its person.
+    let clocked = client
+        .create(pb::CreateTableRequest { name: "Dora".into(), seats: 2, move_millis: 3000, seed: Some(9), ..Default::default() })
+        .await
+        .unwrap();
+    client.add_bot(&clocked, "odds").await.unwrap();
+    client.start(&clocked).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // A graceful stop (SIGTERM) keeps the tables too.
+    let pid = first.child.id().to_string();
+    std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    first.child.wait().unwrap();
+
+    let mut second = dudo_tests::start_server(&exe, &args).unwrap();
+    let client = Client::connect(&second.addr).await.unwrap();
+    let after = client.table(&lobby.table).await.unwrap();
+    assert_eq!(before, after, "the waiting table is as it was");
+    assert_eq!(after.rules.unwrap().dice.unwrap().start, 3);
+    let found = client.join(&lobby.info.join_code, "Third").await.unwrap();
+    assert_eq!(found.seat, 2, "the join code still finds the table");
+    // The guest's token still holds its seat.
+    let mut session = client.play(&guest, None);
+    assert!(matches!(session.next().await, Some(Ok(Update::Snapshot { .. }))));
+    // The clocked seat gets its whole move time again, from the restart.
+    let restarted = SystemTime::now();
+    let mut seat = client.play(&clocked, None);
+    let deadline = loop {
+        match seat.next().await {
+            Some(Ok(Update::Prompt(p))) => break p.deadline.expect("a clocked prompt has a deadline"),
+            Some(Ok(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    };
+    let left = deadline.duration_since(restarted).unwrap_or_default();
+    assert!(left > Duration::from_millis(2000), "the clock restarted fairly: {left:?} left of 3 s");
+    second.child.kill().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_history_replay_and_ratings_commands_read_what_the_arena_kept() {
+    let dir = std::env::temp_dir().join(format!("dudo-cli-records-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("records.db").display().to_string();
+    let dudo = |args: &[&str]| {
+        let out = std::process::Command::new(dudo_tests::binary("dudo"))
+            .args(args)
+            .env("DUDO_HOME", &dir)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (ok, out, err) = dudo(&["arena", "--bots", "odds,reader", "--games", "4", "--seed", "3", "--db", &db]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("stored arena ratings"), "{out}");
+    let (ok, history, err) = dudo(&["history", "--db", &db, "--player", "reader"]);
+    assert!(ok, "{err}");
+    let games: Vec<&str> = history.lines().skip(1).filter(|l| l.contains("[arena]")).collect();
+    assert_eq!(games.len(), 4, "{history}");
+    let game = games[0].split_whitespace().next().unwrap();
+    let (ok, replay, err) = dudo(&["replay", game, "--db", &db]);
+    assert!(ok, "{err}");
+    assert!(replay.contains(&format!("Game {game}")) && replay.contains("Round 1"), "{replay}");
+    assert!(replay.contains("to its caller; there were"), "each bid's odds and truth: {replay}");
+    assert!(replay.contains("wins the challenge"), "who was right: {replay}");
+    let (ok, ratings, _) = dudo(&["ratings", "--db", &db]);
+    assert!(ok && ratings.contains("arena    reader bot"), "{ratings}");
+    let (ok, _, err) = dudo(&["replay", "no-such-game", "--db", &db]);
+    assert!(!ok && err.contains("no finished game \"no-such-game\""), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
