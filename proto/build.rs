@@ -2,12 +2,8 @@
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files = [
-        "dudo/v1/rules.proto",
-        "dudo/v1/game.proto",
-        "dudo/v1/service.proto",
-        "dudo/v1/journal.proto",
-    ];
+    let files =
+        ["dudo/v1/rules.proto", "dudo/v1/game.proto", "dudo/v1/service.proto", "dudo/v1/journal.proto"];
     for f in &files {
         println!("cargo:rerun-if-changed={f}");
     }

@@ -249,7 +249,9 @@ fn where_kept(args: &ArenaArgs) -> String {
     match (&args.server, &args.db.db) {
         (Some(server), _) => server.clone(),
         (None, Some(db)) => db.clone(),
-        (None, None) => dudo_store::default_db().map_or_else(|| "this server".into(), |p| p.display().to_string()),
+        (None, None) => {
+            dudo_store::default_db().map_or_else(|| "this server".into(), |p| p.display().to_string())
+        }
     }
 }
 

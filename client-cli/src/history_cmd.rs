@@ -100,8 +100,9 @@ fn when(text: &str) -> anyhow::Result<u64> {
     } else if text.len() == 10 {
         humantime::parse_rfc3339_weak(&format!("{text} 00:00:00"))?
     } else {
-        humantime::parse_rfc3339_weak(text)
-            .map_err(|e| anyhow::anyhow!("{text:?} is not a date, a date and time, or a time ago (2h): {e}"))?
+        humantime::parse_rfc3339_weak(text).map_err(|e| {
+            anyhow::anyhow!("{text:?} is not a date, a date and time, or a time ago (2h): {e}")
+        })?
     };
     Ok(at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64))
 }
@@ -134,9 +135,10 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
             println!("No finished games match.");
             return Ok(ExitCode::SUCCESS);
         }
-        println!("{:<16} {:<16} {:<18} {}", "game", "finished (UTC)", "rules", "finish (winner first)");
+        println!("{:<16} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules");
         for g in &games {
-            let rated = if g.rating_pool.is_empty() { String::new() } else { format!("  [{}]", g.rating_pool) };
+            let rated =
+                if g.rating_pool.is_empty() { String::new() } else { format!("  [{}]", g.rating_pool) };
             println!(
                 "{:<16} {:<16} {:<18} {}{rated}",
                 g.id,
@@ -222,7 +224,12 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
     let names: Vec<String> = summary.players.iter().map(|p| p.name.clone()).collect();
     let faces = replay.rules.as_ref().and_then(|r| r.dice.as_ref()).map_or(6, |d| d.faces as u8);
     let mut blocks = vec![vec![
-        style.bold(&format!("Game {} — {} — {}", summary.id, summary.preset, date(summary.started_unix_millis))),
+        style.bold(&format!(
+            "Game {} — {} — {}",
+            summary.id,
+            summary.preset,
+            date(summary.started_unix_millis)
+        )),
         format!("Finish: {}", players_line(&summary)),
     ]];
     // This round's cups, and the wild face.
@@ -274,7 +281,8 @@ fn bid_note(cups: &[Vec<u8>], seat: usize, bid: Bid, faces: u8, wild: Option<u8>
     let own: u32 = cups.get(seat).map_or(0, |c| c.iter().filter(|d| matches(d)).count() as u32);
     let unknown: u32 = cups.iter().enumerate().filter(|(s, _)| *s != seat).map(|(_, c)| c.len() as u32).sum();
     let need = u32::from(bid.quantity).saturating_sub(own);
-    let chance = dudo_rules::odds::binomial(unknown, need, dudo_rules::odds::match_chance(bid.face, faces, wild));
+    let chance =
+        dudo_rules::odds::binomial(unknown, need, dudo_rules::odds::match_chance(bid.face, faces, wild));
     let there: usize = cups.iter().map(|c| c.iter().filter(|d| matches(d)).count()).sum();
     let truth = if there >= usize::from(bid.quantity) { style.green("true") } else { style.red("false") };
     format!("({:.0}% to its caller; there were {there}: {truth})", chance.at_least * 100.0)

@@ -21,9 +21,10 @@ impl ServerArgs {
 /// Which database an embedded server keeps its records in.
 #[derive(Args, Clone, Debug, Default)]
 pub struct DbArgs {
-    /// Keep finished games (and arena ratings) in this database: a SQLite file, `:memory:`,
+    /// The database of finished games and arena ratings: a SQLite file, `:memory:`,
     /// `postgres://…`, or `none`. Default: dudo.db in $DUDO_HOME, $XDG_DATA_HOME/dudo or
-    /// ~/.local/share/dudo, the file `dudo history` reads.
+    /// ~/.local/share/dudo, where `dudo play` and `dudo arena` keep their games and
+    /// `dudo history` finds them.
     #[arg(long, env = "DUDO_DB")]
     pub db: Option<String>,
 }
@@ -44,8 +45,9 @@ impl DbArgs {
             None => {
                 let Some(path) = dudo_store::default_db() else { return Ok(None) };
                 if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| anyhow::anyhow!("cannot create {} for the database: {e}", dir.display()))?;
+                    std::fs::create_dir_all(dir).map_err(|e| {
+                        anyhow::anyhow!("cannot create {} for the database: {e}", dir.display())
+                    })?;
                 }
                 Ok(Some(path.display().to_string()))
             }
@@ -64,7 +66,9 @@ impl DbArgs {
         match dudo_server::Store::open_as(&db, access).await {
             Ok(store) => Ok(Some(store)),
             Err(dudo_store::StoreError::InUse { path }) if self.db.is_none() => {
-                eprintln!("note: another dudo is using {path}; these games will not be kept (or pass --db PATH)");
+                eprintln!(
+                    "note: another dudo is using {path}; these games will not be kept (or pass --db PATH)"
+                );
                 Ok(None)
             }
             Err(e) => Err(e.into()),

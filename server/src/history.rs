@@ -35,7 +35,12 @@ pub fn summary_to_wire(s: &GameSummary) -> pb::GameSummary {
         players: s
             .players
             .iter()
-            .map(|p| pb::GamePlayer { seat: p.seat, name: p.name.clone(), bot: p.bot.clone(), place: p.place })
+            .map(|p| pb::GamePlayer {
+                seat: p.seat,
+                name: p.name.clone(),
+                bot: p.bot.clone(),
+                place: p.place,
+            })
             .collect(),
         rating_pool: s.rating_pool.clone(),
     }
@@ -64,7 +69,8 @@ impl Dudo {
         let mut events = Vec::with_capacity(replay.events.len());
         let mut times = Vec::with_capacity(replay.events.len());
         for (i, wire) in replay.events.into_iter().enumerate() {
-            let shown = convert::event_from_wire(&wire).is_ok_and(|(_, e)| e.audience.admits(Viewer::Replay, true));
+            let shown =
+                convert::event_from_wire(&wire).is_ok_and(|(_, e)| e.audience.admits(Viewer::Replay, true));
             if shown {
                 times.push(replay.event_unix_millis.get(i).copied().unwrap_or(0));
                 events.push(wire);

@@ -77,7 +77,11 @@ pub async fn run_with(
 
 /// Serves as [`run`] does; with a store, first brings back every table that was in play when
 /// the server last stopped (however it stopped).
-pub async fn serve(listener: TcpListener, setup: Setup, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
+pub async fn serve(
+    listener: TcpListener,
+    setup: Setup,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
     let max_message = setup.limits.max_message_bytes;
     let keepalive = setup.limits.keepalive;
     let dudo = service::Dudo::new(setup.limits).with_store(setup.store, setup.ranked);

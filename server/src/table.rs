@@ -337,16 +337,16 @@ impl Table {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
         let bad = |n: i64, why: String| RecoverError::Entry { n, why };
-        let decoded = pb::JournalEntry::decode(first.bytes.as_slice()).map_err(|e| bad(first.n, e.to_string()))?;
+        let decoded =
+            pb::JournalEntry::decode(first.bytes.as_slice()).map_err(|e| bad(first.n, e.to_string()))?;
         let Some(Journal::Created(c)) = decoded.entry else { return Err(RecoverError::NoCreation) };
         let rules = c
             .rules
             .as_ref()
             .ok_or_else(|| bad(first.n, "no rules".into()))
             .and_then(|r| convert::rules_from_wire(r).map_err(|e| bad(first.n, e.to_string())))?;
-        let clock = (c.move_millis > 0).then(|| {
-            Clock::new(Duration::from_millis(c.move_millis), Duration::from_millis(c.bank_millis))
-        });
+        let clock = (c.move_millis > 0)
+            .then(|| Clock::new(Duration::from_millis(c.move_millis), Duration::from_millis(c.bank_millis)));
         let setup = Setup {
             id: open.id,
             code: open.code,
@@ -357,13 +357,17 @@ impl Table {
             rating_pool: c.rating_pool,
             store: Some(store),
         };
-        let secret: [u8; 32] =
-            c.salt_secret.as_slice().try_into().map_err(|_| bad(first.n, "salt secret is not 32 bytes".into()))?;
+        let secret: [u8; 32] = c
+            .salt_secret
+            .as_slice()
+            .try_into()
+            .map_err(|_| bad(first.n, "salt secret is not 32 bytes".into()))?;
         let mut table = Table::blank(rules, setup, secret);
         table.entries = first.n + 1;
         for entry in entries {
             table.replaying = Some(entry.at);
-            let decoded = pb::JournalEntry::decode(entry.bytes.as_slice()).map_err(|e| bad(entry.n, e.to_string()))?;
+            let decoded =
+                pb::JournalEntry::decode(entry.bytes.as_slice()).map_err(|e| bad(entry.n, e.to_string()))?;
             table.replay(&decoded).map_err(|why| bad(entry.n, why))?;
             if let Some(clock) = table.clock.as_mut()
                 && !decoded.banks_millis.is_empty()

@@ -290,7 +290,9 @@ impl Store {
             let mut first = sqlx::AnyConnection::connect_with(&options)
                 .await
                 .map_err(|source| StoreError::Open { url: place.clone(), source })?;
-            prepare(&mut first, backend).await.map_err(|source| StoreError::Open { url: place.clone(), source })?;
+            prepare(&mut first, backend)
+                .await
+                .map_err(|source| StoreError::Open { url: place.clone(), source })?;
             let _ = first.close().await;
         }
         let pool = AnyPoolOptions::new()
@@ -393,10 +395,11 @@ impl Store {
     }
 
     async fn players(&self, game: &str) -> Result<Vec<GamePlayer>, StoreError> {
-        let rows = sqlx::query("SELECT seat, name, bot, place FROM game_players WHERE game_id = $1 ORDER BY seat")
-            .bind(game)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows =
+            sqlx::query("SELECT seat, name, bot, place FROM game_players WHERE game_id = $1 ORDER BY seat")
+                .bind(game)
+                .fetch_all(&self.pool)
+                .await?;
         rows.into_iter()
             .map(|r| {
                 Ok(GamePlayer {
@@ -510,8 +513,15 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
             if i > 0 {
                 sql.push(',');
             }
-            let p = i * 4;
-            sql.push_str(&format!("(${}, ${}, ${}, ${})", p + 1, p + 2, p + 3, p + 4));
+            match backend {
+                // Positional: sqlx binds SQLite's `$N` by looking its name up among all of the
+                // statement's parameters, which made a 2,000-parameter insert quadratic.
+                Backend::Sqlite => sql.push_str("(?, ?, ?, ?)"),
+                Backend::Postgres => {
+                    let p = i * 4;
+                    sql.push_str(&format!("(${}, ${}, ${}, ${})", p + 1, p + 2, p + 3, p + 4));
+                }
+            }
         }
         let mut query = sqlx::query(&sql);
         for (table, e) in chunk {

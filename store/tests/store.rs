@@ -46,7 +46,14 @@ async fn databases(test: &str) -> Vec<(&'static str, String)> {
     out
 }
 
-fn game(id: &str, table: &str, preset: &str, finished_at: i64, players: &[(&str, &str)], pool: &str) -> FinishedGame {
+fn game(
+    id: &str,
+    table: &str,
+    preset: &str,
+    finished_at: i64,
+    players: &[(&str, &str)],
+    pool: &str,
+) -> FinishedGame {
     FinishedGame {
         summary: GameSummary {
             id: id.into(),
@@ -119,7 +126,9 @@ async fn many_tables_writing_at_once_are_all_committed() {
                 let new = Some(NewTable { code: format!("C{t}"), created_at: t });
                 store.write(Batch { table: table.clone(), new_table: new, ..Batch::default() }).await?;
                 for n in 0..10 {
-                    store.write(Batch { table: table.clone(), entries: vec![entry(n)], ..Batch::default() }).await?;
+                    store
+                        .write(Batch { table: table.clone(), entries: vec![entry(n)], ..Batch::default() })
+                        .await?;
                 }
                 Ok::<_, dudo_store::StoreError>(())
             }));
@@ -154,7 +163,14 @@ async fn history_filters_by_player_bot_preset_and_date() {
     for (backend, db) in databases("history").await {
         let store = Store::open(&db).await.unwrap();
         let games = vec![
-            game("g1", "t", "perudo", 10_000, &[("Ana", ""), ("Alba (odds bot)", "odds"), ("reader bot", "")], ""),
+            game(
+                "g1",
+                "t",
+                "perudo",
+                10_000,
+                &[("Ana", ""), ("Alba (odds bot)", "odds"), ("reader bot", "")],
+                "",
+            ),
             game("g2", "t", "fibbing", 20_000, &[("Ben", ""), ("Ana", "")], ""),
             game("g3", "u", "perudo", 30_000, &[("Ben", ""), ("Bruno (reader bot)", "reader")], ""),
         ];

@@ -92,8 +92,14 @@ fn arena(args: &[&str]) -> (String, Vec<serde_json::Value>) {
         std::process::id(),
         args.join("_").len()
     ));
-    let out =
-        Command::new(binary("dudo")).arg("arena").args(args).arg("--out").arg(&out_file).output().unwrap();
+    let out = Command::new(binary("dudo"))
+        .arg("arena")
+        .args(args)
+        .arg("--out")
+        .arg(&out_file)
+        .env("DUDO_DB", "none")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines = std::fs::read_to_string(&out_file).unwrap();
     let values = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();

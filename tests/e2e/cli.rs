@@ -6,7 +6,13 @@ use std::process::{Command, Stdio};
 use dudo_tests::{binary, root};
 
 fn dudo(args: &[&str]) -> std::process::Output {
-    Command::new(binary("dudo")).args(args).current_dir(root()).output().expect("run dudo")
+    // Nothing a test plays is kept in the user's own database.
+    Command::new(binary("dudo"))
+        .args(args)
+        .env("DUDO_DB", "none")
+        .current_dir(root())
+        .output()
+        .expect("run dudo")
 }
 
 /// Runs `dudo ARGS` with `input` on standard input, written from another thread so that a
@@ -14,6 +20,7 @@ fn dudo(args: &[&str]) -> std::process::Output {
 fn dudo_with_input(args: &[&str], input: String) -> std::process::Output {
     let mut child = Command::new(binary("dudo"))
         .args(args)
+        .env("DUDO_DB", "none")
         .current_dir(root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -3,9 +3,9 @@
 
 mod bots;
 mod cli;
+mod client;
 mod records;
 mod recovery;
-mod client;
 mod server;
 mod tty;
 

@@ -49,7 +49,12 @@ async fn finished_games_are_listed_filtered_replayed_and_streamed_and_games_in_p
     play_a_game(&client, "Ben", "perudo-jonti", "", 2).await;
     // A game in progress: its bots think for ten seconds a move.
     let busy = client
-        .create(pb::CreateTableRequest { name: "Cleo".into(), seats: 2, bot_think_millis: 10_000, ..Default::default() })
+        .create(pb::CreateTableRequest {
+            name: "Cleo".into(),
+            seats: 2,
+            bot_think_millis: 10_000,
+            ..Default::default()
+        })
         .await
         .unwrap();
     client.add_bot(&busy, "odds").await.unwrap();
@@ -151,7 +156,10 @@ async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock()
     let mut first = dudo_tests::start_server(&exe, &args).unwrap();
     let client = Client::connect(&first.addr).await.unwrap();
     // A waiting table: settings changed, a bot added then removed, a second person seated.
-    let lobby = client.create(pb::CreateTableRequest { name: "Host".into(), seats: 3, ..Default::default() }).await.unwrap();
+    let lobby = client
+        .create(pb::CreateTableRequest { name: "Host".into(), seats: 3, ..Default::default() })
+        .await
+        .unwrap();
     client.change_settings(&lobby, vec![("dice.start".into(), "3".into())]).await.unwrap();
     client.add_bot(&lobby, "random").await.unwrap();
     client.remove(&lobby, 1).await.unwrap();
@@ -159,7 +167,13 @@ async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock()
     let before = client.table(&lobby.table).await.unwrap();
     // A game in play with a 3 s clock, waiting on its person.
     let clocked = client
-        .create(pb::CreateTableRequest { name: "Dora".into(), seats: 2, move_millis: 3000, seed: Some(9), ..Default::default() })
+        .create(pb::CreateTableRequest {
+            name: "Dora".into(),
+            seats: 2,
+            move_millis: 3000,
+            seed: Some(9),
+            ..Default::default()
+        })
         .await
         .unwrap();
     client.add_bot(&clocked, "odds").await.unwrap();
@@ -208,9 +222,14 @@ fn the_history_replay_and_ratings_commands_read_what_the_arena_kept() {
             .env("NO_COLOR", "1")
             .output()
             .unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
     };
-    let (ok, out, err) = dudo(&["arena", "--bots", "odds,reader", "--games", "4", "--seed", "3", "--db", &db]);
+    let (ok, out, err) =
+        dudo(&["arena", "--bots", "odds,reader", "--games", "4", "--seed", "3", "--db", &db]);
     assert!(ok, "{out}{err}");
     assert!(out.contains("stored arena ratings"), "{out}");
     let (ok, history, err) = dudo(&["history", "--db", &db, "--player", "reader"]);

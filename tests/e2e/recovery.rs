@@ -83,13 +83,21 @@ async fn results(addr: &str) -> HashMap<u64, (Vec<(u64, Event)>, Vec<u32>)> {
 /// Whether `events` start as a game dealt from `seed` does.
 fn first_roll_matches(events: &[(u64, Event)], seed: u64) -> bool {
     let rules = dudo_rules::presets::by_name("fibbing").unwrap();
-    let (_, start) = dudo_rules::Game::start(std::sync::Arc::new(rules), 4, dudo_rules::seed_from_u64(seed)).unwrap();
+    let (_, start) =
+        dudo_rules::Game::start(std::sync::Arc::new(rules), 4, dudo_rules::seed_from_u64(seed)).unwrap();
     let dealt: Vec<&Event> = start
         .iter()
-        .filter(|e| matches!(e.kind, EventKind::DiceRolled { .. }) && e.audience.admits(dudo_rules::Viewer::Replay, true))
+        .filter(|e| {
+            matches!(e.kind, EventKind::DiceRolled { .. })
+                && e.audience.admits(dudo_rules::Viewer::Replay, true)
+        })
         .collect();
-    let seen: Vec<&Event> =
-        events.iter().map(|(_, e)| e).filter(|e| matches!(e.kind, EventKind::DiceRolled { .. })).take(dealt.len()).collect();
+    let seen: Vec<&Event> = events
+        .iter()
+        .map(|(_, e)| e)
+        .filter(|e| matches!(e.kind, EventKind::DiceRolled { .. }))
+        .take(dealt.len())
+        .collect();
     dealt == seen
 }
 
@@ -107,8 +115,10 @@ fn commitments_hold(replay: &pb::Replay) -> usize {
             }
             EventKind::DiceSalts { round, salts } => {
                 for (seat, salt, dice) in salts {
-                    let salt: Vec<u8> =
-                        (0..salt.len()).step_by(2).map(|i| u8::from_str_radix(&salt[i..i + 2], 16).unwrap()).collect();
+                    let salt: Vec<u8> = (0..salt.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(&salt[i..i + 2], 16).unwrap())
+                        .collect();
                     let hash = dudo_server::table::commitment(round, seat, &dice, &salt);
                     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
                     assert_eq!(committed.get(&(round, seat)), Some(&hex), "round {round} seat {seat}");
@@ -181,7 +191,11 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
     let client = Client::connect(&second.addr).await.unwrap();
     for g in client.games(pb::ListGamesRequest::default()).await.unwrap() {
         let replay = client.replay(&g.id).await.unwrap();
-        assert!(commitments_hold(&replay) > 0, "{}: salts revealed after the restart open the commitments", g.id);
+        assert!(
+            commitments_hold(&replay) > 0,
+            "{}: salts revealed after the restart open the commitments",
+            g.id
+        );
     }
     second.child.kill().unwrap();
     let _ = std::fs::remove_dir_all(&dir);

@@ -61,12 +61,15 @@ struct Server {
 }
 
 impl Server {
-    fn start() -> anyhow::Result<Server> {
+    /// Starts the server keeping its records in `db` (`none`: no database).
+    fn start(db: &str) -> anyhow::Result<Server> {
         let exe = std::env::current_exe()?;
         let dir = exe.parent().ok_or_else(|| anyhow::anyhow!("no directory"))?;
         let server = dudo_tests::start_server(
             &dir.join("dudo-server"),
             &[
+                "--db",
+                db,
                 "--max-tables",
                 "100000",
                 "--max-tables-per-ip",
@@ -109,8 +112,8 @@ async fn channels(addr: &str, n: usize) -> anyhow::Result<Vec<Channel>> {
     Ok(out)
 }
 
-async fn play(tables: usize, seconds: u64, think: Duration) -> anyhow::Result<()> {
-    let server = Server::start()?;
+async fn play(tables: usize, seconds: u64, think: Duration, db: &str) -> anyhow::Result<()> {
+    let server = Server::start(db)?;
     let chans = channels(&server.addr, tables.div_ceil(50).max(1)).await?;
     let actions = Arc::new(AtomicU64::new(0));
     let latencies = Arc::new(Mutex::new(Vec::<u32>::new()));
@@ -240,8 +243,8 @@ async fn play(tables: usize, seconds: u64, think: Duration) -> anyhow::Result<()
     Ok(())
 }
 
-async fn idle(seats: usize) -> anyhow::Result<()> {
-    let server = Server::start()?;
+async fn idle(seats: usize, db: &str) -> anyhow::Result<()> {
+    let server = Server::start(db)?;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = server.rss_kib();
     let chans = channels(&server.addr, seats.div_ceil(100).max(1)).await?;
@@ -294,14 +297,19 @@ async fn main() -> anyhow::Result<()> {
             .and_then(|v| v.parse().ok())
             .unwrap_or(default)
     };
+    // Where the server keeps its records: none (the default), a SQLite file, postgres://…
+    let db =
+        args.iter().position(|a| a == "--db").and_then(|i| args.get(i + 1)).map_or("none", String::as_str);
     match args.get(1).map(String::as_str) {
         Some("play") => {
             let think = Duration::from_millis(flag("--think-ms", 0));
-            play(flag("--tables", 1000) as usize, flag("--seconds", 10), think).await
+            play(flag("--tables", 1000) as usize, flag("--seconds", 10), think, db).await
         }
-        Some("idle") => idle(flag("--seats", 10_000) as usize).await,
+        Some("idle") => idle(flag("--seats", 10_000) as usize, db).await,
         _ => {
-            eprintln!("usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] | idle [--seats N]");
+            eprintln!(
+                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] | idle [--seats N] [--db DB]"
+            );
             std::process::exit(2);
         }
     }
