@@ -317,9 +317,12 @@ async fn a_python_grpcio_client_plays_a_whole_game() {
             return;
         }
     };
-    let (addr, _stop) = server().await;
-    let _ = channel(&addr).await;
-    let target = addr.trim_start_matches("http://").to_string();
+    // A server that keeps records, so the client can find its game afterwards.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let target = listener.local_addr().unwrap().to_string();
+    let store = dudo_server::Store::open(":memory:").await.unwrap();
+    let setup = dudo_server::Setup { store: Some(store), ..Default::default() };
+    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
     let script = root.join("tests/python/play_game.py");
     let proto = root.join("proto");
     let out = tokio::task::spawn_blocking(move || {
@@ -331,6 +334,7 @@ async fn a_python_grpcio_client_plays_a_whole_game() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("python client: game over"), "{stdout}");
+    assert!(stdout.contains("python client: replay of"), "{stdout}");
 }
 
 #[tokio::test]

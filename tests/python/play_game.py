@@ -1,5 +1,6 @@
 """A dudo client in Python: creates a table, seats two server bots, and plays a whole game
-over the Play stream, answering every prompt. Usage: play_game.py ADDRESS PROTO_DIR
+over the Play stream, answering every prompt; then finds the game in the server's records
+(History.ListGames) and reads its replay, every cup shown. Usage: play_game.py ADDRESS PROTO_DIR
 
 The stubs are generated from the repository's .proto files each run (grpc_tools.protoc), so
 the test checks the protocol as a client in another language sees it.
@@ -70,8 +71,22 @@ def main():
             if event.WhichOneof("kind") == "game_over":
                 print(f"python client: game over after {prompts} prompts, standings {list(event.game_over.standings)}")
                 outgoing.put(None)
+                replay(service_pb2, service_pb2_grpc.HistoryStub(channel), table)
                 return
     sys.exit("the stream ended before the game did")
+
+
+def replay(service_pb2, history, table):
+    """The finished game from the records: listed under our name, and every seat's cups in it."""
+    games = history.ListGames(service_pb2.ListGamesRequest(player="Pythonista")).games
+    game = next((g for g in games if g.table_id == table), None)
+    if game is None:
+        sys.exit(f"the finished game is not in the records: {games}")
+    record = history.GetReplay(service_pb2.GameRef(game=game.id))
+    seats = {e.dice_rolled.seat for e in record.events if e.WhichOneof("kind") == "dice_rolled"}
+    if seats != {0, 1, 2} or len(record.events) != len(record.event_unix_millis):
+        sys.exit(f"a replay shows every cup, each event timed: seats {seats}")
+    print(f"python client: replay of {game.id} has {len(record.events)} events, cups of seats {sorted(seats)}")
 
 
 if __name__ == "__main__":
