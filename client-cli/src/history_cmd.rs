@@ -96,7 +96,7 @@ pub struct RatingsArgs {
 fn when(text: &str) -> anyhow::Result<u64> {
     let text = text.trim();
     let at = if let Ok(ago) = humantime::parse_duration(text) {
-        SystemTime::now() - ago
+        SystemTime::now().checked_sub(ago).unwrap_or(UNIX_EPOCH)
     } else if text.len() == 10 {
         humantime::parse_rfc3339_weak(&format!("{text} 00:00:00"))?
     } else {
@@ -135,12 +135,12 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
             println!("No finished games match.");
             return Ok(ExitCode::SUCCESS);
         }
-        println!("{:<16} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules");
+        println!("{:<20} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules");
         for g in &games {
             let rated =
                 if g.rating_pool.is_empty() { String::new() } else { format!("  [{}]", g.rating_pool) };
             println!(
-                "{:<16} {:<16} {:<18} {}{rated}",
+                "{:<20} {:<16} {:<18} {}{rated}",
                 g.id,
                 date(g.finished_unix_millis),
                 g.preset,

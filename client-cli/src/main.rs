@@ -45,7 +45,7 @@ enum Command {
     /// Step through a finished game round by round: every cup, each call's odds when it was
     /// made, and who was right.
     ///
-    /// Examples: dudo replay 3f9ac01b22de-1; dudo replay 3f9ac01b22de-1 --live --speed 4
+    /// Examples: dudo replay 3f9ac01b22de4a7c-1; dudo replay 3f9ac01b22de4a7c-1 --live --speed 4
     Replay(history_cmd::ReplayArgs),
     /// Stored Elo ratings: the arena's, and ranked tables' where the server keeps them.
     ///

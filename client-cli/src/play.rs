@@ -72,7 +72,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             Ok(())
         });
         let table = key.table.clone();
+        let (host, host_key) = (client.clone(), key.clone());
         at_table::sit(client, Some(key), &table, Some(setup)).await?;
+        // Over or abandoned, nobody comes back to a table of bots: closing it keeps it from
+        // being brought back, to wait for no one, by the next server on the same database.
+        let _ = host.close(&host_key).await;
         Ok(ExitCode::SUCCESS)
     })
 }

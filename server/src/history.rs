@@ -119,8 +119,8 @@ impl History for Dudo {
         let slot = self.stream_slot(&request)?;
         let req = request.into_inner();
         let speed = if req.speed == 0.0 { 1.0 } else { req.speed };
-        if !speed.is_finite() || speed <= 0.0 {
-            return Err(Status::invalid_argument(format!("speed: a positive number, not {}", req.speed)));
+        if !(0.01..=1_000_000.0).contains(&speed) {
+            return Err(Status::invalid_argument(format!("speed: from 0.01 to 1000000, not {}", req.speed)));
         }
         let replay = self.replay(&req.game).await?;
         let summary = replay.summary.clone().unwrap_or_default();
@@ -146,7 +146,8 @@ impl History for Dudo {
             let mut last: Option<u64> = None;
             for (event, at) in replay.events.into_iter().zip(replay.event_unix_millis) {
                 if let Some(before) = last {
-                    let gap = Duration::from_millis(at.saturating_sub(before)).div_f64(speed).min(MAX_PAUSE);
+                    let gap = Duration::try_from_secs_f64(at.saturating_sub(before) as f64 / 1000.0 / speed)
+                        .map_or(MAX_PAUSE, |gap| gap.min(MAX_PAUSE));
                     tokio::time::sleep(gap).await;
                 }
                 last = Some(at);

@@ -161,8 +161,8 @@ impl Dudo {
     /// Brings back every table the store holds that was still open, as it was; returns how
     /// many. A table that had been idle for longer than the idle limit when the server
     /// stopped is closed instead (the server would have closed it had it kept running; the
-    /// time the server was down does not count), and one whose journal cannot be replayed is
-    /// closed with an error logged.
+    /// time the server was down does not count); one whose journal cannot be replayed is
+    /// left in the database as it is, with an error logged.
     pub async fn recover(&self) -> Result<usize, dudo_store::StoreError> {
         let Some(store) = &self.store else { return Ok(0) };
         let now = table::unix_millis();
@@ -188,8 +188,8 @@ impl Dudo {
                     }
                 }
                 Err(e) => {
-                    tracing::error!(table = %id, error = %e, "could not recover the table; closing it");
-                    store.close_table(&id, now).await?;
+                    // Left open in the database, not closed: a later version may read it.
+                    tracing::error!(table = %id, error = %e, "could not recover the table; left as it is");
                 }
             }
         }
@@ -206,17 +206,24 @@ impl Dudo {
         ip: Option<std::net::IpAddr>,
     ) -> Result<TableHandle, Status> {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
+        let handle = TableHandle { tx };
+        // Registered before its task starts, so a task that ends at once is also unregistered.
+        {
+            let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            registry.tables.insert(id.clone(), handle.clone());
+            registry.codes.insert(code.clone(), id.clone());
+        }
         let (registry, per_ip, idle) =
             (Arc::clone(&self.registry), Arc::clone(&self.per_ip), self.limits.idle_table);
-        let (closing_id, closing_code) = (id.clone(), code.clone());
         let span = tracing::info_span!("table", table = %id);
         tokio::spawn(tracing::Instrument::instrument(
             async move {
                 table.run(rx, idle).await;
-                // Closed (idle, or by its host): the table leaves the registry and the limits.
+                // Closed (idle, by its host, or unable to save): the table leaves the registry
+                // and the limits.
                 if let Ok(mut r) = registry.lock() {
-                    r.tables.remove(&closing_id);
-                    r.codes.remove(&closing_code);
+                    r.tables.remove(&id);
+                    r.codes.remove(&code);
                 }
                 if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
                     && let Some(n) = counts.tables.get_mut(&ip)
@@ -226,10 +233,6 @@ impl Dudo {
             },
             span,
         ));
-        let handle = TableHandle { tx };
-        let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
-        registry.tables.insert(id.clone(), handle.clone());
-        registry.codes.insert(code, id);
         Ok(handle)
     }
 
@@ -379,6 +382,9 @@ impl Lobby for Dudo {
                 "seats: this rule set seats {} to {} players, not {seats}",
                 rules.players.min, rules.players.max
             )));
+        }
+        if self.store.as_ref().is_some_and(|s| s.access() == dudo_store::Access::Reader) {
+            return Err(Status::failed_precondition("this server only reads records; it holds no tables"));
         }
         let rating_pool = match req.rating_pool.trim() {
             "" => String::new(),

@@ -287,6 +287,12 @@ pub fn secret() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The rules as a rebuilt table will read them from its journal, so a live table and its
+/// rebuilt self play by the very same rules, even if the wire form ever drops a detail.
+fn as_journalled(rules: RuleSet) -> RuleSet {
+    convert::rules_from_wire(&convert::rules_to_wire(&rules)).unwrap_or(rules)
+}
+
 fn token_hash(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
@@ -305,6 +311,7 @@ fn millis(d: Duration) -> u64 {
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
+        let rules = as_journalled(rules);
         let mut table = Table::blank(rules, setup, rand::rng().random());
         if table.store.is_some() {
             let now = unix_millis();
@@ -366,9 +373,17 @@ impl Table {
         table.entries = first.n + 1;
         for entry in entries {
             table.replaying = Some(entry.at);
-            let decoded =
-                pb::JournalEntry::decode(entry.bytes.as_slice()).map_err(|e| bad(entry.n, e.to_string()))?;
-            table.replay(&decoded).map_err(|why| bad(entry.n, why))?;
+            let replayed = pb::JournalEntry::decode(entry.bytes.as_slice())
+                .map_err(|e| e.to_string())
+                .and_then(|decoded| table.replay(&decoded).map(|()| decoded));
+            let decoded = match replayed {
+                Ok(decoded) => decoded,
+                Err(why) => {
+                    // The seats counted while rebuilding are given back.
+                    metrics::gauge!("dudo_seats").decrement(table.seats.len() as f64);
+                    return Err(bad(entry.n, why));
+                }
+            };
             if let Some(clock) = table.clock.as_mut()
                 && !decoded.banks_millis.is_empty()
             {
@@ -377,6 +392,8 @@ impl Table {
             table.entries = entry.n + 1;
         }
         table.replaying = None;
+        // A finished game's record was written with the move that ended it.
+        table.game_recorded = table.game.as_ref().is_some_and(Game::is_over);
         // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
         table.after_move();
         Ok(table)
@@ -404,11 +421,15 @@ impl Table {
             }
             Some(Journal::Moved(m)) => {
                 let seat = m.seat as usize;
-                if m.timed_out {
-                    return self.time_out_seat(seat).then_some(()).ok_or_else(|| "no default move".into());
-                }
                 let wire = m.action.as_ref().ok_or("no action")?;
                 let action = convert::action_from_wire(wire).map_err(|e| e.to_string())?;
+                if m.timed_out {
+                    // The move that was played, not today's default: the journal is the truth.
+                    return self
+                        .time_out_seat(seat, Some(action))
+                        .then_some(())
+                        .ok_or_else(|| "refused".into());
+                }
                 self.play_move(seat, &action).map_err(|e| e.to_string())
             }
             Some(Journal::Removed(r)) => self.remove(r.seat as usize).map_err(|e| e.message().to_string()),
@@ -513,6 +534,15 @@ impl Table {
     /// Makes the journal durable, then sends what waited for it. False if it could not be
     /// written: the table then stops, and nothing that was not saved has been sent.
     async fn flush(&mut self) -> bool {
+        // A game that ended with this turn's input is recorded with it, whole (checked once
+        // per input, not per batch of events: a time-out publishes its notice, then the move).
+        if !self.game_recorded && self.game.as_ref().is_some_and(Game::is_over) {
+            self.game_recorded = true;
+            if self.store.is_some() {
+                let record = self.record_game();
+                self.finished.push(record);
+            }
+        }
         if let Some(store) = &self.store
             && (!self.journal.is_empty() || self.unwritten.is_some() || self.closed_at.is_some())
         {
@@ -537,7 +567,16 @@ impl Table {
                 closed_at: self.closed_at,
             };
             let started = Instant::now();
-            if let Err(e) = store.write(batch).await {
+            let mut outcome = store.write(batch.clone()).await;
+            // A busy or failing-over database gets a few tries (nothing has been sent, and
+            // every write is idempotent) before the table gives up.
+            for pause in [100, 500, 2000] {
+                let Err(e) = &outcome else { break };
+                tracing::warn!(error = %e, "could not save the table; trying again in {pause} ms");
+                tokio::time::sleep(Duration::from_millis(pause)).await;
+                outcome = store.write(batch.clone()).await;
+            }
+            if let Err(e) = outcome {
                 tracing::error!(error = %e, "could not save the table; it stops");
                 // Replies are dropped unsent (their callers hear the table closed) and every
                 // stream ends: nobody learns of anything the journal does not hold.
@@ -602,15 +641,16 @@ impl Table {
     /// The clock ran out: the seat's default action is played for it, and the log says so.
     fn time_out(&mut self) {
         let Some((seat, _)) = self.timing.take() else { return };
-        if self.time_out_seat(seat) {
+        if self.time_out_seat(seat, None) {
             self.after_move();
         }
     }
 
-    /// Plays `seat`'s default action because its clock ran out; false if it has none.
-    fn time_out_seat(&mut self, seat: Seat) -> bool {
+    /// Plays `seat`'s default action (or, rebuilding, the one the journal says was played)
+    /// because its clock ran out; false if there is none or it is refused.
+    fn time_out_seat(&mut self, seat: Seat, played: Option<Action>) -> bool {
         let Some(game) = self.game.as_mut() else { return false };
-        let Some(action) = game.default_action(seat) else { return false };
+        let Some(action) = played.or_else(|| game.default_action(seat)) else { return false };
         let Ok(events) = game.apply(seat, &action) else { return false };
         if let Some(clock) = self.clock.as_mut() {
             if clock.banks.len() <= seat {
@@ -819,7 +859,7 @@ impl Table {
             )));
         }
         self.record(Journal::RulesChanged(pb::RulesChanged { rules: Some(convert::rules_to_wire(&rules)) }));
-        self.rules = Arc::new(rules);
+        self.rules = Arc::new(as_journalled(rules));
         Ok(())
     }
 
@@ -869,8 +909,9 @@ impl Table {
             Some(s) => seed_from_u64(s),
             None => rand::rng().random(),
         };
-        // Short enough to type, unique enough: the table id's first 12 hex digits and a count.
-        let id = format!("{}-{}", self.id.get(..12).unwrap_or(&self.id), self.games + 1);
+        // Short enough to copy, unique enough (64 random bits): the table id's first 16 hex
+        // digits and a count.
+        let id = format!("{}-{}", self.id.get(..16).unwrap_or(&self.id), self.games + 1);
         self.start_with(seed, id)
     }
 
@@ -1091,14 +1132,6 @@ impl Table {
             }
         }
         self.commit(&mut commitments);
-        if !self.game_recorded && self.game.as_ref().is_some_and(Game::is_over) {
-            self.game_recorded = true;
-            // Rebuilding: the record was written with the move that ended the game.
-            if self.replaying.is_none() && self.store.is_some() {
-                let record = self.record_game();
-                self.finished.push(record);
-            }
-        }
     }
 
     /// A salt for a commitment: secret to the players (drawn from the table's secret),

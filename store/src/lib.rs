@@ -34,8 +34,14 @@ pub enum StoreError {
     Query(#[from] sqlx::Error),
     #[error("the store's writer has stopped")]
     WriterGone,
-    #[error("the database {path} is in use by another dudo server (it holds {path}.lock)")]
+    #[error(
+        "the database {path} is in use by another dudo process (a dudo-server, or dudo play or arena; it holds {path}.lock)"
+    )]
     InUse { path: String },
+    #[error("the database {url} is in use by another dudo server (it holds the schema's advisory lock)")]
+    InUseElsewhere { url: String },
+    #[error("this store only reads records")]
+    ReadOnly,
     #[error("cannot open the database {path}: its lock file {path}.lock: {source}")]
     Lock { path: String, source: std::io::Error },
 }
@@ -82,8 +88,19 @@ pub struct Store {
     writer: mpsc::Sender<Queued>,
     /// Where it is, for messages (a password in a URL is not kept).
     place: String,
-    /// The SQLite file's lock, held while any clone lives.
-    _lock: Option<Arc<std::fs::File>>,
+    /// Where history is read: for a SQLite file, connections of their own (WAL lets them
+    /// read while the writer writes), so a long listing never delays a table's move.
+    reads: AnyPool,
+    access: Access,
+    /// The owner's hold on the database, kept while any clone lives.
+    _lock: Option<Arc<Lock>>,
+}
+
+/// What keeps a second owner out: a lock file beside a SQLite file, or a PostgreSQL session
+/// holding an advisory lock on the schema.
+enum Lock {
+    File(#[allow(dead_code)] std::fs::File),
+    Session(#[allow(dead_code)] std::sync::Mutex<sqlx::AnyConnection>),
 }
 
 /// What one table needs written, all in one transaction.
@@ -251,6 +268,25 @@ fn lock(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
     }
 }
 
+/// Holds an advisory lock on the schema for this process's life, on a session of its own;
+/// PostgreSQL lets go of it when the session ends, however the process ends.
+async fn schema_lock(options: &AnyConnectOptions, place: &str) -> Result<Lock, StoreError> {
+    use sqlx::Connection;
+    let open_error = |source| StoreError::Open { url: place.to_string(), source };
+    let mut session = sqlx::AnyConnection::connect_with(options).await.map_err(open_error)?;
+    let got: i64 = sqlx::query(
+        "SELECT CAST(CASE WHEN pg_try_advisory_lock(hashtext('dudo:' || current_schema())) THEN 1 ELSE 0 END AS BIGINT) AS got",
+    )
+    .fetch_one(&mut session)
+    .await
+    .and_then(|row| row.try_get("got"))
+    .map_err(open_error)?;
+    if got != 1 {
+        return Err(StoreError::InUseElsewhere { url: place.to_string() });
+    }
+    Ok(Lock::Session(std::sync::Mutex::new(session)))
+}
+
 /// A URL without its password, for messages.
 fn shown(db: &str) -> String {
     match (db.find("://"), db.rfind('@')) {
@@ -277,43 +313,63 @@ impl Store {
         sqlx::any::install_default_drivers();
         let (url, backend) = url_of(db);
         let place = shown(db);
-        let lock = match (&backend, access, sqlite_file(db)) {
-            (Backend::Sqlite, Access::Owner, Some(path)) => Some(Arc::new(lock(&path)?)),
+        let file_lock = match (&backend, access, sqlite_file(db)) {
+            (Backend::Sqlite, Access::Owner, Some(path)) => Some(Lock::File(lock(&path)?)),
             _ => None,
         };
         let options: AnyConnectOptions =
             url.parse().map_err(|source| StoreError::Open { url: place.clone(), source })?;
+        let open_error = |source| StoreError::Open { url: place.clone(), source };
         // One connection first: a pool retries a failing connection until its timeout and
         // then reports only that it timed out, hiding why ("file is not a database").
         {
             use sqlx::Connection;
-            let mut first = sqlx::AnyConnection::connect_with(&options)
-                .await
-                .map_err(|source| StoreError::Open { url: place.clone(), source })?;
-            prepare(&mut first, backend)
-                .await
-                .map_err(|source| StoreError::Open { url: place.clone(), source })?;
+            let mut first = sqlx::AnyConnection::connect_with(&options).await.map_err(open_error)?;
+            prepare(&mut first, backend).await.map_err(open_error)?;
             let _ = first.close().await;
         }
+        let sqlite = backend == Backend::Sqlite;
         let pool = AnyPoolOptions::new()
-            // SQLite has one writer; one connection also keeps `:memory:` one database.
-            .max_connections(if backend == Backend::Sqlite { 1 } else { 4 })
+            // SQLite has one writer. Its one connection is never retired: an in-memory
+            // database lives exactly as long as its connection.
+            .max_connections(if sqlite { 1 } else { 4 })
+            .min_connections(u32::from(sqlite))
+            .idle_timeout(if sqlite { None } else { Some(Duration::from_secs(600)) })
+            .max_lifetime(if sqlite { None } else { Some(Duration::from_secs(1800)) })
             .acquire_timeout(Duration::from_secs(30))
             .after_connect(move |conn, _| Box::pin(prepare(conn, backend)))
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
-            .map_err(|source| StoreError::Open { url: place.clone(), source })?;
+            .map_err(open_error)?;
         migrator(backend)
             .run(&pool)
             .await
             .map_err(|source| StoreError::Migrate { url: place.clone(), source })?;
+        let lock = match (backend, access) {
+            (Backend::Postgres, Access::Owner) => Some(schema_lock(&options, &place).await?),
+            _ => file_lock,
+        };
+        let reads = match sqlite_file(db) {
+            Some(_) => AnyPoolOptions::new()
+                .max_connections(2)
+                .acquire_timeout(Duration::from_secs(30))
+                .after_connect(move |conn, _| Box::pin(prepare(conn, backend)))
+                .connect_with(options)
+                .await
+                .map_err(open_error)?,
+            None => pool.clone(),
+        };
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
-        Ok(Store { pool, backend, writer, place, _lock: lock })
+        Ok(Store { pool, reads, access, backend, writer, place, _lock: lock.map(Arc::new) })
     }
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    pub fn access(&self) -> Access {
+        self.access
     }
 
     /// Where the store is (a URL's password hidden).
@@ -324,6 +380,9 @@ impl Store {
     /// Writes `batch` durably, with whatever else is waiting, in one transaction; returns once
     /// it is committed.
     pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        if self.access == Access::Reader {
+            return Err(StoreError::ReadOnly);
+        }
         let (done, committed) = oneshot::channel();
         self.writer.send(Queued { batch, done }).await.map_err(|_| StoreError::WriterGone)?;
         match committed.await {
@@ -375,21 +434,40 @@ impl Store {
         .bind(filter.since.unwrap_or(i64::MIN))
         .bind(filter.until.unwrap_or(i64::MAX))
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.reads)
         .await?;
-        let mut games = Vec::with_capacity(rows.len());
-        for row in rows {
-            let id: String = row.try_get("id")?;
-            let players = self.players(&id).await?;
-            games.push(GameSummary {
-                id,
-                table: row.try_get("table_id")?,
-                preset: row.try_get("preset")?,
-                started_at: row.try_get("started_at")?,
-                finished_at: row.try_get("finished_at")?,
-                rating_pool: row.try_get("rating_pool")?,
-                players,
-            });
+        let mut games = rows
+            .into_iter()
+            .map(|row| {
+                Ok(GameSummary {
+                    id: row.try_get("id")?,
+                    table: row.try_get("table_id")?,
+                    preset: row.try_get("preset")?,
+                    started_at: row.try_get("started_at")?,
+                    finished_at: row.try_get("finished_at")?,
+                    rating_pool: row.try_get("rating_pool")?,
+                    players: Vec::new(),
+                })
+            })
+            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        // Everyone in those games in one query, not one per game.
+        for chunk in games.chunks_mut(ROWS_PER_INSERT) {
+            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT game_id, seat, name, bot, place FROM game_players WHERE game_id IN ({}) ORDER BY game_id, seat",
+                placeholders.join(", ")
+            );
+            let mut query = sqlx::query(&sql);
+            for g in chunk.iter() {
+                query = query.bind(g.id.as_str());
+            }
+            for row in query.fetch_all(&self.reads).await? {
+                let game: String = row.try_get("game_id")?;
+                let player = player_of(&row)?;
+                if let Some(g) = chunk.iter_mut().find(|g| g.id == game) {
+                    g.players.push(player);
+                }
+            }
         }
         Ok(games)
     }
@@ -398,18 +476,9 @@ impl Store {
         let rows =
             sqlx::query("SELECT seat, name, bot, place FROM game_players WHERE game_id = $1 ORDER BY seat")
                 .bind(game)
-                .fetch_all(&self.pool)
+                .fetch_all(&self.reads)
                 .await?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(GamePlayer {
-                    seat: u32::try_from(r.try_get::<i64, _>("seat")?).unwrap_or(0),
-                    name: r.try_get("name")?,
-                    bot: r.try_get("bot")?,
-                    place: u32::try_from(r.try_get::<i64, _>("place")?).unwrap_or(0),
-                })
-            })
-            .collect()
+        Ok(rows.iter().map(player_of).collect::<Result<Vec<_>, sqlx::Error>>()?)
     }
 
     /// One finished game, with its record.
@@ -418,7 +487,7 @@ impl Store {
             "SELECT id, table_id, preset, started_at, finished_at, rating_pool, record FROM games WHERE id = $1",
         )
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.reads)
         .await?
         else {
             return Ok(None);
@@ -442,7 +511,7 @@ impl Store {
              ORDER BY pool, rating DESC, name",
         )
         .bind(pool)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.reads)
         .await?;
         rows.into_iter()
             .map(|r| {
@@ -468,6 +537,15 @@ async fn prepare(conn: &mut sqlx::AnyConnection, backend: Backend) -> Result<(),
         sqlx::query("PRAGMA busy_timeout = 5000").execute(&mut *conn).await?;
     }
     Ok(())
+}
+
+fn player_of(r: &sqlx::any::AnyRow) -> Result<GamePlayer, sqlx::Error> {
+    Ok(GamePlayer {
+        seat: u32::try_from(r.try_get::<i64, _>("seat")?).unwrap_or(0),
+        name: r.try_get("name")?,
+        bot: r.try_get("bot")?,
+        place: u32::try_from(r.try_get::<i64, _>("place")?).unwrap_or(0),
+    })
 }
 
 /// The writer: takes every batch waiting (up to [`MAX_GROUP`]) and commits them together.
@@ -496,12 +574,16 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
     let mut tx = pool.begin().await?;
     for b in batches {
         if let Some(new) = &b.new_table {
-            sqlx::query("INSERT INTO tables (id, code, created_at) VALUES ($1, $2, $3)")
-                .bind(&b.table)
-                .bind(&new.code)
-                .bind(new.created_at)
-                .execute(&mut *tx)
-                .await?;
+            // Idempotent, as every write here: a batch retried after a commit whose answer was
+            // lost must not fail on what it already wrote.
+            sqlx::query(
+                "INSERT INTO tables (id, code, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+            )
+            .bind(&b.table)
+            .bind(&new.code)
+            .bind(new.created_at)
+            .execute(&mut *tx)
+            .await?;
         }
     }
     // Journal entries, many rows to a statement: one round trip per few hundred entries.
@@ -509,6 +591,7 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
         batches.iter().flat_map(|b| b.entries.iter().map(|e| (b.table.as_str(), e))).collect();
     for chunk in entries.chunks(ROWS_PER_INSERT) {
         let mut sql = String::from("INSERT INTO journal (table_id, n, at, entry) VALUES ");
+        let conflict = " ON CONFLICT (table_id, n) DO NOTHING";
         for i in 0..chunk.len() {
             if i > 0 {
                 sql.push(',');
@@ -523,6 +606,7 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
                 }
             }
         }
+        sql.push_str(conflict);
         let mut query = sqlx::query(&sql);
         for (table, e) in chunk {
             query = query.bind(*table).bind(e.n).bind(e.at).bind(e.bytes.as_slice());
@@ -550,9 +634,9 @@ async fn insert_game(
     game: &FinishedGame,
 ) -> Result<(), sqlx::Error> {
     let s = &game.summary;
-    sqlx::query(
+    let inserted = sqlx::query(
         "INSERT INTO games (id, table_id, preset, started_at, finished_at, rating_pool, record) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
     )
     .bind(&s.id)
     .bind(&s.table)
@@ -563,6 +647,10 @@ async fn insert_game(
     .bind(game.record.as_slice())
     .execute(&mut **tx)
     .await?;
+    if inserted.rows_affected() == 0 {
+        // Already recorded (a retried batch): its players and ratings were written with it.
+        return Ok(());
+    }
     for p in &s.players {
         sqlx::query("INSERT INTO game_players (game_id, seat, name, bot, place) VALUES ($1, $2, $3, $4, $5)")
             .bind(&s.id)
@@ -579,15 +667,29 @@ async fn insert_game(
     Ok(())
 }
 
-/// Updates the pool's ratings with a finished game, in the game's transaction.
+/// Updates the pool's ratings with a finished game, in the game's transaction. Seats rated
+/// under one name (two odds bots, two people called Ana) are one player: their pairs with
+/// each other cancel out, and the game counts once for them.
 async fn rate(tx: &mut sqlx::Transaction<'_, sqlx::Any>, s: &GameSummary) -> Result<(), sqlx::Error> {
     let mut finish: Vec<&GamePlayer> = s.players.iter().collect();
-    finish.sort_by_key(|p| p.place);
-    let mut ratings = Vec::with_capacity(finish.len());
-    for p in &finish {
+    // A seat with no place (0) finished last.
+    finish.sort_by_key(|p| if p.place == 0 { u32::MAX } else { p.place });
+    let mut names: Vec<String> = Vec::new();
+    let order: Vec<usize> = finish
+        .iter()
+        .map(|p| {
+            let name = p.rated_as();
+            names.iter().position(|n| *n == name).unwrap_or_else(|| {
+                names.push(name);
+                names.len() - 1
+            })
+        })
+        .collect();
+    let mut ratings = Vec::with_capacity(names.len());
+    for name in &names {
         let row = sqlx::query("SELECT rating FROM ratings WHERE pool = $1 AND name = $2")
             .bind(&s.rating_pool)
-            .bind(p.rated_as())
+            .bind(name)
             .fetch_optional(&mut **tx)
             .await?;
         ratings.push(match row {
@@ -595,33 +697,21 @@ async fn rate(tx: &mut sqlx::Transaction<'_, sqlx::Any>, s: &GameSummary) -> Res
             None => elo::START,
         });
     }
-    let order: Vec<usize> = (0..finish.len()).collect();
     elo::update(&mut ratings, &order);
-    for (p, rating) in finish.iter().zip(ratings) {
-        let won = i64::from(p.place == 1);
-        let updated = sqlx::query(
-            "UPDATE ratings SET rating = $1, games = games + 1, wins = wins + $2, updated_at = $3 \
-             WHERE pool = $4 AND name = $5",
+    for (i, name) in names.iter().enumerate() {
+        let won = i64::from(finish.iter().zip(&order).any(|(p, &o)| o == i && p.place == 1));
+        sqlx::query(
+            "INSERT INTO ratings (pool, name, rating, games, wins, updated_at) VALUES ($1, $2, $3, 1, $4, $5) \
+             ON CONFLICT (pool, name) DO UPDATE SET rating = excluded.rating, games = ratings.games + 1, \
+             wins = ratings.wins + excluded.wins, updated_at = excluded.updated_at",
         )
-        .bind(rating)
+        .bind(&s.rating_pool)
+        .bind(name)
+        .bind(ratings[i])
         .bind(won)
         .bind(s.finished_at)
-        .bind(&s.rating_pool)
-        .bind(p.rated_as())
         .execute(&mut **tx)
         .await?;
-        if updated.rows_affected() == 0 {
-            sqlx::query(
-                "INSERT INTO ratings (pool, name, rating, games, wins, updated_at) VALUES ($1, $2, $3, 1, $4, $5)",
-            )
-            .bind(&s.rating_pool)
-            .bind(p.rated_as())
-            .bind(rating)
-            .bind(won)
-            .bind(s.finished_at)
-            .execute(&mut **tx)
-            .await?;
-        }
     }
     Ok(())
 }

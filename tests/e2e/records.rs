@@ -106,7 +106,7 @@ async fn finished_games_are_listed_filtered_replayed_and_streamed_and_games_in_p
     assert_eq!(streamed, replay.events);
 
     // The game in progress is not there for anyone, its own player included.
-    let in_play = format!("{}-1", &busy.table[..12]);
+    let in_play = format!("{}-1", &busy.table[..16]);
     let refused = client.replay(&in_play).await.unwrap_err();
     assert_eq!(refused.code(), Some(Code::NotFound));
     assert!(refused.to_string().contains("in progress are not replayed"), "{refused}");
@@ -247,4 +247,42 @@ fn the_history_replay_and_ratings_commands_read_what_the_arena_kept() {
     let (ok, _, err) = dudo(&["replay", "no-such-game", "--db", &db]);
     assert!(!ok && err.contains("no finished game \"no-such-game\""), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_game_that_ends_on_a_time_out_is_recorded_whole() {
+    let addr = memory(false).await;
+    let client = Client::connect(&addr).await.unwrap();
+    // One die each, a 150 ms clock, and a person who never moves: time-outs end the game.
+    let key = client
+        .create(pb::CreateTableRequest {
+            name: "Absent".into(),
+            seats: 2,
+            move_millis: 150,
+            seed: Some(4),
+            settings: vec![pb::Setting { path: "dice.start".into(), value: "1".into() }],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    client.add_bot(&key, "odds").await.unwrap();
+    client.start(&key).await.unwrap();
+    let game = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            if let Some(g) = client.games(pb::ListGamesRequest::default()).await.unwrap().pop() {
+                return g;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the game ends on time-outs");
+    let replay = client.replay(&game.id).await.unwrap();
+    let kinds: Vec<EventKind> =
+        replay.events.iter().map(|e| dudo_proto::convert::event_from_wire(e).unwrap().1.kind).collect();
+    assert!(kinds.iter().any(|k| matches!(k, EventKind::TurnTimedOut { .. })), "{kinds:?}");
+    assert!(
+        matches!(kinds.last(), Some(EventKind::GameOver { .. })),
+        "the record ends with the game: {kinds:?}"
+    );
 }

@@ -27,6 +27,9 @@ impl Bot for Steady {
 
 const SEEDS: [u64; 4] = [11, 12, 13, 14];
 
+// perudo-jonti: nobody may call out of turn (Jonti is on one's turn), so no bot's call races a
+// person's: each run plays each table's moves in one order, whatever the timing.
+
 /// Seats the tables (the creator's seat played by a [`Steady`] bot through the SDK, three
 /// built-in bots), starts them, and returns the SDK players' tasks by seed.
 async fn start_tables(addr: &str) -> Vec<(String, tokio::task::JoinHandle<dudo_bot::Outcome>)> {
@@ -35,7 +38,7 @@ async fn start_tables(addr: &str) -> Vec<(String, tokio::task::JoinHandle<dudo_b
     for seed in SEEDS {
         let key = client
             .create(pb::CreateTableRequest {
-                preset: "fibbing".into(),
+                preset: "perudo-jonti".into(),
                 name: "Steady".into(),
                 seats: 4,
                 seed: Some(seed),
@@ -82,7 +85,7 @@ async fn results(addr: &str) -> HashMap<u64, (Vec<(u64, Event)>, Vec<u32>)> {
 
 /// Whether `events` start as a game dealt from `seed` does.
 fn first_roll_matches(events: &[(u64, Event)], seed: u64) -> bool {
-    let rules = dudo_rules::presets::by_name("fibbing").unwrap();
+    let rules = dudo_rules::presets::by_name("perudo-jonti").unwrap();
     let (_, start) =
         dudo_rules::Game::start(std::sync::Arc::new(rules), 4, dudo_rules::seed_from_u64(seed)).unwrap();
     let dealt: Vec<&Event> = start
@@ -159,10 +162,14 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
     let mut watch = client.watch(&players[SEEDS.len() - 1].0, None);
     let mut rounds = 0;
     while rounds < 2 {
-        if let Some(Ok(dudo_client::Update::Event { event, .. })) = watch.next().await
-            && matches!(event.kind, EventKind::RoundStarted { .. })
-        {
-            rounds += 1;
+        match tokio::time::timeout(Duration::from_secs(30), watch.next()).await {
+            Ok(Some(Ok(dudo_client::Update::Event { event, .. }))) => {
+                if matches!(event.kind, EventKind::RoundStarted { .. }) {
+                    rounds += 1;
+                }
+            }
+            Ok(Some(_)) => {}
+            other => panic!("the watched table stopped before its second round: {other:?}"),
         }
     }
     drop(watch);
