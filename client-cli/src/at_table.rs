@@ -58,6 +58,9 @@ pub struct AtTable {
     /// The prompt the call in flight answered (its last_seq): a reconnect repeats that prompt,
     /// which must not free the next line of a script.
     answered: Option<Option<u64>>,
+    /// The connection is lost and the session is retrying: said once, not at every retry,
+    /// and the turn countdown waits (the server restarts the clock when it is back).
+    disconnected: bool,
 }
 
 impl AtTable {
@@ -214,11 +217,20 @@ impl AtTable {
                 self.answered = None;
                 self.out.line(self.style.red(&format!("Not allowed: {reason}")));
             }
-            Update::Reconnecting { error, retry_in } => self.out.line(self.style.dim(&format!(
-                "Connection lost ({error}); trying again in {:.1} s…",
-                retry_in.as_secs_f64()
-            ))),
-            Update::Reconnected => self.out.line(self.style.dim("Reconnected; carrying on where we were.")),
+            Update::Reconnecting { error, .. } => {
+                if !self.disconnected {
+                    self.disconnected = true;
+                    self.out.line(
+                        self.style.dim(&format!(
+                            "Connection lost ({error}); reconnecting (for up to two minutes)…"
+                        )),
+                    );
+                }
+            }
+            Update::Reconnected => {
+                self.disconnected = false;
+                self.out.line(self.style.dim("Reconnected; carrying on where we were."));
+            }
         }
     }
 
@@ -462,6 +474,7 @@ pub async fn sit(
         over: false,
         in_flight: false,
         answered: None,
+        disconnected: false,
     };
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));
@@ -487,7 +500,20 @@ pub async fn sit(
                     {
                         crate::seats::forget(me.client.addr(), &key.table);
                     }
-                    out.line(style.red(&format!("The table has closed the stream: {e}")));
+                    if me.disconnected {
+                        // The server never came back while we tried: the seat is still ours.
+                        let back = match &me.key {
+                            Some(_) => format!(
+                                " `dudo join {} --server {}` takes you back to your seat when it is up again.",
+                                me.table.join_code,
+                                me.client.addr()
+                            ),
+                            None => String::new(),
+                        };
+                        out.line(style.red(&format!("Gave up reconnecting to the server ({e}).{back}")));
+                    } else {
+                        out.line(style.red(&format!("The table has closed the stream: {e}")));
+                    }
                     return Ok(Exit::Quit);
                 }
                 None => return Ok(Exit::Quit),
@@ -498,7 +524,7 @@ pub async fn sit(
                 },
                 None => return Ok(Exit::Quit),
             },
-            _ = tick.tick() => me.countdown(),
+            _ = tick.tick(), if !me.disconnected => me.countdown(),
         }
     }
 }

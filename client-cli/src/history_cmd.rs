@@ -28,9 +28,18 @@ pub struct RecordsArgs {
 }
 
 impl RecordsArgs {
-    async fn connect(&self) -> anyhow::Result<Client> {
+    /// A client of the server or of the local database; none when the local database does
+    /// not exist yet (it is not created just to be read), after saying so.
+    async fn connect(&self) -> anyhow::Result<Option<Client>> {
         match &self.server {
-            Some(addr) => Ok(Client::connect(addr).await?),
+            Some(addr) => Ok(Some(Client::connect(addr).await?)),
+            None if self.db.missing_file().is_some() => {
+                let path = self.db.missing_file().unwrap_or_default();
+                println!(
+                    "No records yet: {path} does not exist (dudo play and dudo arena keep their games there)."
+                );
+                Ok(None)
+            }
             None => {
                 let store = self.db.open(Purpose::Read).await?;
                 anyhow::ensure!(store.is_some(), "no database to read (--db none)");
@@ -38,7 +47,7 @@ impl RecordsArgs {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
                 let addr = listener.local_addr()?.to_string();
                 tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
-                Ok(Client::connect(&addr).await?)
+                Ok(Some(Client::connect(&addr).await?))
             }
         }
     }
@@ -46,10 +55,11 @@ impl RecordsArgs {
 
 #[derive(Args)]
 pub struct HistoryArgs {
-    /// Games a player (by name) or a built-in bot (by kind: odds) played in.
+    /// Games a player (by name, any case) or a built-in bot (by kind: odds) played in.
     #[arg(long)]
     pub player: Option<String>,
-    /// Games under these rules (a preset name, as `dudo rules` lists them).
+    /// Games under these rules (a preset name, as `dudo rules` lists them; a table's changed
+    /// settings keep its preset's name).
     #[arg(long)]
     pub preset: Option<String>,
     /// Finished since: a date (2026-11-22), a date and time (2026-11-22 18:00:00, UTC) or a
@@ -59,8 +69,8 @@ pub struct HistoryArgs {
     /// Finished before (same forms as --since).
     #[arg(long)]
     pub until: Option<String>,
-    /// At most this many games, newest first.
-    #[arg(long, default_value_t = 20)]
+    /// At most this many games, newest first (1 to 1000).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub limit: u32,
     #[command(flatten)]
     pub from: RecordsArgs,
@@ -121,6 +131,13 @@ fn players_line(g: &pb::GameSummary) -> String {
 }
 
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
+    if let Some(preset) = &args.preset {
+        anyhow::ensure!(
+            dudo_rules::presets::by_name(preset).is_some(),
+            "--preset: no preset {preset:?}; the presets are {}",
+            dudo_rules::presets::NAMES.join(", ")
+        );
+    }
     let request = pb::ListGamesRequest {
         player: args.player.unwrap_or_default(),
         preset: args.preset.unwrap_or_default(),
@@ -129,40 +146,40 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
         limit: args.limit,
     };
     crate::net::runtime()?.block_on(async move {
-        let client = args.from.connect().await?;
+        let Some(client) = args.from.connect().await? else { return Ok(ExitCode::SUCCESS) };
         let games = client.games(request).await?;
+        let mut out = std::io::stdout().lock();
         if games.is_empty() {
-            println!("No finished games match.");
+            writeln!(out, "No finished games match.")?;
             return Ok(ExitCode::SUCCESS);
         }
-        println!("{:<20} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules");
+        writeln!(out, "{:<20} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules")?;
         for g in &games {
             let rated =
                 if g.rating_pool.is_empty() { String::new() } else { format!("  [{}]", g.rating_pool) };
-            println!(
-                "{:<20} {:<16} {:<18} {}{rated}",
-                g.id,
-                date(g.finished_unix_millis),
-                g.preset,
-                players_line(g)
-            );
+            let (finished, rules, finish) = (date(g.finished_unix_millis), &g.preset, players_line(g));
+            writeln!(out, "{:<20} {finished:<16} {rules:<18} {finish}{rated}", g.id)?;
         }
-        println!("\nStep through one with: dudo replay GAME");
+        writeln!(out, "\nStep through one with: dudo replay GAME")?;
         Ok(ExitCode::SUCCESS)
     })
 }
 
 pub fn ratings(args: RatingsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(pool) = &args.pool {
+        anyhow::ensure!(pool == "arena" || pool == "ranked", "--pool: arena or ranked, not {pool:?}");
+    }
     crate::net::runtime()?.block_on(async move {
-        let client = args.from.connect().await?;
+        let Some(client) = args.from.connect().await? else { return Ok(ExitCode::SUCCESS) };
         let ratings = client.ratings(args.pool.as_deref().unwrap_or("")).await?;
+        let mut out = std::io::stdout().lock();
         if ratings.is_empty() {
-            println!("No ratings yet: arena games (dudo arena) and ranked tables add them.");
+            writeln!(out, "No ratings yet: arena games (dudo arena) and ranked tables add them.")?;
             return Ok(ExitCode::SUCCESS);
         }
-        println!("{:<8} {:<24} {:>7} {:>7} {:>7}", "pool", "player", "Elo", "games", "wins");
+        writeln!(out, "{:<8} {:<24} {:>7} {:>7} {:>7}", "pool", "player", "Elo", "games", "wins")?;
         for r in ratings {
-            println!("{:<8} {:<24} {:>7.0} {:>7} {:>7}", r.pool, r.name, r.rating, r.games, r.wins);
+            writeln!(out, "{:<8} {:<24} {:>7.0} {:>7} {:>7}", r.pool, r.name, r.rating, r.games, r.wins)?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -171,7 +188,7 @@ pub fn ratings(args: RatingsArgs) -> anyhow::Result<ExitCode> {
 pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.speed > 0.0 && args.speed.is_finite(), "--speed: a positive number");
     crate::net::runtime()?.block_on(async move {
-        let client = args.from.connect().await?;
+        let Some(client) = args.from.connect().await? else { return Ok(ExitCode::FAILURE) };
         if args.live {
             return live(&client, &args.game, args.speed).await;
         }
@@ -201,15 +218,16 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCode> {
     let mut stream = client.watch_replay(game, speed).await?;
     let mut names: Vec<String> = Vec::new();
+    let mut out = std::io::stdout();
     while let Some(update) = stream.message().await? {
         match update.update {
             Some(pb::play_update::Update::Table(t)) => {
                 names = t.players.iter().map(|p| p.name.clone()).collect();
-                println!("Replaying {game}: {}", names.join(", "));
+                writeln!(out, "Replaying {game}: {}", names.join(", "))?;
             }
             Some(pb::play_update::Update::Event(e)) => {
                 let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(&e)?;
-                println!("{}", describe(&event.kind, &names));
+                writeln!(out, "{}", describe(&event.kind, &names))?;
             }
             _ => {}
         }

@@ -40,7 +40,7 @@ enum Command {
     Play(play::PlayArgs),
     /// List finished games from the records (the local database, or --server).
     ///
-    /// Examples: dudo history; dudo history --player Ana --since 7days; dudo history --preset perudo
+    /// Examples: dudo history; dudo history --player Ana --since 7days; dudo history --preset perudo-jonti
     History(history_cmd::HistoryArgs),
     /// Step through a finished game round by round: every cup, each call's odds when it was
     /// made, and who was right.
@@ -204,6 +204,13 @@ fn main() -> std::process::ExitCode {
     };
     match result {
         Ok(code) => code,
+        // `dudo history | head`: the reader has all it wanted.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            std::process::ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("dudo: {e:#}");
             std::process::ExitCode::FAILURE

@@ -37,6 +37,17 @@ pub enum Purpose {
 }
 
 impl DbArgs {
+    /// A local database file named (or the default) that does not exist yet: nothing has
+    /// been kept there, and reading it should not create it.
+    pub fn missing_file(&self) -> Option<String> {
+        let db = match self.db.as_deref() {
+            Some(db) if db == "none" || db == ":memory:" || db.contains("://") => return None,
+            Some(db) => std::path::PathBuf::from(db),
+            None => dudo_store::default_db()?,
+        };
+        (!db.exists()).then(|| db.display().to_string())
+    }
+
     /// The database named, or the default file (its directory made); none for `none`.
     fn place(&self) -> anyhow::Result<Option<String>> {
         match self.db.as_deref() {

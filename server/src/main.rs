@@ -69,8 +69,9 @@ async fn main() -> anyhow::Result<()> {
     // Printed on stdout too, so scripts and tests that bind port 0 learn the port.
     println!("dudo-server listening on {}", listener.local_addr()?);
     tracing::info!(address = %listener.local_addr()?, "dudo-server listening");
-    if let Some(store) = &store {
-        println!("dudo-server keeps its records in {}", store.place());
+    match &store {
+        Some(store) => println!("dudo-server keeps its records in {}", store.place()),
+        None => println!("dudo-server keeps no records (--db none): tables end with the server"),
     }
     if let Some(addr) = args.metrics_listen {
         metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;

@@ -42,6 +42,12 @@ pub enum StoreError {
     InUseElsewhere { url: String },
     #[error("this store only reads records")]
     ReadOnly,
+    #[error(
+        "{db}: not a database this server speaks; give a file path, :memory:, sqlite://PATH or postgres://…"
+    )]
+    Unsupported { db: String },
+    #[error("cannot open the database {path}: its directory {dir} does not exist")]
+    NoDirectory { path: String, dir: String },
     #[error("cannot open the database {path}: its lock file {path}.lock: {source}")]
     Lock { path: String, source: std::io::Error },
 }
@@ -179,8 +185,9 @@ pub struct OpenTable {
 /// What to list of the finished games; empty fields do not filter.
 #[derive(Clone, Debug, Default)]
 pub struct GameFilter {
-    /// A player's name or a built-in bot's kind ("odds" finds the odds bots, whether the
-    /// server seated them or they played a seat of their own named "odds bot").
+    /// A player's name, any case, or a built-in bot's kind ("odds" finds the odds bots,
+    /// whether the server seated them or they played a seat of their own named "odds bot";
+    /// "Alba" finds "Alba (odds bot)").
     pub player: String,
     pub preset: String,
     pub since: Option<i64>,
@@ -250,17 +257,43 @@ fn sqlite_file(db: &str) -> Option<PathBuf> {
     }
 }
 
+/// Checks a SQLite file's directory, and creates the file (if an owner is opening it) readable
+/// by its owner only: it holds every game's seed, so whoever reads it knows every cup of every
+/// game in play. SQLite gives its WAL and shared-memory files the database file's permissions.
+fn prepare_file(path: &std::path::Path, access: Access) -> Result<(), StoreError> {
+    let dir = match path.parent() {
+        Some(d) if d.as_os_str().is_empty() => std::path::Path::new("."),
+        Some(d) => d,
+        None => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(StoreError::NoDirectory {
+            path: path.display().to_string(),
+            dir: dir.display().to_string(),
+        });
+    }
+    if access == Access::Owner && !path.exists() {
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(path).map_err(|source| StoreError::Lock { path: path.display().to_string(), source })?;
+    }
+    Ok(())
+}
+
 /// Takes `<db>.lock` for this process; the OS lets go of it when the process ends, however
-/// it ends.
+/// it ends. The lock is beside the file the path leads to (through any symlink), so two
+/// names for one database share one lock.
 fn lock(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
-    let path = format!("{}.lock", db.display());
+    let real = std::fs::canonicalize(db).unwrap_or_else(|_| db.to_path_buf());
+    let path = format!("{}.lock", real.display());
     let shown = db.display().to_string();
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|source| StoreError::Lock { path: shown.clone(), source })?;
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path).map_err(|source| StoreError::Lock { path: shown.clone(), source })?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse { path: shown }),
@@ -311,8 +344,14 @@ impl Store {
     /// [`Store::open`], as an owner or a reader.
     pub async fn open_as(db: &str, access: Access) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
+        if db.contains("://") && !db.starts_with("sqlite:") && !db.starts_with("postgres") {
+            return Err(StoreError::Unsupported { db: shown(db) });
+        }
         let (url, backend) = url_of(db);
         let place = shown(db);
+        if let Some(path) = sqlite_file(db) {
+            prepare_file(&path, access)?;
+        }
         let file_lock = match (&backend, access, sqlite_file(db)) {
             (Backend::Sqlite, Access::Owner, Some(path)) => Some(Lock::File(lock(&path)?)),
             _ => None,
@@ -424,7 +463,9 @@ impl Store {
         let rows = sqlx::query(
             "SELECT id, table_id, preset, started_at, finished_at, rating_pool FROM games g \
              WHERE ($1 = '' OR EXISTS (SELECT 1 FROM game_players p WHERE p.game_id = g.id \
-                                       AND (p.name = $1 OR p.bot = $1 OR p.name = $1 || ' bot'))) \
+                                       AND (LOWER(p.name) = LOWER($1) OR LOWER(p.bot) = LOWER($1) \
+                                            OR LOWER(p.name) = LOWER($1) || ' bot' \
+                                            OR LOWER(p.name) = LOWER($1) || ' (' || p.bot || ' bot)'))) \
                AND ($2 = '' OR preset = $2) \
                AND finished_at >= $3 AND finished_at <= $4 \
              ORDER BY finished_at DESC, id DESC LIMIT $5",

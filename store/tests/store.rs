@@ -240,7 +240,7 @@ async fn history_filters_by_player_bot_preset_and_date() {
         let all = store.games(&GameFilter::default()).await.unwrap();
         assert_eq!(all[0], games[2].summary, "{backend}: newest first, players in seat order");
         assert_eq!(ids(all), ["g3", "g2", "g1"]);
-        let ana = GameFilter { player: "Ana".into(), ..GameFilter::default() };
+        let ana = GameFilter { player: "ana".into(), ..GameFilter::default() };
         assert_eq!(ids(store.games(&ana).await.unwrap()), ["g2", "g1"], "{backend}");
         let reader = GameFilter { player: "reader".into(), ..GameFilter::default() };
         assert_eq!(
@@ -248,6 +248,8 @@ async fn history_filters_by_player_bot_preset_and_date() {
             ["g3", "g1"],
             "{backend}: by bot kind, seated by the server or under its rated name"
         );
+        let alba = GameFilter { player: "Alba".into(), ..GameFilter::default() };
+        assert_eq!(ids(store.games(&alba).await.unwrap()), ["g1"], "{backend}: a bot seat by its given name");
         let perudo = GameFilter { preset: "perudo".into(), ..GameFilter::default() };
         assert_eq!(ids(store.games(&perudo).await.unwrap()), ["g3", "g1"], "{backend}");
         let dated = GameFilter { since: Some(15_000), until: Some(25_000), ..GameFilter::default() };
@@ -299,8 +301,8 @@ async fn a_file_that_is_not_a_database_is_a_clear_error() {
 
 #[tokio::test]
 async fn a_place_that_cannot_be_written_is_a_clear_error() {
-    let message = Store::open("/proc/no-such-dir/dudo.db").await.err().unwrap().to_string();
-    assert!(message.contains("cannot open the database /proc/no-such-dir/dudo.db"), "{message}");
+    let message = Store::open("/proc/dudo.db").await.err().unwrap().to_string();
+    assert!(message.contains("cannot open the database /proc/dudo.db"), "{message}");
 }
 
 #[tokio::test]
@@ -318,6 +320,28 @@ async fn two_owners_of_one_database_are_refused_and_readers_are_not() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         Store::open(&db).await.unwrap();
     }
+}
+
+#[tokio::test]
+async fn a_file_is_its_owners_alone_and_a_second_name_for_it_shares_its_lock() {
+    let dir = std::env::temp_dir().join(unique("dudo-store-private"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("dudo.db");
+    let _owner = Store::open(&db.display().to_string()).await.unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&db).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the database holds every game's seed");
+        let link = dir.join("another-name.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let second = Store::open(&link.display().to_string()).await.err().unwrap().to_string();
+        assert!(second.contains("in use by another dudo"), "{second}");
+    }
+    let nowhere = Store::open("/tmp/no-such-dir-for-dudo/x.db").await.err().unwrap().to_string();
+    assert!(nowhere.contains("its directory /tmp/no-such-dir-for-dudo does not exist"), "{nowhere}");
+    let mysql = Store::open("mysql://x").await.err().unwrap().to_string();
+    assert!(mysql.contains("not a database this server speaks"), "{mysql}");
 }
 
 #[tokio::test]

@@ -654,10 +654,12 @@ async fn prometheus_metrics_on_their_own_port() {
         &["--metrics-listen", &free.to_string()],
     )
     .unwrap();
-    // The second line says the metrics endpoint is up.
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    assert!(line.contains("metrics on"), "{line}");
+    // After the records line, a line says the metrics endpoint is up.
+    let mut lines = String::new();
+    for _ in 0..2 {
+        stdout.read_line(&mut lines).unwrap();
+    }
+    assert!(lines.contains("keeps no records") && lines.contains("metrics on"), "{lines}");
     let ch = channel(&format!("http://{addr}")).await;
     let mut lobby = LobbyClient::new(ch.clone());
     let host = lobby.create_table(fibbing("Ann", 2, Some(1))).await.unwrap().into_inner();
