@@ -477,20 +477,7 @@ impl Store {
         .bind(i64::from(limit))
         .fetch_all(&self.reads)
         .await?;
-        let mut games = rows
-            .into_iter()
-            .map(|row| {
-                Ok(GameSummary {
-                    id: row.try_get("id")?,
-                    table: row.try_get("table_id")?,
-                    preset: row.try_get("preset")?,
-                    started_at: row.try_get("started_at")?,
-                    finished_at: row.try_get("finished_at")?,
-                    rating_pool: row.try_get("rating_pool")?,
-                    players: Vec::new(),
-                })
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        let mut games = rows.iter().map(summary_of).collect::<Result<Vec<_>, sqlx::Error>>()?;
         // Everyone in those games in one query, not one per game.
         for chunk in games.chunks_mut(ROWS_PER_INSERT) {
             let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
@@ -533,15 +520,7 @@ impl Store {
         else {
             return Ok(None);
         };
-        let summary = GameSummary {
-            id: row.try_get("id")?,
-            table: row.try_get("table_id")?,
-            preset: row.try_get("preset")?,
-            started_at: row.try_get("started_at")?,
-            finished_at: row.try_get("finished_at")?,
-            rating_pool: row.try_get("rating_pool")?,
-            players: self.players(id).await?,
-        };
+        let summary = GameSummary { players: self.players(id).await?, ..summary_of(&row)? };
         Ok(Some(FinishedGame { summary, record: row.try_get("record")? }))
     }
 
@@ -578,6 +557,19 @@ async fn prepare(conn: &mut sqlx::AnyConnection, backend: Backend) -> Result<(),
         sqlx::query("PRAGMA busy_timeout = 5000").execute(&mut *conn).await?;
     }
     Ok(())
+}
+
+/// A `games` row, its players not yet read.
+fn summary_of(row: &sqlx::any::AnyRow) -> Result<GameSummary, sqlx::Error> {
+    Ok(GameSummary {
+        id: row.try_get("id")?,
+        table: row.try_get("table_id")?,
+        preset: row.try_get("preset")?,
+        started_at: row.try_get("started_at")?,
+        finished_at: row.try_get("finished_at")?,
+        rating_pool: row.try_get("rating_pool")?,
+        players: Vec::new(),
+    })
 }
 
 fn player_of(r: &sqlx::any::AnyRow) -> Result<GamePlayer, sqlx::Error> {

@@ -145,15 +145,8 @@ async fn ratings_pools_are_kept_where_the_operator_allows_them() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock() {
-    let dir = std::env::temp_dir().join(format!("dudo-restart-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("dudo.db").display().to_string();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let listen = format!("127.0.0.1:{port}");
-    let exe = dudo_tests::binary("dudo-server");
-    let args = ["--db", db.as_str(), "--listen", listen.as_str()];
-
-    let mut first = dudo_tests::start_server(&exe, &args).unwrap();
+    let server = dudo_tests::Restartable::new("restart");
+    let mut first = server.start().unwrap();
     let client = Client::connect(&first.addr).await.unwrap();
     // A waiting table: settings changed, a bot added then removed, a second person seated.
     let lobby = client
@@ -184,7 +177,7 @@ async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock()
     std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     first.child.wait().unwrap();
 
-    let mut second = dudo_tests::start_server(&exe, &args).unwrap();
+    let mut second = server.start().unwrap();
     let client = Client::connect(&second.addr).await.unwrap();
     let after = client.table(&lobby.table).await.unwrap();
     assert_eq!(before, after, "the waiting table is as it was");
@@ -207,7 +200,7 @@ async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock()
     let left = deadline.duration_since(restarted).unwrap_or_default();
     assert!(left > Duration::from_millis(2000), "the clock restarted fairly: {left:?} left of 3 s");
     second.child.kill().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    second.child.wait().unwrap();
 }
 
 #[test]

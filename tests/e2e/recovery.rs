@@ -148,14 +148,8 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
     let expected = results(&calm).await;
 
     // The same games on the real binary, killed mid-round and restarted on its database.
-    let dir = std::env::temp_dir().join(format!("dudo-recovery-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("dudo.db").display().to_string();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let listen = format!("127.0.0.1:{port}");
-    let exe = dudo_tests::binary("dudo-server");
-    let args = ["--db", db.as_str(), "--listen", listen.as_str()];
-    let mut first = dudo_tests::start_server(&exe, &args).unwrap();
+    let server = dudo_tests::Restartable::new("recovery");
+    let mut first = server.start().unwrap();
     let players = start_tables(&first.addr).await;
     let client = Client::connect(&first.addr).await.unwrap();
     // Killed during the second round of the last table (the others are as far or further).
@@ -179,7 +173,7 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
     );
     first.child.kill().unwrap(); // SIGKILL: no shutdown, no last write
     first.child.wait().unwrap();
-    let mut second = dudo_tests::start_server(&exe, &args).unwrap();
+    let mut second = server.start().unwrap();
     // The SDK players reconnect with their tokens and resume from their last sequence number.
     for (table, player) in players {
         let outcome = tokio::time::timeout(Duration::from_secs(120), player)
@@ -205,7 +199,7 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
         );
     }
     second.child.kill().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    second.child.wait().unwrap();
 }
 
 #[test]

@@ -74,3 +74,33 @@ pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess>
     let addr = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
     Ok(ServerProcess { child, addr, stdout })
 }
+
+/// A `dudo-server` that can be killed and started again on the same database and address, as
+/// an operator restarts one: a SQLite file in a directory of its own, and a fixed port.
+pub struct Restartable {
+    dir: PathBuf,
+    db: String,
+    listen: String,
+}
+
+impl Restartable {
+    pub fn new(name: &str) -> Restartable {
+        let dir = std::env::temp_dir().join(format!("dudo-{name}-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let db = dir.join("dudo.db").display().to_string();
+        let port =
+            std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_or(0, |a| a.port());
+        Restartable { dir, db, listen: format!("127.0.0.1:{port}") }
+    }
+
+    /// Starts (or starts again) the server on the same database and address.
+    pub fn start(&self) -> std::io::Result<ServerProcess> {
+        start_server(&binary("dudo-server"), &["--db", &self.db, "--listen", &self.listen])
+    }
+}
+
+impl Drop for Restartable {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
