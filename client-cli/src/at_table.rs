@@ -217,6 +217,13 @@ impl AtTable {
                 self.answered = None;
                 self.out.line(self.style.red(&format!("Not allowed: {reason}")));
             }
+            // A reset or renumbered seats end the stream on purpose: it comes straight back.
+            Update::Reconnecting { error, .. }
+                if error.starts_with("the table was reset")
+                    || error.starts_with("the seats were renumbered") =>
+            {
+                self.out.line(self.style.dim(&format!("{error}; rejoining…")));
+            }
             Update::Reconnecting { error, .. } => {
                 if !self.disconnected {
                     self.disconnected = true;
@@ -500,12 +507,20 @@ pub async fn sit(
                     {
                         crate::seats::forget(me.client.addr(), &key.table);
                     }
-                    if me.disconnected {
+                    let gone = matches!(
+                        e.code(),
+                        Some(dudo_client::Code::Unauthenticated | dudo_client::Code::NotFound)
+                    );
+                    if me.disconnected && !gone {
                         // The server never came back while we tried: the seat is still ours.
+                        let table = if me.table.join_code.is_empty() {
+                            me.key.as_ref().map_or_else(String::new, |k| k.table.clone())
+                        } else {
+                            me.table.join_code.clone()
+                        };
                         let back = match &me.key {
                             Some(_) => format!(
-                                " `dudo join {} --server {}` takes you back to your seat when it is up again.",
-                                me.table.join_code,
+                                " `dudo join {table} --server {}` takes you back to your seat when it is up again.",
                                 me.client.addr()
                             ),
                             None => String::new(),

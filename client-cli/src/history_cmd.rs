@@ -35,9 +35,11 @@ impl RecordsArgs {
             Some(addr) => Ok(Some(Client::connect(addr).await?)),
             None if self.db.missing_file().is_some() => {
                 let path = self.db.missing_file().unwrap_or_default();
-                println!(
+                let mut out = std::io::stdout();
+                writeln!(
+                    out,
                     "No records yet: {path} does not exist (dudo play and dudo arena keep their games there)."
-                );
+                )?;
                 Ok(None)
             }
             None => {
@@ -131,13 +133,9 @@ fn players_line(g: &pb::GameSummary) -> String {
 }
 
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
-    if let Some(preset) = &args.preset {
-        anyhow::ensure!(
-            dudo_rules::presets::by_name(preset).is_some(),
-            "--preset: no preset {preset:?}; the presets are {}",
-            dudo_rules::presets::NAMES.join(", ")
-        );
-    }
+    // A whole rule set sent by a client may carry a name of its own: an unknown name is
+    // searched for all the same, and only explained if nothing matches.
+    let unknown_preset = args.preset.as_ref().filter(|p| dudo_rules::presets::by_name(p).is_none()).cloned();
     let request = pb::ListGamesRequest {
         player: args.player.unwrap_or_default(),
         preset: args.preset.unwrap_or_default(),
@@ -151,6 +149,10 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
         let mut out = std::io::stdout().lock();
         if games.is_empty() {
             writeln!(out, "No finished games match.")?;
+            if let Some(name) = unknown_preset {
+                let presets = dudo_rules::presets::NAMES.join(", ");
+                writeln!(out, "({name:?} is not a preset; the presets are {presets}.)")?;
+            }
             return Ok(ExitCode::SUCCESS);
         }
         writeln!(out, "{:<20} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules")?;
@@ -186,7 +188,7 @@ pub fn ratings(args: RatingsArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(args.speed > 0.0 && args.speed.is_finite(), "--speed: a positive number");
+    anyhow::ensure!((0.01..=1_000_000.0).contains(&args.speed), "--speed: from 0.01 to 1000000");
     crate::net::runtime()?.block_on(async move {
         let Some(client) = args.from.connect().await? else { return Ok(ExitCode::FAILURE) };
         if args.live {

@@ -41,8 +41,8 @@ impl DbArgs {
     /// been kept there, and reading it should not create it.
     pub fn missing_file(&self) -> Option<String> {
         let db = match self.db.as_deref() {
-            Some(db) if db == "none" || db == ":memory:" || db.contains("://") => return None,
-            Some(db) => std::path::PathBuf::from(db),
+            Some("none") => return None,
+            Some(db) => dudo_store::sqlite_file(db)?,
             None => dudo_store::default_db()?,
         };
         (!db.exists()).then(|| db.display().to_string())

@@ -218,12 +218,17 @@ impl Dudo {
         let span = tracing::info_span!("table", table = %id);
         tokio::spawn(tracing::Instrument::instrument(
             async move {
-                table.run(rx, idle).await;
-                // Closed (idle, by its host, or unable to save): the table leaves the registry
-                // and the limits.
-                if let Ok(mut r) = registry.lock() {
+                let ended = table.run(rx, idle).await;
+                // Closed (idle, or by its host): the table leaves the registry and the limits.
+                // One that could not save stays listed, answering UNAVAILABLE, so its players
+                // keep their seats for when the server restarts and brings it back.
+                if ended != table::Ended::Unsaved
+                    && let Ok(mut r) = registry.lock()
+                {
                     r.tables.remove(&id);
-                    r.codes.remove(&code);
+                    if r.codes.get(&code) == Some(&id) {
+                        r.codes.remove(&code);
+                    }
                 }
                 if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
                     && let Some(n) = counts.tables.get_mut(&ip)
@@ -405,8 +410,26 @@ impl Lobby for Dudo {
                 )));
             }
         };
+        if !table::journals_faithfully(&rules) {
+            return Err(Status::internal(
+                "rules: this rule set cannot be saved faithfully (a server bug; please report it)",
+            ));
+        }
         let id = table::secret();
-        let code = join_code();
+        // A code in use is drawn again: two tables must never answer to one code.
+        let mut code = join_code();
+        for _ in 0..16 {
+            let taken = self
+                .registry
+                .lock()
+                .map_err(|_| Status::internal("registry poisoned"))?
+                .codes
+                .contains_key(&code);
+            if !taken {
+                break;
+            }
+            code = join_code();
+        }
         let clock = (req.move_millis > 0).then(|| {
             table::Clock::new(
                 std::time::Duration::from_millis(req.move_millis.into()),

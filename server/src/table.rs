@@ -219,6 +219,17 @@ pub struct Pacing {
     pub bot_pause: Duration,
 }
 
+/// Why a table's task ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Closed by its host or for being idle: gone for good.
+    Closed,
+    /// Its journal could not be written: it is back, as saved, when the server restarts.
+    Unsaved,
+    /// The server let go of it (stopping); the journal keeps it.
+    Released,
+}
+
 /// What a table is made with, besides its rules.
 pub struct Setup {
     pub id: String,
@@ -287,10 +298,10 @@ pub fn secret() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The rules as a rebuilt table will read them from its journal, so a live table and its
-/// rebuilt self play by the very same rules, even if the wire form ever drops a detail.
-fn as_journalled(rules: RuleSet) -> RuleSet {
-    convert::rules_from_wire(&convert::rules_to_wire(&rules)).unwrap_or(rules)
+/// Whether rules come back from the journal as they went in: a table whose rules would not
+/// could not be rebuilt the same, so it is refused rather than started.
+pub fn journals_faithfully(rules: &RuleSet) -> bool {
+    convert::rules_from_wire(&convert::rules_to_wire(rules)).is_ok_and(|back| back == *rules)
 }
 
 fn token_hash(token: &str) -> [u8; 32] {
@@ -311,7 +322,6 @@ fn millis(d: Duration) -> u64 {
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let rules = as_journalled(rules);
         let mut table = Table::blank(rules, setup, rand::rng().random());
         if table.store.is_some() {
             let now = unix_millis();
@@ -484,12 +494,21 @@ impl Table {
     /// Runs the table until every handle to it is gone, or until it has been idle for `idle`:
     /// no call reached it and no stream was open on it all that time. An abandoned table
     /// would otherwise hold its log and its place under the table limits for ever.
-    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, idle: Duration) {
+    /// Returns why it ended.
+    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, idle: Duration) -> Ended {
         metrics::gauge!("dudo_tables").increment(1.0);
         tracing::info!(code = %self.code, "table opened");
         let mut last_call = Instant::now();
+        let mut ended = Ended::Closed;
         // Each turn: write what the last turn journalled, deliver what it caused, then wait.
-        while self.flush().await && self.closed_at.is_none() {
+        loop {
+            if !self.flush().await {
+                ended = Ended::Unsaved;
+                break;
+            }
+            if self.closed_at.is_some() {
+                break;
+            }
             let deadline = self.deadline();
             let bot_due = self.bot_due.as_ref().map(|b| b.due);
             tokio::select! {
@@ -499,7 +518,10 @@ impl Table {
                         self.handle(c);
                     }
                     // The server let go of the table (it is stopping): the journal keeps it.
-                    None => break,
+                    None => {
+                        ended = Ended::Released;
+                        break;
+                    }
                 },
                 () = sleep_until(deadline), if deadline.is_some() => self.time_out(),
                 () = sleep_until(bot_due), if bot_due.is_some() => self.bot_moves(),
@@ -516,6 +538,7 @@ impl Table {
         }
         metrics::gauge!("dudo_tables").decrement(1.0);
         metrics::gauge!("dudo_seats").decrement(self.seats.len() as f64);
+        ended
     }
 
     /// Journals `entry` (with a store, and unless the table is being rebuilt from it).
@@ -567,14 +590,19 @@ impl Table {
                 closed_at: self.closed_at,
             };
             let started = Instant::now();
-            let mut outcome = store.write(batch.clone()).await;
+            let batch = Arc::new(batch);
+            let mut outcome = store.write_shared(Arc::clone(&batch)).await;
             // A busy or failing-over database gets a few tries (nothing has been sent, and
             // every write is idempotent) before the table gives up.
             for pause in [100, 500, 2000] {
-                let Err(e) = &outcome else { break };
-                tracing::warn!(error = %e, "could not save the table; trying again in {pause} ms");
+                match &outcome {
+                    Err(e @ dudo_store::StoreError::Query(_)) => {
+                        tracing::warn!(error = %e, "could not save the table; trying again in {pause} ms");
+                    }
+                    _ => break,
+                }
                 tokio::time::sleep(Duration::from_millis(pause)).await;
-                outcome = store.write(batch.clone()).await;
+                outcome = store.write_shared(Arc::clone(&batch)).await;
             }
             if let Err(e) = outcome {
                 tracing::error!(error = %e, "could not save the table; it stops");
@@ -858,8 +886,13 @@ impl Table {
                 self.capacity, rules.players.min, rules.players.max
             )));
         }
+        if !journals_faithfully(&rules) {
+            return Err(Status::internal(
+                "rules: these settings cannot be saved faithfully (a server bug; please report it)",
+            ));
+        }
         self.record(Journal::RulesChanged(pb::RulesChanged { rules: Some(convert::rules_to_wire(&rules)) }));
-        self.rules = Arc::new(as_journalled(rules));
+        self.rules = Arc::new(rules);
         Ok(())
     }
 
@@ -893,8 +926,9 @@ impl Table {
                 self.record(journal);
                 // No rejoin: the token no longer answers, and a bot no longer plays.
                 if let Some(slot) = self.seats.get_mut(seat) {
+                    // A bot keeps its kind (the record and ratings say what played the seat);
+                    // the engine no longer asks a seat that left.
                     slot.token_hash = rand::rng().random();
-                    slot.bot = None;
                     slot.left = true;
                 }
                 self.publish(events);
@@ -1331,4 +1365,19 @@ async fn sleep_until(deadline: Option<Instant>) {
 /// A channel for a new subscriber.
 pub fn subscriber_channel() -> (mpsc::Sender<Update>, mpsc::Receiver<Update>) {
     mpsc::channel(SUBSCRIBER_BUFFER)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_preset_comes_back_from_the_journal_as_it_went_in() {
+        for name in dudo_rules::presets::NAMES {
+            let rules = dudo_rules::presets::by_name(name).unwrap_or_else(|| panic!("{name}"));
+            assert!(super::journals_faithfully(&rules), "{name}");
+            let changed = dudo_rules::presets::with_setting(rules, "dice.faces", "8");
+            if let Ok(changed) = changed {
+                assert!(super::journals_faithfully(&changed), "{name} with eight faces");
+            }
+        }
+    }
 }

@@ -48,6 +48,8 @@ pub enum StoreError {
     Unsupported { db: String },
     #[error("cannot open the database {path}: its directory {dir} does not exist")]
     NoDirectory { path: String, dir: String },
+    #[error("cannot open the database {path}: cannot create it: {source}")]
+    Create { path: String, source: std::io::Error },
     #[error("cannot open the database {path}: its lock file {path}.lock: {source}")]
     Lock { path: String, source: std::io::Error },
 }
@@ -206,7 +208,7 @@ pub struct Rating {
 }
 
 struct Queued {
-    batch: Batch,
+    batch: Arc<Batch>,
     done: oneshot::Sender<Result<(), String>>,
 }
 
@@ -246,7 +248,7 @@ fn url_of(db: &str) -> (String, Backend) {
 }
 
 /// The file a SQLite database is in (none for `:memory:` and PostgreSQL).
-fn sqlite_file(db: &str) -> Option<PathBuf> {
+pub fn sqlite_file(db: &str) -> Option<PathBuf> {
     match url_of(db) {
         (_, Backend::Postgres) => None,
         (url, _) if url == "sqlite::memory:" => None,
@@ -277,7 +279,22 @@ fn prepare_file(path: &std::path::Path, access: Access) -> Result<(), StoreError
         options.create(true).truncate(false).write(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        options.open(path).map_err(|source| StoreError::Lock { path: path.display().to_string(), source })?;
+        options
+            .open(path)
+            .map_err(|source| StoreError::Create { path: path.display().to_string(), source })?;
+    }
+    // A file made by an older dudo (or by hand) is made the owner's only, with its WAL files.
+    #[cfg(unix)]
+    if access == Access::Owner {
+        use std::os::unix::fs::PermissionsExt;
+        for suffix in ["", "-wal", "-shm"] {
+            let file = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
+            if let Ok(meta) = std::fs::metadata(&file)
+                && meta.permissions().mode() & 0o077 != 0
+            {
+                let _ = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600));
+            }
+        }
     }
     Ok(())
 }
@@ -347,7 +364,11 @@ impl Store {
         if db.contains("://") && !db.starts_with("sqlite:") && !db.starts_with("postgres") {
             return Err(StoreError::Unsupported { db: shown(db) });
         }
-        let (url, backend) = url_of(db);
+        let (mut url, backend) = url_of(db);
+        if access == Access::Reader {
+            // A reader never creates a database (nor adds dudo's tables to someone else's).
+            url = url.replace("mode=rwc", "mode=rw");
+        }
         let place = shown(db);
         if let Some(path) = sqlite_file(db) {
             prepare_file(&path, access)?;
@@ -371,7 +392,7 @@ impl Store {
         let pool = AnyPoolOptions::new()
             // SQLite has one writer. Its one connection is never retired: an in-memory
             // database lives exactly as long as its connection.
-            .max_connections(if sqlite { 1 } else { 4 })
+            .max_connections(if sqlite { 1 } else { 2 })
             .min_connections(u32::from(sqlite))
             .idle_timeout(if sqlite { None } else { Some(Duration::from_secs(600)) })
             .max_lifetime(if sqlite { None } else { Some(Duration::from_secs(1800)) })
@@ -380,23 +401,27 @@ impl Store {
             .connect_with(options.clone())
             .await
             .map_err(open_error)?;
-        migrator(backend)
-            .run(&pool)
-            .await
-            .map_err(|source| StoreError::Migrate { url: place.clone(), source })?;
+        if access == Access::Owner {
+            migrator(backend)
+                .run(&pool)
+                .await
+                .map_err(|source| StoreError::Migrate { url: place.clone(), source })?;
+        }
         let lock = match (backend, access) {
             (Backend::Postgres, Access::Owner) => Some(schema_lock(&options, &place).await?),
             _ => file_lock,
         };
-        let reads = match sqlite_file(db) {
-            Some(_) => AnyPoolOptions::new()
-                .max_connections(2)
+        // Reads never take the writer's connections: on a SQLite file, WAL lets them read
+        // beside the writer; on PostgreSQL, a burst of history calls cannot starve commits.
+        let reads = match sqlite_file(db).is_some() || backend == Backend::Postgres {
+            true => AnyPoolOptions::new()
+                .max_connections(if sqlite { 2 } else { 4 })
                 .acquire_timeout(Duration::from_secs(30))
                 .after_connect(move |conn, _| Box::pin(prepare(conn, backend)))
                 .connect_with(options)
                 .await
                 .map_err(open_error)?,
-            None => pool.clone(),
+            false => pool.clone(),
         };
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
@@ -419,6 +444,11 @@ impl Store {
     /// Writes `batch` durably, with whatever else is waiting, in one transaction; returns once
     /// it is committed.
     pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        self.write_shared(Arc::new(batch)).await
+    }
+
+    /// [`Store::write`] of a batch the caller keeps (to try again without copying it).
+    pub async fn write_shared(&self, batch: Arc<Batch>) -> Result<(), StoreError> {
         if self.access == Access::Reader {
             return Err(StoreError::ReadOnly);
         }
@@ -585,7 +615,7 @@ fn player_of(r: &sqlx::any::AnyRow) -> Result<GamePlayer, sqlx::Error> {
 async fn write_loop(pool: AnyPool, backend: Backend, mut queue: mpsc::Receiver<Queued>) {
     let mut group = Vec::with_capacity(MAX_GROUP);
     while queue.recv_many(&mut group, MAX_GROUP).await > 0 {
-        let batches: Vec<&Batch> = group.iter().map(|q| &q.batch).collect();
+        let batches: Vec<&Batch> = group.iter().map(|q| q.batch.as_ref()).collect();
         if commit(&pool, backend, &batches).await.is_ok() {
             for q in group.drain(..) {
                 let _ = q.done.send(Ok(()));
@@ -594,7 +624,7 @@ async fn write_loop(pool: AnyPool, backend: Backend, mut queue: mpsc::Receiver<Q
         }
         // One table's bad batch must not fail the others: each is tried on its own.
         for q in group.drain(..) {
-            let outcome = commit(&pool, backend, &[&q.batch]).await.map_err(|e| e.to_string());
+            let outcome = commit(&pool, backend, &[q.batch.as_ref()]).await.map_err(|e| e.to_string());
             if let Err(e) = &outcome {
                 tracing::error!(error = %e, table = %q.batch.table, "the store could not commit");
             }
@@ -644,7 +674,25 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
         for (table, e) in chunk {
             query = query.bind(*table).bind(e.n).bind(e.at).bind(e.bytes.as_slice());
         }
-        query.execute(&mut *tx).await?;
+        let written = query.execute(&mut *tx).await?;
+        if written.rows_affected() < chunk.len() as u64 {
+            // Some entries were there already: a retried batch (the same bytes) is fine; other
+            // bytes mean a second writer, and hiding that would lose moves players saw.
+            for (table, e) in chunk {
+                let kept: Vec<u8> = sqlx::query("SELECT entry FROM journal WHERE table_id = $1 AND n = $2")
+                    .bind(*table)
+                    .bind(e.n)
+                    .fetch_one(&mut *tx)
+                    .await?
+                    .try_get("entry")?;
+                if kept != e.bytes {
+                    return Err(sqlx::Error::Protocol(format!(
+                        "table {table}: journal entry {} is already in the database with other contents; another server is writing this table",
+                        e.n
+                    )));
+                }
+            }
+        }
     }
     for b in batches {
         for game in &b.finished {

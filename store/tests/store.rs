@@ -175,6 +175,24 @@ async fn a_batch_written_twice_is_kept_once() {
 }
 
 #[tokio::test]
+async fn a_journal_entry_written_again_with_other_contents_is_refused() {
+    for (backend, db) in databases("conflict").await {
+        let store = Store::open(&db).await.unwrap();
+        let new = Some(NewTable { code: "A".into(), created_at: 1 });
+        store
+            .write(Batch { table: "t".into(), new_table: new, entries: vec![entry(0)], ..Batch::default() })
+            .await
+            .unwrap();
+        let other = Entry { n: 0, at: 5, bytes: b"someone else's move".to_vec() };
+        let refused =
+            store.write(Batch { table: "t".into(), entries: vec![other], ..Batch::default() }).await;
+        let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("another server is writing this table"), "{backend}: {message}");
+        assert_eq!(store.open_tables().await.unwrap()[0].entries[0].bytes, entry(0).bytes, "{backend}");
+    }
+}
+
+#[tokio::test]
 async fn seats_rated_under_one_name_are_one_player() {
     for (backend, db) in databases("same_name").await {
         let store = Store::open(&db).await.unwrap();
