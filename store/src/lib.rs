@@ -218,16 +218,18 @@ const MAX_GROUP: usize = 1024;
 const ROWS_PER_INSERT: usize = 500;
 
 fn migrator(backend: Backend) -> Migrator {
+    // One schema for both databases, written in SQLite's words; PostgreSQL calls a blob BYTEA.
+    let sql = include_str!("../migrations/0001_records.sql");
     let sql = match backend {
-        Backend::Sqlite => include_str!("../migrations/sqlite/0001_records.sql"),
-        Backend::Postgres => include_str!("../migrations/postgres/0001_records.sql"),
+        Backend::Sqlite => Cow::Borrowed(sql),
+        Backend::Postgres => Cow::Owned(sql.replace("BLOB", "BYTEA")),
     };
     Migrator {
         migrations: Cow::Owned(vec![Migration::new(
             1,
             Cow::Borrowed("records"),
             MigrationType::Simple,
-            Cow::Borrowed(sql),
+            sql,
             false,
         )]),
         ..Migrator::DEFAULT

@@ -1,3 +1,4 @@
+-- The records schema, in SQLite's words; the store gives PostgreSQL the same with BYTEA for BLOB.
 -- Tables that may be in play: one row each, closed_at set once nothing will resume them.
 CREATE TABLE tables (
     id TEXT PRIMARY KEY,
