@@ -66,16 +66,25 @@ async fn main() -> anyhow::Result<()> {
     }
     let store = open_store(args.db.as_deref()).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
-    // Printed on stdout too, so scripts and tests that bind port 0 learn the port.
-    println!("dudo-server listening on {}", listener.local_addr()?);
-    tracing::info!(address = %listener.local_addr()?, "dudo-server listening");
-    match &store {
-        Some(store) => println!("dudo-server keeps its records in {}", store.place()),
-        None => println!("dudo-server keeps no records (--db none): tables end with the server"),
-    }
     if let Some(addr) = args.metrics_listen {
         metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;
-        println!("dudo-server metrics on http://{addr}/metrics");
+    }
+    tracing::info!(address = %listener.local_addr()?, "dudo-server listening");
+    // Printed on stdout too, so scripts and tests that bind port 0 learn the port: every
+    // line in one write, and a reader that closed the pipe after the first line (as
+    // `dudo-load` does) is no error: a panicking `println!` would take the server down.
+    let mut banner = format!("dudo-server listening on {}\n", listener.local_addr()?);
+    banner += &match &store {
+        Some(store) => format!("dudo-server keeps its records in {}\n", store.place()),
+        None => "dudo-server keeps no records (--db none): tables end with the server\n".to_string(),
+    };
+    if let Some(addr) = args.metrics_listen {
+        banner += &format!("dudo-server metrics on http://{addr}/metrics\n");
+    }
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
     }
     let shutdown = async {
         let ctrl_c = tokio::signal::ctrl_c();
