@@ -60,9 +60,9 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     if args.log_format == "json" {
-        tracing_subscriber::fmt().json().with_env_filter(filter).init();
+        tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_env_filter(filter).init();
     } else {
-        tracing_subscriber::fmt().with_env_filter(filter).init();
+        tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).init();
     }
     let store = open_store(args.db.as_deref()).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;

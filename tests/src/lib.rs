@@ -59,13 +59,21 @@ pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess>
     // A test's server keeps nothing unless the test gives it a database: never the user's.
     let db: &[&str] = if args.contains(&"--db") { &[] } else { &["--db", "none"] };
     let listen: &[&str] = if args.contains(&"--listen") { &[] } else { &["--listen", "127.0.0.1:0"] };
+    // DUDO_TEST_SERVER_LOG=FILE keeps the servers' logs (info and up), appended, to debug a test.
+    let (log, level) = match std::env::var_os("DUDO_TEST_SERVER_LOG") {
+        Some(path) => {
+            (Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path)?), "info")
+        }
+        None => (Stdio::null(), "warn"),
+    };
     let mut child = Command::new(exe)
         .args(listen)
         .args(db)
         .args(args)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", level)
+        .env("DUDO_LOG_FORMAT", "text")
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()?;
     let mut stdout = BufReader::new(child.stdout.take().ok_or(std::io::ErrorKind::BrokenPipe)?);
     let mut line = String::new();
