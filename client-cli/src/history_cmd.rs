@@ -237,12 +237,13 @@ async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// The game as text, a block per round: every cup, each call with the chance it was true as
-/// its caller saw it (their own dice known, the others' unknown), and how it was settled.
+/// The game as text, a block per round: every cup, each bid with the chance it was true to
+/// the player who made it and whether it was, and how the round was settled.
 fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>> {
     let summary = replay.summary.clone().unwrap_or_default();
     let names: Vec<String> = summary.players.iter().map(|p| p.name.clone()).collect();
-    let faces = replay.rules.as_ref().and_then(|r| r.dice.as_ref()).map_or(6, |d| d.faces as u8);
+    let rules = replay.rules.as_ref().map(dudo_client::dudo_proto::convert::rules_from_wire).transpose()?;
+    let faces = rules.as_ref().map_or(6, |r| r.dice.faces);
     let mut blocks = vec![vec![
         style.bold(&format!(
             "Game {} — {} — {}",
@@ -252,8 +253,17 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
         )),
         format!("Finish: {}", players_line(&summary)),
     ]];
-    // This round's cups, and the wild face.
-    let mut cups: Vec<Vec<u8>> = vec![Vec::new(); names.len()];
+    let mut notes = match rules.map(|r| bid_notes(replay, r, names.len())) {
+        Some(Ok(notes)) => notes.into_iter(),
+        Some(Err(why)) => {
+            blocks[0]
+                .push(style.red(&format!(
+                    "This record does not replay through the engine ({why}): odds not shown."
+                )));
+            Vec::new().into_iter()
+        }
+        None => Vec::new().into_iter(),
+    };
     let mut wild: Option<u8> = None;
     for wire in &replay.events {
         let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(wire)?;
@@ -264,23 +274,19 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
         match &event.kind {
             EventKind::RoundStarted { wild: w, .. } => {
                 wild = *w;
-                cups = vec![Vec::new(); names.len()];
                 blocks.push(Vec::new());
             }
-            EventKind::HandStarted { .. } => {
-                cups = vec![Vec::new(); names.len()];
-                blocks.push(Vec::new());
-            }
+            EventKind::HandStarted { .. } => blocks.push(Vec::new()),
             EventKind::DiceRolled { seat, dice } => {
-                if let Some(cup) = cups.get_mut(*seat) {
-                    *cup = dice.iter().flatten().copied().collect();
-                }
                 let who = names.get(*seat).map_or("?", String::as_str);
-                let shown = style.dice(dice, faces, None, wild);
-                line = format!("  {who:<22} {shown}");
+                line = format!("  {who:<22} {}", style.dice(dice, faces, None, wild));
             }
-            EventKind::BidMade { seat, bid } => {
-                line = format!("{line}   {}", bid_note(&cups, *seat, *bid, faces, wild, style));
+            EventKind::BidMade { .. } => {
+                if let Some(note) = notes.next() {
+                    let truth = if note.true_at_showdown { style.green("true") } else { style.red("false") };
+                    let odds = note.odds * 100.0;
+                    line = format!("{line}   ({odds:.0}% to its caller; there were {}: {truth})", note.count);
+                }
             }
             _ => {}
         }
@@ -295,15 +301,129 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
     Ok(blocks)
 }
 
-/// "62% as Ana saw it; there were 7": the caller's odds, and the truth.
-fn bid_note(cups: &[Vec<u8>], seat: usize, bid: Bid, faces: u8, wild: Option<u8>, style: Style) -> String {
-    let matches = |d: &u8| *d == bid.face || wild.is_some_and(|w| w != bid.face && *d == w);
-    let own: u32 = cups.get(seat).map_or(0, |c| c.iter().filter(|d| matches(d)).count() as u32);
-    let unknown: u32 = cups.iter().enumerate().filter(|(s, _)| *s != seat).map(|(_, c)| c.len() as u32).sum();
-    let need = u32::from(bid.quantity).saturating_sub(own);
-    let chance =
-        dudo_rules::odds::binomial(unknown, need, dudo_rules::odds::match_chance(bid.face, faces, wild));
-    let there: usize = cups.iter().map(|c| c.iter().filter(|d| matches(d)).count()).sum();
-    let truth = if there >= usize::from(bid.quantity) { style.green("true") } else { style.red("false") };
-    format!("({:.0}% to its caller; there were {there}: {truth})", chance.at_least * 100.0)
+/// What `dudo replay` says of a bid.
+struct BidNote {
+    /// The chance it was true to its caller when made: the engine's odds from the caller's
+    /// own view, as `odds` at the table shows them.
+    odds: f64,
+    /// The dice that counted for it at the showdown, as the engine counts them (wilds,
+    /// stairs, pushed dice), and whether that made it true.
+    count: u16,
+    true_at_showdown: bool,
+}
+
+/// Plays the record's moves through the engine from its seed, checking that they make the
+/// recorded game, and notes each bid in the order of its `bid_made` events.
+fn bid_notes(replay: &pb::Replay, rules: dudo_rules::RuleSet, seats: usize) -> Result<Vec<BidNote>, String> {
+    use dudo_client::dudo_proto::convert;
+    let seed: dudo_rules::Seed = replay.seed.as_slice().try_into().map_err(|_| "no seed in the record")?;
+    let faces = rules.dice.faces;
+    let (mut game, mut events) =
+        dudo_rules::Game::start(std::sync::Arc::new(rules), seats, seed).map_err(|e| e.to_string())?;
+    let mut notes: Vec<(Bid, BidNote)> = Vec::new();
+    // Bids of the round in play: their counts are taken again before every move, so the
+    // last taken are the dice as the round's settling move found them.
+    let mut open: Vec<usize> = Vec::new();
+    for m in &replay.moves {
+        let seat = m.seat as usize;
+        for &i in &open {
+            let (bid, note) = &mut notes[i];
+            note.count = game.bid_count(bid.face).unwrap_or(0);
+            note.true_at_showdown = note.count >= bid.quantity;
+        }
+        let round = game.round();
+        let made = match &m.action {
+            None => game.remove(seat),
+            Some(wire) => {
+                let action = convert::action_from_wire(wire).map_err(|e| e.to_string())?;
+                let bid = match &action {
+                    dudo_rules::Action::Bid(bid) | dudo_rules::Action::Push { bid, .. } => Some(*bid),
+                    _ => None,
+                };
+                if let Some(bid) = bid {
+                    let odds = dudo_rules::odds::bid_odds(&game.view(seat), faces, bid).at_least;
+                    open.push(notes.len());
+                    notes.push((bid, BidNote { odds, count: 0, true_at_showdown: false }));
+                }
+                game.apply(seat, &action)
+            }
+        };
+        events.extend(made.map_err(|e| format!("move {} refused: {e}", m.seat))?);
+        if game.round() != round || game.is_over() {
+            open.clear();
+        }
+    }
+    // The check: the engine's events, as a replay shows them, are the record's (less what
+    // the server adds: dice commitments, their salts, clock notices).
+    let ours: Vec<dudo_rules::EventKind> =
+        events.into_iter().filter(|e| e.audience.admits(Viewer::Replay, true)).map(|e| e.kind).collect();
+    let theirs: Vec<dudo_rules::EventKind> = replay
+        .events
+        .iter()
+        .filter_map(|w| convert::event_from_wire(w).ok())
+        .map(|(_, e)| e.kind)
+        .filter(|k| {
+            !matches!(
+                k,
+                EventKind::DiceCommitted { .. }
+                    | EventKind::DiceSalts { .. }
+                    | EventKind::TurnTimedOut { .. }
+            )
+        })
+        .collect();
+    if ours != theirs {
+        return Err("its moves make another game".into());
+    }
+    Ok(notes.into_iter().map(|(_, note)| note).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dudo_client::dudo_proto::convert;
+
+    /// A finished game's record as the server keeps it: seed, moves, the replay's events.
+    fn record(preset: &str, seed: u64) -> pb::Replay {
+        let rules = dudo_rules::presets::by_name(preset).unwrap();
+        let seed = dudo_rules::seed_from_u64(seed);
+        let (mut game, mut events) =
+            dudo_rules::Game::start(std::sync::Arc::new(rules.clone()), 3, seed).unwrap();
+        let mut bot = dudo_rules::bots::by_name("odds", 1).unwrap();
+        let mut moves = Vec::new();
+        while let Some(seat) = game.turn().filter(|_| !game.is_over()) {
+            let action = bot.act(&rules, &game.view(seat), &game.legal(seat));
+            events.extend(game.apply(seat, &action).unwrap());
+            moves.push(pb::GameMove {
+                seat: seat as u32,
+                action: Some(convert::action_to_wire(&action)),
+                timed_out: false,
+            });
+        }
+        let shown = events.iter().filter(|e| e.audience.admits(Viewer::Replay, true));
+        pb::Replay {
+            rules: Some(convert::rules_to_wire(&rules)),
+            events: shown.enumerate().map(|(i, e)| convert::event_to_wire(i as u64, e)).collect(),
+            seed: seed.to_vec(),
+            moves,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_record_replays_through_the_engine_and_a_tampered_one_does_not() {
+        for preset in ["snyd", "house", "perudo-jonti"] {
+            let replay = record(preset, 5);
+            let bids =
+                replay.events.iter().filter(|e| matches!(e.kind, Some(pb::event::Kind::BidMade(_)))).count();
+            let notes =
+                bid_notes(&replay, convert::rules_from_wire(replay.rules.as_ref().unwrap()).unwrap(), 3)
+                    .unwrap();
+            assert_eq!(notes.len(), bids, "{preset}: a note for every bid");
+            assert!(notes.iter().all(|n| (0.0..=1.0).contains(&n.odds)));
+            let mut tampered = replay.clone();
+            tampered.seed[0] ^= 1;
+            let rules = convert::rules_from_wire(replay.rules.as_ref().unwrap()).unwrap();
+            assert!(bid_notes(&tampered, rules, 3).is_err(), "{preset}: other dice, another game");
+        }
+    }
 }

@@ -204,6 +204,9 @@ pub struct Table {
     rating_pool: String,
     /// When each event of the log happened (Unix ms), for replays at the original pace.
     times: Vec<i64>,
+    /// The current game's seed and moves, for its record (a replay checks itself with them).
+    game_seed: dudo_rules::Seed,
+    game_moves: Vec<pb::GameMove>,
     /// The current game's id and start, and whether its record has been made.
     game_id: String,
     game_started_at: i64,
@@ -416,8 +419,7 @@ impl Table {
             Some(Journal::Joined(j)) => {
                 let hash: [u8; 32] = j.token_hash.as_slice().try_into().map_err(|_| "token hash size")?;
                 let bot = (!j.bot.is_empty()).then(|| SeatBot { kind: j.bot.clone(), seed: j.bot_seed });
-                self.seats.push(SeatSlot { name: j.name.clone(), token_hash: hash, bot, left: false });
-                metrics::gauge!("dudo_seats").increment(1.0);
+                self.seat(j.name.clone(), hash, bot);
                 Ok(())
             }
             Some(Journal::RulesChanged(r)) => {
@@ -464,6 +466,8 @@ impl Table {
             salt_secret,
             rating_pool,
             times: Vec::new(),
+            game_seed: [0; 32],
+            game_moves: Vec::new(),
             game_id: String::new(),
             game_started_at: 0,
             game_recorded: false,
@@ -539,6 +543,16 @@ impl Table {
         metrics::gauge!("dudo_tables").decrement(1.0);
         metrics::gauge!("dudo_seats").decrement(self.seats.len() as f64);
         ended
+    }
+
+    /// An action played in the game: journalled, and kept for the game's record.
+    fn moved(&mut self, seat: Seat, action: &Action, timed_out: bool) {
+        if self.store.is_none() {
+            return;
+        }
+        let (seat, action) = (u32::try_from(seat).unwrap_or(u32::MAX), Some(convert::action_to_wire(action)));
+        self.game_moves.push(pb::GameMove { seat, action: action.clone(), timed_out });
+        self.record(Journal::Moved(pb::MoveMade { seat, action, timed_out }));
     }
 
     /// Journals `entry` (with a store, and unless the table is being rebuilt from it).
@@ -620,6 +634,12 @@ impl Table {
         }
         self.journal.clear();
         self.finished.clear();
+        self.deliver();
+        true
+    }
+
+    /// Sends what waited for the journal: each subscriber's outbox, then the replies.
+    fn deliver(&mut self) {
         self.subscribers.retain_mut(|s| {
             for update in s.outbox.drain(..) {
                 // A full channel drops the subscriber; it resumes from its sequence number.
@@ -632,7 +652,6 @@ impl Table {
         for reply in self.replies.drain(..) {
             reply();
         }
-        true
     }
 
     /// Sends `value` on `reply` once the journal is durable.
@@ -687,11 +706,7 @@ impl Table {
             }
             clock.banks[seat] = Duration::ZERO;
         }
-        self.record(Journal::Moved(pb::MoveMade {
-            seat: u32::try_from(seat).unwrap_or(u32::MAX),
-            action: Some(convert::action_to_wire(&action)),
-            timed_out: true,
-        }));
+        self.moved(seat, &action, true);
         let announce = Event {
             audience: dudo_rules::Audience::Everyone,
             kind: dudo_rules::EventKind::TurnTimedOut { seat, action },
@@ -850,16 +865,20 @@ impl Table {
         let name = name.trim().chars().take(32).collect::<String>();
         let name = if name.is_empty() { format!("Player {}", self.seats.len() + 1) } else { name };
         let token = secret();
-        let hash = token_hash(&token);
+        self.seat(name, token_hash(&token), bot);
+        Ok((self.seats.len() - 1, token))
+    }
+
+    /// Seats a player (journalled), whether joining now or rebuilt from the journal.
+    fn seat(&mut self, name: String, token_hash: [u8; 32], bot: Option<SeatBot>) {
         self.record(Journal::Joined(pb::SeatJoined {
             name: name.clone(),
-            token_hash: hash.to_vec(),
+            token_hash: token_hash.to_vec(),
             bot: bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
             bot_seed: bot.as_ref().map_or(0, |b| b.seed),
         }));
-        self.seats.push(SeatSlot { name, token_hash: hash, bot, left: false });
+        self.seats.push(SeatSlot { name, token_hash, bot, left: false });
         metrics::gauge!("dudo_seats").increment(1.0);
-        Ok((self.seats.len() - 1, token))
     }
 
     /// Ends every seat's stream with a reason (spectators keep watching).
@@ -924,6 +943,10 @@ impl Table {
             Some(game) => {
                 let events = game.remove(seat).map_err(|e| Status::failed_precondition(e.to_string()))?;
                 self.record(journal);
+                if self.store.is_some() {
+                    let seat = u32::try_from(seat).unwrap_or(u32::MAX);
+                    self.game_moves.push(pb::GameMove { seat, action: None, timed_out: false });
+                }
                 // No rejoin: the token no longer answers, and a bot no longer plays.
                 if let Some(slot) = self.seats.get_mut(seat) {
                     // A bot keeps its kind (the record and ratings say what played the seat);
@@ -957,6 +980,8 @@ impl Table {
             .map_err(|e| Status::failed_precondition(e.to_string()))?;
         self.record(Journal::Started(pb::GameBegun { seed: seed.to_vec(), game_id: game_id.clone() }));
         self.game = Some(game);
+        self.game_seed = seed;
+        self.game_moves.clear();
         self.games += 1;
         self.game_id = game_id;
         self.game_started_at = self.now();
@@ -1009,11 +1034,7 @@ impl Table {
     fn play_move(&mut self, seat: Seat, action: &Action) -> Result<(), dudo_rules::RuleError> {
         let Some(game) = self.game.as_mut() else { return Err(dudo_rules::RuleError::GameOver) };
         let events = game.apply(seat, action)?;
-        self.record(Journal::Moved(pb::MoveMade {
-            seat: u32::try_from(seat).unwrap_or(u32::MAX),
-            action: Some(convert::action_to_wire(action)),
-            timed_out: false,
-        }));
+        self.moved(seat, action, false);
         self.publish(events);
         Ok(())
     }
@@ -1216,6 +1237,8 @@ impl Table {
                 .iter()
                 .map(|&t| u64::try_from(t).unwrap_or(0))
                 .collect(),
+            seed: self.game_seed.to_vec(),
+            moves: self.game_moves.clone(),
         };
         FinishedGame { summary, record: replay.encode_to_vec() }
     }

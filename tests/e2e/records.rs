@@ -85,6 +85,8 @@ async fn finished_games_are_listed_filtered_replayed_and_streamed_and_games_in_p
     // The whole record: every cup of every round, nothing seat-private, times for each event.
     let replay = client.replay(&summary.id).await.unwrap();
     assert_eq!(replay.events.len(), replay.event_unix_millis.len());
+    assert_eq!(replay.seed.len(), 32, "the seed, for checking the record");
+    assert!(replay.moves.len() > 3, "every move, in order");
     let events: Vec<_> =
         replay.events.iter().map(|e| dudo_proto::convert::event_from_wire(e).unwrap().1).collect();
     assert!(events.iter().all(|e| e.audience.admits(Viewer::Replay, true)));
@@ -234,6 +236,7 @@ fn the_history_replay_and_ratings_commands_read_what_the_arena_kept() {
     assert!(ok, "{err}");
     assert!(replay.contains(&format!("Game {game}")) && replay.contains("Round 1"), "{replay}");
     assert!(replay.contains("to its caller; there were"), "each bid's odds and truth: {replay}");
+    assert!(!replay.contains("does not replay"), "the record replays through the engine: {replay}");
     assert!(replay.contains("wins the challenge"), "who was right: {replay}");
     let (ok, ratings, _) = dudo(&["ratings", "--db", &db]);
     assert!(ok && ratings.contains("arena    reader bot"), "{ratings}");

@@ -117,6 +117,14 @@ impl Game {
             Game::IndividualHand(_) => None,
         }
     }
+    /// How many dice on the table count for `face` now, as the showdown would count them
+    /// (wilds, stairs, pushed dice): the truth of a bid on it (common hand only).
+    pub fn bid_count(&self, face: u8) -> Option<u16> {
+        match self {
+            Game::CommonHand(g) => Some(g.count(face)),
+            Game::IndividualHand(_) => None,
+        }
+    }
     /// Dice a seat holds (common hand), or lives it has left (individual hand).
     pub fn dice_count(&self, seat: Seat) -> u16 {
         each!(self, g => g.dice_count(seat))
