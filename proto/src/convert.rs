@@ -10,10 +10,12 @@
 use crate::v1 as pb;
 use dudo_rules::action::Action;
 use dudo_rules::bid::{Bid, BidRange};
-use dudo_rules::event::{Audience, Event, EventKind, ResultRow, Showdown};
+use dudo_rules::event::{Audience, Counted, Event, EventKind, ResultRow, Showdown};
 use dudo_rules::game::{Claim, ClaimKind, HandView, Legal, PlayerView, RoundResult, View};
 use dudo_rules::hand::Hand;
 use dudo_rules::ruleset as r;
+
+use crate::TableEvent;
 
 /// A wire value the engine cannot take, with the field at fault.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -471,7 +473,39 @@ fn results_to_wire(rows: &[ResultRow]) -> pb::Results {
 }
 
 /// An event on the wire, with the table's sequence number.
-pub fn event_to_wire(seq: u64, e: &Event) -> pb::Event {
+/// A log entry on the wire: the engine's events and the table's own share one message.
+pub fn event_to_wire(seq: u64, e: &TableEvent) -> pb::Event {
+    use pb::event::Kind as K;
+    let kind = match e {
+        TableEvent::Game(e) => return game_event_to_wire(seq, e),
+        TableEvent::DiceCommitted { round, commitments, table } => K::DiceCommitted(pb::DiceCommitted {
+            round: *round,
+            commitments: commitments
+                .iter()
+                .map(|(s, h)| pb::SeatHash { seat: wire(*s), hash: h.clone() })
+                .collect(),
+            table: table.clone(),
+        }),
+        TableEvent::DiceSalts { round, salts } => K::DiceSalts(pb::DiceSalts {
+            round: *round,
+            salts: salts
+                .iter()
+                .map(|(s, salt, dice)| pb::SeatSalt {
+                    seat: wire(*s),
+                    salt: salt.clone(),
+                    dice: dice_to_wire(dice),
+                })
+                .collect(),
+        }),
+        TableEvent::TurnTimedOut { seat, action } => {
+            K::TurnTimedOut(pb::TurnTimedOut { seat: wire(*seat), action: Some(action_to_wire(action)) })
+        }
+    };
+    pb::Event { seq, audience: Some(audience_to_wire(Audience::Everyone)), kind: Some(kind) }
+}
+
+/// One of the engine's events on the wire.
+pub fn game_event_to_wire(seq: u64, e: &Event) -> pb::Event {
     use pb::event::Kind as K;
     let only = |s: usize| pb::SeatOnly { seat: wire(s) };
     let kind = match &e.kind {
@@ -507,8 +541,20 @@ pub fn event_to_wire(seq: u64, e: &Event) -> pb::Event {
             K::DudoCalled(pb::DudoCalled { seat: wire(*seat), target: wire(*target) })
         }
         EventKind::CalzaCalled { seat } => K::CalzaCalled(only(*seat)),
-        EventKind::DiceRevealed { dice } => K::DiceRevealed(pb::DiceRevealed {
+        EventKind::DiceRevealed { dice, counted } => K::DiceRevealed(pb::DiceRevealed {
             dice: dice.iter().map(|d| pb::Dice { dice: dice_to_wire(d) }).collect(),
+            counted: counted.as_ref().map_or_else(Vec::new, |c| {
+                c.marks
+                    .iter()
+                    .enumerate()
+                    .map(|(seat, marks)| pb::CountedDice {
+                        dice: marks.clone(),
+                        count: u32::from(c.count(seat)),
+                    })
+                    .collect()
+            }),
+            face: counted.as_ref().map(|c| u32::from(c.face)),
+            total: counted.as_ref().map(|c| u32::from(c.total)),
         }),
         EventKind::RoundSettled { showdown, winner, loser } => K::RoundSettled(pb::RoundSettled {
             showdown: Some(showdown_to_wire(showdown)),
@@ -584,28 +630,6 @@ pub fn event_to_wire(seq: u64, e: &Event) -> pb::Event {
         }
         EventKind::DogsLife { seat, barked } => {
             K::DogsLife(pb::DogsLifeTaken { seat: wire(*seat), barked: *barked })
-        }
-        EventKind::DiceCommitted { round, commitments, table } => K::DiceCommitted(pb::DiceCommitted {
-            round: *round,
-            commitments: commitments
-                .iter()
-                .map(|(s, h)| pb::SeatHash { seat: wire(*s), hash: h.clone() })
-                .collect(),
-            table: table.clone(),
-        }),
-        EventKind::DiceSalts { round, salts } => K::DiceSalts(pb::DiceSalts {
-            round: *round,
-            salts: salts
-                .iter()
-                .map(|(s, salt, dice)| pb::SeatSalt {
-                    seat: wire(*s),
-                    salt: salt.clone(),
-                    dice: dice_to_wire(dice),
-                })
-                .collect(),
-        }),
-        EventKind::TurnTimedOut { seat, action } => {
-            K::TurnTimedOut(pb::TurnTimedOut { seat: wire(*seat), action: Some(action_to_wire(action)) })
         }
         EventKind::GameOver { standings, points, money, drinks } => K::GameOver(pb::GameOver {
             standings: seats_to_wire(standings),
@@ -741,6 +765,41 @@ fn dice_rows(field: &'static str, rows: &[pb::Dice]) -> Result<Vec<Vec<u8>>, Con
     rows.iter().map(|d| list(field, &d.dice)).collect()
 }
 
+/// A reveal's counts, checked against its dice: a mark list per seat, a mark per die, each
+/// seat's count its marks, the total their sum. None when the claim was not a count.
+fn counted_from_wire(x: &pb::DiceRevealed, dice: &[Vec<u8>]) -> Result<Option<Counted>, ConvertError> {
+    let Some(face) = x.face else {
+        if !x.counted.is_empty() || x.total.is_some() {
+            return Err(bad("dice_revealed.face", "none given, but dice were counted"));
+        }
+        return Ok(None);
+    };
+    let face = narrow("dice_revealed.face", face)?;
+    let total: u16 =
+        narrow("dice_revealed.total", x.total.ok_or_else(|| bad("dice_revealed.total", "none given"))?)?;
+    if x.counted.len() != dice.len() {
+        let problem = format!("{} seats counted, {} revealed", x.counted.len(), dice.len());
+        return Err(bad("dice_revealed.counted", problem));
+    }
+    let mut sum = 0u32;
+    for (c, d) in x.counted.iter().zip(dice) {
+        if c.dice.len() != d.len() {
+            let problem = format!("{} marks for {} dice", c.dice.len(), d.len());
+            return Err(bad("dice_revealed.counted", problem));
+        }
+        let marked = c.dice.iter().filter(|&&m| m).count();
+        if usize::try_from(c.count).ok() != Some(marked) {
+            let problem = format!("a count of {} for {marked} dice marked", c.count);
+            return Err(bad("dice_revealed.counted.count", problem));
+        }
+        sum = sum.saturating_add(c.count);
+    }
+    if sum != u32::from(total) {
+        return Err(bad("dice_revealed.total", format!("{total}, but the seats' counts add up to {sum}")));
+    }
+    Ok(Some(Counted { face, marks: x.counted.iter().map(|c| c.dice.clone()).collect(), total }))
+}
+
 fn showdown_from_wire(s: Option<&pb::Showdown>) -> Result<Showdown, ConvertError> {
     use pb::showdown::Showdown as S;
     let count = |c: &pb::BidCount| -> Result<(Bid, u16), ConvertError> {
@@ -776,10 +835,51 @@ fn audience_from_wire(a: Option<&pb::Audience>) -> Result<Audience, ConvertError
 }
 
 /// An event from the wire, and its sequence number.
-pub fn event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError> {
+pub fn event_from_wire(e: &pb::Event) -> Result<(u64, TableEvent), ConvertError> {
+    use pb::event::Kind as K;
+    let s = |field: &'static str, v: u32| seat(field, v);
+    let table_event = match e.kind.as_ref().ok_or_else(|| bad("event.kind", "none given"))? {
+        K::DiceCommitted(x) => TableEvent::DiceCommitted {
+            round: x.round,
+            commitments: x
+                .commitments
+                .iter()
+                .map(|c| Ok((s("dice_committed.seat", c.seat)?, c.hash.clone())))
+                .collect::<Result<_, ConvertError>>()?,
+            table: x.table.clone(),
+        },
+        K::DiceSalts(x) => TableEvent::DiceSalts {
+            round: x.round,
+            salts: x
+                .salts
+                .iter()
+                .map(|c| {
+                    Ok((s("dice_salts.seat", c.seat)?, c.salt.clone(), list("dice_salts.dice", &c.dice)?))
+                })
+                .collect::<Result<_, ConvertError>>()?,
+        },
+        K::TurnTimedOut(x) => TableEvent::TurnTimedOut {
+            seat: s("turn_timed_out.seat", x.seat)?,
+            action: action_from_wire(
+                x.action.as_ref().ok_or_else(|| bad("turn_timed_out.action", "none given"))?,
+            )?,
+        },
+        _ => {
+            let (seq, event) = game_event_from_wire(e)?;
+            return Ok((seq, TableEvent::Game(event)));
+        }
+    };
+    Ok((e.seq, table_event))
+}
+
+/// One of the engine's events from the wire (an error for the table's own).
+pub fn game_event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError> {
     use pb::event::Kind as K;
     let s = |field: &'static str, v: u32| seat(field, v);
     let kind = match e.kind.as_ref().ok_or_else(|| bad("event.kind", "none given"))? {
+        K::DiceCommitted(_) | K::DiceSalts(_) | K::TurnTimedOut(_) => {
+            return Err(bad("event.kind", "a table's own event, not the engine's"));
+        }
         K::GameStarted(x) => EventKind::GameStarted {
             seats: s("game_started.seats", x.seats)?,
             dice: list("game_started.dice", &x.dice)?,
@@ -818,7 +918,11 @@ pub fn event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError> {
             target: s("dudo_called.target", x.target)?,
         },
         K::CalzaCalled(x) => EventKind::CalzaCalled { seat: s("calza_called.seat", x.seat)? },
-        K::DiceRevealed(x) => EventKind::DiceRevealed { dice: dice_rows("dice_revealed.dice", &x.dice)? },
+        K::DiceRevealed(x) => {
+            let dice = dice_rows("dice_revealed.dice", &x.dice)?;
+            let counted = counted_from_wire(x, &dice)?;
+            EventKind::DiceRevealed { dice, counted }
+        }
         K::RoundSettled(x) => EventKind::RoundSettled {
             showdown: showdown_from_wire(x.showdown.as_ref())?,
             winner: s("round_settled.winner", x.winner)?,
@@ -915,31 +1019,6 @@ pub fn event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError> {
             lives: narrow("life_lost.lives", x.lives)?,
         },
         K::DogsLife(x) => EventKind::DogsLife { seat: s("dogs_life.seat", x.seat)?, barked: x.barked },
-        K::DiceCommitted(x) => EventKind::DiceCommitted {
-            round: x.round,
-            commitments: x
-                .commitments
-                .iter()
-                .map(|c| Ok((s("dice_committed.seat", c.seat)?, c.hash.clone())))
-                .collect::<Result<_, ConvertError>>()?,
-            table: x.table.clone(),
-        },
-        K::DiceSalts(x) => EventKind::DiceSalts {
-            round: x.round,
-            salts: x
-                .salts
-                .iter()
-                .map(|c| {
-                    Ok((s("dice_salts.seat", c.seat)?, c.salt.clone(), list("dice_salts.dice", &c.dice)?))
-                })
-                .collect::<Result<_, ConvertError>>()?,
-        },
-        K::TurnTimedOut(x) => EventKind::TurnTimedOut {
-            seat: s("turn_timed_out.seat", x.seat)?,
-            action: action_from_wire(
-                x.action.as_ref().ok_or_else(|| bad("turn_timed_out.action", "none given"))?,
-            )?,
-        },
         K::GameOver(x) => EventKind::GameOver {
             standings: seats_from_wire("game_over.standings", &x.standings)?,
             points: x.points.clone(),
@@ -1152,8 +1231,9 @@ mod tests {
             let (mut game, events) = Game::start(rules, seats, seed_from_u64(3)).unwrap();
             let rules = game.rules().clone();
             let mut seq = 0u64;
-            for e in &events {
-                assert_eq!(event_from_wire(&event_to_wire(seq, e)), Ok((seq, e.clone())), "{name}");
+            for e in events {
+                let e = TableEvent::Game(e);
+                assert_eq!(event_from_wire(&event_to_wire(seq, &e)), Ok((seq, e.clone())), "{name}");
                 seq += 1;
             }
             let mut steps = 0;
@@ -1171,6 +1251,12 @@ mod tests {
                 let action = game.default_action(turn).unwrap();
                 assert_eq!(action_from_wire(&action_to_wire(&action)).as_ref(), Ok(&action));
                 for e in game.apply(turn, &action).unwrap() {
+                    assert_eq!(
+                        game_event_from_wire(&game_event_to_wire(seq, &e)),
+                        Ok((seq, e.clone())),
+                        "{name}"
+                    );
+                    let e = TableEvent::Game(e);
                     assert_eq!(event_from_wire(&event_to_wire(seq, &e)), Ok((seq, e.clone())), "{name}");
                     seq += 1;
                 }
@@ -1181,6 +1267,54 @@ mod tests {
             }
             let view = game.spectator_view();
             assert_eq!(view_from_wire(&view_to_wire(&view)).as_ref(), Ok(&view), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_reveal_s_counts_round_trip_and_inconsistent_ones_are_refused() {
+        let dice = vec![vec![1, 5, 6], vec![], vec![2, 5]];
+        let counted =
+            Counted { face: 5, marks: vec![vec![true, true, false], vec![], vec![false, true]], total: 3 };
+        let reveal = |counted: Option<Counted>| {
+            TableEvent::Game(Event {
+                audience: Audience::Everyone,
+                kind: EventKind::DiceRevealed { dice: dice.clone(), counted },
+            })
+        };
+        for e in [reveal(Some(counted.clone())), reveal(None)] {
+            assert_eq!(event_from_wire(&event_to_wire(7, &e)), Ok((7, e.clone())));
+        }
+        let wire = event_to_wire(7, &reveal(Some(counted)));
+        let Some(pb::event::Kind::DiceRevealed(good)) = wire.kind.clone() else { panic!("{wire:?}") };
+        assert_eq!(good.counted.iter().map(|c| c.count).collect::<Vec<_>>(), [2, 0, 1]);
+        let refused = |change: &dyn Fn(&mut pb::DiceRevealed)| {
+            let mut x = good.clone();
+            change(&mut x);
+            let e = pb::Event { kind: Some(pb::event::Kind::DiceRevealed(x)), ..wire.clone() };
+            event_from_wire(&e).unwrap_err().field
+        };
+        assert_eq!(refused(&|x| x.counted[0].dice.push(true)), "dice_revealed.counted");
+        assert_eq!(refused(&|x| x.counted.truncate(2)), "dice_revealed.counted");
+        assert_eq!(refused(&|x| x.counted[2].count = 2), "dice_revealed.counted.count");
+        assert_eq!(refused(&|x| x.total = Some(4)), "dice_revealed.total");
+        assert_eq!(refused(&|x| x.total = None), "dice_revealed.total");
+        assert_eq!(refused(&|x| x.face = None), "dice_revealed.face");
+        assert_eq!(refused(&|x| x.face = Some(300)), "dice_revealed.face");
+    }
+
+    #[test]
+    fn the_table_s_own_events_round_trip() {
+        for e in [
+            TableEvent::DiceCommitted {
+                round: 2,
+                commitments: vec![(0, "ab".into()), (1, "cd".into())],
+                table: "ef".into(),
+            },
+            TableEvent::DiceSalts { round: 2, salts: vec![(1, "00".repeat(16), vec![3, 4])] },
+            TableEvent::TurnTimedOut { seat: 1, action: Action::Dudo { target: None } },
+        ] {
+            assert_eq!(event_from_wire(&event_to_wire(3, &e)), Ok((3, e.clone())));
+            assert_eq!(game_event_from_wire(&event_to_wire(3, &e)).unwrap_err().field, "event.kind");
         }
     }
 }

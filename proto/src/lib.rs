@@ -4,6 +4,9 @@
 #![forbid(unsafe_code)]
 
 pub mod convert;
+pub mod table_event;
+
+pub use table_event::TableEvent;
 
 /// The generated types of package `dudo.v1`.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]

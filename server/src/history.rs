@@ -69,8 +69,7 @@ impl Dudo {
         let mut events = Vec::with_capacity(replay.events.len());
         let mut times = Vec::with_capacity(replay.events.len());
         for (i, wire) in replay.events.into_iter().enumerate() {
-            let shown =
-                convert::event_from_wire(&wire).is_ok_and(|(_, e)| e.audience.admits(Viewer::Replay, true));
+            let shown = convert::event_from_wire(&wire).is_ok_and(|(_, e)| e.admits(Viewer::Replay, true));
             if shown {
                 times.push(replay.event_unix_millis.get(i).copied().unwrap_or(0));
                 events.push(wire);

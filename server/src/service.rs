@@ -15,8 +15,64 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::convert;
-use crate::table::{self, Command, Table};
+use crate::table::{self, Command, Delivery, StreamEnd, Table, TableError};
 use dudo_store::Store;
+
+/// The metadata key carrying a refusal's stable code (`TableError::code`), beside the text.
+pub const CODE_KEY: &str = "dudo-code";
+/// The metadata key saying how long to wait before calling again, in milliseconds.
+pub const RETRY_AFTER_KEY: &str = "dudo-retry-after-ms";
+
+/// A table's refusal as a gRPC status: the one place table errors meet status codes.
+pub fn status(e: TableError) -> Status {
+    use table::error::Kind;
+    let message = e.to_string();
+    let mut status = match e.kind() {
+        Kind::InvalidArgument => Status::invalid_argument(message),
+        Kind::FailedPrecondition => Status::failed_precondition(message),
+        Kind::Unauthenticated => Status::unauthenticated(message),
+        Kind::PermissionDenied => Status::permission_denied(message),
+        Kind::ResourceExhausted => Status::resource_exhausted(message),
+        Kind::Internal => Status::internal(message),
+    };
+    if let Ok(code) = e.code().parse() {
+        status.metadata_mut().insert(CODE_KEY, code);
+    }
+    if let TableError::RateLimited { retry_after_millis, .. } = e
+        && let Ok(wait) = retry_after_millis.to_string().parse()
+    {
+        status.metadata_mut().insert(RETRY_AFTER_KEY, wait);
+    }
+    status
+}
+
+/// The code a status carries (see [`CODE_KEY`]), or one made from its gRPC code.
+fn code_of(status: &Status) -> String {
+    match status.metadata().get(CODE_KEY).and_then(|v| v.to_str().ok()) {
+        Some(code) => code.to_string(),
+        None if status.code() == tonic::Code::InvalidArgument => "bad_action".to_string(),
+        None => format!("{:?}", status.code()).to_lowercase(),
+    }
+}
+
+/// What a stream's reader is sent for one delivery: the update, or how the stream ends.
+fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
+    match delivery {
+        Delivery::Update(update) => Ok(Arc::unwrap_or_clone(update)),
+        Delivery::End(StreamEnd::Closed) => Err(Status::not_found("the host closed the table")),
+        Delivery::End(StreamEnd::ShuttingDown) => Err(Status::unavailable("the server is shutting down")),
+        Delivery::End(StreamEnd::Unsaved) => Err(Status::unavailable(
+            "the server could not save the table; it is back when the server restarts",
+        )),
+        // A `reseated` update came just before: clients read that, not this text.
+        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Renumbered)) => {
+            Err(Status::aborted("the seats were renumbered: reconnect with your token"))
+        }
+        Delivery::End(StreamEnd::Reseated(_)) => {
+            Err(Status::aborted("the table was reset: reconnect with your token"))
+        }
+    }
+}
 
 /// How many commands a table's queue holds before senders wait.
 const TABLE_QUEUE: usize = 256;
@@ -299,11 +355,26 @@ impl Dudo {
         answer.await.map_err(|_| Status::unavailable("the table has closed"))
     }
 
+    /// Asks a table something it may refuse; a refusal becomes its status here.
+    async fn command<T>(
+        &self,
+        handle: &TableHandle,
+        command: impl FnOnce(table::Answer<T>) -> Command,
+    ) -> Result<T, Status> {
+        self.ask(handle, command).await?.map_err(status)
+    }
+
     /// Plays `wire` for the seat holding `token`: the one path of `Act` and `Play` actions.
     async fn act_on(&self, handle: &TableHandle, token: &str, wire: &pb::Action) -> Result<(), Status> {
-        let action = convert::action_from_wire(wire).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let action = convert::action_from_wire(wire).map_err(|e| {
+            let mut status = Status::invalid_argument(e.to_string());
+            if let Ok(code) = "bad_action".parse() {
+                status.metadata_mut().insert(CODE_KEY, code);
+            }
+            status
+        })?;
         let token = token.to_string();
-        self.ask(handle, |reply| Command::Act { token, action, reply }).await?
+        self.command(handle, |reply| Command::Act { token, action, reply }).await
     }
 
     async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {
@@ -315,11 +386,12 @@ impl Dudo {
         table: &str,
         token: Option<String>,
         since: Option<u64>,
-    ) -> Result<ReceiverStream<table::Update>, Status> {
+    ) -> Result<UpdateStream, Status> {
         let handle = self.find(table)?;
         let (tx, rx) = table::subscriber_channel();
-        self.ask(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await??;
-        Ok(ReceiverStream::new(rx))
+        self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
+        let updates = ReceiverStream::new(rx).map(delivered);
+        Ok(Box::pin(updates))
     }
 }
 
@@ -458,8 +530,8 @@ impl Lobby for Dudo {
             },
         );
         let handle = self.spawn_table(table, id, code, ip)?;
-        let (seat, token) = self.ask(&handle, |reply| Command::Join { name: req.name, reply }).await??;
-        let info = self.info(&handle).await?;
+        let (seat, token, info) =
+            self.command(&handle, |reply| Command::Join { name: req.name, reply }).await?;
         // Counted only once the table exists: a refused request costs nothing.
         if let (Some(ip), Ok(mut counts)) = (ip, self.per_ip.lock()) {
             *counts.tables.entry(ip).or_default() += 1;
@@ -473,8 +545,8 @@ impl Lobby for Dudo {
     ) -> Result<Response<pb::Joined>, Status> {
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
-        let (seat, token) = self.ask(&handle, |reply| Command::Join { name: req.name, reply }).await??;
-        let info = self.info(&handle).await?;
+        let (seat, token, info) =
+            self.command(&handle, |reply| Command::Join { name: req.name, reply }).await?;
         Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token }))
     }
 
@@ -501,15 +573,15 @@ impl Lobby for Dudo {
         let token = token_of(&request)?;
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
-        self.ask(&handle, |reply| Command::AddBot { token, bot: req.bot, reply }).await??;
-        Ok(Response::new(self.info(&handle).await?))
+        let info = self.command(&handle, |reply| Command::AddBot { token, bot: req.bot, reply }).await?;
+        Ok(Response::new(info))
     }
 
     async fn start_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
-        self.ask(&handle, |reply| Command::Start { token, reply }).await??;
-        Ok(Response::new(self.info(&handle).await?))
+        let info = self.command(&handle, |reply| Command::Start { token, reply }).await?;
+        Ok(Response::new(info))
     }
 
     async fn get_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
@@ -525,8 +597,8 @@ impl Lobby for Dudo {
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
         let settings = req.settings.into_iter().map(|s| (s.path, s.value)).collect();
-        self.ask(&handle, |reply| Command::ChangeSettings { token, settings, reply }).await??;
-        Ok(Response::new(self.info(&handle).await?))
+        let info = self.command(&handle, |reply| Command::ChangeSettings { token, settings, reply }).await?;
+        Ok(Response::new(info))
     }
 
     async fn remove_player(
@@ -537,29 +609,28 @@ impl Lobby for Dudo {
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
         let seat = usize::try_from(req.seat).map_err(|_| Status::invalid_argument("seat: out of range"))?;
-        self.ask(&handle, |reply| Command::Remove { token, seat, reply }).await??;
-        Ok(Response::new(self.info(&handle).await?))
+        let info = self.command(&handle, |reply| Command::Remove { token, seat, reply }).await?;
+        Ok(Response::new(info))
     }
 
     async fn reset_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
-        self.ask(&handle, |reply| Command::Reset { token, reply }).await??;
-        Ok(Response::new(self.info(&handle).await?))
+        let info = self.command(&handle, |reply| Command::Reset { token, reply }).await?;
+        Ok(Response::new(info))
     }
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
-        self.ask(&handle, |reply| Command::Leave { token, reply }).await??;
-        Ok(Response::new(self.info(&handle).await?))
+        let info = self.command(&handle, |reply| Command::Leave { token, reply }).await?;
+        Ok(Response::new(info))
     }
 
     async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
-        let info = self.info(&handle).await?;
-        self.ask(&handle, |reply| Command::Close { token, reply }).await??;
+        let info = self.command(&handle, |reply| Command::Close { token, reply }).await?;
         Ok(Response::new(info))
     }
 }
@@ -588,7 +659,7 @@ impl Play for Dudo {
         let handle = self.find(&hello.table)?;
         let updates = self.stream(&hello.table, Some(token.clone()), hello.since).await?;
         // Actions coming up are sent to the table; refusals come back down the stream.
-        let (refusals_tx, refusals_rx) = mpsc::channel::<table::Update>(16);
+        let (refusals_tx, refusals_rx) = mpsc::channel::<Result<pb::PlayUpdate, Status>>(16);
         let service = self.clone();
         tokio::spawn(async move {
             while let Some(Ok(message)) = incoming.next().await {
@@ -608,6 +679,7 @@ impl Play for Dudo {
                         update: Some(pb::play_update::Update::Rejected(pb::Rejected {
                             action: wire,
                             reason: status.message().to_string(),
+                            code: code_of(&status),
                         })),
                     };
                     if refusals_tx.send(Ok(rejected)).await.is_err() {

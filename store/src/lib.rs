@@ -34,6 +34,11 @@ pub enum StoreError {
     Query(#[from] sqlx::Error),
     #[error("the store's writer has stopped")]
     WriterGone,
+    /// Another writer holds the table: trying again cannot help.
+    #[error(
+        "table {table}: journal entry {entry} is already in the database with other contents; another server is writing this table"
+    )]
+    Conflict { table: String, entry: i64 },
     #[error(
         "the database {path} is in use by another dudo process (a dudo-server, or dudo play or arena; it holds {path}.lock)"
     )]
@@ -209,7 +214,29 @@ pub struct Rating {
 
 struct Queued {
     batch: Arc<Batch>,
-    done: oneshot::Sender<Result<(), String>>,
+    done: oneshot::Sender<Result<(), WriteFailure>>,
+}
+
+/// Why a commit failed: another writer (final), or the database (perhaps passing).
+#[derive(Debug)]
+enum WriteFailure {
+    Conflict { table: String, entry: i64 },
+    Database(sqlx::Error),
+}
+
+impl From<sqlx::Error> for WriteFailure {
+    fn from(e: sqlx::Error) -> Self {
+        WriteFailure::Database(e)
+    }
+}
+
+impl std::fmt::Display for WriteFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteFailure::Conflict { table, entry } => write!(f, "table {table}: entry {entry} conflicts"),
+            WriteFailure::Database(e) => e.fmt(f),
+        }
+    }
 }
 
 /// How many batches one commit takes at most.
@@ -458,7 +485,8 @@ impl Store {
         self.writer.send(Queued { batch, done }).await.map_err(|_| StoreError::WriterGone)?;
         match committed.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(message)) => Err(StoreError::Query(sqlx::Error::Protocol(message))),
+            Ok(Err(WriteFailure::Conflict { table, entry })) => Err(StoreError::Conflict { table, entry }),
+            Ok(Err(WriteFailure::Database(e))) => Err(StoreError::Query(e)),
             Err(_) => Err(StoreError::WriterGone),
         }
     }
@@ -626,7 +654,7 @@ async fn write_loop(pool: AnyPool, backend: Backend, mut queue: mpsc::Receiver<Q
         }
         // One table's bad batch must not fail the others: each is tried on its own.
         for q in group.drain(..) {
-            let outcome = commit(&pool, backend, &[q.batch.as_ref()]).await.map_err(|e| e.to_string());
+            let outcome = commit(&pool, backend, &[q.batch.as_ref()]).await;
             if let Err(e) = &outcome {
                 tracing::error!(error = %e, table = %q.batch.table, "the store could not commit");
             }
@@ -635,7 +663,7 @@ async fn write_loop(pool: AnyPool, backend: Backend, mut queue: mpsc::Receiver<Q
     }
 }
 
-async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<(), sqlx::Error> {
+async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<(), WriteFailure> {
     let mut tx = pool.begin().await?;
     for b in batches {
         if let Some(new) = &b.new_table {
@@ -688,10 +716,7 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
                     .await?
                     .try_get("entry")?;
                 if kept != e.bytes {
-                    return Err(sqlx::Error::Protocol(format!(
-                        "table {table}: journal entry {} is already in the database with other contents; another server is writing this table",
-                        e.n
-                    )));
+                    return Err(WriteFailure::Conflict { table: table.to_string(), entry: e.n });
                 }
             }
         }
@@ -708,7 +733,7 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
                 .await?;
         }
     }
-    tx.commit().await
+    Ok(tx.commit().await?)
 }
 
 async fn insert_game(

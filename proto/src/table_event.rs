@@ -1,0 +1,70 @@
+//! What a table's log holds: the engine's events, and the few the table adds itself.
+//!
+//! The engine decides the game; the table adds what only a server can know or do: its
+//! commitments to the dice it rolled and the salts that open them (verifiable dice), and the
+//! turn clock running out. Those are not the game's events, so they live here, beside the
+//! engine's [`EventKind`] rather than inside it; a log entry is one or the other, and every
+//! table event is public.
+
+use dudo_rules::action::{Action, Seat};
+use dudo_rules::describe::describe_in;
+use dudo_rules::event::{Audience, Event, EventKind, Viewer};
+use dudo_rules::hand::HandGame;
+
+/// One entry of a table's log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableEvent {
+    /// Something the engine decided, with its audience.
+    Game(Event),
+    /// The server's commitments to dice it just rolled: for each roll, the seat and SHA-256
+    /// of `"dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt` (hex), and SHA-256 of them all.
+    DiceCommitted { round: u32, commitments: Vec<(Seat, String)>, table: String },
+    /// The salts and dice behind the round's commitments, in the same order, published with
+    /// the reveal so anyone can check the dice were the ones committed to.
+    DiceSalts { round: u32, salts: Vec<(Seat, String, Vec<u8>)> },
+    /// The turn clock ran out for `seat`; `action` (its default) is played for it.
+    TurnTimedOut { seat: Seat, action: Action },
+}
+
+impl TableEvent {
+    pub fn audience(&self) -> Audience {
+        match self {
+            TableEvent::Game(e) => e.audience,
+            _ => Audience::Everyone,
+        }
+    }
+
+    /// Whether `viewer` may see this entry; `game_over` opens hidden facts.
+    pub fn admits(&self, viewer: Viewer, game_over: bool) -> bool {
+        self.audience().admits(viewer, game_over)
+    }
+
+    /// One line for people, seats named by `names` (hands in `game`'s symbols).
+    pub fn describe(&self, names: &[String], game: Option<HandGame>) -> String {
+        match self {
+            TableEvent::Game(e) => describe_in(&e.kind, names, game),
+            TableEvent::DiceCommitted { round, commitments, .. } => {
+                format!("The server commits to round {round}'s {} rolls", commitments.len())
+            }
+            TableEvent::DiceSalts { round, .. } => format!("The salts of round {round}'s dice are published"),
+            TableEvent::TurnTimedOut { seat, action } => {
+                let name = names.get(*seat).cloned().unwrap_or_else(|| format!("seat {seat}"));
+                format!("{name} ran out of time: {action} is played for them")
+            }
+        }
+    }
+
+    /// The engine's event, if this is one.
+    pub fn game(&self) -> Option<&EventKind> {
+        match self {
+            TableEvent::Game(e) => Some(&e.kind),
+            _ => None,
+        }
+    }
+}
+
+impl From<Event> for TableEvent {
+    fn from(e: Event) -> Self {
+        TableEvent::Game(e)
+    }
+}

@@ -1,0 +1,132 @@
+//! Time at a table: the moment an input happens, and the turn clock.
+//!
+//! The table's core never reads a clock: each input comes with a [`Now`], so recovery
+//! replays a journal at the times it was written and tests drive time by hand.
+
+use std::time::Duration;
+
+use dudo_rules::Seat;
+
+/// When something happens: wall-clock time for records and deadlines people read, and a
+/// monotonic reading for the turn clock (which a wall-clock jump must not cheat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Now {
+    /// Unix time, milliseconds.
+    pub wall: i64,
+    /// Monotonic time since the table's task began.
+    pub mono: Duration,
+}
+
+impl Now {
+    /// A journal entry's time: recovery has no monotonic reading, and needs none (the clock
+    /// restarts when the table is back).
+    pub fn at(wall: i64) -> Now {
+        Now { wall, mono: Duration::ZERO }
+    }
+
+    /// The wall-clock time of a monotonic `moment`, in Unix milliseconds.
+    pub fn wall_at(&self, moment: Duration) -> u64 {
+        let ahead = i64::try_from(moment.saturating_sub(self.mono).as_millis()).unwrap_or(i64::MAX);
+        u64::try_from(self.wall.saturating_add(ahead)).unwrap_or(0)
+    }
+}
+
+/// A table's turn clock: time per move, and a bank per seat spent on moves that took longer.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    pub per_move: Duration,
+    pub bank: Duration,
+    /// What each seat has left of its bank (seats not listed have a full one).
+    banks: Vec<Duration>,
+    /// Whose move is being timed, and since when.
+    timing: Option<(Seat, Duration)>,
+}
+
+impl Clock {
+    pub fn new(per_move: Duration, bank: Duration) -> Clock {
+        Clock { per_move, bank, banks: Vec::new(), timing: None }
+    }
+
+    pub fn bank_of(&self, seat: Seat) -> Duration {
+        self.banks.get(seat).copied().unwrap_or(self.bank)
+    }
+
+    fn set_bank(&mut self, seat: Seat, left: Duration) {
+        if self.banks.len() <= seat {
+            let fresh = self.bank;
+            self.banks.resize(seat + 1, fresh);
+        }
+        self.banks[seat] = left;
+    }
+
+    /// Every seat's bank, for the journal (`seats` at least).
+    pub fn banks(&self, seats: usize) -> Vec<Duration> {
+        (0..seats.max(self.banks.len())).map(|s| self.bank_of(s)).collect()
+    }
+
+    /// The banks as the journal last recorded them.
+    pub fn restore(&mut self, banks: Vec<Duration>) {
+        self.banks = banks;
+    }
+
+    /// The seat whose move is being timed.
+    pub fn timing(&self) -> Option<Seat> {
+        self.timing.map(|(seat, _)| seat)
+    }
+
+    /// When the clock runs out for the seat it is timing (monotonic).
+    pub fn deadline(&self) -> Option<Duration> {
+        let (seat, since) = self.timing?;
+        Some(since + self.per_move + self.bank_of(seat))
+    }
+
+    /// A move was made: the seat that was timed spends its bank by what it used past its
+    /// move time, and `next` (a person whose turn it is, if any) is timed from `now`.
+    pub fn restart(&mut self, next: Option<Seat>, now: Duration) {
+        if let Some((seat, since)) = self.timing {
+            let over = now.saturating_sub(since).saturating_sub(self.per_move);
+            let left = self.bank_of(seat).saturating_sub(over);
+            self.set_bank(seat, left);
+        }
+        self.timing = next.map(|s| (s, now));
+    }
+
+    /// The seat ran out of time: its bank is spent and nobody is timed until the next move.
+    pub fn ran_out(&mut self, seat: Seat) {
+        self.set_bank(seat, Duration::ZERO);
+        self.timing = None;
+    }
+
+    /// Nobody is timed until the next move (the timed seat had no move to play for it).
+    pub fn stop(&mut self) {
+        self.timing = None;
+    }
+
+    /// A new game: full banks, nobody timed.
+    pub fn reset(&mut self) {
+        self.banks.clear();
+        self.timing = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_move_spends_the_bank_and_a_time_out_empties_it() {
+        let s = Duration::from_secs;
+        let mut clock = Clock::new(s(10), s(30));
+        clock.restart(Some(0), s(0));
+        assert_eq!(clock.deadline(), Some(s(40)));
+        // Seat 0 took 25 s: 15 s past its move time come out of its bank.
+        clock.restart(Some(1), s(25));
+        assert_eq!(clock.bank_of(0), s(15));
+        assert_eq!(clock.deadline(), Some(s(25 + 10 + 30)));
+        clock.ran_out(1);
+        assert_eq!(clock.bank_of(1), Duration::ZERO);
+        assert_eq!(clock.deadline(), None);
+        clock.reset();
+        assert_eq!(clock.bank_of(0), s(30));
+    }
+}

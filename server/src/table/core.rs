@@ -1,0 +1,608 @@
+//! The table's core: seats, the game, the log, the clock, the bots, the dice proofs and the
+//! journal, with one way in. It knows no tokio, no gRPC status and no store: time comes in
+//! with each call, refusals are [`TableError`]s, and what must be saved waits in the
+//! journal for the task to write.
+//!
+//! [`TableCore::apply`] takes an [`Input`] (a seat joined, the rules changed, a game
+//! started, a move with or without a time-out, a seat removed, a reset) and applies exactly
+//! that: live play and recovery from the journal both go through it. [`TableCore::settle`]
+//! is what a live table does next (the bots move, the clock times whoever must move, the
+//! people who may act are prompted, every other stream is told whose turn it is); a rebuilt
+//! table settles once, when it is back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::journal_entry::Entry;
+use dudo_proto::v1::play_update::Update as Up;
+use dudo_proto::{TableEvent, convert};
+use dudo_rules::{Action, Event, Game, RuleSet, Seat, Viewer};
+use dudo_store::FinishedGame;
+
+use super::bots::{self, BotMove};
+use super::clock::{Clock, Now};
+use super::error::TableError;
+use super::journal::{Input, Journal};
+use super::log::{self, EventLog, Sink, StreamEnd};
+use super::proofs::DiceProofs;
+use super::record::{self, GameRecord};
+use super::seats::{SeatSlot, Seats};
+
+/// How a table is paced: its turn clock and how long its bots think.
+#[derive(Clone, Debug, Default)]
+pub struct Pacing {
+    pub clock: Option<Clock>,
+    pub bot_pause: Duration,
+}
+
+/// What a table is made with, besides its rules.
+pub struct Setup {
+    pub id: String,
+    pub code: String,
+    pub capacity: usize,
+    /// A seeded table deals the same dice (and seeds its bots the same) every time.
+    pub seed: Option<u64>,
+    pub pacing: Pacing,
+    /// Calls a seat may make each second (kept with the table, for its journal).
+    pub rate: u32,
+    /// The ratings this table's games count for ("" for none).
+    pub rating_pool: String,
+    /// Whether the table keeps a journal (it has a store).
+    pub journalled: bool,
+}
+
+/// What an input caused, beyond the events it logged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Caused {
+    /// The seat a `Joined` input seated.
+    pub seat: Option<Seat>,
+}
+
+pub struct TableCore {
+    id: String,
+    code: String,
+    rules: Arc<RuleSet>,
+    seed: Option<u64>,
+    rate: u32,
+    rating_pool: String,
+    seats: Seats,
+    game: Option<Game>,
+    log: EventLog,
+    clock: Option<Clock>,
+    /// How long bots wait before moving (zero: they move at once, in one go).
+    bot_pause: Duration,
+    /// The bot move waiting out `bot_pause`.
+    bot_due: Option<BotMove>,
+    proofs: DiceProofs,
+    journal: Journal,
+    record: GameRecord,
+    /// Finished games to write with the journal.
+    finished: Vec<FinishedGame>,
+    /// The table as last announced to the streams, so only changes are sent.
+    announced: Option<pb::TableInfo>,
+}
+
+/// A bot move played at once may lead to another; a game's moves are bounded, and so is
+/// this, as a guard against a bot that never ends a round.
+const BOT_MOVES_AT_ONCE: usize = 100_000;
+
+impl TableCore {
+    /// A new table; `salt_secret` is what its dice commitments' salts are drawn from. With
+    /// a journal, its creation is the journal's first entry.
+    pub fn new(rules: RuleSet, setup: Setup, salt_secret: [u8; 32], now: Now) -> TableCore {
+        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled } = setup;
+        let mut core = TableCore {
+            id,
+            code,
+            rules: Arc::new(rules),
+            seed,
+            rate,
+            rating_pool,
+            seats: Seats::new(capacity),
+            game: None,
+            log: EventLog::default(),
+            clock: pacing.clock,
+            bot_pause: pacing.bot_pause,
+            bot_due: None,
+            proofs: DiceProofs::new(salt_secret),
+            journal: Journal::new(journalled),
+            record: GameRecord::default(),
+            finished: Vec::new(),
+            announced: None,
+        };
+        let created = core.creation();
+        core.journal.record(now.wall, Entry::Created(created));
+        core
+    }
+
+    /// The table's first journal entry.
+    pub fn creation(&self) -> pb::TableCreated {
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        pb::TableCreated {
+            id: self.id.clone(),
+            code: self.code.clone(),
+            rules: Some(convert::rules_to_wire(&self.rules)),
+            capacity: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
+            seed: self.seed,
+            move_millis: self.clock.as_ref().map_or(0, |c| millis(c.per_move)),
+            bank_millis: self.clock.as_ref().map_or(0, |c| millis(c.bank)),
+            bot_think_millis: millis(self.bot_pause),
+            actions_per_second: self.rate,
+            salt_secret: self.proofs.secret().to_vec(),
+            rating_pool: self.rating_pool.clone(),
+        }
+    }
+
+    /// A table as its creation entry made it (recovery; no journal entry is made for it).
+    pub fn from_creation(id: String, code: String, c: &pb::TableCreated) -> Result<TableCore, TableError> {
+        let bad = |why: String| TableError::Journal(why);
+        let wire = c.rules.as_ref().ok_or_else(|| bad("no rules".into()))?;
+        let rules = convert::rules_from_wire(wire).map_err(|e| bad(e.to_string()))?;
+        let secret: [u8; 32] =
+            c.salt_secret.as_slice().try_into().map_err(|_| bad("salt secret is not 32 bytes".into()))?;
+        let clock = (c.move_millis > 0)
+            .then(|| Clock::new(Duration::from_millis(c.move_millis), Duration::from_millis(c.bank_millis)));
+        let setup = Setup {
+            id,
+            code,
+            capacity: c.capacity as usize,
+            seed: c.seed,
+            pacing: Pacing { clock, bot_pause: Duration::from_millis(c.bot_think_millis) },
+            rate: c.actions_per_second,
+            rating_pool: c.rating_pool.clone(),
+            journalled: true,
+        };
+        let mut core = TableCore::new(rules, setup, secret, Now::at(0));
+        core.journal.discard();
+        Ok(core)
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// Games started at this table (for game ids).
+    pub fn games_started(&self) -> u32 {
+        self.record.games
+    }
+
+    pub fn rate(&self) -> u32 {
+        self.rate
+    }
+
+    pub fn rules(&self) -> &Arc<RuleSet> {
+        &self.rules
+    }
+
+    pub fn seats(&self) -> &Seats {
+        &self.seats
+    }
+
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+
+    fn game_over(&self) -> bool {
+        self.game.as_ref().is_some_and(Game::is_over)
+    }
+
+    /// Applies one input, journals it and logs what it caused; a refused input changes
+    /// nothing. The one way a table's state changes, live or rebuilt.
+    pub fn apply(&mut self, input: Input, now: Now) -> Result<Caused, TableError> {
+        let mut caused = Caused::default();
+        let entry = input.to_entry();
+        let table_changed = !matches!(input, Input::Moved { .. });
+        match input {
+            Input::Joined { name, token_hash, bot } => {
+                if self.game.is_some() {
+                    return Err(TableError::GameStarted("nobody joins now"));
+                }
+                self.seats.check_room()?;
+                self.journal.record(now.wall, entry);
+                caused.seat = Some(self.seats.push(SeatSlot { name, token_hash, bot, left: false }));
+            }
+            Input::RulesChanged { rules } => {
+                if self.game.is_some() {
+                    return Err(TableError::GameStarted("settings change only before it starts"));
+                }
+                let (min, max) = (rules.players.min, rules.players.max);
+                let capacity = self.seats.capacity;
+                if capacity < usize::from(min) || capacity > usize::from(max) {
+                    return Err(TableError::SeatsOutsideRules { capacity, min, max });
+                }
+                if !super::journals_faithfully(&rules) {
+                    return Err(TableError::NotJournalable);
+                }
+                self.journal.record(now.wall, entry);
+                self.rules = rules;
+            }
+            Input::Started { seed, game_id } => {
+                if self.game.is_some() {
+                    return Err(TableError::GameStarted("it cannot start again"));
+                }
+                let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
+                self.journal.record(now.wall, entry);
+                self.game = Some(game);
+                self.record.begin(game_id, seed, now.wall);
+                self.publish(events, now);
+            }
+            Input::Moved { seat, action, timed_out } => {
+                let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
+                let events = game.apply(seat, &action)?;
+                self.journal.record(now.wall, entry);
+                self.record.moves.push(pb::GameMove {
+                    seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                    action: Some(convert::action_to_wire(&action)),
+                    timed_out,
+                });
+                if timed_out {
+                    if let Some(clock) = self.clock.as_mut() {
+                        clock.ran_out(seat);
+                    }
+                    self.log_event(TableEvent::TurnTimedOut { seat, action }, now);
+                }
+                self.publish(events, now);
+            }
+            Input::Removed { seat } => self.remove(seat, entry, now)?,
+            Input::Reset => {
+                self.journal.record(now.wall, entry);
+                self.game = None;
+                self.bot_due = None;
+                self.log.forget();
+                self.proofs.reset();
+                self.seats.drop_left();
+                if let Some(clock) = self.clock.as_mut() {
+                    clock.reset();
+                }
+                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Reset));
+            }
+        }
+        self.record_if_over(now);
+        if table_changed {
+            self.announce_table();
+        }
+        Ok(caused)
+    }
+
+    /// Takes a seat out: before the start it frees the seat; during a game the engine allows
+    /// it only before the first call of a round, and the seat finishes below those still in.
+    fn remove(&mut self, seat: Seat, entry: Entry, now: Now) -> Result<(), TableError> {
+        if seat >= self.seats.len() {
+            return Err(TableError::NoSuchSeat { seat });
+        }
+        match self.game.as_mut() {
+            None => {
+                self.seats.free(seat)?;
+                self.journal.record(now.wall, entry);
+                // Seats after it move down: every seat's stream must reconnect with its token
+                // (which finds its new number), so no stream carries another seat's dice.
+                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
+            }
+            Some(game) => {
+                let events = game.remove(seat)?;
+                self.journal.record(now.wall, entry);
+                let wire_seat = u32::try_from(seat).unwrap_or(u32::MAX);
+                self.record.moves.push(pb::GameMove { seat: wire_seat, action: None, timed_out: false });
+                // No rejoin: the token no longer answers, and a bot no longer plays.
+                self.seats.leave(seat);
+                self.publish(events, now);
+            }
+        }
+        Ok(())
+    }
+
+    /// A game that just ended is recorded, whole, to be written with the input that ended it.
+    fn record_if_over(&mut self, now: Now) {
+        let Some(game) = self.game.as_ref().filter(|g| g.is_over()) else { return };
+        if self.record.recorded {
+            return;
+        }
+        let cx = record::Context {
+            table: &self.id,
+            rules: &self.rules,
+            rating_pool: &self.rating_pool,
+            seats: &self.seats,
+            log: &self.log,
+        };
+        let finished = self.record.finish(game, now.wall, cx);
+        if self.journal.kept {
+            self.finished.push(finished);
+        }
+    }
+
+    /// Appends engine events to the log, with the dice proofs around them.
+    fn publish(&mut self, events: Vec<Event>, now: Now) {
+        for event in events {
+            if let Some(earlier) = self.proofs.before(&event, self.log.next_seq()) {
+                self.log_event(earlier, now);
+            }
+            let salts = self.proofs.after(&event);
+            self.log_event(TableEvent::Game(event), now);
+            if let Some(salts) = salts {
+                self.log_event(salts, now);
+            }
+        }
+        if let Some(commitments) = self.proofs.commitments() {
+            self.log_event(commitments, now);
+        }
+    }
+
+    fn log_event(&mut self, event: TableEvent, now: Now) {
+        let over = self.game_over();
+        self.log.append(event, now.wall, over);
+    }
+
+    /// What a live table does after an input: the built-in bots move (at once, or one after
+    /// its pause), the clock times the person who must move, and every stream learns where
+    /// the game stands (a prompt for each person who may act, the view for the rest).
+    pub fn settle(&mut self, now: Now) {
+        self.bot_due = None;
+        if self.bot_pause.is_zero() {
+            for _ in 0..BOT_MOVES_AT_ONCE {
+                let Some((seat, action)) = self.bot_choice() else { break };
+                if !self.play_bot(seat, action, now) {
+                    break;
+                }
+            }
+        } else if let Some((seat, action)) = self.bot_choice() {
+            self.bot_due = Some(BotMove {
+                due: now.mono + self.bot_pause,
+                seat,
+                action,
+                at_log_len: self.log.next_seq(),
+            });
+        }
+        let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
+        let person = turn.filter(|&t| !self.seats.is_bot(t));
+        if let Some(clock) = self.clock.as_mut() {
+            clock.restart(person, now.mono);
+        }
+        self.tell_streams(now);
+    }
+
+    fn bot_choice(&self) -> Option<(Seat, Action)> {
+        bots::choose(self.game.as_ref()?, &self.seats, self.log.next_seq())
+    }
+
+    /// Plays a bot's move (its seat's default if the move is refused, never a stall); false
+    /// if nothing happened.
+    fn play_bot(&mut self, seat: Seat, action: Action, now: Now) -> bool {
+        if self.apply(Input::Moved { seat, action, timed_out: false }, now).is_ok() {
+            return true;
+        }
+        let fallback = self.game.as_ref().and_then(|g| g.default_action(seat));
+        fallback
+            .is_some_and(|action| self.apply(Input::Moved { seat, action, timed_out: false }, now).is_ok())
+    }
+
+    /// When the clock runs out for the seat it is timing (monotonic).
+    pub fn deadline(&self) -> Option<Duration> {
+        self.clock.as_ref()?.deadline()
+    }
+
+    /// When the paused bot's move is due (monotonic).
+    pub fn bot_due(&self) -> Option<Duration> {
+        self.bot_due.as_ref().map(|b| b.due)
+    }
+
+    /// The clock ran out: the seat's default action is played for it, and the log says so.
+    pub fn time_out(&mut self, now: Now) {
+        let Some(seat) = self.clock.as_ref().and_then(Clock::timing) else { return };
+        let action = self.game.as_ref().and_then(|g| g.default_action(seat));
+        match action.map(|action| self.apply(Input::Moved { seat, action, timed_out: true }, now)) {
+            Some(Ok(_)) => self.settle(now),
+            // Nothing to play for it: the clock stops rather than fire again at once.
+            _ => {
+                if let Some(clock) = self.clock.as_mut() {
+                    clock.stop();
+                }
+            }
+        }
+    }
+
+    /// The paused bot's time has come: it moves if nothing happened since it chose.
+    pub fn bot_moves(&mut self, now: Now) {
+        let Some(due) = self.bot_due.take() else { return };
+        if due.at_log_len == self.log.next_seq() {
+            self.play_bot(due.seat, due.action, now);
+        }
+        self.settle(now);
+    }
+
+    /// The banks as a rebuilt table's journal last recorded them.
+    pub fn restore_banks(&mut self, banks_millis: &[u64]) {
+        if let Some(clock) = self.clock.as_mut()
+            && !banks_millis.is_empty()
+        {
+            clock.restore(banks_millis.iter().map(|&ms| Duration::from_millis(ms)).collect());
+        }
+    }
+
+    /// The prompt for `seat`, if it is a person's seat that may act now.
+    fn prompt_for(&self, seat: Seat, now: Now) -> Option<Arc<pb::PlayUpdate>> {
+        let game = self.game.as_ref()?;
+        if self.seats.is_bot(seat) || !game.seats_to_ask().any(|s| s == seat) {
+            return None;
+        }
+        let deadline = self.deadline_for(seat, now);
+        Some(log::update(Up::Prompt(pb::Prompt {
+            view: Some(convert::view_to_wire(&game.view(seat))),
+            legal: Some(convert::legal_to_wire(&game.legal(seat))),
+            deadline_unix_millis: deadline,
+            last_seq: self.log.last_seq(),
+        })))
+    }
+
+    /// When the clock runs out for `seat`, in Unix ms, if it is the seat being timed.
+    fn deadline_for(&self, seat: Seat, now: Now) -> Option<u64> {
+        let clock = self.clock.as_ref()?;
+        (clock.timing() == Some(seat)).then(|| clock.deadline().map(|d| now.wall_at(d))).flatten()
+    }
+
+    /// Where the game stands for `viewer`, as a `turn` update.
+    fn turn_for(&self, viewer: Viewer, now: Now) -> Option<Arc<pb::PlayUpdate>> {
+        let game = self.game.as_ref()?;
+        let view = match viewer {
+            Viewer::Seat(s) => game.view(s),
+            _ => game.spectator_view(),
+        };
+        let deadline = game.turn().and_then(|t| self.deadline_for(t, now));
+        Some(log::update(Up::Turn(pb::Turn {
+            last_seq: self.log.last_seq(),
+            view: Some(convert::view_to_wire(&view)),
+            deadline_unix_millis: deadline,
+        })))
+    }
+
+    /// Every stream learns where the game stands: a prompt for each person who may act, the
+    /// view for everyone else (one copy per viewer, shared by its streams).
+    fn tell_streams(&mut self, now: Now) {
+        if self.game.is_none() {
+            return;
+        }
+        let updates: Vec<(Viewer, Option<Arc<pb::PlayUpdate>>)> = self
+            .log
+            .viewers()
+            .into_iter()
+            .map(|viewer| {
+                let prompt = match viewer {
+                    Viewer::Seat(s) => self.prompt_for(s, now),
+                    _ => None,
+                };
+                (viewer, prompt.or_else(|| self.turn_for(viewer, now)))
+            })
+            .collect();
+        self.log.queue_each(|viewer| updates.iter().find(|(v, _)| *v == viewer).and_then(|(_, u)| u.clone()));
+    }
+
+    /// Tells every stream who sits at the table now, if that changed.
+    fn announce_table(&mut self) {
+        let info = self.info();
+        if self.announced.as_ref() == Some(&info) {
+            return;
+        }
+        let update = log::update(Up::Table(info.clone()));
+        self.announced = Some(info);
+        self.log.queue_each(|_| Some(Arc::clone(&update)));
+    }
+
+    /// Opens a stream for the holder of `token` (a spectator without one). Resuming after
+    /// `since`: the table, every event since that the viewer may see, then where the game
+    /// stands; a new stream, or a resume from before the events kept: a snapshot.
+    pub fn subscribe(
+        &mut self,
+        token: Option<&str>,
+        since: Option<u64>,
+        sink: Box<dyn Sink>,
+        now: Now,
+    ) -> Result<(), TableError> {
+        let viewer = match token {
+            Some(t) => Viewer::Seat(self.seats.seat_of(t)?),
+            None => Viewer::Spectator,
+        };
+        let over = self.game_over();
+        let mut first = Vec::new();
+        let resumed = since.and_then(|since| self.log.since(viewer, since, over));
+        let is_resume = resumed.is_some();
+        match resumed {
+            Some(events) => {
+                if events.len() >= log::SUBSCRIBER_BUFFER {
+                    return Err(TableError::TooFarBehind);
+                }
+                first.push(log::update(Up::Table(self.info())));
+                first.extend(events);
+            }
+            None => {
+                let view = self.game.as_ref().map(|g| match viewer {
+                    Viewer::Seat(s) => convert::view_to_wire(&g.view(s)),
+                    _ => convert::view_to_wire(&g.spectator_view()),
+                });
+                let snapshot = pb::Snapshot { last_seq: self.log.last_seq(), view, table: Some(self.info()) };
+                first.push(log::update(Up::Snapshot(snapshot)));
+            }
+        }
+        let prompt = match viewer {
+            Viewer::Seat(s) => self.prompt_for(s, now),
+            _ => None,
+        };
+        match prompt {
+            Some(p) => first.push(p),
+            // A resumed stream learns where the game stands (a snapshot says it already).
+            None if is_resume => first.extend(self.turn_for(viewer, now)),
+            None => {}
+        }
+        self.log.subscribe(viewer, sink, first);
+        Ok(())
+    }
+
+    pub fn info(&self) -> pb::TableInfo {
+        let state = match &self.game {
+            None => pb::TableState::Waiting,
+            Some(g) if g.is_over() => pb::TableState::Over,
+            Some(_) => pb::TableState::Playing,
+        };
+        pb::TableInfo {
+            id: self.id.clone(),
+            join_code: self.code.clone(),
+            link: format!("dudo://join/{}", self.code),
+            rules: Some(convert::rules_to_wire(&self.rules)),
+            seats: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
+            players: self.seats.to_wire(),
+            host: u32::try_from(self.seats.host()).unwrap_or(0),
+            state: state as i32,
+        }
+    }
+
+    /// What waits to be written: the journal's entries (the last with the clock's banks) and
+    /// the games finished since the last write.
+    pub fn take_unsaved(&mut self) -> (Vec<(i64, pb::JournalEntry)>, Vec<FinishedGame>) {
+        let banks = match self.clock.as_ref() {
+            Some(clock) => clock
+                .banks(self.seats.len())
+                .iter()
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+                .collect(),
+            None => Vec::new(),
+        };
+        (self.journal.take(banks), std::mem::take(&mut self.finished))
+    }
+
+    /// Whether anything waits to be written.
+    pub fn has_unsaved(&self) -> bool {
+        !self.journal.is_empty() || !self.finished.is_empty()
+    }
+
+    /// Forgets what a rebuilt table "journalled" while its journal was replayed.
+    pub fn discard_unsaved(&mut self) {
+        self.journal.discard();
+        self.finished.clear();
+    }
+
+    /// Sends every stream what waited for the journal.
+    pub fn deliver(&mut self) {
+        self.log.deliver();
+    }
+
+    pub fn end_streams(&mut self, why: StreamEnd) {
+        self.log.end_all(why);
+    }
+
+    /// Ends every stream now, sending nothing unsaved.
+    pub fn abandon_streams(&mut self, why: StreamEnd) {
+        self.log.abandon(why);
+    }
+
+    /// Drops streams whose readers are gone; true if none is left.
+    pub fn prune_streams(&mut self) -> bool {
+        self.log.prune()
+    }
+}

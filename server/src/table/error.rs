@@ -1,0 +1,102 @@
+//! Why a table refused an input: typed here, mapped to a gRPC status once, in the service.
+//!
+//! Each refusal has a stable [`TableError::code`] beside its text, so clients branch on a
+//! code and never on prose: a rule the engine enforces gives the engine's own reason
+//! (`bid_not_higher`, `not_your_turn`, …), the table gives its own.
+
+use dudo_rules::RuleError;
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TableError {
+    /// The engine refused the move or the start; the game is unchanged.
+    #[error("{0}")]
+    Rule(#[from] RuleError),
+    #[error("no seat at this table has that token")]
+    NotSeated,
+    #[error("only the host may do that")]
+    NotHost,
+    #[error("the game has not started")]
+    NotStarted,
+    #[error("the game cannot start: {0}")]
+    CannotStart(#[from] dudo_rules::game::StartError),
+    #[error("the game has started; {0}")]
+    GameStarted(&'static str),
+    #[error("the table's {seats} seats are taken")]
+    TableFull { seats: usize },
+    #[error("seat: there is no seat {seat}")]
+    NoSuchSeat { seat: usize },
+    #[error("the host cannot leave a table that has not started")]
+    HostCannotLeave,
+    #[error("no bot {bot:?}; the bots are {known}")]
+    NoSuchBot { bot: String, known: String },
+    /// A rule setting that does not apply, with the setting's own message (it names the field).
+    #[error("{0}")]
+    BadSetting(String),
+    #[error("players: the table has {capacity} seats; these rules seat {min} to {max}")]
+    SeatsOutsideRules { capacity: usize, min: u8, max: u8 },
+    #[error("rules: these settings cannot be saved faithfully (a server bug; please report it)")]
+    NotJournalable,
+    /// Too many calls from one seat; `retry_after_millis` until the next is allowed.
+    #[error("slow down: at most {per_second} calls a second")]
+    RateLimited { per_second: u32, retry_after_millis: u64 },
+    #[error("too much to replay at once; reconnect without `since` for a fresh snapshot")]
+    TooFarBehind,
+    /// A journal entry that cannot be replayed (recovery only).
+    #[error("journal: {0}")]
+    Journal(String),
+}
+
+/// How a refusal maps onto gRPC's status codes; the service turns this into a status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    InvalidArgument,
+    FailedPrecondition,
+    Unauthenticated,
+    PermissionDenied,
+    ResourceExhausted,
+    Internal,
+}
+
+impl TableError {
+    /// The refusal as a stable code for programs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TableError::Rule(e) => e.reason(),
+            TableError::NotSeated => "not_seated",
+            TableError::NotHost => "not_host",
+            TableError::NotStarted => "not_started",
+            TableError::CannotStart(_) => "cannot_start",
+            TableError::GameStarted(_) => "game_started",
+            TableError::TableFull { .. } => "table_full",
+            TableError::NoSuchSeat { .. } => "no_such_seat",
+            TableError::HostCannotLeave => "host_cannot_leave",
+            TableError::NoSuchBot { .. } => "no_such_bot",
+            TableError::BadSetting(_) => "bad_setting",
+            TableError::SeatsOutsideRules { .. } => "seats_outside_rules",
+            TableError::NotJournalable => "not_journalable",
+            TableError::RateLimited { .. } => "rate_limited",
+            TableError::TooFarBehind => "too_far_behind",
+            TableError::Journal(_) => "journal",
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self {
+            TableError::Rule(_)
+            | TableError::NotStarted
+            | TableError::CannotStart(_)
+            | TableError::GameStarted(_)
+            | TableError::HostCannotLeave => Kind::FailedPrecondition,
+            TableError::NotSeated => Kind::Unauthenticated,
+            TableError::NotHost => Kind::PermissionDenied,
+            TableError::TableFull { .. } | TableError::RateLimited { .. } | TableError::TooFarBehind => {
+                Kind::ResourceExhausted
+            }
+            TableError::NoSuchSeat { .. }
+            | TableError::NoSuchBot { .. }
+            | TableError::BadSetting(_)
+            | TableError::SeatsOutsideRules { .. } => Kind::InvalidArgument,
+            TableError::NotJournalable | TableError::Journal(_) => Kind::Internal,
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! The journal: every input a table accepts, as an entry the store keeps.
+//!
+//! Nothing an input caused leaves the table until its entry is durable, and recovery feeds
+//! the entries back through the same [`Input`] path live play takes, so a rebuilt table is
+//! the same table. Everything random (token hashes, bots' seeds, game seeds, the salt
+//! secret) is in an entry or derived from one.
+
+use std::sync::Arc;
+
+use dudo_proto::convert;
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::journal_entry::Entry;
+use dudo_rules::{Action, RuleSet, Seat, Seed};
+
+use super::error::TableError;
+use super::seats::SeatBot;
+
+/// One input to a table: what the journal records and the core applies.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// A seat taken (a person's token hash, or a built-in bot).
+    Joined { name: String, token_hash: [u8; 32], bot: Option<SeatBot> },
+    /// The host changed the rules before the start.
+    RulesChanged { rules: Arc<RuleSet> },
+    /// A game began with this seed.
+    Started { seed: Seed, game_id: String },
+    /// A seat moved; `timed_out`: its clock ran out and this was played for it.
+    Moved { seat: Seat, action: Action, timed_out: bool },
+    /// A seat freed before the start, or out of the game (left, or removed by the host).
+    Removed { seat: Seat },
+    /// The host reset the table: the game is over, seats that left are gone.
+    Reset,
+}
+
+fn wire_seat(seat: Seat) -> u32 {
+    u32::try_from(seat).unwrap_or(u32::MAX)
+}
+
+impl Input {
+    pub fn to_entry(&self) -> Entry {
+        match self {
+            Input::Joined { name, token_hash, bot } => Entry::Joined(pb::SeatJoined {
+                name: name.clone(),
+                token_hash: token_hash.to_vec(),
+                bot: bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
+                bot_seed: bot.as_ref().map_or(0, |b| b.seed),
+            }),
+            Input::RulesChanged { rules } => {
+                Entry::RulesChanged(pb::RulesChanged { rules: Some(convert::rules_to_wire(rules)) })
+            }
+            Input::Started { seed, game_id } => {
+                Entry::Started(pb::GameBegun { seed: seed.to_vec(), game_id: game_id.clone() })
+            }
+            Input::Moved { seat, action, timed_out } => Entry::Moved(pb::MoveMade {
+                seat: wire_seat(*seat),
+                action: Some(convert::action_to_wire(action)),
+                timed_out: *timed_out,
+            }),
+            Input::Removed { seat } => Entry::Removed(pb::SeatRemoved { seat: wire_seat(*seat) }),
+            Input::Reset => Entry::Reset(pb::TableReset {}),
+        }
+    }
+
+    /// The input an entry recorded (every entry but the table's creation).
+    pub fn from_entry(entry: &pb::JournalEntry) -> Result<Input, TableError> {
+        let bad = |why: &str| TableError::Journal(why.to_string());
+        Ok(match entry.entry.as_ref() {
+            None | Some(Entry::Created(_)) => return Err(bad("a second creation, or an empty entry")),
+            Some(Entry::Joined(j)) => Input::Joined {
+                name: j.name.clone(),
+                token_hash: j.token_hash.as_slice().try_into().map_err(|_| bad("token hash size"))?,
+                bot: (!j.bot.is_empty()).then(|| SeatBot { kind: j.bot.clone(), seed: j.bot_seed }),
+            },
+            Some(Entry::RulesChanged(r)) => {
+                let wire = r.rules.as_ref().ok_or_else(|| bad("no rules"))?;
+                let rules = convert::rules_from_wire(wire).map_err(|e| TableError::Journal(e.to_string()))?;
+                Input::RulesChanged { rules: Arc::new(rules) }
+            }
+            Some(Entry::Started(g)) => Input::Started {
+                seed: g.seed.as_slice().try_into().map_err(|_| bad("seed size"))?,
+                game_id: g.game_id.clone(),
+            },
+            Some(Entry::Moved(m)) => {
+                let wire = m.action.as_ref().ok_or_else(|| bad("no action"))?;
+                Input::Moved {
+                    seat: m.seat as Seat,
+                    action: convert::action_from_wire(wire)
+                        .map_err(|e| TableError::Journal(e.to_string()))?,
+                    timed_out: m.timed_out,
+                }
+            }
+            Some(Entry::Removed(r)) => Input::Removed { seat: r.seat as Seat },
+            Some(Entry::Reset(_)) => Input::Reset,
+        })
+    }
+}
+
+/// Entries made since the journal was last written.
+#[derive(Default)]
+pub struct Journal {
+    /// Whether there is a store to write to (without one nothing is kept).
+    pub kept: bool,
+    pending: Vec<(i64, pb::JournalEntry)>,
+}
+
+impl Journal {
+    pub fn new(kept: bool) -> Journal {
+        Journal { kept, pending: Vec::new() }
+    }
+
+    pub fn record(&mut self, at: i64, entry: Entry) {
+        if self.kept {
+            self.pending.push((at, pb::JournalEntry { entry: Some(entry), banks_millis: Vec::new() }));
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// The entries to write, the last one carrying the clock's banks (so a rebuilt table's
+    /// clocks are fair).
+    pub fn take(&mut self, banks_millis: Vec<u64>) -> Vec<(i64, pb::JournalEntry)> {
+        if let Some((_, last)) = self.pending.last_mut() {
+            last.banks_millis = banks_millis;
+        }
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Forgets what is pending (recovery: those entries are the ones being replayed).
+    pub fn discard(&mut self) {
+        self.pending.clear();
+    }
+}

@@ -1,0 +1,230 @@
+//! The event log and the streams reading it.
+//!
+//! Every event gets the table's next sequence number and keeps its audience; a stream (a
+//! seat's, a spectator's) is the log filtered by what its viewer may see. Only the current
+//! game's events are kept in memory: that is all a resume can be given (a reset renumbers
+//! seats, so an older game's events could carry another seat's dice), and finished games
+//! live on in the store's records. A resume from before the kept events gets a fresh
+//! snapshot instead.
+//!
+//! What a stream is sent waits in its outbox until the journal is durable, then goes to its
+//! [`Sink`] (a bounded channel). A stream whose outbox or channel is full is dropped; it
+//! resumes from its sequence number, so a slow reader never holds up the table. One copy of
+//! each update is shared by every stream it goes to.
+
+use std::sync::Arc;
+
+use dudo_proto::TableEvent;
+use dudo_proto::convert;
+use dudo_proto::v1 as pb;
+use dudo_rules::Viewer;
+
+/// How many updates a stream may have waiting before it is dropped.
+pub const SUBSCRIBER_BUFFER: usize = 1024;
+
+/// What a stream is sent.
+#[derive(Clone, Debug)]
+pub enum Delivery {
+    Update(Arc<pb::PlayUpdate>),
+    /// The last thing a stream is sent: why it ends.
+    End(StreamEnd),
+}
+
+/// Why the table ended a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// The host closed the table.
+    Closed,
+    /// The seat's number may have changed (a reset, or seats renumbered): reconnect with
+    /// the token and no `since`.
+    Reseated(pb::reseated::Why),
+    /// The server is stopping.
+    ShuttingDown,
+    /// The table could not be saved; it is back when the server restarts.
+    Unsaved,
+}
+
+/// Where a stream's deliveries go: in the server, a bounded channel to the gRPC stream.
+pub trait Sink: Send {
+    /// Hands over one delivery; false if the reader is gone or too far behind.
+    fn offer(&mut self, delivery: Delivery) -> bool;
+    fn is_closed(&self) -> bool;
+}
+
+struct Subscriber {
+    viewer: Viewer,
+    sink: Box<dyn Sink>,
+    /// What waits for the journal to be durable.
+    outbox: Vec<Delivery>,
+    /// Send the outbox, then drop the sink (the outbox ends with the reason).
+    ending: bool,
+}
+
+impl Subscriber {
+    /// Queues an update; false if the subscriber is too far behind (it is then dropped).
+    fn queue(&mut self, update: &Arc<pb::PlayUpdate>) -> bool {
+        if self.ending {
+            return true;
+        }
+        if self.outbox.len() >= SUBSCRIBER_BUFFER {
+            return false;
+        }
+        self.outbox.push(Delivery::Update(Arc::clone(update)));
+        true
+    }
+
+    fn end(&mut self, why: StreamEnd) {
+        if !self.ending {
+            // Said as an update too, so clients read a type, not the status's prose.
+            if let StreamEnd::Reseated(why) = why {
+                let reseated = pb::Reseated { why: why as i32 };
+                self.outbox.push(Delivery::Update(update(pb::play_update::Update::Reseated(reseated))));
+            }
+            self.outbox.push(Delivery::End(why));
+            self.ending = true;
+        }
+    }
+}
+
+/// The current game's events and the streams reading them.
+#[derive(Default)]
+pub struct EventLog {
+    /// The sequence number of `events[0]`.
+    first_seq: u64,
+    events: Vec<TableEvent>,
+    /// When each kept event happened (Unix ms), for replays at the original pace.
+    times: Vec<i64>,
+    subscribers: Vec<Subscriber>,
+}
+
+pub fn update(update: pb::play_update::Update) -> Arc<pb::PlayUpdate> {
+    Arc::new(pb::PlayUpdate { update: Some(update) })
+}
+
+impl EventLog {
+    /// The sequence number the next event gets (the count of events the table ever made).
+    pub fn next_seq(&self) -> u64 {
+        self.first_seq + self.events.len() as u64
+    }
+
+    /// The last event's sequence number, if there was one.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.next_seq().checked_sub(1)
+    }
+
+    /// The kept events (the current game's), from sequence number [`EventLog::first_seq`].
+    pub fn kept(&self) -> impl Iterator<Item = (u64, &TableEvent, i64)> {
+        let first = self.first_seq;
+        self.events.iter().zip(&self.times).enumerate().map(move |(i, (e, &t))| (first + i as u64, e, t))
+    }
+
+    /// Appends an event and queues it for every stream that may see it.
+    pub fn append(&mut self, event: TableEvent, at: i64, game_over: bool) {
+        let seq = self.next_seq();
+        let mut wire = None;
+        self.subscribers.retain_mut(|s| {
+            if !event.admits(s.viewer, game_over) {
+                return true;
+            }
+            let wire = wire.get_or_insert_with(|| {
+                update(pb::play_update::Update::Event(convert::event_to_wire(seq, &event)))
+            });
+            s.queue(wire)
+        });
+        self.events.push(event);
+        self.times.push(at);
+    }
+
+    /// A new game begins (or the table was reset): the earlier events leave memory. Their
+    /// sequence numbers are never reused.
+    pub fn forget(&mut self) {
+        self.first_seq = self.next_seq();
+        self.events.clear();
+        self.times.clear();
+    }
+
+    /// Every kept event after `since` that `viewer` may see, as updates; `None` if `since` is
+    /// before the kept events (the caller sends a snapshot instead).
+    pub fn since(&self, viewer: Viewer, since: u64, game_over: bool) -> Option<Vec<Arc<pb::PlayUpdate>>> {
+        let from = since.saturating_add(1);
+        if from < self.first_seq {
+            return None;
+        }
+        let skip = usize::try_from(from - self.first_seq).unwrap_or(usize::MAX);
+        Some(
+            self.kept()
+                .skip(skip)
+                .filter(|(_, e, _)| e.admits(viewer, game_over))
+                .map(|(seq, e, _)| update(pb::play_update::Update::Event(convert::event_to_wire(seq, e))))
+                .collect(),
+        )
+    }
+
+    /// Adds a stream with what it is sent first.
+    pub fn subscribe(&mut self, viewer: Viewer, sink: Box<dyn Sink>, first: Vec<Arc<pb::PlayUpdate>>) {
+        let outbox = first.into_iter().map(Delivery::Update).collect();
+        self.subscribers.push(Subscriber { viewer, sink, outbox, ending: false });
+    }
+
+    /// Queues, for each stream, what `for_viewer` gives its viewer (if anything).
+    pub fn queue_each(&mut self, mut for_viewer: impl FnMut(Viewer) -> Option<Arc<pb::PlayUpdate>>) {
+        self.subscribers.retain_mut(|s| match for_viewer(s.viewer) {
+            Some(u) => s.queue(&u),
+            None => true,
+        });
+    }
+
+    /// The viewers of the open streams, each once.
+    pub fn viewers(&self) -> Vec<Viewer> {
+        let mut viewers: Vec<Viewer> = Vec::new();
+        for s in &self.subscribers {
+            if !viewers.contains(&s.viewer) {
+                viewers.push(s.viewer);
+            }
+        }
+        viewers
+    }
+
+    /// Ends every seat's stream (spectators keep watching), with a reason.
+    pub fn end_seats(&mut self, why: StreamEnd) {
+        for s in &mut self.subscribers {
+            if matches!(s.viewer, Viewer::Seat(_)) {
+                s.end(why);
+            }
+        }
+    }
+
+    /// Ends every stream, with a reason.
+    pub fn end_all(&mut self, why: StreamEnd) {
+        for s in &mut self.subscribers {
+            s.end(why);
+        }
+    }
+
+    /// Sends each stream what waited for the journal; drops streams that ended or cannot
+    /// keep up.
+    pub fn deliver(&mut self) {
+        self.subscribers.retain_mut(|s| {
+            for delivery in s.outbox.drain(..) {
+                if !s.sink.offer(delivery) {
+                    return false;
+                }
+            }
+            !s.ending
+        });
+    }
+
+    /// Ends every stream at once, without waiting for the journal (the table could not save:
+    /// nothing unsaved is sent).
+    pub fn abandon(&mut self, why: StreamEnd) {
+        for mut s in self.subscribers.drain(..) {
+            s.sink.offer(Delivery::End(why));
+        }
+    }
+
+    /// Drops streams whose readers are gone; true if none is left.
+    pub fn prune(&mut self) -> bool {
+        self.subscribers.retain(|s| !s.sink.is_closed());
+        self.subscribers.is_empty()
+    }
+}

@@ -1,0 +1,523 @@
+//! One table: a synchronous core, and the task that runs it.
+//!
+//! The core ([`core::TableCore`]) owns the table's state in small parts: the seats
+//! ([`seats`]), the event log and the streams reading it ([`log`]), the turn clock
+//! ([`clock`]), the built-in bots ([`bots`]), the dice proofs ([`proofs`]), the journal
+//! ([`journal`]) and the game's record ([`record`]). Every change comes in as one
+//! [`journal::Input`], live or replayed from the journal, with the time passed in.
+//!
+//! The task ([`Table::run`]) is thin: it takes [`Command`]s from the services over a bounded
+//! channel, checks who is asking (tokens, the host, the rate limit), turns a command into an
+//! input, and keeps the timers (the clock, a paused bot, idleness). Each turn of its loop
+//! writes what the last turn journalled and only then delivers what it caused (events,
+//! prompts, replies): nobody learns of anything the journal does not hold.
+
+pub mod bots;
+pub mod clock;
+pub mod core;
+pub mod error;
+pub mod journal;
+pub mod log;
+pub mod proofs;
+pub mod rate;
+pub mod record;
+pub mod seats;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use dudo_proto::convert;
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::journal_entry::Entry;
+use dudo_rules::{Action, RuleSet, Seat, seed_from_u64};
+use dudo_store::{Batch, NewTable, Store, StoreError};
+use prost::Message;
+use rand::Rng;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+pub use self::clock::{Clock, Now};
+pub use self::core::{Pacing, TableCore};
+pub use self::error::TableError;
+use self::journal::Input;
+pub use self::log::{Delivery, StreamEnd};
+pub use self::proofs::commitment;
+use self::rate::RateLimit;
+use self::seats::{SeatBot, token_hash};
+
+/// What a lobby call that changes the table answers: the table as its own command left it.
+pub type Answer<T = pb::TableInfo> = oneshot::Sender<Result<T, TableError>>;
+
+/// What a session asks of a table.
+pub enum Command {
+    /// Take a seat: its number, its token (shown once) and the table.
+    Join {
+        name: String,
+        reply: Answer<(Seat, String, pb::TableInfo)>,
+    },
+    AddBot {
+        token: String,
+        bot: String,
+        reply: Answer,
+    },
+    Start {
+        token: String,
+        reply: Answer,
+    },
+    Info {
+        reply: oneshot::Sender<pb::TableInfo>,
+    },
+    Subscribe {
+        token: Option<String>,
+        since: Option<u64>,
+        tx: mpsc::Sender<Delivery>,
+        reply: Answer<()>,
+    },
+    Act {
+        token: String,
+        action: Action,
+        reply: Answer<()>,
+    },
+    ChangeSettings {
+        token: String,
+        settings: Vec<(String, String)>,
+        reply: Answer,
+    },
+    Remove {
+        token: String,
+        seat: Seat,
+        reply: Answer,
+    },
+    Reset {
+        token: String,
+        reply: Answer,
+    },
+    Leave {
+        token: String,
+        reply: Answer,
+    },
+    /// The host closes the table for good: streams end, the table leaves the server.
+    Close {
+        token: String,
+        reply: Answer,
+    },
+    /// The server is stopping: tell every stream and close it.
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
+}
+
+/// What a table is made with, besides its rules.
+pub struct Setup {
+    pub id: String,
+    pub code: String,
+    pub capacity: usize,
+    pub seed: Option<u64>,
+    pub pacing: Pacing,
+    pub rate: u32,
+    pub rating_pool: String,
+    pub store: Option<Store>,
+}
+
+/// Why a table's task ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Closed by its host or for being idle: gone for good.
+    Closed,
+    /// Its journal could not be written: it is back, as saved, when the server restarts.
+    Unsaved,
+    /// The server let go of it (stopping); the journal keeps it.
+    Released,
+}
+
+/// Why a journal could not be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoverError {
+    #[error("the journal does not start with the table's creation")]
+    NoCreation,
+    #[error("entry {n}: {why}")]
+    Entry { n: i64, why: TableError },
+}
+
+/// A stream's deliveries go down a bounded channel; a full one drops the stream.
+impl log::Sink for mpsc::Sender<Delivery> {
+    fn offer(&mut self, delivery: Delivery) -> bool {
+        self.try_send(delivery).is_ok()
+    }
+    fn is_closed(&self) -> bool {
+        mpsc::Sender::is_closed(self)
+    }
+}
+
+/// A channel for a new stream.
+pub fn subscriber_channel() -> (mpsc::Sender<Delivery>, mpsc::Receiver<Delivery>) {
+    mpsc::channel(log::SUBSCRIBER_BUFFER)
+}
+
+/// A random secret, 128 bits, as hex.
+pub fn secret() -> String {
+    let bytes: [u8; 16] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether rules come back from the journal as they went in: a table whose rules would not
+/// could not be rebuilt the same, so it is refused rather than started.
+pub fn journals_faithfully(rules: &RuleSet) -> bool {
+    convert::rules_from_wire(&convert::rules_to_wire(rules)).is_ok_and(|back| back == *rules)
+}
+
+/// Now, in Unix milliseconds.
+pub fn unix_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A reply waiting, like the events, for the journal to be durable.
+type Reply = Box<dyn FnOnce() + Send>;
+
+/// The task's state: the core, and what only a running table needs.
+pub struct Table {
+    core: TableCore,
+    /// Where the journal is kept; none: the table lives in memory only.
+    store: Option<Store>,
+    /// The table's row, until its first batch is written.
+    unwritten: Option<NewTable>,
+    /// The next journal entry's number.
+    entries: i64,
+    /// The table will not be resumed: written with the last batch.
+    closed_at: Option<i64>,
+    /// Replies to send once the journal is durable.
+    replies: Vec<Reply>,
+    rate: RateLimit,
+    /// What the core's monotonic time counts from.
+    epoch: Instant,
+}
+
+impl Table {
+    /// A new table; with a store, its creation is the journal's first entry.
+    pub fn new(rules: RuleSet, setup: Setup) -> Table {
+        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, store } = setup;
+        let epoch = Instant::now();
+        let now = Now { wall: unix_millis(), mono: Duration::ZERO };
+        let journalled = store.is_some();
+        let unwritten = journalled.then(|| NewTable { code: code.clone(), created_at: now.wall });
+        let core_setup = core::Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled };
+        let core = TableCore::new(rules, core_setup, rand::rng().random(), now);
+        Table::around(core, store, unwritten, 0, epoch)
+    }
+
+    fn around(
+        core: TableCore,
+        store: Option<Store>,
+        unwritten: Option<NewTable>,
+        entries: i64,
+        epoch: Instant,
+    ) -> Table {
+        let rate = RateLimit::new(core.rate());
+        Table { core, store, unwritten, entries, closed_at: None, replies: Vec::new(), rate, epoch }
+    }
+
+    /// Rebuilds a table from its journal, through the same inputs live play takes, as it was
+    /// after the last entry; its clock restarts now for whoever must move, with each seat's
+    /// bank as the journal last recorded it.
+    pub fn recover(open: dudo_store::OpenTable, store: Store) -> Result<Table, RecoverError> {
+        let mut entries = open.entries.into_iter();
+        let first = entries.next().ok_or(RecoverError::NoCreation)?;
+        let bad = |n: i64, why: TableError| RecoverError::Entry { n, why };
+        let decoded = pb::JournalEntry::decode(first.bytes.as_slice())
+            .map_err(|e| bad(first.n, TableError::Journal(e.to_string())))?;
+        let Some(Entry::Created(created)) = decoded.entry else { return Err(RecoverError::NoCreation) };
+        let mut core = TableCore::from_creation(open.id, open.code, &created).map_err(|e| bad(first.n, e))?;
+        let mut next = first.n + 1;
+        for entry in entries {
+            let decoded = pb::JournalEntry::decode(entry.bytes.as_slice())
+                .map_err(|e| bad(entry.n, TableError::Journal(e.to_string())))?;
+            let input = journal::Input::from_entry(&decoded).map_err(|e| bad(entry.n, e))?;
+            core.apply(input, Now::at(entry.at)).map_err(|e| bad(entry.n, e))?;
+            core.restore_banks(&decoded.banks_millis);
+            next = entry.n + 1;
+        }
+        // What the replay "journalled" is what was read; a finished game's record was
+        // written with the move that ended it.
+        core.discard_unsaved();
+        let epoch = Instant::now();
+        let mut table = Table::around(core, Some(store), None, next, epoch);
+        // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
+        let now = table.now();
+        table.core.settle(now);
+        Ok(table)
+    }
+
+    pub fn info(&self) -> pb::TableInfo {
+        self.core.info()
+    }
+
+    fn now(&self) -> Now {
+        Now { wall: unix_millis(), mono: Instant::now().saturating_duration_since(self.epoch) }
+    }
+
+    /// Runs the table until every handle to it is gone, or until it has been idle for `idle`:
+    /// no call reached it and no stream was open on it all that time. An abandoned table
+    /// would otherwise hold its place under the table limits for ever. Returns why it ended.
+    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, idle: Duration) -> Ended {
+        metrics::gauge!("dudo_tables").increment(1.0);
+        tracing::info!(code = %self.core.code(), "table opened");
+        let mut last_call = Instant::now();
+        let ended = loop {
+            // Each turn: write what the last turn journalled, deliver what it caused, then wait.
+            if !self.save().await {
+                break Ended::Unsaved;
+            }
+            self.deliver();
+            if self.closed_at.is_some() {
+                break Ended::Closed;
+            }
+            let deadline = self.core.deadline().map(|d| self.epoch + d);
+            let bot_due = self.core.bot_due().map(|d| self.epoch + d);
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(c) => {
+                        last_call = Instant::now();
+                        self.handle(c);
+                    }
+                    // The server let go of the table (it is stopping): the journal keeps it.
+                    None => break Ended::Released,
+                },
+                () = sleep_until(deadline), if deadline.is_some() => {
+                    let now = self.now();
+                    self.core.time_out(now);
+                }
+                () = sleep_until(bot_due), if bot_due.is_some() => {
+                    let now = self.now();
+                    self.core.bot_moves(now);
+                }
+                () = tokio::time::sleep_until(last_call + idle) => {
+                    if self.core.prune_streams() {
+                        tracing::info!("table closed after {}s idle", idle.as_secs());
+                        self.closed_at = Some(unix_millis());
+                    }
+                    // Someone is watching: the table is in use.
+                    last_call = Instant::now();
+                }
+            }
+        };
+        metrics::gauge!("dudo_tables").decrement(1.0);
+        ended
+    }
+
+    /// Makes the journal durable. False if it could not be written: the table then stops,
+    /// and nothing that was not saved has been sent.
+    async fn save(&mut self) -> bool {
+        let Some(store) = &self.store else { return true };
+        if !self.core.has_unsaved() && self.unwritten.is_none() && self.closed_at.is_none() {
+            return true;
+        }
+        let (journal, finished) = self.core.take_unsaved();
+        let first = self.entries;
+        let entries: Vec<dudo_store::Entry> = journal
+            .into_iter()
+            .enumerate()
+            .map(|(i, (at, e))| dudo_store::Entry { n: first + i as i64, at, bytes: e.encode_to_vec() })
+            .collect();
+        self.entries += entries.len() as i64;
+        let batch = Arc::new(Batch {
+            table: self.core.id().to_string(),
+            new_table: self.unwritten.take(),
+            entries,
+            finished,
+            closed_at: self.closed_at,
+        });
+        let started = Instant::now();
+        let mut outcome = store.write_shared(Arc::clone(&batch)).await;
+        // A busy or failing-over database gets a few tries (nothing has been sent, and every
+        // write is idempotent) before the table gives up. Another writer is final.
+        for pause in [100, 500, 2000] {
+            match &outcome {
+                Err(e @ StoreError::Query(_)) => {
+                    tracing::warn!(error = %e, "could not save the table; trying again in {pause} ms");
+                }
+                _ => break,
+            }
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+            outcome = store.write_shared(Arc::clone(&batch)).await;
+        }
+        if let Err(e) = outcome {
+            tracing::error!(error = %e, "could not save the table; it stops");
+            // Replies are dropped unsent (their callers hear the table closed) and every
+            // stream ends: nobody learns of anything the journal does not hold.
+            self.replies.clear();
+            self.core.abandon_streams(StreamEnd::Unsaved);
+            return false;
+        }
+        metrics::histogram!("dudo_journal_write_seconds").record(started.elapsed().as_secs_f64());
+        true
+    }
+
+    /// Sends what waited for the journal: each stream's outbox, then the replies.
+    fn deliver(&mut self) {
+        self.core.deliver();
+        for reply in self.replies.drain(..) {
+            reply();
+        }
+    }
+
+    /// Sends `value` on `reply` once the journal is durable.
+    fn reply<T: Send + 'static>(&mut self, reply: oneshot::Sender<T>, value: T) {
+        self.replies.push(Box::new(move || {
+            let _ = reply.send(value);
+        }));
+    }
+
+    /// Applies a live input and what follows it; answers with the table as it left it.
+    fn input(&mut self, input: Input) -> Result<pb::TableInfo, TableError> {
+        self.input_then(input, |_, core| core.info())
+    }
+
+    fn input_then<T>(
+        &mut self,
+        input: Input,
+        answer: impl FnOnce(core::Caused, &TableCore) -> T,
+    ) -> Result<T, TableError> {
+        let now = self.now();
+        let caused = self.core.apply(input, now)?;
+        self.core.settle(now);
+        Ok(answer(caused, &self.core))
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Join { name, reply } => {
+                let token = secret();
+                let input = Input::Joined {
+                    name: self.core.seats().name_for(&name),
+                    token_hash: token_hash(&token),
+                    bot: None,
+                };
+                let result =
+                    self.input_then(input, |caused, core| (caused.seat.unwrap_or(0), token, core.info()));
+                self.reply(reply, result);
+            }
+            Command::AddBot { token, bot, reply } => {
+                let result = self.core.seats().host_only(&token).and_then(|_| {
+                    if !dudo_rules::bots::NAMES.contains(&bot.as_str()) {
+                        return Err(TableError::NoSuchBot { bot, known: dudo_rules::bots::NAMES.join(", ") });
+                    }
+                    // A seeded table's bots are seeded from it too, so the whole game replays.
+                    let n = self.core.seats().len() as u64;
+                    let seed = match self.core.seed() {
+                        Some(s) => s ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        None => rand::rng().random(),
+                    };
+                    let name = self.core.seats().bot_name(&bot);
+                    self.input(Input::Joined {
+                        name,
+                        token_hash: rand::rng().random(),
+                        bot: Some(SeatBot { kind: bot, seed }),
+                    })
+                });
+                self.reply(reply, result);
+            }
+            Command::Start { token, reply } => {
+                let result = self.core.seats().host_only(&token).and_then(|_| {
+                    let seed = match self.core.seed() {
+                        Some(s) => seed_from_u64(s),
+                        None => rand::rng().random(),
+                    };
+                    // Short enough to copy, unique enough (64 random bits): the table id's
+                    // first 16 hex digits and a count.
+                    let id = self.core.id();
+                    let games = self.core.games_started();
+                    let game_id = format!("{}-{}", id.get(..16).unwrap_or(id), games + 1);
+                    self.input(Input::Started { seed, game_id })
+                });
+                self.reply(reply, result);
+            }
+            Command::Info { reply } => {
+                let info = self.core.info();
+                self.reply(reply, info);
+            }
+            Command::Subscribe { token, since, tx, reply } => {
+                let now = self.now();
+                let result = self.core.subscribe(token.as_deref(), since, Box::new(tx), now);
+                self.reply(reply, result);
+            }
+            Command::Act { token, action, reply } => {
+                let result = self.act(&token, action);
+                self.reply(reply, result);
+            }
+            Command::ChangeSettings { token, settings, reply } => {
+                let result = self.core.seats().host_only(&token).and_then(|_| {
+                    if self.core.game().is_some() {
+                        return Err(TableError::GameStarted("settings change only before it starts"));
+                    }
+                    let mut rules = (**self.core.rules()).clone();
+                    for (path, value) in &settings {
+                        rules = dudo_rules::presets::with_setting(rules, path, value)
+                            .map_err(|e| TableError::BadSetting(e.to_string()))?;
+                    }
+                    self.input(Input::RulesChanged { rules: Arc::new(rules) })
+                });
+                self.reply(reply, result);
+            }
+            Command::Remove { token, seat, reply } => {
+                let result =
+                    self.core.seats().host_only(&token).and_then(|_| self.input(Input::Removed { seat }));
+                self.reply(reply, result);
+            }
+            Command::Reset { token, reply } => {
+                let result = self.core.seats().host_only(&token).and_then(|_| {
+                    let info = self.input(Input::Reset);
+                    self.rate.reset();
+                    info
+                });
+                self.reply(reply, result);
+            }
+            Command::Leave { token, reply } => {
+                let result =
+                    self.core.seats().seat_of(&token).and_then(|seat| self.input(Input::Removed { seat }));
+                self.reply(reply, result);
+            }
+            Command::Close { token, reply } => {
+                let result = self.core.seats().host_only(&token).map(|_| {
+                    self.closed_at = Some(unix_millis());
+                    // Streams end now, with a reason: nothing more will come.
+                    self.core.end_streams(StreamEnd::Closed);
+                    self.core.info()
+                });
+                self.reply(reply, result);
+            }
+            Command::Shutdown { reply } => {
+                self.core.end_streams(StreamEnd::ShuttingDown);
+                self.reply(reply, ());
+            }
+        }
+    }
+
+    fn act(&mut self, token: &str, action: Action) -> Result<(), TableError> {
+        let started = Instant::now();
+        let seat = self.core.seats().seat_of(token)?;
+        let _span = tracing::debug_span!("act", seat).entered();
+        self.rate.take(seat, self.now().mono)?;
+        if self.core.game().is_none() {
+            return Err(TableError::NotStarted);
+        }
+        self.input_then(Input::Moved { seat, action, timed_out: false }, |_, _| ()).inspect_err(|e| {
+            metrics::counter!("dudo_rejections_total", "reason" => e.code()).increment(1);
+        })?;
+        metrics::counter!("dudo_actions_total").increment(1);
+        // From the command reaching the table to its events in every stream's outbox.
+        metrics::histogram!("dudo_action_seconds").record(started.elapsed().as_secs_f64());
+        Ok(())
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,115 @@
+//! Verifiable dice: the table commits to every roll before anyone acts on it, and publishes
+//! the salts with the reveal, so anyone can check the dice were the ones committed to.
+//!
+//! Individual-hand games commit to the cup each time a seat looks under it, and open only
+//! the last of those at the reveal: the cup that was lifted. Opening the earlier ones would
+//! tell everyone what was under the cup before a re-roll, which the table game never shows.
+//!
+//! Salts are drawn from a journalled secret and the log's length, so a table rebuilt from its
+//! journal reveals the very salts its players were committed to.
+
+use dudo_proto::TableEvent;
+use dudo_rules::{Audience, Event, EventKind, Seat};
+use sha2::{Digest, Sha256};
+
+/// SHA-256 of `"dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt`, numbers as big-endian u32.
+pub fn commitment(round: u32, seat: Seat, dice: &[u8], salt: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"dudo-v1");
+    h.update(round.to_be_bytes());
+    h.update(u32::try_from(seat).unwrap_or(u32::MAX).to_be_bytes());
+    h.update(dice);
+    h.update(salt);
+    h.finalize().into()
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub struct DiceProofs {
+    /// What the salts are drawn from (journalled with the table's creation).
+    secret: [u8; 32],
+    /// The round the last commitments were for.
+    round: u32,
+    /// The salts and dice behind this round's commitments, to publish with the reveal.
+    salts: Vec<(Seat, String, Vec<u8>)>,
+    /// Commitments gathered from the batch being published.
+    pending: Vec<(Seat, String)>,
+}
+
+impl DiceProofs {
+    pub fn new(secret: [u8; 32]) -> DiceProofs {
+        DiceProofs { secret, round: 0, salts: Vec::new(), pending: Vec::new() }
+    }
+
+    pub fn secret(&self) -> [u8; 32] {
+        self.secret
+    }
+
+    /// A salt for a commitment: secret to the players, different for every commitment (the
+    /// log's length goes in), and the same again when the table is rebuilt.
+    fn salt(&self, log_len: u64) -> [u8; 16] {
+        let mut h = Sha256::new();
+        h.update(b"dudo-salt-v1");
+        h.update(self.secret);
+        h.update(log_len.to_be_bytes());
+        let digest = h.finalize();
+        let mut salt = [0u8; 16];
+        salt.copy_from_slice(&digest[..16]);
+        salt
+    }
+
+    /// What goes in the log before `event` (the commitments of a round that just ended, when
+    /// a batch opens the next); notes any roll `event` makes. `log_len` is the log's length.
+    pub fn before(&mut self, event: &Event, log_len: u64) -> Option<TableEvent> {
+        match &event.kind {
+            EventKind::RoundStarted { round, .. } | EventKind::HandStarted { hand: round, .. } => {
+                let earlier = self.commitments();
+                self.round = *round;
+                self.salts.clear();
+                earlier
+            }
+            EventKind::DiceRolled { seat, dice } if matches!(event.audience, Audience::Hidden { .. }) => {
+                let dice: Vec<u8> = dice.iter().flatten().copied().collect();
+                let salt = self.salt(log_len);
+                self.pending.push((*seat, hex(&commitment(self.round, *seat, &dice, &salt))));
+                self.salts.push((*seat, hex(&salt), dice));
+                None
+            }
+            EventKind::HandSeen { seat, dice } => {
+                let salt = self.salt(log_len);
+                self.pending.push((*seat, hex(&commitment(self.round, *seat, dice, &salt))));
+                self.salts = vec![(*seat, hex(&salt), dice.clone())];
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// What goes in the log after `event`: the salts, when it revealed the dice.
+    pub fn after(&mut self, event: &Event) -> Option<TableEvent> {
+        let revealed = matches!(event.kind, EventKind::DiceRevealed { .. } | EventKind::HandRevealed { .. });
+        (revealed && !self.salts.is_empty())
+            .then(|| TableEvent::DiceSalts { round: self.round, salts: std::mem::take(&mut self.salts) })
+    }
+
+    /// The commitments gathered so far, for the current round, if any.
+    pub fn commitments(&mut self) -> Option<TableEvent> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let commitments = std::mem::take(&mut self.pending);
+        let mut table = Sha256::new();
+        for (_, h) in &commitments {
+            table.update(h.as_bytes());
+        }
+        Some(TableEvent::DiceCommitted { round: self.round, commitments, table: hex(&table.finalize()) })
+    }
+
+    /// A reset: nothing of the old game is ever opened.
+    pub fn reset(&mut self) {
+        self.salts.clear();
+        self.pending.clear();
+    }
+}

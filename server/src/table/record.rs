@@ -1,0 +1,87 @@
+//! The current game's record: its id, seed and moves, made whole when the game ends and
+//! written in the same transaction as the move that ended it. The seed and moves let
+//! anyone play the record through the engine and check it.
+
+use dudo_proto::convert;
+use dudo_proto::v1 as pb;
+use dudo_rules::{Game, RuleSet, Seed};
+use dudo_store::{FinishedGame, GamePlayer, GameSummary};
+use prost::Message;
+
+use super::log::EventLog;
+use super::seats::Seats;
+
+#[derive(Default)]
+pub struct GameRecord {
+    pub id: String,
+    pub seed: Seed,
+    pub started_at: i64,
+    pub moves: Vec<pb::GameMove>,
+    /// Whether the finished game's record has been made.
+    pub recorded: bool,
+    /// Games started at this table, for game ids.
+    pub games: u32,
+}
+
+/// What the record is made of, besides the game's own facts.
+pub struct Context<'a> {
+    pub table: &'a str,
+    pub rules: &'a RuleSet,
+    pub rating_pool: &'a str,
+    pub seats: &'a Seats,
+    pub log: &'a EventLog,
+}
+
+impl GameRecord {
+    pub fn begin(&mut self, id: String, seed: Seed, at: i64) {
+        *self = GameRecord {
+            id,
+            seed,
+            started_at: at,
+            moves: Vec::new(),
+            recorded: false,
+            games: self.games + 1,
+        };
+    }
+
+    /// The finished game's record: who played and how they finished, the rules, every event
+    /// with its time, the seed and the moves.
+    pub fn finish(&mut self, game: &Game, at: i64, cx: Context<'_>) -> FinishedGame {
+        self.recorded = true;
+        let standings = game.standings();
+        let players = cx
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, slot)| GamePlayer {
+                seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                name: slot.name.clone(),
+                bot: slot.bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
+                place: standings.iter().position(|&s| s == seat).map_or(0, |p| p as u32 + 1),
+            })
+            .collect();
+        let summary = GameSummary {
+            id: self.id.clone(),
+            table: cx.table.to_string(),
+            preset: cx.rules.name.clone(),
+            started_at: self.started_at,
+            finished_at: at,
+            rating_pool: cx.rating_pool.to_string(),
+            players,
+        };
+        let (events, times) = cx
+            .log
+            .kept()
+            .map(|(seq, e, t)| (convert::event_to_wire(seq, e), u64::try_from(t).unwrap_or(0)))
+            .unzip();
+        let replay = pb::Replay {
+            summary: Some(crate::history::summary_to_wire(&summary)),
+            rules: Some(convert::rules_to_wire(cx.rules)),
+            events,
+            event_unix_millis: times,
+            seed: self.seed.to_vec(),
+            moves: std::mem::take(&mut self.moves),
+        };
+        FinishedGame { summary, record: replay.encode_to_vec() }
+    }
+}

@@ -1,0 +1,173 @@
+//! Who sits at a table: names, token hashes, built-in bots, the host.
+//!
+//! A seat is known by the SHA-256 of its token (the token itself is shown once, to its
+//! holder, and never kept). Seats are numbered in joining order; freeing a seat before the
+//! game starts, or a reset after seats left, renumbers the seats after it.
+
+use dudo_proto::v1 as pb;
+use dudo_rules::Seat;
+use sha2::{Digest, Sha256};
+
+use super::error::TableError;
+
+/// A built-in bot in a seat: its kind, and the seed each of its decisions is drawn from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatBot {
+    pub kind: String,
+    pub seed: u64,
+}
+
+pub struct SeatSlot {
+    pub name: String,
+    /// SHA-256 of the seat's token: what the journal keeps.
+    pub token_hash: [u8; 32],
+    pub bot: Option<SeatBot>,
+    /// Left or removed during a game: out for good, gone at the next reset.
+    pub left: bool,
+}
+
+pub struct Seats {
+    /// Seats the table was created with.
+    pub capacity: usize,
+    slots: Vec<SeatSlot>,
+    host: usize,
+}
+
+/// Names for built-in bots, so a table reads like a table of people.
+const BOT_NAMES: &[&str] = &[
+    "Alba", "Bruno", "Carmen", "Diego", "Elena", "Felipe", "Gloria", "Hugo", "Ines", "Jorge", "Lucia",
+    "Mateo", "Nuria", "Oscar", "Paz", "Quique", "Rosa", "Sergio", "Tere", "Ulises", "Vera", "Xavi", "Yago",
+    "Zoe",
+];
+
+pub fn token_hash(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+impl Seats {
+    pub fn new(capacity: usize) -> Seats {
+        Seats { capacity, slots: Vec::new(), host: 0 }
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn host(&self) -> Seat {
+        self.host
+    }
+
+    pub fn get(&self, seat: Seat) -> Option<&SeatSlot> {
+        self.slots.get(seat)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &SeatSlot> {
+        self.slots.iter()
+    }
+
+    pub fn is_bot(&self, seat: Seat) -> bool {
+        self.slots.get(seat).is_some_and(|s| s.bot.is_some())
+    }
+
+    /// Whether every seat is a built-in bot (nobody to prompt or to time).
+    pub fn all_bots(&self) -> bool {
+        self.slots.iter().all(|s| s.bot.is_some())
+    }
+
+    /// The person's seat that holds `token`.
+    pub fn seat_of(&self, token: &str) -> Result<Seat, TableError> {
+        let hash = token_hash(token);
+        self.slots
+            .iter()
+            .position(|s| s.bot.is_none() && !s.left && s.token_hash == hash)
+            .ok_or(TableError::NotSeated)
+    }
+
+    /// The seat holding `token`, if it is the host's.
+    pub fn host_only(&self, token: &str) -> Result<Seat, TableError> {
+        let seat = self.seat_of(token)?;
+        if seat != self.host {
+            return Err(TableError::NotHost);
+        }
+        Ok(seat)
+    }
+
+    /// The first free name for a bot, marked with its kind: "Carmen (odds bot)".
+    pub fn bot_name(&self, kind: &str) -> String {
+        let taken = |n: &str| self.slots.iter().any(|s| s.name == n);
+        let named = BOT_NAMES.iter().map(|n| format!("{n} ({kind} bot)")).find(|n| !taken(n));
+        named.unwrap_or_else(|| format!("{kind} bot {}", self.slots.len()))
+    }
+
+    /// A name as the table shows it: trimmed and cut short, or "Player N" when empty.
+    pub fn name_for(&self, name: &str) -> String {
+        let name = name.trim().chars().take(32).collect::<String>();
+        if name.is_empty() { format!("Player {}", self.slots.len() + 1) } else { name }
+    }
+
+    /// Whether another seat may be taken.
+    pub fn check_room(&self) -> Result<(), TableError> {
+        if self.slots.len() >= self.capacity {
+            return Err(TableError::TableFull { seats: self.capacity });
+        }
+        Ok(())
+    }
+
+    pub fn push(&mut self, slot: SeatSlot) -> Seat {
+        self.slots.push(slot);
+        metrics::gauge!("dudo_seats").increment(1.0);
+        self.slots.len() - 1
+    }
+
+    /// Frees a seat before the game starts; the seats after it move down.
+    pub fn free(&mut self, seat: Seat) -> Result<(), TableError> {
+        if seat >= self.slots.len() {
+            return Err(TableError::NoSuchSeat { seat });
+        }
+        if seat == self.host {
+            return Err(TableError::HostCannotLeave);
+        }
+        self.slots.remove(seat);
+        metrics::gauge!("dudo_seats").decrement(1.0);
+        if self.host > seat {
+            self.host -= 1;
+        }
+        Ok(())
+    }
+
+    /// Marks a seat out of the game for good: its token no longer answers (a bot keeps its
+    /// kind, for the record and the ratings).
+    pub fn leave(&mut self, seat: Seat) {
+        if let Some(slot) = self.slots.get_mut(seat) {
+            slot.left = true;
+        }
+    }
+
+    /// A reset: seats that left are gone, the host keeps hosting under its new number.
+    pub fn drop_left(&mut self) {
+        let host_hash = self.slots.get(self.host).filter(|s| !s.left).map(|s| s.token_hash);
+        let before = self.slots.len();
+        self.slots.retain(|s| !s.left);
+        metrics::gauge!("dudo_seats").decrement((before - self.slots.len()) as f64);
+        self.host = self.slots.iter().position(|s| Some(s.token_hash) == host_hash).unwrap_or(0);
+    }
+
+    pub fn to_wire(&self) -> Vec<pb::SeatInfo> {
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| pb::SeatInfo {
+                seat: u32::try_from(i).unwrap_or(u32::MAX),
+                name: s.name.clone(),
+                bot: s.bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
+            })
+            .collect()
+    }
+}
+
+impl Drop for Seats {
+    /// A table's seats stop counting when the table goes.
+    fn drop(&mut self) {
+        metrics::gauge!("dudo_seats").decrement(self.slots.len() as f64);
+    }
+}

@@ -1,0 +1,272 @@
+//! The table core on its own: no tokio, no store, time passed in by hand.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::play_update::Update as Up;
+use dudo_proto::{TableEvent, convert};
+use dudo_rules::{Action, seed_from_u64};
+use prost::Message;
+
+use super::TableError;
+use super::clock::{Clock, Now};
+use super::core::{Pacing, Setup, TableCore};
+use super::journal::Input;
+use super::log::{Delivery, Sink, StreamEnd};
+use super::seats::{SeatBot, token_hash};
+
+/// A stream that keeps what it is sent.
+#[derive(Clone, Default)]
+struct Kept(Arc<Mutex<Vec<Delivery>>>);
+
+impl Sink for Kept {
+    fn offer(&mut self, delivery: Delivery) -> bool {
+        self.0.lock().map(|mut v| v.push(delivery)).is_ok()
+    }
+    fn is_closed(&self) -> bool {
+        false
+    }
+}
+
+impl Kept {
+    fn take(&self) -> Vec<Delivery> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+    fn updates(&self) -> Vec<Up> {
+        self.take()
+            .into_iter()
+            .filter_map(|d| match d {
+                Delivery::Update(u) => u.update.clone(),
+                Delivery::End(_) => None,
+            })
+            .collect()
+    }
+}
+
+fn at(secs: u64) -> Now {
+    Now { wall: 1_700_000_000_000 + secs as i64 * 1000, mono: Duration::from_secs(secs) }
+}
+
+fn table(pacing: Pacing, journalled: bool) -> TableCore {
+    let setup = Setup {
+        id: "0123456789abcdef0123".into(),
+        code: "ABCDEF".into(),
+        capacity: 4,
+        seed: Some(7),
+        pacing,
+        rate: 50,
+        rating_pool: String::new(),
+        journalled,
+    };
+    TableCore::new(dudo_rules::presets::fibbing(), setup, [9; 32], at(0))
+}
+
+fn person(core: &mut TableCore, name: &str, now: Now) -> usize {
+    let input = Input::Joined { name: name.into(), token_hash: token_hash(name), bot: None };
+    core.apply(input, now).unwrap().seat.unwrap()
+}
+
+fn bot(core: &mut TableCore, kind: &str, seed: u64, now: Now) {
+    let bot = Some(SeatBot { kind: kind.into(), seed });
+    let name = core.seats().bot_name(kind);
+    core.apply(Input::Joined { name, token_hash: [seed as u8; 32], bot }, now).unwrap();
+}
+
+fn start(core: &mut TableCore, now: Now) {
+    core.apply(Input::Started { seed: seed_from_u64(11), game_id: "g-1".into() }, now).unwrap();
+    core.settle(now);
+}
+
+fn watch(core: &mut TableCore, token: Option<&str>, since: Option<u64>, now: Now) -> Kept {
+    let kept = Kept::default();
+    core.subscribe(token, since, Box::new(kept.clone()), now).unwrap();
+    core.deliver();
+    kept
+}
+
+#[test]
+fn the_clock_plays_the_default_move_when_it_runs_out() {
+    let clock = Clock::new(Duration::from_secs(10), Duration::from_secs(5));
+    let mut core = table(Pacing { clock: Some(clock), bot_pause: Duration::ZERO }, false);
+    person(&mut core, "ana", at(0));
+    person(&mut core, "ben", at(0));
+    start(&mut core, at(1));
+    let turn = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    // Move time and bank: the deadline is 15 s after the turn began.
+    assert_eq!(core.deadline(), Some(Duration::from_secs(16)));
+    let stream = watch(&mut core, None, None, at(2));
+    stream.take();
+    core.time_out(at(16));
+    core.deliver();
+    let events: Vec<pb::Event> = stream
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            Up::Event(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    let first = convert::event_from_wire(&events[0]).unwrap().1;
+    assert!(matches!(first, TableEvent::TurnTimedOut { seat, .. } if seat == turn), "{first:?}");
+    // The next seat is timed now, with its full bank.
+    assert_eq!(core.deadline(), Some(Duration::from_secs(16 + 15)));
+}
+
+#[test]
+fn bots_move_at_once_until_a_person_must_act_and_the_person_is_prompted() {
+    let mut core = table(Pacing::default(), false);
+    person(&mut core, "ana", at(0));
+    for seed in 1..4 {
+        bot(&mut core, "odds", seed, at(0));
+    }
+    let ana = watch(&mut core, Some("ana"), None, at(0));
+    start(&mut core, at(1));
+    core.deliver();
+    let updates = ana.updates();
+    let prompt = updates.iter().find_map(|u| match u {
+        Up::Prompt(p) => Some(p),
+        _ => None,
+    });
+    let prompt = prompt.expect("a prompt for the person");
+    assert_eq!(prompt.view.as_ref().and_then(|v| v.turn), Some(0), "the person moves when prompted");
+    assert_eq!(core.game().and_then(dudo_rules::Game::turn), Some(0));
+}
+
+#[test]
+fn a_paused_bot_moves_when_due_and_other_streams_learn_whose_turn_it_is() {
+    let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(2) };
+    let mut core = table(pacing, false);
+    bot(&mut core, "random", 1, at(0));
+    bot(&mut core, "random", 2, at(0));
+    start(&mut core, at(0));
+    let due = core.bot_due().expect("a bot waits out its pause");
+    assert_eq!(due, Duration::from_secs(2));
+    let spectator = watch(&mut core, None, None, at(1));
+    spectator.take();
+    let before = core.game().map(|g| g.spectator_view().claims.len());
+    core.bot_moves(at(2));
+    core.deliver();
+    assert_ne!(core.game().map(|g| g.spectator_view().claims.len()), before, "the bot moved");
+    let updates = spectator.updates();
+    assert!(updates.iter().any(|u| matches!(u, Up::Turn(t) if t.view.is_some())), "{updates:?}");
+}
+
+#[test]
+fn a_resume_gets_what_it_missed_and_a_resume_from_before_the_kept_events_a_snapshot() {
+    let mut core = table(Pacing::default(), false);
+    person(&mut core, "ana", at(0));
+    person(&mut core, "ben", at(0));
+    start(&mut core, at(1));
+    let seen = watch(&mut core, Some("ana"), Some(2), at(2)).updates();
+    assert!(matches!(seen[0], Up::Table(_)));
+    let events: Vec<u64> = seen
+        .iter()
+        .filter_map(|u| match u {
+            Up::Event(e) => Some(e.seq),
+            _ => None,
+        })
+        .collect();
+    assert!(events.first().is_some_and(|&s| s > 2), "{events:?}");
+    // A reset forgets the game's events: a resume from inside it gets a snapshot instead.
+    let ana_stream = watch(&mut core, Some("ana"), None, at(3));
+    core.apply(Input::Reset, at(4)).unwrap();
+    core.deliver();
+    let ended = ana_stream.take();
+    assert!(
+        ended.iter().any(|d| matches!(d, Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Reset)))),
+        "{ended:?}"
+    );
+    let again = watch(&mut core, Some("ana"), Some(2), at(5)).updates();
+    assert!(matches!(again.first(), Some(Up::Snapshot(_))), "{again:?}");
+}
+
+#[test]
+fn a_refused_move_changes_nothing_and_says_which_rule() {
+    let mut core = table(Pacing::default(), true);
+    person(&mut core, "ana", at(0));
+    person(&mut core, "ben", at(0));
+    start(&mut core, at(1));
+    let _ = core.take_unsaved();
+    let turn = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let other = 1 - turn;
+    let before = core.game().map(|g| g.spectator_view());
+    let refused = core.apply(Input::Moved { seat: other, action: Action::Calza, timed_out: false }, at(2));
+    let err = refused.unwrap_err();
+    assert!(matches!(err, TableError::Rule(_)), "{err:?}");
+    assert!(!err.code().is_empty());
+    assert_eq!(core.game().map(|g| g.spectator_view()), before);
+    assert!(!core.has_unsaved(), "a refusal journals nothing");
+}
+
+#[test]
+fn a_table_rebuilt_from_its_journal_is_the_same_table() {
+    let mut core = table(Pacing::default(), true);
+    person(&mut core, "ana", at(0));
+    bot(&mut core, "odds", 1, at(0));
+    bot(&mut core, "reader", 2, at(0));
+    start(&mut core, at(1));
+    // Ana plays her prompts until the game is over, the bots answering at once.
+    for i in 0..500 {
+        let Some(game) = core.game() else { break };
+        if game.is_over() {
+            break;
+        }
+        let seat = core.seats().seat_of("ana").unwrap();
+        let action = game.default_action(seat).unwrap();
+        core.apply(Input::Moved { seat, action, timed_out: false }, at(2 + i)).unwrap();
+        core.settle(at(2 + i));
+    }
+    assert!(core.game().is_some_and(dudo_rules::Game::is_over));
+    let (journal, finished) = core.take_unsaved();
+    assert_eq!(finished.len(), 1, "the finished game is recorded once");
+    // Through the wire encoding, as the store keeps it.
+    let entries: Vec<(i64, pb::JournalEntry)> = journal
+        .into_iter()
+        .map(|(t, e)| (t, pb::JournalEntry::decode(e.encode_to_vec().as_slice()).unwrap()))
+        .collect();
+    let Some(pb::journal_entry::Entry::Created(created)) = &entries[0].1.entry else {
+        panic!("creation first")
+    };
+    let mut rebuilt = TableCore::from_creation(core.id().into(), core.code().into(), created).unwrap();
+    for (t, entry) in &entries[1..] {
+        rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
+    }
+    assert_eq!(rebuilt.info(), core.info());
+    assert_eq!(rebuilt.game().map(|g| g.spectator_view()), core.game().map(|g| g.spectator_view()));
+    // The same log, salts and all: a stream on each sees the same events.
+    let a = watch(&mut core, None, Some(0), at(900)).updates();
+    let b = watch(&mut rebuilt, None, Some(0), at(900)).updates();
+    assert_eq!(a, b);
+    assert!(
+        a.iter().any(|u| matches!(u, Up::Event(e) if matches!(e.kind, Some(pb::event::Kind::DiceSalts(_)))))
+    );
+}
+
+#[test]
+fn seats_that_left_are_gone_after_a_reset_and_their_tokens_no_longer_answer() {
+    let mut core = table(Pacing::default(), false);
+    person(&mut core, "ana", at(0));
+    person(&mut core, "ben", at(0));
+    person(&mut core, "cat", at(0));
+    start(&mut core, at(1));
+    let ben = core.seats().seat_of("ben").unwrap();
+    core.apply(Input::Removed { seat: ben }, at(2)).unwrap();
+    assert_eq!(core.seats().seat_of("ben"), Err(TableError::NotSeated));
+    core.apply(Input::Reset, at(3)).unwrap();
+    assert_eq!(core.seats().len(), 2);
+    assert_eq!(core.seats().seat_of("cat"), Ok(1), "seats after the one that left move down");
+    assert_eq!(core.seats().host(), 0);
+}
+
+#[test]
+fn every_preset_comes_back_from_the_journal_as_it_went_in() {
+    for name in dudo_rules::presets::NAMES {
+        let rules = dudo_rules::presets::by_name(name).unwrap_or_else(|| panic!("{name}"));
+        assert!(super::journals_faithfully(&rules), "{name}");
+        let changed = dudo_rules::presets::with_setting(rules, "dice.faces", "8");
+        if let Ok(changed) = changed {
+            assert!(super::journals_faithfully(&changed), "{name} with eight faces");
+        }
+    }
+}
