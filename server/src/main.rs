@@ -27,9 +27,14 @@ struct Args {
     /// Seats a table may have.
     #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]
     max_seats: usize,
-    /// Calls a seat may make each second.
+    /// Calls a seat may make each second that its table was not waiting for (out of turn,
+    /// refused); a move answering a prompt does not count.
     #[arg(long, env = "DUDO_ACTIONS_PER_SECOND", default_value_t = 50)]
     actions_per_second: u32,
+    /// Moves a whole table may make each second in answer to prompts: protects the server
+    /// from tables of programs playing flat out.
+    #[arg(long, env = "DUDO_TABLE_MOVES_PER_SECOND", default_value_t = 2_000)]
+    table_moves_per_second: u32,
     /// The largest message a client may send, in bytes.
     #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
     max_message_bytes: usize,
@@ -115,6 +120,7 @@ async fn main() -> anyhow::Result<()> {
         max_streams_per_connection: args.max_streams_per_connection,
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,
+        table_moves_per_second: args.table_moves_per_second,
         max_message_bytes: args.max_message_bytes,
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
         keepalive: (args.keepalive_seconds > 0)

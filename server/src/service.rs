@@ -50,8 +50,24 @@ pub fn status(e: TableError) -> Status {
 fn code_of(status: &Status) -> String {
     match status.metadata().get(CODE_KEY).and_then(|v| v.to_str().ok()) {
         Some(code) => code.to_string(),
-        None if status.code() == tonic::Code::InvalidArgument => "bad_action".to_string(),
+        None if status.code() == tonic::Code::InvalidArgument => "bad_request".to_string(),
         None => format!("{:?}", status.code()).to_lowercase(),
+    }
+}
+
+/// Why a play stream's upward half could not be read, as the status that ends the stream:
+/// a message that does not decode is the client's error (INVALID_ARGUMENT), not the
+/// server's (tonic says INTERNAL).
+fn upward_error(status: &Status) -> Status {
+    let message: String = status.message().chars().take(200).collect();
+    match status.code() {
+        tonic::Code::Internal | tonic::Code::Unknown => {
+            Status::invalid_argument(format!("request: a message could not be read: {message}"))
+        }
+        tonic::Code::OutOfRange | tonic::Code::ResourceExhausted => {
+            Status::resource_exhausted(format!("request: a message is over the size limit: {message}"))
+        }
+        _ => Status::new(status.code(), message),
     }
 }
 
@@ -72,6 +88,37 @@ fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
             Err(Status::aborted("the table was reset: reconnect with your token"))
         }
     }
+}
+
+/// The longest preset, rule-set or rating-pool name, and setting path, in characters.
+const MAX_NAME_FIELD: usize = 64;
+/// The longest setting value, in characters.
+const MAX_SETTING_VALUE: usize = 256;
+/// Settings one call may change.
+const MAX_SETTINGS: usize = 64;
+
+/// Refuses a string a client set that is longer than the server keeps, naming the field (and
+/// never echoing the whole of it).
+fn bounded(field: &str, value: &str, max: usize) -> Result<(), Status> {
+    let chars = value.chars().count();
+    if chars > max {
+        return Err(Status::invalid_argument(format!("{field}: {chars} characters; at most {max}")));
+    }
+    Ok(())
+}
+
+fn check_settings<'a>(settings: impl ExactSizeIterator<Item = (&'a str, &'a str)>) -> Result<(), Status> {
+    if settings.len() > MAX_SETTINGS {
+        return Err(Status::invalid_argument(format!(
+            "settings: {}; at most {MAX_SETTINGS}",
+            settings.len()
+        )));
+    }
+    for (path, value) in settings {
+        bounded("settings.path", path, MAX_NAME_FIELD)?;
+        bounded("settings.value", value, MAX_SETTING_VALUE)?;
+    }
+    Ok(())
 }
 
 /// How many commands a table's queue holds before senders wait.
@@ -102,8 +149,12 @@ pub struct Limits {
     pub max_streams_per_connection: usize,
     /// Seats a table may have.
     pub max_seats: usize,
-    /// Calls a seat may make each second (a burst of twice that is allowed).
+    /// Calls a seat may make each second that the table was not waiting for (a burst of
+    /// twice that is allowed); moves answering a prompt do not count.
     pub actions_per_second: u32,
+    /// Moves a whole table may make each second in answer to prompts: a bound that protects
+    /// the server from tables of programs playing flat out (people never come near it).
+    pub table_moves_per_second: u32,
     /// The largest message a client may send, in bytes.
     pub max_message_bytes: usize,
     /// How long a table lives with no call reaching it and no stream open on it.
@@ -121,6 +172,7 @@ impl Default for Limits {
             max_streams_per_connection: 1_000,
             max_seats: 64,
             actions_per_second: 50,
+            table_moves_per_second: 2_000,
             max_message_bytes: 64 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
@@ -235,7 +287,7 @@ impl Dudo {
                 store.close_table(&id, now).await?;
                 continue;
             }
-            match Table::recover(open, store.clone()) {
+            match Table::recover(open, store.clone(), self.limits.table_moves_per_second) {
                 Ok(table) => {
                     let code = table.info().join_code;
                     match self.spawn_table(table, id.clone(), code, None) {
@@ -342,7 +394,11 @@ impl Dudo {
         let key = table.trim().trim_start_matches("dudo://join/");
         let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
         let id = registry.codes.get(&key.to_ascii_uppercase()).cloned().unwrap_or_else(|| key.to_string());
-        registry.tables.get(&id).cloned().ok_or_else(|| Status::not_found(format!("no table {table:?}")))
+        registry.tables.get(&id).cloned().ok_or_else(|| {
+            // Echoed cut short: an error's text travels in a header of bounded size.
+            let shown: String = table.chars().take(MAX_NAME_FIELD).collect();
+            Status::not_found(format!("no table {shown:?}"))
+        })
     }
 
     async fn ask<T>(
@@ -405,6 +461,13 @@ impl Lobby for Dudo {
     ) -> Result<Response<pb::Joined>, Status> {
         let ip = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
+        table::seats::seat_name(&req.name).map_err(status)?;
+        bounded("preset", &req.preset, MAX_NAME_FIELD)?;
+        bounded("rating_pool", &req.rating_pool, MAX_NAME_FIELD)?;
+        if let Some(rules) = &req.rules {
+            bounded("rules.name", &rules.name, MAX_NAME_FIELD)?;
+        }
+        check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
         {
             let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
             if registry.tables.len() >= self.limits.max_tables {
@@ -525,6 +588,7 @@ impl Lobby for Dudo {
                 seed: req.seed,
                 pacing,
                 rate: self.limits.actions_per_second,
+                table_rate: self.limits.table_moves_per_second,
                 rating_pool,
                 store: self.store.clone(),
             },
@@ -596,6 +660,7 @@ impl Lobby for Dudo {
         let token = token_of(&request)?;
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
+        check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
         let settings = req.settings.into_iter().map(|s| (s.path, s.value)).collect();
         let info = self.command(&handle, |reply| Command::ChangeSettings { token, settings, reply }).await?;
         Ok(Response::new(info))
@@ -662,7 +727,16 @@ impl Play for Dudo {
         let (refusals_tx, refusals_rx) = mpsc::channel::<Result<pb::PlayUpdate, Status>>(16);
         let service = self.clone();
         tokio::spawn(async move {
-            while let Some(Ok(message)) = incoming.next().await {
+            while let Some(message) = incoming.next().await {
+                let message = match message {
+                    Ok(message) => message,
+                    // A message that cannot be read (undecodable, too large) ends the stream
+                    // with a status saying so: never a stream that silently stops listening.
+                    Err(status) => {
+                        let _ = refusals_tx.send(Err(upward_error(&status))).await;
+                        break;
+                    }
+                };
                 let (wire, outcome) = match message.request {
                     Some(pb::play_request::Request::Action(wire)) => {
                         let outcome = service.act_on(&handle, &token, &wire).await;
@@ -680,6 +754,11 @@ impl Play for Dudo {
                             action: wire,
                             reason: status.message().to_string(),
                             code: code_of(&status),
+                            retry_after_millis: status
+                                .metadata()
+                                .get(RETRY_AFTER_KEY)
+                                .and_then(|v| v.to_str().ok())
+                                .and_then(|v| v.parse().ok()),
                         })),
                     };
                     if refusals_tx.send(Ok(rejected)).await.is_err() {

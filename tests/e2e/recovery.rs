@@ -10,6 +10,7 @@ use dudo_bot::{Bot, Turn};
 use dudo_client::Client;
 use dudo_client::dudo_proto::v1 as pb;
 use dudo_rules::{Action, Event, EventKind};
+use dudo_client::dudo_proto::TableEvent;
 
 /// A bot whose every decision follows from what it sees, not from a generator carried
 /// along: asked the same question again after a reconnect, it answers the same, as a
@@ -73,7 +74,10 @@ async fn results(addr: &str) -> HashMap<u64, (Vec<(u64, Event)>, Vec<u32>)> {
             .events
             .iter()
             .map(|e| dudo_proto::convert::event_from_wire(e).unwrap())
-            .filter(|(_, e)| !matches!(e.kind, EventKind::DiceCommitted { .. } | EventKind::DiceSalts { .. }))
+            .filter_map(|(seq, e)| match e {
+                TableEvent::Game(e) => Some((seq, e)),
+                _ => None,
+            })
             .collect();
         let places: Vec<u32> = g.players.iter().map(|p| p.place).collect();
         // Which table it was: the seed that deals its first dice.
@@ -110,13 +114,13 @@ fn commitments_hold(replay: &pb::Replay) -> usize {
     let mut opened = 0;
     for wire in &replay.events {
         let (_, e) = dudo_proto::convert::event_from_wire(wire).unwrap();
-        match e.kind {
-            EventKind::DiceCommitted { round, commitments, .. } => {
+        match e {
+            TableEvent::DiceCommitted { round, commitments, .. } => {
                 for (seat, hash) in commitments {
                     committed.insert((round, seat), hash);
                 }
             }
-            EventKind::DiceSalts { round, salts } => {
+            TableEvent::DiceSalts { round, salts } => {
                 for (seat, salt, dice) in salts {
                     let salt: Vec<u8> = (0..salt.len())
                         .step_by(2)

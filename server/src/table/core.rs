@@ -384,6 +384,19 @@ impl TableCore {
             .is_some_and(|action| self.apply(Input::Moved { seat, action, timed_out: false }, now).is_ok())
     }
 
+    /// Whether the table is waiting for `seat`: a person's seat that may act now.
+    pub fn awaits(&self, seat: Seat) -> bool {
+        !self.seats.is_bot(seat)
+            && self.game.as_ref().is_some_and(|g| !g.is_over() && g.seats_to_ask().any(|s| s == seat))
+    }
+
+    /// Prompts `seat` again, if it may still act (its last move was refused for the pace).
+    pub fn prompt_again(&mut self, seat: Seat, now: Now) {
+        if let Some(prompt) = self.prompt_for(seat, now) {
+            self.log.queue_each(|viewer| (viewer == Viewer::Seat(seat)).then(|| Arc::clone(&prompt)));
+        }
+    }
+
     /// When the clock runs out for the seat it is timing (monotonic).
     pub fn deadline(&self) -> Option<Duration> {
         self.clock.as_ref()?.deadline()

@@ -25,6 +25,8 @@ pub enum TableError {
     TableFull { seats: usize },
     #[error("seat: there is no seat {seat}")]
     NoSuchSeat { seat: usize },
+    #[error("name: {0}")]
+    BadName(String),
     #[error("the host cannot leave a table that has not started")]
     HostCannotLeave,
     #[error("no bot {bot:?}; the bots are {known}")]
@@ -70,6 +72,7 @@ impl TableError {
             TableError::TableFull { .. } => "table_full",
             TableError::NoSuchSeat { .. } => "no_such_seat",
             TableError::HostCannotLeave => "host_cannot_leave",
+            TableError::BadName(_) => "bad_name",
             TableError::NoSuchBot { .. } => "no_such_bot",
             TableError::BadSetting(_) => "bad_setting",
             TableError::SeatsOutsideRules { .. } => "seats_outside_rules",
@@ -93,6 +96,7 @@ impl TableError {
                 Kind::ResourceExhausted
             }
             TableError::NoSuchSeat { .. }
+            | TableError::BadName(_)
             | TableError::NoSuchBot { .. }
             | TableError::BadSetting(_)
             | TableError::SeatsOutsideRules { .. } => Kind::InvalidArgument,

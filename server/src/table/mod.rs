@@ -115,6 +115,8 @@ pub struct Setup {
     pub seed: Option<u64>,
     pub pacing: Pacing,
     pub rate: u32,
+    /// Moves the whole table may make a second in answer to prompts (protects the server).
+    pub table_rate: u32,
     pub rating_pool: String,
     pub store: Option<Store>,
 }
@@ -190,6 +192,8 @@ pub struct Table {
     /// Replies to send once the journal is durable.
     replies: Vec<Reply>,
     rate: RateLimit,
+    /// A seat refused for the table's pace is prompted again when it may move (monotonic).
+    reprompt: Option<(Seat, Duration)>,
     /// What the core's monotonic time counts from.
     epoch: Instant,
 }
@@ -197,14 +201,14 @@ pub struct Table {
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, store } = setup;
-        let epoch = Instant::now();
+        let Setup { id, code, capacity, seed, pacing, rate, table_rate, rating_pool, store } = setup;
         let now = Now { wall: unix_millis(), mono: Duration::ZERO };
         let journalled = store.is_some();
         let unwritten = journalled.then(|| NewTable { code: code.clone(), created_at: now.wall });
         let core_setup = core::Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled };
         let core = TableCore::new(rules, core_setup, rand::rng().random(), now);
-        Table::around(core, store, unwritten, 0, epoch)
+        let rate = RateLimit::new(core.rate(), table_rate);
+        Table::around(core, store, unwritten, 0, rate)
     }
 
     fn around(
@@ -212,16 +216,30 @@ impl Table {
         store: Option<Store>,
         unwritten: Option<NewTable>,
         entries: i64,
-        epoch: Instant,
+        rate: RateLimit,
     ) -> Table {
-        let rate = RateLimit::new(core.rate());
-        Table { core, store, unwritten, entries, closed_at: None, replies: Vec::new(), rate, epoch }
+        let epoch = Instant::now();
+        Table {
+            core,
+            store,
+            unwritten,
+            entries,
+            closed_at: None,
+            replies: Vec::new(),
+            rate,
+            reprompt: None,
+            epoch,
+        }
     }
 
     /// Rebuilds a table from its journal, through the same inputs live play takes, as it was
     /// after the last entry; its clock restarts now for whoever must move, with each seat's
     /// bank as the journal last recorded it.
-    pub fn recover(open: dudo_store::OpenTable, store: Store) -> Result<Table, RecoverError> {
+    pub fn recover(
+        open: dudo_store::OpenTable,
+        store: Store,
+        table_rate: u32,
+    ) -> Result<Table, RecoverError> {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
         let bad = |n: i64, why: TableError| RecoverError::Entry { n, why };
@@ -241,8 +259,8 @@ impl Table {
         // What the replay "journalled" is what was read; a finished game's record was
         // written with the move that ended it.
         core.discard_unsaved();
-        let epoch = Instant::now();
-        let mut table = Table::around(core, Some(store), None, next, epoch);
+        let rate = RateLimit::new(core.rate(), table_rate);
+        let mut table = Table::around(core, Some(store), None, next, rate);
         // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
         let now = table.now();
         table.core.settle(now);
@@ -275,6 +293,7 @@ impl Table {
             }
             let deadline = self.core.deadline().map(|d| self.epoch + d);
             let bot_due = self.core.bot_due().map(|d| self.epoch + d);
+            let reprompt = self.reprompt.map(|(_, d)| self.epoch + d);
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(c) => {
@@ -291,6 +310,12 @@ impl Table {
                 () = sleep_until(bot_due), if bot_due.is_some() => {
                     let now = self.now();
                     self.core.bot_moves(now);
+                }
+                () = sleep_until(reprompt), if reprompt.is_some() => {
+                    if let Some((seat, _)) = self.reprompt.take() {
+                        let now = self.now();
+                        self.core.prompt_again(seat, now);
+                    }
                 }
                 () = tokio::time::sleep_until(last_call + idle) => {
                     if self.core.prune_streams() {
@@ -389,13 +414,10 @@ impl Table {
         match command {
             Command::Join { name, reply } => {
                 let token = secret();
-                let input = Input::Joined {
-                    name: self.core.seats().name_for(&name),
-                    token_hash: token_hash(&token),
-                    bot: None,
-                };
-                let result =
-                    self.input_then(input, |caused, core| (caused.seat.unwrap_or(0), token, core.info()));
+                let result = self.core.seats().name_for(&name).and_then(|name| {
+                    let input = Input::Joined { name, token_hash: token_hash(&token), bot: None };
+                    self.input_then(input, |caused, core| (caused.seat.unwrap_or(0), token, core.info()))
+                });
                 self.reply(reply, result);
             }
             Command::AddBot { token, bot, reply } => {
@@ -498,13 +520,24 @@ impl Table {
         let started = Instant::now();
         let seat = self.core.seats().seat_of(token)?;
         let _span = tracing::debug_span!("act", seat).entered();
-        self.rate.take(seat, self.now().mono)?;
+        let now = self.now().mono;
+        let awaited = self.core.awaits(seat);
+        if let Err(e) = self.rate.check(seat, awaited, now) {
+            // Prompted again once it may move: a seat that answers prompts never stalls.
+            if let (true, TableError::RateLimited { retry_after_millis, .. }) = (awaited, &e) {
+                self.reprompt = Some((seat, now + Duration::from_millis(*retry_after_millis)));
+            }
+            return Err(e);
+        }
         if self.core.game().is_none() {
             return Err(TableError::NotStarted);
         }
-        self.input_then(Input::Moved { seat, action, timed_out: false }, |_, _| ()).inspect_err(|e| {
+        let played = self.input_then(Input::Moved { seat, action, timed_out: false }, |_, _| ());
+        if let Err(e) = played {
             metrics::counter!("dudo_rejections_total", "reason" => e.code()).increment(1);
-        })?;
+            self.rate.refused(seat, now);
+            return Err(e);
+        }
         metrics::counter!("dudo_actions_total").increment(1);
         // From the command reaching the table to its events in every stream's outbox.
         metrics::histogram!("dudo_action_seconds").record(started.elapsed().as_secs_f64());

@@ -40,6 +40,31 @@ const BOT_NAMES: &[&str] = &[
     "Zoe",
 ];
 
+/// The longest seat name, in characters.
+pub const MAX_NAME_CHARS: usize = 32;
+
+/// A seat name as people will read it on every other player's screen: normalised (NFC) and
+/// trimmed; refused if it holds characters that could fake a game line or restyle a
+/// terminal (control characters, line breaks, escape sequences, bidirectional overrides),
+/// or is too long.
+pub fn seat_name(raw: &str) -> Result<String, TableError> {
+    use unicode_normalization::UnicodeNormalization;
+    let name: String = raw.nfc().collect::<String>().trim().to_string();
+    let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
+    let separator = |c: char| matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}');
+    if let Some(c) = name.chars().find(|&c| c.is_control() || bidi(c) || separator(c)) {
+        return Err(TableError::BadName(format!(
+            "it holds the invisible character U+{:04X}; names are plain text on one line",
+            u32::from(c)
+        )));
+    }
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(TableError::BadName(format!("{chars} characters; at most {MAX_NAME_CHARS}")));
+    }
+    Ok(name)
+}
+
 pub fn token_hash(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
@@ -99,10 +124,10 @@ impl Seats {
         named.unwrap_or_else(|| format!("{kind} bot {}", self.slots.len()))
     }
 
-    /// A name as the table shows it: trimmed and cut short, or "Player N" when empty.
-    pub fn name_for(&self, name: &str) -> String {
-        let name = name.trim().chars().take(32).collect::<String>();
-        if name.is_empty() { format!("Player {}", self.slots.len() + 1) } else { name }
+    /// A name as the table shows it: checked ([`seat_name`]), or "Player N" when empty.
+    pub fn name_for(&self, name: &str) -> Result<String, TableError> {
+        let name = seat_name(name)?;
+        Ok(if name.is_empty() { format!("Player {}", self.slots.len() + 1) } else { name })
     }
 
     /// Whether another seat may be taken.

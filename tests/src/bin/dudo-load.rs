@@ -86,14 +86,19 @@ impl Server {
 
     /// The server's resident memory, from /proc.
     fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
-        status
-            .lines()
-            .find(|l| l.starts_with("VmRSS:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
+        rss_kib(self.child.id())
     }
+}
+
+/// A process's resident memory, from /proc.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 impl Drop for Server {
@@ -112,8 +117,24 @@ async fn channels(addr: &str, n: usize) -> anyhow::Result<Vec<Channel>> {
     Ok(out)
 }
 
-async fn play(tables: usize, seconds: u64, think: Duration, db: &str) -> anyhow::Result<()> {
+async fn play(tables: usize, seconds: u64, think: Duration, db: &str, rss_every: u64) -> anyhow::Result<()> {
     let server = Server::start(db)?;
+    // The server's memory every `rss_every` seconds of the measured run: it must level off
+    // however many games are played.
+    let sampler = (rss_every > 0).then(|| {
+        let pid = server.child.id();
+        tokio::spawn(async move {
+            let start = Instant::now() + Duration::from_secs(3);
+            let mut samples = Vec::new();
+            for n in 1..=seconds / rss_every {
+                tokio::time::sleep_until((start + Duration::from_secs(n * rss_every)).into()).await;
+                let kib = rss_kib(pid);
+                eprintln!("rss after {} s: {kib} KiB", n * rss_every);
+                samples.push((n * rss_every, kib));
+            }
+            samples
+        })
+    });
     let chans = channels(&server.addr, tables.div_ceil(50).max(1)).await?;
     let actions = Arc::new(AtomicU64::new(0));
     let latencies = Arc::new(Mutex::new(Vec::<u32>::new()));
@@ -230,6 +251,12 @@ async fn play(tables: usize, seconds: u64, think: Duration, db: &str) -> anyhow:
         lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1))).copied().unwrap_or(0)
     };
     let total = actions.load(Ordering::Relaxed);
+    if let Some(sampler) = sampler {
+        let samples = sampler.await.unwrap_or_default();
+        let shown: Vec<String> =
+            samples.iter().map(|(s, kib)| format!("{s} s: {} MiB", kib / 1024)).collect();
+        println!("server RSS during the run: {}", shown.join(", "));
+    }
     println!(
         "play: {tables} tables ({failed} failed), {seconds} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; latency p50 {} µs, p99 {} µs, max {} µs ({} samples); server RSS {} KiB",
         think.as_millis(),
@@ -303,12 +330,13 @@ async fn main() -> anyhow::Result<()> {
     match args.get(1).map(String::as_str) {
         Some("play") => {
             let think = Duration::from_millis(flag("--think-ms", 0));
-            play(flag("--tables", 1000) as usize, flag("--seconds", 10), think, db).await
+            let (tables, seconds) = (flag("--tables", 1000) as usize, flag("--seconds", 10));
+            play(tables, seconds, think, db, flag("--rss-every", 0)).await
         }
         Some("idle") => idle(flag("--seats", 10_000) as usize, db).await,
         _ => {
             eprintln!(
-                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] | idle [--seats N] [--db DB]"
+                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] | idle [--seats N] [--db DB]"
             );
             std::process::exit(2);
         }
