@@ -28,7 +28,7 @@ mod verify;
 
 use std::time::SystemTime;
 
-pub use dudo_client::{Client, ClientError, SeatKey};
+pub use dudo_client::{Client, ClientError, SeatKey, TableEvent};
 pub use dudo_rules::odds::BidOdds;
 pub use dudo_rules::{Action, Bid, Event, EventKind, Legal, RuleSet, View};
 pub use verify::{DiceCheck, DiceCheckError};
@@ -44,8 +44,9 @@ pub struct Turn<'a> {
     /// Everything the bot may do now.
     pub legal: &'a Legal,
     pub rules: &'a RuleSet,
-    /// Every event this seat has seen, oldest first.
-    pub history: &'a [Event],
+    /// Every entry of the table's log this seat has seen, oldest first: the engine's events
+    /// ([`TableEvent::Game`]) and the table's own (dice commitments, time-outs).
+    pub history: &'a [TableEvent],
     /// When the turn clock runs out, if the table has one: after it the server plays the
     /// seat's default action (and says so with a `turn_timed_out` event).
     pub deadline: Option<SystemTime>,
@@ -108,10 +109,15 @@ pub trait Bot: Send {
     }
 
     /// Every event the seat sees, as it comes (a round settled, dice lost, ...).
-    fn observe(&mut self, _event: &Event) {}
+    fn observe(&mut self, _event: &TableEvent) {}
 
-    /// The server refused the last action; `reason` names the rule.
-    fn refused(&mut self, _action: Option<&Action>, _reason: &str) {}
+    /// Where the game stands after a move that did not prompt this seat (the server's view:
+    /// whose turn it is, the dice counts, the bids).
+    fn view(&mut self, _view: &View) {}
+
+    /// The server refused the last action: `code` says why for programs (`bid_not_higher`,
+    /// `not_your_turn`, `rate_limited`, … as protocol.md lists them), `reason` for people.
+    fn refused(&mut self, _action: Option<&Action>, _code: &str, _reason: &str) {}
 
     /// The game is over: seats from first place to last.
     fn game_over(&mut self, _standings: &[usize]) {}
@@ -205,7 +211,7 @@ fn ask(
     seat: usize,
     prompt: &dudo_client::Prompt,
     rules: &RuleSet,
-    history: &[Event],
+    history: &[TableEvent],
     any: bool,
 ) -> Option<Action> {
     let my_turn = prompt.view.turn == Some(seat);
@@ -242,7 +248,7 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
     // The seat's number as the server last showed it: seats are renumbered when someone
     // leaves before the start or at a reset, and views say which is ours.
     let mut seat = key.seat as usize;
-    let mut history: Vec<Event> = Vec::new();
+    let mut history: Vec<TableEvent> = Vec::new();
     let mut rules = dudo_client::rules_of(&key.info).ok();
     let mut checker = DiceCheck::default();
     let mut last_seq: Option<u64> = None;
@@ -269,12 +275,12 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                 last_seq = Some(seq);
                 answered = None;
                 current = None;
-                if matches!(event.kind, EventKind::GameStarted { .. }) {
+                if matches!(event.game(), Some(EventKind::GameStarted { .. })) {
                     history.clear();
                 }
                 checker.see(&event, rules.as_ref())?;
                 bot.observe(&event);
-                if let EventKind::GameOver { standings, .. } = &event.kind {
+                if let Some(EventKind::GameOver { standings, .. }) = event.game() {
                     bot.game_over(standings);
                     return Ok(Outcome {
                         seat,
@@ -301,8 +307,15 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                 }
                 current = Some(p);
             }
-            Update::Rejected { action, reason } => {
-                bot.refused(action.as_ref(), &reason);
+            // Another seat's move played out: the server's view of where the game stands.
+            Update::Turn { view, .. } => {
+                if let Some(s) = view.seat {
+                    seat = s;
+                }
+                bot.view(&view);
+            }
+            Update::Rejected { action, reason, code } => {
+                bot.refused(action.as_ref(), &code, &reason);
                 answered = None;
                 refusals += 1;
                 // The server does not prompt again after a refusal: ask the bot again, and
@@ -314,7 +327,8 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                     session.act(action).await?;
                 }
             }
-            Update::Reconnecting { .. } | Update::Reconnected => {}
+            // The session comes back by itself (from a fresh snapshot after a reseat).
+            Update::Reseated(_) | Update::Reconnecting { .. } | Update::Reconnected => {}
         }
     }
     Err(BotError::Ended)

@@ -6,7 +6,8 @@
 //! dice (one byte each) ‖ the 16-byte salt. Common-hand games open every commitment of the
 //! round; the individual-hand games open only the last, the cup that was lifted.
 
-use dudo_rules::{Event, EventKind, RuleSet};
+use dudo_client::TableEvent;
+use dudo_rules::{EventKind, RuleSet};
 use sha2::{Digest, Sha256};
 
 /// A reveal that does not match what was committed.
@@ -34,24 +35,29 @@ impl DiceCheck {
         self.checked
     }
 
-    /// Takes one event; an error if it reveals dice that do not match their commitment.
-    pub fn see(&mut self, event: &Event, rules: Option<&RuleSet>) -> Result<(), DiceCheckError> {
-        match &event.kind {
+    /// Takes one entry of the log; an error if it reveals dice that do not match their
+    /// commitment.
+    pub fn see(&mut self, event: &TableEvent, rules: Option<&RuleSet>) -> Result<(), DiceCheckError> {
+        match event {
             // A new game numbers its rounds afresh.
-            EventKind::GameStarted { .. } => {
-                self.committed.clear();
-                self.whole_rounds.clear();
+            TableEvent::Game(e) => {
+                match &e.kind {
+                    EventKind::GameStarted { .. } => {
+                        self.committed.clear();
+                        self.whole_rounds.clear();
+                    }
+                    EventKind::RoundStarted { round, .. } | EventKind::HandStarted { hand: round, .. } => {
+                        self.whole_rounds.push(*round);
+                    }
+                    _ => {}
+                }
                 Ok(())
             }
-            EventKind::RoundStarted { round, .. } | EventKind::HandStarted { hand: round, .. } => {
-                self.whole_rounds.push(*round);
-                Ok(())
-            }
-            EventKind::DiceCommitted { round, commitments, .. } => {
+            TableEvent::DiceCommitted { round, commitments, .. } => {
                 self.committed.push((*round, commitments.clone()));
                 Ok(())
             }
-            EventKind::DiceSalts { round, salts } => {
+            TableEvent::DiceSalts { round, salts } => {
                 // A seat that joined the stream mid-round may have missed some of that round's
                 // commitments: it cannot check the round, and says nothing.
                 if !self.whole_rounds.contains(round) {
@@ -95,7 +101,7 @@ impl DiceCheck {
                 }
                 Ok(())
             }
-            _ => Ok(()),
+            TableEvent::TurnTimedOut { .. } => Ok(()),
         }
     }
 }
@@ -120,12 +126,12 @@ pub fn commitment(round: u32, seat: usize, dice: &[u8], salt: &str) -> Option<St
 
 #[cfg(test)]
 mod tests {
-    use dudo_rules::Audience;
+    use dudo_rules::{Audience, Event};
 
     use super::*;
 
-    fn event(kind: EventKind) -> Event {
-        Event { audience: Audience::Everyone, kind }
+    fn event(kind: EventKind) -> TableEvent {
+        TableEvent::Game(Event { audience: Audience::Everyone, kind })
     }
 
     #[test]
@@ -138,37 +144,35 @@ mod tests {
         let mut check = DiceCheck::default();
         let rules = dudo_rules::presets::house();
         let steps = [
-            EventKind::RoundStarted {
+            event(EventKind::RoundStarted {
                 round: 1,
                 starter: 0,
                 dice_counts: vec![3, 3],
                 palifico: vec![],
                 wild: None,
-            },
-            EventKind::DiceCommitted {
+            }),
+            TableEvent::DiceCommitted {
                 round: 1,
                 commitments: vec![(0, hash(0, &first, 1)), (1, hash(1, &other, 2))],
                 table: String::new(),
             },
             // Seat 0 pushes and re-rolls: a second commitment for the same seat and round.
-            EventKind::DiceCommitted {
+            TableEvent::DiceCommitted {
                 round: 1,
                 commitments: vec![(0, hash(0, &pushed, 3))],
                 table: String::new(),
             },
         ];
-        for kind in steps {
-            check.see(&event(kind), Some(&rules)).unwrap();
+        for step in steps {
+            check.see(&step, Some(&rules)).unwrap();
         }
-        let reveal = |last: [u8; 3]| {
-            event(EventKind::DiceSalts {
-                round: 1,
-                salts: vec![
-                    (0, salt(1), first.to_vec()),
-                    (1, salt(2), other.to_vec()),
-                    (0, salt(3), last.to_vec()),
-                ],
-            })
+        let reveal = |last: [u8; 3]| TableEvent::DiceSalts {
+            round: 1,
+            salts: vec![
+                (0, salt(1), first.to_vec()),
+                (1, salt(2), other.to_vec()),
+                (0, salt(3), last.to_vec()),
+            ],
         };
         let mut honest = DiceCheck { committed: check.committed.clone(), whole_rounds: vec![1], checked: 0 };
         assert_eq!(honest.see(&reveal(pushed), Some(&rules)), Ok(()));

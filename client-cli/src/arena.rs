@@ -325,9 +325,9 @@ async fn play_one(
             update = watch.next() => match update {
                 Some(update) => {
                     if let Update::Event { event, .. } = update?
-                        && let EventKind::GameOver { standings: s, .. } = event.kind
+                        && let Some(EventKind::GameOver { standings: s, .. }) = event.game()
                     {
-                        standings = Some(s);
+                        standings = Some(s.clone());
                     }
                 }
                 None => break,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use dudo_client::dudo_proto::v1 as pb;
-use dudo_client::{Client, Prompt, SeatKey, Session, Update};
+use dudo_client::{Client, Prompt, Reseat, SeatKey, Session, Update};
 use dudo_rules::odds::bid_odds;
 use dudo_rules::{Action, Bid, EventKind, RuleSet, View};
 
@@ -42,12 +42,14 @@ pub struct AtTable {
     table: pb::TableInfo,
     rules: Arc<RuleSet>,
     players: Vec<String>,
-    /// The view from the last snapshot or prompt.
+    /// The view from the last snapshot, prompt or turn update: the server's, never worked
+    /// out here from the events.
     view: Option<View>,
     /// The prompt in force: cleared when an event newer than it arrives.
     prompt: Option<Prompt>,
-    /// The bid a reveal is about, to colour the dice it counted.
-    last_bid: Option<Bid>,
+    /// The round's wild face as the server last said it (a view, or the events that start a
+    /// round or change its wilds), to colour your dice as they are rolled.
+    wild: Option<u8>,
     /// Countdown lines already printed for the prompt in force.
     warned: Vec<u64>,
     /// The round whose out-of-turn offer was shown (shown once a round, not at every bid).
@@ -80,6 +82,7 @@ impl AtTable {
         if let (Some(key), Some(seat)) = (self.key.as_mut(), view.seat) {
             key.seat = seat as u32;
         }
+        self.wild = view.wild;
     }
 
     fn me(&self) -> Option<usize> {
@@ -175,26 +178,18 @@ impl AtTable {
                 if self.prompt.as_ref().is_some_and(|p| p.last_seq.is_none_or(|l| l < seq)) {
                     self.prompt = None;
                 }
-                let me = self.me();
-                if let Some(view) = self.view.as_mut() {
-                    follow(view, &event.kind, me);
-                }
-                match &event.kind {
-                    EventKind::BidMade { bid, .. } => self.last_bid = Some(*bid),
-                    EventKind::RoundStarted { .. } => self.last_bid = None,
-                    EventKind::GameStarted { .. } => self.over = false,
+                match event.game() {
+                    Some(EventKind::RoundStarted { wild, .. } | EventKind::SeatLeft { wild, .. }) => {
+                        self.wild = *wild;
+                    }
+                    Some(EventKind::WildsOff) => self.wild = None,
+                    Some(EventKind::GameStarted { .. }) => self.over = false,
                     _ => {}
                 }
-                let lines = render::event_lines(
-                    &event.kind,
-                    &self.names(),
-                    &self.rules,
-                    self.me(),
-                    self.last_bid,
-                    self.style,
-                );
+                let lines =
+                    render::event_lines(&event, &self.names(), &self.rules, self.me(), self.wild, self.style);
                 self.out.lines(lines.into_iter().map(|l| if l.is_empty() { l } else { format!("  {l}") }));
-                if let EventKind::GameOver { .. } = event.kind {
+                if let Some(EventKind::GameOver { .. }) = event.game() {
                     self.over = true;
                     if self.me() == Some(self.host()) {
                         self.out.line(
@@ -212,17 +207,24 @@ impl AtTable {
                 self.learn_seat(&p.view);
                 self.on_prompt(p);
             }
+            // Where the game stands between prompts, as the server has it.
+            Update::Turn { view, .. } => {
+                self.learn_seat(&view);
+                self.view = Some(view);
+            }
             Update::Rejected { reason, .. } => {
                 self.in_flight = false;
                 self.answered = None;
                 self.out.line(self.style.red(&format!("Not allowed: {reason}")));
             }
             // A reset or renumbered seats end the stream on purpose: it comes straight back.
-            Update::Reconnecting { error, .. }
-                if error.starts_with("the table was reset")
-                    || error.starts_with("the seats were renumbered") =>
-            {
-                self.out.line(self.style.dim(&format!("{error}; rejoining…")));
+            Update::Reseated(why) => {
+                let why = match why {
+                    Reseat::Reset => "The table was reset",
+                    Reseat::Renumbered => "The seats were renumbered",
+                    Reseat::Other => "The server moved the seats",
+                };
+                self.out.line(self.style.dim(&format!("{why}; rejoining…")));
             }
             Update::Reconnecting { error, .. } => {
                 if !self.disconnected {
@@ -475,7 +477,7 @@ pub async fn sit(
         players: Vec::new(),
         view: None,
         prompt: None,
-        last_bid: None,
+        wild: None,
         warned: Vec::new(),
         offered_in_round: None,
         over: false,
@@ -541,52 +543,5 @@ pub async fn sit(
             },
             _ = tick.tick(), if !me.disconnected => me.countdown(),
         }
-    }
-}
-
-/// Keeps a view current between prompts from the events that change what `status` shows:
-/// the round, dice counts, the bids, your dice, who is out. (The next prompt or snapshot
-/// replaces it with the server's own.)
-fn follow(view: &mut View, kind: &EventKind, me: Option<usize>) {
-    use dudo_rules::game::{Claim, ClaimKind};
-    match kind {
-        EventKind::RoundStarted { round, starter, dice_counts, palifico, wild } => {
-            view.round = *round;
-            view.starter = *starter;
-            view.turn = Some(*starter);
-            view.palifico = palifico.clone();
-            view.wild = *wild;
-            view.claims.clear();
-            view.current_bid = None;
-            for (p, &n) in view.players.iter_mut().zip(dice_counts) {
-                p.dice = n;
-                p.pushed.clear();
-            }
-        }
-        EventKind::DiceRolled { seat, dice } if Some(*seat) == me => view.my_dice = dice.clone(),
-        EventKind::BidMade { seat, bid } => {
-            view.current_bid = Some((*seat, *bid));
-            view.claims.push(Claim { seat: *seat, kind: ClaimKind::Bid(*bid) });
-            let next = (1..=view.players.len())
-                .map(|i| (seat + i) % view.players.len().max(1))
-                .find(|&s| view.players.get(s).is_some_and(|p| p.place.is_none() && !p.watching));
-            view.turn = next;
-        }
-        EventKind::DiceLost { seat, left, .. } => {
-            if let Some(p) = view.players.get_mut(*seat) {
-                p.dice = *left;
-            }
-        }
-        EventKind::DiceWon { seat, now, .. } => {
-            if let Some(p) = view.players.get_mut(*seat) {
-                p.dice = *now;
-            }
-        }
-        EventKind::Eliminated { seat, place } => {
-            if let Some(p) = view.players.get_mut(*seat) {
-                p.place = Some(*place);
-            }
-        }
-        _ => {}
     }
 }

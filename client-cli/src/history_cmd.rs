@@ -11,11 +11,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use dudo_client::Client;
 use dudo_client::dudo_proto::v1 as pb;
-use dudo_rules::describe::describe;
 use dudo_rules::{Bid, EventKind, Viewer};
 
 use crate::net::{DbArgs, Purpose};
-use crate::render::Style;
+use crate::render::{self, Style};
 
 /// Where the records are: a server, or a local database.
 #[derive(Args, Clone, Debug)]
@@ -229,7 +228,7 @@ async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCod
             }
             Some(pb::play_update::Update::Event(e)) => {
                 let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(&e)?;
-                writeln!(out, "{}", describe(&event.kind, &names))?;
+                writeln!(out, "{}", event.describe(&names, None))?;
             }
             _ => {}
         }
@@ -267,35 +266,41 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
     let mut wild: Option<u8> = None;
     for wire in &replay.events {
         let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(wire)?;
-        if !event.audience.admits(Viewer::Replay, true) {
+        if !event.admits(Viewer::Replay, true) {
             continue;
         }
-        let mut line = describe(&event.kind, &names);
-        match &event.kind {
-            EventKind::RoundStarted { wild: w, .. } => {
+        let mut lines = vec![event.describe(&names, None)];
+        match event.game() {
+            Some(EventKind::RoundStarted { wild: w, .. }) => {
                 wild = *w;
                 blocks.push(Vec::new());
             }
-            EventKind::HandStarted { .. } => blocks.push(Vec::new()),
-            EventKind::DiceRolled { seat, dice } => {
+            Some(EventKind::HandStarted { .. }) => blocks.push(Vec::new()),
+            Some(EventKind::DiceRolled { seat, dice }) => {
                 let who = names.get(*seat).map_or("?", String::as_str);
-                line = format!("  {who:<22} {}", style.dice(dice, faces, None, wild));
+                lines = vec![format!("  {who:<22} {}", style.dice(dice, faces, wild))];
             }
-            EventKind::BidMade { .. } => {
+            // Every cup, with the dice that counted as the record says the engine counted them.
+            Some(EventKind::DiceRevealed { dice, counted: Some(counted) }) => {
+                lines = render::reveal_lines(dice, Some(counted), &names, faces, style);
+            }
+            Some(EventKind::BidMade { .. }) => {
                 if let Some(note) = notes.next() {
                     let truth = if note.true_at_showdown { style.green("true") } else { style.red("false") };
                     let odds = note.odds * 100.0;
-                    line = format!("{line}   ({odds:.0}% to its caller; there were {}: {truth})", note.count);
+                    lines[0] = format!(
+                        "{}   ({odds:.0}% to its caller; there were {}: {truth})",
+                        lines[0], note.count
+                    );
                 }
             }
             _ => {}
         }
-        if line.is_empty() {
-            continue;
-        }
-        match blocks.last_mut() {
-            Some(block) => block.push(line),
-            None => blocks.push(vec![line]),
+        for line in lines.into_iter().filter(|l| !l.is_empty()) {
+            match blocks.last_mut() {
+                Some(block) => block.push(line),
+                None => blocks.push(vec![line]),
+            }
         }
     }
     Ok(blocks)
@@ -361,17 +366,16 @@ fn bid_notes(replay: &pb::Replay, rules: dudo_rules::RuleSet, seats: usize) -> R
         .events
         .iter()
         .filter_map(|w| convert::event_from_wire(w).ok())
-        .map(|(_, e)| e.kind)
-        .filter(|k| {
-            !matches!(
-                k,
-                EventKind::DiceCommitted { .. }
-                    | EventKind::DiceSalts { .. }
-                    | EventKind::TurnTimedOut { .. }
-            )
-        })
+        .filter_map(|(_, e)| e.game().cloned())
         .collect();
-    if ours != theirs {
+    let same = |(ours, theirs): (&EventKind, &EventKind)| match (ours, theirs) {
+        // A record from before reveals carried their counts: the dice must still match.
+        (EventKind::DiceRevealed { dice, .. }, EventKind::DiceRevealed { dice: recorded, counted: None }) => {
+            dice == recorded
+        }
+        _ => ours == theirs,
+    };
+    if ours.len() != theirs.len() || !ours.iter().zip(&theirs).all(same) {
         return Err("its moves make another game".into());
     }
     Ok(notes.into_iter().map(|(_, note)| note).collect())
@@ -402,7 +406,7 @@ mod tests {
         let shown = events.iter().filter(|e| e.audience.admits(Viewer::Replay, true));
         pb::Replay {
             rules: Some(convert::rules_to_wire(&rules)),
-            events: shown.enumerate().map(|(i, e)| convert::event_to_wire(i as u64, e)).collect(),
+            events: shown.enumerate().map(|(i, e)| convert::game_event_to_wire(i as u64, e)).collect(),
             seed: seed.to_vec(),
             moves,
             ..Default::default()
@@ -424,6 +428,18 @@ mod tests {
             tampered.seed[0] ^= 1;
             let rules = convert::rules_from_wire(replay.rules.as_ref().unwrap()).unwrap();
             assert!(bid_notes(&tampered, rules, 3).is_err(), "{preset}: other dice, another game");
+            // A record from before reveals carried their counts still replays.
+            let mut older = replay.clone();
+            for e in &mut older.events {
+                if let Some(pb::event::Kind::DiceRevealed(r)) = &mut e.kind {
+                    (r.counted, r.face, r.total) = (Vec::new(), None, None);
+                }
+            }
+            let rules = convert::rules_from_wire(replay.rules.as_ref().unwrap()).unwrap();
+            assert!(bid_notes(&older, rules, 3).is_ok(), "{preset}: a record without counts");
+            // The reveals show the counts the record carries.
+            let text = rounds(&replay, Style::default()).unwrap().concat().join("\n");
+            assert!(text.contains("Cups up:") && text.contains(" counted"), "{preset}: {text}");
         }
     }
 }

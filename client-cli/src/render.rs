@@ -8,7 +8,9 @@
 
 use std::io::IsTerminal;
 
+use dudo_client::TableEvent;
 use dudo_rules::describe::{describe_in, place_text};
+use dudo_rules::event::Counted;
 use dudo_rules::game::{Legal, PlayerView, View};
 use dudo_rules::hand::HandGame;
 use dudo_rules::ruleset::{DrinksTally, Family, GameEnd, WagerMode};
@@ -72,15 +74,29 @@ impl Style {
         }
     }
 
-    /// Dice in a row; `wild` is drawn in yellow and `counted` (a bid's face) in green.
-    pub fn dice(self, dice: &[Option<u8>], faces: u8, counted: Option<u8>, wild: Option<u8>) -> String {
+    /// Dice in a row; `wild` is drawn in yellow.
+    pub fn dice(self, dice: &[Option<u8>], faces: u8, wild: Option<u8>) -> String {
         let drawn: Vec<String> = dice
             .iter()
             .map(|&d| {
                 let text = self.die(d, faces);
-                match d {
-                    Some(f) if Some(f) == counted => self.green(&text),
-                    Some(f) if Some(f) == wild => self.yellow(&text),
+                if d.is_some() && d == wild { self.yellow(&text) } else { text }
+            })
+            .collect();
+        drawn.join(" ")
+    }
+
+    /// A revealed cup, with the dice the server says counted marked: those showing the
+    /// claim's `face` in green, the others that counted (wilds, a stair) in yellow.
+    pub fn counted_dice(self, dice: &[u8], faces: u8, face: u8, marks: &[bool]) -> String {
+        let drawn: Vec<String> = dice
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                let text = self.die(Some(d), faces);
+                match marks.get(i) {
+                    Some(true) if d == face => self.green(&text),
+                    Some(true) => self.yellow(&text),
                     _ => text,
                 }
             })
@@ -111,40 +127,56 @@ fn known(dice: &[u8]) -> Vec<Option<u8>> {
     dice.iter().map(|&d| Some(d)).collect()
 }
 
-/// One event as the lines to print (most events are one line; the reveal is a block).
+/// The reveal as a block: every cup, and when the claim was a count, the dice that counted
+/// and how many in each cup, as the server's engine counted them.
+pub fn reveal_lines(
+    dice: &[Vec<u8>],
+    counted: Option<&Counted>,
+    names: &[String],
+    faces: u8,
+    style: Style,
+) -> Vec<String> {
+    let name = |s: usize| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+    let mut lines = vec![style.bold("Cups up:")];
+    for (s, d) in dice.iter().enumerate().filter(|(_, d)| !d.is_empty()) {
+        let (drawn, tally) = match counted {
+            Some(c) => (
+                style.counted_dice(d, faces, c.face, c.marks.get(s).map_or(&[], Vec::as_slice)),
+                format!("  {}", style.dim(&format!("{} counted", c.count(s)))),
+            ),
+            None => (style.dice(&known(d), faces, None), String::new()),
+        };
+        lines.push(format!("  {:<width$}  {drawn}{tally}", name(s)));
+    }
+    lines
+}
+
+/// One entry of the table's log as the lines to print (most are one line; the reveal is a
+/// block). `wild` is the round's wild face as the server last said it.
 pub fn event_lines(
-    kind: &EventKind,
+    event: &TableEvent,
     names: &[String],
     rules: &RuleSet,
     me: Option<usize>,
-    last_bid: Option<dudo_rules::Bid>,
+    wild: Option<u8>,
     style: Style,
 ) -> Vec<String> {
     let faces = rules.dice.faces;
     let hand_game = rules.family.hand_game();
+    let kind = match event {
+        TableEvent::Game(e) => &e.kind,
+        // The server's bookkeeping for verifiable dice: the client checks, people need not read it.
+        TableEvent::DiceCommitted { .. } | TableEvent::DiceSalts { .. } => return Vec::new(),
+        TableEvent::TurnTimedOut { .. } => return vec![event.describe(names, hand_game)],
+    };
     let name = |s: usize| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
-    let wild = rules_wild(rules);
     match kind {
         EventKind::DiceRolled { seat, dice } if Some(*seat) == me && hand_game.is_none() => {
-            vec![format!("Your dice: {}", style.bold(&style.dice(dice, faces, None, wild)))]
+            vec![format!("Your dice: {}", style.bold(&style.dice(dice, faces, wild)))]
         }
-        EventKind::DiceRevealed { dice } => {
-            let counted = last_bid.map(|b| b.face);
-            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
-            let mut lines = vec![style.bold("Cups up:")];
-            for (s, d) in dice.iter().enumerate().filter(|(_, d)| !d.is_empty()) {
-                let count = counted.map_or(0, |f| d.iter().filter(|&&x| x == f || Some(x) == wild).count());
-                let tally = match counted {
-                    Some(_) => format!("  {}", style.dim(&format!("{count} counted"))),
-                    None => String::new(),
-                };
-                lines.push(format!(
-                    "  {:<width$}  {}{tally}",
-                    name(s),
-                    style.dice(&known(d), faces, counted, wild.filter(|_| counted.is_some()))
-                ));
-            }
-            lines
+        EventKind::DiceRevealed { dice, counted } => {
+            reveal_lines(dice, counted.as_ref(), names, faces, style)
         }
         // The count that decided it, and who won and lost, in one line.
         EventKind::RoundSettled { .. } | EventKind::ChallengeSettled { .. } => {
@@ -177,19 +209,7 @@ pub fn event_lines(
             lines
         }
         EventKind::GameOver { .. } => vec![String::new(), style.bold(&describe_in(kind, names, hand_game))],
-        // The server's bookkeeping for verifiable dice: the client checks, people need not read it.
-        EventKind::DiceCommitted { .. } | EventKind::DiceSalts { .. } => Vec::new(),
         _ => vec![describe_in(kind, names, hand_game)],
-    }
-}
-
-/// The face that is wild at the start of a round under these rules (the view says for sure).
-fn rules_wild(rules: &RuleSet) -> Option<u8> {
-    use dudo_rules::ruleset::Wilds;
-    match rules.wilds {
-        Wilds::None => None,
-        Wilds::Ones | Wilds::OnesUnlessOpenedOnOnes => Some(1),
-        Wilds::HighestFace => Some(rules.dice.faces),
     }
 }
 
@@ -240,16 +260,16 @@ pub fn status(view: &View, rules: &RuleSet, players: &[String], host: usize, sty
             style.dim(&format!("out ({})", place_text(place)))
         } else {
             let dice = if Some(s) == me {
-                style.dice(&view.my_dice, faces, None, view.wild)
+                style.dice(&view.my_dice, faces, view.wild)
             } else if let Some(all) = &view.all_dice {
-                all.get(s).map(|d| style.dice(&known(d), faces, None, view.wild)).unwrap_or_default()
+                all.get(s).map(|d| style.dice(&known(d), faces, view.wild)).unwrap_or_default()
             } else {
                 String::new()
             };
             let pushed = if p.pushed.is_empty() {
                 String::new()
             } else {
-                format!("  pushed {}", style.dice(&known(&p.pushed), faces, None, view.wild))
+                format!("  pushed {}", style.dice(&known(&p.pushed), faces, view.wild))
             };
             let claim = view
                 .claims
@@ -467,10 +487,28 @@ mod tests {
     fn dice_draw_as_glyphs_or_digits() {
         let fancy = Style { glyphs: true, colour: false };
         let plain = Style::default();
-        assert_eq!(fancy.dice(&[Some(1), Some(6), None], 6, None, None), "⚀ ⚅ ▣");
-        assert_eq!(plain.dice(&[Some(1), Some(6), None], 6, None, None), "1 6 ?");
+        assert_eq!(fancy.dice(&[Some(1), Some(6), None], 6, None), "⚀ ⚅ ▣");
+        assert_eq!(plain.dice(&[Some(1), Some(6), None], 6, None), "1 6 ?");
         assert_eq!(fancy.die(Some(8), 8), "[8]");
         let colour = Style { glyphs: false, colour: true };
-        assert_eq!(colour.dice(&[Some(5)], 6, Some(5), None), "\x1b[32m5\x1b[0m");
+        assert_eq!(colour.dice(&[Some(1), Some(5)], 6, Some(1)), "\x1b[33m1\x1b[0m 5");
+        assert_eq!(
+            colour.counted_dice(&[1, 2, 5], 6, 5, &[true, false, true]),
+            "\x1b[33m1\x1b[0m 2 \x1b[32m5\x1b[0m"
+        );
+    }
+
+    /// The reveal shows the server's counts: a stair counted whole, nothing counted again
+    /// here from the rules (ones are not wild in this round, as the event says).
+    #[test]
+    fn a_reveal_shows_the_counts_it_carries() {
+        let names = vec!["Ann".to_string(), "Ben".to_string(), "Cai".to_string()];
+        let counted =
+            Counted { face: 1, marks: vec![vec![true, true, true], vec![], vec![true, false]], total: 4 };
+        let dice = vec![vec![1, 2, 3], vec![], vec![1, 6]];
+        let lines = reveal_lines(&dice, Some(&counted), &names, 6, Style::default());
+        assert_eq!(lines, ["Cups up:", "  Ann  1 2 3  3 counted", "  Cai  1 6  1 counted"]);
+        let lines = reveal_lines(&dice, None, &names, 6, Style::default());
+        assert_eq!(lines, ["Cups up:", "  Ann  1 2 3", "  Cai  1 6"]);
     }
 }

@@ -19,8 +19,9 @@ use dudo_proto::v1::play_client::PlayClient;
 use tonic::transport::{Channel, Endpoint};
 
 pub use dudo_proto;
+pub use dudo_proto::TableEvent;
 pub use dudo_rules as rules;
-pub use session::{Prompt, Session, Update};
+pub use session::{Prompt, Reseat, Session, Update};
 /// gRPC status codes, to tell refusals apart ([`ClientError::code`]).
 pub use tonic::Code;
 
@@ -57,6 +58,15 @@ impl ClientError {
     pub fn code(&self) -> Option<tonic::Code> {
         match self {
             ClientError::Refused { status } => Some(status.code()),
+            _ => None,
+        }
+    }
+
+    /// The server's own code for a refusal (`not_host`, `table_full`, `bid_not_higher`, …,
+    /// sent as `dudo-code` metadata), if it gave one: branch on this, never on the message.
+    pub fn refusal_code(&self) -> Option<&str> {
+        match self {
+            ClientError::Refused { status } => status.metadata().get("dudo-code")?.to_str().ok(),
             _ => None,
         }
     }

@@ -4,16 +4,18 @@
 //! When the stream fails for a reason that may pass (the server restarting, the network
 //! dropping), it waits a little longer each time and opens a new stream with `since`, so the
 //! events it passes on have no gaps and no repeats. When the server ends the stream on
-//! purpose (the table was reset, seats renumbered) it reconnects without `since` and gets a
+//! purpose it says why first ([`Update::Reseated`]: the table was reset, seats renumbered)
+//! and the stream's status is ABORTED: the session then reconnects without `since` and gets a
 //! fresh snapshot. Refusals that will not pass (a bad token, a table that is gone) end it.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use dudo_proto::TableEvent;
 use dudo_proto::convert;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::play_client::PlayClient;
-use dudo_rules::{Action, Event, Legal, RuleSet, View};
+use dudo_rules::{Action, Legal, RuleSet, View};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Code;
@@ -39,6 +41,18 @@ pub struct Prompt {
     pub last_seq: Option<u64>,
 }
 
+/// Why the server ended a seat's stream on purpose: the seat's number may have changed, so
+/// the session comes back from a fresh snapshot (the seat found again from its token).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reseat {
+    /// The host reset the table: the game is over, seats that left are gone.
+    Reset,
+    /// A seat before this one was freed before the start: the seats after it moved down.
+    Renumbered,
+    /// A reason this client does not know (a newer server).
+    Other,
+}
+
 /// What a session hands its owner, in the engine's types.
 // A few updates a second, each moved once: boxing the large variants would buy nothing.
 #[allow(clippy::large_enum_variant)]
@@ -56,16 +70,36 @@ pub enum Update {
         table: pb::TableInfo,
         rules: Arc<RuleSet>,
     },
+    /// One entry of the table's log: the engine's event, or the table's own (dice
+    /// commitments and salts, the turn clock running out).
     Event {
         seq: u64,
-        event: Event,
+        event: TableEvent,
     },
     Prompt(Prompt),
-    /// An action was refused; the game is unchanged. The reason names the rule at fault.
+    /// Where the game stands once an input (a move, a time-out, a seat leaving) has been
+    /// played out: whose turn it is, the dice counts, the bids, as the server's engine has
+    /// them. Sent to every stream but the seats that get a prompt (a prompt carries the same
+    /// view). Show it; never work it out from the events.
+    Turn {
+        view: View,
+        /// The last event the view includes.
+        last_seq: Option<u64>,
+        /// When the turn clock runs out for the seat whose turn it is, if the table has one.
+        deadline: Option<SystemTime>,
+    },
+    /// An action was refused; the game is unchanged. `reason` is for people and names the
+    /// rule at fault; `code` is for programs (`bid_not_higher`, `not_your_turn`,
+    /// `rate_limited`, …; protocol.md lists them): branch on it, never on `reason`.
     Rejected {
         action: Option<Action>,
         reason: String,
+        code: String,
     },
+    /// The server is ending the stream on purpose, and why. The session comes back by
+    /// itself from a fresh snapshot (no [`Update::Reconnecting`] for it), then says
+    /// [`Update::Reconnected`].
+    Reseated(Reseat),
     /// The connection dropped; the session is trying again after `retry_in`.
     Reconnecting {
         error: String,
@@ -133,6 +167,8 @@ fn retry_for(status: &tonic::Status) -> Retry {
 struct Stream {
     since: Option<u64>,
     rules: Option<Arc<RuleSet>>,
+    /// The server said it is ending the stream on purpose ([`Update::Reseated`]).
+    reseated: bool,
 }
 
 async fn run(
@@ -142,7 +178,7 @@ async fn run(
     updates: mpsc::Sender<Result<Update, ClientError>>,
     mut actions: mpsc::Receiver<Action>,
 ) {
-    let mut state = Stream { since, rules: None };
+    let mut state = Stream { since, rules: None, reseated: false };
     let mut backoff = Duration::from_millis(100);
     let mut failing_since: Option<tokio::time::Instant> = None;
     let mut reconnecting = false;
@@ -164,12 +200,15 @@ async fn run(
             }
             Err(status) => status,
         };
+        // Told why the stream ends: the owner knows it comes straight back, afresh.
+        let reseated = std::mem::take(&mut state.reseated);
         match retry_for(&status) {
             Retry::Never => {
                 let _ = updates.send(Err(ClientError::Refused { status })).await;
                 return;
             }
             Retry::Fresh => state.since = None,
+            Retry::Resume if reseated => state.since = None,
             Retry::Resume => {}
         }
         let started = *failing_since.get_or_insert_with(tokio::time::Instant::now);
@@ -177,9 +216,11 @@ async fn run(
             let _ = updates.send(Err(ClientError::Refused { status })).await;
             return;
         }
-        let notice = Update::Reconnecting { error: status.message().to_string(), retry_in: backoff };
-        if updates.send(Ok(notice)).await.is_err() {
-            return;
+        if !reseated {
+            let notice = Update::Reconnecting { error: status.message().to_string(), retry_in: backoff };
+            if updates.send(Ok(notice)).await.is_err() {
+                return;
+            }
         }
         reconnecting = true;
         tokio::time::sleep(backoff).await;
@@ -298,10 +339,32 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                     p.deadline_unix_millis.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
                 Update::Prompt(Prompt { view, legal, deadline, last_seq: p.last_seq })
             }
+            U::Turn(t) => {
+                let view = convert::view_from_wire(
+                    t.view
+                        .as_ref()
+                        .ok_or(convert::ConvertError { field: "turn.view", problem: "missing".into() })?,
+                )?;
+                let deadline =
+                    t.deadline_unix_millis.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
+                Update::Turn { view, last_seq: t.last_seq, deadline }
+            }
             U::Rejected(r) => Update::Rejected {
                 action: r.action.as_ref().and_then(|a| convert::action_from_wire(a).ok()),
                 reason: r.reason,
+                code: r.code,
             },
+            U::Reseated(r) => {
+                use pb::reseated::Why;
+                // Whatever comes next, this stream's `since` belongs to a seat that may not be ours.
+                state.since = None;
+                state.reseated = true;
+                Update::Reseated(match Why::try_from(r.why) {
+                    Ok(Why::Reset) => Reseat::Reset,
+                    Ok(Why::Renumbered) => Reseat::Renumbered,
+                    Ok(Why::Unspecified) | Err(_) => Reseat::Other,
+                })
+            }
         })
     })();
     Some(result)

@@ -85,7 +85,7 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
             format!("{} calls Dudo on {}", n(*seat), n(*target))
         }
         EventKind::CalzaCalled { seat } => format!("{} calls Calza", n(*seat)),
-        EventKind::DiceRevealed { dice } => {
+        EventKind::DiceRevealed { dice, .. } => {
             let parts: Vec<String> = dice
                 .iter()
                 .enumerate()
@@ -168,13 +168,6 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
                 })
                 .collect();
             format!("Results: {}", parts.join("; "))
-        }
-        EventKind::DiceCommitted { round, commitments, .. } => {
-            format!("The server commits to round {round}'s {} rolls", commitments.len())
-        }
-        EventKind::DiceSalts { round, .. } => format!("The salts of round {round}'s dice are published"),
-        EventKind::TurnTimedOut { seat, action } => {
-            format!("{} ran out of time: {action} is played for them", n(*seat))
         }
         EventKind::HandStarted { hand, starter } => {
             format!("Hand {hand}: {} takes the cup and rolls", n(*starter))

@@ -115,6 +115,40 @@ pub enum Showdown {
     GuessesChecked { bid: Bid, actual: u16 },
 }
 
+impl Showdown {
+    /// The bid the showdown counted dice for (none for a challenged pass).
+    pub fn bid(&self) -> Option<Bid> {
+        match *self {
+            Showdown::DudoOnBid { bid, .. }
+            | Showdown::Calza { bid, .. }
+            | Showdown::GuessesChecked { bid, .. } => Some(bid),
+            Showdown::DudoOnPass { .. } => None,
+        }
+    }
+}
+
+/// What counted at a showdown on a count, as the engine counted it: wilds (unless the bid is
+/// on the wild face, or wilds are off this round), snyd's stairs (the whole cup) and pushed
+/// dice. Clients show it; they never count again themselves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counted {
+    /// The face the challenged claim was about.
+    pub face: u8,
+    /// Per seat, one mark per die of that seat's revealed dice (in the same order): true
+    /// where the die counted. Empty for a seat that is out.
+    pub marks: Vec<Vec<bool>>,
+    /// Dice counted on the whole table: the `actual` of the showdown that follows.
+    pub total: u16,
+}
+
+impl Counted {
+    /// How many of `seat`'s dice counted.
+    pub fn count(&self, seat: Seat) -> u16 {
+        let n = self.marks.get(seat).map_or(0, |m| m.iter().filter(|&&c| c).count());
+        u16::try_from(n).unwrap_or(u16::MAX)
+    }
+}
+
 /// One row of seed 000's results table: a call of the round and whether it was true.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultRow {
@@ -175,9 +209,12 @@ pub enum EventKind {
     CalzaCalled {
         seat: Seat,
     },
-    /// Every die on the table, true values, per seat (under the cup and pushed).
+    /// Every die on the table, true values, per seat (under the cup and pushed), each
+    /// sorted; `counted` says which of them counted for the challenged claim and how many
+    /// there were (`None` when the claim was not a count: a challenged pass).
     DiceRevealed {
         dice: Vec<Vec<u8>>,
+        counted: Option<Counted>,
     },
     /// The round's outcome; `winner` and `loser` of the challenge or exact call.
     RoundSettled {
@@ -303,26 +340,6 @@ pub enum EventKind {
     DogsLife {
         seat: Seat,
         barked: bool,
-    },
-    /// The server's commitments to dice it just rolled (verifiable dice): for each roll, the
-    /// seat and SHA-256 of `"dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt` (hex), and SHA-256 of
-    /// them all for the table. The salts come with the reveal.
-    DiceCommitted {
-        round: u32,
-        commitments: Vec<(Seat, String)>,
-        table: String,
-    },
-    /// The salts and dice of the round's commitments, in the same order, published with the
-    /// reveal so anyone can check the dice were the ones committed to. Individual hand: only
-    /// the round's last commitment, the cup that was lifted.
-    DiceSalts {
-        round: u32,
-        salts: Vec<(Seat, String, Vec<u8>)>,
-    },
-    /// The table's turn clock ran out for `seat`; `action` (its default) is played for it.
-    TurnTimedOut {
-        seat: Seat,
-        action: crate::action::Action,
     },
     /// The game is over; seats from first place to last, and every seat's ledger (points,
     /// money, drinks: zero where the table keeps none).

@@ -36,6 +36,6 @@ pub use action::{Action, Seat, parse_call};
 pub use bid::{Bid, BidRange};
 pub use dice::{Seed, seed_from_u64};
 pub use error::RuleError;
-pub use event::{Audience, Event, EventKind, SeatSet, Viewer};
+pub use event::{Audience, Counted, Event, EventKind, SeatSet, Viewer};
 pub use game::{Game, Legal, View};
 pub use ruleset::RuleSet;

@@ -56,7 +56,7 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
         match update.expect("the session ended") {
             Update::Event { seq, event } => {
                 seen.push(seq);
-                if matches!(event.kind, EventKind::GameOver { .. }) {
+                if matches!(event.game(), Some(EventKind::GameOver { .. })) {
                     over = true;
                     break;
                 }
@@ -74,7 +74,9 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
             Update::Reconnected => reconnects += 1,
             Update::Snapshot { .. }
             | Update::Table { .. }
+            | Update::Turn { .. }
             | Update::Rejected { .. }
+            | Update::Reseated(_)
             | Update::Reconnecting { .. } => {}
         }
     }
@@ -91,7 +93,7 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
         // After the game the log also opens every hidden roll (for replays): those the seat
         // could not see while playing are not expected to have reached it.
         if let Update::Event { seq, event } = update
-            && event.audience.admits(dudo_rules::Viewer::Seat(key.seat as usize), false)
+            && event.admits(dudo_rules::Viewer::Seat(key.seat as usize), false)
         {
             all.insert(seq);
         }

@@ -5,7 +5,7 @@
 use std::time::{Duration, SystemTime};
 
 use dudo_client::dudo_proto::v1 as pb;
-use dudo_client::{Client, Code, Update};
+use dudo_client::{Client, Code, TableEvent, Update};
 use dudo_rules::{EventKind, Viewer};
 
 async fn server_with(setup: dudo_server::Setup) -> String {
@@ -89,11 +89,11 @@ async fn finished_games_are_listed_filtered_replayed_and_streamed_and_games_in_p
     assert!(replay.moves.len() > 3, "every move, in order");
     let events: Vec<_> =
         replay.events.iter().map(|e| dudo_proto::convert::event_from_wire(e).unwrap().1).collect();
-    assert!(events.iter().all(|e| e.audience.admits(Viewer::Replay, true)));
-    let rounds = events.iter().filter(|e| matches!(e.kind, EventKind::RoundStarted { .. })).count();
-    let rolls = events.iter().filter(|e| matches!(e.kind, EventKind::DiceRolled { .. })).count();
+    assert!(events.iter().all(|e| e.admits(Viewer::Replay, true)));
+    let rounds = events.iter().filter(|e| matches!(e.game(), Some(EventKind::RoundStarted { .. }))).count();
+    let rolls = events.iter().filter(|e| matches!(e.game(), Some(EventKind::DiceRolled { .. }))).count();
     assert!(rounds > 0 && rolls >= rounds * 2, "{rounds} rounds, {rolls} rolls");
-    assert!(matches!(events.last().unwrap().kind, EventKind::GameOver { .. }));
+    assert!(matches!(events.last().unwrap().game(), Some(EventKind::GameOver { .. })));
 
     // As if live, quickly: the table, then the same events.
     let mut stream = client.watch_replay(&summary.id, 1000.0).await.unwrap();
@@ -274,11 +274,11 @@ async fn a_game_that_ends_on_a_time_out_is_recorded_whole() {
     .await
     .expect("the game ends on time-outs");
     let replay = client.replay(&game.id).await.unwrap();
-    let kinds: Vec<EventKind> =
-        replay.events.iter().map(|e| dudo_proto::convert::event_from_wire(e).unwrap().1.kind).collect();
-    assert!(kinds.iter().any(|k| matches!(k, EventKind::TurnTimedOut { .. })), "{kinds:?}");
+    let kinds: Vec<TableEvent> =
+        replay.events.iter().map(|e| dudo_proto::convert::event_from_wire(e).unwrap().1).collect();
+    assert!(kinds.iter().any(|k| matches!(k, TableEvent::TurnTimedOut { .. })), "{kinds:?}");
     assert!(
-        matches!(kinds.last(), Some(EventKind::GameOver { .. })),
+        matches!(kinds.last().and_then(TableEvent::game), Some(EventKind::GameOver { .. })),
         "the record ends with the game: {kinds:?}"
     );
 }

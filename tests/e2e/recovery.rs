@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use dudo_bot::{Bot, Turn};
 use dudo_client::Client;
+use dudo_client::dudo_proto::TableEvent;
 use dudo_client::dudo_proto::v1 as pb;
 use dudo_rules::{Action, Event, EventKind};
-use dudo_client::dudo_proto::TableEvent;
 
 /// A bot whose every decision follows from what it sees, not from a generator carried
 /// along: asked the same question again after a reconnect, it answers the same, as a
@@ -162,7 +162,7 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
     while rounds < 2 {
         match tokio::time::timeout(Duration::from_secs(30), watch.next()).await {
             Ok(Some(Ok(dudo_client::Update::Event { event, .. }))) => {
-                if matches!(event.kind, EventKind::RoundStarted { .. }) {
+                if matches!(event.game(), Some(EventKind::RoundStarted { .. })) {
                     rounds += 1;
                 }
             }

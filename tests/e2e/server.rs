@@ -167,7 +167,10 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
     let mut verified = 0;
     while let Some(update) = tokio::time::timeout(Duration::from_secs(10), updates.next()).await.unwrap() {
         match update.unwrap().update.unwrap() {
-            pb::play_update::Update::Snapshot(_) | pb::play_update::Update::Table(_) => {}
+            pb::play_update::Update::Snapshot(_)
+            | pb::play_update::Update::Table(_)
+            | pb::play_update::Update::Turn(_)
+            | pb::play_update::Update::Reseated(_) => {}
             pb::play_update::Update::Event(e) => {
                 // Sequence numbers only rise; a seat sees its own dice and no one else's.
                 assert!(last_seq.is_none_or(|s| e.seq > s), "{:?} after {:?}", e.seq, last_seq);
@@ -816,13 +819,19 @@ async fn a_seat_answering_every_prompt_at_once_plays_a_hundred_games() {
                 pb::play_update::Update::Prompt(p) => {
                     let action = simple_move(&p.legal.unwrap());
                     let sent = play
-                        .act(authed(pb::ActRequest { table: id.clone(), action: Some(action) }, &joined.token))
+                        .act(authed(
+                            pb::ActRequest { table: id.clone(), action: Some(action) },
+                            &joined.token,
+                        ))
                         .await;
                     if sent.is_err() {
                         refused += 1;
                     }
                 }
-                pb::play_update::Update::Event(pb::Event { kind: Some(pb::event::Kind::GameOver(_)), .. }) => break,
+                pb::play_update::Update::Event(pb::Event {
+                    kind: Some(pb::event::Kind::GameOver(_)),
+                    ..
+                }) => break,
                 _ => {}
             }
         }
@@ -856,7 +865,10 @@ async fn an_undecodable_message_on_a_play_stream_ends_it_with_invalid_argument()
     let response = grpc.streaming(request, path, RawCodec).await.unwrap();
     let mut updates = response.into_inner();
     let ended = loop {
-        match tokio::time::timeout(Duration::from_secs(5), updates.message()).await.expect("the stream went quiet") {
+        match tokio::time::timeout(Duration::from_secs(5), updates.message())
+            .await
+            .expect("the stream went quiet")
+        {
             Ok(Some(_)) => continue,
             Ok(None) => panic!("the stream ended without a status"),
             Err(status) => break status,

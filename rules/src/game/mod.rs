@@ -22,7 +22,7 @@ use crate::action::{Action, Seat};
 use crate::bid::{Bid, BidProblem, BidRange, Bidding, FaceRule};
 use crate::dice::DiceSource;
 use crate::error::RuleError;
-use crate::event::{Audience, Event, EventKind, ResultRow, SeatSet, Showdown};
+use crate::event::{Audience, Counted, Event, EventKind, ResultRow, SeatSet, Showdown};
 use crate::ruleset::*;
 
 /// Where events go. [`Game::apply`] collects them into a `Vec`; playouts discard them.

@@ -98,24 +98,21 @@ impl CommonHand {
         self.roll_cup(seat, n, events);
     }
 
+    /// How the showdown counts dice for `face` this round: the one rule behind [`Self::count`]
+    /// and a reveal's marks.
+    pub(super) fn counting(&self, face: u8) -> Counting {
+        Counting {
+            face,
+            wild: self.wild.filter(|&w| w != face),
+            // A stair counts as that many ones: matching ones, or anything when ones are wild.
+            stairs: self.rules.stairs == Stairs::On && (face == 1 || self.wild == Some(1)),
+        }
+    }
+
     /// How many dice on the table match `face`, wilds included when they count.
     pub(super) fn count(&self, face: u8) -> u16 {
-        let wild = self.wild.filter(|&w| w != face);
-        // A stair counts as that many ones: matching ones, or anything when ones are wild.
-        let stair_counts = face == 1 || self.wild == Some(1);
-        let mut n = 0u16;
-        for p in self.players.iter().filter(|p| p.active()) {
-            if self.rules.stairs == Stairs::On && stair_counts && is_stair(&p.cup, &p.pushed) {
-                n += p.dice_count;
-                continue;
-            }
-            for &d in p.cup.iter().chain(p.pushed.iter()) {
-                if d == face || Some(d) == wild {
-                    n += 1;
-                }
-            }
-        }
-        n
+        let counting = self.counting(face);
+        self.players.iter().filter(|p| p.active()).map(|p| counting.cup(&p.cup, &p.pushed)).sum()
     }
 
     pub(super) fn pass_is_true(&self, seat: Seat) -> bool {
@@ -177,7 +174,16 @@ impl CommonHand {
             }
         }
         let shown = &r.dice;
-        emit(events, || EventKind::DiceRevealed { dice: shown.clone() });
+        // Which dice counted, by the same rule as the count that settles the round.
+        let counting = showdown.bid().map(|bid| self.counting(bid.face));
+        emit(events, || EventKind::DiceRevealed {
+            dice: shown.clone(),
+            counted: counting.map(|c| Counted {
+                face: c.face,
+                marks: shown.iter().map(|dice| c.marks(dice)).collect(),
+                total: self.count(c.face),
+            }),
+        });
         emit(events, || EventKind::RoundSettled { showdown, winner, loser });
         self.last_result = Some(result);
     }
@@ -562,6 +568,45 @@ impl CommonHand {
             money: players.iter().map(|p| p.money).collect(),
             drinks: players.iter().map(|p| p.drinks).collect(),
         });
+    }
+}
+
+/// Which dice count for a face at a showdown: the bid's face, the wild face when it counts,
+/// and every die of a stair when stairs count.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Counting {
+    face: u8,
+    /// The wild face, when it counts for `face` (not the face itself, not with wilds off).
+    wild: Option<u8>,
+    /// Whether a stair counts as a whole cup of `face`.
+    stairs: bool,
+}
+
+impl Counting {
+    /// Whether one die counts, on its own.
+    fn die(self, d: u8) -> bool {
+        d == self.face || Some(d) == self.wild
+    }
+
+    /// Whether a player's dice count as a whole (a stair).
+    fn whole(self, cup: &[u8], pushed: &[u8]) -> bool {
+        self.stairs && is_stair(cup, pushed)
+    }
+
+    /// How many of a player's dice (under the cup and pushed) count; no allocation.
+    fn cup(self, cup: &[u8], pushed: &[u8]) -> u16 {
+        let n = if self.whole(cup, pushed) {
+            cup.len() + pushed.len()
+        } else {
+            cup.iter().chain(pushed).filter(|&&d| self.die(d)).count()
+        };
+        u16::try_from(n).unwrap_or(u16::MAX)
+    }
+
+    /// One mark per die of a player's dice, true where it counts.
+    fn marks(self, dice: &[u8]) -> Vec<bool> {
+        let whole = self.whole(dice, &[]);
+        dice.iter().map(|&d| whole || self.die(d)).collect()
     }
 }
 

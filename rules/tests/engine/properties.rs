@@ -1,10 +1,12 @@
 //! Property tests: random rule sets from the whole knob space, random play mixed with random
 //! illegal actions. Games end with one winner, nothing panics, no seat is ever shown a die it
 //! may not see, every refused action leaves the game exactly as it was, and replaying the
-//! accepted actions from the same seed gives the same events.
+//! accepted actions from the same seed gives the same events. Every reveal says which dice
+//! counted, and its count is the one that settled the round.
 
+use dudo_rules::event::Showdown;
 use dudo_rules::ruleset::*;
-use dudo_rules::{Action, Bid, Event, EventKind, Game, Viewer, presets, seed_from_u64};
+use dudo_rules::{Action, Bid, Event, EventKind, Game, Viewer, bots, presets, seed_from_u64, sim};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -178,6 +180,109 @@ fn check_views(game: &Game) {
     }
 }
 
+/// What a log's reveals found: reveals of a count, and cups that counted whole (stairs).
+#[derive(Default)]
+struct Reveals {
+    counts: usize,
+    whole_cups: usize,
+}
+
+/// Every reveal in `log` against the showdown that follows it: the marks line up with the
+/// dice, each cup's marks add up to the total, the total is the showdown's `actual` and the
+/// face its bid's (no count for a challenged pass). Each mark is also checked on its own,
+/// from the round's wild face as the events gave it: a die counts if it shows the face, or
+/// the wild face when that counts, or all of a stair's dice do when stairs count.
+fn check_reveals(rules: &RuleSet, log: &[Event]) -> Reveals {
+    let mut found = Reveals::default();
+    let mut wild: Option<u8> = None;
+    for (i, e) in log.iter().enumerate() {
+        let (dice, counted) = match &e.kind {
+            EventKind::RoundStarted { wild: w, .. } | EventKind::SeatLeft { wild: w, .. } => {
+                wild = *w;
+                continue;
+            }
+            EventKind::WildsOff => {
+                wild = None;
+                continue;
+            }
+            EventKind::DiceRevealed { dice, counted } => (dice, counted),
+            _ => continue,
+        };
+        let Some(EventKind::RoundSettled { showdown, .. }) = log.get(i + 1).map(|e| &e.kind) else {
+            panic!("a reveal not followed by the round's settling: {:?}", log.get(i + 1));
+        };
+        let actual = match showdown {
+            Showdown::DudoOnBid { actual, .. }
+            | Showdown::Calza { actual, .. }
+            | Showdown::GuessesChecked { actual, .. } => Some(*actual),
+            Showdown::DudoOnPass { .. } => None,
+        };
+        let Some(counted) = counted else {
+            assert_eq!(actual, None, "a count without marks: {e:?}");
+            continue;
+        };
+        found.counts += 1;
+        assert_eq!(
+            Some(counted.total),
+            actual,
+            "the reveal's total is not the showdown's: {e:?} {showdown:?}"
+        );
+        assert_eq!(showdown.bid().map(|b| b.face), Some(counted.face), "{e:?} {showdown:?}");
+        assert_eq!(counted.marks.len(), dice.len(), "a mark list per seat: {e:?}");
+        let mut sum = 0u16;
+        for (seat, (cup, marks)) in dice.iter().zip(&counted.marks).enumerate() {
+            assert_eq!(cup.len(), marks.len(), "seat {seat}: a mark per die: {e:?}");
+            assert_eq!(usize::from(counted.count(seat)), marks.iter().filter(|&&m| m).count());
+            sum += counted.count(seat);
+            let face = counted.face;
+            let wild_counts = wild.filter(|&w| w != face);
+            let mut sorted = cup.clone();
+            sorted.sort_unstable();
+            let stair = rules.stairs == Stairs::On
+                && (face == 1 || wild == Some(1))
+                && cup.len() >= 2
+                && sorted.iter().copied().eq(1..=cup.len() as u8);
+            if stair && cup.iter().any(|&d| d != face && Some(d) != wild_counts) {
+                found.whole_cups += 1;
+            }
+            for (&d, &m) in cup.iter().zip(marks) {
+                let counts = stair || d == face || Some(d) == wild_counts;
+                assert_eq!(m, counts, "seat {seat}'s {d} (face {face}, wild {wild:?}): {e:?}");
+            }
+        }
+        assert_eq!(sum, counted.total, "the cups' counts do not add up to the total: {e:?}");
+    }
+    found
+}
+
+/// Bots play whole games of every preset: every reveal of a count carries the engine's own.
+#[test]
+fn every_preset_s_reveals_carry_the_count_that_settled_the_round() {
+    let mut found = Reveals::default();
+    for preset in presets::NAMES {
+        let rules = std::sync::Arc::new(presets::by_name(preset).unwrap());
+        if rules.family.hand_game().is_some() {
+            continue;
+        }
+        let low = usize::from(rules.players.min);
+        let high = usize::from(rules.players.max).min(6);
+        for game in 0..12u64 {
+            let seats = low + (game as usize) % (high - low + 1);
+            let name = bots::NAMES[(game as usize) % bots::NAMES.len()];
+            let mut table: Vec<Box<dyn bots::Bot>> =
+                (0..seats).filter_map(|s| bots::by_name(name, game * 10 + s as u64)).collect();
+            let mut log: Vec<Event> = Vec::new();
+            sim::play_into(&rules, &mut table, seed_from_u64(game), &mut log)
+                .unwrap_or_else(|e| panic!("{preset}, game {game}: {e}"));
+            let f = check_reveals(&rules, &log);
+            assert!(f.counts > 0, "{preset}, game {game}: no count was revealed");
+            found.counts += f.counts;
+            found.whole_cups += f.whole_cups;
+        }
+    }
+    assert!(found.whole_cups > 0, "no stair was counted whole: snyd's stairs are not exercised");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -239,6 +344,7 @@ proptest! {
             }
             check_views(&game);
         }
+        check_reveals(&rules, &log);
         let finished = game.is_over();
         let standings = game.standings();
         let mut sorted = standings.clone();

@@ -78,6 +78,10 @@ impl Seats {
         self.slots.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
     pub fn host(&self) -> Seat {
         self.host
     }
