@@ -314,9 +314,14 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                 }
                 bot.view(&view);
             }
-            Update::Rejected { action, reason, code } => {
+            Update::Rejected { action, reason, code, .. } => {
                 bot.refused(action.as_ref(), &code, &reason);
                 answered = None;
+                // Too fast for the table's pace: the server prompts again once the seat may
+                // move, and that prompt is answered as any other.
+                if code == "rate_limited" {
+                    continue;
+                }
                 refusals += 1;
                 // The server does not prompt again after a refusal: ask the bot again, and
                 // after three refusals play any legal action so the table never waits.

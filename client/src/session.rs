@@ -95,6 +95,9 @@ pub enum Update {
         action: Option<Action>,
         reason: String,
         code: String,
+        /// With `rate_limited`: when the seat may call again. A seat the table was waiting
+        /// for is prompted again then, so there is nothing to resend.
+        retry_after: Option<Duration>,
     },
     /// The server is ending the stream on purpose, and why. The session comes back by
     /// itself from a fresh snapshot (no [`Update::Reconnecting`] for it), then says
@@ -353,6 +356,7 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                 action: r.action.as_ref().and_then(|a| convert::action_from_wire(a).ok()),
                 reason: r.reason,
                 code: r.code,
+                retry_after: r.retry_after_millis.map(Duration::from_millis),
             },
             U::Reseated(r) => {
                 use pb::reseated::Why;
