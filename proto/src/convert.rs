@@ -15,7 +15,7 @@ use dudo_rules::game::{Claim, ClaimKind, HandView, Legal, PlayerView, RoundResul
 use dudo_rules::hand::Hand;
 use dudo_rules::ruleset as r;
 
-use crate::TableEvent;
+use crate::{StopWhy, TableEvent};
 
 /// A wire value the engine cannot take, with the field at fault.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -340,7 +340,14 @@ pub fn rules_from_wire(x: &pb::RuleSet) -> Result<r::RuleSet, ConvertError> {
         points,
         hand,
     };
-    rules.validate().map_err(|e| ConvertError { field: e.field, problem: e.problem })?;
+    rules.validate().map_err(|e| ConvertError {
+        // `validate` names its fields statically; anything else is the rule set's.
+        field: match e.field {
+            std::borrow::Cow::Borrowed(field) => field,
+            std::borrow::Cow::Owned(_) => "rules",
+        },
+        problem: e.problem,
+    })?;
     Ok(rules)
 }
 
@@ -500,6 +507,13 @@ pub fn event_to_wire(seq: u64, e: &TableEvent) -> pb::Event {
         TableEvent::TurnTimedOut { seat, action } => {
             K::TurnTimedOut(pb::TurnTimedOut { seat: wire(*seat), action: Some(action_to_wire(action)) })
         }
+        TableEvent::GameStopped { why, limit } => K::GameStopped(pb::GameStop {
+            why: match why {
+                StopWhy::Moves => pb::game_stop::Why::Moves,
+                StopWhy::Time => pb::game_stop::Why::Time,
+            } as i32,
+            limit: *limit,
+        }),
     };
     pb::Event { seq, audience: Some(audience_to_wire(Audience::Everyone)), kind: Some(kind) }
 }
@@ -864,6 +878,14 @@ pub fn event_from_wire(e: &pb::Event) -> Result<(u64, TableEvent), ConvertError>
                 x.action.as_ref().ok_or_else(|| bad("turn_timed_out.action", "none given"))?,
             )?,
         },
+        K::GameStopped(x) => TableEvent::GameStopped {
+            why: match pb::game_stop::Why::try_from(x.why) {
+                Ok(pb::game_stop::Why::Moves) => StopWhy::Moves,
+                Ok(pb::game_stop::Why::Time) => StopWhy::Time,
+                _ => return Err(bad("game_stopped.why", format!("{} is not a reason", x.why))),
+            },
+            limit: x.limit,
+        },
         _ => {
             let (seq, event) = game_event_from_wire(e)?;
             return Ok((seq, TableEvent::Game(event)));
@@ -877,7 +899,7 @@ pub fn game_event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError>
     use pb::event::Kind as K;
     let s = |field: &'static str, v: u32| seat(field, v);
     let kind = match e.kind.as_ref().ok_or_else(|| bad("event.kind", "none given"))? {
-        K::DiceCommitted(_) | K::DiceSalts(_) | K::TurnTimedOut(_) => {
+        K::DiceCommitted(_) | K::DiceSalts(_) | K::TurnTimedOut(_) | K::GameStopped(_) => {
             return Err(bad("event.kind", "a table's own event, not the engine's"));
         }
         K::GameStarted(x) => EventKind::GameStarted {

@@ -6,7 +6,7 @@
 pub mod convert;
 pub mod table_event;
 
-pub use table_event::TableEvent;
+pub use table_event::{StopWhy, TableEvent};
 
 /// The generated types of package `dudo.v1`.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]

@@ -24,6 +24,18 @@ pub enum TableEvent {
     DiceSalts { round: u32, salts: Vec<(Seat, String, Vec<u8>)> },
     /// The turn clock ran out for `seat`; `action` (its default) is played for it.
     TurnTimedOut { seat: Seat, action: Action },
+    /// The table ended the game at the server's length limit; the engine's `GameOver`
+    /// follows.
+    GameStopped { why: StopWhy, limit: u64 },
+}
+
+/// Which of the server's length limits a game reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopWhy {
+    /// `limit` moves.
+    Moves,
+    /// `limit` milliseconds.
+    Time,
 }
 
 impl TableEvent {
@@ -50,6 +62,13 @@ impl TableEvent {
             TableEvent::TurnTimedOut { seat, action } => {
                 let name = names.get(*seat).cloned().unwrap_or_else(|| format!("seat {seat}"));
                 format!("{name} ran out of time: {action} is played for them")
+            }
+            TableEvent::GameStopped { why: StopWhy::Moves, limit } => {
+                format!("The game is stopped: it reached the server's limit of {limit} moves")
+            }
+            TableEvent::GameStopped { why: StopWhy::Time, limit } => {
+                let minutes = limit / 60_000;
+                format!("The game is stopped: it outlasted the server's limit of {minutes} minutes")
             }
         }
     }

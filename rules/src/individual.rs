@@ -82,7 +82,10 @@ impl IndividualHand {
     ) -> Result<IndividualHand, StartError> {
         rules.validate().map_err(StartError::Rules)?;
         let game = rules.family.hand_game().ok_or_else(|| {
-            StartError::Rules(InvalidRules { field: "family", problem: "not an individual-hand game".into() })
+            StartError::Rules(InvalidRules {
+                field: "family".into(),
+                problem: "not an individual-hand game".into(),
+            })
         })?;
         let (min, max) = (usize::from(rules.players.min), usize::from(rules.players.max));
         if seats < min || seats > max {
@@ -699,6 +702,20 @@ impl IndividualHand {
             money: vec![0; players.len()],
             drinks: players.iter().map(|p| p.drinks).collect(),
         });
+    }
+
+    /// Ends the game now, whatever its state (the table stopped it: a length limit), ranked
+    /// as a game of rounds ends: most lives, then fewest drinks, then seat; those already out
+    /// follow. Nothing for a game already over.
+    pub fn stop(&mut self) -> Vec<Event> {
+        let mut events: Vec<Event> = Vec::new();
+        if !self.over {
+            let mut order: Vec<Seat> = (0..self.players.len()).filter(|&s| self.is_active(s)).collect();
+            order.sort_by_key(|&s| (std::cmp::Reverse(self.players[s].lives), self.players[s].drinks, s));
+            order.extend(self.out_order.iter().rev());
+            self.finish(order, &mut events);
+        }
+        events
     }
 
     /// Takes `seat` out between hands (before the first claim of a hand).

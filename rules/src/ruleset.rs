@@ -780,17 +780,22 @@ impl Default for RuleSet {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error("rule set field `{field}`: {problem}")]
 pub struct InvalidRules {
-    pub field: &'static str,
+    /// The field's path, as a setting names it (`dice.faces`).
+    pub field: std::borrow::Cow<'static, str>,
     pub problem: String,
 }
 
 fn invalid(field: &'static str, problem: impl Into<String>) -> InvalidRules {
-    InvalidRules { field, problem: problem.into() }
+    InvalidRules { field: field.into(), problem: problem.into() }
 }
 
 impl RuleSet {
     /// Checks every field, naming the first one that cannot be played.
     pub fn validate(&self) -> Result<(), InvalidRules> {
+        const MAX_LIVES: u8 = 20;
+        const MAX_ROUNDS: u32 = 1_000;
+        const MAX_POINTS: u32 = 10_000;
+        const MAX_STAKE: u32 = 1_000_000;
         let p = self.players;
         if p.min < 2 {
             return Err(invalid("players.min", "a game needs at least 2 players"));
@@ -840,9 +845,6 @@ impl RuleSet {
             {
                 return Err(invalid("hand.lives", "players need at least one life"));
             }
-            if self.hand.catch_percent > 100 {
-                return Err(invalid("hand.catch_percent", "a chance from 0 to 100"));
-            }
             if matches!(self.game_end, GameEnd::SingleRound | GameEnd::Points(_)) {
                 return Err(invalid(
                     "game_end",
@@ -855,10 +857,28 @@ impl RuleSet {
                 return Err(invalid("game_end", "Mexican is played for a number of rounds: game_end rounds"));
             }
         }
+        // Every field is checked whatever the family, so a rule set never carries a value
+        // no game could use.
+        if self.hand.catch_percent > 100 {
+            return Err(invalid("hand.catch_percent", "a chance from 0 to 100"));
+        }
+        if self.hand.lives > MAX_LIVES {
+            return Err(invalid("hand.lives", format!("at most {MAX_LIVES}")));
+        }
+        // A game must end in practice: the ranges a real game needs.
         match self.game_end {
             GameEnd::Rounds(0) => return Err(invalid("game_end", "a game of rounds needs at least one")),
+            GameEnd::Rounds(n) if n > MAX_ROUNDS => {
+                return Err(invalid("game_end", format!("a game of rounds has at most {MAX_ROUNDS}")));
+            }
             GameEnd::Points(0) => return Err(invalid("game_end", "a points target must be above zero")),
+            GameEnd::Points(n) if n > MAX_POINTS => {
+                return Err(invalid("game_end", format!("a points target is at most {MAX_POINTS}")));
+            }
             _ => {}
+        }
+        if self.wager.stake > MAX_STAKE {
+            return Err(invalid("wager.stake", format!("at most {MAX_STAKE}")));
         }
         if self.dudo_penalty == DudoPenalty::NoDice
             && matches!(self.game_end, GameEnd::LastPlayerStanding)

@@ -35,6 +35,14 @@ struct Args {
     /// from tables of programs playing flat out.
     #[arg(long, env = "DUDO_TABLE_MOVES_PER_SECOND", default_value_t = 2_000)]
     table_moves_per_second: u32,
+    /// The most moves a game may have: a game that reaches it is stopped and ranked as a game
+    /// of rounds ends (0: no limit).
+    #[arg(long, env = "DUDO_MAX_GAME_MOVES", default_value_t = 10_000)]
+    max_game_moves: u64,
+    /// The longest a game may last, in minutes: one that outlasts it is stopped at its next
+    /// move (0: no limit).
+    #[arg(long, env = "DUDO_MAX_GAME_MINUTES", default_value_t = 0)]
+    max_game_minutes: u64,
     /// The largest message a client may send, in bytes.
     #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
     max_message_bytes: usize,
@@ -121,6 +129,9 @@ async fn main() -> anyhow::Result<()> {
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,
         table_moves_per_second: args.table_moves_per_second,
+        max_game_moves: args.max_game_moves,
+        max_game_time: (args.max_game_minutes > 0)
+            .then(|| std::time::Duration::from_secs(args.max_game_minutes.saturating_mul(60))),
         max_message_bytes: args.max_message_bytes,
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
         keepalive: (args.keepalive_seconds > 0)

@@ -74,7 +74,7 @@ fn upward_error(status: &Status) -> Status {
 /// What a stream's reader is sent for one delivery: the update, or how the stream ends.
 fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
     match delivery {
-        Delivery::Update(update) => Ok(Arc::unwrap_or_clone(update)),
+        Delivery::Update(update) => Ok(update.into_update()),
         Delivery::End(StreamEnd::Closed) => Err(Status::not_found("the host closed the table")),
         Delivery::End(StreamEnd::ShuttingDown) => Err(Status::unavailable("the server is shutting down")),
         Delivery::End(StreamEnd::Unsaved) => Err(Status::unavailable(
@@ -157,6 +157,10 @@ pub struct Limits {
     pub table_moves_per_second: u32,
     /// The largest message a client may send, in bytes.
     pub max_message_bytes: usize,
+    /// The most moves a game may have; a game that reaches it is stopped (0: no limit).
+    pub max_game_moves: u64,
+    /// The longest a game may last; one that outlasts it is stopped at its next move.
+    pub max_game_time: Option<std::time::Duration>,
     /// How long a table lives with no call reaching it and no stream open on it.
     pub idle_table: std::time::Duration,
     /// How often to ping a quiet connection to learn whether it is still there (none: never).
@@ -173,6 +177,8 @@ impl Default for Limits {
             max_seats: 64,
             actions_per_second: 50,
             table_moves_per_second: 2_000,
+            max_game_moves: 10_000,
+            max_game_time: None,
             max_message_bytes: 64 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
@@ -182,6 +188,13 @@ impl Default for Limits {
 
 /// A bot that thinks longer than this only stalls its table.
 const MAX_BOT_THINK_MILLIS: u32 = 10_000;
+/// Bots that pause (rather than move at once) pause at least this long: a table of bots a
+/// millisecond apart would only burn the server.
+const MIN_BOT_THINK_MILLIS: u32 = 10;
+/// The shortest move clock: shorter than a network round trip is no clock for people.
+const MIN_MOVE_MILLIS: u32 = 100;
+/// The longest move clock or time bank: a day.
+const MAX_CLOCK_MILLIS: u32 = 86_400_000;
 
 /// Per-IP and per-connection counts, for the limits above.
 #[derive(Default)]
@@ -287,7 +300,8 @@ impl Dudo {
                 store.close_table(&id, now).await?;
                 continue;
             }
-            match Table::recover(open, store.clone(), self.limits.table_moves_per_second) {
+            match Table::recover(open, store.clone(), self.limits.table_moves_per_second, self.game_length())
+            {
                 Ok(table) => {
                     let code = table.info().join_code;
                     match self.spawn_table(table, id.clone(), code, None) {
@@ -347,6 +361,16 @@ impl Dudo {
             span,
         ));
         Ok(handle)
+    }
+
+    fn game_length(&self) -> table::GameLength {
+        table::GameLength {
+            max_moves: self.limits.max_game_moves,
+            max_millis: self
+                .limits
+                .max_game_time
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        }
     }
 
     pub fn limits(&self) -> &Limits {
@@ -444,9 +468,9 @@ impl Dudo {
         since: Option<u64>,
     ) -> Result<UpdateStream, Status> {
         let handle = self.find(table)?;
-        let (tx, rx) = table::subscriber_channel();
+        let (tx, rx) = table::stream_channel();
         self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
-        let updates = ReceiverStream::new(rx).map(delivered);
+        let updates = rx.map(delivered);
         Ok(Box::pin(updates))
     }
 }
@@ -571,10 +595,24 @@ impl Lobby for Dudo {
                 std::time::Duration::from_millis(req.time_bank_millis.into()),
             )
         });
-        if req.bot_think_millis > MAX_BOT_THINK_MILLIS {
+        if req.bot_think_millis > MAX_BOT_THINK_MILLIS
+            || (req.bot_think_millis > 0 && req.bot_think_millis < MIN_BOT_THINK_MILLIS)
+        {
             return Err(Status::invalid_argument(format!(
-                "bot_think_millis: at most {MAX_BOT_THINK_MILLIS}, not {}",
+                "bot_think_millis: 0 (at once) or from {MIN_BOT_THINK_MILLIS} to {MAX_BOT_THINK_MILLIS}, not {}",
                 req.bot_think_millis
+            )));
+        }
+        if req.move_millis > 0 && !(MIN_MOVE_MILLIS..=MAX_CLOCK_MILLIS).contains(&req.move_millis) {
+            return Err(Status::invalid_argument(format!(
+                "move_millis: 0 (no clock) or from {MIN_MOVE_MILLIS} to {MAX_CLOCK_MILLIS}, not {}",
+                req.move_millis
+            )));
+        }
+        if req.time_bank_millis > MAX_CLOCK_MILLIS {
+            return Err(Status::invalid_argument(format!(
+                "time_bank_millis: at most {MAX_CLOCK_MILLIS}, not {}",
+                req.time_bank_millis
             )));
         }
         let pacing =
@@ -589,6 +627,7 @@ impl Lobby for Dudo {
                 pacing,
                 rate: self.limits.actions_per_second,
                 table_rate: self.limits.table_moves_per_second,
+                length: self.game_length(),
                 rating_pool,
                 store: self.store.clone(),
             },

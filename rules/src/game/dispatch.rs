@@ -224,6 +224,10 @@ impl Game {
     ) -> Result<(), RuleError> {
         each!(self, g => g.apply_into(seat, action, events))
     }
+    /// Ends the game now (the table stopped it), ranked as a game of rounds ends.
+    pub fn stop(&mut self) -> Vec<Event> {
+        each!(self, g => g.stop())
+    }
     /// Takes `seat` out of the game: it left, or the host removed it (between rounds).
     pub fn remove(&mut self, seat: Seat) -> Result<Vec<Event>, RuleError> {
         each!(self, g => g.remove(seat))

@@ -683,6 +683,17 @@ impl CommonHand {
         });
     }
 
+    /// Ends the game now, whatever its state (the table stopped it: a length limit). Players
+    /// still in rank as a game of rounds ends (points, money, fewest drinks, dice, seat);
+    /// those already out follow. Nothing for a game already over.
+    pub fn stop(&mut self) -> Vec<Event> {
+        let mut events: Vec<Event> = Vec::new();
+        if !self.is_over() {
+            self.finish_ranked(&mut events);
+        }
+        events
+    }
+
     /// Takes `seat` out of the game because it left, or the host removed it (000: only
     /// before the first bid of a round). It finishes below everyone still in.
     pub fn remove(&mut self, seat: Seat) -> Result<Vec<Event>, RuleError> {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
 use dudo_proto::v1::play_update::Update as Up;
-use dudo_proto::{TableEvent, convert};
+use dudo_proto::{StopWhy, TableEvent, convert};
 use dudo_rules::{Action, Event, Game, RuleSet, Seat, Viewer};
 use dudo_store::FinishedGame;
 
@@ -36,6 +36,14 @@ pub struct Pacing {
     pub bot_pause: Duration,
 }
 
+/// The longest game the server lets a table play: a game that reaches either is stopped,
+/// with a `game_stopped` event, and ranked as a game of rounds ends. Zero: no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameLength {
+    pub max_moves: u64,
+    pub max_millis: u64,
+}
+
 /// What a table is made with, besides its rules.
 pub struct Setup {
     pub id: String,
@@ -50,6 +58,7 @@ pub struct Setup {
     pub rating_pool: String,
     /// Whether the table keeps a journal (it has a store).
     pub journalled: bool,
+    pub length: GameLength,
 }
 
 /// What an input caused, beyond the events it logged.
@@ -81,6 +90,7 @@ pub struct TableCore {
     finished: Vec<FinishedGame>,
     /// The table as last announced to the streams, so only changes are sent.
     announced: Option<pb::TableInfo>,
+    length: GameLength,
 }
 
 /// A bot move played at once may lead to another; a game's moves are bounded, and so is
@@ -91,7 +101,7 @@ impl TableCore {
     /// A new table; `salt_secret` is what its dice commitments' salts are drawn from. With
     /// a journal, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup, salt_secret: [u8; 32], now: Now) -> TableCore {
-        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled } = setup;
+        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled, length } = setup;
         let mut core = TableCore {
             id,
             code,
@@ -110,6 +120,7 @@ impl TableCore {
             record: GameRecord::default(),
             finished: Vec::new(),
             announced: None,
+            length,
         };
         let created = core.creation();
         core.journal.record(now.wall, Entry::Created(created));
@@ -135,7 +146,12 @@ impl TableCore {
     }
 
     /// A table as its creation entry made it (recovery; no journal entry is made for it).
-    pub fn from_creation(id: String, code: String, c: &pb::TableCreated) -> Result<TableCore, TableError> {
+    pub fn from_creation(
+        id: String,
+        code: String,
+        c: &pb::TableCreated,
+        length: GameLength,
+    ) -> Result<TableCore, TableError> {
         let bad = |why: String| TableError::Journal(why);
         let wire = c.rules.as_ref().ok_or_else(|| bad("no rules".into()))?;
         let rules = convert::rules_from_wire(wire).map_err(|e| bad(e.to_string()))?;
@@ -152,6 +168,7 @@ impl TableCore {
             rate: c.actions_per_second,
             rating_pool: c.rating_pool.clone(),
             journalled: true,
+            length,
         };
         let mut core = TableCore::new(rules, setup, secret, Now::at(0));
         core.journal.discard();
@@ -253,6 +270,16 @@ impl TableCore {
                 self.publish(events, now);
             }
             Input::Removed { seat } => self.remove(seat, entry, now)?,
+            Input::Stopped { why, limit } => {
+                let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
+                if game.is_over() {
+                    return Err(TableError::Rule(dudo_rules::RuleError::GameOver));
+                }
+                let events = game.stop();
+                self.journal.record(now.wall, entry);
+                self.log_event(TableEvent::GameStopped { why, limit }, now);
+                self.publish(events, now);
+            }
             Input::Reset => {
                 self.journal.record(now.wall, entry);
                 self.game = None;
@@ -346,12 +373,14 @@ impl TableCore {
     /// the game stands (a prompt for each person who may act, the view for the rest).
     pub fn settle(&mut self, now: Now) {
         self.bot_due = None;
+        self.enforce_length(now);
         if self.bot_pause.is_zero() {
             for _ in 0..BOT_MOVES_AT_ONCE {
                 let Some((seat, action)) = self.bot_choice() else { break };
                 if !self.play_bot(seat, action, now) {
                     break;
                 }
+                self.enforce_length(now);
             }
         } else if let Some((seat, action)) = self.bot_choice() {
             self.bot_due = Some(BotMove {
@@ -367,6 +396,26 @@ impl TableCore {
             clock.restart(person, now.mono);
         }
         self.tell_streams(now);
+    }
+
+    /// Stops a game in play that reached the server's length limit.
+    fn enforce_length(&mut self, now: Now) {
+        if !self.game.as_ref().is_some_and(|g| !g.is_over()) {
+            return;
+        }
+        let moves = self.record.moves.len() as u64;
+        let lasted = u64::try_from(now.wall.saturating_sub(self.record.started_at)).unwrap_or(0);
+        let stop = if self.length.max_moves > 0 && moves >= self.length.max_moves {
+            Some((StopWhy::Moves, self.length.max_moves))
+        } else if self.length.max_millis > 0 && lasted >= self.length.max_millis {
+            Some((StopWhy::Time, self.length.max_millis))
+        } else {
+            None
+        };
+        if let Some((why, limit)) = stop {
+            tracing::info!(moves, lasted_ms = lasted, "a game reached the length limit and is stopped");
+            let _ = self.apply(Input::Stopped { why, limit }, now);
+        }
     }
 
     fn bot_choice(&self) -> Option<(Seat, Action)> {
@@ -393,7 +442,7 @@ impl TableCore {
     /// Prompts `seat` again, if it may still act (its last move was refused for the pace).
     pub fn prompt_again(&mut self, seat: Seat, now: Now) {
         if let Some(prompt) = self.prompt_for(seat, now) {
-            self.log.queue_each(|viewer| (viewer == Viewer::Seat(seat)).then(|| Arc::clone(&prompt)));
+            self.log.queue_each(|viewer| (viewer == Viewer::Seat(seat)).then(|| prompt.clone()));
         }
     }
 
@@ -441,7 +490,7 @@ impl TableCore {
     }
 
     /// The prompt for `seat`, if it is a person's seat that may act now.
-    fn prompt_for(&self, seat: Seat, now: Now) -> Option<Arc<pb::PlayUpdate>> {
+    fn prompt_for(&self, seat: Seat, now: Now) -> Option<log::Shared> {
         let game = self.game.as_ref()?;
         if self.seats.is_bot(seat) || !game.seats_to_ask().any(|s| s == seat) {
             return None;
@@ -462,7 +511,7 @@ impl TableCore {
     }
 
     /// Where the game stands for `viewer`, as a `turn` update.
-    fn turn_for(&self, viewer: Viewer, now: Now) -> Option<Arc<pb::PlayUpdate>> {
+    fn turn_for(&self, viewer: Viewer, now: Now) -> Option<log::Shared> {
         let game = self.game.as_ref()?;
         let view = match viewer {
             Viewer::Seat(s) => game.view(s),
@@ -482,7 +531,7 @@ impl TableCore {
         if self.game.is_none() {
             return;
         }
-        let updates: Vec<(Viewer, Option<Arc<pb::PlayUpdate>>)> = self
+        let updates: Vec<(Viewer, Option<log::Shared>)> = self
             .log
             .viewers()
             .into_iter()
@@ -505,7 +554,7 @@ impl TableCore {
         }
         let update = log::update(Up::Table(info.clone()));
         self.announced = Some(info);
-        self.log.queue_each(|_| Some(Arc::clone(&update)));
+        self.log.queue_each(|_| Some(update.clone()));
     }
 
     /// Opens a stream for the holder of `token` (a spectator without one). Resuming after

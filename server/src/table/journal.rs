@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use dudo_proto::convert;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
+use dudo_proto::{StopWhy, convert};
 use dudo_rules::{Action, RuleSet, Seat, Seed};
 
 use super::error::TableError;
@@ -30,6 +30,8 @@ pub enum Input {
     Removed { seat: Seat },
     /// The host reset the table: the game is over, seats that left are gone.
     Reset,
+    /// The table stopped the game at the server's length limit.
+    Stopped { why: StopWhy, limit: u64 },
 }
 
 fn wire_seat(seat: Seat) -> u32 {
@@ -58,6 +60,13 @@ impl Input {
             }),
             Input::Removed { seat } => Entry::Removed(pb::SeatRemoved { seat: wire_seat(*seat) }),
             Input::Reset => Entry::Reset(pb::TableReset {}),
+            Input::Stopped { why, limit } => Entry::Stopped(pb::GameStopped {
+                why: match why {
+                    StopWhy::Moves => pb::game_stop::Why::Moves,
+                    StopWhy::Time => pb::game_stop::Why::Time,
+                } as i32,
+                limit: *limit,
+            }),
         }
     }
 
@@ -91,6 +100,14 @@ impl Input {
             }
             Some(Entry::Removed(r)) => Input::Removed { seat: r.seat as Seat },
             Some(Entry::Reset(_)) => Input::Reset,
+            Some(Entry::Stopped(s)) => Input::Stopped {
+                why: match pb::game_stop::Why::try_from(s.why) {
+                    Ok(pb::game_stop::Why::Time) => StopWhy::Time,
+                    Ok(pb::game_stop::Why::Moves) => StopWhy::Moves,
+                    _ => return Err(bad("an unknown reason to stop")),
+                },
+                limit: s.limit,
+            },
         })
     }
 }

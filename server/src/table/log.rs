@@ -13,6 +13,7 @@
 //! each update is shared by every stream it goes to.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dudo_proto::TableEvent;
 use dudo_proto::convert;
@@ -21,11 +22,46 @@ use dudo_rules::Viewer;
 
 /// How many updates a stream may have waiting before it is dropped.
 pub const SUBSCRIBER_BUFFER: usize = 1024;
+/// How many bytes of updates a stream may have waiting (in its outbox and its channel)
+/// before it is dropped. Updates are shared among the streams they go to, so this bounds
+/// what one reader that stopped reading can hold on to, not a copy each.
+pub const SUBSCRIBER_BYTES: usize = 512 * 1024;
+
+/// One update, shared by every stream it goes to, with its encoded size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shared(Arc<(pb::PlayUpdate, usize)>);
+
+impl Shared {
+    pub fn new(update: pb::PlayUpdate) -> Shared {
+        let bytes = prost::Message::encoded_len(&update);
+        Shared(Arc::new((update, bytes)))
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.0.1
+    }
+
+    pub fn update(&self) -> &pb::PlayUpdate {
+        &self.0.0
+    }
+
+    /// The update itself (a copy if another stream still holds it).
+    pub fn into_update(self) -> pb::PlayUpdate {
+        Arc::unwrap_or_clone(self.0).0
+    }
+}
+
+impl std::ops::Deref for Shared {
+    type Target = pb::PlayUpdate;
+    fn deref(&self) -> &pb::PlayUpdate {
+        self.update()
+    }
+}
 
 /// What a stream is sent.
 #[derive(Clone, Debug)]
 pub enum Delivery {
-    Update(Arc<pb::PlayUpdate>),
+    Update(Shared),
     /// The last thing a stream is sent: why it ends.
     End(StreamEnd),
 }
@@ -49,6 +85,9 @@ pub trait Sink: Send {
     /// Hands over one delivery; false if the reader is gone or too far behind.
     fn offer(&mut self, delivery: Delivery) -> bool;
     fn is_closed(&self) -> bool;
+    /// The bytes of updates queued for this stream and not yet taken by its reader (the
+    /// table adds as it queues, the reader takes away as it reads).
+    fn held(&self) -> &AtomicUsize;
 }
 
 struct Subscriber {
@@ -61,15 +100,20 @@ struct Subscriber {
 }
 
 impl Subscriber {
-    /// Queues an update; false if the subscriber is too far behind (it is then dropped).
-    fn queue(&mut self, update: &Arc<pb::PlayUpdate>) -> bool {
+    /// Queues an update; false if the subscriber is too far behind, in updates or in bytes
+    /// (it is then dropped, and resumes from its sequence number).
+    fn queue(&mut self, update: &Shared) -> bool {
         if self.ending {
             return true;
         }
-        if self.outbox.len() >= SUBSCRIBER_BUFFER {
+        let held = self.sink.held();
+        if self.outbox.len() >= SUBSCRIBER_BUFFER
+            || held.load(Ordering::Relaxed).saturating_add(update.bytes()) > SUBSCRIBER_BYTES
+        {
             return false;
         }
-        self.outbox.push(Delivery::Update(Arc::clone(update)));
+        held.fetch_add(update.bytes(), Ordering::Relaxed);
+        self.outbox.push(Delivery::Update(update.clone()));
         true
     }
 
@@ -97,8 +141,8 @@ pub struct EventLog {
     subscribers: Vec<Subscriber>,
 }
 
-pub fn update(update: pb::play_update::Update) -> Arc<pb::PlayUpdate> {
-    Arc::new(pb::PlayUpdate { update: Some(update) })
+pub fn update(update: pb::play_update::Update) -> Shared {
+    Shared::new(pb::PlayUpdate { update: Some(update) })
 }
 
 impl EventLog {
@@ -145,7 +189,7 @@ impl EventLog {
 
     /// Every kept event after `since` that `viewer` may see, as updates; `None` if `since` is
     /// before the kept events (the caller sends a snapshot instead).
-    pub fn since(&self, viewer: Viewer, since: u64, game_over: bool) -> Option<Vec<Arc<pb::PlayUpdate>>> {
+    pub fn since(&self, viewer: Viewer, since: u64, game_over: bool) -> Option<Vec<Shared>> {
         let from = since.saturating_add(1);
         if from < self.first_seq {
             return None;
@@ -161,13 +205,16 @@ impl EventLog {
     }
 
     /// Adds a stream with what it is sent first.
-    pub fn subscribe(&mut self, viewer: Viewer, sink: Box<dyn Sink>, first: Vec<Arc<pb::PlayUpdate>>) {
-        let outbox = first.into_iter().map(Delivery::Update).collect();
-        self.subscribers.push(Subscriber { viewer, sink, outbox, ending: false });
+    pub fn subscribe(&mut self, viewer: Viewer, sink: Box<dyn Sink>, first: Vec<Shared>) {
+        let mut subscriber = Subscriber { viewer, sink, outbox: Vec::new(), ending: false };
+        for update in &first {
+            subscriber.queue(update);
+        }
+        self.subscribers.push(subscriber);
     }
 
     /// Queues, for each stream, what `for_viewer` gives its viewer (if anything).
-    pub fn queue_each(&mut self, mut for_viewer: impl FnMut(Viewer) -> Option<Arc<pb::PlayUpdate>>) {
+    pub fn queue_each(&mut self, mut for_viewer: impl FnMut(Viewer) -> Option<Shared>) {
         self.subscribers.retain_mut(|s| match for_viewer(s.viewer) {
             Some(u) => s.queue(&u),
             None => true,

@@ -24,6 +24,7 @@ pub mod record;
 pub mod seats;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use dudo_proto::convert;
@@ -37,7 +38,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 pub use self::clock::{Clock, Now};
-pub use self::core::{Pacing, TableCore};
+pub use self::core::{GameLength, Pacing, TableCore};
 pub use self::error::TableError;
 use self::journal::Input;
 pub use self::log::{Delivery, StreamEnd};
@@ -70,7 +71,7 @@ pub enum Command {
     Subscribe {
         token: Option<String>,
         since: Option<u64>,
-        tx: mpsc::Sender<Delivery>,
+        tx: StreamSink,
         reply: Answer<()>,
     },
     Act {
@@ -117,6 +118,8 @@ pub struct Setup {
     pub rate: u32,
     /// Moves the whole table may make a second in answer to prompts (protects the server).
     pub table_rate: u32,
+    /// The longest game the server allows.
+    pub length: GameLength,
     pub rating_pool: String,
     pub store: Option<Store>,
 }
@@ -141,19 +144,51 @@ pub enum RecoverError {
     Entry { n: i64, why: TableError },
 }
 
-/// A stream's deliveries go down a bounded channel; a full one drops the stream.
-impl log::Sink for mpsc::Sender<Delivery> {
+/// The table's end of a stream: a bounded channel (a full one drops the stream) and the
+/// count of bytes it holds.
+pub struct StreamSink {
+    tx: mpsc::Sender<Delivery>,
+    held: Arc<AtomicUsize>,
+}
+
+impl log::Sink for StreamSink {
     fn offer(&mut self, delivery: Delivery) -> bool {
-        self.try_send(delivery).is_ok()
+        self.tx.try_send(delivery).is_ok()
     }
     fn is_closed(&self) -> bool {
-        mpsc::Sender::is_closed(self)
+        self.tx.is_closed()
+    }
+    fn held(&self) -> &AtomicUsize {
+        &self.held
     }
 }
 
-/// A channel for a new stream.
-pub fn subscriber_channel() -> (mpsc::Sender<Delivery>, mpsc::Receiver<Delivery>) {
-    mpsc::channel(log::SUBSCRIBER_BUFFER)
+/// The reader's end of a stream: takes deliveries, and gives back their bytes as it does.
+pub struct StreamReader {
+    rx: mpsc::Receiver<Delivery>,
+    held: Arc<AtomicUsize>,
+}
+
+impl tokio_stream::Stream for StreamReader {
+    type Item = Delivery;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Delivery>> {
+        let polled = self.rx.poll_recv(cx);
+        if let std::task::Poll::Ready(Some(Delivery::Update(update))) = &polled {
+            self.held.fetch_sub(update.bytes(), Ordering::Relaxed);
+        }
+        polled
+    }
+}
+
+/// A new stream's two ends.
+pub fn stream_channel() -> (StreamSink, StreamReader) {
+    let (tx, rx) = mpsc::channel(log::SUBSCRIBER_BUFFER);
+    let held = Arc::new(AtomicUsize::new(0));
+    (StreamSink { tx, held: Arc::clone(&held) }, StreamReader { rx, held })
 }
 
 /// A random secret, 128 bits, as hex.
@@ -201,11 +236,12 @@ pub struct Table {
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let Setup { id, code, capacity, seed, pacing, rate, table_rate, rating_pool, store } = setup;
+        let Setup { id, code, capacity, seed, pacing, rate, table_rate, length, rating_pool, store } = setup;
         let now = Now { wall: unix_millis(), mono: Duration::ZERO };
         let journalled = store.is_some();
         let unwritten = journalled.then(|| NewTable { code: code.clone(), created_at: now.wall });
-        let core_setup = core::Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled };
+        let core_setup =
+            core::Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled, length };
         let core = TableCore::new(rules, core_setup, rand::rng().random(), now);
         let rate = RateLimit::new(core.rate(), table_rate);
         Table::around(core, store, unwritten, 0, rate)
@@ -239,6 +275,7 @@ impl Table {
         open: dudo_store::OpenTable,
         store: Store,
         table_rate: u32,
+        length: GameLength,
     ) -> Result<Table, RecoverError> {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
@@ -246,7 +283,8 @@ impl Table {
         let decoded = pb::JournalEntry::decode(first.bytes.as_slice())
             .map_err(|e| bad(first.n, TableError::Journal(e.to_string())))?;
         let Some(Entry::Created(created)) = decoded.entry else { return Err(RecoverError::NoCreation) };
-        let mut core = TableCore::from_creation(open.id, open.code, &created).map_err(|e| bad(first.n, e))?;
+        let mut core =
+            TableCore::from_creation(open.id, open.code, &created, length).map_err(|e| bad(first.n, e))?;
         let mut next = first.n + 1;
         for entry in entries {
             let decoded = pb::JournalEntry::decode(entry.bytes.as_slice())

@@ -1,5 +1,6 @@
 //! The table core on its own: no tokio, no store, time passed in by hand.
 
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,14 +12,14 @@ use prost::Message;
 
 use super::TableError;
 use super::clock::{Clock, Now};
-use super::core::{Pacing, Setup, TableCore};
+use super::core::{GameLength, Pacing, Setup, TableCore};
 use super::journal::Input;
 use super::log::{Delivery, Sink, StreamEnd};
 use super::seats::{SeatBot, token_hash};
 
 /// A stream that keeps what it is sent.
 #[derive(Clone, Default)]
-struct Kept(Arc<Mutex<Vec<Delivery>>>);
+struct Kept(Arc<Mutex<Vec<Delivery>>>, Arc<AtomicUsize>);
 
 impl Sink for Kept {
     fn offer(&mut self, delivery: Delivery) -> bool {
@@ -26,6 +27,11 @@ impl Sink for Kept {
     }
     fn is_closed(&self) -> bool {
         false
+    }
+    /// Read as soon as sent: holds nothing.
+    fn held(&self) -> &AtomicUsize {
+        self.1.store(0, std::sync::atomic::Ordering::Relaxed);
+        &self.1
     }
 }
 
@@ -58,6 +64,7 @@ fn table(pacing: Pacing, journalled: bool) -> TableCore {
         rate: 50,
         rating_pool: String::new(),
         journalled,
+        length: GameLength::default(),
     };
     TableCore::new(dudo_rules::presets::fibbing(), setup, [9; 32], at(0))
 }
@@ -228,7 +235,9 @@ fn a_table_rebuilt_from_its_journal_is_the_same_table() {
     let Some(pb::journal_entry::Entry::Created(created)) = &entries[0].1.entry else {
         panic!("creation first")
     };
-    let mut rebuilt = TableCore::from_creation(core.id().into(), core.code().into(), created).unwrap();
+    let mut rebuilt =
+        TableCore::from_creation(core.id().into(), core.code().into(), created, GameLength::default())
+            .unwrap();
     for (t, entry) in &entries[1..] {
         rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
     }
@@ -269,4 +278,96 @@ fn every_preset_comes_back_from_the_journal_as_it_went_in() {
             assert!(super::journals_faithfully(&changed), "{name} with eight faces");
         }
     }
+}
+
+#[test]
+fn a_game_that_reaches_the_servers_move_limit_is_stopped_and_ranked() {
+    let setup = Setup {
+        id: "0123456789abcdef0123".into(),
+        code: "ABCDEF".into(),
+        capacity: 3,
+        seed: Some(3),
+        pacing: Pacing::default(),
+        rate: 50,
+        rating_pool: String::new(),
+        journalled: true,
+        length: GameLength { max_moves: 20, max_millis: 0 },
+    };
+    let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [1; 32], at(0));
+    for seed in 1..4 {
+        bot(&mut core, "odds", seed, at(0));
+    }
+    let spectator = watch(&mut core, None, None, at(0));
+    start(&mut core, at(1));
+    core.deliver();
+    assert!(core.game().is_some_and(dudo_rules::Game::is_over), "stopped at 20 moves");
+    let kinds: Vec<pb::event::Kind> = spectator
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            Up::Event(e) => e.kind,
+            _ => None,
+        })
+        .collect();
+    let stop = kinds.iter().position(|k| matches!(k, pb::event::Kind::GameStopped(s) if s.limit == 20));
+    let over = kinds.iter().position(|k| matches!(k, pb::event::Kind::GameOver(_)));
+    assert!(stop.is_some() && over > stop, "a game_stopped, then the game_over: {kinds:?}");
+    // The stop is journalled: the rebuilt table is stopped too, at the same move.
+    let (journal, finished) = core.take_unsaved();
+    assert_eq!(finished.len(), 1);
+    let Some(pb::journal_entry::Entry::Created(created)) = &journal[0].1.entry else {
+        panic!("creation first")
+    };
+    let mut rebuilt =
+        TableCore::from_creation(core.id().into(), core.code().into(), created, GameLength::default())
+            .unwrap();
+    for (t, entry) in &journal[1..] {
+        rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
+    }
+    assert_eq!(rebuilt.game().map(|g| g.standings()), core.game().map(|g| g.standings()));
+}
+
+/// A reader that never reads: what it is sent stays held.
+#[derive(Clone, Default)]
+struct Stuck(Arc<AtomicUsize>, Arc<AtomicUsize>);
+
+impl Sink for Stuck {
+    fn offer(&mut self, _: Delivery) -> bool {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        true
+    }
+    fn is_closed(&self) -> bool {
+        false
+    }
+    fn held(&self) -> &AtomicUsize {
+        &self.0
+    }
+}
+
+#[test]
+fn a_reader_that_never_reads_is_dropped_once_it_holds_its_share_of_bytes() {
+    let mut core = table(Pacing::default(), false);
+    for seed in 1..4 {
+        bot(&mut core, "odds", seed, at(0));
+    }
+    let stuck = Stuck::default();
+    core.subscribe(None, None, Box::new(stuck.clone()), at(0)).unwrap();
+    let offers = |s: &Stuck| s.1.load(std::sync::atomic::Ordering::Relaxed);
+    let mut games = 0;
+    let mut last = 0;
+    for g in 0..200 {
+        core.apply(Input::Started { seed: seed_from_u64(g), game_id: format!("g-{g}") }, at(g)).unwrap();
+        core.settle(at(g));
+        core.deliver();
+        core.apply(Input::Reset, at(g)).unwrap();
+        core.deliver();
+        games += 1;
+        if offers(&stuck) == last {
+            break;
+        }
+        last = offers(&stuck);
+    }
+    let held = stuck.0.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(games < 200, "the stream was never dropped");
+    assert!(held <= super::log::SUBSCRIBER_BYTES, "{held} bytes held");
 }
