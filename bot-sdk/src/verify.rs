@@ -101,7 +101,7 @@ impl DiceCheck {
                 }
                 Ok(())
             }
-            TableEvent::TurnTimedOut { .. } => Ok(()),
+            TableEvent::TurnTimedOut { .. } | TableEvent::GameStopped { .. } => Ok(()),
         }
     }
 }

@@ -183,9 +183,21 @@ impl Client {
         Ok(self.history.clone().list_ratings(request).await?.into_inner().ratings)
     }
 
-    /// Tables waiting for players.
-    pub async fn list(&self) -> Result<Vec<pb::TableInfo>, ClientError> {
-        Ok(self.lobby.clone().list_tables(pb::ListTablesRequest {}).await?.into_inner().tables)
+    /// Tables waiting for players, every page (up to `most`).
+    pub async fn list(&self, most: usize) -> Result<Vec<pb::TableSummary>, ClientError> {
+        let mut tables = Vec::new();
+        let mut page_token = String::new();
+        while tables.len() < most {
+            let request = pb::ListTablesRequest { page_size: 0, page_token };
+            let page = self.lobby.clone().list_tables(request).await?.into_inner();
+            tables.extend(page.tables);
+            if page.next_page_token.is_empty() {
+                break;
+            }
+            page_token = page.next_page_token;
+        }
+        tables.truncate(most);
+        Ok(tables)
     }
 
     /// Where a table stands.

@@ -90,6 +90,10 @@ fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
     }
 }
 
+/// Tables a list page holds unless asked for fewer, and at most.
+const LIST_PAGE: usize = 50;
+const LIST_PAGE_MAX: usize = 200;
+
 /// The longest preset, rule-set or rating-pool name, and setting path, in characters.
 const MAX_NAME_FIELD: usize = 64;
 /// The longest setting value, in characters.
@@ -127,12 +131,15 @@ const TABLE_QUEUE: usize = 256;
 #[derive(Clone)]
 struct TableHandle {
     tx: mpsc::Sender<Command>,
+    /// The table's summary, kept current by its task: lists read it without a trip.
+    listed: tokio::sync::watch::Receiver<pb::TableSummary>,
 }
 
 /// Every table, by id and by join code.
 #[derive(Default)]
 struct Registry {
-    tables: HashMap<String, TableHandle>,
+    /// Ordered by id, so lists page in a stable order.
+    tables: std::collections::BTreeMap<String, TableHandle>,
     codes: HashMap<String, String>,
 }
 
@@ -328,7 +335,8 @@ impl Dudo {
         ip: Option<std::net::IpAddr>,
     ) -> Result<TableHandle, Status> {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
-        let handle = TableHandle { tx };
+        let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
+        let handle = TableHandle { tx, listed };
         // Registered before its task starts, so a task that ends at once is also unregistered.
         {
             let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
@@ -340,7 +348,7 @@ impl Dudo {
         let span = tracing::info_span!("table", table = %id);
         tokio::spawn(tracing::Instrument::instrument(
             async move {
-                let ended = table.run(rx, idle).await;
+                let ended = table.run(rx, listed_tx, idle).await;
                 // Closed (idle, or by its host): the table leaves the registry and the limits.
                 // One that could not save stays listed, answering UNAVAILABLE, so its players
                 // keep their seats for when the server restarts and brings it back.
@@ -655,21 +663,36 @@ impl Lobby for Dudo {
 
     async fn list_tables(
         &self,
-        _: Request<pb::ListTablesRequest>,
+        request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        let handles: Vec<TableHandle> = {
-            let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
-            registry.tables.values().cloned().collect()
+        let req = request.into_inner();
+        bounded("page_token", &req.page_token, MAX_NAME_FIELD)?;
+        let size = match req.page_size {
+            0 => LIST_PAGE,
+            n => (n as usize).min(LIST_PAGE_MAX),
         };
-        let mut tables = Vec::new();
-        for h in handles {
-            if let Ok(info) = self.info(&h).await
-                && info.state == pb::TableState::Waiting as i32
-            {
-                tables.push(info);
+        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        let after = (std::ops::Bound::Excluded(req.page_token.clone()), std::ops::Bound::Unbounded);
+        let from = if req.page_token.is_empty() {
+            (std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+        } else {
+            after
+        };
+        let mut tables = Vec::with_capacity(size);
+        let mut next_page_token = String::new();
+        for (id, handle) in registry.tables.range::<String, _>(from) {
+            let summary = handle.listed.borrow();
+            if summary.state != pb::TableState::Waiting as i32 {
+                continue;
             }
+            if tables.len() == size {
+                next_page_token = tables.last().map(|t: &pb::TableSummary| t.id.clone()).unwrap_or_default();
+                break;
+            }
+            debug_assert_eq!(&summary.id, id);
+            tables.push(summary.clone());
         }
-        Ok(Response::new(pb::ListTablesResponse { tables }))
+        Ok(Response::new(pb::ListTablesResponse { tables, next_page_token }))
     }
 
     async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {

@@ -364,7 +364,7 @@ async fn the_turn_clock_plays_the_default_action_for_a_silent_seat() {
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
     let joined = lobby
-        .create_table(pb::CreateTableRequest { move_millis: 30, ..fibbing("Sleepy", 3, Some(5)) })
+        .create_table(pb::CreateTableRequest { move_millis: 100, ..fibbing("Sleepy", 3, Some(5)) })
         .await
         .unwrap()
         .into_inner();
@@ -915,4 +915,42 @@ impl tonic::codec::Decoder for RawDecoder {
         src.copy_to_slice(&mut out);
         Ok(Some(out))
     }
+}
+
+/// `ListTables` pages its summaries: every waiting table once, a bounded page at a time, and
+/// no rule sets in the list.
+#[tokio::test]
+async fn list_tables_pages_through_summaries() {
+    let (addr, _stop) = server().await;
+    let mut lobby = LobbyClient::new(channel(&addr).await);
+    let mut made = Vec::new();
+    for i in 0..120 {
+        let name = format!("Host {i}");
+        let joined = lobby.create_table(fibbing(&name, 2, None)).await.unwrap().into_inner();
+        made.push(joined.table.unwrap().id);
+    }
+    let mut seen = Vec::new();
+    let mut page_token = String::new();
+    let mut pages = 0;
+    loop {
+        let page =
+            lobby.list_tables(pb::ListTablesRequest { page_size: 0, page_token }).await.unwrap().into_inner();
+        assert!(page.tables.len() <= 50, "{} tables on a page", page.tables.len());
+        pages += 1;
+        seen.extend(page.tables.iter().map(|t| {
+            assert_eq!(t.rules, "fibbing");
+            assert_eq!((t.taken, t.seats), (1, 2));
+            t.id.clone()
+        }));
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
+    assert_eq!(pages, 3);
+    made.sort();
+    assert_eq!(seen, made, "every table once, in id order");
+    let long =
+        lobby.list_tables(pb::ListTablesRequest { page_size: 0, page_token: "x".repeat(70_000) }).await;
+    assert!(long.is_err(), "a page token longer than any id is refused");
 }

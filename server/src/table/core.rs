@@ -606,12 +606,30 @@ impl TableCore {
         Ok(())
     }
 
-    pub fn info(&self) -> pb::TableInfo {
-        let state = match &self.game {
+    /// The table in a list: its name, seats and host, without the whole rule set.
+    pub fn summary(&self) -> pb::TableSummary {
+        pb::TableSummary {
+            id: self.id.clone(),
+            join_code: self.code.clone(),
+            link: format!("dudo://join/{}", self.code),
+            rules: self.rules.name.clone(),
+            seats: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
+            taken: u32::try_from(self.seats.len()).unwrap_or(u32::MAX),
+            host: self.seats.get(self.seats.host()).map(|s| s.name.clone()).unwrap_or_default(),
+            state: self.state() as i32,
+        }
+    }
+
+    fn state(&self) -> pb::TableState {
+        match &self.game {
             None => pb::TableState::Waiting,
             Some(g) if g.is_over() => pb::TableState::Over,
             Some(_) => pb::TableState::Playing,
-        };
+        }
+    }
+
+    pub fn info(&self) -> pb::TableInfo {
+        let state = self.state();
         pb::TableInfo {
             id: self.id.clone(),
             join_code: self.code.clone(),

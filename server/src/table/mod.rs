@@ -305,6 +305,10 @@ impl Table {
         Ok(table)
     }
 
+    pub fn summary(&self) -> pb::TableSummary {
+        self.core.summary()
+    }
+
     pub fn info(&self) -> pb::TableInfo {
         self.core.info()
     }
@@ -316,7 +320,13 @@ impl Table {
     /// Runs the table until every handle to it is gone, or until it has been idle for `idle`:
     /// no call reached it and no stream was open on it all that time. An abandoned table
     /// would otherwise hold its place under the table limits for ever. Returns why it ended.
-    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, idle: Duration) -> Ended {
+    /// The table's summary for lists is kept current in `listed`.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        listed: tokio::sync::watch::Sender<pb::TableSummary>,
+        idle: Duration,
+    ) -> Ended {
         metrics::gauge!("dudo_tables").increment(1.0);
         tracing::info!(code = %self.core.code(), "table opened");
         let mut last_call = Instant::now();
@@ -326,6 +336,12 @@ impl Table {
                 break Ended::Unsaved;
             }
             self.deliver();
+            listed.send_if_modified(|listed| {
+                let now = self.core.summary();
+                let changed = *listed != now;
+                *listed = now;
+                changed
+            });
             if self.closed_at.is_some() {
                 break Ended::Closed;
             }
