@@ -11,6 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     // The descriptor set is kept for gRPC server reflection.
     std::fs::write(out.join("dudo_descriptor.bin"), prost::Message::encode_to_vec(&fds))?;
-    tonic_prost_build::configure().compile_fds(fds)?;
+    // Our codec: a message that does not decode is answered INVALID_ARGUMENT.
+    tonic_prost_build::configure().codec_path("crate::codec::DudoCodec").compile_fds(fds)?;
     Ok(())
 }

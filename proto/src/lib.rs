@@ -3,6 +3,7 @@
 //! conversion between it and the engine's types (`convert`).
 #![forbid(unsafe_code)]
 
+pub mod codec;
 pub mod convert;
 pub mod table_event;
 

@@ -875,6 +875,13 @@ async fn an_undecodable_message_on_a_play_stream_ends_it_with_invalid_argument()
         }
     };
     assert_eq!(ended.code(), tonic::Code::InvalidArgument, "{ended:?}");
+    // A unary call whose message does not decode: the client's error, not the server's.
+    let mut grpc = tonic::client::Grpc::new(channel(&addr).await);
+    grpc.ready().await.unwrap();
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/dudo.v1.Lobby/CreateTable");
+    let garbage = tonic::Request::new(vec![0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+    let refused = grpc.unary(garbage, path, RawCodec).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
 }
 
 /// Bytes in, bytes out: a client that sends what it likes.
