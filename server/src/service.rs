@@ -628,15 +628,18 @@ impl Lobby for Dudo {
         let table = Table::new(
             rules,
             table::Setup {
-                id: id.clone(),
-                code: code.clone(),
-                capacity: seats as usize,
-                seed: req.seed,
-                pacing,
-                rate: self.limits.actions_per_second,
+                table: table::core::Setup {
+                    id: id.clone(),
+                    code: code.clone(),
+                    capacity: seats as usize,
+                    seed: req.seed,
+                    pacing,
+                    rate: self.limits.actions_per_second,
+                    rating_pool,
+                    journalled: false,
+                    length: self.game_length(),
+                },
                 table_rate: self.limits.table_moves_per_second,
-                length: self.game_length(),
-                rating_pool,
                 store: self.store.clone(),
             },
         );

@@ -46,6 +46,19 @@ async fn add_bots(lobby: &mut LobbyClient<Channel>, table: &str, host_token: &st
     }
 }
 
+/// Opens the seat's stream, then starts the game (so the stream sees it from its start).
+async fn subscribe_and_start(
+    play: &mut PlayClient<Channel>,
+    lobby: &mut LobbyClient<Channel>,
+    table: &str,
+    token: &str,
+) -> tonic::Streaming<pb::PlayUpdate> {
+    let request = pb::SubscribeRequest { table: table.into(), since: None };
+    let updates = play.subscribe(authed(request, token)).await.unwrap().into_inner();
+    lobby.start_game(authed(pb::TableRef { table: table.into() }, token)).await.unwrap();
+    updates
+}
+
 async fn channel(addr: &str) -> Channel {
     for _ in 0..50 {
         if let Ok(c) = Channel::from_shared(addr.to_string()).unwrap().connect().await {
@@ -589,12 +602,7 @@ async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice(
     let id = host.table.unwrap().id;
     add_bots(&mut lobby, &id, &host.token, 3).await;
     let mut play = PlayClient::new(ch.clone());
-    let mut first = play
-        .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &host.token))
-        .await
-        .unwrap()
-        .into_inner();
-    lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
+    let mut first = subscribe_and_start(&mut play, &mut lobby, &id, &host.token).await;
     // Answer a few prompts, then drop the connection mid-round.
     let mut last = 0;
     let mut answered = 0;
@@ -735,12 +743,7 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
         let id = joined.table.unwrap().id;
         add_bots(&mut lobby, &id, &joined.token, seats - 1).await;
         let mut play = PlayClient::new(ch.clone());
-        let mut updates = play
-            .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))
-            .await
-            .unwrap()
-            .into_inner();
-        lobby.start_game(authed(pb::TableRef { table: id.clone() }, &joined.token)).await.unwrap();
+        let mut updates = subscribe_and_start(&mut play, &mut lobby, &id, &joined.token).await;
         let mut out = false;
         let individual = rules.family != dudo_rules::ruleset::Family::CommonHand;
         let mut commitments: Vec<(u32, Vec<pb::SeatHash>)> = Vec::new();
@@ -806,12 +809,7 @@ async fn a_seat_answering_every_prompt_at_once_plays_a_hundred_games() {
     add_bots(&mut lobby, &id, &joined.token, 2).await;
     let mut refused = 0;
     for game in 0..100 {
-        let mut updates = play
-            .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))
-            .await
-            .unwrap()
-            .into_inner();
-        lobby.start_game(authed(pb::TableRef { table: id.clone() }, &joined.token)).await.unwrap();
+        let mut updates = subscribe_and_start(&mut play, &mut lobby, &id, &joined.token).await;
         loop {
             let next = tokio::time::timeout(Duration::from_secs(10), updates.next()).await;
             let update = next.unwrap_or_else(|_| panic!("game {game} stalled")).unwrap().unwrap();

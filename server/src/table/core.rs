@@ -56,7 +56,7 @@ pub struct Setup {
     pub rate: u32,
     /// The ratings this table's games count for ("" for none).
     pub rating_pool: String,
-    /// Whether the table keeps a journal (it has a store).
+    /// Whether the table keeps a journal (a running table keeps one when it has a store).
     pub journalled: bool,
     pub length: GameLength,
 }

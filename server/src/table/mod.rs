@@ -108,19 +108,12 @@ pub enum Command {
     },
 }
 
-/// What a table is made with, besides its rules.
+/// What a table is made with, besides its rules: the core's setup, and what only a running
+/// table needs.
 pub struct Setup {
-    pub id: String,
-    pub code: String,
-    pub capacity: usize,
-    pub seed: Option<u64>,
-    pub pacing: Pacing,
-    pub rate: u32,
+    pub table: core::Setup,
     /// Moves the whole table may make a second in answer to prompts (protects the server).
     pub table_rate: u32,
-    /// The longest game the server allows.
-    pub length: GameLength,
-    pub rating_pool: String,
     pub store: Option<Store>,
 }
 
@@ -236,12 +229,11 @@ pub struct Table {
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let Setup { id, code, capacity, seed, pacing, rate, table_rate, length, rating_pool, store } = setup;
+        let Setup { table: mut core_setup, table_rate, store } = setup;
         let now = Now { wall: unix_millis(), mono: Duration::ZERO };
-        let journalled = store.is_some();
-        let unwritten = journalled.then(|| NewTable { code: code.clone(), created_at: now.wall });
-        let core_setup =
-            core::Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled, length };
+        core_setup.journalled = store.is_some();
+        let unwritten =
+            store.as_ref().map(|_| NewTable { code: core_setup.code.clone(), created_at: now.wall });
         let core = TableCore::new(rules, core_setup, rand::rng().random(), now);
         let rate = RateLimit::new(core.rate(), table_rate);
         Table::around(core, store, unwritten, 0, rate)

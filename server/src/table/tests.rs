@@ -54,18 +54,22 @@ fn at(secs: u64) -> Now {
     Now { wall: 1_700_000_000_000 + secs as i64 * 1000, mono: Duration::from_secs(secs) }
 }
 
-fn table(pacing: Pacing, journalled: bool) -> TableCore {
-    let setup = Setup {
+fn setup(capacity: usize, pacing: Pacing, journalled: bool, length: GameLength) -> Setup {
+    Setup {
         id: "0123456789abcdef0123".into(),
         code: "ABCDEF".into(),
-        capacity: 4,
+        capacity,
         seed: Some(7),
         pacing,
         rate: 50,
         rating_pool: String::new(),
         journalled,
-        length: GameLength::default(),
-    };
+        length,
+    }
+}
+
+fn table(pacing: Pacing, journalled: bool) -> TableCore {
+    let setup = setup(4, pacing, journalled, GameLength::default());
     TableCore::new(dudo_rules::presets::fibbing(), setup, [9; 32], at(0))
 }
 
@@ -282,17 +286,7 @@ fn every_preset_comes_back_from_the_journal_as_it_went_in() {
 
 #[test]
 fn a_game_that_reaches_the_servers_move_limit_is_stopped_and_ranked() {
-    let setup = Setup {
-        id: "0123456789abcdef0123".into(),
-        code: "ABCDEF".into(),
-        capacity: 3,
-        seed: Some(3),
-        pacing: Pacing::default(),
-        rate: 50,
-        rating_pool: String::new(),
-        journalled: true,
-        length: GameLength { max_moves: 20, max_millis: 0 },
-    };
+    let setup = setup(3, Pacing::default(), true, GameLength { max_moves: 20, max_millis: 0 });
     let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [1; 32], at(0));
     for seed in 1..4 {
         bot(&mut core, "odds", seed, at(0));
