@@ -701,6 +701,7 @@ impl Lobby for Dudo {
     async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {
         let token = token_of(&request)?;
         let req = request.into_inner();
+        bounded("bot", &req.bot, MAX_NAME_FIELD)?;
         let handle = self.find(&req.table)?;
         let info = self.command(&handle, |reply| Command::AddBot { token, bot: req.bot, reply }).await?;
         Ok(Response::new(info))

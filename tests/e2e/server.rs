@@ -959,3 +959,63 @@ async fn list_tables_pages_through_summaries() {
         lobby.list_tables(pb::ListTablesRequest { page_size: 0, page_token: "x".repeat(70_000) }).await;
     assert!(long.is_err(), "a page token longer than any id is refused");
 }
+
+/// What a hostile client sets is bounded and refused with the field named: names that could
+/// fake a game line, strings longer than the server keeps (never echoed whole, so the real
+/// error fits in its header), clocks and pauses too short to be a game, rules that could not
+/// end in practice.
+#[tokio::test]
+async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
+    let (addr, _stop) = server().await;
+    let mut lobby = LobbyClient::new(channel(&addr).await);
+    let refused = |e: tonic::Status, field: &str| {
+        assert_eq!(e.code(), tonic::Code::InvalidArgument, "{e:?}");
+        assert!(e.message().starts_with(field), "{field}: {}", e.message());
+        assert!(e.message().len() < 300, "the input is echoed: {} bytes", e.message().len());
+    };
+    for name in ["\u{1b}[31mRed", "Ana\nBob wins", "\u{202e}naB", "x".repeat(33).as_str()] {
+        let e = lobby.create_table(fibbing(name, 2, None)).await.unwrap_err();
+        refused(e.clone(), "name:");
+        assert_eq!(e.metadata().get("dudo-code").and_then(|v| v.to_str().ok()), Some("bad_name"));
+    }
+    // Trimmed and normalised, a name is fine.
+    let host = lobby.create_table(fibbing("  Ana\u{301}  ", 2, None)).await.unwrap().into_inner();
+    let info = host.table.unwrap();
+    assert_eq!(info.players[0].name, "An\u{e1}");
+    let huge = "y".repeat(20_000);
+    let mut rules = dudo_rules::presets::fibbing();
+    rules.name = huge.clone();
+    let wire = dudo_proto::convert::rules_to_wire(&rules);
+    let e = lobby
+        .create_table(pb::CreateTableRequest { rules: Some(wire), ..fibbing("A", 2, None) })
+        .await
+        .unwrap_err();
+    refused(e, "rules.name:");
+    let e =
+        lobby.create_table(pb::CreateTableRequest { preset: huge.clone(), ..fibbing("A", 2, None) }).await;
+    refused(e.unwrap_err(), "preset:");
+    let setting = pb::Setting { path: "dice.faces".into(), value: huge.clone() };
+    let e =
+        lobby.create_table(pb::CreateTableRequest { settings: vec![setting], ..fibbing("A", 2, None) }).await;
+    refused(e.unwrap_err(), "settings.value:");
+    let bot = pb::AddBotRequest { table: info.id.clone(), bot: huge.clone() };
+    refused(lobby.add_bot(authed(bot, &host.token)).await.unwrap_err(), "bot:");
+    let e = lobby.get_table(pb::TableRef { table: huge.clone() }).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound);
+    assert!(e.message().len() < 300, "{} bytes", e.message().len());
+    // Paces too short to be a game.
+    let e = lobby.create_table(pb::CreateTableRequest { move_millis: 1, ..fibbing("A", 2, None) }).await;
+    refused(e.unwrap_err(), "move_millis:");
+    let e = lobby.create_table(pb::CreateTableRequest { bot_think_millis: 1, ..fibbing("A", 2, None) }).await;
+    refused(e.unwrap_err(), "bot_think_millis:");
+    // Rules that could not end in practice, or a chance past 100 in any family.
+    for (path, value) in [("game_end", r#"{"rounds": 4000000000}"#), ("hand.catch_percent", "200")] {
+        let setting = pb::Setting { path: path.into(), value: value.into() };
+        let e = lobby
+            .create_table(pb::CreateTableRequest { settings: vec![setting], ..fibbing("A", 2, None) })
+            .await;
+        let e = e.unwrap_err();
+        assert_eq!(e.code(), tonic::Code::InvalidArgument, "{path}: {e:?}");
+        assert!(e.message().contains(path), "{path}: {}", e.message());
+    }
+}
