@@ -35,7 +35,7 @@ pub enum Mode {
 pub struct ArenaArgs {
     #[command(flatten)]
     pub rules: RuleArgs,
-    /// Built-in bots to enter, by name (random, odds, reader); a name may repeat.
+    /// Built-in bots to enter, by kind (random, odds, reader); a kind may repeat.
     #[arg(long, value_delimiter = ',', default_value = "odds,random")]
     pub bots: Vec<String>,
     /// An external bot: NAME=COMMAND. The command is run once per game with DUDO_SERVER and
@@ -139,6 +139,9 @@ fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> 
 }
 
 pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
+    // The arena's games are kept apart from the player's own (arena.db, not dudo.db), so
+    // that hundreds of bot games do not bury them in `dudo history`.
+    args.db.arena = true;
     let mut entries: Vec<Entry> = Vec::new();
     for b in &args.bots {
         anyhow::ensure!(
@@ -237,7 +240,13 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             let stored = client.ratings("arena").await?;
             println!("stored arena ratings at {} (all arenas so far):", where_kept(&args));
             for r in stored {
-                println!("  {:<20} {:>7.0}  {:>6} games {:>6} wins", r.name, r.rating, r.games, r.wins);
+                println!(
+                    "  {:<20} {:>7.0}  {:>6} games {:>6} wins",
+                    crate::render::safe(&r.name),
+                    r.rating,
+                    r.games,
+                    r.wins
+                );
             }
         }
         Ok(ExitCode::SUCCESS)
@@ -250,7 +259,7 @@ fn where_kept(args: &ArenaArgs) -> String {
         (Some(server), _) => server.clone(),
         (None, Some(db)) => db.clone(),
         (None, None) => {
-            dudo_store::default_db().map_or_else(|| "this server".into(), |p| p.display().to_string())
+            args.db.default_file().map_or_else(|| "this server".into(), |p| p.display().to_string())
         }
     }
 }

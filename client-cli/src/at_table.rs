@@ -5,6 +5,7 @@
 //! typed lines, and a one-second tick for the turn clock's countdown. Nothing typed can end
 //! the program by mistake: a line that is not a call says why and the loop goes on.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -13,17 +14,19 @@ use dudo_client::{Client, Prompt, Reseat, SeatKey, Session, Update};
 use dudo_rules::odds::bid_odds;
 use dudo_rules::{Action, Bid, EventKind, RuleSet, View};
 
-use crate::input::{self, Output, Words};
-use crate::render::{self, Style};
+use crate::input::{self, Input, Output, Word, Words};
+use crate::render::{self, Style, safe};
 
-const HELP: &str = "\
-Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` (or jonti,
-exact, spot on) for exactly right; `pass`; `push 5 5 then 6 5s`; `watch` in the points game.
-Cup games: `accept`, `roll 1 3`, `roll all`, `roll 1 3 show 2`, a hand such as `JJQT9` or
-`a pair of jacks`, `better`, `bark`/`decline`. Tab completes the calls you may make now.
-At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit`.
-Host: `start`, `bot [random|odds]`, `set FIELD=VALUE`, `remove SEAT`, `reset`, `again`.
-Anyone: `leave` (before the start, or before the first call of a round).";
+/// `help` at the table: one item a line (lines are wrapped to the terminal's width).
+const HELP: &[&str] = &[
+    "Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` (or jonti, exact, spot on) for exactly right.",
+    "House rules: `push 5 5 then 6 5s` shows dice and re-rolls the rest; `pass` is not a skip: it claims something about your own dice (all one face, or all different, as the table's rules say) and can be challenged.",
+    "The points game: `watch`. Cup games: `accept`, `roll 1 3`, `roll all`, `roll 1 3 show 2`, a hand such as `JJQT9` or `a pair of jacks`, `better`, `bark`/`decline`.",
+    "Tab completes the calls you may make now.",
+    "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
+    "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT`, `reset`, `again`.",
+    "Anyone: `leave` (before the start, or before the first call of a round).",
+];
 
 /// How a seat at the table ends.
 pub enum Exit {
@@ -63,6 +66,19 @@ pub struct AtTable {
     /// The connection is lost and the session is retrying: said once, not at every retry,
     /// and the turn countdown waits (the server restarts the clock when it is back).
     disconnected: bool,
+    /// The server ended the stream on purpose (a reset, renumbered seats) and the session is
+    /// coming back: not a lost connection, so its return is not announced as one.
+    reseated: bool,
+    /// This player reset the table (`reset`, `again`): the server's notice of it says nothing new.
+    resetting: bool,
+    /// The table is `dudo play`'s: bots fill every other seat, so nobody else joins and there
+    /// are no host's instructions to give.
+    solo: bool,
+    /// The game as it stands was just shown (a snapshot on joining again): the prompt that
+    /// follows need not show it a second time.
+    shown: bool,
+    /// `quit` (or Ctrl-C) was asked for during a game and is waiting for a yes.
+    confirming: bool,
 }
 
 impl AtTable {
@@ -97,7 +113,42 @@ impl AtTable {
         render::names_for(&self.players, self.me())
     }
 
-    fn set_table(&mut self, table: pb::TableInfo, rules: Arc<RuleSet>) {
+    /// Whether leaving now walks out of a game this player is still in.
+    fn in_a_game(&self) -> bool {
+        let playing = self.table.state == pb::TableState::Playing as i32 && !self.over;
+        let still_in = self
+            .view
+            .as_ref()
+            .zip(self.me())
+            .is_some_and(|(v, me)| v.players.get(me).is_some_and(|p| p.place.is_none()));
+        self.key.is_some() && playing && still_in
+    }
+
+    /// `quit`, Ctrl-C or Ctrl-D: at once, unless it would walk out of a game in progress, which
+    /// is asked about first (once: a second Ctrl-C, `quit!` or `y` leaves).
+    fn ask_to_leave(&mut self) -> Option<Exit> {
+        if !self.out.interactive || self.confirming || !self.in_a_game() {
+            return Some(Exit::Quit);
+        }
+        self.confirming = true;
+        self.out.line(self.style.yellow("Leave the game? y/N (Ctrl-C again or `quit!` leaves at once)"));
+        None
+    }
+
+    fn set_table(&mut self, mut table: pb::TableInfo, rules: Arc<RuleSet>) {
+        // Everything the server names is printed: made safe once, here.
+        for p in &mut table.players {
+            if let Cow::Owned(name) = safe(&p.name) {
+                p.name = name;
+            }
+        }
+        if let Cow::Owned(code) = safe(&table.join_code) {
+            table.join_code = code;
+        }
+        let rules = match safe(&rules.name) {
+            Cow::Borrowed(_) => rules,
+            Cow::Owned(name) => Arc::new(RuleSet { name, ..(*rules).clone() }),
+        };
         let before: Vec<String> = self.players.clone();
         let players: Vec<String> = table.players.iter().map(|p| p.name.clone()).collect();
         if !before.is_empty() && table.state == pb::TableState::Waiting as i32 {
@@ -119,6 +170,15 @@ impl AtTable {
     fn waiting_room(&self) -> Vec<String> {
         let t = &self.table;
         let waiting = t.state == pb::TableState::Waiting as i32;
+        if self.solo && waiting {
+            let bots = t.seats.saturating_sub(1);
+            return vec![format!(
+                "Table {} ({}): you and {bots} {}.",
+                self.style.bold(&t.join_code),
+                self.rules.name,
+                if bots == 1 { "bot" } else { "bots" }
+            )];
+        }
         let mut lines = vec![format!(
             "Table {} ({}), {} of {} seats taken.",
             self.style.bold(&t.join_code),
@@ -167,6 +227,7 @@ impl AtTable {
                             self.host(),
                             self.style,
                         ));
+                        self.shown = true;
                         self.view = Some(v);
                     }
                 }
@@ -175,6 +236,7 @@ impl AtTable {
             Update::Event { seq, event } => {
                 self.in_flight = false;
                 self.answered = None;
+                self.shown = false;
                 if self.prompt.as_ref().is_some_and(|p| p.last_seq.is_none_or(|l| l < seq)) {
                     self.prompt = None;
                 }
@@ -186,8 +248,16 @@ impl AtTable {
                     Some(EventKind::GameStarted { .. }) => self.over = false,
                     _ => {}
                 }
-                let lines =
-                    render::event_lines(&event, &self.names(), &self.rules, self.me(), self.wild, self.style);
+                // The bid in front of the table before this event, as the server's last view has it.
+                let bid = self.view.as_ref().and_then(|v| v.current_bid);
+                let lines = render::event_lines(
+                    &event,
+                    &self.names(),
+                    &self.rules,
+                    self.me(),
+                    (self.wild, bid),
+                    self.style,
+                );
                 self.out.lines(lines.into_iter().map(|l| if l.is_empty() { l } else { format!("  {l}") }));
                 if let Some(EventKind::GameOver { .. }) = event.game() {
                     self.over = true;
@@ -215,30 +285,37 @@ impl AtTable {
             Update::Rejected { reason, .. } => {
                 self.in_flight = false;
                 self.answered = None;
-                self.out.line(self.style.red(&format!("Not allowed: {reason}")));
+                self.out.line(self.style.red(&format!("Not allowed: {}", safe(&reason))));
             }
-            // A reset or renumbered seats end the stream on purpose: it comes straight back.
+            // A reset or renumbered seats end the stream on purpose and it comes straight
+            // back with a fresh snapshot: no connection was lost.
             Update::Reseated(why) => {
-                let why = match why {
-                    Reseat::Reset => "The table was reset",
-                    Reseat::Renumbered => "The seats were renumbered",
-                    Reseat::Other => "The server moved the seats",
+                self.reseated = true;
+                self.prompt = None;
+                let said = match why {
+                    Reseat::Reset if std::mem::take(&mut self.resetting) => None,
+                    Reseat::Reset => Some("The host reset the table: back to waiting, same seats and rules."),
+                    Reseat::Renumbered => Some("A seat was freed: the seats after it moved down one."),
+                    Reseat::Other => None,
                 };
-                self.out.line(self.style.dim(&format!("{why}; rejoining…")));
+                if let Some(said) = said {
+                    self.out.line(self.style.dim(said));
+                }
             }
             Update::Reconnecting { error, .. } => {
                 if !self.disconnected {
                     self.disconnected = true;
-                    self.out.line(
-                        self.style.dim(&format!(
-                            "Connection lost ({error}); reconnecting (for up to two minutes)…"
-                        )),
-                    );
+                    self.out.line(self.style.dim(&format!(
+                        "Connection lost ({}); reconnecting (for up to two minutes)…",
+                        safe(&error)
+                    )));
                 }
             }
             Update::Reconnected => {
-                self.disconnected = false;
-                self.out.line(self.style.dim("Reconnected; carrying on where we were."));
+                let lost = std::mem::take(&mut self.disconnected);
+                if !std::mem::take(&mut self.reseated) || lost {
+                    self.out.line(self.style.dim("Reconnected; carrying on where we were."));
+                }
             }
         }
     }
@@ -248,8 +325,11 @@ impl AtTable {
         self.warned.clear();
         let my_turn = p.view.turn.is_some() && p.view.turn == self.me();
         if my_turn {
-            self.out.line(String::new());
-            self.out.lines(render::status(&p.view, &self.rules, &self.players, self.host(), self.style));
+            // Joining again shows the game in its snapshot: not a second time here.
+            if !std::mem::take(&mut self.shown) {
+                self.out.line(String::new());
+                self.out.lines(render::status(&p.view, &self.rules, &self.players, self.host(), self.style));
+            }
             self.out.line(render::hint(&p.legal, &self.rules, self.style));
             let clock = match p.deadline.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
                 Some(left) => format!(" ({} s on the clock)", left.as_secs()),
@@ -330,16 +410,41 @@ impl AtTable {
         }
     }
 
+    /// What was typed. Returns how the seat ends, if it does.
+    async fn on_input(&mut self, input: Input, session: &Session) -> Option<Exit> {
+        match input {
+            Input::Line(line) => self.on_line(&line, session).await,
+            Input::Interrupt | Input::End => self.ask_to_leave(),
+        }
+    }
+
     /// A typed line. Returns how the seat ends, if it does.
     async fn on_line(&mut self, line: &str, session: &Session) -> Option<Exit> {
         let trimmed = line.trim();
         let lower = trimmed.trim_start_matches('/').to_ascii_lowercase();
         let (word, rest) = lower.split_once(' ').map_or((lower.as_str(), ""), |(w, r)| (w, r.trim()));
         let original_rest = trimmed.split_once(' ').map_or("", |(_, r)| r.trim());
+        if std::mem::take(&mut self.confirming) {
+            match word {
+                "y" | "yes" | "quit" | "exit" | "quit!" => return Some(Exit::Quit),
+                "" | "n" | "no" => {
+                    self.out.line("Staying at the table.");
+                    return None;
+                }
+                // Anything else is taken as it is: a call, a command.
+                _ => {}
+            }
+        }
         match word {
             "" => {}
-            "help" | "?" => self.out.lines(HELP.lines().map(String::from)),
-            "quit" | "exit" => return Some(Exit::Quit),
+            "help" | "?" => {
+                self.out.lines(HELP.iter().map(|l| l.to_string()));
+                if let Some(claim) = render::pass_claim(&self.rules) {
+                    self.out.line(format!("At this table `pass` is {claim}."));
+                }
+            }
+            "quit!" | "exit!" => return Some(Exit::Quit),
+            "quit" | "exit" => return self.ask_to_leave(),
             "status" => match &self.view {
                 Some(v) if self.table.state != pb::TableState::Waiting as i32 => {
                     self.out.lines(render::status(v, &self.rules, &self.players, self.host(), self.style));
@@ -424,14 +529,17 @@ impl AtTable {
                     Ok("Write it as `remove SEAT`, with the seat's number (`who` lists them).".to_string())
                 }
             },
-            "reset" => client.reset(&key).await.map(|_| "The table is back to waiting.".to_string()),
+            "reset" => {
+                self.resetting = true;
+                client.reset(&key).await.map(|_| "The table is back to waiting.".to_string())
+            }
             "again" => match client.reset(&key).await {
                 Ok(_) => client.start(&key).await.map(|_| "Another game begins.".to_string()),
                 Err(e) => Err(e),
             },
             "leave" => match client.leave(&key).await {
                 Ok(_) => {
-                    crate::seats::forget(client.addr(), &key.table);
+                    crate::seats::forget(client.addr(), &key.table, Some(&key.token));
                     self.out.line("You left the table.");
                     return Some(Exit::Left);
                 }
@@ -439,9 +547,15 @@ impl AtTable {
             },
             _ => return None,
         };
+        if word == "again" {
+            self.resetting = result.is_ok();
+        }
         match result {
             Ok(text) => self.out.line(text),
-            Err(e) => self.out.line(self.style.red(&format!("Refused: {e}"))),
+            Err(e) => {
+                self.resetting = false;
+                self.out.line(self.style.red(&format!("Refused: {}", safe(&e.to_string()))));
+            }
         }
         None
     }
@@ -452,6 +566,7 @@ impl AtTable {
 pub type Setup = std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>;
 
 /// Sits at the table until the player quits or leaves. `key` is `None` for a spectator.
+/// `setup` is `dudo play`'s: it fills the table with bots and starts the game.
 pub async fn sit(
     client: Client,
     key: Option<SeatKey>,
@@ -460,9 +575,10 @@ pub async fn sit(
 ) -> anyhow::Result<Exit> {
     let style = Style::detect();
     let words = Words::default();
-    words.set(vec!["help".into(), "status".into(), "quit".into()]);
-    let (mut lines, out) = input::start(words.clone());
-    let mut session = match &key {
+    words.set(["help", "status", "quit"].map(Word::plain).to_vec());
+    // The reader puts the terminal back when it is dropped, on every way out of here.
+    let (mut reader, out) = input::start(words.clone(), style.colour);
+    let session = match &key {
         Some(k) => client.play(k, None),
         None => client.watch(table_ref, None),
     };
@@ -484,13 +600,106 @@ pub async fn sit(
         in_flight: false,
         answered: None,
         disconnected: false,
+        reseated: false,
+        resetting: false,
+        solo: setup.is_some(),
+        shown: false,
+        confirming: false,
     };
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));
     }
-    if let Some(setup) = setup {
-        setup.await?;
+    let (exit, last_words) = match setup {
+        Some(setup) => match setup.await {
+            Ok(()) => at_the_table(&mut me, session, &mut reader).await,
+            Err(e) => (Err(e), None),
+        },
+        None => at_the_table(&mut me, session, &mut reader).await,
+    };
+    // The terminal first, then the last words, straight to standard output.
+    reader.close();
+    if let Some(text) = last_words {
+        out.line(text);
     }
+    exit
+}
+
+/// Signals that end the program, as inputs: Ctrl-C while no line is being read (the line
+/// editor reads it as a key otherwise), a closed terminal, `kill`.
+struct Signals {
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    ends: Vec<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Signals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Signals {
+                interrupt: signal(SignalKind::interrupt()).ok(),
+                ends: [SignalKind::terminate(), SignalKind::hangup()]
+                    .into_iter()
+                    .filter_map(|k| signal(k).ok())
+                    .collect(),
+            }
+        }
+        #[cfg(not(unix))]
+        Signals {}
+    }
+
+    /// The next signal: `Interrupt` for Ctrl-C, `End` for the others.
+    async fn next(&mut self) -> Input {
+        #[cfg(unix)]
+        {
+            let interrupt = async {
+                match &mut self.interrupt {
+                    Some(s) => s.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let ends = futures_any(&mut self.ends);
+            tokio::select! {
+                _ = interrupt => Input::Interrupt,
+                _ = ends => Input::End,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            Input::Interrupt
+        }
+    }
+}
+
+/// Waits for any of `signals`.
+#[cfg(unix)]
+async fn futures_any(signals: &mut [tokio::signal::unix::Signal]) {
+    if signals.is_empty() {
+        return std::future::pending().await;
+    }
+    std::future::poll_fn(|cx| {
+        for s in signals.iter_mut() {
+            if s.poll_recv(cx).is_ready() {
+                return std::task::Poll::Ready(());
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await
+}
+
+/// The loop at the table; returns how it ended and what to say last (once the terminal is
+/// itself again).
+async fn at_the_table(
+    me: &mut AtTable,
+    mut session: Session,
+    reader: &mut input::Reader,
+) -> (anyhow::Result<Exit>, Option<String>) {
+    let style = me.style;
+    let mut signals = Signals::new();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
@@ -499,21 +708,27 @@ pub async fn sit(
                     me.on_update(u);
                     // A script has nothing more to say once the game is over.
                     if me.over && !me.out.interactive {
-                        return Ok(Exit::Quit);
+                        return (Ok(Exit::Quit), None);
                     }
                 }
                 Some(Err(e)) => {
-                    // A token the table no longer knows (removed, left): forget the seat.
-                    if let (Some(dudo_client::Code::Unauthenticated | dudo_client::Code::NotFound), Some(key)) =
-                        (e.code(), &me.key)
-                    {
-                        crate::seats::forget(me.client.addr(), &key.table);
+                    // A token the table no longer knows (removed, left): forget the seat; a table
+                    // that is gone: every seat held at it.
+                    match (e.code(), &me.key) {
+                        (Some(dudo_client::Code::Unauthenticated), Some(key)) => {
+                            crate::seats::forget(me.client.addr(), &key.table, Some(&key.token));
+                        }
+                        (Some(dudo_client::Code::NotFound), Some(key)) => {
+                            crate::seats::forget(me.client.addr(), &key.table, None);
+                        }
+                        _ => {}
                     }
                     let gone = matches!(
                         e.code(),
                         Some(dudo_client::Code::Unauthenticated | dudo_client::Code::NotFound)
                     );
-                    if me.disconnected && !gone {
+                    let why = safe(&e.to_string()).into_owned();
+                    let said = if me.disconnected && !gone {
                         // The server never came back while we tried: the seat is still ours.
                         let table = if me.table.join_code.is_empty() {
                             me.key.as_ref().map_or_else(String::new, |k| k.table.clone())
@@ -527,19 +742,33 @@ pub async fn sit(
                             ),
                             None => String::new(),
                         };
-                        out.line(style.red(&format!("Gave up reconnecting to the server ({e}).{back}")));
+                        style.red(&format!("Gave up reconnecting to the server ({why}).{back}"))
                     } else {
-                        out.line(style.red(&format!("The table has closed the stream: {e}")));
-                    }
-                    return Ok(Exit::Quit);
+                        style.red(&format!("The table has closed the stream: {why}"))
+                    };
+                    return (Ok(Exit::Quit), Some(said));
                 }
-                None => return Ok(Exit::Quit),
+                None => return (Ok(Exit::Quit), None),
             },
-            line = lines.recv(), if me.wants_line() => match line.flatten() {
-                Some(l) => if let Some(exit) = me.on_line(&l, &session).await {
-                    return Ok(exit);
-                },
-                None => return Ok(Exit::Quit),
+            input = reader.next(), if me.wants_line() => {
+                let exit = match input {
+                    Some(input) => me.on_input(input, &session).await,
+                    None => Some(Exit::Quit),
+                };
+                if let Some(exit) = exit {
+                    return (Ok(exit), None);
+                }
+                // Answered: the editor may prompt again.
+                reader.resume();
+            },
+            signal = signals.next() => {
+                let exit = match signal {
+                    Input::Interrupt => me.ask_to_leave(),
+                    _ => Some(Exit::Quit),
+                };
+                if let Some(exit) = exit {
+                    return (Ok(exit), None);
+                }
             },
             _ = tick.tick(), if !me.disconnected => me.countdown(),
         }

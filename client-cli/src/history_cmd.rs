@@ -14,7 +14,8 @@ use dudo_client::dudo_proto::v1 as pb;
 use dudo_rules::{Bid, EventKind, Viewer};
 
 use crate::net::{DbArgs, Purpose};
-use crate::render::{self, Style};
+use crate::render::{self, Style, safe};
+use dudo_rules::describe::{Narrator, there_were};
 
 /// Where the records are: a server, or a local database.
 #[derive(Args, Clone, Debug)]
@@ -22,23 +23,37 @@ pub struct RecordsArgs {
     /// Ask this server (host:port) instead of reading the local database.
     #[arg(long)]
     pub server: Option<String>,
+    /// The games `dudo arena` played (kept apart, in arena.db) instead of yours.
+    #[arg(long, conflicts_with = "server")]
+    pub arena: bool,
     #[command(flatten)]
     pub db: DbArgs,
 }
 
 impl RecordsArgs {
+    /// Where else records may be, for a reader who found none here.
+    fn elsewhere(&self) -> &'static str {
+        match (&self.server, self.arena || self.db.arena) {
+            (Some(_), _) => "",
+            (None, false) => {
+                " Games played on a server are kept there: add --server HOST:PORT. The arena's games: --arena."
+            }
+            (None, true) => " Games played on a server are kept there: add --server HOST:PORT.",
+        }
+    }
+
     /// A client of the server or of the local database; none when the local database does
     /// not exist yet (it is not created just to be read), after saying so.
-    async fn connect(&self) -> anyhow::Result<Option<Client>> {
+    async fn connect(&mut self) -> anyhow::Result<Option<Client>> {
+        self.db.arena |= self.arena;
         match &self.server {
             Some(addr) => Ok(Some(Client::connect(addr).await?)),
             None if self.db.missing_file().is_some() => {
                 let path = self.db.missing_file().unwrap_or_default();
+                let who =
+                    if self.db.arena { "dudo arena keeps its games" } else { "dudo play keeps your games" };
                 let mut out = std::io::stdout();
-                writeln!(
-                    out,
-                    "No records yet: {path} does not exist (dudo play and dudo arena keep their games there)."
-                )?;
+                writeln!(out, "No records yet: {path} does not exist ({who} there).{}", self.elsewhere())?;
                 Ok(None)
             }
             None => {
@@ -128,10 +143,10 @@ fn date(millis: u64) -> String {
 fn players_line(g: &pb::GameSummary) -> String {
     let mut players: Vec<&pb::GamePlayer> = g.players.iter().collect();
     players.sort_by_key(|p| if p.place == 0 { u32::MAX } else { p.place });
-    players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(" > ")
+    players.iter().map(|p| safe(&p.name)).collect::<Vec<_>>().join(" > ")
 }
 
-pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
+pub fn history(mut args: HistoryArgs) -> anyhow::Result<ExitCode> {
     // A whole rule set sent by a client may carry a name of its own: an unknown name is
     // searched for all the same, and only explained if nothing matches.
     let unknown_preset = args.preset.as_ref().filter(|p| dudo_rules::presets::by_name(p).is_none()).cloned();
@@ -147,7 +162,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
         let games = client.games(request).await?;
         let mut out = std::io::stdout().lock();
         if games.is_empty() {
-            writeln!(out, "No finished games match.")?;
+            writeln!(out, "No finished games match.{}", args.from.elsewhere())?;
             if let Some(name) = unknown_preset {
                 let presets = dudo_rules::presets::NAMES.join(", ");
                 writeln!(out, "({name:?} is not a preset; the presets are {presets}.)")?;
@@ -156,19 +171,26 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
         }
         writeln!(out, "{:<20} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules")?;
         for g in &games {
-            let rated =
-                if g.rating_pool.is_empty() { String::new() } else { format!("  [{}]", g.rating_pool) };
-            let (finished, rules, finish) = (date(g.finished_unix_millis), &g.preset, players_line(g));
-            writeln!(out, "{:<20} {finished:<16} {rules:<18} {finish}{rated}", g.id)?;
+            let rated = if g.rating_pool.is_empty() {
+                String::new()
+            } else {
+                format!("  [{}]", safe(&g.rating_pool))
+            };
+            let (finished, rules, finish) = (date(g.finished_unix_millis), safe(&g.preset), players_line(g));
+            writeln!(out, "{:<20} {finished:<16} {rules:<18} {finish}{rated}", safe(&g.id))?;
         }
         writeln!(out, "\nStep through one with: dudo replay GAME")?;
         Ok(ExitCode::SUCCESS)
     })
 }
 
-pub fn ratings(args: RatingsArgs) -> anyhow::Result<ExitCode> {
+pub fn ratings(mut args: RatingsArgs) -> anyhow::Result<ExitCode> {
     if let Some(pool) = &args.pool {
         anyhow::ensure!(pool == "arena" || pool == "ranked", "--pool: arena or ranked, not {pool:?}");
+    }
+    // On this machine, ratings are the arena's (ranked ones are a server's): its file.
+    if args.from.server.is_none() && args.from.db.db.is_none() && args.pool.as_deref() != Some("ranked") {
+        args.from.arena = true;
     }
     crate::net::runtime()?.block_on(async move {
         let Some(client) = args.from.connect().await? else { return Ok(ExitCode::SUCCESS) };
@@ -180,13 +202,14 @@ pub fn ratings(args: RatingsArgs) -> anyhow::Result<ExitCode> {
         }
         writeln!(out, "{:<8} {:<24} {:>7} {:>7} {:>7}", "pool", "player", "Elo", "games", "wins")?;
         for r in ratings {
-            writeln!(out, "{:<8} {:<24} {:>7.0} {:>7} {:>7}", r.pool, r.name, r.rating, r.games, r.wins)?;
+            let (pool, name) = (safe(&r.pool), safe(&r.name));
+            writeln!(out, "{pool:<8} {name:<24} {:>7.0} {:>7} {:>7}", r.rating, r.games, r.wins)?;
         }
         Ok(ExitCode::SUCCESS)
     })
 }
 
-pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+pub fn replay(mut args: ReplayArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!((0.01..=1_000_000.0).contains(&args.speed), "--speed: from 0.01 to 1000000");
     crate::net::runtime()?.block_on(async move {
         let Some(client) = args.from.connect().await? else { return Ok(ExitCode::FAILURE) };
@@ -219,16 +242,21 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCode> {
     let mut stream = client.watch_replay(game, speed).await?;
     let mut names: Vec<String> = Vec::new();
+    let mut narrator = Narrator::default();
     let mut out = std::io::stdout();
     while let Some(update) = stream.message().await? {
         match update.update {
             Some(pb::play_update::Update::Table(t)) => {
-                names = t.players.iter().map(|p| p.name.clone()).collect();
-                writeln!(out, "Replaying {game}: {}", names.join(", "))?;
+                names = t.players.iter().map(|p| safe(&p.name).into_owned()).collect();
+                writeln!(out, "Replaying {}: {}", safe(game), names.join(", "))?;
             }
             Some(pb::play_update::Update::Event(e)) => {
                 let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(&e)?;
-                writeln!(out, "{}", event.describe(&names, None))?;
+                let line = match event.game() {
+                    Some(kind) => narrator.line(kind, &names, None),
+                    None => event.describe(&names, None),
+                };
+                writeln!(out, "{line}")?;
             }
             _ => {}
         }
@@ -240,14 +268,14 @@ async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCod
 /// the player who made it and whether it was, and how the round was settled.
 fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>> {
     let summary = replay.summary.clone().unwrap_or_default();
-    let names: Vec<String> = summary.players.iter().map(|p| p.name.clone()).collect();
+    let names: Vec<String> = summary.players.iter().map(|p| safe(&p.name).into_owned()).collect();
     let rules = replay.rules.as_ref().map(dudo_client::dudo_proto::convert::rules_from_wire).transpose()?;
     let faces = rules.as_ref().map_or(6, |r| r.dice.faces);
     let mut blocks = vec![vec![
         style.bold(&format!(
             "Game {} — {} — {}",
-            summary.id,
-            summary.preset,
+            safe(&summary.id),
+            safe(&summary.preset),
             date(summary.started_unix_millis)
         )),
         format!("Finish: {}", players_line(&summary)),
@@ -264,12 +292,16 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
         None => Vec::new().into_iter(),
     };
     let mut wild: Option<u8> = None;
+    let mut narrator = Narrator::default();
     for wire in &replay.events {
         let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(wire)?;
         if !event.admits(Viewer::Replay, true) {
             continue;
         }
-        let mut lines = vec![event.describe(&names, None)];
+        let mut lines = vec![match event.game() {
+            Some(kind) => narrator.line(kind, &names, None),
+            None => event.describe(&names, None),
+        }];
         match event.game() {
             Some(EventKind::RoundStarted { wild: w, .. }) => {
                 wild = *w;
@@ -289,8 +321,9 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
                     let truth = if note.true_at_showdown { style.green("true") } else { style.red("false") };
                     let odds = note.odds * 100.0;
                     lines[0] = format!(
-                        "{}   ({odds:.0}% to its caller; there were {}: {truth})",
-                        lines[0], note.count
+                        "{}   ({odds:.0}% to its caller; {}: {truth})",
+                        lines[0],
+                        there_were(note.count)
                     );
                 }
             }

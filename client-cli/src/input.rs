@@ -2,38 +2,68 @@
 //!
 //! In a terminal, rustyline reads lines (history, editing, tab completion of the calls that
 //! are legal now) on its own thread, and everything the table says is printed through its
-//! external printer so it appears above the line being typed instead of inside it. Without a
-//! terminal (a pipe, a script) a plain thread reads lines and output is printed directly;
-//! the table then takes a line only when it is the player's call, so a file of answers
-//! plays a game.
+//! external printer so it appears above the line being typed instead of inside it. After each
+//! line the editor waits until the table has answered it ([`Reader::resume`]) before it shows
+//! the prompt again, so the answer (`status`, `odds`…) is printed whole, above the next
+//! prompt. Without a terminal (a pipe, a script) a plain thread reads lines and output is
+//! printed directly; the table then takes a line only when it is the player's call, so a file
+//! of answers plays a game.
+//!
+//! The editor puts the terminal in raw mode while it reads. [`Reader`] saves the terminal's
+//! mode before the editor starts and puts it back when it is closed or dropped, whichever way
+//! the table is left (`quit`, Ctrl-C, a closed stream, a signal, an error, a panic), so the
+//! shell is never left without echo or Ctrl-C.
 
+use std::borrow::Cow;
 use std::io::{BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rustyline::completion::Completer;
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
-use rustyline::hint::Hinter;
+use rustyline::hint::{Hint, Hinter};
 use rustyline::validate::Validator;
 use rustyline::{ExternalPrinter, Helper};
 use tokio::sync::mpsc;
+use unicode_width::UnicodeWidthChar;
 
-/// A line typed, or the end of input (Ctrl-D, Ctrl-C, a closed pipe).
-pub type Line = Option<String>;
+/// What the player did at the keyboard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A line typed.
+    Line(String),
+    /// Ctrl-C (or SIGINT while no line was being read).
+    Interrupt,
+    /// Ctrl-D on an empty line, or the end of piped input.
+    End,
+}
+
+struct Shared {
+    printer: Mutex<Option<Box<dyn ExternalPrinter + Send>>>,
+    /// Standard output is a terminal: lines are wrapped at its width.
+    wrap: bool,
+}
 
 /// Where the table's lines go.
 #[derive(Clone)]
 pub struct Output {
-    printer: Option<Arc<Mutex<Box<dyn ExternalPrinter + Send>>>>,
+    shared: Arc<Shared>,
     /// A person at a terminal, rather than a script: lines may come at any time.
     pub interactive: bool,
 }
 
 impl Output {
+    /// One line (or a few, separated by `\n`), each starting at the first column, wrapped at
+    /// word boundaries to the terminal's width.
     pub fn line(&self, text: impl Into<String>) {
         let text = text.into();
-        if let Some(printer) = &self.printer
-            && let Ok(mut p) = printer.lock()
-            && p.print(text.clone()).is_ok()
+        let text = if self.shared.wrap { wrap(&text, width()) } else { text };
+        // Always ended by a newline: while the editor is not reading, rustyline's printer
+        // writes a message exactly as given, and lines without one would run together.
+        if let Ok(mut printer) = self.shared.printer.lock()
+            && let Some(p) = printer.as_mut()
+            && p.print(format!("{text}\n")).is_ok()
         {
             return;
         }
@@ -49,73 +79,305 @@ impl Output {
     }
 }
 
+/// The terminal's width in columns (80 when it does not say).
+pub fn width() -> usize {
+    #[cfg(unix)]
+    if let Ok(size) = rustix::termios::tcgetwinsize(std::io::stdout())
+        && size.ws_col > 0
+    {
+        return usize::from(size.ws_col);
+    }
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|&c: &usize| c > 0).unwrap_or(80)
+}
+
+/// How many columns `text` takes on a terminal: escape sequences (colours) take none.
+pub fn columns(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: ESC [ parameters final-byte (a letter).
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        width += c.width().unwrap_or(0);
+    }
+    width
+}
+
+/// `text` with every line longer than `width` columns broken at spaces (never between a
+/// number and the word after it); the lines it continues on are indented two more than the
+/// line's own indent. A word longer than a whole line stays whole.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.split('\n') {
+        if columns(line) <= width {
+            out.push(line.to_string());
+            continue;
+        }
+        let body = line.trim_start_matches(' ');
+        let indent = line.len() - body.len();
+        let hanging = " ".repeat((indent + 2).min(width / 2));
+        let mut current = " ".repeat(indent);
+        let mut used = indent;
+        let mut fresh = true;
+        // Runs of spaces are kept inside a line (they align columns) and dropped at a break.
+        let mut rest = body;
+        while !rest.is_empty() {
+            let spaces = rest.len() - rest.trim_start_matches(' ').len();
+            let (gap, after) = rest.split_at(spaces);
+            // A number stays with the word after it ("6 2s", "3 fives"): a bid is not split.
+            let mut word_len = after.find(' ').unwrap_or(after.len());
+            while after[..word_len].bytes().all(|b| b.is_ascii_digit())
+                && after[word_len..].starts_with(' ')
+                && !after[word_len + 1..].starts_with(' ')
+                && word_len + 1 < after.len()
+            {
+                word_len += 1 + after[word_len + 1..].find(' ').unwrap_or(after.len() - word_len - 1);
+            }
+            let (word, after) = after.split_at(word_len);
+            rest = after;
+            if word.is_empty() {
+                break;
+            }
+            let (gap_cols, word_cols) = (gap.len(), columns(word));
+            if fresh || used + gap_cols + word_cols <= width {
+                if !fresh {
+                    current.push_str(gap);
+                    used += gap_cols;
+                }
+                current.push_str(word);
+                used += word_cols;
+                fresh = false;
+            } else {
+                out.push(std::mem::take(&mut current));
+                current = format!("{hanging}{word}");
+                used = hanging.len() + word_cols;
+            }
+        }
+        out.push(current);
+    }
+    out.join("\n")
+}
+
+/// A word tab completion offers, and what it means when that is not plain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    /// Shown beside the word in the list, and as a hint once it is typed.
+    pub note: Option<String>,
+}
+
+impl Word {
+    pub fn plain(text: impl Into<String>) -> Word {
+        Word { text: text.into(), note: None }
+    }
+}
+
 /// The words tab completion offers; the table updates them at each prompt.
 #[derive(Clone, Default)]
-pub struct Words(Arc<Mutex<Vec<String>>>);
+pub struct Words(Arc<Mutex<Vec<Word>>>);
 
 impl Words {
-    pub fn set(&self, words: Vec<String>) {
+    pub fn set(&self, words: Vec<Word>) {
         if let Ok(mut w) = self.0.lock() {
             *w = words;
         }
     }
+
+    fn get(&self) -> Vec<Word> {
+        self.0.lock().map(|w| w.clone()).unwrap_or_default()
+    }
 }
 
-struct Calls(Words);
+/// The editor's helper: completes the calls in `Words`, and notes what the less obvious ones
+/// mean (dimmed, when colour is on).
+struct Calls(Words, bool);
 
 impl Completer for Calls {
-    type Candidate = String;
+    type Candidate = Pair;
     fn complete(
         &self,
         line: &str,
         pos: usize,
         _: &rustyline::Context<'_>,
-    ) -> rustyline::Result<(usize, Vec<String>)> {
-        let typed = &line[..pos];
-        let words = self.0.0.lock().map(|w| w.clone()).unwrap_or_default();
-        Ok((0, words.into_iter().filter(|w| w.starts_with(typed)).collect()))
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let typed = line.get(..pos).unwrap_or(line);
+        let candidates = self
+            .0
+            .get()
+            .into_iter()
+            .filter(|w| w.text.starts_with(typed))
+            .map(|w| Pair {
+                display: match &w.note {
+                    Some(note) => format!("{}  ({note})", w.text),
+                    None => w.text.clone(),
+                },
+                replacement: w.text,
+            })
+            .collect();
+        Ok((0, candidates))
+    }
+}
+
+/// A hint shown after what was typed, never inserted.
+pub struct Note(String);
+
+impl Hint for Note {
+    fn display(&self) -> &str {
+        &self.0
+    }
+    fn completion(&self) -> Option<&str> {
+        None
     }
 }
 
 impl Hinter for Calls {
-    type Hint = String;
+    type Hint = Note;
+    fn hint(&self, line: &str, pos: usize, _: &rustyline::Context<'_>) -> Option<Note> {
+        if pos != line.len() {
+            return None;
+        }
+        let typed = line.trim().to_ascii_lowercase();
+        let words = self.0.get();
+        let word = words.iter().find(|w| w.note.is_some() && w.text.trim() == typed)?;
+        word.note.as_ref().map(|n| Note(format!("  ({n})")))
+    }
 }
-impl Highlighter for Calls {}
+
+impl Highlighter for Calls {
+    fn highlight_hint<'h>(&self, hint: &'h str) -> Cow<'h, str> {
+        if self.1 { Cow::Owned(format!("\x1b[2m{hint}\x1b[0m")) } else { Cow::Borrowed(hint) }
+    }
+}
 impl Validator for Calls {}
 impl Helper for Calls {}
 
-/// Starts reading lines; returns them on a channel, with the output to print through.
-pub fn start(words: Words) -> (mpsc::Receiver<Line>, Output) {
+/// The terminal's mode when the table began, to put back.
+#[cfg(unix)]
+struct Terminal(rustix::termios::Termios);
+
+#[cfg(unix)]
+impl Terminal {
+    fn save() -> Option<Terminal> {
+        rustix::termios::tcgetattr(std::io::stdin()).ok().map(Terminal)
+    }
+    fn restore(&self) {
+        let _ = rustix::termios::tcsetattr(std::io::stdin(), rustix::termios::OptionalActions::Now, &self.0);
+    }
+}
+
+#[cfg(not(unix))]
+struct Terminal;
+
+#[cfg(not(unix))]
+impl Terminal {
+    fn save() -> Option<Terminal> {
+        None
+    }
+    fn restore(&self) {}
+}
+
+/// The lines typed, and the terminal to give back.
+pub struct Reader {
+    lines: mpsc::Receiver<Input>,
+    /// Lets the editor show its prompt again once a line has been answered; dropped to stop it.
+    resume: Option<std::sync::mpsc::Sender<()>>,
+    output: Output,
+    terminal: Option<Terminal>,
+    /// The editor is reading a line: its prompt is on the screen, the terminal raw.
+    reading: Arc<AtomicBool>,
+}
+
+impl Reader {
+    /// The next thing typed; `None` once the reader is closed.
+    pub async fn next(&mut self) -> Option<Input> {
+        self.lines.recv().await
+    }
+
+    /// The last line has been answered: show the prompt again.
+    pub fn resume(&self) {
+        if let Some(resume) = &self.resume {
+            let _ = resume.send(());
+        }
+    }
+
+    /// Stops reading and puts the terminal back as it was: its mode, and no prompt left on
+    /// the line. Whatever is printed afterwards goes straight to standard output. Safe to
+    /// call more than once; dropping the reader calls it.
+    pub fn close(&mut self) {
+        self.resume = None;
+        if let Ok(mut printer) = self.output.shared.printer.lock() {
+            printer.take();
+        }
+        if let Some(terminal) = self.terminal.take() {
+            terminal.restore();
+            if self.reading.load(Ordering::SeqCst) {
+                // The editor's prompt (and anything half typed) is on the last line.
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(b"\r\x1b[K");
+                let _ = out.flush();
+            }
+        }
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// Starts reading lines; returns the reader, with the output to print through. `colour`:
+/// whether the editor may dim its notes.
+pub fn start(words: Words, colour: bool) -> (Reader, Output) {
     let (tx, rx) = mpsc::channel(16);
+    let wrap = std::io::stdout().is_terminal();
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let terminal = Terminal::save();
         let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
         if let Ok(mut editor) =
             rustyline::Editor::<Calls, rustyline::history::DefaultHistory>::with_config(config)
         {
-            editor.set_helper(Some(Calls(words)));
-            let printer = editor
-                .create_external_printer()
-                .ok()
-                .map(|p| Arc::new(Mutex::new(Box::new(p) as Box<dyn ExternalPrinter + Send>)));
+            editor.set_helper(Some(Calls(words, colour)));
+            let printer =
+                editor.create_external_printer().ok().map(|p| Box::new(p) as Box<dyn ExternalPrinter + Send>);
+            let (resume, resumed) = std::sync::mpsc::channel::<()>();
+            let reading = Arc::new(AtomicBool::new(false));
+            let in_editor = Arc::clone(&reading);
             std::thread::spawn(move || {
                 loop {
-                    match editor.readline("> ") {
+                    in_editor.store(true, Ordering::SeqCst);
+                    let read = editor.readline("> ");
+                    in_editor.store(false, Ordering::SeqCst);
+                    let input = match read {
                         Ok(line) => {
                             if !line.trim().is_empty() {
                                 let _ = editor.add_history_entry(line.as_str());
                             }
-                            if tx.blocking_send(Some(line)).is_err() {
-                                return;
-                            }
+                            Input::Line(line)
                         }
-                        Err(_) => {
-                            let _ = tx.blocking_send(None);
-                            return;
-                        }
+                        Err(ReadlineError::Interrupted) => Input::Interrupt,
+                        Err(_) => Input::End,
+                    };
+                    // Then wait for the answer to be printed before prompting again; a closed
+                    // reader stops here, with the terminal out of raw mode.
+                    if tx.blocking_send(input).is_err() || resumed.recv().is_err() {
+                        return;
                     }
                 }
             });
-            return (rx, Output { printer, interactive: true });
+            let output =
+                Output { shared: Arc::new(Shared { printer: Mutex::new(printer), wrap }), interactive: true };
+            let reader =
+                Reader { lines: rx, resume: Some(resume), output: output.clone(), terminal, reading };
+            return (reader, output);
         }
     }
     std::thread::spawn(move || {
@@ -125,16 +387,58 @@ pub fn start(words: Words) -> (mpsc::Receiver<Line>, Output) {
             let mut line = String::new();
             match input.read_line(&mut line) {
                 Ok(0) | Err(_) => {
-                    let _ = tx.blocking_send(None);
+                    let _ = tx.blocking_send(Input::End);
                     return;
                 }
                 Ok(_) => {
-                    if tx.blocking_send(Some(line.trim_end().to_string())).is_err() {
+                    if tx.blocking_send(Input::Line(line.trim_end().to_string())).is_err() {
                         return;
                     }
                 }
             }
         }
     });
-    (rx, Output { printer: None, interactive: false })
+    let output = Output { shared: Arc::new(Shared { printer: Mutex::new(None), wrap }), interactive: false };
+    let reader = Reader {
+        lines: rx,
+        resume: None,
+        output: output.clone(),
+        terminal: None,
+        reading: Arc::new(AtomicBool::new(false)),
+    };
+    (reader, output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_between_words_with_a_hanging_indent() {
+        let text = "  You may call (least raise on each face): 1 2s, 1 3s, 1 4s, 1 5s, 1 6s, dudo, calza";
+        let wrapped = wrap(text, 40);
+        for line in wrapped.lines() {
+            assert!(columns(line) <= 40, "{wrapped}");
+        }
+        assert_eq!(
+            wrapped,
+            "  You may call (least raise on each\n    face): 1 2s, 1 3s, 1 4s, 1 5s, 1 6s,\n    dudo, calza"
+        );
+        // Words are never cut, short lines and inner alignment are left alone.
+        assert_eq!(wrap("  Ana    5 dice", 40), "  Ana    5 dice");
+        assert_eq!(wrap("supercalifragilistic word", 10), "supercalifragilistic\n  word");
+        // A bid stays whole.
+        assert_eq!(wrap("bids: 3 1s, 16 2s", 13), "bids: 3 1s,\n  16 2s");
+        assert_eq!(wrap("bids: 3 1s, 16 2s", 9), "bids:\n  3 1s,\n  16 2s");
+    }
+
+    #[test]
+    fn colours_take_no_columns() {
+        assert_eq!(columns("\x1b[1mRound 3\x1b[0m"), 7);
+        assert_eq!(columns("⚀ ⚅"), 3);
+        let red = format!("\x1b[31m{}\x1b[0m", "word ".repeat(20).trim_end());
+        for line in wrap(&red, 30).lines() {
+            assert!(columns(line) <= 30);
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! `dudo create`, `join`, `list`, `watch`, `host …` and `leave`: tables on a server.
 //!
 //! A seat taken here is remembered (see `seats`), so joining the same table again returns
-//! to the seat instead of taking another, and the host's commands work from any terminal.
+//! to the seat instead of taking another (unless `--name` names another player, who takes a
+//! seat of their own), and the host's commands work from any terminal.
 
 use std::process::ExitCode;
 
@@ -9,7 +10,11 @@ use clap::{Args, Subcommand};
 use dudo_client::{Client, SeatKey};
 
 use crate::at_table;
-use crate::net::{ServerArgs, table_line};
+use crate::net::{ServerArgs, summary_line, table_line};
+
+/// The most tables `dudo list` prints (a page at a time from the server).
+const LIST_MOST: usize = 1_000;
+use crate::render::safe;
 use crate::seats::{self, Saved};
 use crate::{RuleArgs, play::default_name};
 
@@ -52,7 +57,8 @@ pub struct JoinArgs {
     pub server: ServerArgs,
     /// The join code, the link (dudo://join/CODE) or the table id.
     pub table: String,
-    /// Your name at the table (default: your login name).
+    /// Your name at the table (default: your login name). A seat this account already holds
+    /// at the table under this name is taken back; another name takes a new seat.
     #[arg(long)]
     pub name: Option<String>,
 }
@@ -89,7 +95,7 @@ pub enum HostCommand {
         #[arg(value_name = "FIELD=VALUE", required = true)]
         settings: Vec<String>,
     },
-    /// Seat a built-in bot: dudo host --table CODE add-bot odds
+    /// Seat a built-in bot (random, odds or reader): dudo host --table CODE add-bot odds
     AddBot {
         #[arg(default_value = "odds")]
         bot: String,
@@ -108,9 +114,12 @@ pub struct LeaveArgs {
     pub server: ServerArgs,
     /// The table (join code, link or id).
     pub table: String,
+    /// Which of your seats leaves, by its name, when you hold more than one at the table.
+    #[arg(long)]
+    pub name: Option<String>,
 }
 
-fn save(server: &str, key: &SeatKey, name: &str) {
+fn save(server: &str, key: &SeatKey, name: &str, host: bool) {
     seats::remember(Saved {
         server: server.to_string(),
         table: key.table.clone(),
@@ -118,16 +127,54 @@ fn save(server: &str, key: &SeatKey, name: &str) {
         seat: key.seat,
         token: key.token.clone(),
         name: name.to_string(),
+        host,
     });
 }
 
+/// "Hana and Ana", "Hana, Ana and Gus".
+fn names_of(seats: &[Saved]) -> String {
+    let names: Vec<String> = seats.iter().map(|s| safe(&s.name).into_owned()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
+/// Which of the seats held at a table a command means: the one named, or the host's (for
+/// the host's commands), or the only one.
+fn pick(
+    held: Vec<Saved>,
+    name: Option<&str>,
+    host: bool,
+    table: &str,
+    server: &str,
+) -> anyhow::Result<Saved> {
+    anyhow::ensure!(
+        !held.is_empty(),
+        "you hold no seat at {table} on {server}: create or join it first (from this machine)"
+    );
+    if let Some(name) = name {
+        let all = names_of(&held);
+        return held.into_iter().find(|s| s.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            anyhow::anyhow!("you hold no seat at {table} as {}; your seats there: {all}", safe(name))
+        });
+    }
+    if host && let Some(seat) = held.iter().rev().find(|s| s.host) {
+        return Ok(seat.clone());
+    }
+    match <[Saved; 1]>::try_from(held) {
+        Ok([seat]) => Ok(seat),
+        Err(held) => Err(anyhow::anyhow!(
+            "you hold {} seats at {table}, as {}: say which with --name NAME",
+            held.len(),
+            names_of(&held)
+        )),
+    }
+}
+
 /// The seat this user holds at `table` on the server, remembered from create or join.
-fn held(server: &str, table: &str) -> anyhow::Result<SeatKey> {
-    let saved = seats::find(server, table).ok_or_else(|| {
-        anyhow::anyhow!(
-            "you hold no seat at {table} on {server}: create or join it first (from this machine)"
-        )
-    })?;
+fn held(server: &str, table: &str, name: Option<&str>, host: bool) -> anyhow::Result<SeatKey> {
+    let saved = pick(seats::held(server, table), name, host, table, server)?;
     Ok(SeatKey::saved(saved.table, saved.seat, saved.token))
 }
 
@@ -146,15 +193,19 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         let key = client.create(request).await?;
-        save(&args.server.server, &key, &name);
+        save(&args.server.server, &key, &name, true);
         println!("Table created: {}", table_line(&key.info));
-        println!("Join code: {}", key.info.join_code);
-        println!("Link:      {}", key.info.link);
+        println!("Join code: {}", safe(&key.info.join_code));
+        println!("Link:      {}", safe(&key.info.link));
         if args.detach {
-            println!("Others join with: dudo join {} --server {}", key.info.join_code, args.server.server);
+            println!(
+                "Others join with: dudo join {} --server {}",
+                safe(&key.info.join_code),
+                args.server.server
+            );
             println!(
                 "Host commands: dudo host --table {} start|add-bot|settings|remove|reset",
-                key.info.join_code
+                safe(&key.info.join_code)
             );
             return Ok(ExitCode::SUCCESS);
         }
@@ -166,24 +217,56 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 
 pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
     let name = args.name.clone().unwrap_or_else(default_name);
+    let server = args.server.server.clone();
+    let held = seats::held(&server, &args.table);
+    // Back to a seat held already (after a crash, or from another terminal): the one under
+    // the name asked for, or the only one when no name is given. A name this account holds
+    // no seat under is another player (a friend at the same machine): a seat of their own.
+    let back = match &args.name {
+        Some(wanted) => held.iter().find(|s| s.name.eq_ignore_ascii_case(wanted)).cloned(),
+        None if held.len() > 1 => anyhow::bail!(
+            "you hold {} seats at {}, as {}: say which with --name NAME (a new name takes a new seat)",
+            held.len(),
+            args.table,
+            names_of(&held)
+        ),
+        None => held.first().cloned(),
+    };
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
-        let key = match seats::find(&args.server.server, &args.table) {
-            // Back to a seat held already (after a crash, or from another terminal).
-            Some(saved) => match client.seat(&saved.table, saved.seat, saved.token).await {
+        let key = match back {
+            Some(saved) => match client.seat(&saved.table, saved.seat, saved.token.clone()).await {
                 Ok(key) => {
-                    println!("Returning to your seat at {}.", key.info.join_code);
+                    println!(
+                        "Returning to your seat at {} as {}. (`--name NAME` takes another seat, as another player.)",
+                        safe(&key.info.join_code),
+                        safe(&saved.name)
+                    );
                     key
                 }
-                // Only a table that is gone frees the remembered seat: a passing network error
+                // Only a seat that is gone frees the remembered one: a passing network error
                 // must not throw away the token of a game in progress.
                 Err(e) if e.code() == Some(dudo_client::Code::NotFound) => {
-                    seats::forget(&args.server.server, &saved.table);
-                    take_seat(&client, &args.server.server, &args.table, &name).await?
+                    seats::forget(&server, &saved.table, None);
+                    take_seat(&client, &server, &args.table, &name).await?
+                }
+                Err(e) if e.code() == Some(dudo_client::Code::Unauthenticated) => {
+                    seats::forget(&server, &saved.table, Some(&saved.token));
+                    take_seat(&client, &server, &args.table, &name).await?
                 }
                 Err(e) => return Err(e.into()),
             },
-            None => take_seat(&client, &args.server.server, &args.table, &name).await?,
+            None => {
+                if !held.is_empty() {
+                    println!(
+                        "You hold a seat at {} as {}; {} takes another.",
+                        args.table,
+                        names_of(&held),
+                        safe(&name)
+                    );
+                }
+                take_seat(&client, &server, &args.table, &name).await?
+            }
         };
         let table = key.table.clone();
         at_table::sit(client, Some(key), &table, None).await?;
@@ -193,19 +276,19 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
 
 async fn take_seat(client: &Client, server: &str, table: &str, name: &str) -> anyhow::Result<SeatKey> {
     let key = client.join(table, name).await?;
-    save(server, &key, name);
-    println!("You sit at seat {} of table {}.", key.seat, key.info.join_code);
+    save(server, &key, name, false);
+    println!("You sit at seat {} of table {}.", key.seat, safe(&key.info.join_code));
     Ok(key)
 }
 
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
-        let tables = args.server.connect().await?.list().await?;
+        let tables = args.server.connect().await?.list(LIST_MOST).await?;
         if tables.is_empty() {
             println!("No tables are waiting for players. Make one with: dudo create");
         }
         for t in &tables {
-            println!("{}", table_line(t));
+            println!("{}", summary_line(t));
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -216,7 +299,7 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
         let client = args.server.connect().await?;
         // A code or link is turned into the table's id, which the watch stream takes.
         let info = client.table(&args.table).await?;
-        println!("Watching table {} ({}); `quit` stops.", info.join_code, info.id);
+        println!("Watching table {} ({}); `quit` stops.", safe(&info.join_code), safe(&info.id));
         at_table::sit(client, None, &info.id, None).await?;
         Ok(ExitCode::SUCCESS)
     })
@@ -225,7 +308,7 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
 pub fn host(args: HostArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
-        let key = held(&args.server.server, &args.table)?;
+        let key = held(&args.server.server, &args.table, None, true)?;
         let info = match args.command {
             HostCommand::Settings { settings } => {
                 let mut pairs = Vec::new();
@@ -250,9 +333,9 @@ pub fn host(args: HostArgs) -> anyhow::Result<ExitCode> {
 pub fn leave(args: LeaveArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
-        let key = held(&args.server.server, &args.table)?;
+        let key = held(&args.server.server, &args.table, args.name.as_deref(), false)?;
         client.leave(&key).await?;
-        seats::forget(&args.server.server, &key.table);
+        seats::forget(&args.server.server, &key.table, Some(&key.token));
         println!("You left the table.");
         Ok(ExitCode::SUCCESS)
     })

@@ -47,9 +47,10 @@ enum Command {
     ///
     /// Examples: dudo replay 3f9ac01b22de4a7c-1; dudo replay 3f9ac01b22de4a7c-1 --live --speed 4
     Replay(history_cmd::ReplayArgs),
-    /// Stored Elo ratings: the arena's, and ranked tables' where the server keeps them.
+    /// Stored Elo ratings: the arena's (from arena.db, where `dudo arena` keeps them), or a
+    /// server's (--server), ranked tables' included where it keeps them.
     ///
-    /// Example: dudo ratings --pool arena
+    /// Examples: dudo ratings; dudo ratings --server HOST:50051 --pool ranked
     Ratings(history_cmd::RatingsArgs),
     /// Create a table on a server, print its join code and link, and sit at it as host.
     ///
@@ -212,8 +213,80 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("dudo: {e:#}");
+            eprintln!("dudo: {}", error_chain(&e));
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+/// An error and its causes in one line, each said once: many errors repeat their cause in
+/// their own message ("transport error: tcp connect error: …" once, not twice each). What a
+/// server said is made safe to print; this program's own messages keep their line breaks (a
+/// TOML error points at the line at fault).
+fn error_chain(error: &anyhow::Error) -> String {
+    let mut said: Vec<String> = Vec::new();
+    for cause in error.chain() {
+        let cause = if cause.downcast_ref::<dudo_client::ClientError>().is_some() {
+            render::safe(&cause.to_string()).into_owned()
+        } else {
+            cause.to_string().split('\n').map(render::safe).collect::<Vec<_>>().join("\n")
+        };
+        let parts: Vec<&str> = cause.split(": ").filter(|p| !p.is_empty()).collect();
+        // The longest end of what is said already that this cause begins with is not said again.
+        let overlap = (1..=said.len().min(parts.len()))
+            .rev()
+            .find(|&k| said[said.len() - k..].iter().zip(&parts[..k]).all(|(a, b)| a == b))
+            .unwrap_or(0);
+        said.extend(parts[overlap..].iter().map(|p| p.to_string()));
+    }
+    said.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Layer(&'static str, Option<Box<Layer>>);
+    impl std::fmt::Display for Layer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for Layer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|l| l as &(dyn std::error::Error + 'static))
+        }
+    }
+
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        // As tonic's connection errors nest: layers that repeat the one below, or its start.
+        let refused = Layer("Connection refused (os error 111)", None);
+        let tcp = Layer("tcp connect error", Some(Box::new(refused)));
+        let tcp = Layer("tcp connect error", Some(Box::new(tcp)));
+        let transport = Layer("transport error", Some(Box::new(tcp)));
+        let error = anyhow::Error::new(Layer(
+            "cannot reach the dudo server at 127.0.0.1:1: transport error",
+            Some(Box::new(transport)),
+        ));
+        assert_eq!(
+            error_chain(&error),
+            "cannot reach the dudo server at 127.0.0.1:1: transport error: tcp connect error: Connection refused (os error 111)"
+        );
+        let plain = anyhow::anyhow!("no preset \"x\"").context("choosing the rules");
+        assert_eq!(error_chain(&plain), "choosing the rules: no preset \"x\"");
+        let nested =
+            Layer("reading x.toml: no such file", Some(Box::new(Layer("no such file: x.toml", None))));
+        assert_eq!(error_chain(&anyhow::Error::new(nested)), "reading x.toml: no such file: x.toml");
+        // A server's refusal cannot start a line of its own, nor colour the terminal.
+        let refused =
+            dudo_client::ClientError::Address { addr: "h:1".into(), why: "no\n\x1b[31mdudo: fake".into() };
+        let text = error_chain(&anyhow::Error::new(refused).context("joining"));
+        assert!(text.starts_with("joining: h:1 is not a server address"), "{text}");
+        assert!(text.ends_with(": no\\u{a}\\u{1b}[31mdudo: fake"), "{text}");
+        // A multi-line message of this program's own keeps its lines.
+        let toml = anyhow::anyhow!("TOML parse error at line 1\n  |\n1 | x").context("reading x.toml");
+        assert_eq!(error_chain(&toml), "reading x.toml: TOML parse error at line 1\n  |\n1 | x");
     }
 }

@@ -21,12 +21,15 @@ impl ServerArgs {
 /// Which database an embedded server keeps its records in.
 #[derive(Args, Clone, Debug, Default)]
 pub struct DbArgs {
-    /// The database of finished games and arena ratings: a SQLite file, `:memory:`,
+    /// The database of finished games and ratings: a SQLite file, `:memory:`,
     /// `postgres://…`, or `none`. Default: dudo.db in $DUDO_HOME, $XDG_DATA_HOME/dudo or
-    /// ~/.local/share/dudo, where `dudo play` and `dudo arena` keep their games and
-    /// `dudo history` finds them.
+    /// ~/.local/share/dudo, where `dudo play` keeps your games and `dudo history` finds them;
+    /// `dudo arena` keeps its games apart, in arena.db beside it.
     #[arg(long, env = "DUDO_DB")]
     pub db: Option<String>,
+    /// The arena's records: the default database is arena.db, not dudo.db.
+    #[arg(skip)]
+    pub arena: bool,
 }
 
 /// Why an embedded server runs: to play (it writes records), or to read them.
@@ -37,13 +40,18 @@ pub enum Purpose {
 }
 
 impl DbArgs {
+    /// The default file: dudo.db for your games, arena.db for the arena's.
+    pub fn default_file(&self) -> Option<std::path::PathBuf> {
+        if self.arena { dudo_store::data_dir().map(|d| d.join("arena.db")) } else { dudo_store::default_db() }
+    }
+
     /// A local database file named (or the default) that does not exist yet: nothing has
     /// been kept there, and reading it should not create it.
     pub fn missing_file(&self) -> Option<String> {
         let db = match self.db.as_deref() {
             Some("none") => return None,
             Some(db) => dudo_store::sqlite_file(db)?,
-            None => dudo_store::default_db()?,
+            None => self.default_file()?,
         };
         (!db.exists()).then(|| db.display().to_string())
     }
@@ -54,7 +62,7 @@ impl DbArgs {
             Some("none") => Ok(None),
             Some(db) => Ok(Some(db.to_string())),
             None => {
-                let Some(path) = dudo_store::default_db() else { return Ok(None) };
+                let Some(path) = self.default_file() else { return Ok(None) };
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(|e| {
                         anyhow::anyhow!("cannot create {} for the database: {e}", dir.display())
@@ -101,11 +109,33 @@ pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Clien
     Ok(Client::connect(&addr).await?)
 }
 
-/// A table's one-line summary, for `dudo list` and `dudo create`.
+/// A table's one-line summary, for `dudo list` and `dudo create` (every string the server
+/// sent made safe to print).
 pub fn table_line(t: &pb::TableInfo) -> String {
-    let rules = t.rules.as_ref().map_or("?", |r| r.name.as_str());
-    let host = t.players.get(t.host as usize).map_or("?", |p| p.name.as_str());
-    format!("{}  {:<18} {}/{} seats  host {host}  id {}", t.join_code, rules, t.players.len(), t.seats, t.id)
+    summary_line(&pb::TableSummary {
+        id: t.id.clone(),
+        join_code: t.join_code.clone(),
+        link: t.link.clone(),
+        rules: t.rules.as_ref().map_or_else(|| "?".into(), |r| r.name.clone()),
+        seats: t.seats,
+        taken: u32::try_from(t.players.len()).unwrap_or(u32::MAX),
+        host: t.players.get(t.host as usize).map_or_else(|| "?".into(), |p| p.name.clone()),
+        state: t.state,
+    })
+}
+
+/// A table in a list, on one line.
+pub fn summary_line(t: &pb::TableSummary) -> String {
+    use crate::render::safe;
+    format!(
+        "{}  {:<18} {}/{} seats  host {}  id {}",
+        safe(&t.join_code),
+        safe(&t.rules),
+        t.taken,
+        t.seats,
+        safe(&t.host),
+        safe(&t.id)
+    )
 }
 
 /// The runtime the network commands run on: two worker threads are plenty for a client and

@@ -19,9 +19,9 @@ pub struct PlayArgs {
     /// How many bots join you.
     #[arg(long, default_value_t = 3)]
     pub bots: u32,
-    /// The kind of bot (random, odds).
-    #[arg(long, default_value = "odds")]
-    pub bot: String,
+    /// The kind of bot: random, odds or reader (it reads the bids for what the bidder holds).
+    #[arg(long, default_value = "odds", value_name = "KIND")]
+    pub bot_kind: String,
     /// Your name at the table (default: your login name).
     #[arg(long)]
     pub name: Option<String>,
@@ -62,7 +62,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             None => crate::net::embedded(args.db.open(crate::net::Purpose::Play).await?).await?,
         };
         let key = client.create(request).await?;
-        let (bots, kind) = (args.bots, args.bot.clone());
+        let (bots, kind) = (args.bots, args.bot_kind.clone());
         let (setup_client, setup_key) = (client.clone(), key.clone());
         let setup: at_table::Setup = Box::pin(async move {
             for _ in 0..bots {

@@ -6,15 +6,56 @@
 //! glyphs off for terminals whose fonts lack them. Everything here is pure: strings in,
 //! strings out, so tests can check it.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 
 use dudo_client::TableEvent;
-use dudo_rules::describe::{describe_in, place_text};
+use dudo_rules::describe::{describe_in, exact_call_on, place_text};
 use dudo_rules::event::Counted;
 use dudo_rules::game::{Legal, PlayerView, View};
 use dudo_rules::hand::HandGame;
-use dudo_rules::ruleset::{DrinksTally, Family, GameEnd, WagerMode};
+use dudo_rules::ruleset::{DrinksTally, Family, GameEnd, PassClaim, WagerMode};
 use dudo_rules::{EventKind, RuleSet};
+
+use crate::input::Word;
+
+/// A string from the server (a name, a rule set's name, a reason) made safe to print: control
+/// characters (escapes, carriage returns, newlines), bidirectional overrides and invisible
+/// formatting characters are shown as `\u{…}` escapes, so that no server, old or hostile,
+/// can colour the terminal, move its cursor or fake a line of the game.
+pub fn safe(text: &str) -> Cow<'_, str> {
+    fn unsafe_char(c: char) -> bool {
+        c.is_control()
+            || matches!(c,
+                '\u{200B}'..='\u{200F}' // zero-width spaces and joiners, marks left-to-right and right-to-left
+                | '\u{2028}'..='\u{202E}' // line and paragraph separators, embeddings and overrides
+                | '\u{2060}'..='\u{2069}' // word joiner, invisible operators, isolates
+                | '\u{061C}' // Arabic letter mark
+                | '\u{FEFF}' // zero-width no-break space
+                | '\u{FFF9}'..='\u{FFFB}') // interlinear annotations
+    }
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// What a pass claims under these rules, for the hint, Tab and `help`.
+pub fn pass_claim(rules: &RuleSet) -> Option<&'static str> {
+    match rules.pass.claim {
+        PassClaim::Off => None,
+        PassClaim::AllSameFace => Some("not a skip: claims all your dice show the same face"),
+        PassClaim::AllDifferent => Some("not a skip: claims no two of your dice show the same face"),
+    }
+}
 
 /// How to draw: with dice glyphs and with colour, or plain.
 #[derive(Clone, Copy, Debug, Default)]
@@ -153,13 +194,14 @@ pub fn reveal_lines(
 }
 
 /// One entry of the table's log as the lines to print (most are one line; the reveal is a
-/// block). `wild` is the round's wild face as the server last said it.
+/// block). `wild` is the round's wild face as the server last said it, `bid` the bid in front
+/// of the table before this event (from the server's last view), which an exact call is on.
 pub fn event_lines(
     event: &TableEvent,
     names: &[String],
     rules: &RuleSet,
     me: Option<usize>,
-    wild: Option<u8>,
+    (wild, bid): (Option<u8>, Option<(usize, dudo_rules::Bid)>),
     style: Style,
 ) -> Vec<String> {
     let faces = rules.dice.faces;
@@ -168,7 +210,8 @@ pub fn event_lines(
         TableEvent::Game(e) => &e.kind,
         // The server's bookkeeping for verifiable dice: the client checks, people need not read it.
         TableEvent::DiceCommitted { .. } | TableEvent::DiceSalts { .. } => return Vec::new(),
-        TableEvent::TurnTimedOut { .. } => return vec![event.describe(names, hand_game)],
+        // The table's own notices (the clock ran out, the game was stopped): in words.
+        _ => return vec![event.describe(names, hand_game)],
     };
     let name = |s: usize| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
     match kind {
@@ -177,6 +220,10 @@ pub fn event_lines(
         }
         EventKind::DiceRevealed { dice, counted } => {
             reveal_lines(dice, counted.as_ref(), names, faces, style)
+        }
+        EventKind::CalzaCalled { seat } => {
+            let call = capitalised(dudo_rules::game::exact_call_name(rules));
+            vec![exact_call_on(*seat, bid, &call, names)]
         }
         // The count that decided it, and who won and lost, in one line.
         EventKind::RoundSettled { .. } | EventKind::ChallengeSettled { .. } => {
@@ -211,6 +258,11 @@ pub fn event_lines(
         EventKind::GameOver { .. } => vec![String::new(), style.bold(&describe_in(kind, names, hand_game))],
         _ => vec![describe_in(kind, names, hand_game)],
     }
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// Marks beside a seat: the host, the starter of the round.
@@ -437,7 +489,10 @@ pub fn hint(legal: &Legal, rules: &RuleSet, style: Style) -> String {
         parts.push(dudo_rules::game::exact_call_name(rules).into());
     }
     if legal.pass {
-        parts.push("pass".into());
+        parts.push(match pass_claim(rules) {
+            Some(claim) => format!("pass ({claim})"),
+            None => "pass".into(),
+        });
     }
     if legal.push {
         parts.push("push DICE then BID".into());
@@ -449,8 +504,8 @@ pub fn hint(legal: &Legal, rules: &RuleSet, style: Style) -> String {
     format!("You may call{least}: {}", parts.join(", "))
 }
 
-/// Words a player may type now, for tab completion.
-pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<String> {
+/// Words a player may type now, for tab completion, with what the less obvious ones mean.
+pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<Word> {
     let mut words: Vec<String> =
         legal.bids.iter().map(|r| format!("{} {}s", r.min_quantity, r.face)).collect();
     if !legal.dudo.is_empty() {
@@ -459,9 +514,11 @@ pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<String> {
     if legal.calza {
         words.push(dudo_rules::game::exact_call_name(rules).into());
     }
-    for (allowed, word) in
-        [(legal.pass, "pass"), (legal.push, "push "), (legal.watch, "watch"), (legal.accept, "accept")]
-    {
+    let mut pass = None;
+    if legal.pass {
+        pass = Some(Word { text: "pass".into(), note: pass_claim(rules).map(String::from) });
+    }
+    for (allowed, word) in [(legal.push, "push "), (legal.watch, "watch"), (legal.accept, "accept")] {
         if allowed {
             words.push(word.into());
         }
@@ -476,6 +533,11 @@ pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<String> {
         words.extend(["bark".to_string(), "decline".to_string()]);
     }
     words.extend(["odds", "status", "help", "quit"].map(String::from));
+    let mut words: Vec<Word> = words.into_iter().map(Word::plain).collect();
+    if let Some(pass) = pass {
+        let at = words.iter().position(|w| w.text == "push " || w.text == "odds").unwrap_or(words.len());
+        words.insert(at, pass);
+    }
     words
 }
 
@@ -510,5 +572,58 @@ mod tests {
         assert_eq!(lines, ["Cups up:", "  Ann  1 2 3  3 counted", "  Cai  1 6  1 counted"]);
         let lines = reveal_lines(&dice, None, &names, 6, Style::default());
         assert_eq!(lines, ["Cups up:", "  Ann  1 2 3", "  Cai  1 6"]);
+    }
+
+    #[test]
+    fn server_strings_cannot_fake_lines_or_colour_the_terminal() {
+        assert_eq!(safe("Ana"), "Ana");
+        assert!(matches!(safe("Zoë Ñoño ⚄"), Cow::Borrowed(_)));
+        assert_eq!(safe("Ana\nBen wins the game!"), "Ana\\u{a}Ben wins the game!");
+        assert_eq!(safe("\x1b[2J\x1b[31mred"), "\\u{1b}[2J\\u{1b}[31mred");
+        assert_eq!(safe("evil\u{202e}txt.exe"), "evil\\u{202e}txt.exe");
+        assert_eq!(safe("a\rb\u{7f}\u{85}\u{2066}"), "a\\u{d}b\\u{7f}\\u{85}\\u{2066}");
+        // The one-line summary of a table (`dudo list`) shows a hostile host's name escaped.
+        let table = dudo_client::dudo_proto::v1::TableInfo {
+            join_code: "ABCDEF".into(),
+            players: vec![dudo_client::dudo_proto::v1::SeatInfo {
+                name: "Eve\r\nXYZ  fibbing  9/9 seats".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let line = crate::net::table_line(&table);
+        assert!(!line.contains('\n') && !line.contains('\r'), "{line}");
+        assert!(line.contains("host Eve\\u{d}\\u{a}XYZ"), "{line}");
+    }
+
+    #[test]
+    fn pass_says_what_it_claims_in_the_hint_and_at_tab() {
+        let house = dudo_rules::presets::by_name("house").unwrap();
+        let legal = Legal { pass: true, dudo: vec![1], ..Legal::default() };
+        let hint = hint(&legal, &house, Style::default());
+        assert!(hint.contains("pass (not a skip: claims all your dice show the same face)"), "{hint}");
+        let words = completions(&legal, &house);
+        let pass = words.iter().find(|w| w.text == "pass").unwrap();
+        assert_eq!(pass.note.as_deref(), Some("not a skip: claims all your dice show the same face"));
+        let mut encyclopedia = house.clone();
+        encyclopedia.pass.claim = PassClaim::AllDifferent;
+        assert!(pass_claim(&encyclopedia).unwrap().contains("no two of your dice"));
+        assert_eq!(pass_claim(&dudo_rules::presets::fibbing()), None);
+    }
+
+    #[test]
+    fn an_exact_call_names_the_bid_it_is_on() {
+        let names = vec!["Ann".to_string(), "Ben (you)".to_string()];
+        let event = TableEvent::Game(dudo_rules::Event {
+            audience: dudo_rules::Audience::Everyone,
+            kind: EventKind::CalzaCalled { seat: 0 },
+        });
+        let bid = Some((1, dudo_rules::Bid::new(4, 3)));
+        let fibbing = dudo_rules::presets::fibbing();
+        let lines = event_lines(&event, &names, &fibbing, Some(1), (Some(1), bid), Style::default());
+        assert_eq!(lines, ["Ann calls Calza on Ben (you)'s bid of 4 threes"]);
+        let jonti = dudo_rules::presets::by_name("perudo-jonti").unwrap();
+        let lines = event_lines(&event, &names, &jonti, Some(1), (Some(1), bid), Style::default());
+        assert_eq!(lines, ["Ann calls Jonti on Ben (you)'s bid of 4 threes"]);
     }
 }

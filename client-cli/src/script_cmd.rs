@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use dudo_rules::describe::describe_in;
-use dudo_rules::script;
+use dudo_rules::describe::Narrator;
+use dudo_rules::event::{Audience, Event};
+use dudo_rules::{EventKind, script};
 
 #[derive(Args)]
 pub struct ScriptArgs {
@@ -34,6 +35,7 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
     let run = script::run(&script);
     let kind = run.game.as_ref().and_then(|g| g.rules().family.hand_game());
     let mut out = std::io::stdout().lock();
+    let mut narrator = Narrator::default();
     for (seq, event) in run.events.iter().enumerate() {
         match args.format {
             Format::Json => {
@@ -43,7 +45,11 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
                 }
                 writeln!(out, "{}", serde_json::to_string(&value)?)?;
             }
-            Format::Text => writeln!(out, "{}", describe_in(&event.kind, &run.players, kind))?,
+            Format::Text => {
+                if let Some(line) = text_line(&run.events, seq, &mut narrator, &run.players, kind) {
+                    writeln!(out, "{line}")?;
+                }
+            }
         }
     }
     out.flush()?;
@@ -54,4 +60,52 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
         }
         None => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// Event `i` as a line of text, or none when the line before said it already. A roll is two
+/// events, what its owner sees and the truth (for the eliminated, and replays): the text says
+/// it once, with what the owner saw beside it only when fibbing made that different.
+fn text_line(
+    events: &[Event],
+    i: usize,
+    narrator: &mut Narrator,
+    names: &[String],
+    kind: Option<dudo_rules::hand::HandGame>,
+) -> Option<String> {
+    let event = events.get(i)?;
+    let sight = |e: &Event| match (&e.audience, &e.kind) {
+        (Audience::Seats { .. }, EventKind::DiceRolled { seat, dice }) => Some((*seat, dice.clone())),
+        _ => None,
+    };
+    if let (Audience::Hidden { .. }, EventKind::DiceRolled { seat, dice }) = (&event.audience, &event.kind) {
+        let line = narrator.line(&event.kind, names, kind);
+        let seen = i.checked_sub(1).and_then(|p| events.get(p)).and_then(sight);
+        return Some(match seen {
+            Some((s, mut seen)) if s == *seat => {
+                let shown = dudo_rules::describe::describe_in(
+                    &EventKind::DiceRolled { seat: s, dice: seen.clone() },
+                    names,
+                    kind,
+                );
+                seen.sort_unstable();
+                let mut truth = dice.clone();
+                truth.sort_unstable();
+                if seen == truth {
+                    line
+                } else {
+                    let sees = shown.split_once(" rolls ").map_or(shown.as_str(), |(_, d)| d).to_string();
+                    format!("{line} (and sees {sees})")
+                }
+            }
+            _ => line,
+        });
+    }
+    // The owner's sight, said with the truth that follows it.
+    if let Some((seat, _)) = sight(event)
+        && let Some(next) = events.get(i + 1)
+        && matches!((&next.audience, &next.kind), (Audience::Hidden { .. }, EventKind::DiceRolled { seat: s, .. }) if *s == seat)
+    {
+        return None;
+    }
+    Some(narrator.line(&event.kind, names, kind))
 }

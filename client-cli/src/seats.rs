@@ -4,6 +4,9 @@
 //! One JSON file, `seats.json`, in `$DUDO_HOME`, or `$XDG_DATA_HOME/dudo`, or
 //! `~/.local/share/dudo`. A token is a secret: the file is the user's own, like a browser's
 //! cookies, and a seat is forgotten when the player leaves.
+//!
+//! One account may hold several seats at one table (the host, and a friend playing from the
+//! same machine under another name): a seat is known by its server, table and name.
 
 use std::path::PathBuf;
 
@@ -17,10 +20,21 @@ pub struct Saved {
     pub seat: u32,
     pub token: String,
     pub name: String,
+    /// The seat that created the table (its host's commands are sent with this token).
+    #[serde(default)]
+    pub host: bool,
+}
+
+impl Saved {
+    fn same_seat(&self, other: &Saved) -> bool {
+        self.server == other.server
+            && self.table == other.table
+            && self.name.eq_ignore_ascii_case(&other.name)
+    }
 }
 
 fn dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("DUDO_HOME") {
+    if let Some(d) = std::env::var_os("DUDO_HOME").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(d));
     }
     if let Some(d) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
@@ -49,19 +63,19 @@ fn store(seats: &[Saved]) -> std::io::Result<()> {
     std::io::Write::write_all(&mut options.open(&path)?, text.as_bytes())
 }
 
-/// The seat held at `table` (an id, a join code or a link) on `server`.
-pub fn find(server: &str, table: &str) -> Option<Saved> {
+/// The seats held at `table` (an id, a join code or a link) on `server`, oldest first.
+pub fn held(server: &str, table: &str) -> Vec<Saved> {
     let code = table.rsplit('/').next().unwrap_or(table);
     load()
         .into_iter()
-        .rev()
-        .find(|s| s.server == server && (s.table == table || s.code.eq_ignore_ascii_case(code)))
+        .filter(|s| s.server == server && (s.table == table || s.code.eq_ignore_ascii_case(code)))
+        .collect()
 }
 
-/// Remembers a seat (a table keeps one seat per server and table).
+/// Remembers a seat (one per server, table and name).
 pub fn remember(seat: Saved) {
     let mut seats = load();
-    seats.retain(|s| !(s.server == seat.server && s.table == seat.table));
+    seats.retain(|s| !s.same_seat(&seat));
     seats.push(seat);
     // Old seats are of no use: keep the last fifty.
     let excess = seats.len().saturating_sub(50);
@@ -71,10 +85,12 @@ pub fn remember(seat: Saved) {
     }
 }
 
-pub fn forget(server: &str, table: &str) {
+/// Forgets the seat whose token is `token` at `table` (an id) on `server`, or every seat held
+/// there when `token` is `None` (the table is gone).
+pub fn forget(server: &str, table: &str, token: Option<&str>) {
     let mut seats = load();
     let before = seats.len();
-    seats.retain(|s| !(s.server == server && s.table == table));
+    seats.retain(|s| !(s.server == server && s.table == table && token.is_none_or(|t| t == s.token)));
     if seats.len() != before {
         let _ = store(&seats);
     }

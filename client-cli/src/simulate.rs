@@ -12,13 +12,14 @@ use crate::RuleArgs;
 pub struct SimulateArgs {
     #[command(flatten)]
     pub rules: RuleArgs,
-    /// Players at each table.
-    #[arg(long, default_value_t = 4)]
-    pub players: usize,
+    /// Players at each table (default: four, or as near as the rule set allows: two for
+    /// openspiel).
+    #[arg(long)]
+    pub players: Option<usize>,
     /// Games to play.
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
-    /// The bot in each seat, in seat order, repeated to fill the table (random, odds).
+    /// The bot in each seat, in seat order, repeated to fill the table (random, odds, reader).
     /// Commas work too: --bot odds,random
     #[arg(long = "bot", value_delimiter = ',', default_value = "odds")]
     pub bots: Vec<String>,
@@ -46,9 +47,14 @@ pub(crate) fn game_seed(run_seed: u64, i: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Four players, or the nearest the rule set seats.
+fn default_players(rules: &dudo_rules::RuleSet) -> usize {
+    4usize.clamp(usize::from(rules.players.min), usize::from(rules.players.max.max(rules.players.min)))
+}
+
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let rules = std::sync::Arc::new(args.rules.resolve()?);
-    let seats = args.players;
+    let seats = args.players.unwrap_or_else(|| default_players(&rules));
     for name in &args.bots {
         if bots::by_name(name, 0).is_none() {
             anyhow::bail!("no bot {name:?}; the bots are {}", bots::NAMES.join(", "));
@@ -134,4 +140,24 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_table_is_one_the_rules_seat() {
+        for name in dudo_rules::presets::NAMES {
+            let rules = dudo_rules::presets::by_name(name).unwrap_or_default();
+            let n = default_players(&rules);
+            assert!(
+                (usize::from(rules.players.min)..=usize::from(rules.players.max)).contains(&n),
+                "{name}: {n}"
+            );
+        }
+        let openspiel = dudo_rules::presets::by_name("openspiel").unwrap_or_default();
+        assert_eq!(default_players(&openspiel), 2);
+        assert_eq!(default_players(&dudo_rules::presets::fibbing()), 4);
+    }
 }

@@ -752,6 +752,7 @@ pub fn legal_to_wire(l: &Legal) -> pb::Legal {
         roll: l.roll.map(|o| pb::RollOptions { all: o.all, may_show: o.may_show, drinks: o.drinks.into() }),
         claim_from: l.claim_from.as_ref().map(hand_to_wire),
         dogs_life: l.dogs_life,
+        claim_to: l.claim_to.as_ref().map(hand_to_wire),
     }
 }
 
@@ -1178,6 +1179,7 @@ pub fn legal_from_wire(l: &pb::Legal, rules: &r::RuleSet) -> Result<Legal, Conve
             })
             .transpose()?,
         claim_from: l.claim_from.as_ref().map(|h| hand_from_wire("legal.claim_from", Some(h))).transpose()?,
+        claim_to: l.claim_to.as_ref().map(|h| hand_from_wire("legal.claim_to", Some(h))).transpose()?,
         dogs_life: l.dogs_life,
         hand_game: rules.family.hand_game(),
     };

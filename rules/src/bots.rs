@@ -171,10 +171,21 @@ fn random_push(rng: &mut impl Rng, rules: &RuleSet, view: &View, legal: &Legal) 
         return None;
     }
     let face = seen[rng.random_range(0..seen.len())];
-    let of_face = seen.iter().filter(|&&d| d == face).count().min(view.my_dice.len() - 1);
+    let mut of_face = seen.iter().filter(|&&d| d == face).count().min(view.my_dice.len() - 1);
+    if rules.push.dice == PushDice::MatchingBidFace {
+        // The bid must claim more than the dice shown.
+        let r = legal.bids.iter().find(|r| r.face == face)?;
+        of_face = of_face.min(usize::from(r.max_quantity).saturating_sub(1));
+        if of_face == 0 {
+            return None;
+        }
+    }
     let k = rng.random_range(1..=of_face);
     let bid = match rules.push.dice {
-        PushDice::MatchingBidFace => legal.min_bid(face)?,
+        PushDice::MatchingBidFace => {
+            let least = legal.min_bid(face)?;
+            Bid::new(least.quantity.max(k as u16 + 1), face)
+        }
         _ => {
             let r = legal.bids.get(rng.random_range(0..legal.bids.len().max(1)))?;
             Bid::new(r.min_quantity, r.face)

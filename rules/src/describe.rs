@@ -1,6 +1,6 @@
 //! Events in words, for people: `dudo script --format text`, the terminal client, replays.
 
-use crate::bid::face_name;
+use crate::bid::{Bid, face_name};
 use crate::event::{EventKind, Showdown};
 use crate::hand::{Hand, HandGame};
 
@@ -16,6 +16,46 @@ fn dice_text(dice: &[Option<u8>]) -> String {
 fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// "there was 1", "there were 3", "there were none": a count found at a showdown.
+pub fn there_were(n: impl Into<u64>) -> String {
+    match n.into() {
+        0 => "there were none".to_string(),
+        1 => "there was 1".to_string(),
+        n => format!("there were {n}"),
+    }
+}
+
+/// The exact call with the bid it is on, when known: "Ann calls Calza on Ben's bid of 3
+/// fives". `call` is the rule set's name for it (Calza, Jonti, Exact, Spot on).
+pub fn exact_call_on(caller: usize, on: Option<(usize, Bid)>, call: &str, names: &[String]) -> String {
+    match on {
+        Some((bidder, bid)) => {
+            format!("{} calls {call} on {}'s bid of {bid}", name(names, caller), name(names, bidder))
+        }
+        None => format!("{} calls {call}", name(names, caller)),
+    }
+}
+
+/// Describes a game's events in order, remembering what a line needs from earlier ones (the
+/// bid an exact call is on), for texts read start to end: scripts, replays.
+#[derive(Clone, Debug, Default)]
+pub struct Narrator {
+    bid: Option<(usize, Bid)>,
+}
+
+impl Narrator {
+    /// One line for `event`, as [`describe_in`] says it, with the bid an exact call is on.
+    pub fn line(&mut self, event: &EventKind, names: &[String], game: Option<HandGame>) -> String {
+        match event {
+            EventKind::RoundStarted { .. } | EventKind::HandStarted { .. } => self.bid = None,
+            EventKind::BidMade { seat, bid } => self.bid = Some((*seat, *bid)),
+            EventKind::CalzaCalled { seat } => return exact_call_on(*seat, self.bid, "Calza", names),
+            _ => {}
+        }
+        describe_in(event, names, game)
+    }
 }
 
 /// "1st", "2nd", "3rd", "4th"… for a finishing place.
@@ -99,8 +139,8 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
         }
         EventKind::RoundSettled { showdown, winner, loser } => match showdown {
             Showdown::DudoOnBid { bid, actual } => format!(
-                "The bid was {bid} and there were {}: {} wins the challenge, {} loses it",
-                actual,
+                "The bid was {bid} and {}: {} wins the challenge, {} loses it",
+                there_were(*actual),
                 n(*winner),
                 n(*loser)
             ),
@@ -117,7 +157,7 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
                 if bid.quantity == *actual {
                     format!("Exactly {bid}: {} was right", n(*winner))
                 } else {
-                    format!("The bid was {bid} and there were {actual}: {} was wrong", n(*loser))
+                    format!("The bid was {bid} and {}: {} was wrong", there_were(*actual), n(*loser))
                 }
             }
         },
@@ -246,5 +286,36 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
                 None => "The game is over".to_string(),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        vec!["Ann".into(), "Ben".into()]
+    }
+
+    #[test]
+    fn a_count_of_one_is_singular() {
+        let settled = |actual| EventKind::RoundSettled {
+            showdown: Showdown::DudoOnBid { bid: Bid::new(3, 6), actual },
+            winner: 0,
+            loser: 1,
+        };
+        let text = describe(&settled(1), &names());
+        assert!(text.starts_with("The bid was 3 sixes and there was 1:"), "{text}");
+        assert!(describe(&settled(3), &names()).contains("and there were 3:"));
+        assert!(describe(&settled(0), &names()).contains("and there were none:"));
+    }
+
+    #[test]
+    fn an_exact_call_says_whose_bid_it_is_on() {
+        let mut narrator = Narrator::default();
+        narrator.line(&EventKind::BidMade { seat: 1, bid: Bid::new(3, 5) }, &names(), None);
+        let text = narrator.line(&EventKind::CalzaCalled { seat: 0 }, &names(), None);
+        assert_eq!(text, "Ann calls Calza on Ben's bid of 3 fives");
+        assert_eq!(exact_call_on(0, None, "Jonti", &names()), "Ann calls Jonti");
     }
 }

@@ -402,6 +402,8 @@ impl IndividualHand {
         }
     }
 
+    /// Everything `seat` may do now, derived from [`IndividualHand::check`] as bid ranges are
+    /// from the bid check: each call is on offer when `check` accepts it.
     pub fn legal_into(&self, seat: Seat, out: &mut Legal) {
         *out = Legal {
             bids: std::mem::take(&mut out.bids),
@@ -414,45 +416,42 @@ impl IndividualHand {
             return;
         }
         out.hand_game = Some(self.game);
-        if let Step::DogsLife { .. } = self.step {
-            out.dogs_life = true;
-            return;
+        let accepted = |action: &Action| self.check(seat, action).is_ok();
+        out.dogs_life = accepted(&Action::DogsLife { bark: true });
+        out.accept = accepted(&Action::Accept);
+        if accepted(&Action::Dudo { target: None })
+            && let Some((claimant, _)) = self.claim
+        {
+            out.dudo.push(claimant);
         }
-        if self.step == Step::Receiving {
-            if let Some((claimant, _)) = self.claim {
-                out.dudo.push(claimant);
+        // Rolling every die, showing none, is within every roll the options allow.
+        let all: Vec<usize> = (0..self.game.dice()).collect();
+        if accepted(&Action::Roll { dice: all, show: Vec::new() }) {
+            out.roll = self.roll_options(seat).ok();
+        }
+        // A claim is refused either for the state of the turn (every claim alike) or, the
+        // Mexican alone, for want of a one under the cup; the Mexican is the top hand. So the
+        // claims allowed run from the floor, if it is allowed, to the top or the hand below it.
+        let claim = |hand: &Hand| accepted(&Action::Claim(hand.clone()));
+        out.claim_from = self.claim_floor().filter(|floor| claim(floor));
+        if let Some(floor) = &out.claim_from {
+            let hands = self.game.ordered();
+            if let [.., (below, under_top), (_, top)] = hands
+                && !claim(top)
+                && self.game.value(&floor.dice) <= *below
+            {
+                out.claim_to = Some(under_top.clone());
             }
-            out.accept = true;
-        }
-        let top = self.step == Step::Receiving && self.top_claimed();
-        let test = !self.mexican() && self.rules.hand.five_aces == FiveAces::On;
-        if top {
-            out.accept = self.mexican() || test;
-            out.roll = if test { self.roll_options(seat).ok() } else { None };
-            return;
-        }
-        out.roll = self.roll_options(seat).ok();
-        let must_roll_first = self.must_roll && self.rolls == 0;
-        if !matches!(self.step, Step::FiveAces(_)) && !must_roll_first {
-            out.claim_from = self.claim_floor();
         }
     }
 
+    /// A uniformly random legal action for `seat`: every action [`Legal::actions`] lists is
+    /// accepted.
     pub fn random_legal_action(&self, seat: Seat, rng: &mut impl Rng) -> Option<Action> {
-        let legal = {
-            let mut l = Legal::default();
-            self.legal_into(seat, &mut l);
-            l
-        };
+        let mut legal = Legal::default();
+        self.legal_into(seat, &mut legal);
         let actions = legal.actions();
-        for _ in 0..8 {
-            let a = actions.get(rng.random_range(0..actions.len().max(1)))?.clone();
-            // A Mexican claim needs a one under the cup: try again if this one does not hold.
-            if self.check(seat, &a).is_ok() {
-                return Some(a);
-            }
-        }
-        actions.into_iter().find(|a| self.check(seat, a).is_ok())
+        actions.get(rng.random_range(0..actions.len().max(1))).cloned()
     }
 
     pub fn seats_to_ask(&self) -> impl Iterator<Item = Seat> + '_ {

@@ -49,23 +49,31 @@ pub fn by_name(name: &str) -> Option<RuleSet> {
 /// One line describing the preset, for listings.
 pub fn summary(name: &str) -> &'static str {
     match name {
-        "fibbing" => "Perudo as the Fibbing Dice table plays it (seed 000): Calza, Palifico, the default",
-        "perudo-jonti" => "Perudo from the 2008 blog post (seed 003): winner starts, Jonti, locked Palifico",
-        "house" => "the group's house rules (seed 004): push and re-roll, pass, one Exact per game",
-        "openspiel" => "OpenSpiel's liars_dice: two players, highest face wild, one round",
-        "wikipedia-classic" => "the encyclopedia's common hand (seed 002): wild ones never bid, lose a die",
-        "west-coast" => "seed 002's US West Coast: ones are wild unless the round opens on ones",
-        "snyd" => "Danish snyd (seed 002): everyone but the loser discards a die; stairs are wild",
-        "variable" => "seed 002: the loser loses the difference between the bid and the count",
-        "points" => "the points game (seed 001): Guess, Watch, Doubt; first to exactly 75",
-        "points-quick" => "the points game (seed 001), quick: first to exactly 50",
-        "points-full" => "the points game (seed 001), full: first to exactly 100",
-        "poker-dice" => "Liar Dice with poker dice (seed 002): one cup passed round, three lives, five aces",
-        "stanford" => {
-            "the Stanford variation (seed 002): six dice, more of a kind wins, dice shown or hidden"
+        "fibbing" => "Perudo as the Fibbing Dice manual plays it: Calza, Palifico, the default",
+        "perudo-jonti" => {
+            "Perudo as the Perudo/Jonti blog post plays it: winner starts, Jonti, locked Palifico"
         }
-        "mexican" => "Mexican (seed 002): three dice, 1-2-3 beats all, drinks for ten rounds",
-        "mexican-two-dice" => "Mexican with two dice (seed 002): doubles, 2-1 Mexican, the Betty Ford",
+        "house" => "the house rules: push and re-roll, pass, one Exact per game",
+        "openspiel" => "OpenSpiel's liars_dice: two players, highest face wild, one round",
+        "wikipedia-classic" => "the encyclopedia's common hand: wild ones never bid, lose a die",
+        "west-coast" => "the encyclopedia's US West Coast: ones are wild unless the round opens on ones",
+        "snyd" => "the encyclopedia's Danish snyd: everyone but the loser discards a die; stairs are wild",
+        "variable" => {
+            "the encyclopedia's variant: the loser loses the difference between the bid and the count"
+        }
+        "points" => "the points game: Guess, Watch, Doubt; first to exactly 75",
+        "points-quick" => "the points game, quick: first to exactly 50",
+        "points-full" => "the points game, full: first to exactly 100",
+        "poker-dice" => {
+            "the encyclopedia's Liar Dice with poker dice: one cup passed round, three lives, five aces"
+        }
+        "stanford" => {
+            "the encyclopedia's Stanford variation: six dice, more of a kind wins, dice shown or hidden"
+        }
+        "mexican" => "the encyclopedia's Mexican: three dice, 1-2-3 beats all, drinks for ten rounds",
+        "mexican-two-dice" => {
+            "the encyclopedia's Mexican with two dice: doubles, 2-1 Mexican, the Betty Ford"
+        }
         _ => "",
     }
 }
@@ -344,7 +352,7 @@ impl RulesSpec {
 }
 
 fn bad(field: &'static str, problem: String) -> InvalidRules {
-    InvalidRules { field, problem }
+    InvalidRules { field: field.into(), problem }
 }
 
 fn named(name: &str) -> Result<RuleSet, InvalidRules> {
@@ -362,6 +370,7 @@ pub fn with_overrides(base: RuleSet, overrides: &serde_json::Value) -> Result<Ru
 }
 
 /// `base` with one field set from text: `("dice.faces", "8")`, `("exact_call.who", "on_turn")`.
+/// A value that does not fit is blamed on `path` as given, not on the rule set as a whole.
 pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, InvalidRules> {
     let parsed = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
     let mut nested = parsed;
@@ -370,7 +379,10 @@ pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, I
         map.insert(key.to_string(), nested);
         nested = serde_json::Value::Object(map);
     }
-    with_overrides(base, &nested)
+    with_overrides(base, &nested).map_err(|e| match e.field.as_ref() {
+        "rules" => InvalidRules { field: path.to_string().into(), problem: e.problem },
+        _ => e,
+    })
 }
 
 fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
@@ -411,6 +423,18 @@ mod tests {
         }
     }
 
+    /// Listings name the sources, not the project's numbering of them.
+    #[test]
+    fn summaries_name_their_source_in_words() {
+        for name in NAMES {
+            let text = summary(name);
+            assert!(!text.is_empty(), "{name}");
+            let numbered =
+                text.split(|c: char| !c.is_ascii_digit()).any(|n| n.len() == 3 && n.starts_with("00"));
+            assert!(!text.contains("seed") && !numbered, "{name}: {text}");
+        }
+    }
+
     #[test]
     fn overrides_name_the_field_at_fault() {
         let r = with_setting(fibbing(), "dice.faces", "8").unwrap();
@@ -419,8 +443,13 @@ mod tests {
         assert_eq!(e.field, "dice.faces");
         let e = with_setting(fibbing(), "dice.colour", "red").unwrap_err();
         assert!(e.problem.contains("colour"), "{e}");
+        // The setting as given is named, not the rule set as a whole.
+        let e = with_setting(fibbing(), "dice.face", "8").unwrap_err();
+        assert_eq!(e.field, "dice.face");
+        assert!(e.to_string().starts_with("rule set field `dice.face`: unknown field `face`"), "{e}");
         let e = with_setting(fibbing(), "wilds", "sevens").unwrap_err();
         assert!(e.problem.contains("sevens"), "{e}");
+        assert_eq!(e.field, "wilds");
         let spec: RulesSpec =
             serde_json::from_str(r#"{"preset":"house","dice":{"start":3,"max":3}}"#).unwrap();
         let r = spec.resolve().unwrap();

@@ -50,10 +50,30 @@ async fn databases(test: &str) -> Vec<(&'static str, String)> {
                 std::env::var("DUDO_REQUIRE_POSTGRES").is_err(),
                 "PostgreSQL is required (DUDO_REQUIRE_POSTGRES) but {base} failed: {why}"
             );
-            eprintln!("skipped the PostgreSQL half of {test}: {base}: {why}");
+            skipped_postgres(test, &base, &why);
         }
     }
     out
+}
+
+/// Says, once per run and where `cargo test` shows it, that the PostgreSQL half was skipped.
+///
+/// libtest captures what `println!`/`eprintln!` print in a passing test, so a skip said that
+/// way is never seen; an `#[ignore = "…"]` reason is shown, but it is fixed at compile time
+/// and cannot depend on whether a server answers. What is written to the standard error
+/// handle itself is not captured: it appears in `cargo test`'s output, once, among the tests'
+/// results. (Each test still notes its own skip for `--nocapture` runs.)
+fn skipped_postgres(test: &str, base: &str, why: &str) {
+    use std::io::Write;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "\nnote: the PostgreSQL half of the store tests is SKIPPED: {base}: {why}\n      \
+             (point DUDO_TEST_POSTGRES at a database to run it; DUDO_REQUIRE_POSTGRES=1 makes this a failure)"
+        );
+    });
+    eprintln!("skipped the PostgreSQL half of {test}: {base}: {why}");
 }
 
 fn game(

@@ -55,6 +55,50 @@ fn script_prints_the_worked_example_exactly() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("Round 4 - PALIFICO for Alice"), "{text}");
     assert!(text.contains("Roger wins the game!"), "{text}");
+    // Each roll is said once (not the owner's sight and then the truth), and an exact call
+    // says whose bid it is on.
+    assert_eq!(text.matches("Bob rolls 2 4 6 6\n").count(), 1, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.windows(2).all(|w| w[0] != w[1] || !w[0].contains(" rolls ")), "{text}");
+    assert!(text.contains("Roger calls Calza on Bob's bid of 1 one"), "{text}");
+}
+
+#[test]
+fn mistakes_on_the_command_line_are_named_as_typed() {
+    // clap suggests the closest flag: the number of bots, not their kind.
+    let out = dudo(&["play", "--bost", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("'--bots'"), "{err}");
+    // A setting that is not one is named as it was given, not as "rules".
+    let out = dudo(&["simulate", "--rule", "dice.face=8", "--games", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("`dice.face`") && !err.contains("field `rules`"), "{err}");
+    // A server that does not answer: each cause said once.
+    let out = dudo(&["list", "--server", "127.0.0.1:1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach the dudo server at 127.0.0.1:1"), "{err}");
+    for repeated in ["transport error: transport error", "tcp connect error: tcp connect error"] {
+        assert!(!err.contains(repeated), "{err}");
+    }
+}
+
+#[test]
+fn the_help_and_listings_name_bots_and_sources_in_words() {
+    let rules = String::from_utf8_lossy(&dudo(&["rules"]).stdout).to_string();
+    assert!(!rules.contains("seed 0"), "{rules}");
+    assert!(rules.contains("the Fibbing Dice manual") && rules.contains("the house rules"), "{rules}");
+    for command in ["play", "simulate", "arena"] {
+        let help = String::from_utf8_lossy(&dudo(&[command, "--help"]).stdout).to_string();
+        assert!(help.contains("reader"), "{command}: {help}");
+    }
+}
+
+#[test]
+fn simulate_seats_as_many_players_as_the_preset_allows() {
+    let out = dudo(&["simulate", "--preset", "openspiel", "--games", "20", "--seed", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(", 2 players, 20 games"));
 }
 
 #[test]

@@ -235,13 +235,53 @@ fn the_history_replay_and_ratings_commands_read_what_the_arena_kept() {
     let (ok, replay, err) = dudo(&["replay", game, "--db", &db]);
     assert!(ok, "{err}");
     assert!(replay.contains(&format!("Game {game}")) && replay.contains("Round 1"), "{replay}");
-    assert!(replay.contains("to its caller; there were"), "each bid's odds and truth: {replay}");
+    assert!(replay.contains("to its caller; there w"), "each bid's odds and truth: {replay}");
+    assert!(!replay.contains("there were 1:"), "one is singular: {replay}");
     assert!(!replay.contains("does not replay"), "the record replays through the engine: {replay}");
     assert!(replay.contains("wins the challenge"), "who was right: {replay}");
     let (ok, ratings, _) = dudo(&["ratings", "--db", &db]);
     assert!(ok && ratings.contains("arena    reader bot"), "{ratings}");
     let (ok, _, err) = dudo(&["replay", "no-such-game", "--db", &db]);
     assert!(!ok && err.contains("no finished game \"no-such-game\""), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_arena_keeps_its_games_apart_from_the_players_own() {
+    let dir = std::env::temp_dir().join(format!("dudo-cli-arena-apart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dudo = |args: &[&str]| {
+        let out = std::process::Command::new(dudo_tests::binary("dudo"))
+            .args(args)
+            .env("DUDO_HOME", &dir)
+            .env_remove("DUDO_DB")
+            .env_remove("DUDO_SERVER")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    // Nothing kept yet: the hint names the other places games may be.
+    let (ok, none, err) = dudo(&["history"]);
+    assert!(ok, "{err}");
+    assert!(none.contains("No records yet") && none.contains("--server HOST:PORT"), "{none}");
+    let (ok, out, err) = dudo(&["arena", "--bots", "odds,random", "--games", "2", "--seed", "3"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("stored arena ratings at") && out.contains("arena.db"), "{out}");
+    // The player's own history is not the arena's.
+    let (ok, mine, err) = dudo(&["history"]);
+    assert!(ok, "{err}");
+    assert!(!mine.contains("[arena]") && mine.contains("--arena"), "{mine}");
+    let (ok, arena, err) = dudo(&["history", "--arena"]);
+    assert!(ok, "{err}");
+    assert_eq!(arena.lines().filter(|l| l.contains("[arena]")).count(), 2, "{arena}");
+    let (ok, ratings, err) = dudo(&["ratings"]);
+    assert!(ok && ratings.contains("odds bot"), "{ratings}{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -10,20 +10,61 @@ use rexpect::reader::{Options, ReadUntil};
 use rexpect::session::PtySession;
 
 /// `dudo ARGS` in a pty, plain (no colour, no glyphs) so the text can be matched, with its
-/// remembered seats in `home`.
+/// remembered seats in `home`. The pty says no width, so `COLUMNS` (wide here: lines are
+/// matched whole) is the width lines are wrapped at.
 fn dudo_tty(args: &[&str], home: &std::path::Path, timeout_ms: u64) -> PtySession {
     let mut command = Command::new(binary("dudo"));
+    command.args(args);
+    spawn_plain(command, home, timeout_ms, 200)
+}
+
+/// `command` in a pty, as `dudo_tty` runs dudo, `columns` wide.
+fn spawn_plain(mut command: Command, home: &std::path::Path, timeout_ms: u64, columns: u32) -> PtySession {
     command
-        .args(args)
         .env("NO_COLOR", "1")
         .env("DUDO_ASCII", "1")
         .env("DUDO_HOME", home)
+        .env("DUDO_DB", "none")
+        .env("COLUMNS", columns.to_string())
         .env("TERM", "xterm");
     rexpect::session::spawn_with_options(
         command,
         Options::new().timeout_ms(Some(timeout_ms)).strip_ansi_escape_codes(true),
     )
     .expect("spawn dudo in a pty")
+}
+
+/// `dudo ARGS` run by a shell in a pty, between two `stty -a`: the terminal's settings
+/// before, and what the next command typed in that shell would find. Returns the session and
+/// the settings before.
+fn dudo_between_sttys(args: &[&str], home: &std::path::Path) -> (PtySession, String) {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(r#"stty -a; echo "=== dudo"; "$0" "$@"; echo "exit $?"; stty -a"#)
+        .arg(binary("dudo"))
+        .args(args);
+    let mut p = spawn_plain(command, home, 20_000, 200);
+    let before = p.exp_string("=== dudo").unwrap();
+    (p, before)
+}
+
+/// The terminal's settings as the second `stty -a` printed them are as they were before dudo
+/// ran: echo, line editing and Ctrl-C as they were (on, for the last two).
+fn assert_as_before(before: &str, after: &str) {
+    let flag = |stty: &str, name: &str| -> Option<bool> {
+        stty.split_whitespace().find_map(|w| match w.strip_prefix('-') {
+            Some(off) if off == name => Some(false),
+            _ if w == name => Some(true),
+            _ => None,
+        })
+    };
+    let after = after.rsplit("exit ").next().unwrap_or(after);
+    for name in ["echo", "icanon", "isig", "iexten", "icrnl", "opost"] {
+        assert_eq!(flag(after, name), flag(before, name), "{name} changed by dudo:\n{before}\n---\n{after}");
+    }
+    assert_eq!(flag(after, "isig"), Some(true), "{after}");
+    assert_eq!(flag(after, "icanon"), Some(true), "{after}");
 }
 
 /// Waits up to `secs` for `needle` in a session whose own timeout is short (so that two
@@ -103,6 +144,9 @@ fn a_whole_game_in_a_terminal_on_the_embedded_server() {
     let (before, _) = p.exp_string(YOUR_CALL).map(|b| (b, ())).unwrap();
     assert!(before.contains("Your dice:"), "{before}");
     assert!(before.contains("Ana (you)"), "{before}");
+    // Bots fill the table: nobody else joins, and there is nothing for a host to do.
+    assert!(before.contains("you and 2 bots"), "{before}");
+    assert!(!before.contains("Others join with") && !before.contains("You are the host"), "{before}");
     // Wrong input says what is wrong and asks again; it never ends the program.
     p.send_line("banana").unwrap();
     p.exp_string("cannot read \"banana\" as a call").unwrap();
@@ -133,7 +177,95 @@ fn a_whole_game_in_a_terminal_on_the_embedded_server() {
     let playing = transcript.split("Ana (you) is out of the game").next().unwrap_or_default();
     assert!(!playing.contains("(odds bot) rolls"), "{transcript}");
     p.exp_string("`again` plays another game").unwrap();
+    // Over: nothing to confirm.
     p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn every_way_out_of_a_game_gives_the_terminal_back() {
+    let home = temp_home("ways-out");
+    let args = ["play", "--bots", "1", "--seed", "7", "--bot-think-ms", "0", "--name", "Ana"];
+    // `quit` asks first; `n` stays, and the game goes on.
+    let (mut p, before) = dudo_between_sttys(&args, &home);
+    p.exp_string(YOUR_CALL).unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("Leave the game? y/N").unwrap();
+    p.send_line("n").unwrap();
+    p.exp_string("Staying at the table.").unwrap();
+    p.send_line("status").unwrap();
+    p.exp_string("Bid to beat").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("Leave the game? y/N").unwrap();
+    p.send_line("y").unwrap();
+    let rest = p.exp_eof().unwrap();
+    assert!(rest.contains("exit 0"), "{rest}");
+    assert_as_before(&before, &rest);
+
+    // Ctrl-C asks too; a second Ctrl-C leaves at once.
+    let (mut p, before) = dudo_between_sttys(&args, &home);
+    p.exp_string(YOUR_CALL).unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("Leave the game? y/N").unwrap();
+    p.send_control('c').unwrap();
+    let rest = p.exp_eof().unwrap();
+    assert_as_before(&before, &rest);
+
+    // `quit!` leaves at once.
+    let (mut p, before) = dudo_between_sttys(&args, &home);
+    p.exp_string(YOUR_CALL).unwrap();
+    p.send_line("quit!").unwrap();
+    let rest = p.exp_eof().unwrap();
+    assert!(!rest.contains("Leave the game?"), "{rest}");
+    assert_as_before(&before, &rest);
+
+    // Killed while the line editor reads (raw mode, its prompt shown): the terminal still
+    // comes back.
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(r#"stty -a; echo "=== dudo"; sh -c '(sleep 3; kill -TERM $$) & exec "$0" "$@"' "$0" "$@"; echo "exit $?"; stty -a"#)
+        .arg(binary("dudo"))
+        .args(args);
+    let mut p = spawn_plain(command, &home, 20_000, 200);
+    let before = p.exp_string("=== dudo").unwrap();
+    p.exp_string(YOUR_CALL).unwrap();
+    let rest = p.exp_eof().unwrap();
+    assert_as_before(&before, &rest);
+}
+
+#[test]
+fn lines_printed_between_prompts_each_start_a_line_and_long_ones_wrap_between_words() {
+    let home = temp_home("lines");
+    let mut command = Command::new(binary("dudo"));
+    command.args(["play", "--bots", "3", "--seed", "7", "--bot-think-ms", "0", "--name", "Ana"]);
+    let mut p = spawn_plain(command, &home, 20_000, 60);
+    let (before, _) = p.exp_string(YOUR_CALL).map(|b| (b, ())).unwrap();
+    p.send_line("who").unwrap();
+    let (who, _) = p.exp_string("(host), ").map(|b| (b, ())).unwrap();
+    // Each line of the answer starts at the first column, in its own line.
+    assert!(who.contains("seats taken.\r\nAt the table: "), "{who:?}");
+    p.send_line("status").unwrap();
+    let (status, _) = p.exp_string("Bid to beat").map(|b| (b, ())).unwrap();
+    assert!(status.contains("\r\nRound "), "{status:?}");
+    // Sixty columns: every line fits, and a wrapped line breaks between words.
+    let shown = format!("{before}{who}{status}");
+    for line in shown.split("\r\n") {
+        let line = line.rsplit('\r').next().unwrap_or(line);
+        assert!(line.chars().count() <= 60, "wider than 60 columns: {line:?}");
+    }
+    let hint = before.split("You may call").nth(1).unwrap_or_default();
+    let hint: Vec<&str> = hint
+        .split("\r\n")
+        .map(|l| l.rsplit('\r').next().unwrap_or(l))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(hint.len() > 1, "the hint did not wrap at 60 columns: {hint:?}");
+    for continued in &hint[1..] {
+        assert!(continued.starts_with("  ") && !continued.trim().starts_with(','), "{hint:?}");
+    }
+    assert!(hint.iter().all(|l| !l.ends_with(" 1") && !l.ends_with(" 2")), "a bid split: {hint:?}");
+    p.send_line("quit!").unwrap();
     p.exp_eof().unwrap();
 }
 
@@ -148,6 +280,9 @@ fn every_spoken_form_of_a_call_is_read_at_the_table() {
         20_000,
     );
     p.exp_string(YOUR_CALL).unwrap();
+    // `pass` is not a skip: `help` says what it claims at this table.
+    p.send_line("help").unwrap();
+    p.exp_string("At this table `pass` is not a skip: claims all your dice show the same face").unwrap();
     for form in ["3 5s", "three fives", "3x5", "push 5 5", "push 5 then 9 5s", "dudo", "calza", "pass"] {
         p.send_line(form).unwrap();
         let (before, found) = p
@@ -168,7 +303,7 @@ fn every_spoken_form_of_a_call_is_read_at_the_table() {
             }
         }
     }
-    p.send_line("quit").unwrap();
+    p.send_line("quit!").unwrap();
     p.exp_eof().unwrap();
 }
 
@@ -277,8 +412,87 @@ fn friends_at_a_separate_server_create_join_host_watch_and_play() {
     assert!(watched.contains(GAME_OVER), "{watched}");
     assert!(!watched.contains("Your dice"), "{watched}");
     assert!(!watched.contains(" rolls "), "a spectator saw a roll:\n{watched}");
+
+    // Another game: the reset ends the seats' streams on purpose. That is said as what it is,
+    // not as a lost connection.
+    host.send_line("again").unwrap();
+    let (said, _) = wait_for(&mut host, text("Round 1 - "), 20);
+    let (guest_said, _) = wait_for(&mut guest, text("Round 1 - "), 20);
+    assert!(guest_said.contains("The host reset the table"), "{guest_said}");
+    for shown in [&said, &guest_said] {
+        assert!(!shown.contains("Connection lost") && !shown.contains("Reconnected"), "{shown}");
+    }
     for p in [&mut host, &mut guest] {
-        p.send_line("quit").unwrap();
+        p.send_line("quit!").unwrap();
+        wait_for(p, Needle::Eof, 20);
+    }
+    let mut child = server.child;
+    let _ = child.kill();
+}
+
+#[test]
+fn a_second_name_on_the_hosts_machine_is_a_seat_of_its_own_and_rejoining_shows_the_game_once() {
+    let server = start_server(&binary("dudo-server"), &[]).unwrap();
+    let addr = server.addr.clone();
+    let home = temp_home("two-names");
+    let mut host = dudo_tty(
+        &[
+            "create",
+            "--server",
+            &addr,
+            "--seats",
+            "2",
+            "--name",
+            "Hana",
+            "--bot-think-ms",
+            "0",
+            "--seed",
+            "4",
+        ],
+        &home,
+        300,
+    );
+    let (_, code) = wait_for(&mut host, Needle::Regex(r"Join code: [A-Z]{6}"), 20);
+    let code = code.trim_start_matches("Join code: ").to_string();
+    wait_for(&mut host, text("You are the host"), 20);
+
+    // The same account, another name: a seat of its own, not the host's.
+    let mut ana = dudo_tty(&["join", &code, "--server", &addr, "--name", "Ana"], &home, 300);
+    let (said, _) = wait_for(&mut ana, text("You sit at seat 1"), 20);
+    assert!(said.contains("Hana; Ana takes another"), "{said}");
+    wait_for(&mut host, text("Ana sits down"), 20);
+    // Without a name, two seats held here: it says how to pick one.
+    let which = Command::new(binary("dudo"))
+        .args(["join", &code, "--server", &addr])
+        .env("DUDO_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(!which.status.success());
+    let err = String::from_utf8_lossy(&which.stderr);
+    assert!(err.contains("as Hana and Ana: say which with --name"), "{err}");
+
+    host.send_line("start").unwrap();
+    // Play until it is Ana's call, then close her terminal mid-game.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "Ana never had a call");
+        if let Ok((before, _)) = host.exp_any(vec![ReadUntil::String(YOUR_CALL.into())]) {
+            host.send_line(&pick_call(&before)).unwrap();
+        }
+        if ana.exp_any(vec![ReadUntil::String(YOUR_CALL.into())]).is_ok() {
+            break;
+        }
+    }
+    ana.send_line("quit!").unwrap();
+    wait_for(&mut ana, Needle::Eof, 20);
+
+    // Back to Ana's seat by her name: the game is shown once, then her call.
+    let mut ana = dudo_tty(&["join", &code, "--server", &addr, "--name", "Ana"], &home, 300);
+    let (shown, _) = wait_for(&mut ana, text(YOUR_CALL), 20);
+    assert!(shown.contains("Returning to your seat at") && shown.contains("as Ana"), "{shown}");
+    assert_eq!(shown.matches("play passes down the list").count(), 1, "{shown}");
+    for p in [&mut host, &mut ana] {
+        p.send_line("quit!").unwrap();
         wait_for(p, Needle::Eof, 20);
     }
     let mut child = server.child;

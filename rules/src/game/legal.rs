@@ -161,6 +161,27 @@ impl CommonHand {
         self.check_bid(seat, bid)
     }
 
+    /// Whether some push is allowed now, derived from [`CommonHand::check_push`]: one die of a
+    /// face the seat sees, with the least bid that goes with it (on that face, claiming more
+    /// than the one die, where the bid must match; else the least bid of the first face that
+    /// has one). Pushing more dice only narrows the bids, so one die is the widest choice.
+    fn may_push(&self, seat: Seat, bids: &[BidRange]) -> bool {
+        let rule = self.rules.push.dice;
+        if rule == PushDice::Off || self.current.is_none() || bids.is_empty() {
+            return false;
+        }
+        self.players[seat].sight.iter().flatten().any(|&face| {
+            let bid = match rule {
+                PushDice::MatchingBidFace => match bids.iter().find(|r| r.face == face) {
+                    Some(r) if r.max_quantity >= 2 => Bid::new(r.min_quantity.max(2), face),
+                    _ => return false,
+                },
+                _ => Bid::new(bids[0].min_quantity, bids[0].face),
+            };
+            self.check_push(seat, &[face], bid).is_ok()
+        })
+    }
+
     pub(super) fn check_pass(&self, seat: Seat) -> Result<(), RuleError> {
         let rule = self.rules.pass;
         let refuse = |why| Err(RuleError::PassNotAllowed { why });
@@ -289,6 +310,7 @@ impl CommonHand {
         out.accept = false;
         out.roll = None;
         out.claim_from = None;
+        out.claim_to = None;
         out.dogs_life = false;
         out.hand_game = None;
         if self.check_seat(seat).is_err() {
@@ -305,17 +327,7 @@ impl CommonHand {
         let bidding = self.bidding_for(seat);
         let current = self.current.map(|c| c.1);
         bidding.ranges_into(current, &mut out.bids);
-        let p = &self.players[seat];
-        out.push = self.rules.push.dice != PushDice::Off
-            && current.is_some()
-            && match self.rules.push.limit {
-                PushLimit::Unlimited => true,
-                PushLimit::OncePerPlayerPerRound => !p.pushed_this_round,
-                PushLimit::OncePerRound => self.pushes_this_round == 0,
-            }
-            && p.sight.iter().flatten().count() >= 1
-            && p.cup.len() >= 2
-            && !out.bids.is_empty();
+        out.push = self.may_push(seat, &out.bids);
         out.pass = self.check_pass(seat).is_ok();
         self.challengeable_into(seat, &mut out.dudo);
     }

@@ -206,8 +206,14 @@ pub struct Legal {
     pub accept: bool,
     /// Individual hand: how the dice may be re-rolled now, if at all.
     pub roll: Option<RollOptions>,
-    /// Individual hand: the weakest claim allowed now (any better hand is allowed too).
+    /// Individual hand: the weakest claim allowed now; every better hand up to `claim_to` is
+    /// allowed too.
     pub claim_from: Option<crate::hand::Hand>,
+    /// Individual hand: the strongest claim allowed now, when it is not the top hand (`None`:
+    /// up to the top). Claiming the Mexican means showing a one: with none under the cup, the
+    /// best claim is the hand below it.
+    #[serde(default)]
+    pub claim_to: Option<crate::hand::Hand>,
     /// Individual hand: take or decline the dog's life.
     pub dogs_life: bool,
     /// Individual hand: which game, so the actions can be listed.
@@ -276,7 +282,13 @@ impl Legal {
         }
         if let (Some(from), Some(game)) = (&self.claim_from, self.hand_game) {
             let floor = game.value(&from.dice);
-            out.extend(game.ordered().iter().filter(|h| h.0 >= floor).map(|h| Action::Claim(h.1.clone())));
+            let ceiling = self.claim_to.as_ref().map_or(u64::MAX, |to| game.value(&to.dice));
+            out.extend(
+                game.ordered()
+                    .iter()
+                    .filter(|h| (floor..=ceiling).contains(&h.0))
+                    .map(|h| Action::Claim(h.1.clone())),
+            );
         }
         if self.dogs_life {
             out.push(Action::DogsLife { bark: true });

@@ -509,25 +509,28 @@ impl CommonHand {
         self.finish(standings, events);
     }
 
-    /// Ends a game that stops on points or after a number of rounds: players still in rank
-    /// by points, then money, then fewest drinks, then dice, then seat; those out follow.
+    /// Ends a game that stops on points or after a number of rounds (or is stopped): players
+    /// still in rank by points, then money, then fewest drinks, then dice, then seat; those
+    /// out follow. In snyd running out of dice is finishing: those out keep their places
+    /// ahead, and fewer dice rank higher.
     pub(super) fn finish_ranked(&mut self, events: &mut impl EventSink) {
         if self.rules.wager.mode == WagerMode::WinnerTakesAll {
             self.settle_pot(events);
         }
+        let snyd = self.rules.dudo_penalty == DudoPenalty::Snyd;
         let mut still_in: Vec<Seat> = (0..self.players.len()).filter(|&s| self.players[s].active()).collect();
         still_in.sort_by_key(|&s| {
             let p = &self.players[s];
-            (
-                std::cmp::Reverse(p.score),
-                std::cmp::Reverse(p.money),
-                p.drinks,
-                std::cmp::Reverse(p.dice_count),
-                s,
-            )
+            let dice = if snyd { i32::from(p.dice_count) } else { -i32::from(p.dice_count) };
+            (std::cmp::Reverse(p.score), std::cmp::Reverse(p.money), p.drinks, dice, s)
         });
-        still_in.extend(self.out_order.iter().rev());
-        self.finish(still_in, events);
+        let standings = if snyd {
+            self.out_order.iter().copied().chain(still_in).collect()
+        } else {
+            still_in.extend(self.out_order.iter().rev());
+            still_in
+        };
+        self.finish(standings, events);
     }
 
     /// Winner takes all: everyone else pays the stake to the first-placed player.

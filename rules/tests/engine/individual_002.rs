@@ -203,6 +203,48 @@ fn mexican_bluffs_cost_two_drinks_and_a_mexican_shows_its_one() {
 }
 
 #[test]
+fn legal_claims_leave_out_a_mexican_without_a_one() {
+    use dudo_rules::Action;
+    let mexican = Action::Claim(Hand::new(vec![3, 2, 1]));
+    let hand = |dice: &[u8]| Hand::new(dice.to_vec());
+    // No one under the cup: every claim up to 666, the hand below the Mexican, and not it.
+    let (game, _) = ok(r#"{"rules": "mexican", "players": ["a", "b"], "roll_off": [{"a": 6, "b": 1}],
+        "rounds": [{"actions": [{"call": "a: roll all", "reroll": [5, 4, 3]}]}]}"#);
+    let legal = game.legal(0);
+    assert_eq!(
+        (legal.claim_from.clone(), legal.claim_to.clone()),
+        (Some(hand(&[2, 1, 1])), Some(hand(&[6, 6, 6])))
+    );
+    let actions = legal.actions();
+    assert!(!actions.contains(&mexican) && actions.contains(&Action::Claim(hand(&[6, 6, 6]))));
+    assert!(actions.iter().all(|a| game.check(0, a).is_ok()));
+    // With a one, the Mexican is on offer.
+    let (game, _) = ok(r#"{"rules": "mexican", "players": ["a", "b"], "roll_off": [{"a": 6, "b": 1}],
+        "rounds": [{"actions": [{"call": "a: roll all", "reroll": [1, 5, 5]}]}]}"#);
+    assert_eq!(game.legal(0).claim_to, None);
+    assert!(game.legal(0).actions().contains(&mexican));
+    // Handed 666, only the Mexican beats it: no claim without a one, another roll instead;
+    // with a one, the Mexican is the one claim.
+    let script = |reroll: &str| {
+        format!(
+            r#"{{"rules": "mexican", "players": ["a", "b"], "roll_off": [{{"a": 6, "b": 1}}],
+            "rounds": [{{"actions": [{{"call": "a: roll all", "reroll": [6, 6, 6]}}, "a: 666",
+                                     {{"call": "b: roll all", "reroll": {reroll}}}]}}]}}"#
+        )
+    };
+    let (game, _) = ok(&script("[5, 4, 3]"));
+    let legal = game.legal(1);
+    assert_eq!(legal.claim_from, None);
+    assert_eq!(legal.roll.map(|r| r.drinks), Some(1));
+    assert!(game.check(1, &mexican).is_err());
+    assert_eq!(game.default_action(1), Some(Action::Roll { dice: vec![0, 1, 2], show: vec![] }));
+    let (game, _) = ok(&script("[4, 1, 4]"));
+    let legal = game.legal(1);
+    assert_eq!((legal.claim_from, legal.claim_to), (Some(hand(&[3, 2, 1])), None));
+    assert!(game.check(1, &mexican).is_ok());
+}
+
+#[test]
 fn a_bluff_on_a_betty_ford_costs_ten() {
     let (game, _) =
         ok(r#"{"rules": "mexican-two-dice", "players": ["a", "b"], "roll_off": [{"a": 6, "b": 1}],

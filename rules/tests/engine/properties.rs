@@ -17,7 +17,7 @@ fn pick<T: Copy>(bits: &mut u64, options: &[T]) -> T {
     options[i]
 }
 
-fn rules_from(preset: usize, mut bits: u64, dice: u8, faces: u8) -> RuleSet {
+pub(crate) fn rules_from(preset: usize, mut bits: u64, dice: u8, faces: u8) -> RuleSet {
     let mut r = presets::by_name(presets::NAMES[preset % presets::NAMES.len()]).unwrap();
     r.dice = DiceRules { start: dice, max: dice + pick(&mut bits, &[0, 0, 1, 2]), faces };
     r.wilds = pick(
@@ -375,7 +375,7 @@ proptest! {
     }
 }
 
-fn hand_rules(preset: usize, mut bits: u64) -> RuleSet {
+pub(crate) fn hand_rules(preset: usize, mut bits: u64) -> RuleSet {
     let names = ["poker-dice", "stanford", "mexican", "mexican-two-dice"];
     let mut r = presets::by_name(names[preset % names.len()]).unwrap();
     r.hand.lives = pick(&mut bits, &[1, 2, 3]);

@@ -400,7 +400,7 @@ impl TableCore {
 
     /// Stops a game in play that reached the server's length limit.
     fn enforce_length(&mut self, now: Now) {
-        if !self.game.as_ref().is_some_and(|g| !g.is_over()) {
+        if self.game.as_ref().is_none_or(Game::is_over) {
             return;
         }
         let moves = self.record.moves.len() as u64;
