@@ -2,6 +2,10 @@
 
 use clap::Parser;
 
+/// Tables allocate what streams on other threads free: mimalloc does that without a lock.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The dudo game server: Liar's Dice tables over gRPC.
 #[derive(Parser)]
 #[command(name = "dudo-server", version)]

@@ -91,6 +91,8 @@ pub struct TableCore {
     /// The table as last announced to the streams, so only changes are sent.
     announced: Option<pb::TableInfo>,
     length: GameLength,
+    /// Counts changes to what a list shows of the table (seats, rules, state).
+    changes: u64,
 }
 
 /// A bot move played at once may lead to another; a game's moves are bounded, and so is
@@ -121,9 +123,10 @@ impl TableCore {
             finished: Vec::new(),
             announced: None,
             length,
+            changes: 0,
         };
-        let created = core.creation();
-        core.journal.record(now.wall, Entry::Created(created));
+        let created = core.journal.kept.then(|| Entry::Created(core.creation()));
+        core.journal.record(now.wall, created);
         core
     }
 
@@ -216,7 +219,8 @@ impl TableCore {
     /// nothing. The one way a table's state changes, live or rebuilt.
     pub fn apply(&mut self, input: Input, now: Now) -> Result<Caused, TableError> {
         let mut caused = Caused::default();
-        let entry = input.to_entry();
+        // Made only when there is a journal to keep it (a table in memory plays without).
+        let mut entry = self.journal.kept.then(|| input.to_entry());
         let table_changed = !matches!(input, Input::Moved { .. });
         match input {
             Input::Joined { name, token_hash, bot } => {
@@ -224,7 +228,7 @@ impl TableCore {
                     return Err(TableError::GameStarted("nobody joins now"));
                 }
                 self.seats.check_room()?;
-                self.journal.record(now.wall, entry);
+                self.journal.record(now.wall, entry.take());
                 caused.seat = Some(self.seats.push(SeatSlot { name, token_hash, bot, left: false }));
             }
             Input::RulesChanged { rules } => {
@@ -239,7 +243,7 @@ impl TableCore {
                 if !super::journals_faithfully(&rules) {
                     return Err(TableError::NotJournalable);
                 }
-                self.journal.record(now.wall, entry);
+                self.journal.record(now.wall, entry.take());
                 self.rules = rules;
             }
             Input::Started { seed, game_id } => {
@@ -247,7 +251,7 @@ impl TableCore {
                     return Err(TableError::GameStarted("it cannot start again"));
                 }
                 let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
-                self.journal.record(now.wall, entry);
+                self.journal.record(now.wall, entry.take());
                 self.game = Some(game);
                 self.record.begin(game_id, seed, now.wall);
                 self.publish(events, now);
@@ -255,12 +259,14 @@ impl TableCore {
             Input::Moved { seat, action, timed_out } => {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
                 let events = game.apply(seat, &action)?;
-                self.journal.record(now.wall, entry);
-                self.record.moves.push(pb::GameMove {
-                    seat: u32::try_from(seat).unwrap_or(u32::MAX),
-                    action: Some(convert::action_to_wire(&action)),
-                    timed_out,
-                });
+                self.journal.record(now.wall, entry.take());
+                if self.journal.kept {
+                    self.record.moves.push(pb::GameMove {
+                        seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                        action: Some(convert::action_to_wire(&action)),
+                        timed_out,
+                    });
+                }
                 if timed_out {
                     if let Some(clock) = self.clock.as_mut() {
                         clock.ran_out(seat);
@@ -269,19 +275,19 @@ impl TableCore {
                 }
                 self.publish(events, now);
             }
-            Input::Removed { seat } => self.remove(seat, entry, now)?,
+            Input::Removed { seat } => self.remove(seat, entry.take(), now)?,
             Input::Stopped { why, limit } => {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
                 if game.is_over() {
                     return Err(TableError::Rule(dudo_rules::RuleError::GameOver));
                 }
                 let events = game.stop();
-                self.journal.record(now.wall, entry);
+                self.journal.record(now.wall, entry.take());
                 self.log_event(TableEvent::GameStopped { why, limit }, now);
                 self.publish(events, now);
             }
             Input::Reset => {
-                self.journal.record(now.wall, entry);
+                self.journal.record(now.wall, entry.take());
                 self.game = None;
                 self.bot_due = None;
                 self.log.forget();
@@ -295,6 +301,7 @@ impl TableCore {
         }
         self.record_if_over(now);
         if table_changed {
+            self.changes += 1;
             self.announce_table();
         }
         Ok(caused)
@@ -302,21 +309,21 @@ impl TableCore {
 
     /// Takes a seat out: before the start it frees the seat; during a game the engine allows
     /// it only before the first call of a round, and the seat finishes below those still in.
-    fn remove(&mut self, seat: Seat, entry: Entry, now: Now) -> Result<(), TableError> {
+    fn remove(&mut self, seat: Seat, mut entry: Option<Entry>, now: Now) -> Result<(), TableError> {
         if seat >= self.seats.len() {
             return Err(TableError::NoSuchSeat { seat });
         }
         match self.game.as_mut() {
             None => {
                 self.seats.free(seat)?;
-                self.journal.record(now.wall, entry);
+                self.journal.record(now.wall, entry.take());
                 // Seats after it move down: every seat's stream must reconnect with its token
                 // (which finds its new number), so no stream carries another seat's dice.
                 self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
             }
             Some(game) => {
                 let events = game.remove(seat)?;
-                self.journal.record(now.wall, entry);
+                self.journal.record(now.wall, entry.take());
                 let wire_seat = u32::try_from(seat).unwrap_or(u32::MAX);
                 self.record.moves.push(pb::GameMove { seat: wire_seat, action: None, timed_out: false });
                 // No rejoin: the token no longer answers, and a bot no longer plays.
@@ -333,6 +340,12 @@ impl TableCore {
         if self.record.recorded {
             return;
         }
+        self.changes += 1;
+        // Without a store nothing keeps records: none is made.
+        if !self.journal.kept {
+            self.record.recorded = true;
+            return;
+        }
         let cx = record::Context {
             table: &self.id,
             rules: &self.rules,
@@ -341,9 +354,7 @@ impl TableCore {
             log: &self.log,
         };
         let finished = self.record.finish(game, now.wall, cx);
-        if self.journal.kept {
-            self.finished.push(finished);
-        }
+        self.finished.push(finished);
     }
 
     /// Appends engine events to the log, with the dice proofs around them.
@@ -604,6 +615,11 @@ impl TableCore {
         }
         self.log.subscribe(viewer, sink, first);
         Ok(())
+    }
+
+    /// A number that changes whenever [`TableCore::summary`] may have.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// The table in a list: its name, seats and host, without the whole rule set.

@@ -125,8 +125,9 @@ impl Journal {
         Journal { kept, pending: Vec::new() }
     }
 
-    pub fn record(&mut self, at: i64, entry: Entry) {
-        if self.kept {
+    /// Keeps an input's entry (made only when the journal is kept).
+    pub fn record(&mut self, at: i64, entry: Option<Entry>) {
+        if let (true, Some(entry)) = (self.kept, entry) {
             self.pending.push((at, pb::JournalEntry { entry: Some(entry), banks_millis: Vec::new() }));
         }
     }

@@ -187,7 +187,7 @@ pub fn stream_channel() -> (StreamSink, StreamReader) {
 /// A random secret, 128 bits, as hex.
 pub fn secret() -> String {
     let bytes: [u8; 16] = rand::rng().random();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    proofs::hex(&bytes)
 }
 
 /// Whether rules come back from the journal as they went in: a table whose rules would not
@@ -322,18 +322,17 @@ impl Table {
         metrics::gauge!("dudo_tables").increment(1.0);
         tracing::info!(code = %self.core.code(), "table opened");
         let mut last_call = Instant::now();
+        let mut listed_at = self.core.changes();
         let ended = loop {
             // Each turn: write what the last turn journalled, deliver what it caused, then wait.
             if !self.save().await {
                 break Ended::Unsaved;
             }
             self.deliver();
-            listed.send_if_modified(|listed| {
-                let now = self.core.summary();
-                let changed = *listed != now;
-                *listed = now;
-                changed
-            });
+            if self.core.changes() != listed_at {
+                listed_at = self.core.changes();
+                listed.send_replace(self.core.summary());
+            }
             if self.closed_at.is_some() {
                 break Ended::Closed;
             }

@@ -23,8 +23,15 @@ pub fn commitment(round: u32, seat: Seat, dice: &[u8], salt: &[u8]) -> [u8; 32] 
     h.finalize().into()
 }
 
+/// Lower-case hex, in one allocation (every roll's commitment is written this way).
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
 }
 
 pub struct DiceProofs {

@@ -365,3 +365,9 @@ fn a_reader_that_never_reads_is_dropped_once_it_holds_its_share_of_bytes() {
     assert!(games < 200, "the stream was never dropped");
     assert!(held <= super::log::SUBSCRIBER_BYTES, "{held} bytes held");
 }
+
+#[test]
+fn hex_is_lower_case_two_digits_a_byte() {
+    assert_eq!(super::proofs::hex(&[0, 0x0f, 0xa0, 0xff]), "000fa0ff");
+    assert_eq!(super::secret().len(), 32);
+}
