@@ -128,11 +128,22 @@ impl AtTable {
     /// is asked about first (once: a second Ctrl-C, `quit!` or `y` leaves).
     fn ask_to_leave(&mut self) -> Option<Exit> {
         if !self.out.interactive || self.confirming || !self.in_a_game() {
-            return Some(Exit::Quit);
+            return Some(self.walk_out());
         }
         self.confirming = true;
         self.out.line(self.style.yellow("Leave the game? y/N (Ctrl-C again or `quit!` leaves at once)"));
         None
+    }
+
+    /// Leaving this terminal mid-game keeps the seat: says so, and how to come back.
+    fn walk_out(&mut self) -> Exit {
+        if self.in_a_game() {
+            self.out.line(format!(
+                "Your seat is kept: `dudo join {}` brings you back. Until then the game waits for your moves (a table with a clock plays them for you).",
+                self.table.join_code
+            ));
+        }
+        Exit::Quit
     }
 
     fn set_table(&mut self, mut table: pb::TableInfo, rules: Arc<RuleSet>) {
@@ -282,10 +293,19 @@ impl AtTable {
                 self.learn_seat(&view);
                 self.view = Some(view);
             }
-            Update::Rejected { reason, .. } => {
+            Update::Rejected { reason, code, .. } => {
                 self.in_flight = false;
                 self.answered = None;
-                self.out.line(self.style.red(&format!("Not allowed: {}", safe(&reason))));
+                // The rule's own words already say "… is not allowed" where that is the point.
+                let line = if reason.contains("not allowed") {
+                    safe(&reason).into_owned()
+                } else {
+                    format!("Not allowed: {}", safe(&reason))
+                };
+                self.out.line(self.style.red(&line));
+                if code == "rate_limited" {
+                    self.out.line("Too fast for this table: you are asked again in a moment.");
+                }
             }
             // A reset or renumbered seats end the stream on purpose and it comes straight
             // back with a fresh snapshot: no connection was lost.
@@ -426,7 +446,7 @@ impl AtTable {
         let original_rest = trimmed.split_once(' ').map_or("", |(_, r)| r.trim());
         if std::mem::take(&mut self.confirming) {
             match word {
-                "y" | "yes" | "quit" | "exit" | "quit!" => return Some(Exit::Quit),
+                "y" | "yes" | "quit" | "exit" | "quit!" => return Some(self.walk_out()),
                 "" | "n" | "no" => {
                     self.out.line("Staying at the table.");
                     return None;
@@ -443,7 +463,7 @@ impl AtTable {
                     self.out.line(format!("At this table `pass` is {claim}."));
                 }
             }
-            "quit!" | "exit!" => return Some(Exit::Quit),
+            "quit!" | "exit!" => return Some(self.walk_out()),
             "quit" | "exit" => return self.ask_to_leave(),
             "status" => match &self.view {
                 Some(v) if self.table.state != pb::TableState::Waiting as i32 => {

@@ -179,7 +179,13 @@ pub fn history(mut args: HistoryArgs) -> anyhow::Result<ExitCode> {
             let (finished, rules, finish) = (date(g.finished_unix_millis), safe(&g.preset), players_line(g));
             writeln!(out, "{:<20} {finished:<16} {rules:<18} {finish}{rated}", safe(&g.id))?;
         }
-        writeln!(out, "\nStep through one with: dudo replay GAME")?;
+        // The same source again: a server's games are only on that server.
+        let from = match (&args.from.server, args.from.arena) {
+            (Some(server), _) => format!(" --server {server}"),
+            (None, true) => " --arena".to_string(),
+            (None, false) => String::new(),
+        };
+        writeln!(out, "\nStep through one with: dudo replay GAME{from}")?;
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -179,6 +179,8 @@ fn held(server: &str, table: &str, name: Option<&str>, host: bool) -> anyhow::Re
 }
 
 pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
+    let mut args = args;
+    args.server = args.server.resolved();
     let name = args.name.clone().unwrap_or_else(default_name);
     let request = dudo_client::dudo_proto::v1::CreateTableRequest {
         name: name.clone(),
@@ -216,6 +218,8 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
+    let mut args = args;
+    args.server = args.server.for_table(&args.table);
     let name = args.name.clone().unwrap_or_else(default_name);
     let server = args.server.server.clone();
     let held = seats::held(&server, &args.table);
@@ -282,6 +286,8 @@ async fn take_seat(client: &Client, server: &str, table: &str, name: &str) -> an
 }
 
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let mut args = args;
+    args.server = args.server.resolved();
     crate::net::runtime()?.block_on(async move {
         let tables = args.server.connect().await?.list(LIST_MOST).await?;
         if tables.is_empty() {
@@ -295,6 +301,8 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let mut args = args;
+    args.server = args.server.for_table(&args.table);
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         // A code or link is turned into the table's id, which the watch stream takes.
@@ -306,6 +314,8 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn host(args: HostArgs) -> anyhow::Result<ExitCode> {
+    let mut args = args;
+    args.server = args.server.for_table(&args.table);
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         let key = held(&args.server.server, &args.table, None, true)?;
@@ -331,6 +341,8 @@ pub fn host(args: HostArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn leave(args: LeaveArgs) -> anyhow::Result<ExitCode> {
+    let mut args = args;
+    args.server = args.server.for_table(&args.table);
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         let key = held(&args.server.server, &args.table, args.name.as_deref(), false)?;

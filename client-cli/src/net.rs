@@ -7,14 +7,40 @@ use dudo_client::dudo_proto::v1 as pb;
 /// Where the dudo server is.
 #[derive(Args, Clone, Debug)]
 pub struct ServerArgs {
-    /// The server's address, host:port.
-    #[arg(long, env = "DUDO_SERVER", default_value = "127.0.0.1:50051")]
+    /// The server's address, host:port [default: for a table you hold a seat at, the server
+    /// you took it on; otherwise 127.0.0.1:50051].
+    #[arg(long = "server", env = "DUDO_SERVER", value_name = "HOST:PORT")]
+    given: Option<String>,
+    /// The address in use: given, remembered for the table, or the default.
+    #[arg(skip = DEFAULT_SERVER.to_string())]
     pub server: String,
 }
 
+/// The server a command talks to when told none.
+const DEFAULT_SERVER: &str = "127.0.0.1:50051";
+
 impl ServerArgs {
+    /// The server to use for `table`: the one given, else the one a seat there was taken on.
+    pub fn for_table(mut self, table: &str) -> ServerArgs {
+        self.server = match &self.given {
+            Some(given) => given.clone(),
+            None => crate::seats::server_of(table).unwrap_or_else(|| DEFAULT_SERVER.to_string()),
+        };
+        self
+    }
+
+    /// The server given, or the default.
+    pub fn resolved(mut self) -> ServerArgs {
+        self.server = self.given.clone().unwrap_or_else(|| DEFAULT_SERVER.to_string());
+        self
+    }
+
     pub async fn connect(&self) -> anyhow::Result<Client> {
-        Ok(Client::connect(&self.server).await?)
+        Client::connect(&self.server).await.map_err(|e| {
+            let hint =
+                if self.given.is_some() { "" } else { " (give --server HOST:PORT, or set DUDO_SERVER)" };
+            anyhow::anyhow!("{e}{hint}")
+        })
     }
 }
 

@@ -52,8 +52,12 @@ pub fn safe(text: &str) -> Cow<'_, str> {
 pub fn pass_claim(rules: &RuleSet) -> Option<&'static str> {
     match rules.pass.claim {
         PassClaim::Off => None,
-        PassClaim::AllSameFace => Some("not a skip: claims all your dice show the same face"),
-        PassClaim::AllDifferent => Some("not a skip: claims no two of your dice show the same face"),
+        PassClaim::AllSameFace => {
+            Some("not a skip: claims all your dice show the same face (wilds do not help)")
+        }
+        PassClaim::AllDifferent => {
+            Some("not a skip: claims no two of your dice show the same face (wilds do not help)")
+        }
     }
 }
 
@@ -601,10 +605,16 @@ mod tests {
         let house = dudo_rules::presets::by_name("house").unwrap();
         let legal = Legal { pass: true, dudo: vec![1], ..Legal::default() };
         let hint = hint(&legal, &house, Style::default());
-        assert!(hint.contains("pass (not a skip: claims all your dice show the same face)"), "{hint}");
+        assert!(
+            hint.contains("pass (not a skip: claims all your dice show the same face (wilds do not help))"),
+            "{hint}"
+        );
         let words = completions(&legal, &house);
         let pass = words.iter().find(|w| w.text == "pass").unwrap();
-        assert_eq!(pass.note.as_deref(), Some("not a skip: claims all your dice show the same face"));
+        assert_eq!(
+            pass.note.as_deref(),
+            Some("not a skip: claims all your dice show the same face (wilds do not help)")
+        );
         let mut encyclopedia = house.clone();
         encyclopedia.pass.claim = PassClaim::AllDifferent;
         assert!(pass_claim(&encyclopedia).unwrap().contains("no two of your dice"));

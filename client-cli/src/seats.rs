@@ -72,6 +72,19 @@ pub fn held(server: &str, table: &str) -> Vec<Saved> {
         .collect()
 }
 
+/// The server a seat at `table` (an id, a join code or a link) was taken on, if this
+/// account holds seats there on one server only.
+pub fn server_of(table: &str) -> Option<String> {
+    let code = table.rsplit('/').next().unwrap_or(table);
+    let mut servers: Vec<String> = load()
+        .into_iter()
+        .filter(|s| s.table == table || s.code.eq_ignore_ascii_case(code))
+        .map(|s| s.server)
+        .collect();
+    servers.dedup();
+    (servers.len() == 1).then(|| servers.remove(0))
+}
+
 /// Remembers a seat (one per server, table and name).
 pub fn remember(seat: Saved) {
     let mut seats = load();

@@ -66,7 +66,7 @@ async fn the_python_example_bot_plays_a_whole_game() {
     let python = match python() {
         Ok(p) => p,
         Err(why) => {
-            eprintln!("skipped: {why}");
+            dudo_tests::skipped("bots::the_python_example_bot_plays_a_whole_game", &why);
             return;
         }
     };

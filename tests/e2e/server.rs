@@ -325,11 +325,15 @@ async fn a_python_grpcio_client_plays_a_whole_game() {
     let python = match env {
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
         Ok(out) => {
-            eprintln!("skipped: no Python environment ({})", String::from_utf8_lossy(&out.stderr));
+            let why = format!("no Python environment ({})", String::from_utf8_lossy(&out.stderr).trim());
+            dudo_tests::skipped("server::a_python_grpcio_client_plays_a_whole_game", &why);
             return;
         }
         Err(e) => {
-            eprintln!("skipped: cannot run bash: {e}");
+            dudo_tests::skipped(
+                "server::a_python_grpcio_client_plays_a_whole_game",
+                &format!("cannot run bash: {e}"),
+            );
             return;
         }
     };

@@ -112,3 +112,10 @@ impl Drop for Restartable {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// Says a test skipped, where `cargo test` shows it: libtest captures a passing test's
+/// `eprintln!`, but not what is written to the standard error handle itself.
+pub fn skipped(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "\nnote: {test} SKIPPED: {why}");
+}
