@@ -205,24 +205,30 @@ async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock()
     second.child.wait().unwrap();
 }
 
+/// `dudo ARGS` with its home in `dir` and no database or server from the environment:
+/// whether it succeeded, its standard output and its standard error.
+fn dudo_at(dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(dudo_tests::binary("dudo"))
+        .args(args)
+        .env("DUDO_HOME", dir)
+        .env_remove("DUDO_DB")
+        .env_remove("DUDO_SERVER")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
 #[test]
 fn the_history_replay_and_ratings_commands_read_what_the_arena_kept() {
     let dir = std::env::temp_dir().join(format!("dudo-cli-records-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("records.db").display().to_string();
-    let dudo = |args: &[&str]| {
-        let out = std::process::Command::new(dudo_tests::binary("dudo"))
-            .args(args)
-            .env("DUDO_HOME", &dir)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
+    let dudo = |args: &[&str]| dudo_at(&dir, args);
     let (ok, out, err) =
         dudo(&["arena", "--bots", "odds,reader", "--games", "4", "--seed", "3", "--db", &db]);
     assert!(ok, "{out}{err}");
@@ -251,21 +257,7 @@ fn the_arena_keeps_its_games_apart_from_the_players_own() {
     let dir = std::env::temp_dir().join(format!("dudo-cli-arena-apart-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let dudo = |args: &[&str]| {
-        let out = std::process::Command::new(dudo_tests::binary("dudo"))
-            .args(args)
-            .env("DUDO_HOME", &dir)
-            .env_remove("DUDO_DB")
-            .env_remove("DUDO_SERVER")
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
+    let dudo = |args: &[&str]| dudo_at(&dir, args);
     // Nothing kept yet: the hint names the other places games may be.
     let (ok, none, err) = dudo(&["history"]);
     assert!(ok, "{err}");
