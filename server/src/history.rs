@@ -62,7 +62,9 @@ impl Dudo {
     async fn replay(&self, game: &str) -> Result<pb::Replay, Status> {
         let store = self.records()?;
         let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(|| {
-            Status::not_found(format!("no finished game {game:?} (games in progress are not replayed)"))
+            // Echoed cut short: an error's text travels in a header of bounded size.
+            let shown: String = game.chars().take(64).collect();
+            Status::not_found(format!("no finished game {shown:?} (games in progress are not replayed)"))
         })?;
         let mut replay = pb::Replay::decode(found.record.as_slice())
             .map_err(|e| Status::internal(format!("game {game}: its record does not decode: {e}")))?;

@@ -95,9 +95,10 @@ pub struct TableCore {
     changes: u64,
 }
 
-/// A bot move played at once may lead to another; a game's moves are bounded, and so is
-/// this, as a guard against a bot that never ends a round.
-const BOT_MOVES_AT_ONCE: usize = 100_000;
+/// Bot moves played in one go: a table of bots playing at once hands back to the task after
+/// this many (the rest follow at once, after other tables and calls have had their turn),
+/// so one table can never hold a worker thread for long.
+const BOT_MOVES_AT_ONCE: usize = 256;
 
 impl TableCore {
     /// A new table; `salt_secret` is what its dice commitments' salts are drawn from. With
@@ -260,6 +261,7 @@ impl TableCore {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
                 let events = game.apply(seat, &action)?;
                 self.journal.record(now.wall, entry.take());
+                self.record.played += 1;
                 if self.journal.kept {
                     self.record.moves.push(pb::GameMove {
                         seat: u32::try_from(seat).unwrap_or(u32::MAX),
@@ -393,6 +395,10 @@ impl TableCore {
                 }
                 self.enforce_length(now);
             }
+            // More to play: it comes back through the task's loop, at once.
+            if let Some((seat, action)) = self.bot_choice() {
+                self.bot_due = Some(BotMove { due: now.mono, seat, action, at_log_len: self.log.next_seq() });
+            }
         } else if let Some((seat, action)) = self.bot_choice() {
             self.bot_due = Some(BotMove {
                 due: now.mono + self.bot_pause,
@@ -414,7 +420,7 @@ impl TableCore {
         if self.game.as_ref().is_none_or(Game::is_over) {
             return;
         }
-        let moves = self.record.moves.len() as u64;
+        let moves = self.record.played;
         let lasted = u64::try_from(now.wall.saturating_sub(self.record.started_at)).unwrap_or(0);
         let stop = if self.length.max_moves > 0 && moves >= self.length.max_moves {
             Some((StopWhy::Moves, self.length.max_moves))
@@ -613,7 +619,9 @@ impl TableCore {
             None if is_resume => first.extend(self.turn_for(viewer, now)),
             None => {}
         }
-        self.log.subscribe(viewer, sink, first);
+        if !self.log.subscribe(viewer, sink, first) {
+            return Err(TableError::TooFarBehind);
+        }
         Ok(())
     }
 

@@ -204,13 +204,17 @@ impl EventLog {
         )
     }
 
-    /// Adds a stream with what it is sent first.
-    pub fn subscribe(&mut self, viewer: Viewer, sink: Box<dyn Sink>, first: Vec<Shared>) {
+    /// Adds a stream with what it is sent first; false (and no stream) if that does not fit
+    /// in a stream's bounds: a resume must never skip what it asked for.
+    pub fn subscribe(&mut self, viewer: Viewer, sink: Box<dyn Sink>, first: Vec<Shared>) -> bool {
         let mut subscriber = Subscriber { viewer, sink, outbox: Vec::new(), ending: false };
         for update in &first {
-            subscriber.queue(update);
+            if !subscriber.queue(update) {
+                return false;
+            }
         }
         self.subscribers.push(subscriber);
+        true
     }
 
     /// Queues, for each stream, what `for_viewer` gives its viewer (if anything).

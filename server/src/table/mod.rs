@@ -221,7 +221,7 @@ pub struct Table {
     replies: Vec<Reply>,
     rate: RateLimit,
     /// A seat refused for the table's pace is prompted again when it may move (monotonic).
-    reprompt: Option<(Seat, Duration)>,
+    reprompt: Vec<(Seat, Duration)>,
     /// What the core's monotonic time counts from.
     epoch: Instant,
 }
@@ -255,7 +255,7 @@ impl Table {
             closed_at: None,
             replies: Vec::new(),
             rate,
-            reprompt: None,
+            reprompt: Vec::new(),
             epoch,
         }
     }
@@ -338,7 +338,7 @@ impl Table {
             }
             let deadline = self.core.deadline().map(|d| self.epoch + d);
             let bot_due = self.core.bot_due().map(|d| self.epoch + d);
-            let reprompt = self.reprompt.map(|(_, d)| self.epoch + d);
+            let reprompt = self.reprompt.iter().map(|&(_, d)| d).min().map(|d| self.epoch + d);
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(c) => {
@@ -353,12 +353,17 @@ impl Table {
                     self.core.time_out(now);
                 }
                 () = sleep_until(bot_due), if bot_due.is_some() => {
+                    // Other tasks first: a table of bots playing at once takes turns with them.
+                    tokio::task::yield_now().await;
                     let now = self.now();
                     self.core.bot_moves(now);
                 }
                 () = sleep_until(reprompt), if reprompt.is_some() => {
-                    if let Some((seat, _)) = self.reprompt.take() {
-                        let now = self.now();
+                    let now = self.now();
+                    let (due, later): (Vec<_>, Vec<_>) =
+                        self.reprompt.drain(..).partition(|&(_, d)| d <= now.mono);
+                    self.reprompt = later;
+                    for (seat, _) in due {
                         self.core.prompt_again(seat, now);
                     }
                 }
@@ -570,7 +575,9 @@ impl Table {
         if let Err(e) = self.rate.check(seat, awaited, now) {
             // Prompted again once it may move: a seat that answers prompts never stalls.
             if let (true, TableError::RateLimited { retry_after_millis, .. }) = (awaited, &e) {
-                self.reprompt = Some((seat, now + Duration::from_millis(*retry_after_millis)));
+                let at = now + Duration::from_millis(*retry_after_millis);
+                self.reprompt.retain(|&(s, _)| s != seat);
+                self.reprompt.push((seat, at));
             }
             return Err(e);
         }

@@ -19,6 +19,8 @@ pub struct GameRecord {
     pub moves: Vec<pb::GameMove>,
     /// Whether the finished game's record has been made.
     pub recorded: bool,
+    /// Moves played in this game (kept or not), for the server's length limit.
+    pub played: u64,
     /// Games started at this table, for game ids.
     pub games: u32,
 }
@@ -40,6 +42,7 @@ impl GameRecord {
             started_at: at,
             moves: Vec::new(),
             recorded: false,
+            played: 0,
             games: self.games + 1,
         };
     }
