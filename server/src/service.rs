@@ -781,6 +781,8 @@ impl Play for Dudo {
         let mut incoming = request.into_inner();
         let hello = match incoming.next().await {
             Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)) })) => h,
+            // A first message that cannot be read says why, as a later one would.
+            Some(Err(status)) => return Err(upward_error(&status)),
             _ => {
                 return Err(Status::invalid_argument(
                     "the first message of a play stream is a hello naming the table",

@@ -977,7 +977,7 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
         assert!(e.message().starts_with(field), "{field}: {}", e.message());
         assert!(e.message().len() < 300, "the input is echoed: {} bytes", e.message().len());
     };
-    for name in ["\u{1b}[31mRed", "Ana\nBob wins", "\u{202e}naB", "x".repeat(33).as_str()] {
+    for name in ["\u{1b}[31mRed", "Ana\nBob wins", "\u{202e}naB", "Ana\u{200b}", "x".repeat(33).as_str()] {
         let e = lobby.create_table(fibbing(name, 2, None)).await.unwrap_err();
         refused(e.clone(), "name:");
         assert_eq!(e.metadata().get("dudo-code").and_then(|v| v.to_str().ok()), Some("bad_name"));

@@ -52,7 +52,13 @@ pub fn seat_name(raw: &str) -> Result<String, TableError> {
     let name: String = raw.nfc().collect::<String>().trim().to_string();
     let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
     let separator = |c: char| matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}');
-    if let Some(c) = name.chars().find(|&c| c.is_control() || bidi(c) || separator(c)) {
+    // Invisible characters that would let "Ana" and "Ana\u{200B}" sit as two people.
+    let invisible = |c: char| {
+        matches!(c, '\u{AD}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0000}'..='\u{E007F}')
+    };
+    if let Some(c) = name.chars().find(|&c| c.is_control() || bidi(c) || separator(c) || invisible(c)) {
         return Err(TableError::BadName(format!(
             "it holds the invisible character U+{:04X}; names are plain text on one line",
             u32::from(c)
