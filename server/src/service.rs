@@ -90,6 +90,9 @@ fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
     }
 }
 
+/// The largest action a refusal echoes back, in encoded bytes (any real action is far smaller).
+const MAX_ECHOED_ACTION: usize = 1024;
+
 /// Tables a list page holds unless asked for fewer, and at most.
 const LIST_PAGE: usize = 50;
 const LIST_PAGE_MAX: usize = 200;
@@ -819,7 +822,8 @@ impl Play for Dudo {
                 if let Err(status) = outcome {
                     let rejected = pb::PlayUpdate {
                         update: Some(pb::play_update::Update::Rejected(pb::Rejected {
-                            action: wire,
+                            // Echoed only when small: a refusal must not hold a flood's bytes.
+                            action: wire.filter(|w| prost::Message::encoded_len(w) <= MAX_ECHOED_ACTION),
                             reason: status.message().to_string(),
                             code: code_of(&status),
                             retry_after_millis: status
