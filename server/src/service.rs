@@ -46,6 +46,14 @@ pub fn status(e: TableError) -> Status {
     status
 }
 
+/// A request the service refuses before any table sees it, with the field at fault named in
+/// the text and `bad_request` as its code.
+fn bad_request(message: impl Into<String>) -> Status {
+    let mut status = Status::invalid_argument(message);
+    status.metadata_mut().insert(CODE_KEY, tonic::metadata::MetadataValue::from_static("bad_request"));
+    status
+}
+
 /// The code a status carries (see [`CODE_KEY`]), or one made from its gRPC code.
 fn code_of(status: &Status) -> String {
     match status.metadata().get(CODE_KEY).and_then(|v| v.to_str().ok()) {
@@ -62,7 +70,7 @@ fn upward_error(status: &Status) -> Status {
     let message: String = status.message().chars().take(200).collect();
     match status.code() {
         tonic::Code::Internal | tonic::Code::Unknown => {
-            Status::invalid_argument(format!("request: a message could not be read: {message}"))
+            bad_request(format!("request: a message could not be read: {message}"))
         }
         tonic::Code::OutOfRange | tonic::Code::ResourceExhausted => {
             Status::resource_exhausted(format!("request: a message is over the size limit: {message}"))
@@ -109,17 +117,14 @@ const MAX_SETTINGS: usize = 64;
 fn bounded(field: &str, value: &str, max: usize) -> Result<(), Status> {
     let chars = value.chars().count();
     if chars > max {
-        return Err(Status::invalid_argument(format!("{field}: {chars} characters; at most {max}")));
+        return Err(bad_request(format!("{field}: {chars} characters; at most {max}")));
     }
     Ok(())
 }
 
 fn check_settings<'a>(settings: impl ExactSizeIterator<Item = (&'a str, &'a str)>) -> Result<(), Status> {
     if settings.len() > MAX_SETTINGS {
-        return Err(Status::invalid_argument(format!(
-            "settings: {}; at most {MAX_SETTINGS}",
-            settings.len()
-        )));
+        return Err(bad_request(format!("settings: {}; at most {MAX_SETTINGS}", settings.len())));
     }
     for (path, value) in settings {
         bounded("settings.path", path, MAX_NAME_FIELD)?;
@@ -458,7 +463,7 @@ impl Dudo {
     /// Plays `wire` for the seat holding `token`: the one path of `Act` and `Play` actions.
     async fn act_on(&self, handle: &TableHandle, token: &str, wire: &pb::Action) -> Result<(), Status> {
         let action = convert::action_from_wire(wire).map_err(|e| {
-            let mut status = Status::invalid_argument(e.to_string());
+            let mut status = bad_request(e.to_string());
             if let Ok(code) = "bad_action".parse() {
                 status.metadata_mut().insert(CODE_KEY, code);
             }
@@ -523,18 +528,17 @@ impl Lobby for Dudo {
         }
         let mut rules = match &req.rules {
             Some(_) if !req.preset.is_empty() => {
-                return Err(Status::invalid_argument("rules: give a preset or a whole rule set, not both"));
+                return Err(bad_request("rules: give a preset or a whole rule set, not both"));
             }
             Some(wire) => {
-                let rules = convert::rules_from_wire(wire)
-                    .map_err(|e| Status::invalid_argument(format!("rules: {e}")))?;
-                rules.validate().map_err(|e| Status::invalid_argument(format!("rules: {e}")))?;
+                let rules = convert::rules_from_wire(wire).map_err(|e| bad_request(format!("rules: {e}")))?;
+                rules.validate().map_err(|e| bad_request(format!("rules: {e}")))?;
                 rules
             }
             None => {
                 let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
                 presets::by_name(preset).ok_or_else(|| {
-                    Status::invalid_argument(format!(
+                    bad_request(format!(
                         "no preset {preset:?}; the presets are {}",
                         presets::NAMES.join(", ")
                     ))
@@ -543,17 +547,14 @@ impl Lobby for Dudo {
         };
         for setting in &req.settings {
             rules = presets::with_setting(rules, &setting.path, &setting.value)
-                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+                .map_err(|e| bad_request(e.to_string()))?;
         }
         let seats = if req.seats == 0 { u32::from(rules.players.min) } else { req.seats };
         if seats as usize > self.limits.max_seats {
-            return Err(Status::invalid_argument(format!(
-                "seats: at most {} at this server",
-                self.limits.max_seats
-            )));
+            return Err(bad_request(format!("seats: at most {} at this server", self.limits.max_seats)));
         }
         if seats < u32::from(rules.players.min) || seats > u32::from(rules.players.max) {
-            return Err(Status::invalid_argument(format!(
+            return Err(bad_request(format!(
                 "seats: this rule set seats {} to {} players, not {seats}",
                 rules.players.min, rules.players.max
             )));
@@ -575,7 +576,7 @@ impl Lobby for Dudo {
             }
             pool @ ("ranked" | "arena") => pool.to_string(),
             other => {
-                return Err(Status::invalid_argument(format!(
+                return Err(bad_request(format!(
                     "rating_pool: \"ranked\", \"arena\" or empty, not {other:?}"
                 )));
             }
@@ -609,19 +610,19 @@ impl Lobby for Dudo {
         if req.bot_think_millis > MAX_BOT_THINK_MILLIS
             || (req.bot_think_millis > 0 && req.bot_think_millis < MIN_BOT_THINK_MILLIS)
         {
-            return Err(Status::invalid_argument(format!(
+            return Err(bad_request(format!(
                 "bot_think_millis: 0 (at once) or from {MIN_BOT_THINK_MILLIS} to {MAX_BOT_THINK_MILLIS}, not {}",
                 req.bot_think_millis
             )));
         }
         if req.move_millis > 0 && !(MIN_MOVE_MILLIS..=MAX_CLOCK_MILLIS).contains(&req.move_millis) {
-            return Err(Status::invalid_argument(format!(
+            return Err(bad_request(format!(
                 "move_millis: 0 (no clock) or from {MIN_MOVE_MILLIS} to {MAX_CLOCK_MILLIS}, not {}",
                 req.move_millis
             )));
         }
         if req.time_bank_millis > MAX_CLOCK_MILLIS {
-            return Err(Status::invalid_argument(format!(
+            return Err(bad_request(format!(
                 "time_bank_millis: at most {MAX_CLOCK_MILLIS}, not {}",
                 req.time_bank_millis
             )));
@@ -742,7 +743,7 @@ impl Lobby for Dudo {
         let token = token_of(&request)?;
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
-        let seat = usize::try_from(req.seat).map_err(|_| Status::invalid_argument("seat: out of range"))?;
+        let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
         let info = self.command(&handle, |reply| Command::Remove { token, seat, reply }).await?;
         Ok(Response::new(info))
     }
@@ -787,9 +788,7 @@ impl Play for Dudo {
             // A first message that cannot be read says why, as a later one would.
             Some(Err(status)) => return Err(upward_error(&status)),
             _ => {
-                return Err(Status::invalid_argument(
-                    "the first message of a play stream is a hello naming the table",
-                ));
+                return Err(bad_request("the first message of a play stream is a hello naming the table"));
             }
         };
         let handle = self.find(&hello.table)?;
@@ -815,9 +814,9 @@ impl Play for Dudo {
                     }
                     // Said, not silently dropped: a client that sends these has a bug to find.
                     Some(pb::play_request::Request::Hello(_)) => {
-                        (None, Err(Status::invalid_argument("request: a play stream has one hello, first")))
+                        (None, Err(bad_request("request: a play stream has one hello, first")))
                     }
-                    None => (None, Err(Status::invalid_argument("request: empty; send an action"))),
+                    None => (None, Err(bad_request("request: empty; send an action"))),
                 };
                 if let Err(status) = outcome {
                     let rejected = pb::PlayUpdate {
@@ -869,7 +868,7 @@ impl Play for Dudo {
     async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
         let token = token_of(&request)?;
         let req = request.into_inner();
-        let wire = req.action.ok_or_else(|| Status::invalid_argument("action: no action given"))?;
+        let wire = req.action.ok_or_else(|| bad_request("action: no action given"))?;
         let handle = self.find(&req.table)?;
         self.act_on(&handle, &token, &wire).await?;
         Ok(Response::new(pb::ActResponse {}))

@@ -976,6 +976,8 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
         assert_eq!(e.code(), tonic::Code::InvalidArgument, "{e:?}");
         assert!(e.message().starts_with(field), "{field}: {}", e.message());
         assert!(e.message().len() < 300, "the input is echoed: {} bytes", e.message().len());
+        // A code for programs beside the text, whichever layer refused it.
+        assert!(e.metadata().get("dudo-code").is_some(), "{field} has no code");
     };
     for name in ["\u{1b}[31mRed", "Ana\nBob wins", "\u{202e}naB", "Ana\u{200b}", "x".repeat(33).as_str()] {
         let e = lobby.create_table(fibbing(name, 2, None)).await.unwrap_err();
