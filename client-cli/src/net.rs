@@ -126,7 +126,15 @@ impl DbArgs {
 pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Client> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?.to_string();
-    let setup = dudo_server::Setup { store, ..dudo_server::Setup::default() };
+    // Every caller is this process: the per-address limits that guard a public server from
+    // one client would only cap a big local arena.
+    let limits = dudo_server::service::Limits {
+        max_tables_per_ip: 100_000,
+        max_streams_per_ip: 100_000,
+        max_streams_per_connection: 100_000,
+        ..Default::default()
+    };
+    let setup = dudo_server::Setup { store, limits, ..dudo_server::Setup::default() };
     tokio::spawn(async move {
         if let Err(e) = dudo_server::serve(listener, setup, std::future::pending()).await {
             eprintln!("dudo: the embedded server stopped: {e}");

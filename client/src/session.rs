@@ -157,8 +157,9 @@ enum Retry {
 fn retry_for(status: &tonic::Status) -> Retry {
     match status.code() {
         // Aborted: the server ended the stream on purpose (reset, seats renumbered).
-        // ResourceExhausted: more was due than one replay may carry ("too much to replay at
-        // once"), or a limit was hit; a fresh snapshot serves either way.
+        // ResourceExhausted: more was due than a stream may hold ("too far behind": a resume
+        // from too far back, a reader that fell behind), or a limit was hit; a fresh
+        // snapshot serves either way.
         Code::Aborted | Code::ResourceExhausted => Retry::Fresh,
         Code::Unavailable | Code::Unknown | Code::Internal | Code::Cancelled | Code::DeadlineExceeded => {
             Retry::Resume

@@ -507,13 +507,9 @@ pub fn event_to_wire(seq: u64, e: &TableEvent) -> pb::Event {
         TableEvent::TurnTimedOut { seat, action } => {
             K::TurnTimedOut(pb::TurnTimedOut { seat: wire(*seat), action: Some(action_to_wire(action)) })
         }
-        TableEvent::GameStopped { why, limit } => K::GameStopped(pb::GameStop {
-            why: match why {
-                StopWhy::Moves => pb::game_stop::Why::Moves,
-                StopWhy::Time => pb::game_stop::Why::Time,
-            } as i32,
-            limit: *limit,
-        }),
+        TableEvent::GameStopped { why, limit } => {
+            K::GameStopped(pb::GameStop { why: stop_why_to_wire(*why) as i32, limit: *limit })
+        }
     };
     pb::Event { seq, audience: Some(audience_to_wire(Audience::Everyone)), kind: Some(kind) }
 }
@@ -880,11 +876,8 @@ pub fn event_from_wire(e: &pb::Event) -> Result<(u64, TableEvent), ConvertError>
             )?,
         },
         K::GameStopped(x) => TableEvent::GameStopped {
-            why: match pb::game_stop::Why::try_from(x.why) {
-                Ok(pb::game_stop::Why::Moves) => StopWhy::Moves,
-                Ok(pb::game_stop::Why::Time) => StopWhy::Time,
-                _ => return Err(bad("game_stopped.why", format!("{} is not a reason", x.why))),
-            },
+            why: stop_why_from_wire(x.why)
+                .ok_or_else(|| bad("game_stopped.why", format!("{} is not a reason", x.why)))?,
             limit: x.limit,
         },
         _ => {
@@ -1188,6 +1181,27 @@ pub fn legal_from_wire(l: &pb::Legal, rules: &r::RuleSet) -> Result<Legal, Conve
         legal.hand_game = None;
     }
     Ok(legal)
+}
+
+/// Which of the server's limits stopped a game, on the wire.
+pub fn stop_why_to_wire(why: StopWhy) -> pb::game_stop::Why {
+    match why {
+        StopWhy::Moves => pb::game_stop::Why::Moves,
+        StopWhy::Time => pb::game_stop::Why::Time,
+        StopWhy::Size => pb::game_stop::Why::Size,
+        StopWhy::Memory => pb::game_stop::Why::Memory,
+    }
+}
+
+/// Which of the server's limits stopped a game, from the wire (`None`: not a reason).
+pub fn stop_why_from_wire(why: i32) -> Option<StopWhy> {
+    match pb::game_stop::Why::try_from(why).ok()? {
+        pb::game_stop::Why::Moves => Some(StopWhy::Moves),
+        pb::game_stop::Why::Time => Some(StopWhy::Time),
+        pb::game_stop::Why::Size => Some(StopWhy::Size),
+        pb::game_stop::Why::Memory => Some(StopWhy::Memory),
+        pb::game_stop::Why::Unspecified => None,
+    }
 }
 
 #[cfg(test)]

@@ -36,6 +36,10 @@ pub enum StopWhy {
     Moves,
     /// `limit` milliseconds.
     Time,
+    /// `limit` encoded bytes of events.
+    Size,
+    /// The server's memory budget (`limit`: the game's own bytes when it stopped).
+    Memory,
 }
 
 impl TableEvent {
@@ -69,6 +73,13 @@ impl TableEvent {
             TableEvent::GameStopped { why: StopWhy::Time, limit } => {
                 let minutes = limit / 60_000;
                 format!("The game is stopped: it outlasted the server's limit of {minutes} minutes")
+            }
+            TableEvent::GameStopped { why: StopWhy::Size, limit } => {
+                let kib = limit / 1024;
+                format!("The game is stopped: its record reached the server's limit of {kib} KiB")
+            }
+            TableEvent::GameStopped { why: StopWhy::Memory, .. } => {
+                "The game is stopped: the server is short of memory".to_string()
             }
         }
     }

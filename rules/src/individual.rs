@@ -282,7 +282,7 @@ impl IndividualHand {
             return refuse("name at least one die to roll, or claim without rolling");
         }
         if dice.iter().any(|&d| d >= n) || show.iter().any(|&d| d >= n) {
-            return refuse("positions run from 1 to the number of dice");
+            return refuse("a position names no die of this hand (there are as many positions as dice)");
         }
         let (mut rolled, mut shown) = ([false; 8], [false; 8]);
         for &d in dice {

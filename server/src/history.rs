@@ -18,8 +18,10 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+use crate::budget::Held;
 use crate::convert;
-use crate::service::Dudo;
+use crate::service::{Dudo, status};
+use crate::table::TableError;
 
 /// The longest pause a replay stream makes, whatever the original pause was.
 const MAX_PAUSE: Duration = Duration::from_secs(5);
@@ -58,14 +60,20 @@ impl Dudo {
         })
     }
 
-    /// A finished game's replay, with only what a replay may show.
-    async fn replay(&self, game: &str) -> Result<pb::Replay, Status> {
+    /// A finished game's replay, with only what a replay may show, and the memory budget it
+    /// holds while it is read (decoded, a record takes about twice its stored size).
+    async fn replay(&self, game: &str) -> Result<(pb::Replay, Held), Status> {
         let store = self.records()?;
+        self.budget_room()?;
         let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(|| {
             // Echoed cut short: an error's text travels in a header of bounded size.
             let shown: String = game.chars().take(64).collect();
             Status::not_found(format!("no finished game {shown:?} (games in progress are not replayed)"))
         })?;
+        let held = self
+            .budget()
+            .hold(found.record.len().saturating_mul(3))
+            .ok_or_else(|| status(TableError::ServerBusy))?;
         let mut replay = pb::Replay::decode(found.record.as_slice())
             .map_err(|e| Status::internal(format!("game {game}: its record does not decode: {e}")))?;
         let mut events = Vec::with_capacity(replay.events.len());
@@ -79,7 +87,7 @@ impl Dudo {
         }
         replay.events = events;
         replay.event_unix_millis = times;
-        Ok(replay)
+        Ok((replay, held))
     }
 }
 
@@ -110,7 +118,8 @@ impl History for Dudo {
     }
 
     async fn get_replay(&self, request: Request<pb::GameRef>) -> Result<Response<pb::Replay>, Status> {
-        Ok(Response::new(self.replay(&request.get_ref().game).await?))
+        let (replay, _held) = self.replay(&request.get_ref().game).await?;
+        Ok(Response::new(replay))
     }
 
     async fn watch_replay(
@@ -123,7 +132,7 @@ impl History for Dudo {
         if !(0.01..=1_000_000.0).contains(&speed) {
             return Err(Status::invalid_argument(format!("speed: from 0.01 to 1000000, not {}", req.speed)));
         }
-        let replay = self.replay(&req.game).await?;
+        let (replay, held) = self.replay(&req.game).await?;
         let summary = replay.summary.clone().unwrap_or_default();
         let table = pb::TableInfo {
             id: summary.table_id.clone(),
@@ -139,7 +148,7 @@ impl History for Dudo {
         };
         let (tx, rx) = mpsc::channel(64);
         tokio::spawn(async move {
-            let _held = slot;
+            let _held = (slot, held);
             let update = |u| Ok(pb::PlayUpdate { update: Some(u) });
             if tx.send(update(pb::play_update::Update::Table(table))).await.is_err() {
                 return;

@@ -6,6 +6,7 @@
 //! shutdown future completes, so tests bind port 0.
 #![forbid(unsafe_code)]
 
+pub mod budget;
 pub mod history;
 pub mod service;
 pub mod table;
@@ -104,13 +105,27 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
+    // Every gauge is there from the start (a scrape before the first table sees zeros, not
+    // nothing), and what the memory budget holds is sampled each second.
+    for gauge in ["dudo_tables", "dudo_seats", "dudo_streams"] {
+        metrics::gauge!(gauge).set(0.0);
+    }
+    let budget = std::sync::Arc::clone(dudo.budget());
+    metrics::gauge!("dudo_memory_budget_bytes").set(budget.limit() as f64);
+    let sampler = tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            metrics::gauge!("dudo_memory_held_bytes").set(budget.used() as f64);
+        }
+    });
     let closer = dudo.clone();
     let shutdown = async move {
         shutdown.await;
         // Open streams are told and closed, so the transport stops at once.
         closer.close_all().await;
     };
-    tonic::transport::Server::builder()
+    let served = tonic::transport::Server::builder()
         // A client that vanished without closing its connection (a laptop lid, a dropped
         // network) is noticed within ~40 s, freeing its streams and its table.
         .http2_keepalive_interval(keepalive)
@@ -125,6 +140,8 @@ pub async fn serve(
         .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(HistoryServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
-        .await?;
+        .await;
+    sampler.abort();
+    served?;
     Ok(())
 }

@@ -20,13 +20,13 @@ struct Args {
     #[arg(long, env = "DUDO_MAX_TABLES", default_value_t = 10_000)]
     max_tables: usize,
     /// Tables one IP address may create.
-    #[arg(long, env = "DUDO_MAX_TABLES_PER_IP", default_value_t = 1_000)]
+    #[arg(long, env = "DUDO_MAX_TABLES_PER_IP", default_value_t = 100)]
     max_tables_per_ip: usize,
     /// Open streams per IP address.
-    #[arg(long, env = "DUDO_MAX_STREAMS_PER_IP", default_value_t = 20_000)]
+    #[arg(long, env = "DUDO_MAX_STREAMS_PER_IP", default_value_t = 1_000)]
     max_streams_per_ip: usize,
     /// Open streams per connection.
-    #[arg(long, env = "DUDO_MAX_STREAMS_PER_CONNECTION", default_value_t = 1_000)]
+    #[arg(long, env = "DUDO_MAX_STREAMS_PER_CONNECTION", default_value_t = 200)]
     max_streams_per_connection: usize,
     /// Seats a table may have.
     #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]
@@ -47,6 +47,17 @@ struct Args {
     /// move (0: no limit).
     #[arg(long, env = "DUDO_MAX_GAME_MINUTES", default_value_t = 0)]
     max_game_minutes: u64,
+    /// The largest a game's record may grow, in KiB of encoded events: a game that reaches
+    /// it is stopped (0: no limit).
+    #[arg(long, env = "DUDO_MAX_GAME_KIB", default_value_t = 16 * 1024)]
+    max_game_kib: u64,
+    /// What clients may make the server hold in all, in MiB of encoded messages: the events
+    /// of games in play, updates waiting for slow readers, replays being read. Past it, new
+    /// tables, games, streams and replays are refused (`server_busy`) and games still
+    /// growing are stopped. Set it to a fraction of the memory the server may use (in
+    /// memory a message takes two to three times its encoded size).
+    #[arg(long, env = "DUDO_MEMORY_BUDGET_MIB", default_value_t = 512)]
+    memory_budget_mib: usize,
     /// The largest message a client may send, in bytes.
     #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
     max_message_bytes: usize,
@@ -82,7 +93,10 @@ async fn main() -> anyhow::Result<()> {
     if args.log_format == "json" {
         tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_env_filter(filter).init();
     } else {
-        tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).init();
+        // Colour only on a terminal: escape codes in a log file are noise.
+        use std::io::IsTerminal;
+        let ansi = std::io::stderr().is_terminal();
+        tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(ansi).with_env_filter(filter).init();
     }
     let store = open_store(args.db.as_deref()).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
@@ -136,6 +150,8 @@ async fn main() -> anyhow::Result<()> {
         max_game_moves: args.max_game_moves,
         max_game_time: (args.max_game_minutes > 0)
             .then(|| std::time::Duration::from_secs(args.max_game_minutes.saturating_mul(60))),
+        max_game_bytes: args.max_game_kib.saturating_mul(1024),
+        memory_budget: args.memory_budget_mib.saturating_mul(1024 * 1024),
         max_message_bytes: args.max_message_bytes,
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
         keepalive: (args.keepalive_seconds > 0)

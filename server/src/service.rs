@@ -14,6 +14,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::budget::Budget;
 use crate::convert;
 use crate::table::{self, Command, Delivery, StreamEnd, Table, TableError};
 use dudo_store::Store;
@@ -176,6 +177,13 @@ pub struct Limits {
     pub max_game_moves: u64,
     /// The longest a game may last; one that outlasts it is stopped at its next move.
     pub max_game_time: Option<std::time::Duration>,
+    /// The most encoded bytes of events a game may have; a game that reaches it is stopped
+    /// (0: no limit). Bounds what one game's streams, resumes and record hold.
+    pub max_game_bytes: u64,
+    /// The bytes clients may make the server hold in all (events of games in play, updates
+    /// waiting for readers, replays being read), counted as encoded bytes: past it, new
+    /// streams, games and replays are refused and games still growing are stopped.
+    pub memory_budget: usize,
     /// How long a table lives with no call reaching it and no stream open on it.
     pub idle_table: std::time::Duration,
     /// How often to ping a quiet connection to learn whether it is still there (none: never).
@@ -186,14 +194,16 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_tables: 10_000,
-            max_tables_per_ip: 1_000,
-            max_streams_per_ip: 20_000,
-            max_streams_per_connection: 1_000,
+            max_tables_per_ip: 100,
+            max_streams_per_ip: 1_000,
+            max_streams_per_connection: 200,
             max_seats: 64,
             actions_per_second: 50,
             table_moves_per_second: 2_000,
             max_game_moves: 10_000,
             max_game_time: None,
+            max_game_bytes: 16 * 1024 * 1024,
+            memory_budget: 512 * 1024 * 1024,
             max_message_bytes: 64 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
@@ -231,6 +241,8 @@ pub struct Dudo {
     store: Option<Store>,
     /// The operator keeps ratings for ranked tables (`--ranked`).
     ranked: bool,
+    /// What clients make the server hold, against `limits.memory_budget`.
+    budget: Arc<Budget>,
 }
 
 /// Holds one of a connection's (and its IP address's) open streams; dropping it (the stream
@@ -279,7 +291,8 @@ fn join_code() -> String {
 
 impl Dudo {
     pub fn new(limits: Limits) -> Dudo {
-        Dudo { limits: Arc::new(limits), ..Dudo::default() }
+        let budget = Budget::new(limits.memory_budget);
+        Dudo { limits: Arc::new(limits), budget, ..Dudo::default() }
     }
 
     /// Keeps tables, finished games and ratings in `store`; `ranked`: tables may ask for
@@ -315,8 +328,13 @@ impl Dudo {
                 store.close_table(&id, now).await?;
                 continue;
             }
-            match Table::recover(open, store.clone(), self.limits.table_moves_per_second, self.game_length())
-            {
+            match Table::recover(
+                open,
+                store.clone(),
+                self.limits.table_moves_per_second,
+                self.game_length(),
+                Arc::clone(&self.budget),
+            ) {
                 Ok(table) => {
                     let code = table.info().join_code;
                     match self.spawn_table(table, id.clone(), code, None) {
@@ -386,7 +404,21 @@ impl Dudo {
                 .limits
                 .max_game_time
                 .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            max_bytes: self.limits.max_game_bytes,
         }
+    }
+
+    /// The server's memory budget, for what else holds client-made bytes (replays).
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
+    }
+
+    /// Refuses new work while the server holds as much as its budget allows.
+    pub(crate) fn budget_room(&self) -> Result<(), Status> {
+        if self.budget.over() || self.budget.used() >= self.budget.limit() {
+            return Err(status(TableError::ServerBusy));
+        }
+        Ok(())
     }
 
     pub fn limits(&self) -> &Limits {
@@ -484,9 +516,12 @@ impl Dudo {
         since: Option<u64>,
     ) -> Result<UpdateStream, Status> {
         let handle = self.find(table)?;
-        let (tx, rx) = table::stream_channel();
+        self.budget_room()?;
+        let (tx, rx) = table::stream_channel(Arc::clone(&self.budget));
         self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
-        let updates = rx.map(delivered);
+        // A stream the table let go of without saying why (every other end is said) fell
+        // too far behind: its reader is told so, and resumes from a snapshot.
+        let updates = rx.map(delivered).chain(tokio_stream::once(Err(status(TableError::TooFarBehind))));
         Ok(Box::pin(updates))
     }
 }
@@ -508,6 +543,7 @@ impl Lobby for Dudo {
             bounded("rules.name", &rules.name, MAX_NAME_FIELD)?;
         }
         check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
+        self.budget_room()?;
         {
             let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
             if registry.tables.len() >= self.limits.max_tables {
@@ -642,6 +678,7 @@ impl Lobby for Dudo {
                     rating_pool,
                     journalled: false,
                     length: self.game_length(),
+                    budget: Arc::clone(&self.budget),
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
@@ -796,7 +833,13 @@ impl Play for Dudo {
         // Actions coming up are sent to the table; refusals come back down the stream.
         let (refusals_tx, refusals_rx) = mpsc::channel::<Result<pb::PlayUpdate, Status>>(16);
         let service = self.clone();
+        // Refusals the service makes before the table sees a message (it does not decode as
+        // an action, it is empty) cost no table anything, so they have a budget of their
+        // own: past it, the stream is read no faster than the seat's call rate.
+        let rate = f64::from(self.limits.actions_per_second.max(1));
         tokio::spawn(async move {
+            let epoch = tokio::time::Instant::now();
+            let mut unread = table::rate::Bucket::full(rate, std::time::Duration::ZERO);
             while let Some(message) = incoming.next().await {
                 let message = match message {
                     Ok(message) => message,
@@ -819,6 +862,12 @@ impl Play for Dudo {
                     None => (None, Err(bad_request("request: empty; send an action"))),
                 };
                 if let Err(status) = outcome {
+                    if matches!(code_of(&status).as_str(), "bad_request" | "bad_action")
+                        && let Err(wait) = unread.take(rate, epoch.elapsed())
+                    {
+                        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                        let _ = unread.take(rate, epoch.elapsed());
+                    }
                     let rejected = pb::PlayUpdate {
                         update: Some(pb::play_update::Update::Rejected(pb::Rejected {
                             // Echoed only when small: a refusal must not hold a flood's bytes.

@@ -711,6 +711,8 @@ async fn prometheus_metrics_on_their_own_port() {
         "dudo_actions_total",
         "dudo_action_seconds",
         "dudo_rejections_total",
+        "dudo_memory_held_bytes",
+        "dudo_memory_budget_bytes",
     ] {
         assert!(body.contains(name), "{name} missing from:\n{body}");
     }
@@ -930,7 +932,8 @@ impl tonic::codec::Decoder for RawDecoder {
 /// no rule sets in the list.
 #[tokio::test]
 async fn list_tables_pages_through_summaries() {
-    let (addr, _stop) = server().await;
+    let limits = dudo_server::service::Limits { max_tables_per_ip: 1_000, ..Default::default() };
+    let (addr, _stop) = server_with(limits).await;
     let mut lobby = LobbyClient::new(channel(&addr).await);
     let mut made = Vec::new();
     for i in 0..120 {
@@ -1024,4 +1027,76 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
         assert_eq!(e.code(), tonic::Code::InvalidArgument, "{path}: {e:?}");
         assert!(e.message().contains(path), "{path}: {}", e.message());
     }
+}
+
+/// Streams that never read cannot make the server hold more than its memory budget, however
+/// many there are: past it, a resume is refused (`server_busy` or `too_far_behind`), and what
+/// they held is given back when they go.
+#[tokio::test]
+async fn streams_that_never_read_stay_within_the_memory_budget() {
+    let budget = 256 * 1024;
+    let limits = dudo_server::service::Limits { memory_budget: budget, ..Default::default() };
+    let (addr, _stop) = server_with(limits).await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let mut play = PlayClient::new(ch);
+    let joined = lobby.create_table(fibbing("Host", 4, Some(9))).await.unwrap().into_inner();
+    let id = joined.table.unwrap().id;
+    add_bots(&mut lobby, &id, &joined.token, 3).await;
+    let mut updates = subscribe_and_start(&mut play, &mut lobby, &id, &joined.token).await;
+    loop {
+        let update =
+            tokio::time::timeout(Duration::from_secs(10), updates.next()).await.unwrap().unwrap().unwrap();
+        match update.update.unwrap() {
+            pb::play_update::Update::Prompt(p) => {
+                let action = Some(simple_move(&p.legal.unwrap()));
+                play.act(authed(pb::ActRequest { table: id.clone(), action }, &joined.token)).await.unwrap();
+            }
+            pb::play_update::Update::Event(pb::Event {
+                kind: Some(pb::event::Kind::GameOver(_)), ..
+            }) => break,
+            _ => {}
+        }
+    }
+    drop(updates);
+    // One connection whose windows are small and never read: past them, what the server
+    // sends waits in its own queues, which is what the budget counts.
+    let stingy = tonic::transport::Endpoint::from_shared(addr.clone())
+        .unwrap()
+        .initial_connection_window_size(65_535)
+        .initial_stream_window_size(65_535)
+        .connect()
+        .await
+        .unwrap();
+    let mut watcher = PlayClient::new(stingy);
+    let resume = || pb::WatchRequest { table: id.clone(), since: Some(0) };
+    let mut held = Vec::new();
+    let mut refusal = None;
+    for _ in 0..150 {
+        match watcher.watch(resume()).await {
+            Ok(stream) => held.push(stream),
+            Err(status) => {
+                refusal = Some(status);
+                break;
+            }
+        }
+    }
+    let refusal = refusal.expect("150 resumes that never read all fitted a 256 KiB budget");
+    assert_eq!(refusal.code(), tonic::Code::ResourceExhausted, "{refusal:?}");
+    let code = refusal.metadata().get("dudo-code").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    assert!(matches!(code, "server_busy" | "too_far_behind"), "code {code}: {}", refusal.message());
+    assert!(!held.is_empty(), "not one resume fitted");
+    // They go; what they held comes back, and a resume fits again.
+    drop(held);
+    drop(watcher);
+    let mut fresh = PlayClient::new(channel(&addr).await);
+    let mut fitted = false;
+    for _ in 0..100 {
+        if fresh.watch(resume()).await.is_ok() {
+            fitted = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(fitted, "the budget was not given back");
 }

@@ -28,6 +28,7 @@ use super::log::{self, EventLog, Sink, StreamEnd};
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
 use super::seats::{SeatSlot, Seats};
+use crate::budget::Budget;
 
 /// How a table is paced: its turn clock and how long its bots think.
 #[derive(Clone, Debug, Default)]
@@ -36,12 +37,14 @@ pub struct Pacing {
     pub bot_pause: Duration,
 }
 
-/// The longest game the server lets a table play: a game that reaches either is stopped,
-/// with a `game_stopped` event, and ranked as a game of rounds ends. Zero: no limit.
+/// The longest game the server lets a table play: a game that reaches any of these is
+/// stopped, with a `game_stopped` event, and ranked as a game of rounds ends. Zero: no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GameLength {
     pub max_moves: u64,
     pub max_millis: u64,
+    /// The encoded bytes of the game's events (what its streams, resumes and record hold).
+    pub max_bytes: u64,
 }
 
 /// What a table is made with, besides its rules.
@@ -59,6 +62,9 @@ pub struct Setup {
     /// Whether the table keeps a journal (a running table keeps one when it has a store).
     pub journalled: bool,
     pub length: GameLength,
+    /// What the server lets clients make it hold; the table's events and streams count
+    /// against it.
+    pub budget: Arc<Budget>,
 }
 
 /// What an input caused, beyond the events it logged.
@@ -104,7 +110,7 @@ impl TableCore {
     /// A new table; `salt_secret` is what its dice commitments' salts are drawn from. With
     /// a journal, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup, salt_secret: [u8; 32], now: Now) -> TableCore {
-        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled, length } = setup;
+        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled, length, budget } = setup;
         let mut core = TableCore {
             id,
             code,
@@ -114,7 +120,7 @@ impl TableCore {
             rating_pool,
             seats: Seats::new(capacity),
             game: None,
-            log: EventLog::default(),
+            log: EventLog::new(budget),
             clock: pacing.clock,
             bot_pause: pacing.bot_pause,
             bot_due: None,
@@ -155,6 +161,7 @@ impl TableCore {
         code: String,
         c: &pb::TableCreated,
         length: GameLength,
+        budget: Arc<Budget>,
     ) -> Result<TableCore, TableError> {
         let bad = |why: String| TableError::Journal(why);
         let wire = c.rules.as_ref().ok_or_else(|| bad("no rules".into()))?;
@@ -173,6 +180,7 @@ impl TableCore {
             rating_pool: c.rating_pool.clone(),
             journalled: true,
             length,
+            budget,
         };
         let mut core = TableCore::new(rules, setup, secret, Now::at(0));
         core.journal.discard();
@@ -194,6 +202,11 @@ impl TableCore {
     /// Games started at this table (for game ids).
     pub fn games_started(&self) -> u32 {
         self.record.games
+    }
+
+    /// Whether the server holds more than its memory budget allows.
+    pub fn budget_exceeded(&self) -> bool {
+        self.log.budget_exceeded()
     }
 
     pub fn rate(&self) -> u32 {
@@ -422,15 +435,22 @@ impl TableCore {
         }
         let moves = self.record.played;
         let lasted = u64::try_from(now.wall.saturating_sub(self.record.started_at)).unwrap_or(0);
+        let bytes = self.log.bytes() as u64;
         let stop = if self.length.max_moves > 0 && moves >= self.length.max_moves {
             Some((StopWhy::Moves, self.length.max_moves))
         } else if self.length.max_millis > 0 && lasted >= self.length.max_millis {
             Some((StopWhy::Time, self.length.max_millis))
+        } else if self.length.max_bytes > 0 && bytes >= self.length.max_bytes {
+            Some((StopWhy::Size, self.length.max_bytes))
+        } else if self.log.budget_exceeded() {
+            // The server holds more than its budget: the games still growing stop, rather
+            // than the server running out of memory (what they played is kept).
+            Some((StopWhy::Memory, bytes))
         } else {
             None
         };
         if let Some((why, limit)) = stop {
-            tracing::info!(moves, lasted_ms = lasted, "a game reached the length limit and is stopped");
+            tracing::info!(moves, lasted_ms = lasted, bytes, ?why, "a game reached a limit and is stopped");
             let _ = self.apply(Input::Stopped { why, limit }, now);
         }
     }

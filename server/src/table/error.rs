@@ -41,8 +41,15 @@ pub enum TableError {
     /// Too many calls from one seat; `retry_after_millis` until the next is allowed.
     #[error("slow down: at most {per_second} calls a second")]
     RateLimited { per_second: u32, retry_after_millis: u64 },
-    #[error("too much to replay at once; reconnect without `since` for a fresh snapshot")]
+    /// More was due than a stream may hold: a resume from too far back, or a reader that
+    /// fell behind (or that the server's memory budget had no room for).
+    #[error(
+        "too far behind (more was due than a stream may hold); reconnect without `since` for a fresh snapshot"
+    )]
     TooFarBehind,
+    /// The server holds as much as its memory budget allows.
+    #[error("the server is at its memory budget; try again later")]
+    ServerBusy,
     /// A journal entry that cannot be replayed (recovery only).
     #[error("journal: {0}")]
     Journal(String),
@@ -79,6 +86,7 @@ impl TableError {
             TableError::NotJournalable => "not_journalable",
             TableError::RateLimited { .. } => "rate_limited",
             TableError::TooFarBehind => "too_far_behind",
+            TableError::ServerBusy => "server_busy",
             TableError::Journal(_) => "journal",
         }
     }
@@ -92,9 +100,10 @@ impl TableError {
             | TableError::HostCannotLeave => Kind::FailedPrecondition,
             TableError::NotSeated => Kind::Unauthenticated,
             TableError::NotHost => Kind::PermissionDenied,
-            TableError::TableFull { .. } | TableError::RateLimited { .. } | TableError::TooFarBehind => {
-                Kind::ResourceExhausted
-            }
+            TableError::TableFull { .. }
+            | TableError::RateLimited { .. }
+            | TableError::TooFarBehind
+            | TableError::ServerBusy => Kind::ResourceExhausted,
             TableError::NoSuchSeat { .. }
             | TableError::BadName(_)
             | TableError::NoSuchBot { .. }

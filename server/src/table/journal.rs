@@ -60,13 +60,9 @@ impl Input {
             }),
             Input::Removed { seat } => Entry::Removed(pb::SeatRemoved { seat: wire_seat(*seat) }),
             Input::Reset => Entry::Reset(pb::TableReset {}),
-            Input::Stopped { why, limit } => Entry::Stopped(pb::GameStopped {
-                why: match why {
-                    StopWhy::Moves => pb::game_stop::Why::Moves,
-                    StopWhy::Time => pb::game_stop::Why::Time,
-                } as i32,
-                limit: *limit,
-            }),
+            Input::Stopped { why, limit } => {
+                Entry::Stopped(pb::GameStopped { why: convert::stop_why_to_wire(*why) as i32, limit: *limit })
+            }
         }
     }
 
@@ -101,11 +97,7 @@ impl Input {
             Some(Entry::Removed(r)) => Input::Removed { seat: r.seat as Seat },
             Some(Entry::Reset(_)) => Input::Reset,
             Some(Entry::Stopped(s)) => Input::Stopped {
-                why: match pb::game_stop::Why::try_from(s.why) {
-                    Ok(pb::game_stop::Why::Time) => StopWhy::Time,
-                    Ok(pb::game_stop::Why::Moves) => StopWhy::Moves,
-                    _ => return Err(bad("an unknown reason to stop")),
-                },
+                why: convert::stop_why_from_wire(s.why).ok_or_else(|| bad("an unknown reason to stop"))?,
                 limit: s.limit,
             },
         })

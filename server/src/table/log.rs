@@ -10,7 +10,12 @@
 //! What a stream is sent waits in its outbox until the journal is durable, then goes to its
 //! [`Sink`] (a bounded channel). A stream whose outbox or channel is full is dropped; it
 //! resumes from its sequence number, so a slow reader never holds up the table. One copy of
-//! each update is shared by every stream it goes to.
+//! each update is shared by every stream it goes to: the log keeps its events as the updates
+//! it sent, so a resume hands out the same copies rather than making new ones.
+//!
+//! Both the kept events and what waits for each reader are counted against the server's
+//! [`Budget`]: a stream that would take it past its limit is dropped as too far behind, and a
+//! game whose events keep growing past it is stopped by the table.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,7 +23,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use dudo_proto::TableEvent;
 use dudo_proto::convert;
 use dudo_proto::v1 as pb;
-use dudo_rules::Viewer;
+use dudo_rules::{Audience, Viewer};
+
+use crate::budget::Budget;
 
 /// How many updates a stream may have waiting before it is dropped.
 pub const SUBSCRIBER_BUFFER: usize = 1024;
@@ -80,14 +87,55 @@ pub enum StreamEnd {
     Unsaved,
 }
 
+/// The bytes of updates one stream holds (queued, and not yet taken by its reader), bounded
+/// by [`SUBSCRIBER_BYTES`] and counted against the server's budget too. The table adds as it
+/// queues; whoever lets go of an update (the reader as it reads, a dropped stream) gives back.
+#[derive(Debug)]
+pub struct StreamBytes {
+    bytes: AtomicUsize,
+    budget: Arc<Budget>,
+}
+
+impl StreamBytes {
+    pub fn new(budget: Arc<Budget>) -> Arc<StreamBytes> {
+        Arc::new(StreamBytes { bytes: AtomicUsize::new(0), budget })
+    }
+
+    /// Takes `bytes` if they fit in the stream's bound and in the server's budget.
+    fn reserve(&self, bytes: usize) -> bool {
+        let fits = self
+            .bytes
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                held.checked_add(bytes).filter(|&after| after <= SUBSCRIBER_BYTES)
+            })
+            .is_ok();
+        if fits && !self.budget.try_take(bytes) {
+            self.bytes.fetch_sub(bytes, Ordering::Relaxed);
+            return false;
+        }
+        fits
+    }
+
+    /// Gives back what a delivery held (nothing for a stream's end).
+    pub fn release(&self, delivery: &Delivery) {
+        if let Delivery::Update(update) = delivery {
+            self.bytes.fetch_sub(update.bytes(), Ordering::Relaxed);
+            self.budget.give(update.bytes());
+        }
+    }
+
+    pub fn held(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
 /// Where a stream's deliveries go: in the server, a bounded channel to the gRPC stream.
 pub trait Sink: Send {
-    /// Hands over one delivery; false if the reader is gone or too far behind.
-    fn offer(&mut self, delivery: Delivery) -> bool;
+    /// Hands over one delivery; gives it back if the reader is gone or too far behind.
+    fn offer(&mut self, delivery: Delivery) -> Result<(), Delivery>;
     fn is_closed(&self) -> bool;
-    /// The bytes of updates queued for this stream and not yet taken by its reader (the
-    /// table adds as it queues, the reader takes away as it reads).
-    fn held(&self) -> &AtomicUsize;
+    /// What this stream holds, which its reader gives back as it reads.
+    fn bytes(&self) -> &StreamBytes;
 }
 
 struct Subscriber {
@@ -100,20 +148,31 @@ struct Subscriber {
 }
 
 impl Subscriber {
-    /// Queues an update; false if the subscriber is too far behind, in updates or in bytes
-    /// (it is then dropped, and resumes from its sequence number).
+    /// Queues an update; false if the subscriber is too far behind, in updates or in bytes,
+    /// or the server's budget has no room (it is then dropped, and resumes from its
+    /// sequence number).
     fn queue(&mut self, update: &Shared) -> bool {
         if self.ending {
             return true;
         }
-        let held = self.sink.held();
-        if self.outbox.len() >= SUBSCRIBER_BUFFER
-            || held.load(Ordering::Relaxed).saturating_add(update.bytes()) > SUBSCRIBER_BYTES
-        {
+        if self.outbox.len() >= SUBSCRIBER_BUFFER || !self.sink.bytes().reserve(update.bytes()) {
             return false;
         }
-        held.fetch_add(update.bytes(), Ordering::Relaxed);
         self.outbox.push(Delivery::Update(update.clone()));
+        true
+    }
+
+    /// Hands the outbox to the sink; false if the reader is gone or too far behind (what was
+    /// not taken is given back when the subscriber is dropped).
+    fn deliver(&mut self) -> bool {
+        let mut waiting = std::mem::take(&mut self.outbox).into_iter();
+        while let Some(delivery) = waiting.next() {
+            if let Err(refused) = self.sink.offer(delivery) {
+                self.outbox.push(refused);
+                self.outbox.extend(waiting);
+                return false;
+            }
+        }
         true
     }
 
@@ -130,15 +189,37 @@ impl Subscriber {
     }
 }
 
+impl Drop for Subscriber {
+    fn drop(&mut self) {
+        for delivery in &self.outbox {
+            self.sink.bytes().release(delivery);
+        }
+    }
+}
+
+/// One event of the current game, kept as the update that carried it.
+struct Kept {
+    audience: Audience,
+    update: Shared,
+    /// When it happened (Unix ms), for replays at the original pace.
+    at: i64,
+}
+
 /// The current game's events and the streams reading them.
-#[derive(Default)]
 pub struct EventLog {
     /// The sequence number of `events[0]`.
     first_seq: u64,
-    events: Vec<TableEvent>,
-    /// When each kept event happened (Unix ms), for replays at the original pace.
-    times: Vec<i64>,
+    events: Vec<Kept>,
+    /// The encoded bytes of the kept events, taken from `budget`.
+    bytes: usize,
+    budget: Arc<Budget>,
     subscribers: Vec<Subscriber>,
+}
+
+impl Drop for EventLog {
+    fn drop(&mut self) {
+        self.budget.give(self.bytes);
+    }
 }
 
 pub fn update(update: pb::play_update::Update) -> Shared {
@@ -146,6 +227,20 @@ pub fn update(update: pb::play_update::Update) -> Shared {
 }
 
 impl EventLog {
+    pub fn new(budget: Arc<Budget>) -> EventLog {
+        EventLog { first_seq: 0, events: Vec::new(), bytes: 0, budget, subscribers: Vec::new() }
+    }
+
+    /// The encoded bytes of the current game's events.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Whether the server holds more than its budget allows.
+    pub fn budget_exceeded(&self) -> bool {
+        self.budget.over()
+    }
+
     /// The sequence number the next event gets (the count of events the table ever made).
     pub fn next_seq(&self) -> u64 {
         self.first_seq + self.events.len() as u64
@@ -156,27 +251,23 @@ impl EventLog {
         self.next_seq().checked_sub(1)
     }
 
-    /// The kept events (the current game's), from sequence number [`EventLog::first_seq`].
-    pub fn kept(&self) -> impl Iterator<Item = (u64, &TableEvent, i64)> {
-        let first = self.first_seq;
-        self.events.iter().zip(&self.times).enumerate().map(move |(i, (e, &t))| (first + i as u64, e, t))
+    /// The kept events (the current game's) as they went on the wire, with their times.
+    pub fn kept(&self) -> impl Iterator<Item = (&pb::Event, i64)> {
+        self.events.iter().filter_map(|kept| match &kept.update.update {
+            Some(pb::play_update::Update::Event(event)) => Some((event, kept.at)),
+            _ => None,
+        })
     }
 
     /// Appends an event and queues it for every stream that may see it.
     pub fn append(&mut self, event: TableEvent, at: i64, game_over: bool) {
         let seq = self.next_seq();
-        let mut wire = None;
-        self.subscribers.retain_mut(|s| {
-            if !event.admits(s.viewer, game_over) {
-                return true;
-            }
-            let wire = wire.get_or_insert_with(|| {
-                update(pb::play_update::Update::Event(convert::event_to_wire(seq, &event)))
-            });
-            s.queue(wire)
-        });
-        self.events.push(event);
-        self.times.push(at);
+        let audience = event.audience();
+        let wire = update(pb::play_update::Update::Event(convert::event_to_wire(seq, &event)));
+        self.subscribers.retain_mut(|s| !audience.admits(s.viewer, game_over) || s.queue(&wire));
+        self.bytes += wire.bytes();
+        self.budget.take(wire.bytes());
+        self.events.push(Kept { audience, update: wire, at });
     }
 
     /// A new game begins (or the table was reset): the earlier events leave memory. Their
@@ -184,7 +275,7 @@ impl EventLog {
     pub fn forget(&mut self) {
         self.first_seq = self.next_seq();
         self.events.clear();
-        self.times.clear();
+        self.budget.give(std::mem::take(&mut self.bytes));
     }
 
     /// Every kept event after `since` that `viewer` may see, as updates; `None` if `since` is
@@ -196,10 +287,11 @@ impl EventLog {
         }
         let skip = usize::try_from(from - self.first_seq).unwrap_or(usize::MAX);
         Some(
-            self.kept()
+            self.events
+                .iter()
                 .skip(skip)
-                .filter(|(_, e, _)| e.admits(viewer, game_over))
-                .map(|(seq, e, _)| update(pb::play_update::Update::Event(convert::event_to_wire(seq, e))))
+                .filter(|kept| kept.audience.admits(viewer, game_over))
+                .map(|kept| kept.update.clone())
                 .collect(),
         )
     }
@@ -255,21 +347,14 @@ impl EventLog {
     /// Sends each stream what waited for the journal; drops streams that ended or cannot
     /// keep up.
     pub fn deliver(&mut self) {
-        self.subscribers.retain_mut(|s| {
-            for delivery in s.outbox.drain(..) {
-                if !s.sink.offer(delivery) {
-                    return false;
-                }
-            }
-            !s.ending
-        });
+        self.subscribers.retain_mut(|s| s.deliver() && !s.ending);
     }
 
     /// Ends every stream at once, without waiting for the journal (the table could not save:
     /// nothing unsaved is sent).
     pub fn abandon(&mut self, why: StreamEnd) {
         for mut s in self.subscribers.drain(..) {
-            s.sink.offer(Delivery::End(why));
+            let _ = s.sink.offer(Delivery::End(why));
         }
     }
 

@@ -24,7 +24,6 @@ pub mod record;
 pub mod seats;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use dudo_proto::convert;
@@ -41,10 +40,12 @@ pub use self::clock::{Clock, Now};
 pub use self::core::{GameLength, Pacing, TableCore};
 pub use self::error::TableError;
 use self::journal::Input;
+use self::log::StreamBytes;
 pub use self::log::{Delivery, StreamEnd};
 pub use self::proofs::commitment;
 use self::rate::RateLimit;
 use self::seats::{SeatBot, token_hash};
+use crate::budget::Budget;
 
 /// What a lobby call that changes the table answers: the table as its own command left it.
 pub type Answer<T = pb::TableInfo> = oneshot::Sender<Result<T, TableError>>;
@@ -141,25 +142,26 @@ pub enum RecoverError {
 /// count of bytes it holds.
 pub struct StreamSink {
     tx: mpsc::Sender<Delivery>,
-    held: Arc<AtomicUsize>,
+    bytes: Arc<StreamBytes>,
 }
 
 impl log::Sink for StreamSink {
-    fn offer(&mut self, delivery: Delivery) -> bool {
-        self.tx.try_send(delivery).is_ok()
+    fn offer(&mut self, delivery: Delivery) -> Result<(), Delivery> {
+        self.tx.try_send(delivery).map_err(mpsc::error::TrySendError::into_inner)
     }
     fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
-    fn held(&self) -> &AtomicUsize {
-        &self.held
+    fn bytes(&self) -> &StreamBytes {
+        &self.bytes
     }
 }
 
-/// The reader's end of a stream: takes deliveries, and gives back their bytes as it does.
+/// The reader's end of a stream: takes deliveries, and gives back their bytes as it does
+/// (and, when dropped, what it never read).
 pub struct StreamReader {
     rx: mpsc::Receiver<Delivery>,
-    held: Arc<AtomicUsize>,
+    bytes: Arc<StreamBytes>,
 }
 
 impl tokio_stream::Stream for StreamReader {
@@ -170,18 +172,27 @@ impl tokio_stream::Stream for StreamReader {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Delivery>> {
         let polled = self.rx.poll_recv(cx);
-        if let std::task::Poll::Ready(Some(Delivery::Update(update))) = &polled {
-            self.held.fetch_sub(update.bytes(), Ordering::Relaxed);
+        if let std::task::Poll::Ready(Some(delivery)) = &polled {
+            self.bytes.release(delivery);
         }
         polled
     }
 }
 
-/// A new stream's two ends.
-pub fn stream_channel() -> (StreamSink, StreamReader) {
+impl Drop for StreamReader {
+    fn drop(&mut self) {
+        self.rx.close();
+        while let Ok(delivery) = self.rx.try_recv() {
+            self.bytes.release(&delivery);
+        }
+    }
+}
+
+/// A new stream's two ends, its bytes counted against `budget`.
+pub fn stream_channel(budget: Arc<Budget>) -> (StreamSink, StreamReader) {
     let (tx, rx) = mpsc::channel(log::SUBSCRIBER_BUFFER);
-    let held = Arc::new(AtomicUsize::new(0));
-    (StreamSink { tx, held: Arc::clone(&held) }, StreamReader { rx, held })
+    let bytes = StreamBytes::new(budget);
+    (StreamSink { tx, bytes: Arc::clone(&bytes) }, StreamReader { rx, bytes })
 }
 
 /// A random secret, 128 bits, as hex.
@@ -268,6 +279,7 @@ impl Table {
         store: Store,
         table_rate: u32,
         length: GameLength,
+        budget: Arc<Budget>,
     ) -> Result<Table, RecoverError> {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
@@ -275,8 +287,8 @@ impl Table {
         let decoded = pb::JournalEntry::decode(first.bytes.as_slice())
             .map_err(|e| bad(first.n, TableError::Journal(e.to_string())))?;
         let Some(Entry::Created(created)) = decoded.entry else { return Err(RecoverError::NoCreation) };
-        let mut core =
-            TableCore::from_creation(open.id, open.code, &created, length).map_err(|e| bad(first.n, e))?;
+        let mut core = TableCore::from_creation(open.id, open.code, &created, length, budget)
+            .map_err(|e| bad(first.n, e))?;
         let mut next = first.n + 1;
         for entry in entries {
             let decoded = pb::JournalEntry::decode(entry.bytes.as_slice())
@@ -492,6 +504,10 @@ impl Table {
             }
             Command::Start { token, reply } => {
                 let result = self.core.seats().host_only(&token).and_then(|_| {
+                    // A game only grows: none starts while the server is at its budget.
+                    if self.core.budget_exceeded() {
+                        return Err(TableError::ServerBusy);
+                    }
                     let seed = match self.core.seed() {
                         Some(s) => seed_from_u64(s),
                         None => rand::rng().random(),

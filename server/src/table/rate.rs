@@ -16,14 +16,14 @@ use super::error::TableError;
 
 /// A token bucket: `rate` a second, bursts of twice that.
 #[derive(Clone, Copy, Debug)]
-struct Bucket {
+pub struct Bucket {
     tokens: f64,
     /// When the tokens were last counted (monotonic).
     at: Duration,
 }
 
 impl Bucket {
-    fn full(rate: f64, at: Duration) -> Bucket {
+    pub fn full(rate: f64, at: Duration) -> Bucket {
         Bucket { tokens: rate * 2.0, at }
     }
 
@@ -41,7 +41,8 @@ impl Bucket {
         Ok(())
     }
 
-    fn take(&mut self, rate: f64, now: Duration) -> Result<(), u64> {
+    /// Takes a token if one is there; otherwise how long until one is (milliseconds).
+    pub fn take(&mut self, rate: f64, now: Duration) -> Result<(), u64> {
         self.ready(rate, now)?;
         self.tokens -= 1.0;
         Ok(())

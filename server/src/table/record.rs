@@ -72,11 +72,8 @@ impl GameRecord {
             rating_pool: cx.rating_pool.to_string(),
             players,
         };
-        let (events, times) = cx
-            .log
-            .kept()
-            .map(|(seq, e, t)| (convert::event_to_wire(seq, e), u64::try_from(t).unwrap_or(0)))
-            .unzip();
+        let (events, times) =
+            cx.log.kept().map(|(event, t)| (event.clone(), u64::try_from(t).unwrap_or(0))).unzip();
         let replay = pb::Replay {
             summary: Some(crate::history::summary_to_wire(&summary)),
             rules: Some(convert::rules_to_wire(cx.rules)),

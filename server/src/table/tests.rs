@@ -14,23 +14,32 @@ use super::TableError;
 use super::clock::{Clock, Now};
 use super::core::{GameLength, Pacing, Setup, TableCore};
 use super::journal::Input;
-use super::log::{Delivery, Sink, StreamEnd};
+use super::log::{Delivery, Sink, StreamBytes, StreamEnd};
 use super::seats::{SeatBot, token_hash};
+use crate::budget::Budget;
 
-/// A stream that keeps what it is sent.
-#[derive(Clone, Default)]
-struct Kept(Arc<Mutex<Vec<Delivery>>>, Arc<AtomicUsize>);
+/// A stream that keeps what it is sent, read as soon as sent (it holds nothing).
+#[derive(Clone)]
+struct Kept(Arc<Mutex<Vec<Delivery>>>, Arc<StreamBytes>);
+
+impl Default for Kept {
+    fn default() -> Kept {
+        Kept(Arc::default(), StreamBytes::new(Budget::unlimited()))
+    }
+}
 
 impl Sink for Kept {
-    fn offer(&mut self, delivery: Delivery) -> bool {
-        self.0.lock().map(|mut v| v.push(delivery)).is_ok()
+    fn offer(&mut self, delivery: Delivery) -> Result<(), Delivery> {
+        self.1.release(&delivery);
+        if let Ok(mut kept) = self.0.lock() {
+            kept.push(delivery);
+        }
+        Ok(())
     }
     fn is_closed(&self) -> bool {
         false
     }
-    /// Read as soon as sent: holds nothing.
-    fn held(&self) -> &AtomicUsize {
-        self.1.store(0, std::sync::atomic::Ordering::Relaxed);
+    fn bytes(&self) -> &StreamBytes {
         &self.1
     }
 }
@@ -65,6 +74,7 @@ fn setup(capacity: usize, pacing: Pacing, journalled: bool, length: GameLength) 
         rating_pool: String::new(),
         journalled,
         length,
+        budget: Budget::unlimited(),
     }
 }
 
@@ -239,9 +249,14 @@ fn a_table_rebuilt_from_its_journal_is_the_same_table() {
     let Some(pb::journal_entry::Entry::Created(created)) = &entries[0].1.entry else {
         panic!("creation first")
     };
-    let mut rebuilt =
-        TableCore::from_creation(core.id().into(), core.code().into(), created, GameLength::default())
-            .unwrap();
+    let mut rebuilt = TableCore::from_creation(
+        core.id().into(),
+        core.code().into(),
+        created,
+        GameLength::default(),
+        Budget::unlimited(),
+    )
+    .unwrap();
     for (t, entry) in &entries[1..] {
         rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
     }
@@ -286,7 +301,7 @@ fn every_preset_comes_back_from_the_journal_as_it_went_in() {
 
 #[test]
 fn a_game_that_reaches_the_servers_move_limit_is_stopped_and_ranked() {
-    let setup = setup(3, Pacing::default(), true, GameLength { max_moves: 20, max_millis: 0 });
+    let setup = setup(3, Pacing::default(), true, GameLength { max_moves: 20, ..GameLength::default() });
     let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [1; 32], at(0));
     for seed in 1..4 {
         bot(&mut core, "odds", seed, at(0));
@@ -312,9 +327,14 @@ fn a_game_that_reaches_the_servers_move_limit_is_stopped_and_ranked() {
     let Some(pb::journal_entry::Entry::Created(created)) = &journal[0].1.entry else {
         panic!("creation first")
     };
-    let mut rebuilt =
-        TableCore::from_creation(core.id().into(), core.code().into(), created, GameLength::default())
-            .unwrap();
+    let mut rebuilt = TableCore::from_creation(
+        core.id().into(),
+        core.code().into(),
+        created,
+        GameLength::default(),
+        Budget::unlimited(),
+    )
+    .unwrap();
     for (t, entry) in &journal[1..] {
         rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
     }
@@ -322,18 +342,24 @@ fn a_game_that_reaches_the_servers_move_limit_is_stopped_and_ranked() {
 }
 
 /// A reader that never reads: what it is sent stays held.
-#[derive(Clone, Default)]
-struct Stuck(Arc<AtomicUsize>, Arc<AtomicUsize>);
+#[derive(Clone)]
+struct Stuck(Arc<StreamBytes>, Arc<AtomicUsize>);
+
+impl Default for Stuck {
+    fn default() -> Stuck {
+        Stuck(StreamBytes::new(Budget::unlimited()), Arc::default())
+    }
+}
 
 impl Sink for Stuck {
-    fn offer(&mut self, _: Delivery) -> bool {
+    fn offer(&mut self, _: Delivery) -> Result<(), Delivery> {
         self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        true
+        Ok(())
     }
     fn is_closed(&self) -> bool {
         false
     }
-    fn held(&self) -> &AtomicUsize {
+    fn bytes(&self) -> &StreamBytes {
         &self.0
     }
 }
@@ -361,9 +387,82 @@ fn a_reader_that_never_reads_is_dropped_once_it_holds_its_share_of_bytes() {
         }
         last = offers(&stuck);
     }
-    let held = stuck.0.load(std::sync::atomic::Ordering::Relaxed);
+    let held = stuck.0.held();
     assert!(games < 200, "the stream was never dropped");
     assert!(held <= super::log::SUBSCRIBER_BYTES, "{held} bytes held");
+}
+
+/// A table of three bots that play as soon as it settles, with `length` and `budget`.
+fn bots_table(length: GameLength, budget: Arc<Budget>) -> TableCore {
+    let mut setup = setup(3, Pacing::default(), false, length);
+    setup.budget = budget;
+    let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [1; 32], at(0));
+    for seed in 1..4 {
+        bot(&mut core, "odds", seed, at(0));
+    }
+    core
+}
+
+/// The reason the last game stopped, from a stream that saw it.
+fn stopped(stream: &Kept) -> Option<pb::GameStop> {
+    stream.updates().into_iter().find_map(|u| match u {
+        Up::Event(pb::Event { kind: Some(pb::event::Kind::GameStopped(s)), .. }) => Some(s),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_game_whose_events_reach_the_servers_size_limit_is_stopped() {
+    let mut core = bots_table(GameLength { max_bytes: 4_000, ..GameLength::default() }, Budget::unlimited());
+    let spectator = watch(&mut core, None, None, at(0));
+    start(&mut core, at(1));
+    core.deliver();
+    let stop = stopped(&spectator).expect("a game_stopped event");
+    assert_eq!(stop.why, pb::game_stop::Why::Size as i32);
+    assert_eq!(stop.limit, 4_000);
+    assert!(core.game().is_some_and(dudo_rules::Game::is_over));
+}
+
+#[test]
+fn games_stop_growing_when_the_server_is_past_its_memory_budget_and_give_it_back() {
+    let budget = Budget::new(6_000);
+    let mut core = bots_table(GameLength::default(), Arc::clone(&budget));
+    let spectator = watch(&mut core, None, None, at(0));
+    start(&mut core, at(1));
+    core.deliver();
+    let stop = stopped(&spectator).expect("a game_stopped event");
+    assert_eq!(stop.why, pb::game_stop::Why::Memory as i32);
+    assert!(budget.used() > 0, "the stopped game's events are still held");
+    drop(core);
+    assert_eq!(budget.used(), 0, "a table gone gives back everything it held");
+}
+
+#[test]
+fn resumed_streams_share_the_logs_copies_and_a_reader_that_never_reads_stays_within_the_budget() {
+    let budget = Budget::new(64 * 1024);
+    let mut core = bots_table(GameLength::default(), Arc::clone(&budget));
+    start(&mut core, at(1));
+    core.deliver();
+    let log_bytes = budget.used();
+    assert!(log_bytes > 0);
+    // A resume from the start hands out the log's own updates, not new ones.
+    let mut readers = Vec::new();
+    let mut refused = 0;
+    for _ in 0..100 {
+        let (sink, reader) = super::stream_channel(Arc::clone(&budget));
+        match core.subscribe(None, Some(0), Box::new(sink), at(2)) {
+            Ok(()) => readers.push(reader),
+            Err(TableError::TooFarBehind) => refused += 1,
+            Err(e) => panic!("{e}"),
+        }
+        core.deliver();
+    }
+    assert!(refused > 0, "resumes past the budget are refused");
+    assert!(!readers.is_empty());
+    assert!(budget.used() <= 64 * 1024, "{} held", budget.used());
+    // Readers that go away give back what they never read.
+    drop(readers);
+    assert_eq!(budget.used(), log_bytes);
 }
 
 #[test]
