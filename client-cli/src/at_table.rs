@@ -149,9 +149,7 @@ impl AtTable {
     fn set_table(&mut self, mut table: pb::TableInfo, rules: Arc<RuleSet>) {
         // Everything the server names is printed: made safe once, here.
         for p in &mut table.players {
-            if let Cow::Owned(name) = safe(&p.name) {
-                p.name = name;
-            }
+            p.name = render::account_name(&p.name, p.account);
         }
         if let Cow::Owned(code) = safe(&table.join_code) {
             table.join_code = code;

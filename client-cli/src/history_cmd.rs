@@ -74,6 +74,9 @@ pub struct HistoryArgs {
     /// Games a player (by name, any case) or a built-in bot (by kind: odds) played in.
     #[arg(long)]
     pub player: Option<String>,
+    /// Games an account played (by its name, any case; not a guest who took that name).
+    #[arg(long)]
+    pub account: Option<String>,
     /// Games under these rules (a preset name, as `dudo rules` lists them; a table's changed
     /// settings keep its preset's name).
     #[arg(long)]
@@ -134,7 +137,7 @@ fn when(text: &str) -> anyhow::Result<u64> {
 }
 
 /// Unix milliseconds as `2026-11-22 18:04` (UTC).
-fn date(millis: u64) -> String {
+pub fn date_time(millis: u64) -> String {
     let at = UNIX_EPOCH + Duration::from_secs(millis / 1000);
     let text = humantime::format_rfc3339_seconds(at).to_string();
     text.get(..16).map(|t| t.replace('T', " ")).unwrap_or(text)
@@ -143,7 +146,7 @@ fn date(millis: u64) -> String {
 fn players_line(g: &pb::GameSummary) -> String {
     let mut players: Vec<&pb::GamePlayer> = g.players.iter().collect();
     players.sort_by_key(|p| if p.place == 0 { u32::MAX } else { p.place });
-    players.iter().map(|p| safe(&p.name)).collect::<Vec<_>>().join(" > ")
+    players.iter().map(|p| render::account_name(&p.name, p.account)).collect::<Vec<_>>().join(" > ")
 }
 
 pub fn history(mut args: HistoryArgs) -> anyhow::Result<ExitCode> {
@@ -156,6 +159,7 @@ pub fn history(mut args: HistoryArgs) -> anyhow::Result<ExitCode> {
         since_unix_millis: args.since.as_deref().map(when).transpose()?,
         until_unix_millis: args.until.as_deref().map(when).transpose()?,
         limit: args.limit,
+        account: args.account.unwrap_or_default(),
     };
     crate::net::runtime()?.block_on(async move {
         let Some(client) = args.from.connect().await? else { return Ok(ExitCode::SUCCESS) };
@@ -176,7 +180,8 @@ pub fn history(mut args: HistoryArgs) -> anyhow::Result<ExitCode> {
             } else {
                 format!("  [{}]", safe(&g.rating_pool))
             };
-            let (finished, rules, finish) = (date(g.finished_unix_millis), safe(&g.preset), players_line(g));
+            let (finished, rules, finish) =
+                (date_time(g.finished_unix_millis), safe(&g.preset), players_line(g));
             writeln!(out, "{:<20} {finished:<16} {rules:<18} {finish}{rated}", safe(&g.id))?;
         }
         // The same source again: a server's games are only on that server.
@@ -282,7 +287,7 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
             "Game {} — {} — {}",
             safe(&summary.id),
             safe(&summary.preset),
-            date(summary.started_unix_millis)
+            date_time(summary.started_unix_millis)
         )),
         format!("Finish: {}", players_line(&summary)),
     ]];

@@ -173,6 +173,31 @@ fn pick(
 }
 
 /// The seat this user holds at `table` on the server, remembered from create or join.
+/// The name and account token a new seat is taken with on `server`: the account kept for
+/// the server, unless `--name` names someone else (a guest seat, as for a friend at this
+/// machine).
+fn seat_as(server: &str, name: Option<&str>) -> (String, Option<String>) {
+    match (name, crate::account_cmd::for_server(server)) {
+        (Some(n), Some((account, token)))
+            if account.is_empty() || account.to_lowercase() == n.to_lowercase() =>
+        {
+            (n.to_string(), Some(token))
+        }
+        (Some(n), Some((account, _))) => {
+            println!("(As a guest named {}: your account here is {}.)", safe(n), safe(&account));
+            (n.to_string(), None)
+        }
+        (None, Some((account, token))) => (account, Some(token)),
+        (Some(n), None) => (n.to_string(), None),
+        (None, None) => (default_name(), None),
+    }
+}
+
+/// The name the table gave a seat (an account's own, whatever was asked).
+fn seated_name(key: &SeatKey, asked: &str) -> String {
+    key.info.players.get(key.seat as usize).map_or_else(|| asked.to_string(), |p| p.name.clone())
+}
+
 fn held(server: &str, table: &str, name: Option<&str>, host: bool) -> anyhow::Result<SeatKey> {
     let saved = pick(seats::held(server, table), name, host, table, server)?;
     Ok(SeatKey::saved(saved.table, saved.seat, saved.token))
@@ -181,7 +206,7 @@ fn held(server: &str, table: &str, name: Option<&str>, host: bool) -> anyhow::Re
 pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
     args.server = args.server.resolved();
-    let name = args.name.clone().unwrap_or_else(default_name);
+    let (name, account) = seat_as(&args.server.server, args.name.as_deref());
     let request = dudo_client::dudo_proto::v1::CreateTableRequest {
         name: name.clone(),
         seats: args.seats.unwrap_or(0),
@@ -193,9 +218,9 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         ..args.rules.request()?
     };
     crate::net::runtime()?.block_on(async move {
-        let client = args.server.connect().await?;
+        let client = args.server.connect().await?.with_account(account);
         let key = client.create(request).await?;
-        save(&args.server.server, &key, &name, true);
+        save(&args.server.server, &key, &seated_name(&key, &name), true);
         println!("Table created: {}", table_line(&key.info));
         println!("Join code: {}", safe(&key.info.join_code));
         println!("Link:      {}", safe(&key.info.link));
@@ -220,8 +245,8 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
     args.server = args.server.for_table(&args.table);
-    let name = args.name.clone().unwrap_or_else(default_name);
     let server = args.server.server.clone();
+    let (name, account) = seat_as(&server, args.name.as_deref());
     let held = seats::held(&server, &args.table);
     // Back to a seat held already (after a crash, or from another terminal): the one under
     // the name asked for, or the only one when no name is given. A name this account holds
@@ -237,7 +262,7 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
         None => held.first().cloned(),
     };
     crate::net::runtime()?.block_on(async move {
-        let client = args.server.connect().await?;
+        let client = args.server.connect().await?.with_account(account);
         let key = match back {
             Some(saved) => match client.seat(&saved.table, saved.seat, saved.token.clone()).await {
                 Ok(key) => {
@@ -280,7 +305,7 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
 
 async fn take_seat(client: &Client, server: &str, table: &str, name: &str) -> anyhow::Result<SeatKey> {
     let key = client.join(table, name).await?;
-    save(server, &key, name, false);
+    save(server, &key, &seated_name(&key, name), false);
     println!("You sit at seat {} of table {}.", key.seat, safe(&key.info.join_code));
     Ok(key)
 }

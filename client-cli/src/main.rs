@@ -4,6 +4,7 @@
 //! Every subcommand lives in its own module; this file only parses the command line.
 #![forbid(unsafe_code)]
 
+mod account_cmd;
 mod arena;
 mod at_table;
 mod history_cmd;
@@ -73,6 +74,11 @@ enum Command {
     /// Examples: dudo host --table KQMTRB add-bot odds; dudo host --table KQMTRB settings dice.faces=8;
     /// dudo host --table KQMTRB start
     Host(lobby_cmd::HostArgs),
+    /// An account of your own on a server (for rated play), and its API tokens.
+    ///
+    /// Examples: dudo account register Ana --server HOST:50051; dudo account show;
+    /// dudo account token new --label laptop; dudo account register Robo --bot
+    Account(account_cmd::AccountArgs),
     /// Leave a table (before the start, or before the first call of a round).
     ///
     /// Example: dudo leave KQMTRB
@@ -195,6 +201,7 @@ fn main() -> std::process::ExitCode {
         Command::Watch(a) => lobby_cmd::watch(a),
         Command::Host(a) => lobby_cmd::host(a),
         Command::Leave(a) => lobby_cmd::leave(a),
+        Command::Account(a) => account_cmd::run(a),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "dudo", &mut std::io::stdout());
             Ok(std::process::ExitCode::SUCCESS)

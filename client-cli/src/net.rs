@@ -9,7 +9,7 @@ use dudo_client::dudo_proto::v1 as pb;
 pub struct ServerArgs {
     /// The server's address, host:port [default: for a table you hold a seat at, the server
     /// you took it on; otherwise 127.0.0.1:50051].
-    #[arg(long = "server", env = "DUDO_SERVER", value_name = "HOST:PORT")]
+    #[arg(long = "server", env = "DUDO_SERVER", value_name = "HOST:PORT", global = true)]
     given: Option<String>,
     /// The address in use: given, remembered for the table, or the default.
     #[arg(skip = DEFAULT_SERVER.to_string())]

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::io::IsTerminal;
 
 use dudo_client::TableEvent;
+use dudo_client::dudo_proto::v1 as pb;
 use dudo_rules::describe::{describe_in, exact_call_on, place_text};
 use dudo_rules::event::Counted;
 use dudo_rules::game::{Legal, PlayerView, View};
@@ -23,6 +24,16 @@ use crate::input::Word;
 /// characters (escapes, carriage returns, newlines), bidirectional overrides and invisible
 /// formatting characters are shown as `\u{…}` escapes, so that no server, old or hostile,
 /// can colour the terminal, move its cursor or fake a line of the game.
+/// A name as shown, made safe, with its account's kind where it has one: a bot account's
+/// seat reads "Robo [bot]" wherever the name is (a person's account and a guest read plain;
+/// the server's own bots are named "Alba (odds bot)" already).
+pub fn account_name(name: &str, account: i32) -> String {
+    match pb::AccountKind::try_from(account) {
+        Ok(pb::AccountKind::Bot) => format!("{} [bot]", safe(name)),
+        _ => safe(name).into_owned(),
+    }
+}
+
 pub fn safe(text: &str) -> Cow<'_, str> {
     fn unsafe_char(c: char) -> bool {
         c.is_control()

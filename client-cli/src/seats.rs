@@ -43,24 +43,31 @@ fn dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/dudo"))
 }
 
-fn load() -> Vec<Saved> {
-    dir()
-        .and_then(|d| std::fs::read_to_string(d.join("seats.json")).ok())
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default()
+/// A file of secrets in dudo's directory, if it is there.
+pub fn read_private(file: &str) -> Option<String> {
+    dir().and_then(|d| std::fs::read_to_string(d.join(file)).ok())
 }
 
-fn store(seats: &[Saved]) -> std::io::Result<()> {
+/// Writes a file of secrets (tokens) in dudo's directory: the user's alone (0600) from the
+/// moment it exists.
+pub fn write_private(file: &str, text: &str) -> std::io::Result<()> {
     let Some(dir) = dir() else { return Ok(()) };
     std::fs::create_dir_all(&dir)?;
-    let text = serde_json::to_string_pretty(seats).map_err(std::io::Error::other)?;
-    let path = dir.join("seats.json");
+    let path = dir.join(file);
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
-    // The tokens are secrets: the file is the user's alone from the moment it exists.
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     std::io::Write::write_all(&mut options.open(&path)?, text.as_bytes())
+}
+
+fn load() -> Vec<Saved> {
+    read_private("seats.json").and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+}
+
+fn store(seats: &[Saved]) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(seats).map_err(std::io::Error::other)?;
+    write_private("seats.json", &text)
 }
 
 /// The seats held at `table` (an id, a join code or a link) on `server`, oldest first.

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use dudo_proto::convert::{self, ConvertError};
 use dudo_proto::v1 as pb;
+use dudo_proto::v1::accounts_client::AccountsClient;
 use dudo_proto::v1::history_client::HistoryClient;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::play_client::PlayClient;
@@ -104,7 +105,10 @@ pub struct Client {
     lobby: LobbyClient<Channel>,
     play: PlayClient<Channel>,
     history: HistoryClient<Channel>,
+    accounts: AccountsClient<Channel>,
     addr: String,
+    /// The account's API token: seats taken by this client are the account's.
+    account: Option<String>,
 }
 
 /// `host:port` or a URL, as an endpoint tonic can dial.
@@ -131,9 +135,74 @@ impl Client {
         Ok(Client {
             lobby: LobbyClient::new(channel.clone()),
             play: PlayClient::new(channel.clone()),
-            history: HistoryClient::new(channel),
+            history: HistoryClient::new(channel.clone()),
+            accounts: AccountsClient::new(channel),
             addr: addr.into(),
+            account: None,
         })
+    }
+
+    /// This client, taking seats as the account whose API token is `token` (`None`: as a
+    /// guest). The account calls are made with it too.
+    pub fn with_account(mut self, token: Option<String>) -> Client {
+        self.account = token;
+        self
+    }
+
+    /// Whether seats are taken as an account.
+    pub fn has_account(&self) -> bool {
+        self.account.is_some()
+    }
+
+    /// `message`, carrying the account's token when there is one.
+    fn as_account<T>(&self, message: T) -> Result<tonic::Request<T>, ClientError> {
+        let mut request = tonic::Request::new(message);
+        if let Some(token) = &self.account {
+            let value = format!("Bearer {token}").parse().map_err(|_| ClientError::Token)?;
+            request.metadata_mut().insert("authorization", value);
+        }
+        Ok(request)
+    }
+
+    /// Registers an account (with the admin token as this client's account token, on a
+    /// server where only the admin registers); its first API token comes back, shown once.
+    pub async fn register(&self, name: &str, bot: bool, label: &str) -> Result<pb::Registered, ClientError> {
+        let kind = if bot { pb::AccountKind::Bot } else { pb::AccountKind::Person };
+        let request = self.as_account(pb::RegisterRequest {
+            name: name.into(),
+            kind: kind as i32,
+            token_label: label.into(),
+        })?;
+        Ok(self.accounts.clone().register(request).await?.into_inner())
+    }
+
+    /// The account this client's token belongs to.
+    pub async fn who_am_i(&self) -> Result<pb::Account, ClientError> {
+        Ok(self.accounts.clone().who_am_i(self.as_account(pb::WhoAmIRequest {})?).await?.into_inner())
+    }
+
+    /// A new API token for this client's account.
+    pub async fn new_token(&self, label: &str) -> Result<pb::NewApiToken, ClientError> {
+        let request = self.as_account(pb::NewTokenRequest { label: label.into() })?;
+        Ok(self.accounts.clone().new_token(request).await?.into_inner())
+    }
+
+    /// The account's tokens (the admin: `account`'s).
+    pub async fn tokens(&self, account: &str) -> Result<Vec<pb::ApiTokenInfo>, ClientError> {
+        let request = self.as_account(pb::ListTokensRequest { account: account.into() })?;
+        Ok(self.accounts.clone().list_tokens(request).await?.into_inner().tokens)
+    }
+
+    /// Revokes one of the account's tokens (the admin: one of `account`'s).
+    pub async fn revoke_token(&self, id: &str, account: &str) -> Result<pb::ApiTokenInfo, ClientError> {
+        let request = self.as_account(pb::RevokeTokenRequest { id: id.into(), account: account.into() })?;
+        Ok(self.accounts.clone().revoke_token(request).await?.into_inner())
+    }
+
+    /// The admin: suspends an account, or lifts its suspension.
+    pub async fn suspend(&self, name: &str, suspended: bool) -> Result<pb::Account, ClientError> {
+        let request = self.as_account(pb::SuspendAccountRequest { name: name.into(), suspended })?;
+        Ok(self.accounts.clone().suspend_account(request).await?.into_inner())
     }
 
     /// The address this client dialled.
@@ -148,12 +217,13 @@ impl Client {
 
     /// Creates a table; the creator holds seat 0 and is its host.
     pub async fn create(&self, request: pb::CreateTableRequest) -> Result<SeatKey, ClientError> {
+        let request = self.as_account(request)?;
         SeatKey::from_joined(self.lobby.clone().create_table(request).await?.into_inner())
     }
 
     /// Takes the next free seat at a table named by id, join code or link.
     pub async fn join(&self, table: &str, name: &str) -> Result<SeatKey, ClientError> {
-        let request = pb::JoinTableRequest { table: table.into(), name: name.into() };
+        let request = self.as_account(pb::JoinTableRequest { table: table.into(), name: name.into() })?;
         SeatKey::from_joined(self.lobby.clone().join_table(request).await?.into_inner())
     }
 

@@ -42,6 +42,11 @@ pub fn summary_to_wire(s: &GameSummary) -> pb::GameSummary {
                 name: p.name.clone(),
                 bot: p.bot.clone(),
                 place: p.place,
+                account: match p.account_kind.as_str() {
+                    "bot" => pb::AccountKind::Bot,
+                    "person" => pb::AccountKind::Person,
+                    _ => pb::AccountKind::None,
+                } as i32,
             })
             .collect(),
         rating_pool: s.rating_pool.clone(),
@@ -112,6 +117,7 @@ impl History for Dudo {
             since: millis(req.since_unix_millis, "since_unix_millis")?,
             until: millis(req.until_unix_millis, "until_unix_millis")?,
             limit: req.limit,
+            account: req.account.trim().to_string(),
         };
         let games = self.records()?.games(&filter).await.map_err(store_error)?;
         Ok(Response::new(pb::ListGamesResponse { games: games.iter().map(summary_to_wire).collect() }))
@@ -141,7 +147,12 @@ impl History for Dudo {
             players: summary
                 .players
                 .iter()
-                .map(|p| pb::SeatInfo { seat: p.seat, name: p.name.clone(), bot: p.bot.clone() })
+                .map(|p| pb::SeatInfo {
+                    seat: p.seat,
+                    name: p.name.clone(),
+                    bot: p.bot.clone(),
+                    account: p.account,
+                })
                 .collect(),
             state: pb::TableState::Playing as i32,
             ..pb::TableInfo::default()

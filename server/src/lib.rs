@@ -6,6 +6,7 @@
 //! shutdown future completes, so tests bind port 0.
 #![forbid(unsafe_code)]
 
+pub mod accounts;
 pub mod budget;
 pub mod history;
 pub mod service;
@@ -13,6 +14,7 @@ pub mod table;
 
 use std::future::Future;
 
+use dudo_proto::v1::accounts_server::AccountsServer;
 use dudo_proto::v1::history_server::HistoryServer;
 use dudo_proto::v1::lobby_server::LobbyServer;
 use dudo_proto::v1::play_server::PlayServer;
@@ -59,6 +61,8 @@ pub struct Setup {
     /// Bring back the store's open tables at start (false for a server that only reads
     /// records beside the one that runs the tables).
     pub recover: bool,
+    /// Who may register accounts, and the admin token.
+    pub accounts: accounts::AccountSettings,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -85,7 +89,8 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let max_message = setup.limits.max_message_bytes;
     let keepalive = setup.limits.keepalive;
-    let dudo = service::Dudo::new(setup.limits).with_store(setup.store, setup.ranked);
+    let dudo =
+        service::Dudo::new(setup.limits).with_store(setup.store, setup.ranked).with_accounts(setup.accounts);
     if setup.recover {
         let recovered = dudo.recover().await?;
         if recovered > 0 {
@@ -96,6 +101,7 @@ pub async fn serve(
     health.set_serving::<LobbyServer<service::Dudo>>().await;
     health.set_serving::<PlayServer<service::Dudo>>().await;
     health.set_serving::<HistoryServer<service::Dudo>>().await;
+    health.set_serving::<AccountsServer<service::Dudo>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -138,7 +144,8 @@ pub async fn serve(
         .add_service(reflection_alpha)
         .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(HistoryServer::new(dudo).max_decoding_message_size(max_message))
+        .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
+        .add_service(AccountsServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await;
     sampler.abort();

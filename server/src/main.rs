@@ -78,6 +78,17 @@ struct Args {
     /// Keep ratings for tables created as ranked (the arena's ratings are always kept).
     #[arg(long, env = "DUDO_RANKED")]
     ranked: bool,
+    /// Who may register accounts: `open` (anyone) or `admin` (only with the admin token).
+    #[arg(long, env = "DUDO_REGISTRATION", default_value = "open", value_parser = ["open", "admin"])]
+    registration: String,
+    /// The admin token: registers accounts when registration is `admin`, suspends accounts
+    /// and revokes their tokens. Prefer DUDO_ADMIN_TOKEN or --admin-token-file to a flag
+    /// (a flag shows in `ps`). Never logged.
+    #[arg(long, env = "DUDO_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// A file holding the admin token (its first line).
+    #[arg(long, env = "DUDO_ADMIN_TOKEN_FILE", conflicts_with = "admin_token")]
+    admin_token_file: Option<std::path::PathBuf>,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
     metrics_listen: Option<std::net::SocketAddr>,
@@ -157,7 +168,26 @@ async fn main() -> anyhow::Result<()> {
         keepalive: (args.keepalive_seconds > 0)
             .then(|| std::time::Duration::from_secs(args.keepalive_seconds)),
     };
-    let setup = dudo_server::Setup { limits, store, ranked: args.ranked, recover: true };
+    let admin_token = match &args.admin_token_file {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("--admin-token-file {}: {e}", path.display()))?
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        None => args.admin_token.clone(),
+    };
+    let registration = match args.registration.as_str() {
+        "admin" => dudo_server::accounts::Registration::Admin,
+        _ => dudo_server::accounts::Registration::Open,
+    };
+    if registration == dudo_server::accounts::Registration::Admin && admin_token.is_none() {
+        anyhow::bail!("--registration admin needs an admin token (DUDO_ADMIN_TOKEN or --admin-token-file)");
+    }
+    let accounts = dudo_server::accounts::AccountSettings::new(registration, admin_token.as_deref());
+    let setup = dudo_server::Setup { limits, store, ranked: args.ranked, recover: true, accounts };
     dudo_server::serve(listener, setup, shutdown).await?;
     Ok(())
 }

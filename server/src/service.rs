@@ -14,6 +14,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::accounts::AccountSettings;
 use crate::budget::Budget;
 use crate::convert;
 use crate::table::{self, Command, Delivery, StreamEnd, Table, TableError};
@@ -243,6 +244,8 @@ pub struct Dudo {
     ranked: bool,
     /// What clients make the server hold, against `limits.memory_budget`.
     budget: Arc<Budget>,
+    /// Who may register, and the admin's token (hashed).
+    accounts: AccountSettings,
 }
 
 /// Holds one of a connection's (and its IP address's) open streams; dropping it (the stream
@@ -293,6 +296,16 @@ impl Dudo {
     pub fn new(limits: Limits) -> Dudo {
         let budget = Budget::new(limits.memory_budget);
         Dudo { limits: Arc::new(limits), budget, ..Dudo::default() }
+    }
+
+    /// With these account settings (registration, the admin token).
+    pub fn with_accounts(mut self, accounts: AccountSettings) -> Dudo {
+        self.accounts = accounts;
+        self
+    }
+
+    pub(crate) fn account_settings(&self) -> &AccountSettings {
+        &self.accounts
     }
 
     /// Keeps tables, finished games and ratings in `store`; `ranked`: tables may ask for
@@ -535,8 +548,9 @@ impl Lobby for Dudo {
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
         let ip = request.remote_addr().map(|a| a.ip());
+        table::seats::seat_name(&request.get_ref().name).map_err(status)?;
+        let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
         let req = request.into_inner();
-        table::seats::seat_name(&req.name).map_err(status)?;
         bounded("preset", &req.preset, MAX_NAME_FIELD)?;
         bounded("rating_pool", &req.rating_pool, MAX_NAME_FIELD)?;
         if let Some(rules) = &req.rules {
@@ -610,6 +624,8 @@ impl Lobby for Dudo {
                     "rating_pool: this server keeps no records, so no ratings (it runs with --db none)",
                 ));
             }
+            // Refused before a table is made for it (the table would refuse the seat).
+            "ranked" if account.is_none() => return Err(status(TableError::AccountRequired)),
             pool @ ("ranked" | "arena") => pool.to_string(),
             other => {
                 return Err(bad_request(format!(
@@ -686,7 +702,7 @@ impl Lobby for Dudo {
         );
         let handle = self.spawn_table(table, id, code, ip)?;
         let (seat, token, info) =
-            self.command(&handle, |reply| Command::Join { name: req.name, reply }).await?;
+            self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
         // Counted only once the table exists: a refused request costs nothing.
         if let (Some(ip), Ok(mut counts)) = (ip, self.per_ip.lock()) {
             *counts.tables.entry(ip).or_default() += 1;
@@ -698,10 +714,10 @@ impl Lobby for Dudo {
         &self,
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
-        let req = request.into_inner();
-        let handle = self.find(&req.table)?;
+        let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
+        let handle = self.find(&request.get_ref().table)?;
         let (seat, token, info) =
-            self.command(&handle, |reply| Command::Join { name: req.name, reply }).await?;
+            self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
         Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token }))
     }
 

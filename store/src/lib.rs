@@ -11,6 +11,7 @@
 //! ([`Store::write`] returns once the batch is committed).
 #![forbid(unsafe_code)]
 
+pub mod accounts;
 pub mod elo;
 
 use std::borrow::Cow;
@@ -57,6 +58,12 @@ pub enum StoreError {
     Create { path: String, source: std::io::Error },
     #[error("cannot open the database {path}: its lock file {path}.lock: {source}")]
     Lock { path: String, source: std::io::Error },
+    /// An account's name is taken (as the server compares names).
+    #[error("the name {name:?} is taken")]
+    NameTaken { name: String },
+    /// An account holds as many tokens as it may.
+    #[error("an account holds at most {max} tokens; revoke one first")]
+    TooManyTokens { max: usize },
 }
 
 /// Where dudo keeps its files: `$DUDO_HOME`, or `$XDG_DATA_HOME/dudo`, or
@@ -171,6 +178,9 @@ pub struct GamePlayer {
     pub bot: String,
     /// 1 for the winner.
     pub place: u32,
+    /// The kind of account that played the seat ("person", "bot"; "" for a guest or a
+    /// built-in bot).
+    pub account_kind: String,
 }
 
 impl GamePlayer {
@@ -201,6 +211,8 @@ pub struct GameFilter {
     pub until: Option<i64>,
     /// At most this many, newest first (0: 50).
     pub limit: u32,
+    /// Games an account played (its name, any case); empty: any.
+    pub account: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -246,19 +258,18 @@ const ROWS_PER_INSERT: usize = 500;
 
 fn migrator(backend: Backend) -> Migrator {
     // One schema for both databases, written in SQLite's words; PostgreSQL calls a blob BYTEA.
-    let sql = include_str!("../migrations/0001_records.sql");
-    let sql = match backend {
-        Backend::Sqlite => Cow::Borrowed(sql),
-        Backend::Postgres => Cow::Owned(sql.replace("BLOB", "BYTEA")),
+    let migration = |version: i64, name: &'static str, sql: &'static str| {
+        let sql = match backend {
+            Backend::Sqlite => Cow::Borrowed(sql),
+            Backend::Postgres => Cow::Owned(sql.replace("BLOB", "BYTEA")),
+        };
+        Migration::new(version, Cow::Borrowed(name), MigrationType::Simple, sql, false)
     };
     Migrator {
-        migrations: Cow::Owned(vec![Migration::new(
-            1,
-            Cow::Borrowed("records"),
-            MigrationType::Simple,
-            sql,
-            false,
-        )]),
+        migrations: Cow::Owned(vec![
+            migration(1, "records", include_str!("../migrations/0001_records.sql")),
+            migration(2, "accounts", include_str!("../migrations/0002_accounts.sql")),
+        ]),
         ..Migrator::DEFAULT
     }
 }
@@ -528,6 +539,8 @@ impl Store {
                                             OR LOWER(p.name) = LOWER($1) || ' (' || p.bot || ' bot)'))) \
                AND ($2 = '' OR preset = $2) \
                AND finished_at >= $3 AND finished_at <= $4 \
+               AND ($6 = '' OR EXISTS (SELECT 1 FROM game_players a WHERE a.game_id = g.id \
+                                       AND a.account_kind <> '' AND LOWER(a.name) = LOWER($6))) \
              ORDER BY finished_at DESC, id DESC LIMIT $5",
         )
         .bind(&filter.player)
@@ -535,6 +548,7 @@ impl Store {
         .bind(filter.since.unwrap_or(i64::MIN))
         .bind(filter.until.unwrap_or(i64::MAX))
         .bind(i64::from(limit))
+        .bind(&filter.account)
         .fetch_all(&self.reads)
         .await?;
         let mut games = rows.iter().map(summary_of).collect::<Result<Vec<_>, sqlx::Error>>()?;
@@ -542,7 +556,7 @@ impl Store {
         for chunk in games.chunks_mut(ROWS_PER_INSERT) {
             let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
             let sql = format!(
-                "SELECT game_id, seat, name, bot, place FROM game_players WHERE game_id IN ({}) ORDER BY game_id, seat",
+                "SELECT game_id, seat, name, bot, place, account_kind FROM game_players WHERE game_id IN ({}) ORDER BY game_id, seat",
                 placeholders.join(", ")
             );
             let mut query = sqlx::query(&sql);
@@ -561,11 +575,12 @@ impl Store {
     }
 
     async fn players(&self, game: &str) -> Result<Vec<GamePlayer>, StoreError> {
-        let rows =
-            sqlx::query("SELECT seat, name, bot, place FROM game_players WHERE game_id = $1 ORDER BY seat")
-                .bind(game)
-                .fetch_all(&self.reads)
-                .await?;
+        let rows = sqlx::query(
+            "SELECT seat, name, bot, place, account_kind FROM game_players WHERE game_id = $1 ORDER BY seat",
+        )
+        .bind(game)
+        .fetch_all(&self.reads)
+        .await?;
         Ok(rows.iter().map(player_of).collect::<Result<Vec<_>, sqlx::Error>>()?)
     }
 
@@ -638,6 +653,7 @@ fn player_of(r: &sqlx::any::AnyRow) -> Result<GamePlayer, sqlx::Error> {
         name: r.try_get("name")?,
         bot: r.try_get("bot")?,
         place: u32::try_from(r.try_get::<i64, _>("place")?).unwrap_or(0),
+        account_kind: r.try_get("account_kind")?,
     })
 }
 
@@ -760,12 +776,15 @@ async fn insert_game(
         return Ok(());
     }
     for p in &s.players {
-        sqlx::query("INSERT INTO game_players (game_id, seat, name, bot, place) VALUES ($1, $2, $3, $4, $5)")
-            .bind(&s.id)
-            .bind(i64::from(p.seat))
-            .bind(&p.name)
-            .bind(&p.bot)
-            .bind(i64::from(p.place))
+        sqlx::query(
+            "INSERT INTO game_players (game_id, seat, name, bot, place, account_kind) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(&s.id)
+        .bind(i64::from(p.seat))
+        .bind(&p.name)
+        .bind(&p.bot)
+        .bind(i64::from(p.place))
+        .bind(&p.account_kind)
             .execute(&mut **tx)
             .await?;
     }

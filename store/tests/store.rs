@@ -3,7 +3,9 @@
 //! schema of its own. Without PostgreSQL the PostgreSQL half says it was skipped and why,
 //! unless `DUDO_REQUIRE_POSTGRES=1` (CI) makes that a failure.
 
-use dudo_store::{Batch, Entry, FinishedGame, GameFilter, GamePlayer, GameSummary, NewTable, Store};
+use dudo_store::{
+    Batch, Entry, FinishedGame, GameFilter, GamePlayer, GameSummary, NewTable, Store, StoreError,
+};
 
 fn unique(name: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -100,6 +102,8 @@ fn game(
                     name: (*name).into(),
                     bot: (*bot).into(),
                     place: i as u32 + 1,
+                    // A name in capitals is an account's, for the account filter's test.
+                    account_kind: if name.starts_with("Acct") { "bot".into() } else { String::new() },
                 })
                 .collect(),
         },
@@ -292,7 +296,19 @@ async fn history_filters_by_player_bot_preset_and_date() {
         assert_eq!(ids(store.games(&perudo).await.unwrap()), ["g3", "g1"], "{backend}");
         let dated = GameFilter { since: Some(15_000), until: Some(25_000), ..GameFilter::default() };
         assert_eq!(ids(store.games(&dated).await.unwrap()), ["g2"], "{backend}");
-        let one = GameFilter { limit: 1, ..GameFilter::default() };
+        let accounts = vec![
+            game("g4", "v", "perudo", 40_000, &[("AcctBot", ""), ("Ben", "")], ""),
+            game("g5", "v", "perudo", 50_000, &[("acctbot", ""), ("Ben", "")], ""),
+        ];
+        let batch = Batch { table: "v".into(), finished: accounts, ..Batch::default() };
+        store.write(batch).await.unwrap();
+        let by_account = GameFilter { account: "ACCTBOT".into(), ..GameFilter::default() };
+        assert_eq!(
+            ids(store.games(&by_account).await.unwrap()),
+            ["g4"],
+            "{backend}: by account, not by a guest who typed the name"
+        );
+        let one = GameFilter { limit: 1, until: Some(30_000), ..GameFilter::default() };
         assert_eq!(ids(store.games(&one).await.unwrap()), ["g3"], "{backend}");
         let found = store.game("g2").await.unwrap().unwrap();
         assert_eq!(found, games[1], "{backend}: the record comes back byte for byte");
@@ -389,4 +405,49 @@ async fn an_in_memory_database_is_one_database_for_its_life() {
     store.write(Batch { table: "m".into(), new_table: new, ..Batch::default() }).await.unwrap();
     assert_eq!(store.open_tables().await.unwrap().len(), 1);
     assert!(store.games(&GameFilter::default()).await.unwrap().is_empty(), "reads see the same database");
+}
+
+#[tokio::test]
+async fn accounts_are_unique_by_key_and_tokens_are_found_by_hash_until_revoked() {
+    use dudo_store::accounts::{Account, AccountKind, MAX_TOKENS, NewToken};
+    for (backend, db) in databases("accounts").await {
+        let store = Store::open(&db).await.unwrap();
+        let token = |id: &str, hash: u8| NewToken {
+            id: id.into(),
+            label: format!("label {id}"),
+            hash: vec![hash; 32],
+            created_at: 10,
+        };
+        let robo = Account {
+            id: "a1".into(),
+            name: "Robo".into(),
+            kind: AccountKind::Bot,
+            created_at: 5,
+            suspended_at: None,
+        };
+        store.create_account(&robo, "robo", &token("t1", 1)).await.unwrap();
+        let again = Account { id: "a2".into(), name: "ROBO".into(), ..robo.clone() };
+        let refused = store.create_account(&again, "robo", &token("t2", 2)).await.unwrap_err();
+        assert!(matches!(refused, StoreError::NameTaken { .. }), "{backend}: {refused}");
+        assert!(store.account_by_token(&[2; 32]).await.unwrap().is_none(), "{backend}: nothing half-made");
+        let (found, token_id) = store.account_by_token(&[1; 32]).await.unwrap().unwrap();
+        assert_eq!((found, token_id.as_str()), (robo.clone(), "t1"), "{backend}");
+        store.add_token("a1", &token("t3", 3)).await.unwrap();
+        assert_eq!(store.tokens("a1").await.unwrap().len(), 2);
+        let revoked = store.revoke_token("a1", "t1", 20).await.unwrap().unwrap();
+        assert_eq!(revoked.revoked_at, Some(20));
+        assert!(store.account_by_token(&[1; 32]).await.unwrap().is_none(), "{backend}: a revoked token");
+        assert!(store.account_by_token(&[3; 32]).await.unwrap().is_some());
+        assert!(store.revoke_token("a2", "t3", 20).await.unwrap().is_none(), "{backend}: not its token");
+        store.suspend_account("a1", Some(30)).await.unwrap();
+        let suspended = store.account_by_key("robo").await.unwrap().unwrap();
+        assert_eq!(suspended.suspended_at, Some(30), "{backend}");
+        store.suspend_account("a1", None).await.unwrap();
+        assert_eq!(store.account_by_key("robo").await.unwrap().unwrap().suspended_at, None);
+        for i in 2..MAX_TOKENS {
+            store.add_token("a1", &token(&format!("n{i}"), 100 + i as u8)).await.unwrap();
+        }
+        let full = store.add_token("a1", &token("last", 250)).await.unwrap_err();
+        assert!(matches!(full, StoreError::TooManyTokens { .. }), "{backend}: {full}");
+    }
 }

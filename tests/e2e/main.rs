@@ -1,6 +1,8 @@
 //! End-to-end tests: the real binaries, driven as a user would drive them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+// Accounts: registration, API tokens, names that look alike, suspension, rated seats.
+mod accounts;
 mod bots;
 mod cli;
 mod client;

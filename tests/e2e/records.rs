@@ -119,7 +119,10 @@ async fn finished_games_are_listed_filtered_replayed_and_streamed_and_games_in_p
 #[tokio::test]
 async fn ratings_pools_are_kept_where_the_operator_allows_them() {
     let ranked = memory(true).await;
-    let client = Client::connect(&ranked).await.unwrap();
+    // Rated play is an account's: Ana registers, and plays with her token.
+    let guest = Client::connect(&ranked).await.unwrap();
+    let ana = guest.register("Ana", false, "test").await.unwrap().token.unwrap().token;
+    let client = guest.clone().with_account(Some(ana));
     play_a_game(&client, "Ana", "fibbing", "ranked", 5).await;
     play_a_game(&client, "Ana", "fibbing", "ranked", 6).await;
     play_a_game(&client, "Ana", "fibbing", "", 7).await;

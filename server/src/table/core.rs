@@ -237,13 +237,21 @@ impl TableCore {
         let mut entry = self.journal.kept.then(|| input.to_entry());
         let table_changed = !matches!(input, Input::Moved { .. });
         match input {
-            Input::Joined { name, token_hash, bot } => {
+            Input::Joined { name, token_hash, bot, account } => {
                 if self.game.is_some() {
                     return Err(TableError::GameStarted("nobody joins now"));
                 }
                 self.seats.check_room()?;
+                match &account {
+                    Some(a) if self.seats.holds(a) => return Err(TableError::AlreadySeated),
+                    // A rating is an account's: at a ranked table every person has one.
+                    None if bot.is_none() && self.rating_pool == "ranked" => {
+                        return Err(TableError::AccountRequired);
+                    }
+                    _ => {}
+                }
                 self.journal.record(now.wall, entry.take());
-                caused.seat = Some(self.seats.push(SeatSlot { name, token_hash, bot, left: false }));
+                caused.seat = Some(self.seats.push(SeatSlot { name, token_hash, bot, account, left: false }));
             }
             Input::RulesChanged { rules } => {
                 if self.game.is_some() {

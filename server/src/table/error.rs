@@ -29,6 +29,12 @@ pub enum TableError {
     BadName(String),
     #[error("the host cannot leave a table that has not started")]
     HostCannotLeave,
+    #[error("this account already holds a seat at this table")]
+    AlreadySeated,
+    #[error(
+        "a rated table seats accounts only: register one (`dudo account register NAME`) and join with its token"
+    )]
+    AccountRequired,
     #[error("no bot {bot:?}; the bots are {known}")]
     NoSuchBot { bot: String, known: String },
     /// A rule setting that does not apply, with the setting's own message (it names the field).
@@ -79,6 +85,8 @@ impl TableError {
             TableError::TableFull { .. } => "table_full",
             TableError::NoSuchSeat { .. } => "no_such_seat",
             TableError::HostCannotLeave => "host_cannot_leave",
+            TableError::AlreadySeated => "already_seated",
+            TableError::AccountRequired => "account_required",
             TableError::BadName(_) => "bad_name",
             TableError::NoSuchBot { .. } => "no_such_bot",
             TableError::BadSetting(_) => "bad_setting",
@@ -97,7 +105,9 @@ impl TableError {
             | TableError::NotStarted
             | TableError::CannotStart(_)
             | TableError::GameStarted(_)
-            | TableError::HostCannotLeave => Kind::FailedPrecondition,
+            | TableError::HostCannotLeave
+            | TableError::AlreadySeated => Kind::FailedPrecondition,
+            TableError::AccountRequired => Kind::PermissionDenied,
             TableError::NotSeated => Kind::Unauthenticated,
             TableError::NotHost => Kind::PermissionDenied,
             TableError::TableFull { .. }

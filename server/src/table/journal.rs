@@ -13,13 +13,13 @@ use dudo_proto::{StopWhy, convert};
 use dudo_rules::{Action, RuleSet, Seat, Seed};
 
 use super::error::TableError;
-use super::seats::SeatBot;
+use super::seats::{SeatAccount, SeatBot};
 
 /// One input to a table: what the journal records and the core applies.
 #[derive(Clone, Debug)]
 pub enum Input {
     /// A seat taken (a person's token hash, or a built-in bot).
-    Joined { name: String, token_hash: [u8; 32], bot: Option<SeatBot> },
+    Joined { name: String, token_hash: [u8; 32], bot: Option<SeatBot>, account: Option<SeatAccount> },
     /// The host changed the rules before the start.
     RulesChanged { rules: Arc<RuleSet> },
     /// A game began with this seed.
@@ -41,11 +41,13 @@ fn wire_seat(seat: Seat) -> u32 {
 impl Input {
     pub fn to_entry(&self) -> Entry {
         match self {
-            Input::Joined { name, token_hash, bot } => Entry::Joined(pb::SeatJoined {
+            Input::Joined { name, token_hash, bot, account } => Entry::Joined(pb::SeatJoined {
                 name: name.clone(),
                 token_hash: token_hash.to_vec(),
                 bot: bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
                 bot_seed: bot.as_ref().map_or(0, |b| b.seed),
+                account_id: account.as_ref().map(|a| a.id.clone()).unwrap_or_default(),
+                account_kind: account.as_ref().map_or(pb::AccountKind::None, |a| a.kind) as i32,
             }),
             Input::RulesChanged { rules } => {
                 Entry::RulesChanged(pb::RulesChanged { rules: Some(convert::rules_to_wire(rules)) })
@@ -75,6 +77,10 @@ impl Input {
                 name: j.name.clone(),
                 token_hash: j.token_hash.as_slice().try_into().map_err(|_| bad("token hash size"))?,
                 bot: (!j.bot.is_empty()).then(|| SeatBot { kind: j.bot.clone(), seed: j.bot_seed }),
+                account: (!j.account_id.is_empty()).then(|| SeatAccount {
+                    id: j.account_id.clone(),
+                    kind: pb::AccountKind::try_from(j.account_kind).unwrap_or(pb::AccountKind::Person),
+                }),
             },
             Some(Entry::RulesChanged(r)) => {
                 let wire = r.rules.as_ref().ok_or_else(|| bad("no rules"))?;

@@ -44,6 +44,7 @@ use self::log::StreamBytes;
 pub use self::log::{Delivery, StreamEnd};
 pub use self::proofs::commitment;
 use self::rate::RateLimit;
+pub use self::seats::SeatAccount;
 use self::seats::{SeatBot, token_hash};
 use crate::budget::Budget;
 
@@ -55,6 +56,8 @@ pub enum Command {
     /// Take a seat: its number, its token (shown once) and the table.
     Join {
         name: String,
+        /// The account taking the seat (`name` is then the account's); none for a guest.
+        account: Option<SeatAccount>,
         reply: Answer<(Seat, String, pb::TableInfo)>,
     },
     AddBot {
@@ -474,10 +477,10 @@ impl Table {
 
     fn handle(&mut self, command: Command) {
         match command {
-            Command::Join { name, reply } => {
+            Command::Join { name, account, reply } => {
                 let token = secret();
                 let result = self.core.seats().name_for(&name).and_then(|name| {
-                    let input = Input::Joined { name, token_hash: token_hash(&token), bot: None };
+                    let input = Input::Joined { name, token_hash: token_hash(&token), bot: None, account };
                     self.input_then(input, |caused, core| (caused.seat.unwrap_or(0), token, core.info()))
                 });
                 self.reply(reply, result);
@@ -498,6 +501,7 @@ impl Table {
                         name,
                         token_hash: rand::rng().random(),
                         bot: Some(SeatBot { kind: bot, seed }),
+                        account: None,
                     })
                 });
                 self.reply(reply, result);

@@ -61,6 +61,11 @@ impl GameRecord {
                 name: slot.name.clone(),
                 bot: slot.bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
                 place: standings.iter().position(|&s| s == seat).map_or(0, |p| p as u32 + 1),
+                account_kind: match slot.account.as_ref().map(|a| a.kind) {
+                    Some(pb::AccountKind::Bot) => "bot".to_string(),
+                    Some(_) => "person".to_string(),
+                    None => String::new(),
+                },
             })
             .collect();
         let summary = GameSummary {

@@ -17,11 +17,20 @@ pub struct SeatBot {
     pub seed: u64,
 }
 
+/// The account that took a seat: its id (what the journal keeps) and kind (what others see).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatAccount {
+    pub id: String,
+    pub kind: pb::AccountKind,
+}
+
 pub struct SeatSlot {
     pub name: String,
     /// SHA-256 of the seat's token: what the journal keeps.
     pub token_hash: [u8; 32],
     pub bot: Option<SeatBot>,
+    /// The account that took the seat; none for a guest or a built-in bot.
+    pub account: Option<SeatAccount>,
     /// Left or removed during a game: out for good, gone at the next reset.
     pub left: bool,
 }
@@ -50,15 +59,7 @@ pub const MAX_NAME_CHARS: usize = 32;
 pub fn seat_name(raw: &str) -> Result<String, TableError> {
     use unicode_normalization::UnicodeNormalization;
     let name: String = raw.nfc().collect::<String>().trim().to_string();
-    let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
-    let separator = |c: char| matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}');
-    // Invisible characters that would let "Ana" and "Ana\u{200B}" sit as two people.
-    let invisible = |c: char| {
-        matches!(c, '\u{AD}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'..='\u{200D}'
-            | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}')
-    };
-    if let Some(c) = name.chars().find(|&c| c.is_control() || bidi(c) || separator(c) || invisible(c)) {
+    if let Err(c) = plain_text(&name) {
         return Err(TableError::BadName(format!(
             "it holds the invisible character U+{:04X}; names are plain text on one line",
             u32::from(c)
@@ -69,6 +70,24 @@ pub fn seat_name(raw: &str) -> Result<String, TableError> {
         return Err(TableError::BadName(format!("{chars} characters; at most {MAX_NAME_CHARS}")));
     }
     Ok(name)
+}
+
+/// Text other people's terminals will print: the first character that could fake a line or
+/// restyle the screen (control characters, line breaks, escape sequences, bidirectional
+/// overrides) or hide in a name (invisible characters), if any.
+pub fn plain_text(text: &str) -> Result<(), char> {
+    let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
+    let separator = |c: char| matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}');
+    // Invisible characters that would let "Ana" and "Ana\u{200B}" sit as two people.
+    let invisible = |c: char| {
+        matches!(c, '\u{AD}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0000}'..='\u{E007F}')
+    };
+    match text.chars().find(|&c| c.is_control() || bidi(c) || separator(c) || invisible(c)) {
+        Some(c) => Err(c),
+        None => Ok(()),
+    }
 }
 
 pub fn token_hash(token: &str) -> [u8; 32] {
@@ -140,6 +159,12 @@ impl Seats {
         Ok(if name.is_empty() { format!("Player {}", self.slots.len() + 1) } else { name })
     }
 
+    /// Whether the account already holds a seat here (one seat an account, so a rated game
+    /// is never an account against itself).
+    pub fn holds(&self, account: &SeatAccount) -> bool {
+        self.slots.iter().any(|s| !s.left && s.account.as_ref().is_some_and(|a| a.id == account.id))
+    }
+
     /// Whether another seat may be taken.
     pub fn check_room(&self) -> Result<(), TableError> {
         if self.slots.len() >= self.capacity {
@@ -195,6 +220,7 @@ impl Seats {
                 seat: u32::try_from(i).unwrap_or(u32::MAX),
                 name: s.name.clone(),
                 bot: s.bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
+                account: s.account.as_ref().map_or(pb::AccountKind::None, |a| a.kind) as i32,
             })
             .collect()
     }

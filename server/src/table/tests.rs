@@ -84,14 +84,14 @@ fn table(pacing: Pacing, journalled: bool) -> TableCore {
 }
 
 fn person(core: &mut TableCore, name: &str, now: Now) -> usize {
-    let input = Input::Joined { name: name.into(), token_hash: token_hash(name), bot: None };
+    let input = Input::Joined { name: name.into(), token_hash: token_hash(name), bot: None, account: None };
     core.apply(input, now).unwrap().seat.unwrap()
 }
 
 fn bot(core: &mut TableCore, kind: &str, seed: u64, now: Now) {
     let bot = Some(SeatBot { kind: kind.into(), seed });
     let name = core.seats().bot_name(kind);
-    core.apply(Input::Joined { name, token_hash: [seed as u8; 32], bot }, now).unwrap();
+    core.apply(Input::Joined { name, token_hash: [seed as u8; 32], bot, account: None }, now).unwrap();
 }
 
 fn start(core: &mut TableCore, now: Now) {

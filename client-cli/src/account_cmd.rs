@@ -1,0 +1,239 @@
+//! `dudo account`: an account of one's own on a server, and its API tokens.
+//!
+//! An account's token is kept per server in `accounts.json` beside `seats.json` (the user's
+//! alone, 0600), so `dudo create` and `dudo join` on that server take seats as the account.
+//! `DUDO_TOKEN` overrides the saved token (for bots and scripts).
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use dudo_client::Client;
+use dudo_client::dudo_proto::v1 as pb;
+use serde::{Deserialize, Serialize};
+
+use crate::net::ServerArgs;
+use crate::render::safe;
+
+#[derive(Args)]
+pub struct AccountArgs {
+    #[command(subcommand)]
+    command: AccountCommand,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The server's admin token, for the admin's calls (registering where only the admin
+    /// may, suspending, other accounts' tokens).
+    #[arg(long, env = "DUDO_ADMIN_TOKEN", hide_env_values = true, global = true)]
+    admin_token: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum AccountCommand {
+    /// Register an account on the server and keep its first token for it.
+    ///
+    /// Example: dudo account register Robo --bot --server HOST:50051
+    Register {
+        name: String,
+        /// A bot's account (shown as such wherever its name is).
+        #[arg(long)]
+        bot: bool,
+        /// A label for the token (default: this machine's name).
+        #[arg(long)]
+        label: Option<String>,
+        /// Only print the token; keep nothing (the admin registering for someone else).
+        #[arg(long)]
+        print_only: bool,
+    },
+    /// Which account this machine plays as on the server.
+    Show,
+    /// Keep a token made elsewhere (`dudo account token new` on another machine, or the
+    /// admin's) for this server.
+    Login { token: String },
+    /// Forget this server's token here (the token stays valid: revoke it to end it).
+    Logout,
+    /// The account's API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// The admin: suspend an account (its tokens are refused), or lift it with --lift.
+    Suspend {
+        name: String,
+        #[arg(long)]
+        lift: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// A new token for the account, printed once.
+    New {
+        #[arg(long, default_value = "")]
+        label: String,
+    },
+    /// The account's tokens (the admin: --account NAME's).
+    List {
+        #[arg(long, default_value = "")]
+        account: String,
+    },
+    /// Revoke a token by its id (as `token list` shows it).
+    Revoke {
+        id: String,
+        #[arg(long, default_value = "")]
+        account: String,
+    },
+}
+
+/// A token kept for a server.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Saved {
+    server: String,
+    name: String,
+    token: String,
+}
+
+const FILE: &str = "accounts.json";
+
+fn load() -> Vec<Saved> {
+    crate::seats::read_private(FILE).and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+}
+
+fn store(saved: &[Saved]) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(saved)?;
+    crate::seats::write_private(FILE, &text)?;
+    Ok(())
+}
+
+fn keep(server: &str, name: &str, token: &str) -> anyhow::Result<()> {
+    let mut saved = load();
+    saved.retain(|s| s.server != server);
+    saved.push(Saved { server: server.into(), name: name.into(), token: token.into() });
+    store(&saved)
+}
+
+/// The account this machine plays as on `server` (its name and token): `DUDO_TOKEN`, else
+/// the token kept for the server.
+pub fn for_server(server: &str) -> Option<(String, String)> {
+    if let Some(token) = std::env::var("DUDO_TOKEN").ok().filter(|t| !t.trim().is_empty()) {
+        return Some((String::new(), token.trim().to_string()));
+    }
+    load().into_iter().find(|s| s.server == server).map(|s| (s.name, s.token))
+}
+
+fn machine() -> String {
+    std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
+}
+
+fn kind(k: i32) -> &'static str {
+    match pb::AccountKind::try_from(k) {
+        Ok(pb::AccountKind::Bot) => "bot",
+        _ => "person",
+    }
+}
+
+fn when(millis: u64) -> String {
+    crate::history_cmd::date_time(millis)
+}
+
+pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
+    let server = args.server.resolved();
+    let addr = server.server.clone();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        let mine = for_server(&addr).map(|(_, token)| token);
+        let as_account = |c: &Client| c.clone().with_account(mine.clone());
+        let as_admin = |c: &Client| -> anyhow::Result<Client> {
+            let token = args
+                .admin_token
+                .clone()
+                .ok_or_else(|| anyhow::anyhow!("the admin's call: give --admin-token or set DUDO_ADMIN_TOKEN"))?;
+            Ok(c.clone().with_account(Some(token)))
+        };
+        let signed_in = || {
+            anyhow::anyhow!(
+                "no account for {addr} here: `dudo account register NAME` makes one, `dudo account login TOKEN` keeps one"
+            )
+        };
+        match args.command {
+            AccountCommand::Register { name, bot, label, print_only } => {
+                let caller = if args.admin_token.is_some() { as_admin(&client)? } else { client.clone() };
+                let label = label.unwrap_or_else(machine);
+                let registered = caller.register(&name, bot, &label).await?;
+                let account = registered.account.unwrap_or_default();
+                let token = registered.token.unwrap_or_default();
+                println!("Registered {} ({}) on {addr}.", safe(&account.name), kind(account.kind));
+                if print_only {
+                    println!("Its token (shown once; keep it secret): {}", token.token);
+                } else {
+                    keep(&addr, &account.name, &token.token)?;
+                    println!(
+                        "Its token is kept for {addr}: `dudo create` and `dudo join` there now sit you as {}.",
+                        safe(&account.name)
+                    );
+                    println!("For a bot elsewhere: DUDO_TOKEN={}", token.token);
+                }
+            }
+            AccountCommand::Show => {
+                mine.as_ref().ok_or_else(signed_in)?;
+                let account = as_account(&client).who_am_i().await?;
+                let suspended = account
+                    .suspended_unix_millis
+                    .map(|t| format!(", suspended since {}", when(t)))
+                    .unwrap_or_default();
+                println!(
+                    "{} ({}) on {addr}, registered {}{suspended}",
+                    safe(&account.name),
+                    kind(account.kind),
+                    when(account.created_unix_millis)
+                );
+            }
+            AccountCommand::Login { token } => {
+                let account = client.clone().with_account(Some(token.trim().to_string())).who_am_i().await?;
+                keep(&addr, &account.name, token.trim())?;
+                println!("This machine now plays as {} on {addr}.", safe(&account.name));
+            }
+            AccountCommand::Logout => {
+                let mut saved = load();
+                saved.retain(|s| s.server != addr);
+                store(&saved)?;
+                println!("No account kept for {addr} any more (the token itself is still valid until revoked).");
+            }
+            AccountCommand::Token(TokenCommand::New { label }) => {
+                mine.as_ref().ok_or_else(signed_in)?;
+                let label = if label.is_empty() { machine() } else { label };
+                let token = as_account(&client).new_token(&label).await?;
+                let info = token.info.unwrap_or_default();
+                println!("New token {} ({}), shown once; keep it secret:", info.id, safe(&info.label));
+                println!("{}", token.token);
+            }
+            AccountCommand::Token(TokenCommand::List { account }) => {
+                let caller = if account.is_empty() {
+                    mine.as_ref().ok_or_else(signed_in)?;
+                    as_account(&client)
+                } else {
+                    as_admin(&client)?
+                };
+                for t in caller.tokens(&account).await? {
+                    let state = match t.revoked_unix_millis {
+                        Some(at) => format!("revoked {}", when(at)),
+                        None => "active".to_string(),
+                    };
+                    println!("{}  {:<24}  made {}  {state}", t.id, safe(&t.label), when(t.created_unix_millis));
+                }
+            }
+            AccountCommand::Token(TokenCommand::Revoke { id, account }) => {
+                let caller = if account.is_empty() {
+                    mine.as_ref().ok_or_else(signed_in)?;
+                    as_account(&client)
+                } else {
+                    as_admin(&client)?
+                };
+                let t = caller.revoke_token(&id, &account).await?;
+                println!("Token {} ({}) is revoked.", t.id, safe(&t.label));
+            }
+            AccountCommand::Suspend { name, lift } => {
+                let account = as_admin(&client)?.suspend(&name, !lift).await?;
+                let state = if lift { "may play again" } else { "is suspended" };
+                println!("{} {state}.", safe(&account.name));
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,205 @@
+//! Accounts over the wire: registration (open and admin-only), API tokens (forged, revoked),
+//! names that differ only in case or lookalike letters, a suspended account, a seat taken as
+//! an account, and a rated table that seats accounts only.
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::accounts_client::AccountsClient;
+use dudo_proto::v1::lobby_client::LobbyClient;
+use dudo_server::accounts::{AccountSettings, Registration};
+use tonic::Request;
+use tonic::transport::Channel;
+
+const ADMIN: &str = "the-admin-secret";
+
+/// A server keeping its records in memory, with an admin token.
+async fn server(registration: Registration) -> Channel {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = format!("http://{}", listener.local_addr().unwrap());
+    let setup = dudo_server::Setup {
+        store: Some(dudo_server::Store::open(":memory:").await.unwrap()),
+        ranked: true,
+        accounts: AccountSettings::new(registration, Some(ADMIN)),
+        ..dudo_server::Setup::default()
+    };
+    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
+    for _ in 0..50 {
+        if let Ok(c) = Channel::from_shared(addr.clone()).unwrap().connect().await {
+            return c;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("no server at {addr}");
+}
+
+fn bearer<T>(message: T, token: &str) -> Request<T> {
+    let mut r = Request::new(message);
+    r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    r
+}
+
+fn code(status: &tonic::Status) -> &str {
+    status.metadata().get("dudo-code").and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
+fn register(name: &str, kind: pb::AccountKind) -> pb::RegisterRequest {
+    pb::RegisterRequest { name: name.into(), kind: kind as i32, token_label: "test".into() }
+}
+
+#[tokio::test]
+async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
+    let ch = server(Registration::Open).await;
+    let mut accounts = AccountsClient::new(ch.clone());
+    let mut lobby = LobbyClient::new(ch);
+    let robo = accounts.register(register("Robo", pb::AccountKind::Bot)).await.unwrap().into_inner();
+    let token = robo.token.unwrap().token;
+    assert!(token.starts_with("dudo_") && token.len() == 5 + 64, "{token}");
+    let me = accounts.who_am_i(bearer(pb::WhoAmIRequest {}, &token)).await.unwrap().into_inner();
+    assert_eq!((me.name.as_str(), me.kind), ("Robo", pb::AccountKind::Bot as i32));
+
+    // One name, however it is written: case, full-width letters, Cyrillic and Greek o's.
+    for same in ["ROBO", "Ｒｏｂｏ", "R\u{043E}b\u{043E}", "Rob\u{03BF}"] {
+        let refused = accounts.register(register(same, pb::AccountKind::Person)).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::AlreadyExists, "{same}");
+        assert_eq!(code(&refused), "name_taken", "{same}");
+    }
+    let bad = accounts.register(register("Ro\u{1b}[31mbo", pb::AccountKind::Person)).await.unwrap_err();
+    assert_eq!(code(&bad), "bad_name");
+
+    // A seat taken with the token is the account's, shown as a bot account.
+    let create = pb::CreateTableRequest { preset: "fibbing".into(), seats: 3, ..Default::default() };
+    let joined = lobby.create_table(bearer(create, &token)).await.unwrap().into_inner();
+    let table = joined.table.unwrap();
+    assert_eq!(table.players[0].name, "Robo");
+    assert_eq!(table.players[0].account, pb::AccountKind::Bot as i32);
+    // One seat an account at a table; a guest may not take the account's name.
+    let again = pb::JoinTableRequest { table: table.id.clone(), name: String::new() };
+    let twice = lobby.join_table(bearer(again, &token)).await.unwrap_err();
+    assert_eq!(code(&twice), "already_seated");
+    let guest = pb::JoinTableRequest { table: table.id.clone(), name: "robo".into() };
+    let posing = lobby.join_table(guest).await.unwrap_err();
+    assert_eq!(code(&posing), "name_taken");
+    let other = pb::JoinTableRequest { table: table.id.clone(), name: "Ana".into() };
+    let ana = lobby.join_table(other).await.unwrap().into_inner();
+    assert_eq!(ana.table.unwrap().players[1].account, pb::AccountKind::None as i32);
+
+    // Forged and revoked tokens are refused; a second token works until revoked.
+    let forged = format!("dudo_{}", "0".repeat(64));
+    let refused = accounts.who_am_i(bearer(pb::WhoAmIRequest {}, &forged)).await.unwrap_err();
+    assert_eq!((refused.code(), code(&refused)), (tonic::Code::Unauthenticated, "bad_token"));
+    let create = pb::CreateTableRequest { preset: "fibbing".into(), ..Default::default() };
+    let refused = lobby.create_table(bearer(create, &forged)).await.unwrap_err();
+    assert_eq!(code(&refused), "bad_token", "a forged token never falls back to a guest seat");
+    let second =
+        accounts.new_token(bearer(pb::NewTokenRequest { label: "laptop".into() }, &token)).await.unwrap();
+    let second = second.into_inner();
+    let listed = accounts.list_tokens(bearer(pb::ListTokensRequest::default(), &token)).await.unwrap();
+    assert_eq!(listed.into_inner().tokens.len(), 2);
+    let revoke = pb::RevokeTokenRequest { id: second.info.unwrap().id, account: String::new() };
+    accounts.revoke_token(bearer(revoke, &token)).await.unwrap();
+    let refused = accounts.who_am_i(bearer(pb::WhoAmIRequest {}, &second.token)).await.unwrap_err();
+    assert_eq!(code(&refused), "bad_token");
+
+    // Only the admin suspends; a suspended account's tokens are refused until it is lifted.
+    let suspend = |suspended| pb::SuspendAccountRequest { name: "robo".into(), suspended };
+    let refused = accounts.suspend_account(bearer(suspend(true), &token)).await.unwrap_err();
+    assert_eq!(code(&refused), "not_admin");
+    accounts.suspend_account(bearer(suspend(true), ADMIN)).await.unwrap();
+    let refused = accounts.who_am_i(bearer(pb::WhoAmIRequest {}, &token)).await.unwrap_err();
+    assert_eq!((refused.code(), code(&refused)), (tonic::Code::PermissionDenied, "suspended"));
+    accounts.suspend_account(bearer(suspend(false), ADMIN)).await.unwrap();
+    accounts.who_am_i(bearer(pb::WhoAmIRequest {}, &token)).await.unwrap();
+    // The admin lists and revokes another account's tokens.
+    let theirs = pb::ListTokensRequest { account: "ROBO".into() };
+    assert_eq!(accounts.list_tokens(bearer(theirs, ADMIN)).await.unwrap().into_inner().tokens.len(), 2);
+
+    // A rated table seats accounts (and built-in bots) only.
+    let ranked = pb::CreateTableRequest {
+        preset: "fibbing".into(),
+        seats: 3,
+        rating_pool: "ranked".into(),
+        ..Default::default()
+    };
+    let refused = lobby.create_table(Request::new(ranked.clone())).await.unwrap_err();
+    assert_eq!(code(&refused), "account_required");
+    let rated = lobby.create_table(bearer(ranked, &token)).await.unwrap().into_inner();
+    let rated_id = rated.table.unwrap().id;
+    let guest = pb::JoinTableRequest { table: rated_id.clone(), name: "Ben".into() };
+    assert_eq!(code(&lobby.join_table(guest).await.unwrap_err()), "account_required");
+    let bot = pb::AddBotRequest { table: rated_id, bot: "odds".into() };
+    lobby.add_bot(bearer(bot, &rated.token)).await.unwrap();
+}
+
+#[tokio::test]
+async fn where_only_the_admin_registers_nobody_else_can() {
+    let ch = server(Registration::Admin).await;
+    let mut accounts = AccountsClient::new(ch);
+    let refused = accounts.register(register("Ana", pb::AccountKind::Person)).await.unwrap_err();
+    assert_eq!((refused.code(), code(&refused)), (tonic::Code::PermissionDenied, "registration_closed"));
+    let refused =
+        accounts.register(bearer(register("Ana", pb::AccountKind::Person), "wrong")).await.unwrap_err();
+    assert_eq!(code(&refused), "registration_closed");
+    let made = accounts.register(bearer(register("Ana", pb::AccountKind::Person), ADMIN)).await.unwrap();
+    assert_eq!(made.into_inner().account.unwrap().name, "Ana");
+}
+
+/// `dudo account` against the real server binary: register keeps the token (0600), `show`
+/// says who this machine plays as, `create` then seats the account, tokens are listed and
+/// revoked, and the admin suspends.
+#[test]
+fn the_account_commands_of_the_terminal_client() {
+    let home = std::env::temp_dir().join(format!("dudo-accounts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let db = home.join("server.db");
+    let db = db.to_str().unwrap();
+    let dudo_tests::ServerProcess { mut child, addr, .. } =
+        dudo_tests::start_server(&dudo_tests::binary("dudo-server"), &["--db", db, "--admin-token", ADMIN])
+            .unwrap();
+    let dudo = |args: &[&str]| {
+        let out = std::process::Command::new(dudo_tests::binary("dudo"))
+            .args(args)
+            .args(["--server", &addr])
+            .env("DUDO_HOME", &home)
+            .env_remove("DUDO_TOKEN")
+            .env_remove("DUDO_ADMIN_TOKEN")
+            .output()
+            .unwrap();
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), text)
+    };
+    let (ok, out) = dudo(&["account", "register", "Robo", "--bot"]);
+    assert!(ok && out.contains("Registered Robo (bot)"), "{out}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(home.join("accounts.json")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the token file is the user's alone");
+    }
+    let (ok, out) = dudo(&["account", "show"]);
+    assert!(ok && out.contains("Robo (bot)"), "{out}");
+    let (ok, out) = dudo(&["account", "register", "ROBO"]);
+    assert!(!ok && out.contains("is taken"), "{out}");
+    let (ok, out) = dudo(&["create", "--detach", "--seats", "2"]);
+    assert!(ok, "{out}");
+    let code = out.lines().find_map(|l| l.strip_prefix("Join code: ")).unwrap().trim().to_string();
+    let (ok, out) = dudo(&["list"]);
+    assert!(ok && out.contains(&code) && out.contains("Robo"), "the table is the account's: {out}");
+    let (ok, out) = dudo(&["account", "token", "new", "--label", "laptop"]);
+    assert!(ok && out.contains("dudo_"), "{out}");
+    let (ok, out) = dudo(&["account", "token", "list"]);
+    assert!(ok && out.contains("laptop") && out.matches("active").count() == 2, "{out}");
+    let id =
+        out.lines().find(|l| l.contains("laptop")).unwrap().split_whitespace().next().unwrap().to_string();
+    let (ok, out) = dudo(&["account", "token", "revoke", &id]);
+    assert!(ok && out.contains("revoked"), "{out}");
+    let (ok, out) = dudo(&["account", "suspend", "robo"]);
+    assert!(!ok && out.contains("--admin-token"), "{out}");
+    let (ok, out) = dudo(&["account", "suspend", "robo", "--admin-token", ADMIN]);
+    assert!(ok && out.contains("suspended"), "{out}");
+    let (ok, out) = dudo(&["account", "show"]);
+    assert!(!ok && out.contains("suspended"), "{out}");
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&home);
+}
