@@ -169,6 +169,9 @@ pub struct Options {
     pub token: Option<String>,
     /// The held seat's number, with `token`.
     pub seat: u32,
+    /// An account's API token (`dudo account register NAME --bot` prints one): the seat
+    /// taken is the account's, under its name (needed at rated tables).
+    pub account: Option<String>,
 }
 
 impl Options {
@@ -184,6 +187,7 @@ impl Options {
             name: arg(3, "DUDO_BOT_NAME", name),
             token: std::env::var("DUDO_TOKEN").ok().filter(|t| !t.is_empty()),
             seat: std::env::var("DUDO_SEAT").ok().and_then(|s| s.parse().ok()).unwrap_or(0),
+            account: std::env::var("DUDO_API_TOKEN").ok().filter(|t| !t.trim().is_empty()),
         }
     }
 }
@@ -234,9 +238,11 @@ fn ask(
 
 /// Connects, joins the table, plays until the game is over, and leaves the stream.
 pub async fn run(bot: &mut impl Bot, options: &Options) -> Result<Outcome, BotError> {
-    let client = Client::connect(&options.server).await?;
+    let client = Client::connect(&options.server).await?.with_account(options.account.clone());
     let key = match &options.token {
         Some(token) => client.seat(&options.table, options.seat, token.clone()).await?,
+        // An account's seat is under the account's name.
+        None if options.account.is_some() => client.join(&options.table, "").await?,
         None => client.join(&options.table, &options.name).await?,
     };
     play(bot, &client, &key).await

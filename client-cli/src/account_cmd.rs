@@ -2,7 +2,7 @@
 //!
 //! An account's token is kept per server in `accounts.json` beside `seats.json` (the user's
 //! alone, 0600), so `dudo create` and `dudo join` on that server take seats as the account.
-//! `DUDO_TOKEN` overrides the saved token (for bots and scripts).
+//! `DUDO_API_TOKEN` overrides the saved token (for bots and scripts).
 
 use std::process::ExitCode;
 
@@ -108,10 +108,10 @@ fn keep(server: &str, name: &str, token: &str) -> anyhow::Result<()> {
     store(&saved)
 }
 
-/// The account this machine plays as on `server` (its name and token): `DUDO_TOKEN`, else
+/// The account this machine plays as on `server` (its name and token): `DUDO_API_TOKEN`, else
 /// the token kept for the server.
 pub fn for_server(server: &str) -> Option<(String, String)> {
-    if let Some(token) = std::env::var("DUDO_TOKEN").ok().filter(|t| !t.trim().is_empty()) {
+    if let Some(token) = std::env::var("DUDO_API_TOKEN").ok().filter(|t| !t.trim().is_empty()) {
         return Some((String::new(), token.trim().to_string()));
     }
     load().into_iter().find(|s| s.server == server).map(|s| (s.name, s.token))
@@ -167,7 +167,7 @@ pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
                         "Its token is kept for {addr}: `dudo create` and `dudo join` there now sit you as {}.",
                         safe(&account.name)
                     );
-                    println!("For a bot elsewhere: DUDO_TOKEN={}", token.token);
+                    println!("For a bot elsewhere: DUDO_API_TOKEN={}", token.token);
                 }
             }
             AccountCommand::Show => {

@@ -132,6 +132,7 @@ pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Clien
         max_tables_per_ip: 100_000,
         max_streams_per_ip: 100_000,
         max_streams_per_connection: 100_000,
+        memory_per_address: 0,
         ..Default::default()
     };
     let setup = dudo_server::Setup { store, limits, ..dudo_server::Setup::default() };

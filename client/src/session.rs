@@ -321,7 +321,7 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
             U::Table(table) => {
                 let rules = rules_of(&table)?;
                 state.rules = Some(Arc::clone(&rules));
-                Update::Table { table, rules }
+                Update::Table { table: *table, rules }
             }
             U::Event(e) => {
                 let (seq, event) = convert::event_from_wire(&e)?;

@@ -76,7 +76,7 @@ impl TableEvent {
             }
             TableEvent::GameStopped { why: StopWhy::Size, limit } => {
                 let kib = limit / 1024;
-                format!("The game is stopped: its record reached the server's limit of {kib} KiB")
+                format!("The game is stopped: its events reached the server's limit of {kib} KiB")
             }
             TableEvent::GameStopped { why: StopWhy::Memory, .. } => {
                 "The game is stopped: the server is short of memory".to_string()

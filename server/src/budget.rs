@@ -1,12 +1,16 @@
-//! The server's memory budget: one count of the bytes clients make the server hold.
+//! The server's memory budget: one count of the memory clients make the server hold.
 //!
 //! Limits on counts (tables, streams, seats, moves) bound each thing a client can make; they
 //! do not bound their product. This does: the events of games in play, the updates waiting
-//! for slow readers and the replays being read are all counted here, in encoded bytes,
-//! against one limit (`--memory-budget`). Past it the server refuses new work that would
-//! hold more (a stream, a resume, a replay, a new game) with `server_busy`, drops readers
-//! that fall behind, and stops games that go on growing; what is already held is never
-//! cut short.
+//! for slow readers and the replays being read are all counted here, as the memory they
+//! take (estimated from their encoded size, see `log::Shared`), against one limit
+//! (`--memory-budget-mib`). Past it the server refuses new work that would hold more (a
+//! stream, a resume, a replay, a new game) with `server_busy`, drops readers that fall
+//! behind, and stops games that go on growing; what is already held is never cut short.
+//!
+//! Each address has a share of its own (`--memory-per-address-mib`), a budget whose takings
+//! also count against the server's: one address that fills its share is refused, and
+//! everyone else plays on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,17 +20,24 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub struct Budget {
     limit: usize,
     used: AtomicUsize,
+    /// The budget this one is a share of: what is taken here is taken there too.
+    parent: Option<Arc<Budget>>,
 }
 
 impl Default for Budget {
     fn default() -> Budget {
-        Budget { limit: usize::MAX, used: AtomicUsize::new(0) }
+        Budget { limit: usize::MAX, used: AtomicUsize::new(0), parent: None }
     }
 }
 
 impl Budget {
     pub fn new(limit: usize) -> Arc<Budget> {
-        Arc::new(Budget { limit, used: AtomicUsize::new(0) })
+        Arc::new(Budget { limit, used: AtomicUsize::new(0), parent: None })
+    }
+
+    /// A share of `parent` of at most `limit`.
+    pub fn share(parent: &Arc<Budget>, limit: usize) -> Arc<Budget> {
+        Arc::new(Budget { limit, used: AtomicUsize::new(0), parent: Some(Arc::clone(parent)) })
     }
 
     /// A budget no test needs to think about.
@@ -34,13 +45,22 @@ impl Budget {
         Arc::new(Budget::default())
     }
 
-    /// Takes `bytes` if they fit under the limit.
+    /// Takes `bytes` if they fit under the limit (and under the parent's).
     pub fn try_take(&self, bytes: usize) -> bool {
-        self.used
+        let fits = self
+            .used
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
                 used.checked_add(bytes).filter(|&after| after <= self.limit)
             })
-            .is_ok()
+            .is_ok();
+        if fits
+            && let Some(parent) = &self.parent
+            && !parent.try_take(bytes)
+        {
+            self.give_own(bytes);
+            return false;
+        }
+        fits
     }
 
     /// Takes `bytes` whether or not they fit: for what must be kept (a game's events, once
@@ -49,17 +69,32 @@ impl Budget {
         let _ = self
             .used
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| Some(used.saturating_add(bytes)));
+        if let Some(parent) = &self.parent {
+            parent.take(bytes);
+        }
     }
 
     pub fn give(&self, bytes: usize) {
+        self.give_own(bytes);
+        if let Some(parent) = &self.parent {
+            parent.give(bytes);
+        }
+    }
+
+    fn give_own(&self, bytes: usize) {
         let _ = self
             .used
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| Some(used.saturating_sub(bytes)));
     }
 
-    /// Whether more is held than the limit allows.
+    /// Whether more is held than the limit allows, here or in the parent.
     pub fn over(&self) -> bool {
-        self.used() > self.limit
+        self.used() > self.limit || self.parent.as_ref().is_some_and(|p| p.over())
+    }
+
+    /// Whether nothing more fits, here or in the parent.
+    pub fn full(&self) -> bool {
+        self.used() >= self.limit || self.parent.as_ref().is_some_and(|p| p.full())
     }
 
     pub fn used(&self) -> usize {
@@ -107,5 +142,20 @@ mod tests {
         assert_eq!(budget.used(), 0);
         budget.take(150);
         assert!(budget.over());
+    }
+
+    #[test]
+    fn a_share_counts_against_its_parent_and_stops_at_its_own_limit() {
+        let server = Budget::new(100);
+        let (a, b) = (Budget::share(&server, 60), Budget::share(&server, 60));
+        assert!(a.try_take(60));
+        assert!(!a.try_take(1), "a's share is full");
+        assert!(b.try_take(40));
+        assert!(!b.try_take(1), "the server is full");
+        assert_eq!(b.used(), 40, "a refusal takes nothing");
+        assert!(a.full() && b.full());
+        a.give(60);
+        assert_eq!(server.used(), 40);
+        assert!(b.try_take(20));
     }
 }

@@ -66,18 +66,23 @@ impl Dudo {
     }
 
     /// A finished game's replay, with only what a replay may show, and the memory budget it
-    /// holds while it is read (decoded, a record takes about twice its stored size).
-    async fn replay(&self, game: &str) -> Result<(pb::Replay, Held), Status> {
+    /// holds while it is read: the stored record and the decoded one (about five times its
+    /// size), counted against `reader`'s share.
+    async fn replay(
+        &self,
+        game: &str,
+        reader: Option<std::net::IpAddr>,
+    ) -> Result<(pb::Replay, Held), Status> {
         let store = self.records()?;
-        self.budget_room()?;
+        let budget = self.budget_for(reader);
+        self.budget_room(&budget)?;
         let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(|| {
             // Echoed cut short: an error's text travels in a header of bounded size.
             let shown: String = game.chars().take(64).collect();
             Status::not_found(format!("no finished game {shown:?} (games in progress are not replayed)"))
         })?;
-        let held = self
-            .budget()
-            .hold(found.record.len().saturating_mul(3))
+        let held = budget
+            .hold(found.record.len().saturating_mul(6))
             .ok_or_else(|| status(TableError::ServerBusy))?;
         let mut replay = pb::Replay::decode(found.record.as_slice())
             .map_err(|e| Status::internal(format!("game {game}: its record does not decode: {e}")))?;
@@ -124,7 +129,8 @@ impl History for Dudo {
     }
 
     async fn get_replay(&self, request: Request<pb::GameRef>) -> Result<Response<pb::Replay>, Status> {
-        let (replay, _held) = self.replay(&request.get_ref().game).await?;
+        let reader = request.remote_addr().map(|a| a.ip());
+        let (replay, _held) = self.replay(&request.get_ref().game, reader).await?;
         Ok(Response::new(replay))
     }
 
@@ -133,12 +139,13 @@ impl History for Dudo {
         request: Request<pb::WatchReplayRequest>,
     ) -> Result<Response<Self::WatchReplayStream>, Status> {
         let slot = self.stream_slot(&request)?;
+        let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let speed = if req.speed == 0.0 { 1.0 } else { req.speed };
         if !(0.01..=1_000_000.0).contains(&speed) {
             return Err(Status::invalid_argument(format!("speed: from 0.01 to 1000000, not {}", req.speed)));
         }
-        let (replay, held) = self.replay(&req.game).await?;
+        let (replay, held) = self.replay(&req.game, reader).await?;
         let summary = replay.summary.clone().unwrap_or_default();
         let table = pb::TableInfo {
             id: summary.table_id.clone(),
@@ -161,7 +168,7 @@ impl History for Dudo {
         tokio::spawn(async move {
             let _held = (slot, held);
             let update = |u| Ok(pb::PlayUpdate { update: Some(u) });
-            if tx.send(update(pb::play_update::Update::Table(table))).await.is_err() {
+            if tx.send(update(pb::play_update::Update::Table(Box::new(table)))).await.is_err() {
                 return;
             }
             let mut last: Option<u64> = None;

@@ -47,17 +47,21 @@ struct Args {
     /// move (0: no limit).
     #[arg(long, env = "DUDO_MAX_GAME_MINUTES", default_value_t = 0)]
     max_game_minutes: u64,
-    /// The largest a game's record may grow, in KiB of encoded events: a game that reaches
-    /// it is stopped (0: no limit).
+    /// The most memory a game's events may take, in KiB (estimated, as the memory budget
+    /// counts it): a game that reaches it is stopped (0: no limit).
     #[arg(long, env = "DUDO_MAX_GAME_KIB", default_value_t = 16 * 1024)]
     max_game_kib: u64,
-    /// What clients may make the server hold in all, in MiB of encoded messages: the events
-    /// of games in play, updates waiting for slow readers, replays being read. Past it, new
-    /// tables, games, streams and replays are refused (`server_busy`) and games still
-    /// growing are stopped. Set it to a fraction of the memory the server may use (in
-    /// memory a message takes two to three times its encoded size).
+    /// What clients may make the server hold in all, in MiB (estimated from the messages'
+    /// sizes): the events of games in play, updates waiting for slow readers, replays being
+    /// read. Past it, new tables, games, streams and replays are refused (`server_busy`) and
+    /// games still growing are stopped. The server's memory stays within about twice this
+    /// (see BENCHMARKS.md).
     #[arg(long, env = "DUDO_MEMORY_BUDGET_MIB", default_value_t = 512)]
     memory_budget_mib: usize,
+    /// Each client address's share of the memory budget, in MiB (0: no share of its own):
+    /// an address that fills its share is refused, and everyone else plays on.
+    #[arg(long, env = "DUDO_MEMORY_PER_ADDRESS_MIB", default_value_t = 128)]
+    memory_per_address_mib: usize,
     /// The largest message a client may send, in bytes.
     #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
     max_message_bytes: usize,
@@ -163,6 +167,7 @@ async fn main() -> anyhow::Result<()> {
             .then(|| std::time::Duration::from_secs(args.max_game_minutes.saturating_mul(60))),
         max_game_bytes: args.max_game_kib.saturating_mul(1024),
         memory_budget: args.memory_budget_mib.saturating_mul(1024 * 1024),
+        memory_per_address: args.memory_per_address_mib.saturating_mul(1024 * 1024),
         max_message_bytes: args.max_message_bytes,
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
         keepalive: (args.keepalive_seconds > 0)

@@ -178,13 +178,17 @@ pub struct Limits {
     pub max_game_moves: u64,
     /// The longest a game may last; one that outlasts it is stopped at its next move.
     pub max_game_time: Option<std::time::Duration>,
-    /// The most encoded bytes of events a game may have; a game that reaches it is stopped
-    /// (0: no limit). Bounds what one game's streams, resumes and record hold.
+    /// The most memory a game's events may take (estimated, as the budget counts it); a game
+    /// that reaches it is stopped (0: no limit). Bounds what one game's streams, resumes and
+    /// record hold.
     pub max_game_bytes: u64,
-    /// The bytes clients may make the server hold in all (events of games in play, updates
-    /// waiting for readers, replays being read), counted as encoded bytes: past it, new
-    /// streams, games and replays are refused and games still growing are stopped.
+    /// The memory clients may make the server hold in all (events of games in play, updates
+    /// waiting for readers, replays being read), estimated from the messages' sizes: past
+    /// it, new streams, games and replays are refused and games still growing are stopped.
     pub memory_budget: usize,
+    /// Each address's share of the memory budget (0: no share of its own), so one address
+    /// that fills it is refused while everyone else plays on.
+    pub memory_per_address: usize,
     /// How long a table lives with no call reaching it and no stream open on it.
     pub idle_table: std::time::Duration,
     /// How often to ping a quiet connection to learn whether it is still there (none: never).
@@ -205,6 +209,7 @@ impl Default for Limits {
             max_game_time: None,
             max_game_bytes: 16 * 1024 * 1024,
             memory_budget: 512 * 1024 * 1024,
+            memory_per_address: 128 * 1024 * 1024,
             max_message_bytes: 64 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
@@ -244,6 +249,8 @@ pub struct Dudo {
     ranked: bool,
     /// What clients make the server hold, against `limits.memory_budget`.
     budget: Arc<Budget>,
+    /// Each address's share of `budget` (tables it made, streams it reads, replays).
+    address_budgets: Arc<Mutex<HashMap<std::net::IpAddr, Arc<Budget>>>>,
     /// Who may register, and the admin's token (hashed).
     accounts: AccountSettings,
 }
@@ -426,9 +433,23 @@ impl Dudo {
         &self.budget
     }
 
-    /// Refuses new work while the server holds as much as its budget allows.
-    pub(crate) fn budget_room(&self) -> Result<(), Status> {
-        if self.budget.over() || self.budget.used() >= self.budget.limit() {
+    /// The budget what `ip` makes the server hold counts against: its share of the
+    /// server's (the server's own for an unknown address, or with no shares).
+    pub(crate) fn budget_for(&self, ip: Option<std::net::IpAddr>) -> Arc<Budget> {
+        let share = self.limits.memory_per_address;
+        let (Some(ip), true, Ok(mut shares)) = (ip, share > 0, self.address_budgets.lock()) else {
+            return Arc::clone(&self.budget);
+        };
+        if shares.len() > 1024 {
+            // Shares nothing holds any more (no table, stream or replay) are let go.
+            shares.retain(|_, b| Arc::strong_count(b) > 1 || b.used() > 0);
+        }
+        Arc::clone(shares.entry(ip).or_insert_with(|| Budget::share(&self.budget, share)))
+    }
+
+    /// Refuses new work while `budget` (or the server's) holds as much as it allows.
+    pub(crate) fn budget_room(&self, budget: &Budget) -> Result<(), Status> {
+        if budget.full() {
             return Err(status(TableError::ServerBusy));
         }
         Ok(())
@@ -527,10 +548,12 @@ impl Dudo {
         table: &str,
         token: Option<String>,
         since: Option<u64>,
+        reader: Option<std::net::IpAddr>,
     ) -> Result<UpdateStream, Status> {
         let handle = self.find(table)?;
-        self.budget_room()?;
-        let (tx, rx) = table::stream_channel(Arc::clone(&self.budget));
+        let budget = self.budget_for(reader);
+        self.budget_room(&budget)?;
+        let (tx, rx) = table::stream_channel(budget);
         self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
         // A stream the table let go of without saying why (every other end is said) fell
         // too far behind: its reader is told so, and resumes from a snapshot.
@@ -557,7 +580,8 @@ impl Lobby for Dudo {
             bounded("rules.name", &rules.name, MAX_NAME_FIELD)?;
         }
         check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
-        self.budget_room()?;
+        let budget = self.budget_for(ip);
+        self.budget_room(&budget)?;
         {
             let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
             if registry.tables.len() >= self.limits.max_tables {
@@ -694,7 +718,7 @@ impl Lobby for Dudo {
                     rating_pool,
                     journalled: false,
                     length: self.game_length(),
-                    budget: Arc::clone(&self.budget),
+                    budget,
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
@@ -835,6 +859,7 @@ impl Play for Dudo {
     ) -> Result<Response<Self::PlayStream>, Status> {
         let token = token_of(&request)?;
         let slot = self.stream_slot(&request)?;
+        let reader = request.remote_addr().map(|a| a.ip());
         let mut incoming = request.into_inner();
         let hello = match incoming.next().await {
             Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)) })) => h,
@@ -845,7 +870,7 @@ impl Play for Dudo {
             }
         };
         let handle = self.find(&hello.table)?;
-        let updates = self.stream(&hello.table, Some(token.clone()), hello.since).await?;
+        let updates = self.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
         // Actions coming up are sent to the table; refusals come back down the stream.
         let (refusals_tx, refusals_rx) = mpsc::channel::<Result<pb::PlayUpdate, Status>>(16);
         let service = self.clone();
@@ -885,7 +910,7 @@ impl Play for Dudo {
                         let _ = unread.take(rate, epoch.elapsed());
                     }
                     let rejected = pb::PlayUpdate {
-                        update: Some(pb::play_update::Update::Rejected(pb::Rejected {
+                        update: Some(pb::play_update::Update::Rejected(Box::new(pb::Rejected {
                             // Echoed only when small: a refusal must not hold a flood's bytes.
                             action: wire.filter(|w| prost::Message::encoded_len(w) <= MAX_ECHOED_ACTION),
                             reason: status.message().to_string(),
@@ -895,7 +920,7 @@ impl Play for Dudo {
                                 .get(RETRY_AFTER_KEY)
                                 .and_then(|v| v.to_str().ok())
                                 .and_then(|v| v.parse().ok()),
-                        })),
+                        }))),
                     };
                     if refusals_tx.send(Ok(rejected)).await.is_err() {
                         break;
@@ -922,8 +947,9 @@ impl Play for Dudo {
     ) -> Result<Response<Self::SubscribeStream>, Status> {
         let token = token_of(&request)?;
         let slot = self.stream_slot(&request)?;
+        let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
-        let stream = self.stream(&req.table, Some(token), req.since).await?;
+        let stream = self.stream(&req.table, Some(token), req.since, reader).await?;
         Ok(Response::new(Box::pin(stream.map(move |u| {
             let _held = &slot;
             u
@@ -941,8 +967,9 @@ impl Play for Dudo {
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
         let slot = self.stream_slot(&request)?;
+        let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
-        let stream = self.stream(&req.table, None, req.since).await?;
+        let stream = self.stream(&req.table, None, req.since, reader).await?;
         Ok(Response::new(Box::pin(stream.map(move |u| {
             let _held = &slot;
             u

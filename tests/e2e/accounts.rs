@@ -160,7 +160,7 @@ fn the_account_commands_of_the_terminal_client() {
             .args(args)
             .args(["--server", &addr])
             .env("DUDO_HOME", &home)
-            .env_remove("DUDO_TOKEN")
+            .env_remove("DUDO_API_TOKEN")
             .env_remove("DUDO_ADMIN_TOKEN")
             .output()
             .unwrap();

@@ -2,8 +2,8 @@
 
     python bot.py HOST:PORT JOINCODE [NAME]
 
-or with DUDO_SERVER and DUDO_TABLE set (and DUDO_TOKEN, DUDO_SEAT to play a seat already
-held, as `dudo arena --external NAME='python bot.py'` does). It plays one game and prints
+or with DUDO_SERVER and DUDO_TABLE set (DUDO_API_TOKEN to sit as an account; DUDO_TOKEN and
+DUDO_SEAT to play a seat already held, as `dudo arena --external NAME='python bot.py'` does). It plays one game and prints
 its place. Needs grpcio and grpcio-tools (scripts/python-env.sh makes such an environment).
 """
 import os
@@ -68,6 +68,11 @@ def main():
     if os.environ.get("DUDO_TOKEN"):
         token, seat = os.environ["DUDO_TOKEN"], int(os.environ.get("DUDO_SEAT", "0"))
         table = lobby.GetTable(service.TableRef(table=table)).id
+    elif os.environ.get("DUDO_API_TOKEN"):
+        # An account's seat (`dudo account register NAME --bot`), under the account's name.
+        account = [("authorization", f"Bearer {os.environ['DUDO_API_TOKEN']}")]
+        joined = lobby.JoinTable(service.JoinTableRequest(table=table), metadata=account)
+        token, seat, table = joined.token, joined.seat, joined.table.id
     else:
         joined = lobby.JoinTable(service.JoinTableRequest(table=table, name=name))
         token, seat, table = joined.token, joined.seat, joined.table.id

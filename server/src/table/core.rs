@@ -204,9 +204,9 @@ impl TableCore {
         self.record.games
     }
 
-    /// Whether the server holds more than its memory budget allows.
-    pub fn budget_exceeded(&self) -> bool {
-        self.log.budget_exceeded()
+    /// Whether nothing more fits in the memory budget this table counts against.
+    pub fn budget_full(&self) -> bool {
+        self.log.budget_full()
     }
 
     pub fn rate(&self) -> u32 {
@@ -541,12 +541,12 @@ impl TableCore {
             return None;
         }
         let deadline = self.deadline_for(seat, now);
-        Some(log::update(Up::Prompt(pb::Prompt {
+        Some(log::update(Up::Prompt(Box::new(pb::Prompt {
             view: Some(convert::view_to_wire(&game.view(seat))),
             legal: Some(convert::legal_to_wire(&game.legal(seat))),
             deadline_unix_millis: deadline,
             last_seq: self.log.last_seq(),
-        })))
+        }))))
     }
 
     /// When the clock runs out for `seat`, in Unix ms, if it is the seat being timed.
@@ -563,11 +563,11 @@ impl TableCore {
             _ => game.spectator_view(),
         };
         let deadline = game.turn().and_then(|t| self.deadline_for(t, now));
-        Some(log::update(Up::Turn(pb::Turn {
+        Some(log::update(Up::Turn(Box::new(pb::Turn {
             last_seq: self.log.last_seq(),
             view: Some(convert::view_to_wire(&view)),
             deadline_unix_millis: deadline,
-        })))
+        }))))
     }
 
     /// Every stream learns where the game stands: a prompt for each person who may act, the
@@ -597,7 +597,7 @@ impl TableCore {
         if self.announced.as_ref() == Some(&info) {
             return;
         }
-        let update = log::update(Up::Table(info.clone()));
+        let update = log::update(Up::Table(Box::new(info.clone())));
         self.announced = Some(info);
         self.log.queue_each(|_| Some(update.clone()));
     }
@@ -625,7 +625,7 @@ impl TableCore {
                 if events.len() >= log::SUBSCRIBER_BUFFER {
                     return Err(TableError::TooFarBehind);
                 }
-                first.push(log::update(Up::Table(self.info())));
+                first.push(log::update(Up::Table(Box::new(self.info()))));
                 first.extend(events);
             }
             None => {
@@ -634,7 +634,7 @@ impl TableCore {
                     _ => convert::view_to_wire(&g.spectator_view()),
                 });
                 let snapshot = pb::Snapshot { last_seq: self.log.last_seq(), view, table: Some(self.info()) };
-                first.push(log::update(Up::Snapshot(snapshot)));
+                first.push(log::update(Up::Snapshot(Box::new(snapshot))));
             }
         }
         let prompt = match viewer {

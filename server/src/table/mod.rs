@@ -509,7 +509,7 @@ impl Table {
             Command::Start { token, reply } => {
                 let result = self.core.seats().host_only(&token).and_then(|_| {
                     // A game only grows: none starts while the server is at its budget.
-                    if self.core.budget_exceeded() {
+                    if self.core.budget_full() {
                         return Err(TableError::ServerBusy);
                     }
                     let seed = match self.core.seed() {

@@ -413,19 +413,19 @@ fn stopped(stream: &Kept) -> Option<pb::GameStop> {
 
 #[test]
 fn a_game_whose_events_reach_the_servers_size_limit_is_stopped() {
-    let mut core = bots_table(GameLength { max_bytes: 4_000, ..GameLength::default() }, Budget::unlimited());
+    let mut core = bots_table(GameLength { max_bytes: 40_000, ..GameLength::default() }, Budget::unlimited());
     let spectator = watch(&mut core, None, None, at(0));
     start(&mut core, at(1));
     core.deliver();
     let stop = stopped(&spectator).expect("a game_stopped event");
     assert_eq!(stop.why, pb::game_stop::Why::Size as i32);
-    assert_eq!(stop.limit, 4_000);
+    assert_eq!(stop.limit, 40_000);
     assert!(core.game().is_some_and(dudo_rules::Game::is_over));
 }
 
 #[test]
 fn games_stop_growing_when_the_server_is_past_its_memory_budget_and_give_it_back() {
-    let budget = Budget::new(6_000);
+    let budget = Budget::new(60_000);
     let mut core = bots_table(GameLength::default(), Arc::clone(&budget));
     let spectator = watch(&mut core, None, None, at(0));
     start(&mut core, at(1));
@@ -439,7 +439,7 @@ fn games_stop_growing_when_the_server_is_past_its_memory_budget_and_give_it_back
 
 #[test]
 fn resumed_streams_share_the_logs_copies_and_a_reader_that_never_reads_stays_within_the_budget() {
-    let budget = Budget::new(64 * 1024);
+    let budget = Budget::new(1024 * 1024);
     let mut core = bots_table(GameLength::default(), Arc::clone(&budget));
     start(&mut core, at(1));
     core.deliver();
@@ -459,7 +459,7 @@ fn resumed_streams_share_the_logs_copies_and_a_reader_that_never_reads_stays_wit
     }
     assert!(refused > 0, "resumes past the budget are refused");
     assert!(!readers.is_empty());
-    assert!(budget.used() <= 64 * 1024, "{} held", budget.used());
+    assert!(budget.used() <= 1024 * 1024, "{} held", budget.used());
     // Readers that go away give back what they never read.
     drop(readers);
     assert_eq!(budget.used(), log_bytes);

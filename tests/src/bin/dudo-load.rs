@@ -76,6 +76,9 @@ impl Server {
                 "100000",
                 "--max-streams-per-ip",
                 "100000",
+                // Every table is this tool's, from one address: no share of its own.
+                "--memory-per-address-mib",
+                "0",
             ],
         )?;
         // Its later output is not read: dropping the pipe keeps a full pipe from stalling it.
