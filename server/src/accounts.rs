@@ -260,6 +260,11 @@ impl Dudo {
         Ok(account)
     }
 
+    /// The account an API token belongs to, or why not, as a status.
+    pub(crate) async fn account_of_api_token(&self, token: &str) -> Result<Account, Status> {
+        Ok(self.account_of_token(token).await?)
+    }
+
     async fn caller<T>(&self, request: &Request<T>) -> Result<Caller, AccountError> {
         let bearer = bearer(request).ok_or(AccountError::NoToken)?;
         if self.account_settings().is_admin(Some(bearer)) {

@@ -9,6 +9,7 @@
 pub mod accounts;
 pub mod budget;
 pub mod history;
+pub mod ladder;
 pub mod service;
 pub mod table;
 
@@ -16,6 +17,7 @@ use std::future::Future;
 
 use dudo_proto::v1::accounts_server::AccountsServer;
 use dudo_proto::v1::history_server::HistoryServer;
+use dudo_proto::v1::ladder_server::LadderServer;
 use dudo_proto::v1::lobby_server::LobbyServer;
 use dudo_proto::v1::play_server::PlayServer;
 use tokio::net::TcpListener;
@@ -63,6 +65,8 @@ pub struct Setup {
     pub recover: bool,
     /// Who may register accounts, and the admin token.
     pub accounts: accounts::AccountSettings,
+    /// The ladder's pools (none: the built-in pools). A server with a store runs a ladder.
+    pub ladder: Option<Vec<ladder::Pool>>,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -89,8 +93,12 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let max_message = setup.limits.max_message_bytes;
     let keepalive = setup.limits.keepalive;
-    let dudo =
+    let has_store = setup.store.is_some();
+    let mut dudo =
         service::Dudo::new(setup.limits).with_store(setup.store, setup.ranked).with_accounts(setup.accounts);
+    if has_store {
+        dudo = dudo.with_ladder(setup.ladder.unwrap_or_else(ladder::pools::builtin));
+    }
     if setup.recover {
         let recovered = dudo.recover().await?;
         if recovered > 0 {
@@ -102,6 +110,7 @@ pub async fn serve(
     health.set_serving::<PlayServer<service::Dudo>>().await;
     health.set_serving::<HistoryServer<service::Dudo>>().await;
     health.set_serving::<AccountsServer<service::Dudo>>().await;
+    health.set_serving::<LadderServer<service::Dudo>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -145,7 +154,8 @@ pub async fn serve(
         .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(AccountsServer::new(dudo).max_decoding_message_size(max_message))
+        .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
+        .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await;
     sampler.abort();

@@ -93,6 +93,10 @@ struct Args {
     /// A file holding the admin token (its first line).
     #[arg(long, env = "DUDO_ADMIN_TOKEN_FILE", conflicts_with = "admin_token")]
     admin_token_file: Option<std::path::PathBuf>,
+    /// The ladder's pools, a TOML file (see docs/ladder.md); default: the built-in pools
+    /// (fibbing-4 and perudo-jonti-2). A server with no records (--db none) runs no ladder.
+    #[arg(long, env = "DUDO_LADDER")]
+    ladder: Option<std::path::PathBuf>,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
     metrics_listen: Option<std::net::SocketAddr>,
@@ -192,7 +196,18 @@ async fn main() -> anyhow::Result<()> {
         anyhow::bail!("--registration admin needs an admin token (DUDO_ADMIN_TOKEN or --admin-token-file)");
     }
     let accounts = dudo_server::accounts::AccountSettings::new(registration, admin_token.as_deref());
-    let setup = dudo_server::Setup { limits, store, ranked: args.ranked, recover: true, accounts };
+    let ladder = match &args.ladder {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("--ladder {}: {e}", path.display()))?;
+            Some(
+                dudo_server::ladder::pools::parse(&text)
+                    .map_err(|e| anyhow::anyhow!("--ladder {}: {e}", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    let setup = dudo_server::Setup { limits, store, ranked: args.ranked, recover: true, accounts, ladder };
     dudo_server::serve(listener, setup, shutdown).await?;
     Ok(())
 }

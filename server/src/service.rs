@@ -253,6 +253,8 @@ pub struct Dudo {
     address_budgets: Arc<Mutex<HashMap<std::net::IpAddr, Arc<Budget>>>>,
     /// Who may register, and the admin's token (hashed).
     accounts: AccountSettings,
+    /// The ladder's matchmaker, when the server runs one.
+    ladder: Option<crate::ladder::LadderHandle>,
 }
 
 /// Holds one of a connection's (and its IP address's) open streams; dropping it (the stream
@@ -313,6 +315,92 @@ impl Dudo {
 
     pub(crate) fn account_settings(&self) -> &AccountSettings {
         &self.accounts
+    }
+
+    /// Runs a ladder of `pools` (its matchmaker starts now).
+    pub fn with_ladder(mut self, pools: Vec<crate::ladder::Pool>) -> Dudo {
+        self.ladder = Some(crate::ladder::start(self.clone(), pools));
+        self
+    }
+
+    pub(crate) fn ladder(&self) -> Option<&crate::ladder::LadderHandle> {
+        self.ladder.as_ref()
+    }
+
+    /// A ladder table: the pool's rules and clock, its seats taken in order (accounts and
+    /// built-in bots), started. Its games count for `ladder:POOL`.
+    pub(crate) async fn make_ladder_table(
+        &self,
+        pool: &crate::ladder::Pool,
+        seats: Vec<crate::ladder::LadderSeat>,
+    ) -> Result<crate::ladder::Made, Status> {
+        use crate::ladder::LadderSeat;
+        let rules = pool.rules().map_err(Status::internal)?;
+        let id = table::secret();
+        let code = join_code();
+        let clock = (pool.move_millis > 0).then(|| {
+            table::Clock::new(
+                std::time::Duration::from_millis(pool.move_millis.into()),
+                std::time::Duration::from_millis(pool.time_bank_millis.into()),
+            )
+        });
+        let table = Table::new(
+            rules,
+            table::Setup {
+                table: table::core::Setup {
+                    id: id.clone(),
+                    code: code.clone(),
+                    capacity: pool.seats as usize,
+                    seed: None,
+                    pacing: table::Pacing { clock, bot_pause: std::time::Duration::ZERO },
+                    rate: self.limits.actions_per_second,
+                    rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
+                    journalled: false,
+                    length: self.game_length(),
+                    budget: Arc::clone(&self.budget),
+                },
+                table_rate: self.limits.table_moves_per_second,
+                store: self.store.clone(),
+            },
+        );
+        let handle = self.spawn_table(table, id.clone(), code, None)?;
+        let mut tokens = Vec::new();
+        let mut host_token = None;
+        for seat in seats {
+            match seat {
+                LadderSeat::Account { account, name } => {
+                    let (_, token, _) = self
+                        .command(&handle, |reply| Command::Join { name, account: Some(account), reply })
+                        .await?;
+                    host_token.get_or_insert_with(|| token.clone());
+                    tokens.push(Some(token));
+                }
+                LadderSeat::Bot(bot) => {
+                    let token = host_token
+                        .clone()
+                        .ok_or_else(|| Status::internal("a ladder table's host seat first"))?;
+                    self.command(&handle, |reply| Command::AddBot { token, bot, reply }).await?;
+                    tokens.push(None);
+                }
+            }
+        }
+        let host_token = host_token.ok_or_else(|| Status::internal("a ladder table with no player"))?;
+        let token = host_token.clone();
+        self.command(&handle, |reply| Command::Start { token, reply }).await?;
+        Ok(crate::ladder::Made { table: id, tokens, host_token })
+    }
+
+    /// The server's own spectator stream of a table (the ladder watches its tables so).
+    pub(crate) async fn watch_internal(&self, table: &str) -> Result<UpdateStream, Status> {
+        self.stream(table, None, None, None).await
+    }
+
+    /// Closes a table the server made (a ladder table, once its game is recorded).
+    pub(crate) async fn close_internal(&self, table: &str, host_token: &str) {
+        if let Ok(handle) = self.find(table) {
+            let token = host_token.to_string();
+            let _ = self.command(&handle, |reply| Command::Close { token, reply }).await;
+        }
     }
 
     /// Keeps tables, finished games and ratings in `store`; `ranked`: tables may ask for

@@ -13,6 +13,7 @@
 
 pub mod accounts;
 pub mod elo;
+pub mod ladder;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -269,6 +270,7 @@ fn migrator(backend: Backend) -> Migrator {
         migrations: Cow::Owned(vec![
             migration(1, "records", include_str!("../migrations/0001_records.sql")),
             migration(2, "accounts", include_str!("../migrations/0002_accounts.sql")),
+            migration(3, "ladder", include_str!("../migrations/0003_ladder.sql")),
         ]),
         ..Migrator::DEFAULT
     }
@@ -788,7 +790,9 @@ async fn insert_game(
             .execute(&mut **tx)
             .await?;
     }
-    if !s.rating_pool.is_empty() {
+    if let Some(pool) = s.rating_pool.strip_prefix(ladder::POOL_PREFIX) {
+        ladder::rate(tx, pool, s).await?;
+    } else if !s.rating_pool.is_empty() {
         rate(tx, s).await?;
     }
     Ok(())

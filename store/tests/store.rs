@@ -451,3 +451,36 @@ async fn accounts_are_unique_by_key_and_tokens_are_found_by_hash_until_revoked()
         assert!(matches!(full, StoreError::TooManyTokens { .. }), "{backend}: {full}");
     }
 }
+
+#[tokio::test]
+async fn ladder_games_move_weng_lin_ratings_once_each_with_a_history() {
+    for (backend, db) in databases("ladder").await {
+        let store = Store::open(&db).await.unwrap();
+        let finished = |id: &str, at: i64| {
+            let mut g = game(
+                id,
+                "t",
+                "fibbing",
+                at,
+                &[("AcctA", ""), ("AcctB", ""), ("Alba (odds bot)", "odds")],
+                "",
+            );
+            g.summary.rating_pool = "ladder:fibbing-3".into();
+            g
+        };
+        let batch = |g: FinishedGame| Batch { table: "t".into(), finished: vec![g], ..Batch::default() };
+        store.write(batch(finished("g1", 1_000))).await.unwrap();
+        store.write(batch(finished("g1", 1_000))).await.unwrap();
+        store.write(batch(finished("g2", 2_000))).await.unwrap();
+        let board = store.leaderboard("fibbing-3", 0).await.unwrap();
+        let names: Vec<&str> = board.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["AcctA", "AcctB", "odds bot"], "{backend}: by finishing order");
+        assert!(board.iter().all(|r| r.games == 2), "{backend}: a game written twice counts once");
+        assert_eq!((board[0].wins, board[0].kind.as_str()), (2, "bot"));
+        assert!(board[0].mu > 25.0 && board[2].mu < 25.0 && board[0].sigma < 25.0 / 3.0);
+        let history = store.rating_history("fibbing-3", "accta", 0).await.unwrap();
+        assert_eq!(history.iter().map(|p| p.game.as_str()).collect::<Vec<_>>(), ["g2", "g1"]);
+        assert_eq!(history[0].mu, board[0].mu);
+        assert!(store.leaderboard("other", 0).await.unwrap().is_empty());
+    }
+}

@@ -5,7 +5,9 @@
 mod accounts;
 mod bots;
 mod cli;
+// The ladder: pools, the matchmaker, Weng-Lin ratings, the board, benching.
 mod client;
+mod ladder;
 mod records;
 mod recovery;
 mod server;

@@ -1,0 +1,538 @@
+//! The ladder: pools of rated games the server makes itself.
+//!
+//! A player (an account) enters a pool over one `Ladder.Enter` stream and waits in the
+//! pool's queue. The matchmaker ([`Matchmaker`], one task owning every queue) fills tables by
+//! rating: players whose ratings lie within a gap that widens the longer they wait, never one
+//! account twice at a table; after a while the pool's built-in bots fill the seats nobody
+//! takes. A table starts when full. Each player is told its seat's token over its stream and
+//! plays over the ordinary Play stream, so every client, the SDK and the Python example play
+//! ladder games unchanged.
+//!
+//! The matchmaker watches each of its tables as a spectator: a time-out counts against the
+//! seat's account (too many, and it is benched for a while), and the game's end frees the
+//! player's place and is reported to it. The game's record carries `rating_pool` =
+//! `ladder:POOL`, and the store rates it (Weng-Lin) in the record's own transaction.
+
+pub mod pools;
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::ladder_server::Ladder;
+use rand::seq::SliceRandom;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status};
+
+use crate::accounts::{AccountError, bearer};
+use crate::service::{CODE_KEY, Dudo};
+use crate::table::SeatAccount;
+pub use pools::Pool;
+
+/// How often the matchmaker looks for tables to make.
+const TICK: Duration = Duration::from_millis(250);
+/// The rating gap (in mu) a table may span at once, and how much it widens each second of
+/// the longest wait among its players.
+const GAP: f64 = 3.0;
+const GAP_PER_SECOND: f64 = 0.5;
+/// Updates waiting for one entrant before the newest are dropped (a seat it never hears of
+/// plays on under the clock).
+const ENTRANT_QUEUE: usize = 64;
+
+/// Who takes a seat at a ladder table.
+#[derive(Clone, Debug)]
+pub enum LadderSeat {
+    Account { account: SeatAccount, name: String },
+    Bot(String),
+}
+
+/// A ladder table as made: its id, each seat's token (none for a bot) and the host's token.
+pub struct Made {
+    pub table: String,
+    pub tokens: Vec<Option<String>>,
+    pub host_token: String,
+}
+
+struct Entrant {
+    id: u64,
+    account: SeatAccount,
+    name: String,
+    mu: f64,
+    score: f64,
+    since: Instant,
+    wants: u32,
+    playing: u32,
+    tx: mpsc::Sender<Result<pb::LadderUpdate, Status>>,
+}
+
+struct Game {
+    pool: usize,
+    /// The entrant (and its account) at each seat; none for a bot.
+    seats: Vec<Option<(u64, String)>>,
+}
+
+enum Command {
+    Enter { pool: String, entrant: Entrant, reply: tokio::sync::oneshot::Sender<Result<(), Status>> },
+    Made { pool: usize, made: Result<Made, String>, seated: Vec<Option<u64>> },
+    TimedOut { table: String, seat: usize },
+    Finished { table: String, standings: Vec<usize> },
+}
+
+/// The ladder's handle: the pools and the matchmaker's queue.
+#[derive(Clone)]
+pub struct LadderHandle {
+    pools: std::sync::Arc<Vec<Pool>>,
+    tx: mpsc::Sender<Command>,
+}
+
+impl LadderHandle {
+    pub fn pools(&self) -> &[Pool] {
+        &self.pools
+    }
+}
+
+/// The task that owns every pool's queue.
+struct Matchmaker {
+    dudo: Dudo,
+    pools: std::sync::Arc<Vec<Pool>>,
+    queues: Vec<Vec<Entrant>>,
+    games: HashMap<String, Game>,
+    /// Accounts benched, until when.
+    benched: HashMap<String, Instant>,
+    /// Time-outs since each account was last benched.
+    timeouts: HashMap<String, u32>,
+    tx: mpsc::Sender<Command>,
+}
+
+/// Starts the matchmaker for `pools`.
+pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
+    let (tx, rx) = mpsc::channel(1024);
+    let pools = std::sync::Arc::new(pools);
+    let queues = pools.iter().map(|_| Vec::new()).collect();
+    let matchmaker = Matchmaker {
+        dudo,
+        pools: std::sync::Arc::clone(&pools),
+        queues,
+        games: HashMap::new(),
+        benched: HashMap::new(),
+        timeouts: HashMap::new(),
+        tx: tx.clone(),
+    };
+    tokio::spawn(matchmaker.run(rx));
+    LadderHandle { pools, tx }
+}
+
+fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Status> {
+    Ok(pb::LadderUpdate { update: Some(u) })
+}
+
+fn refused(code: &'static str, status: Status) -> Status {
+    let mut status = status;
+    status.metadata_mut().insert(CODE_KEY, tonic::metadata::MetadataValue::from_static(code));
+    status
+}
+
+fn unix_millis_at(at: Instant) -> u64 {
+    let now = crate::table::unix_millis();
+    let ahead = at.saturating_duration_since(Instant::now()).as_millis();
+    u64::try_from(now).unwrap_or(0).saturating_add(u64::try_from(ahead).unwrap_or(0))
+}
+
+impl Matchmaker {
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        let mut tick = tokio::time::interval(TICK);
+        loop {
+            tokio::select! {
+                command = rx.recv() => match command {
+                    Some(command) => self.handle(command),
+                    None => return,
+                },
+                _ = tick.tick() => self.match_all(),
+            }
+        }
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Enter { pool, entrant, reply } => {
+                let Some(p) = self.pools.iter().position(|p| p.name == pool) else {
+                    let _ = reply
+                        .send(Err(refused("no_such_pool", Status::not_found(format!("no pool {pool:?}")))));
+                    return;
+                };
+                let queue = &mut self.queues[p];
+                queue.retain(|e| !e.tx.is_closed());
+                if queue.iter().any(|e| e.account.id == entrant.account.id) {
+                    let _ = reply.send(Err(refused(
+                        "already_entered",
+                        Status::failed_precondition(
+                            "this account is in the pool already (one stream a pool)",
+                        ),
+                    )));
+                    return;
+                }
+                queue.push(entrant);
+                let _ = reply.send(Ok(()));
+                self.tell_queue(p);
+            }
+            Command::Made { pool, made, seated } => match made {
+                Ok(made) => {
+                    let seats = seated
+                        .iter()
+                        .map(|e| {
+                            e.and_then(|id| self.queues[pool].iter().find(|x| x.id == id))
+                                .map(|x| (x.id, x.account.id.clone()))
+                        })
+                        .collect();
+                    for (seat, (entrant, token)) in seated.iter().zip(&made.tokens).enumerate() {
+                        let (Some(entrant), Some(token)) = (entrant, token) else { continue };
+                        if let Some(e) = self.queues[pool].iter().find(|x| x.id == *entrant) {
+                            let seated = pb::LadderSeated {
+                                pool: self.pools[pool].name.clone(),
+                                table: made.table.clone(),
+                                seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                                token: token.clone(),
+                            };
+                            let _ = e.tx.try_send(update(pb::ladder_update::Update::Seated(seated)));
+                        }
+                    }
+                    self.games.insert(made.table.clone(), Game { pool, seats });
+                    self.watch(made);
+                }
+                Err(why) => {
+                    tracing::error!(error = %why, "a ladder table could not be made");
+                    for id in seated.into_iter().flatten() {
+                        if let Some(e) = self.queues[pool].iter_mut().find(|x| x.id == id) {
+                            e.playing = e.playing.saturating_sub(1);
+                        }
+                    }
+                }
+            },
+            Command::TimedOut { table, seat } => {
+                let Some(game) = self.games.get(&table) else { return };
+                let Some(Some((_, account))) = game.seats.get(seat) else { return };
+                let pool = &self.pools[game.pool];
+                let n = self.timeouts.entry(account.clone()).or_default();
+                *n += 1;
+                if *n >= pool.bench_after_timeouts {
+                    self.timeouts.remove(account);
+                    let until = Instant::now() + Duration::from_secs(u64::from(pool.bench_minutes) * 60);
+                    self.benched.insert(account.clone(), until);
+                    let why = format!("{} time-outs", pool.bench_after_timeouts);
+                    tracing::info!(account = %account, "benched from the ladder");
+                    for queue in &self.queues {
+                        for e in queue.iter().filter(|e| e.account.id == *account) {
+                            let benched = pb::LadderBenched {
+                                until_unix_millis: unix_millis_at(until),
+                                why: why.clone(),
+                            };
+                            let _ = e.tx.try_send(update(pb::ladder_update::Update::Benched(benched)));
+                        }
+                    }
+                }
+            }
+            Command::Finished { table, standings } => {
+                let Some(game) = self.games.remove(&table) else { return };
+                for (seat, at) in game.seats.iter().enumerate() {
+                    let Some((entrant, _)) = at else { continue };
+                    if let Some(e) = self.queues[game.pool].iter_mut().find(|x| x.id == *entrant) {
+                        e.playing = e.playing.saturating_sub(1);
+                        e.since = Instant::now();
+                        let place = standings.iter().position(|&s| s == seat).map_or(0, |p| p + 1);
+                        let ended = pb::LadderGameEnded {
+                            table: table.clone(),
+                            place: u32::try_from(place).unwrap_or(0),
+                        };
+                        let _ = e.tx.try_send(update(pb::ladder_update::Update::Ended(ended)));
+                    }
+                }
+                self.tell_queue(game.pool);
+            }
+        }
+    }
+
+    /// Tells every entrant of a pool where the queue stands.
+    fn tell_queue(&self, pool: usize) {
+        let queue = &self.queues[pool];
+        let waiting = u32::try_from(queue.iter().filter(|e| e.playing < e.wants).count()).unwrap_or(u32::MAX);
+        for e in queue {
+            let queued = pb::LadderQueued {
+                pool: self.pools[pool].name.clone(),
+                waiting,
+                playing: e.playing,
+                rating: e.score,
+            };
+            let _ = e.tx.try_send(update(pb::ladder_update::Update::Queued(queued)));
+        }
+    }
+
+    fn match_all(&mut self) {
+        let now = Instant::now();
+        self.benched.retain(|_, until| *until > now);
+        for pool in 0..self.pools.len() {
+            self.queues[pool].retain(|e| !e.tx.is_closed() || e.playing > 0);
+            while let Some(table) = self.next_table(pool, now) {
+                self.make(pool, table);
+            }
+        }
+    }
+
+    /// The next table to make in a pool: entrants (by index) and the bots that fill it.
+    fn next_table(&self, pool: usize, now: Instant) -> Option<(Vec<usize>, Vec<String>)> {
+        let p = &self.pools[pool];
+        let seats = p.seats as usize;
+        let mut ready: Vec<usize> = (0..self.queues[pool].len())
+            .filter(|&i| {
+                let e = &self.queues[pool][i];
+                e.playing < e.wants && !e.tx.is_closed() && !self.benched.contains_key(&e.account.id)
+            })
+            .collect();
+        let queue = &self.queues[pool];
+        ready.sort_by(|&a, &b| queue[a].mu.total_cmp(&queue[b].mu));
+        let waited = |i: usize| now.saturating_duration_since(queue[i].since).as_secs_f64();
+        // Players within the gap their longest wait allows, distinct accounts.
+        for start in 0..ready.len() {
+            let mut chosen: Vec<usize> = Vec::new();
+            for &i in &ready[start..] {
+                if chosen.len() == seats {
+                    break;
+                }
+                if chosen.iter().any(|&c| queue[c].account.id == queue[i].account.id) {
+                    continue;
+                }
+                chosen.push(i);
+            }
+            if chosen.len() < seats {
+                break;
+            }
+            let longest = chosen.iter().map(|&i| waited(i)).fold(0.0, f64::max);
+            let spread = queue[chosen[chosen.len() - 1]].mu - queue[chosen[0]].mu;
+            if spread <= GAP + GAP_PER_SECOND * longest {
+                return Some((chosen, Vec::new()));
+            }
+        }
+        // Too few players: after a wait, the pool's bots fill the rest.
+        let first = *ready.iter().max_by(|&&a, &&b| waited(a).total_cmp(&waited(b)))?;
+        if p.bots.is_empty() || waited(first) < f64::from(p.fill_after_seconds) {
+            return None;
+        }
+        let mut chosen = vec![first];
+        for &i in &ready {
+            if chosen.len() == seats {
+                break;
+            }
+            if !chosen.iter().any(|&c| queue[c].account.id == queue[i].account.id) {
+                chosen.push(i);
+            }
+        }
+        let bots = p.bots.iter().cycle().take(seats - chosen.len()).cloned().collect();
+        Some((chosen, bots))
+    }
+
+    fn make(&mut self, pool: usize, (chosen, bots): (Vec<usize>, Vec<String>)) {
+        let mut seats: Vec<(LadderSeat, Option<u64>)> = Vec::new();
+        for &i in &chosen {
+            let e = &mut self.queues[pool][i];
+            e.playing += 1;
+            seats
+                .push((LadderSeat::Account { account: e.account.clone(), name: e.name.clone() }, Some(e.id)));
+        }
+        seats.extend(bots.into_iter().map(|b| (LadderSeat::Bot(b), None)));
+        // Seat order by lot; a player first, as the table's host.
+        seats.shuffle(&mut rand::rng());
+        if let Some(first) = seats.iter().position(|(s, _)| matches!(s, LadderSeat::Account { .. })) {
+            seats.swap(0, first);
+        }
+        let (dudo, tx, p) = (self.dudo.clone(), self.tx.clone(), self.pools[pool].clone());
+        tokio::spawn(async move {
+            let seated: Vec<Option<u64>> = seats.iter().map(|(_, e)| *e).collect();
+            let made = dudo
+                .make_ladder_table(&p, seats.into_iter().map(|(s, _)| s).collect())
+                .await
+                .map_err(|e| e.message().to_string());
+            let _ = tx.send(Command::Made { pool, made, seated }).await;
+        });
+    }
+
+    /// Watches a ladder table as a spectator: its time-outs and its end.
+    fn watch(&self, made: Made) {
+        let (dudo, tx) = (self.dudo.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let Ok(mut updates) = dudo.watch_internal(&made.table).await else {
+                return;
+            };
+            while let Some(Ok(u)) = updates.next().await {
+                let Some(pb::play_update::Update::Event(e)) = u.update else { continue };
+                match e.kind {
+                    Some(pb::event::Kind::TurnTimedOut(t)) => {
+                        let command = Command::TimedOut { table: made.table.clone(), seat: t.seat as usize };
+                        let _ = tx.send(command).await;
+                    }
+                    Some(pb::event::Kind::GameOver(g)) => {
+                        let standings = g.standings.iter().map(|&s| s as usize).collect();
+                        let _ = tx.send(Command::Finished { table: made.table.clone(), standings }).await;
+                        // The game is recorded (the record was written with its last move):
+                        // the table leaves the server.
+                        dudo.close_internal(&made.table, &made.host_token).await;
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+            // The stream ended without a game_over (the table closed or fell behind): the
+            // players' places are freed all the same.
+            let _ = tx.send(Command::Finished { table: made.table.clone(), standings: Vec::new() }).await;
+        });
+    }
+}
+
+type LadderStream = Pin<Box<dyn Stream<Item = Result<pb::LadderUpdate, Status>> + Send>>;
+
+fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
+    pb::LeaderboardEntry {
+        name: r.name.clone(),
+        kind: match r.kind.as_str() {
+            "bot" => pb::AccountKind::Bot,
+            "person" => pb::AccountKind::Person,
+            _ => pb::AccountKind::None,
+        } as i32,
+        mu: r.mu,
+        sigma: r.sigma,
+        score: r.score(),
+        games: u64::try_from(r.games).unwrap_or(0),
+        wins: u64::try_from(r.wins).unwrap_or(0),
+        provisional: r.games < dudo_store::ladder::SETTLED_AFTER,
+    }
+}
+
+impl Dudo {
+    fn ladder_handle(&self) -> Result<&LadderHandle, Status> {
+        self.ladder().ok_or_else(|| {
+            refused(
+                "no_ladder",
+                Status::failed_precondition("this server runs no ladder: it keeps no records (--db none)"),
+            )
+        })
+    }
+}
+
+#[tonic::async_trait]
+impl Ladder for Dudo {
+    type EnterStream = LadderStream;
+
+    async fn list_pools(
+        &self,
+        _: Request<pb::ListPoolsRequest>,
+    ) -> Result<Response<pb::ListPoolsResponse>, Status> {
+        let handle = self.ladder_handle()?;
+        let pools = handle
+            .pools()
+            .iter()
+            .map(|p| pb::LadderPool {
+                name: p.name.clone(),
+                rules: p.preset.clone(),
+                seats: p.seats,
+                move_millis: p.move_millis,
+                max_games: p.max_games,
+                bots: p.bots.clone(),
+            })
+            .collect();
+        Ok(Response::new(pb::ListPoolsResponse { pools }))
+    }
+
+    async fn enter(&self, request: Request<pb::EnterRequest>) -> Result<Response<Self::EnterStream>, Status> {
+        let handle = self.ladder_handle()?.clone();
+        let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
+        let account = self.account_of_api_token(&token).await?;
+        let slot = self.stream_slot(&request)?;
+        let req = request.into_inner();
+        let pool = handle.pools().iter().find(|p| p.name == req.pool.trim()).ok_or_else(|| {
+            let shown: String = req.pool.chars().take(64).collect();
+            refused("no_such_pool", Status::not_found(format!("no pool {shown:?}")))
+        })?;
+        let wants = if req.games == 0 { 1 } else { req.games };
+        if wants > pool.max_games {
+            return Err(refused(
+                "bad_request",
+                Status::invalid_argument(format!(
+                    "games: at most {} at once in {}",
+                    pool.max_games, pool.name
+                )),
+            ));
+        }
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records"))?;
+        let rating = store
+            .ladder_rating(&pool.name, &account.name)
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        let (mu, score) = rating.map_or((25.0, 0.0), |r| (r.mu, r.score()));
+        let (tx, rx) = mpsc::channel(ENTRANT_QUEUE);
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let entrant = Entrant {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            account: SeatAccount {
+                id: account.id.clone(),
+                kind: crate::accounts::kind_to_wire(account.kind),
+            },
+            name: account.name.clone(),
+            mu,
+            score,
+            since: Instant::now(),
+            wants,
+            playing: 0,
+            tx,
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        handle
+            .tx
+            .send(Command::Enter { pool: pool.name.clone(), entrant, reply })
+            .await
+            .map_err(|_| Status::unavailable("the ladder has stopped"))?;
+        answer.await.map_err(|_| Status::unavailable("the ladder has stopped"))??;
+        tracing::info!(account = %account.name, pool = %pool.name, games = wants, "entered the ladder");
+        let updates = ReceiverStream::new(rx).map(move |u| {
+            let _held = &slot;
+            u
+        });
+        Ok(Response::new(Box::pin(updates)))
+    }
+
+    async fn leaderboard(
+        &self,
+        request: Request<pb::LeaderboardRequest>,
+    ) -> Result<Response<pb::LeaderboardResponse>, Status> {
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let req = request.into_inner();
+        let board = store
+            .leaderboard(req.pool.trim(), req.limit)
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        Ok(Response::new(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }))
+    }
+
+    async fn rating_history(
+        &self,
+        request: Request<pb::RatingHistoryRequest>,
+    ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let req = request.into_inner();
+        let points = store
+            .rating_history(req.pool.trim(), req.name.trim(), req.limit)
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        let points = points
+            .into_iter()
+            .map(|p| pb::RatingPoint {
+                game: p.game,
+                mu: p.mu,
+                sigma: p.sigma,
+                place: u32::try_from(p.place).unwrap_or(0),
+                unix_millis: u64::try_from(p.at).unwrap_or(0),
+            })
+            .collect();
+        Ok(Response::new(pb::RatingHistoryResponse { points }))
+    }
+}

@@ -1,0 +1,160 @@
+//! The ladder's pools: what a server runs, from a TOML file (`--ladder FILE`) or built in.
+//!
+//! ```toml
+//! [[pool]]
+//! name = "fibbing-4"
+//! preset = "fibbing"
+//! seats = 4
+//! move_millis = 10000        # the turn clock (0: none)
+//! time_bank_millis = 30000
+//! max_games = 4              # games one player may be in at once
+//! bots = ["random", "odds", "reader"]   # built-in bots that fill seats after a wait
+//! fill_after_seconds = 20
+//! bench_after_timeouts = 3   # time-outs before a player is benched ...
+//! bench_minutes = 10         # ... for this long
+//! settings = { "dice.faces" = "6" }      # rule settings on top of the preset
+//! ```
+
+use std::collections::BTreeMap;
+
+use dudo_rules::{RuleSet, presets};
+use serde::Deserialize;
+
+fn default_max_games() -> u32 {
+    4
+}
+fn default_move_millis() -> u32 {
+    10_000
+}
+fn default_bench_after() -> u32 {
+    3
+}
+fn default_bench_minutes() -> u32 {
+    10
+}
+fn default_fill_after() -> u32 {
+    20
+}
+
+/// One pool: its rules, its tables' size and clock, and how it treats its players.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Pool {
+    pub name: String,
+    pub preset: String,
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
+    pub seats: u32,
+    #[serde(default = "default_move_millis")]
+    pub move_millis: u32,
+    #[serde(default)]
+    pub time_bank_millis: u32,
+    #[serde(default = "default_max_games")]
+    pub max_games: u32,
+    #[serde(default)]
+    pub bots: Vec<String>,
+    #[serde(default = "default_fill_after")]
+    pub fill_after_seconds: u32,
+    #[serde(default = "default_bench_after")]
+    pub bench_after_timeouts: u32,
+    #[serde(default = "default_bench_minutes")]
+    pub bench_minutes: u32,
+}
+
+impl Pool {
+    /// The pool's rule set: its preset with its settings.
+    pub fn rules(&self) -> Result<RuleSet, String> {
+        let mut rules = presets::by_name(&self.preset)
+            .ok_or_else(|| format!("pool {}: no preset {:?}", self.name, self.preset))?;
+        for (path, value) in &self.settings {
+            rules =
+                presets::with_setting(rules, path, value).map_err(|e| format!("pool {}: {e}", self.name))?;
+        }
+        Ok(rules)
+    }
+
+    /// What the matchmaker checks a pool against before serving it.
+    fn check(&self) -> Result<(), String> {
+        let rules = self.rules()?;
+        let (min, max) = (u32::from(rules.players.min), u32::from(rules.players.max));
+        if self.seats < 2 || !(min..=max).contains(&self.seats) {
+            return Err(format!(
+                "pool {}: seats: these rules seat {min} to {max}, not {}",
+                self.name, self.seats
+            ));
+        }
+        if self.name.is_empty() || self.name.len() > 64 || !self.name.chars().all(|c| c.is_ascii_graphic()) {
+            return Err(format!("pool {:?}: a name of 1 to 64 visible ASCII characters", self.name));
+        }
+        if !(1..=16).contains(&self.max_games) {
+            return Err(format!("pool {}: max_games: 1 to 16", self.name));
+        }
+        if self.move_millis != 0 && !(100..=86_400_000).contains(&self.move_millis) {
+            return Err(format!("pool {}: move_millis: 0 or 100 to 86400000", self.name));
+        }
+        if let Some(bot) = self.bots.iter().find(|b| !dudo_rules::bots::NAMES.contains(&b.as_str())) {
+            return Err(format!(
+                "pool {}: no bot {bot:?}; the bots are {}",
+                self.name,
+                dudo_rules::bots::NAMES.join(", ")
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    pool: Vec<Pool>,
+}
+
+/// The pools a server runs when given none: four-seat fibbing and two-seat Perudo.
+pub fn builtin() -> Vec<Pool> {
+    let pool = |name: &str, preset: &str, seats| Pool {
+        name: name.into(),
+        preset: preset.into(),
+        settings: BTreeMap::new(),
+        seats,
+        move_millis: default_move_millis(),
+        time_bank_millis: 30_000,
+        max_games: default_max_games(),
+        bots: vec!["random".into(), "odds".into(), "reader".into()],
+        fill_after_seconds: default_fill_after(),
+        bench_after_timeouts: default_bench_after(),
+        bench_minutes: default_bench_minutes(),
+    };
+    vec![pool("fibbing-4", "fibbing", 4), pool("perudo-jonti-2", "perudo-jonti", 2)]
+}
+
+/// Pools from a TOML file's text, each checked.
+pub fn parse(text: &str) -> Result<Vec<Pool>, String> {
+    let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
+    let mut names = std::collections::HashSet::new();
+    for pool in &file.pool {
+        pool.check()?;
+        if !names.insert(pool.name.clone()) {
+            return Err(format!("pool {}: named twice", pool.name));
+        }
+    }
+    Ok(file.pool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_pools_hold_together_and_a_file_is_checked() {
+        for pool in builtin() {
+            pool.check().unwrap();
+        }
+        let file = |body: &str| format!("[[pool]]\nname = \"p\"\n{body}\n");
+        let pools =
+            parse(&file("preset = \"perudo\"\nseats = 3\nsettings = { \"dice.faces\" = \"8\" }")).unwrap();
+        assert_eq!(pools[0].rules().unwrap().dice.faces, 8);
+        assert!(parse(&file("preset = \"fibbing\"\nseats = 40")).unwrap_err().contains("seats"));
+        assert!(parse(&file("preset = \"nope\"\nseats = 2")).unwrap_err().contains("preset"));
+        assert!(parse(&file("preset = \"fibbing\"\nseats = 2\nbots = [\"god\"]")).is_err());
+    }
+}

@@ -1,0 +1,195 @@
+//! Ladder ratings: Weng-Lin (the OpenSkill model) for N players, per pool.
+//!
+//! A ladder game's record is written with `rating_pool` = `ladder:POOL`; in the same
+//! transaction each player's (mu, sigma) is read, the game's finishing order applied (each
+//! player a team of one, ranked by place), and the new ratings and a history row written.
+//! A record written twice is kept once (the caller returns before rating a game already
+//! there), so a retried batch never rates a game twice.
+
+use skillratings::MultiTeamOutcome;
+use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+use sqlx::Row;
+
+use crate::{GamePlayer, GameSummary, Store, StoreError};
+
+/// What a ladder game's `rating_pool` starts with.
+pub const POOL_PREFIX: &str = "ladder:";
+
+/// Games before a rating counts as settled (the board marks fewer as provisional).
+pub const SETTLED_AFTER: i64 = 10;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderRating {
+    pub name: String,
+    /// "person", "bot" (an account's kind) or "" (a built-in bot).
+    pub kind: String,
+    pub mu: f64,
+    pub sigma: f64,
+    pub games: i64,
+    pub wins: i64,
+}
+
+impl LadderRating {
+    /// What the board is ordered by: a rating the player is very likely above.
+    pub fn score(&self) -> f64 {
+        self.mu - 3.0 * self.sigma
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingPoint {
+    pub game: String,
+    pub mu: f64,
+    pub sigma: f64,
+    pub place: i64,
+    pub at: i64,
+}
+
+fn rating_of(row: &sqlx::any::AnyRow) -> Result<LadderRating, sqlx::Error> {
+    Ok(LadderRating {
+        name: row.try_get("name")?,
+        kind: row.try_get("kind")?,
+        mu: row.try_get("mu")?,
+        sigma: row.try_get("sigma")?,
+        games: row.try_get("games")?,
+        wins: row.try_get("wins")?,
+    })
+}
+
+/// A seat's finishing place; one with no place (0) finished last.
+fn place_of(p: &GamePlayer) -> usize {
+    if p.place == 0 { usize::MAX } else { p.place as usize }
+}
+
+/// Rates a finished ladder game in its own transaction.
+pub(crate) async fn rate(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    pool: &str,
+    s: &GameSummary,
+) -> Result<(), sqlx::Error> {
+    let fresh = WengLinRating::new();
+    let mut players: Vec<(&GamePlayer, String, WengLinRating, i64, i64)> = Vec::new();
+    for p in &s.players {
+        let name = p.rated_as();
+        // One rating a name: two seats rated alike (two odds bots) are one player, rated
+        // by the better place.
+        if let Some(seen) = players.iter_mut().find(|(_, n, ..)| *n == name) {
+            if place_of(p) < place_of(seen.0) {
+                seen.0 = p;
+            }
+            continue;
+        }
+        let row =
+            sqlx::query("SELECT mu, sigma, games, wins FROM ladder_ratings WHERE pool = $1 AND name = $2")
+                .bind(pool)
+                .bind(&name)
+                .fetch_optional(&mut **tx)
+                .await?;
+        let (rating, games, wins) = match row {
+            Some(r) => (
+                WengLinRating { rating: r.try_get("mu")?, uncertainty: r.try_get("sigma")? },
+                r.try_get("games")?,
+                r.try_get("wins")?,
+            ),
+            None => (fresh, 0, 0),
+        };
+        players.push((p, name, rating, games, wins));
+    }
+    let place = place_of;
+    let teams: Vec<[WengLinRating; 1]> = players.iter().map(|(_, _, r, ..)| [*r]).collect();
+    let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> =
+        teams.iter().zip(&players).map(|(t, (p, ..))| (&t[..], MultiTeamOutcome::new(place(p)))).collect();
+    let after = weng_lin_multi_team(&ranked, &WengLinConfig::new());
+    for ((p, name, _, games, wins), new) in players.iter().zip(after) {
+        let Some(new) = new.first() else { continue };
+        let won = i64::from(p.place == 1);
+        sqlx::query(
+            "INSERT INTO ladder_ratings (pool, name, kind, mu, sigma, games, wins, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (pool, name) DO UPDATE SET mu = $4, sigma = $5, games = $6, wins = $7, updated_at = $8",
+        )
+        .bind(pool)
+        .bind(name)
+        .bind(&p.account_kind)
+        .bind(new.rating)
+        .bind(new.uncertainty)
+        .bind(games + 1)
+        .bind(wins + won)
+        .bind(s.finished_at)
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO ladder_history (pool, name, game_id, mu, sigma, place, at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (pool, name, game_id) DO NOTHING",
+        )
+        .bind(pool)
+        .bind(name)
+        .bind(&s.id)
+        .bind(new.rating)
+        .bind(new.uncertainty)
+        .bind(i64::from(p.place))
+        .bind(s.finished_at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+impl Store {
+    /// A pool's board, best first by mu − 3·sigma.
+    pub async fn leaderboard(&self, pool: &str, limit: u32) -> Result<Vec<LadderRating>, StoreError> {
+        let limit = if limit == 0 { 100 } else { limit.min(1000) };
+        let rows = sqlx::query(
+            "SELECT name, kind, mu, sigma, games, wins FROM ladder_ratings WHERE pool = $1 \
+             ORDER BY mu - 3 * sigma DESC, name LIMIT $2",
+        )
+        .bind(pool)
+        .bind(i64::from(limit))
+        .fetch_all(&self.reads)
+        .await?;
+        Ok(rows.iter().map(rating_of).collect::<Result<_, _>>()?)
+    }
+
+    /// One player's rating in a pool, if it has played there.
+    pub async fn ladder_rating(&self, pool: &str, name: &str) -> Result<Option<LadderRating>, StoreError> {
+        let row = sqlx::query(
+            "SELECT name, kind, mu, sigma, games, wins FROM ladder_ratings WHERE pool = $1 AND LOWER(name) = LOWER($2)",
+        )
+        .bind(pool)
+        .bind(name)
+        .fetch_optional(&self.reads)
+        .await?;
+        Ok(row.as_ref().map(rating_of).transpose()?)
+    }
+
+    /// A player's rating after each of its games in a pool, newest first.
+    pub async fn rating_history(
+        &self,
+        pool: &str,
+        name: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingPoint>, StoreError> {
+        let limit = if limit == 0 { 100 } else { limit.min(1000) };
+        let rows = sqlx::query(
+            "SELECT game_id, mu, sigma, place, at FROM ladder_history WHERE pool = $1 AND LOWER(name) = LOWER($2) \
+             ORDER BY at DESC, game_id DESC LIMIT $3",
+        )
+        .bind(pool)
+        .bind(name)
+        .bind(i64::from(limit))
+        .fetch_all(&self.reads)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RatingPoint {
+                    game: r.try_get("game_id")?,
+                    mu: r.try_get("mu")?,
+                    sigma: r.try_get("sigma")?,
+                    place: r.try_get("place")?,
+                    at: r.try_get("at")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+}
