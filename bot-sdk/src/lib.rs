@@ -344,3 +344,52 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
     }
     Err(BotError::Ended)
 }
+
+/// How a ladder session went: the places of the games it played.
+#[derive(Clone, Debug, Default)]
+pub struct LadderRun {
+    pub places: Vec<u32>,
+}
+
+/// Plays `games` ladder games in `pool` as the account of `client` (made with
+/// [`Client::with_account`]), `at_once` at a time, each with a fresh bot from `make_bot`
+/// (given a seed): the one call a ladder bot needs. Returns once `games` have ended.
+pub async fn ladder<B, F>(
+    client: &Client,
+    pool: &str,
+    at_once: u32,
+    games: usize,
+    make_bot: F,
+) -> Result<LadderRun, BotError>
+where
+    B: Bot + 'static,
+    F: Fn(u64) -> B,
+{
+    use dudo_client::dudo_proto::v1 as pb;
+    let mut updates = client.enter(pool, at_once).await?;
+    let mut run = LadderRun::default();
+    let mut seed = 0u64;
+    while run.places.len() < games {
+        let Some(update) = updates.message().await.map_err(ClientError::from)? else {
+            return Err(BotError::Ended);
+        };
+        match update.update {
+            Some(pb::ladder_update::Update::Seated(s)) => {
+                seed += 1;
+                let mut bot = make_bot(seed);
+                let (client, key) = (client.clone(), SeatKey::saved(s.table, s.seat, s.token));
+                tokio::spawn(async move {
+                    if let Err(e) = play(&mut bot, &client, &key).await {
+                        eprintln!("dudo-bot: a ladder game failed: {e}");
+                    }
+                });
+            }
+            Some(pb::ladder_update::Update::Ended(e)) => run.places.push(e.place),
+            Some(pb::ladder_update::Update::Benched(b)) => {
+                eprintln!("dudo-bot: benched until {} ms: {}", b.until_unix_millis, b.why);
+            }
+            _ => {}
+        }
+    }
+    Ok(run)
+}

@@ -9,6 +9,7 @@ mod arena;
 mod at_table;
 mod history_cmd;
 mod input;
+mod ladder_cmd;
 mod lobby_cmd;
 mod net;
 mod play;
@@ -79,6 +80,15 @@ enum Command {
     /// Examples: dudo account register Ana --server HOST:50051; dudo account show;
     /// dudo account token new --label laptop; dudo account register Robo --bot
     Account(account_cmd::AccountArgs),
+    /// Keep a bot of yours playing on a server's ladder, as your account.
+    ///
+    /// Examples: dudo ladder --server HOST:50051 (the pools); dudo ladder fibbing-4 --bot 'python3 bot.py';
+    /// dudo ladder fibbing-4 --builtin odds --games 20
+    Ladder(ladder_cmd::LadderArgs),
+    /// A server's ladder boards: players by rating (mu - 3 sigma), games and wins.
+    ///
+    /// Examples: dudo leaderboard --server HOST:50051; dudo leaderboard fibbing-4 --history Robo
+    Leaderboard(ladder_cmd::LeaderboardArgs),
     /// Leave a table (before the start, or before the first call of a round).
     ///
     /// Example: dudo leave KQMTRB
@@ -202,6 +212,8 @@ fn main() -> std::process::ExitCode {
         Command::Host(a) => lobby_cmd::host(a),
         Command::Leave(a) => lobby_cmd::leave(a),
         Command::Account(a) => account_cmd::run(a),
+        Command::Ladder(a) => ladder_cmd::run(a),
+        Command::Leaderboard(a) => ladder_cmd::leaderboard(a),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "dudo", &mut std::io::stdout());
             Ok(std::process::ExitCode::SUCCESS)

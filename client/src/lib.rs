@@ -15,6 +15,7 @@ use dudo_proto::convert::{self, ConvertError};
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::accounts_client::AccountsClient;
 use dudo_proto::v1::history_client::HistoryClient;
+use dudo_proto::v1::ladder_client::LadderClient;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::play_client::PlayClient;
 use tonic::transport::{Channel, Endpoint};
@@ -106,6 +107,7 @@ pub struct Client {
     play: PlayClient<Channel>,
     history: HistoryClient<Channel>,
     accounts: AccountsClient<Channel>,
+    ladder: LadderClient<Channel>,
     addr: String,
     /// The account's API token: seats taken by this client are the account's.
     account: Option<String>,
@@ -136,7 +138,8 @@ impl Client {
             lobby: LobbyClient::new(channel.clone()),
             play: PlayClient::new(channel.clone()),
             history: HistoryClient::new(channel.clone()),
-            accounts: AccountsClient::new(channel),
+            accounts: AccountsClient::new(channel.clone()),
+            ladder: LadderClient::new(channel),
             addr: addr.into(),
             account: None,
         })
@@ -197,6 +200,38 @@ impl Client {
     pub async fn revoke_token(&self, id: &str, account: &str) -> Result<pb::ApiTokenInfo, ClientError> {
         let request = self.as_account(pb::RevokeTokenRequest { id: id.into(), account: account.into() })?;
         Ok(self.accounts.clone().revoke_token(request).await?.into_inner())
+    }
+
+    /// The ladder's pools on this server.
+    pub async fn pools(&self) -> Result<Vec<pb::LadderPool>, ClientError> {
+        Ok(self.ladder.clone().list_pools(pb::ListPoolsRequest {}).await?.into_inner().pools)
+    }
+
+    /// Enters a ladder pool as this client's account, for `games` at once: the stream says
+    /// where the queue stands, each seat to play (with its token), benches and each end.
+    pub async fn enter(
+        &self,
+        pool: &str,
+        games: u32,
+    ) -> Result<tonic::Streaming<pb::LadderUpdate>, ClientError> {
+        let request = self.as_account(pb::EnterRequest { pool: pool.into(), games })?;
+        Ok(self.ladder.clone().enter(request).await?.into_inner())
+    }
+
+    /// A pool's board, best first.
+    pub async fn leaderboard(
+        &self,
+        pool: &str,
+        limit: u32,
+    ) -> Result<Vec<pb::LeaderboardEntry>, ClientError> {
+        let request = pb::LeaderboardRequest { pool: pool.into(), limit };
+        Ok(self.ladder.clone().leaderboard(request).await?.into_inner().entries)
+    }
+
+    /// A player's rating after each of its games in a pool, newest first.
+    pub async fn rating_history(&self, pool: &str, name: &str) -> Result<Vec<pb::RatingPoint>, ClientError> {
+        let request = pb::RatingHistoryRequest { pool: pool.into(), name: name.into(), limit: 0 };
+        Ok(self.ladder.clone().rating_history(request).await?.into_inner().points)
     }
 
     /// The admin: suspends an account, or lifts its suspension.

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use dudo_client::{Client, SeatKey};
+use dudo_client::Client;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::ladder_client::LadderClient;
 use dudo_server::accounts::{AccountSettings, Registration};
@@ -47,36 +47,14 @@ fn bearer<T>(message: T, token: &str) -> Request<T> {
     r
 }
 
-/// A bot account that enters `pool` and plays every game it is seated at with the SDK's
-/// built-in `strategy`, until `games` have ended; returns its places.
+/// A bot account that plays `games` games in `pool` with the SDK's one call, each with the
+/// SDK's built-in `strategy`; returns its places.
 async fn ladder_bot(addr: String, name: &str, strategy: &'static str, pool: &str, games: usize) -> Vec<u32> {
     let guest = Client::connect(&addr).await.unwrap();
     let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
-    let client = guest.with_account(Some(token.clone()));
-    let mut ladder = LadderClient::new(
-        tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap(),
-    );
-    let enter = pb::EnterRequest { pool: pool.into(), games: 1 };
-    let mut updates = ladder.enter(bearer(enter, &token)).await.unwrap().into_inner();
-    let mut places = Vec::new();
-    let mut seed = 1;
-    while places.len() < games {
-        let next = tokio::time::timeout(Duration::from_secs(60), updates.next()).await;
-        let update = next.expect("the ladder went quiet").expect("the stream ended").unwrap();
-        match update.update.unwrap() {
-            pb::ladder_update::Update::Seated(s) => {
-                seed += 1;
-                let (client, key) = (client.clone(), SeatKey::saved(s.table, s.seat, s.token));
-                tokio::spawn(async move {
-                    let mut bot = dudo_bot::builtin(strategy, seed).unwrap();
-                    let _ = dudo_bot::play(&mut bot, &client, &key).await;
-                });
-            }
-            pb::ladder_update::Update::Ended(e) => places.push(e.place),
-            _ => {}
-        }
-    }
-    places
+    let client = guest.with_account(Some(token));
+    let run = dudo_bot::ladder(&client, pool, 1, games, |seed| dudo_bot::builtin(strategy, seed).unwrap());
+    tokio::time::timeout(Duration::from_secs(120), run).await.expect("the ladder went quiet").unwrap().places
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,4 +135,72 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
             _ => {}
         }
     }
+}
+
+/// The terminal client on the ladder, against the server binary with a pools file: a bot
+/// account plays with an SDK strategy (`--builtin`), another with the Python example as its
+/// `--bot` command (skipped, visibly, without Python), and `dudo leaderboard` shows them.
+#[test]
+fn the_ladder_commands_of_the_terminal_client() {
+    let home = std::env::temp_dir().join(format!("dudo-ladder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let pools = home.join("pools.toml");
+    std::fs::write(
+        &pools,
+        "[[pool]]\nname = \"duel\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 5000\nbots = [\"odds\"]\nfill_after_seconds = 0\n",
+    )
+    .unwrap();
+    let db = home.join("server.db");
+    let dudo_tests::ServerProcess { mut child, addr, .. } = dudo_tests::start_server(
+        &dudo_tests::binary("dudo-server"),
+        &["--db", db.to_str().unwrap(), "--ladder", pools.to_str().unwrap()],
+    )
+    .unwrap();
+    let dudo = |home: &std::path::Path, args: &[&str]| {
+        let out = std::process::Command::new(dudo_tests::binary("dudo"))
+            .args(args)
+            .args(["--server", &addr])
+            .env("DUDO_HOME", home)
+            .env_remove("DUDO_API_TOKEN")
+            .output()
+            .unwrap();
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), text)
+    };
+    let (ok, out) = dudo(&home, &["ladder"]);
+    assert!(ok && out.contains("duel") && out.contains("2 seats of fibbing"), "{out}");
+    let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds"]);
+    assert!(!ok && out.contains("dudo account register"), "the ladder asks for an account: {out}");
+    let (ok, out) = dudo(&home, &["account", "register", "Oddity", "--bot"]);
+    assert!(ok, "{out}");
+    let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds", "--games", "2"]);
+    assert!(ok && out.matches("finished").count() == 2, "{out}");
+    let mut expected = vec!["Oddity [bot]", "odds bot"];
+    match dudo_tests::python() {
+        Ok(python) => {
+            let other = home.join("py");
+            std::fs::create_dir_all(&other).unwrap();
+            let (ok, out) = dudo(&other, &["account", "register", "Pyro", "--bot"]);
+            assert!(ok, "{out}");
+            let bot = dudo_tests::root().join("bot-sdk/examples/python/bot.py");
+            let command = format!("{python} {}", bot.display());
+            let (ok, out) = dudo(&other, &["ladder", "duel", "--bot", &command, "--games", "1"]);
+            assert!(ok && out.contains("finished"), "{out}");
+            expected.push("Pyro [bot]");
+        }
+        Err(why) => {
+            dudo_tests::skipped("the Python half of the_ladder_commands_of_the_terminal_client", &why)
+        }
+    }
+    let (ok, out) = dudo(&home, &["leaderboard", "duel"]);
+    for name in expected {
+        assert!(ok && out.contains(name), "{name} missing: {out}");
+    }
+    let (ok, out) = dudo(&home, &["leaderboard", "duel", "--history", "oddity"]);
+    assert!(ok && out.lines().count() == 2, "{out}");
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -1,0 +1,217 @@
+//! `dudo ladder POOL --bot COMMAND` and `dudo leaderboard [POOL]`: a bot of one's own on a
+//! server's ladder, and the boards.
+//!
+//! `dudo ladder` enters the pool as the account kept for the server (`dudo account`), and
+//! for each game it is seated at starts COMMAND with the `dudo arena --external` contract:
+//! `DUDO_SERVER`, `DUDO_TABLE` (the table id), `DUDO_TOKEN` and `DUDO_SEAT` name the seat
+//! to play. `--builtin odds` plays with one of the SDK's strategies instead.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use dudo_client::dudo_proto::v1 as pb;
+
+use crate::net::ServerArgs;
+use crate::render::safe;
+
+#[derive(Args)]
+pub struct LadderArgs {
+    /// The pool to play in (`--pools` lists them).
+    pub pool: Option<String>,
+    /// The bot: a shell command started for each game, as `dudo arena --external` starts
+    /// one (DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN, DUDO_SEAT in its environment).
+    #[arg(long, conflicts_with = "builtin")]
+    pub bot: Option<String>,
+    /// Play with one of the SDK's strategies instead: random, odds or reader.
+    #[arg(long)]
+    pub builtin: Option<String>,
+    /// Games at once (up to the pool's limit).
+    #[arg(long, default_value_t = 1)]
+    pub at_once: u32,
+    /// Stop after this many games (0: keep playing until interrupted).
+    #[arg(long, default_value_t = 0)]
+    pub games: usize,
+    /// List the server's pools.
+    #[arg(long)]
+    pub pools: bool,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Args)]
+pub struct LeaderboardArgs {
+    /// The pool (default: every pool in turn).
+    pub pool: Option<String>,
+    /// At most this many players a pool.
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
+    /// One player's rating after each of its games in POOL.
+    #[arg(long, requires = "pool")]
+    pub history: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+fn kind(k: i32) -> &'static str {
+    match pb::AccountKind::try_from(k) {
+        Ok(pb::AccountKind::Bot) => " [bot]",
+        Ok(pb::AccountKind::Person) => "",
+        _ => " (built in)",
+    }
+}
+
+pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
+    let server = args.server.resolved();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        if let (Some(pool), Some(name)) = (&args.pool, &args.history) {
+            for p in client.rating_history(pool, name).await? {
+                println!(
+                    "{}  {:>3}  mu {:6.2}  sigma {:5.2}  game {}",
+                    crate::history_cmd::date_time(p.unix_millis),
+                    ordinal(p.place),
+                    p.mu,
+                    p.sigma,
+                    safe(&p.game)
+                );
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        let pools: Vec<String> = match args.pool {
+            Some(p) => vec![p],
+            None => client.pools().await?.into_iter().map(|p| p.name).collect(),
+        };
+        for pool in pools {
+            println!("{}", safe(&pool));
+            let board = client.leaderboard(&pool, args.limit).await?;
+            if board.is_empty() {
+                println!("  no rated games yet");
+            }
+            for (i, e) in board.iter().enumerate() {
+                let provisional = if e.provisional { "  provisional" } else { "" };
+                println!(
+                    "  {:>3}. {:<28} {:6.2}  (mu {:.2}, sigma {:.2})  {} games, {} won{provisional}",
+                    i + 1,
+                    format!("{}{}", safe(&e.name), kind(e.kind)),
+                    e.score,
+                    e.mu,
+                    e.sigma,
+                    e.games,
+                    e.wins
+                );
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+fn ordinal(place: u32) -> String {
+    match place {
+        0 => "-".into(),
+        1 => "1st".into(),
+        2 => "2nd".into(),
+        3 => "3rd".into(),
+        n => format!("{n}th"),
+    }
+}
+
+pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
+    let server = args.server.resolved();
+    let addr = server.server.clone();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        if args.pools || args.pool.is_none() {
+            for p in client.pools().await? {
+                let clock = if p.move_millis > 0 { format!("{} s a move", p.move_millis / 1000) } else { "no clock".into() };
+                println!(
+                    "{:<20} {} seats of {}, {clock}, up to {} games at once{}",
+                    safe(&p.name),
+                    p.seats,
+                    safe(&p.rules),
+                    p.max_games,
+                    if p.bots.is_empty() { String::new() } else { format!("; filled by {}", p.bots.join(", ")) }
+                );
+            }
+            if args.pool.is_none() {
+                println!("Play one: dudo ladder POOL --bot 'python3 bot.py' (as your account: dudo account register NAME --bot)");
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        let pool = args.pool.unwrap_or_default();
+        let (name, token) = crate::account_cmd::for_server(&addr).ok_or_else(|| {
+            anyhow::anyhow!("the ladder is for accounts: `dudo account register NAME --bot --server {addr}` first")
+        })?;
+        let client = client.with_account(Some(token));
+        if args.bot.is_none() && args.builtin.is_none() {
+            anyhow::bail!("say who plays: --bot COMMAND, or --builtin random|odds|reader");
+        }
+        if let Some(b) = &args.builtin {
+            anyhow::ensure!(dudo_bot::builtin(b, 0).is_some(), "--builtin: random, odds or reader, not {b:?}");
+        }
+        let mut updates = client.enter(&pool, args.at_once).await?;
+        println!("{} is in {} on {addr}; waiting for a table.", safe(&name), safe(&pool));
+        let mut ended = 0;
+        let mut seed = 0;
+        while args.games == 0 || ended < args.games {
+            let Some(update) = updates.message().await? else {
+                anyhow::bail!("the server ended the ladder stream");
+            };
+            match update.update {
+                Some(pb::ladder_update::Update::Queued(q)) => {
+                    println!("queue: {} waiting, {} of yours in play, rating {:.2}", q.waiting, q.playing, q.rating);
+                }
+                Some(pb::ladder_update::Update::Seated(s)) => {
+                    println!("seated at table {} as seat {}", safe(&s.table), s.seat);
+                    seed += 1;
+                    let key = dudo_client::SeatKey::saved(s.table.clone(), s.seat, s.token.clone());
+                    match (&args.bot, &args.builtin) {
+                        (Some(command), _) => {
+                            let mut cmd = tokio::process::Command::new("sh");
+                            cmd.kill_on_drop(true)
+                                .args(["-c", command])
+                                .env("DUDO_SERVER", &addr)
+                                .env("DUDO_TABLE", &s.table)
+                                .env("DUDO_TOKEN", &s.token)
+                                .env("DUDO_SEAT", s.seat.to_string())
+                                .env("DUDO_BOT_NAME", &name)
+                                .env_remove("DUDO_API_TOKEN");
+                            let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
+                            tokio::spawn(async move {
+                                if let Ok(status) = child.wait().await
+                                    && !status.success()
+                                {
+                                    eprintln!("dudo: the bot for table {} exited with {status}", key.table);
+                                }
+                            });
+                        }
+                        (None, Some(strategy)) => {
+                            let (client, strategy) = (client.clone(), strategy.clone());
+                            tokio::spawn(async move {
+                                if let Some(mut bot) = dudo_bot::builtin(&strategy, seed)
+                                    && let Err(e) = dudo_bot::play(&mut bot, &client, &key).await
+                                {
+                                    eprintln!("dudo: table {}: {e}", key.table);
+                                }
+                            });
+                        }
+                        (None, None) => {}
+                    }
+                }
+                Some(pb::ladder_update::Update::Ended(e)) => {
+                    ended += 1;
+                    println!("table {}: finished {}", safe(&e.table), ordinal(e.place));
+                }
+                Some(pb::ladder_update::Update::Benched(b)) => {
+                    println!(
+                        "benched until {}: {}",
+                        crate::history_cmd::date_time(b.until_unix_millis),
+                        safe(&b.why)
+                    );
+                }
+                None => {}
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
