@@ -271,6 +271,7 @@ impl Matchmaker {
 
     fn match_all(&mut self) {
         let now = Instant::now();
+        let _timed = Timed(now);
         self.benched.retain(|_, until| *until > now);
         for pool in 0..self.pools.len() {
             self.queues[pool].retain(|e| !e.tx.is_closed() || e.playing > 0);
@@ -281,55 +282,51 @@ impl Matchmaker {
     }
 
     /// The next table to make in a pool: entrants (by index) and the bots that fill it.
+    ///
+    /// Whoever has waited first goes first: entrants are taken in order of fewest games in
+    /// play, then longest wait, each in turn the anchor of a table of others drawn by lot
+    /// from those near its rating (within half the gap its wait allows either side, so a
+    /// table spans at most the gap). An anchor that finds too few may be filled with the pool's bots once it has
+    /// waited `fill_after_seconds`; otherwise the next anchor tries, so one outlier never
+    /// holds up the rest.
     fn next_table(&self, pool: usize, now: Instant) -> Option<(Vec<usize>, Vec<String>)> {
         let p = &self.pools[pool];
         let seats = p.seats as usize;
-        let mut ready: Vec<usize> = (0..self.queues[pool].len())
+        let queue = &self.queues[pool];
+        let mut ready: Vec<usize> = (0..queue.len())
             .filter(|&i| {
-                let e = &self.queues[pool][i];
+                let e = &queue[i];
                 e.playing < e.wants && !e.tx.is_closed() && !self.benched.contains_key(&e.account.id)
             })
             .collect();
-        let queue = &self.queues[pool];
-        ready.sort_by(|&a, &b| queue[a].mu.total_cmp(&queue[b].mu));
+        ready.sort_by_key(|&i| (queue[i].playing, queue[i].since));
         let waited = |i: usize| now.saturating_duration_since(queue[i].since).as_secs_f64();
-        // Players within the gap their longest wait allows, distinct accounts.
-        for start in 0..ready.len() {
-            let mut chosen: Vec<usize> = Vec::new();
-            for &i in &ready[start..] {
+        for &anchor in &ready {
+            let reach = (GAP + GAP_PER_SECOND * waited(anchor)) / 2.0;
+            // The others by lot among those within reach (fewest games in play first): in
+            // arrival order, players who came together would only ever meet each other.
+            let mut others = ready.clone();
+            others.shuffle(&mut rand::rng());
+            others.sort_by_key(|&i| queue[i].playing);
+            let mut chosen = vec![anchor];
+            for &i in &others {
                 if chosen.len() == seats {
                     break;
                 }
-                if chosen.iter().any(|&c| queue[c].account.id == queue[i].account.id) {
-                    continue;
+                let near = (queue[i].mu - queue[anchor].mu).abs() <= reach;
+                if near && !chosen.iter().any(|&c| queue[c].account.id == queue[i].account.id) {
+                    chosen.push(i);
                 }
-                chosen.push(i);
             }
-            if chosen.len() < seats {
-                break;
-            }
-            let longest = chosen.iter().map(|&i| waited(i)).fold(0.0, f64::max);
-            let spread = queue[chosen[chosen.len() - 1]].mu - queue[chosen[0]].mu;
-            if spread <= GAP + GAP_PER_SECOND * longest {
+            if chosen.len() == seats {
                 return Some((chosen, Vec::new()));
             }
-        }
-        // Too few players: after a wait, the pool's bots fill the rest.
-        let first = *ready.iter().max_by(|&&a, &&b| waited(a).total_cmp(&waited(b)))?;
-        if p.bots.is_empty() || waited(first) < f64::from(p.fill_after_seconds) {
-            return None;
-        }
-        let mut chosen = vec![first];
-        for &i in &ready {
-            if chosen.len() == seats {
-                break;
-            }
-            if !chosen.iter().any(|&c| queue[c].account.id == queue[i].account.id) {
-                chosen.push(i);
+            if !p.bots.is_empty() && waited(anchor) >= f64::from(p.fill_after_seconds) {
+                let bots = p.bots.iter().cycle().take(seats - chosen.len()).cloned().collect();
+                return Some((chosen, bots));
             }
         }
-        let bots = p.bots.iter().cycle().take(seats - chosen.len()).cloned().collect();
-        Some((chosen, bots))
+        None
     }
 
     fn make(&mut self, pool: usize, (chosen, bots): (Vec<usize>, Vec<String>)) {
@@ -386,6 +383,15 @@ impl Matchmaker {
             // players' places are freed all the same.
             let _ = tx.send(Command::Finished { table: made.table.clone(), standings: Vec::new() }).await;
         });
+    }
+}
+
+/// Records how long a matchmaking pass took, when dropped.
+struct Timed(Instant);
+
+impl Drop for Timed {
+    fn drop(&mut self) {
+        metrics::histogram!("dudo_matchmaker_seconds").record(self.0.elapsed().as_secs_f64());
     }
 }
 

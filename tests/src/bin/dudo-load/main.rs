@@ -7,9 +7,15 @@
 //!   sending an action to its event arriving on the person's stream.
 //! - `idle`: N seats joined and subscribed but not playing; reports the server's resident
 //!   memory per seat.
+//! - `ladder`: N bot accounts queued at once on a four-seat ladder pool (see `ladder.rs`);
+//!   reports the time until all are seated, games a second, and the matchmaker's time.
+//! - `ladder-sort`: accounts playing the SDK's random, odds and reader strategies on one
+//!   pool; reports after how many games each the board sorts them in that order.
 //!
 //! Run: `cargo run --release -p dudo-tests --bin dudo-load -- play --tables 1000 --seconds 10`
 //! and `... -- idle --seats 10000`. Every loop is bounded in count and time.
+
+mod ladder;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -63,24 +69,30 @@ struct Server {
 impl Server {
     /// Starts the server keeping its records in `db` (`none`: no database).
     fn start(db: &str) -> anyhow::Result<Server> {
+        Server::start_with(db, &[])
+    }
+
+    /// [`Server::start`] with more flags.
+    fn start_with(db: &str, more: &[&str]) -> anyhow::Result<Server> {
         let exe = std::env::current_exe()?;
         let dir = exe.parent().ok_or_else(|| anyhow::anyhow!("no directory"))?;
-        let server = dudo_tests::start_server(
-            &dir.join("dudo-server"),
-            &[
-                "--db",
-                db,
-                "--max-tables",
-                "100000",
-                "--max-tables-per-ip",
-                "100000",
-                "--max-streams-per-ip",
-                "100000",
-                // Every table is this tool's, from one address: no share of its own.
-                "--memory-per-address-mib",
-                "0",
-            ],
-        )?;
+        let mut args = vec![
+            "--db",
+            db,
+            "--max-tables",
+            "100000",
+            "--max-tables-per-ip",
+            "100000",
+            "--max-streams-per-ip",
+            "100000",
+            "--max-streams-per-connection",
+            "100000",
+            // Every table is this tool's, from one address: no share of its own.
+            "--memory-per-address-mib",
+            "0",
+        ];
+        args.extend_from_slice(more);
+        let server = dudo_tests::start_server(&dir.join("dudo-server"), &args)?;
         // Its later output is not read: dropping the pipe keeps a full pipe from stalling it.
         Ok(Server { child: server.child, addr: server.addr })
     }
@@ -359,9 +371,20 @@ async fn main() -> anyhow::Result<()> {
             play(tables, seconds, think, db, flag("--rss-every", 0)).await
         }
         Some("idle") => idle(flag("--seats", 10_000) as usize, db).await,
+        Some("ladder") => ladder::queue(flag("--bots", 1000) as usize, flag("--seconds", 30)).await,
+        Some("ladder-sort") => {
+            let board = args.iter().any(|a| a == "--board");
+            ladder::sort(
+                flag("--per-kind", 4) as usize,
+                flag("--games", 200) as usize,
+                flag("--at-once", 4) as u32,
+                board,
+            )
+            .await
+        }
         _ => {
             eprintln!(
-                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] | idle [--seats N] [--db DB]"
+                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] | idle [--seats N] [--db DB] | ladder [--bots N] [--seconds S] | ladder-sort [--per-kind N] [--games G] [--at-once N] [--board]"
             );
             std::process::exit(2);
         }
