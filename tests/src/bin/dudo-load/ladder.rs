@@ -190,7 +190,7 @@ pub async fn sort(per_kind: usize, games: usize, at_once: u32, board: bool) -> a
             let bot_client = client.clone().with_account(Some(token));
             runs.push(tokio::spawn(async move {
                 dudo_bot::ladder(&bot_client, "sort-4", at_once, games, |seed| {
-                    dudo_bot::builtin(kind, seed).unwrap_or_else(|| unreachable_bot())
+                    dudo_bot::builtin(kind, seed).unwrap_or_else(unreachable_bot)
                 })
                 .await
             }));
