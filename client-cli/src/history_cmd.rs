@@ -227,7 +227,13 @@ pub fn replay(mut args: ReplayArgs) -> anyhow::Result<ExitCode> {
         if args.live {
             return live(&client, &args.game, args.speed).await;
         }
-        let replay = client.replay(&args.game).await?;
+        let replay = match client.replay(&args.game).await {
+            Ok(replay) => replay,
+            Err(e) if e.refusal_code() == Some("replay_too_large") => {
+                anyhow::bail!("{e}; play it back with: dudo replay {} --live --speed 1000", args.game)
+            }
+            Err(e) => return Err(e.into()),
+        };
         let pause = !args.all && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
         let lines = rounds(&replay, Style::detect())?;
         let mut out = std::io::stdout().lock();

@@ -169,13 +169,18 @@ impl From<AccountError> for Status {
     }
 }
 
-/// What two names are compared by: case and compatibility forms folded, lookalikes mapped
-/// to one prototype.
+/// What two names are compared by: compatibility forms folded (NFKC), lookalikes mapped
+/// to one prototype (UTS #39 skeletons) before case is folded, since folding first would
+/// turn a capital I into an i that no longer looks like the l it passes for ("AIice" for
+/// "Alice"), then case folded and the one lowercase pair left that looks alike in many
+/// fonts (i and l, once a capital I is an l) made one.
 pub fn name_key(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    let folded: String = name.nfkc().flat_map(char::to_lowercase).collect();
-    let skeleton: String = unicode_security::confusable_detection::skeleton(&folded).collect();
-    skeleton.nfkc().flat_map(char::to_lowercase).collect()
+    let compatible: String = name.nfkc().collect();
+    let skeleton: String = unicode_security::confusable_detection::skeleton(&compatible).collect();
+    let folded: String = skeleton.nfkc().flat_map(char::to_lowercase).collect();
+    let again: String = unicode_security::confusable_detection::skeleton(&folded).collect();
+    again.chars().flat_map(char::to_lowercase).map(|c| if c == 'i' { 'l' } else { c }).collect()
 }
 
 /// The bearer token a request carries, if any.
@@ -452,8 +457,11 @@ mod tests {
     #[test]
     fn names_that_differ_in_case_width_or_lookalike_letters_share_a_key() {
         let robo = name_key("Robo");
-        for same in ["robo", "ROBO", "Ｒｏｂｏ", "R\u{043E}b\u{043E}", "Rob\u{03BF}"] {
+        for same in ["robo", "ROBO", "Ｒｏｂｏ", "R\u{043E}b\u{043E}", "Rob\u{03BF}", "R0bo"] {
             assert_eq!(name_key(same), robo, "{same}");
+        }
+        for (a, b) in [("AIice", "Alice"), ("PayPaI", "Paypal"), ("ALICE", "alice"), ("A1ice", "Alice")] {
+            assert_eq!(name_key(a), name_key(b), "{a} and {b}");
         }
         assert_ne!(name_key("Robot"), robo);
         assert_ne!(name_key("Ana"), name_key("Ada"));

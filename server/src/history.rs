@@ -23,6 +23,11 @@ use crate::convert;
 use crate::service::{Dudo, status};
 use crate::table::TableError;
 
+/// The largest stored record `GetReplay` answers in one message (a long game of six); a
+/// larger one is streamed by `WatchReplay`. An answer waits whole in the transport until
+/// the client reads it, outside the memory budget, so it is kept small.
+const MAX_ONE_REPLY: usize = 64 * 1024;
+
 /// The longest pause a replay stream makes, whatever the original pause was.
 const MAX_PAUSE: Duration = Duration::from_secs(5);
 
@@ -72,6 +77,7 @@ impl Dudo {
         &self,
         game: &str,
         reader: Option<std::net::IpAddr>,
+        one_reply: bool,
     ) -> Result<(pb::Replay, Held), Status> {
         let store = self.records()?;
         let budget = self.budget_for(reader);
@@ -81,6 +87,18 @@ impl Dudo {
             let shown: String = game.chars().take(64).collect();
             Status::not_found(format!("no finished game {shown:?} (games in progress are not replayed)"))
         })?;
+        if one_reply && found.record.len() > MAX_ONE_REPLY {
+            let mut status = Status::failed_precondition(format!(
+                "game {}: its record is {} KiB, more than one answer carries ({} KiB): WatchReplay streams it",
+                found.summary.id,
+                found.record.len() / 1024,
+                MAX_ONE_REPLY / 1024
+            ));
+            if let Ok(code) = "replay_too_large".parse() {
+                status.metadata_mut().insert(crate::service::CODE_KEY, code);
+            }
+            return Err(status);
+        }
         let held = budget
             .hold(found.record.len().saturating_mul(6))
             .ok_or_else(|| status(TableError::ServerBusy))?;
@@ -130,7 +148,7 @@ impl History for Dudo {
 
     async fn get_replay(&self, request: Request<pb::GameRef>) -> Result<Response<pb::Replay>, Status> {
         let reader = request.remote_addr().map(|a| a.ip());
-        let (replay, _held) = self.replay(&request.get_ref().game, reader).await?;
+        let (replay, _held) = self.replay(&request.get_ref().game, reader, true).await?;
         Ok(Response::new(replay))
     }
 
@@ -145,7 +163,7 @@ impl History for Dudo {
         if !(0.01..=1_000_000.0).contains(&speed) {
             return Err(Status::invalid_argument(format!("speed: from 0.01 to 1000000, not {}", req.speed)));
         }
-        let (replay, held) = self.replay(&req.game, reader).await?;
+        let (replay, held) = self.replay(&req.game, reader, false).await?;
         let summary = replay.summary.clone().unwrap_or_default();
         let table = pb::TableInfo {
             id: summary.table_id.clone(),

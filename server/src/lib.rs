@@ -8,8 +8,10 @@
 
 pub mod accounts;
 pub mod budget;
+pub mod connections;
 pub mod history;
 pub mod ladder;
+pub mod replay_gate;
 pub mod service;
 pub mod table;
 
@@ -27,19 +29,26 @@ pub use dudo_proto::convert;
 pub use dudo_rules as rules;
 pub use dudo_store::Store;
 
-/// Accepted connections with Nagle's algorithm off: a game sends many small messages, and
-/// waiting to batch them costs tens of milliseconds a move.
+/// Accepted connections with Nagle's algorithm off (a game sends many small messages, and
+/// waiting to batch them costs tens of milliseconds a move), at most `most` open from one
+/// address at a time.
 fn incoming(
     listener: TcpListener,
-) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    most: usize,
+) -> impl tokio_stream::Stream<Item = std::io::Result<connections::Counted>> {
     use tokio_stream::StreamExt;
-    TcpListenerStream::new(listener).map(|conn| {
-        if let Ok(stream) = &conn {
+    let counted = connections::Connections::default();
+    TcpListenerStream::new(listener).filter_map(move |conn| match conn {
+        Ok(stream) => {
             let _ = stream.set_nodelay(true);
+            counted.admit(stream, most).map(Ok)
         }
-        conn
+        Err(e) => Some(Err(e)),
     })
 }
+
+/// The largest request the health and reflection services read.
+const SMALL_REQUEST: usize = 16 * 1024;
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +102,8 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let max_message = setup.limits.max_message_bytes;
     let keepalive = setup.limits.keepalive;
+    let most_connections = setup.limits.max_connections_per_ip;
+    let streams_per_connection = u32::try_from(setup.limits.max_streams_per_connection).unwrap_or(u32::MAX);
     let has_store = setup.store.is_some();
     let mut dudo =
         service::Dudo::new(setup.limits).with_store(setup.store, setup.ranked).with_accounts(setup.accounts);
@@ -145,18 +156,24 @@ pub async fn serve(
         // network) is noticed within ~40 s, freeing its streams and its table.
         .http2_keepalive_interval(keepalive)
         .http2_keepalive_timeout(keepalive.map(|_| std::time::Duration::from_secs(10)))
+        // Calls at once on one connection (unary ones too, each with its request buffered):
+        // the streams the limit allows, and room for the calls beside them.
+        .max_concurrent_streams(Some(streams_per_connection.saturating_add(32)))
         // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
         .accept_http1(true)
         .layer(tonic_web::GrpcWebLayer::new())
-        .add_service(health_service)
-        .add_service(reflection)
-        .add_service(reflection_alpha)
+        .layer(replay_gate::ReplayGate::default())
+        // Their requests are a few bytes: the default 4 MiB limit would only let a client that
+        // sends all but the last byte of each make the server hold it.
+        .add_service(health_service.max_decoding_message_size(SMALL_REQUEST))
+        .add_service(reflection.max_decoding_message_size(SMALL_REQUEST))
+        .add_service(reflection_alpha.max_decoding_message_size(SMALL_REQUEST))
         .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
-        .serve_with_incoming_shutdown(incoming(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener, most_connections), shutdown)
         .await;
     sampler.abort();
     served?;

@@ -28,6 +28,9 @@ struct Args {
     /// Open streams per connection.
     #[arg(long, env = "DUDO_MAX_STREAMS_PER_CONNECTION", default_value_t = 200)]
     max_streams_per_connection: usize,
+    /// Connections open at once from one IP address (more are closed as they come).
+    #[arg(long, env = "DUDO_MAX_CONNECTIONS_PER_IP", default_value_t = 32)]
+    max_connections_per_ip: usize,
     /// Seats a table may have.
     #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]
     max_seats: usize,
@@ -63,7 +66,7 @@ struct Args {
     #[arg(long, env = "DUDO_MEMORY_PER_ADDRESS_MIB", default_value_t = 128)]
     memory_per_address_mib: usize,
     /// The largest message a client may send, in bytes.
-    #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 65_536)]
+    #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 16_384)]
     max_message_bytes: usize,
     /// Close a table after this many seconds with no call reaching it and no stream open on
     /// it (a finished or abandoned table otherwise stays for ever).
@@ -163,6 +166,7 @@ async fn main() -> anyhow::Result<()> {
         max_tables_per_ip: args.max_tables_per_ip,
         max_streams_per_ip: args.max_streams_per_ip,
         max_streams_per_connection: args.max_streams_per_connection,
+        max_connections_per_ip: args.max_connections_per_ip,
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,
         table_moves_per_second: args.table_moves_per_second,

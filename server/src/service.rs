@@ -164,6 +164,8 @@ pub struct Limits {
     pub max_streams_per_ip: usize,
     /// Open streams per connection (one client's TCP connection, known by its peer address).
     pub max_streams_per_connection: usize,
+    /// Connections open at once from one address (more are closed as they come).
+    pub max_connections_per_ip: usize,
     /// Seats a table may have.
     pub max_seats: usize,
     /// Calls a seat may make each second that the table was not waiting for (a burst of
@@ -202,6 +204,7 @@ impl Default for Limits {
             max_tables_per_ip: 100,
             max_streams_per_ip: 1_000,
             max_streams_per_connection: 200,
+            max_connections_per_ip: 32,
             max_seats: 64,
             actions_per_second: 50,
             table_moves_per_second: 2_000,
@@ -210,7 +213,7 @@ impl Default for Limits {
             max_game_bytes: 16 * 1024 * 1024,
             memory_budget: 512 * 1024 * 1024,
             memory_per_address: 128 * 1024 * 1024,
-            max_message_bytes: 64 * 1024,
+            max_message_bytes: 16 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
         }

@@ -317,3 +317,38 @@ async fn a_game_that_ends_on_a_time_out_is_recorded_whole() {
         "the record ends with the game: {kinds:?}"
     );
 }
+
+/// A record larger than one answer carries is refused by `GetReplay` (with a code saying
+/// so) and streamed whole by `WatchReplay`.
+#[tokio::test]
+async fn a_large_record_is_streamed_not_answered_at_once() {
+    let addr = memory(false).await;
+    let client = Client::connect(&addr).await.unwrap();
+    let key = client
+        .create(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "Ana".into(),
+            seats: 12,
+            seed: Some(4),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    for _ in 0..11 {
+        client.add_bot(&key, "odds").await.unwrap();
+    }
+    client.start(&key).await.unwrap();
+    let mut bot = dudo_bot::builtin("odds", 4).unwrap();
+    dudo_bot::play(&mut bot, &client, &key).await.unwrap();
+    let game = client.games(pb::ListGamesRequest::default()).await.unwrap()[0].id.clone();
+    let refused = client.replay(&game).await.unwrap_err();
+    assert_eq!(refused.refusal_code(), Some("replay_too_large"), "{refused}");
+    let mut stream = client.watch_replay(&game, 1_000_000.0).await.unwrap();
+    let mut events = 0;
+    while let Some(u) = stream.message().await.unwrap() {
+        if let Some(pb::play_update::Update::Event(_)) = u.update {
+            events += 1;
+        }
+    }
+    assert!(events > 1000, "{events} events streamed");
+}

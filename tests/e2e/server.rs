@@ -991,7 +991,8 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
     let host = lobby.create_table(fibbing("  Ana\u{301}  ", 2, None)).await.unwrap().into_inner();
     let info = host.table.unwrap();
     assert_eq!(info.players[0].name, "An\u{e1}");
-    let huge = "y".repeat(20_000);
+    // Under the message size limit (16 KiB), over every field's.
+    let huge = "y".repeat(10_000);
     let mut rules = dudo_rules::presets::fibbing();
     rules.name = huge.clone();
     let wire = dudo_proto::convert::rules_to_wire(&rules);
@@ -1099,4 +1100,36 @@ async fn streams_that_never_read_stay_within_the_memory_budget() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(fitted, "the budget was not given back");
+}
+
+/// One address may hold a bounded number of connections: past it, new ones are closed as
+/// they come; one that closes gives its place back.
+#[tokio::test]
+async fn connections_are_capped_per_address() {
+    let (addr, _stop) =
+        server_with(dudo_server::service::Limits { max_connections_per_ip: 2, ..Default::default() }).await;
+    let list = || pb::ListTablesRequest { page_size: 1, page_token: String::new() };
+    let first = channel(&addr).await;
+    let second = channel(&addr).await;
+    LobbyClient::new(first.clone()).list_tables(list()).await.unwrap();
+    LobbyClient::new(second.clone()).list_tables(list()).await.unwrap();
+    let third = Channel::from_shared(addr.clone()).unwrap().connect().await;
+    let refused = match third {
+        Ok(ch) => LobbyClient::new(ch).list_tables(list()).await.is_err(),
+        Err(_) => true,
+    };
+    assert!(refused, "a third connection from one address was served");
+    drop(first);
+    let mut served = false;
+    for _ in 0..50 {
+        if let Ok(ch) = Channel::from_shared(addr.clone()).unwrap().connect().await
+            && LobbyClient::new(ch).list_tables(list()).await.is_ok()
+        {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(served, "a closed connection's place was not given back");
+    drop(second);
 }

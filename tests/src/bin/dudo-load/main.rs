@@ -87,6 +87,8 @@ impl Server {
             "100000",
             "--max-streams-per-connection",
             "100000",
+            "--max-connections-per-ip",
+            "100000",
             // Every table is this tool's, from one address: no share of its own.
             "--memory-per-address-mib",
             "0",
