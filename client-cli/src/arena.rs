@@ -286,7 +286,17 @@ async fn play_one(
         },
         ..template.clone()
     };
-    let key = client.create(request).await?;
+    let key = match client.create(request).await {
+        Ok(key) => key,
+        // A server that keeps no ratings: the arena can still play, unrated.
+        Err(e)
+            if e.code() == Some(dudo_client::Code::FailedPrecondition)
+                && e.to_string().starts_with("rating_pool") =>
+        {
+            anyhow::bail!("{e}; run the arena with --unrated to play there without ratings")
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut watch = client.watch(&key.table, None);
     let mut children = Vec::new();
     let mut host_bot = None;
@@ -310,10 +320,11 @@ async fn play_one(
                 } else {
                     cmd.env("DUDO_TABLE", &key.info.join_code).env_remove("DUDO_TOKEN");
                 }
-                children.push(cmd.spawn().with_context(|| format!("starting {command}"))?);
+                let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
                 if seat > 0 {
-                    wait_for_seats(&mut watch, seat + 1).await?;
+                    wait_for_seats(&mut watch, seat + 1, &mut child, command).await?;
                 }
+                children.push(child);
             }
         }
     }
@@ -329,6 +340,8 @@ async fn play_one(
     // A bot that crashed or hangs must not hold the tournament for ever.
     let give_up = tokio::time::sleep(GAME_TIME_LIMIT);
     tokio::pin!(give_up);
+    // A bot that dies mid-game is said at once, not when the game's time runs out.
+    let mut check = tokio::time::interval(std::time::Duration::from_millis(250));
     while standings.is_none() {
         tokio::select! {
             update = watch.next() => match update {
@@ -342,6 +355,15 @@ async fn play_one(
                 None => break,
             },
             () = &mut give_up => anyhow::bail!("game {} did not end within {} s", game.number, GAME_TIME_LIMIT.as_secs()),
+            _ = check.tick() => {
+                for c in &mut children {
+                    if let Ok(Some(status)) = c.try_wait()
+                        && !status.success()
+                    {
+                        anyhow::bail!("game {}: an external bot exited with {status} before the game ended", game.number);
+                    }
+                }
+            }
             done = async { match player.as_mut() { Some(p) => p.await, None => std::future::pending().await } } => {
                 player = None;
                 done.context("the arena's seat")?.context("the arena's seat")?;
@@ -365,13 +387,25 @@ async fn play_one(
     Ok(Finished { game, finish })
 }
 
-/// Waits until `count` seats are taken (an external bot has joined).
-async fn wait_for_seats(watch: &mut dudo_client::Session, count: usize) -> anyhow::Result<()> {
+/// Waits until `count` seats are taken (the external bot `child` has joined); a bot that
+/// exits first is said at once.
+async fn wait_for_seats(
+    watch: &mut dudo_client::Session,
+    count: usize,
+    child: &mut tokio::process::Child,
+    command: &str,
+) -> anyhow::Result<()> {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let update = tokio::time::timeout_at(deadline, watch.next())
-            .await
-            .map_err(|_| anyhow::anyhow!("an external bot did not join within 30 s"))?;
+        let update = tokio::select! {
+            update = tokio::time::timeout_at(deadline, watch.next()) => {
+                update.map_err(|_| anyhow::anyhow!("an external bot did not join within 30 s"))?
+            }
+            status = child.wait() => {
+                let status = status.with_context(|| format!("waiting for {command}"))?;
+                anyhow::bail!("the external bot `{command}` exited with {status} before it took its seat");
+            }
+        };
         match update {
             Some(Ok(Update::Table { table, .. } | Update::Snapshot { table, .. }))
                 if table.players.len() >= count =>

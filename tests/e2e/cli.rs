@@ -266,3 +266,15 @@ fn play_quits_cleanly_when_input_ends() {
     let out = dudo_with_input(&["play", "--bots", "2", "--seed", "3"], String::new());
     assert!(out.status.success());
 }
+
+/// An external arena bot that dies before taking its seat is said at once, with its exit
+/// status, not after the 30 s the arena waits for a bot to join.
+#[test]
+fn an_external_bot_that_dies_is_reported_at_once() {
+    let started = std::time::Instant::now();
+    let out = dudo(&["arena", "--bots", "odds", "--external", "bad=exit 3", "--games", "2"]);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(text.contains("exited with exit status: 3"), "{text}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "took {:?}", started.elapsed());
+}

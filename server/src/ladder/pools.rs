@@ -151,7 +151,8 @@ mod tests {
         }
         let file = |body: &str| format!("[[pool]]\nname = \"p\"\n{body}\n");
         let pools =
-            parse(&file("preset = \"perudo-jonti\"\nseats = 3\nsettings = { \"dice.faces\" = \"8\" }")).unwrap();
+            parse(&file("preset = \"perudo-jonti\"\nseats = 3\nsettings = { \"dice.faces\" = \"8\" }"))
+                .unwrap();
         assert_eq!(pools[0].rules().unwrap().dice.faces, 8);
         assert!(parse(&file("preset = \"fibbing\"\nseats = 40")).unwrap_err().contains("seats"));
         assert!(parse(&file("preset = \"nope\"\nseats = 2")).unwrap_err().contains("preset"));
