@@ -45,6 +45,10 @@ pub struct CreateArgs {
     /// Print the join code and leave the table waiting instead of sitting at it.
     #[arg(long)]
     pub detach: bool,
+    /// Host the table without taking a seat (for a table of bots, or one you only run):
+    /// every seat is left for players and bots; the host's commands still work.
+    #[arg(long)]
+    pub host_only: bool,
     /// Count this table's games for the server's ranked Elo ratings (the server must keep
     /// them: dudo-server --ranked); `dudo ratings --server …` shows them.
     #[arg(long)]
@@ -128,6 +132,7 @@ fn save(server: &str, key: &SeatKey, name: &str, host: bool) {
         token: key.token.clone(),
         name: name.to_string(),
         host,
+        host_only: false,
     });
 }
 
@@ -215,16 +220,30 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         time_bank_millis: args.time_bank.saturating_mul(1000),
         bot_think_millis: args.bot_think_ms,
         rating_pool: if args.ranked { "ranked".into() } else { String::new() },
+        host_only: args.host_only,
         ..args.rules.request()?
     };
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?.with_account(account);
         let key = client.create(request).await?;
-        save(&args.server.server, &key, &seated_name(&key, &name), true);
+        if args.host_only {
+            seats::remember(Saved {
+                server: args.server.server.clone(),
+                table: key.table.clone(),
+                code: key.info.join_code.clone(),
+                seat: 0,
+                token: key.token.clone(),
+                name: "host".into(),
+                host: true,
+                host_only: true,
+            });
+        } else {
+            save(&args.server.server, &key, &seated_name(&key, &name), true);
+        }
         println!("Table created: {}", table_line(&key.info));
         println!("Join code: {}", safe(&key.info.join_code));
         println!("Link:      {}", safe(&key.info.link));
-        if args.detach {
+        if args.detach || args.host_only {
             println!(
                 "Others join with: dudo join {} --server {}",
                 safe(&key.info.join_code),
@@ -247,7 +266,8 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
     args.server = args.server.for_table(&args.table);
     let server = args.server.server.clone();
     let (name, account) = seat_as(&server, args.name.as_deref());
-    let held = seats::held(&server, &args.table);
+    // A host-only token is no seat to return to.
+    let held: Vec<Saved> = seats::held(&server, &args.table).into_iter().filter(|s| !s.host_only).collect();
     // Back to a seat held already (after a crash, or from another terminal): the one under
     // the name asked for, or the only one when no name is given. A name this account holds
     // no seat under is another player (a friend at the same machine): a seat of their own.

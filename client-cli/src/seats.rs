@@ -23,6 +23,10 @@ pub struct Saved {
     /// The seat that created the table (its host's commands are sent with this token).
     #[serde(default)]
     pub host: bool,
+    /// A host that holds no seat (`dudo create --host-only`): the token is for the host's
+    /// commands only, never a seat to return to.
+    #[serde(default)]
+    pub host_only: bool,
 }
 
 impl Saved {

@@ -341,6 +341,8 @@ impl Dudo {
         let rules = pool.rules().map_err(Status::internal)?;
         let id = table::secret();
         let code = join_code();
+        // The server hosts its ladder tables without a seat: every seat is a player's or a bot's.
+        let host_token = table::secret();
         let clock = (pool.move_millis > 0).then(|| {
             table::Clock::new(
                 std::time::Duration::from_millis(pool.move_millis.into()),
@@ -361,6 +363,7 @@ impl Dudo {
                     journalled: false,
                     length: self.game_length(),
                     budget: Arc::clone(&self.budget),
+                    host_token: Some(table::seats::token_hash(&host_token)),
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
@@ -368,26 +371,21 @@ impl Dudo {
         );
         let handle = self.spawn_table(table, id.clone(), code, None)?;
         let mut tokens = Vec::new();
-        let mut host_token = None;
         for seat in seats {
             match seat {
                 LadderSeat::Account { account, name } => {
                     let (_, token, _) = self
                         .command(&handle, |reply| Command::Join { name, account: Some(account), reply })
                         .await?;
-                    host_token.get_or_insert_with(|| token.clone());
                     tokens.push(Some(token));
                 }
                 LadderSeat::Bot(bot) => {
-                    let token = host_token
-                        .clone()
-                        .ok_or_else(|| Status::internal("a ladder table's host seat first"))?;
+                    let token = host_token.clone();
                     self.command(&handle, |reply| Command::AddBot { token, bot, reply }).await?;
                     tokens.push(None);
                 }
             }
         }
-        let host_token = host_token.ok_or_else(|| Status::internal("a ladder table with no player"))?;
         let token = host_token.clone();
         self.command(&handle, |reply| Command::Start { token, reply }).await?;
         Ok(crate::ladder::Made { table: id, tokens, host_token })
@@ -740,7 +738,9 @@ impl Lobby for Dudo {
                 ));
             }
             // Refused before a table is made for it (the table would refuse the seat).
-            "ranked" if account.is_none() => return Err(status(TableError::AccountRequired)),
+            "ranked" if account.is_none() && !req.host_only => {
+                return Err(status(TableError::AccountRequired));
+            }
             pool @ ("ranked" | "arena") => pool.to_string(),
             other => {
                 return Err(bad_request(format!(
@@ -796,6 +796,8 @@ impl Lobby for Dudo {
         }
         let pacing =
             table::Pacing { clock, bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()) };
+        // A host-only creator gets a host's token and no seat.
+        let host_token = req.host_only.then(table::secret);
         let table = Table::new(
             rules,
             table::Setup {
@@ -810,19 +812,26 @@ impl Lobby for Dudo {
                     journalled: false,
                     length: self.game_length(),
                     budget,
+                    host_token: host_token.as_deref().map(table::seats::token_hash),
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
             },
         );
         let handle = self.spawn_table(table, id, code, ip)?;
-        let (seat, token, info) =
-            self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
+        let (seat, token, info, seated) = match host_token {
+            Some(token) => (0, token, self.info(&handle).await?, false),
+            None => {
+                let (seat, token, info) =
+                    self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
+                (seat, token, info, true)
+            }
+        };
         // Counted only once the table exists: a refused request costs nothing.
         if let (Some(ip), Ok(mut counts)) = (ip, self.per_ip.lock()) {
             *counts.tables.entry(ip).or_default() += 1;
         }
-        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token }))
+        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated }))
     }
 
     async fn join_table(
@@ -833,7 +842,7 @@ impl Lobby for Dudo {
         let handle = self.find(&request.get_ref().table)?;
         let (seat, token, info) =
             self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
-        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token }))
+        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated: true }))
     }
 
     async fn list_tables(

@@ -1133,3 +1133,38 @@ async fn connections_are_capped_per_address() {
     assert!(served, "a closed connection's place was not given back");
     drop(second);
 }
+
+/// A creator may host without a seat: its token runs the host's calls, every seat is left
+/// for players and bots, and a table of bots plays to the end with nobody waited for.
+#[tokio::test]
+async fn a_host_only_creator_hosts_a_table_of_bots() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let request = pb::CreateTableRequest { host_only: true, ..fibbing("", 2, Some(8)) };
+    let joined = lobby.create_table(request).await.unwrap().into_inner();
+    assert!(!joined.seated);
+    let table = joined.table.unwrap();
+    assert!(table.players.is_empty() && table.host == u32::MAX, "{table:?}");
+    add_bots(&mut lobby, &table.id, &joined.token, 2).await;
+    let mut watch = PlayClient::new(ch.clone())
+        .watch(pb::WatchRequest { table: table.id.clone(), since: None })
+        .await
+        .unwrap()
+        .into_inner();
+    lobby.start_game(authed(pb::TableRef { table: table.id.clone() }, &joined.token)).await.unwrap();
+    loop {
+        let u = tokio::time::timeout(Duration::from_secs(10), watch.next()).await.unwrap().unwrap().unwrap();
+        if let Some(pb::play_update::Update::Event(pb::Event {
+            kind: Some(pb::event::Kind::GameOver(_)),
+            ..
+        })) = u.update
+        {
+            break;
+        }
+    }
+    // The host's token is no seat's.
+    let subscribe = pb::SubscribeRequest { table: table.id.clone(), since: None };
+    let refused = PlayClient::new(ch).subscribe(authed(subscribe, &joined.token)).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+}

@@ -338,11 +338,8 @@ impl Matchmaker {
                 .push((LadderSeat::Account { account: e.account.clone(), name: e.name.clone() }, Some(e.id)));
         }
         seats.extend(bots.into_iter().map(|b| (LadderSeat::Bot(b), None)));
-        // Seat order by lot; a player first, as the table's host.
+        // Seat order by lot (the server hosts the table without a seat).
         seats.shuffle(&mut rand::rng());
-        if let Some(first) = seats.iter().position(|(s, _)| matches!(s, LadderSeat::Account { .. })) {
-            seats.swap(0, first);
-        }
         let (dudo, tx, p) = (self.dudo.clone(), self.tx.clone(), self.pools[pool].clone());
         tokio::spawn(async move {
             let seated: Vec<Option<u64>> = seats.iter().map(|(_, e)| *e).collect();

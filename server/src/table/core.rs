@@ -65,6 +65,8 @@ pub struct Setup {
     /// What the server lets clients make it hold; the table's events and streams count
     /// against it.
     pub budget: Arc<Budget>,
+    /// A host that holds no seat: the SHA-256 of its token.
+    pub host_token: Option<[u8; 32]>,
 }
 
 /// What an input caused, beyond the events it logged.
@@ -110,7 +112,19 @@ impl TableCore {
     /// A new table; `salt_secret` is what its dice commitments' salts are drawn from. With
     /// a journal, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup, salt_secret: [u8; 32], now: Now) -> TableCore {
-        let Setup { id, code, capacity, seed, pacing, rate, rating_pool, journalled, length, budget } = setup;
+        let Setup {
+            id,
+            code,
+            capacity,
+            seed,
+            pacing,
+            rate,
+            rating_pool,
+            journalled,
+            length,
+            budget,
+            host_token,
+        } = setup;
         let mut core = TableCore {
             id,
             code,
@@ -118,7 +132,7 @@ impl TableCore {
             seed,
             rate,
             rating_pool,
-            seats: Seats::new(capacity),
+            seats: Seats::new(capacity, host_token),
             game: None,
             log: EventLog::new(budget),
             clock: pacing.clock,
@@ -152,6 +166,7 @@ impl TableCore {
             actions_per_second: self.rate,
             salt_secret: self.proofs.secret().to_vec(),
             rating_pool: self.rating_pool.clone(),
+            host_token_hash: self.seats.host_token().map(|h| h.to_vec()).unwrap_or_default(),
         }
     }
 
@@ -181,6 +196,10 @@ impl TableCore {
             journalled: true,
             length,
             budget,
+            host_token: match c.host_token_hash.as_slice() {
+                [] => None,
+                hash => Some(hash.try_into().map_err(|_| bad("host token hash is not 32 bytes".into()))?),
+            },
         };
         let mut core = TableCore::new(rules, setup, secret, Now::at(0));
         core.journal.discard();
@@ -689,7 +708,7 @@ impl TableCore {
             rules: Some(convert::rules_to_wire(&self.rules)),
             seats: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
             players: self.seats.to_wire(),
-            host: u32::try_from(self.seats.host()).unwrap_or(0),
+            host: u32::try_from(self.seats.host()).unwrap_or(u32::MAX),
             state: state as i32,
         }
     }

@@ -39,8 +39,14 @@ pub struct Seats {
     /// Seats the table was created with.
     pub capacity: usize,
     slots: Vec<SeatSlot>,
+    /// The host's seat ([`NO_SEAT`] for a host that holds none).
     host: usize,
+    /// A host that holds no seat: the SHA-256 of its token.
+    host_token: Option<[u8; 32]>,
 }
+
+/// The host's "seat" when the host holds none.
+pub const NO_SEAT: usize = usize::MAX;
 
 /// Names for built-in bots, so a table reads like a table of people.
 const BOT_NAMES: &[&str] = &[
@@ -95,8 +101,15 @@ pub fn token_hash(token: &str) -> [u8; 32] {
 }
 
 impl Seats {
-    pub fn new(capacity: usize) -> Seats {
-        Seats { capacity, slots: Vec::new(), host: 0 }
+    /// Seats for a table; with `host_token`, its host holds no seat.
+    pub fn new(capacity: usize, host_token: Option<[u8; 32]>) -> Seats {
+        let host = if host_token.is_some() { NO_SEAT } else { 0 };
+        Seats { capacity, slots: Vec::new(), host, host_token }
+    }
+
+    /// The seatless host's token hash, if the host holds no seat.
+    pub fn host_token(&self) -> Option<[u8; 32]> {
+        self.host_token
     }
 
     pub fn len(&self) -> usize {
@@ -137,8 +150,11 @@ impl Seats {
             .ok_or(TableError::NotSeated)
     }
 
-    /// The seat holding `token`, if it is the host's.
+    /// The seat holding `token`, if it is the host's ([`NO_SEAT`] for a seatless host).
     pub fn host_only(&self, token: &str) -> Result<Seat, TableError> {
+        if self.host_token.is_some_and(|h| h == token_hash(token)) {
+            return Ok(NO_SEAT);
+        }
         let seat = self.seat_of(token)?;
         if seat != self.host {
             return Err(TableError::NotHost);
@@ -205,6 +221,12 @@ impl Seats {
 
     /// A reset: seats that left are gone, the host keeps hosting under its new number.
     pub fn drop_left(&mut self) {
+        if self.host_token.is_some() {
+            let before = self.slots.len();
+            self.slots.retain(|s| !s.left);
+            metrics::gauge!("dudo_seats").decrement((before - self.slots.len()) as f64);
+            return;
+        }
         let host_hash = self.slots.get(self.host).filter(|s| !s.left).map(|s| s.token_hash);
         let before = self.slots.len();
         self.slots.retain(|s| !s.left);

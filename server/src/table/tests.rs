@@ -75,6 +75,7 @@ fn setup(capacity: usize, pacing: Pacing, journalled: bool, length: GameLength) 
         journalled,
         length,
         budget: Budget::unlimited(),
+        host_token: None,
     }
 }
 
@@ -469,4 +470,36 @@ fn resumed_streams_share_the_logs_copies_and_a_reader_that_never_reads_stays_wit
 fn hex_is_lower_case_two_digits_a_byte() {
     assert_eq!(super::proofs::hex(&[0, 0x0f, 0xa0, 0xff]), "000fa0ff");
     assert_eq!(super::secret().len(), 32);
+}
+
+#[test]
+fn a_host_that_holds_no_seat_hosts_and_is_rebuilt_so() {
+    let mut setup = setup(2, Pacing::default(), true, GameLength::default());
+    setup.host_token = Some(token_hash("the-host"));
+    let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [3; 32], at(0));
+    bot(&mut core, "odds", 1, at(0));
+    bot(&mut core, "random", 2, at(0));
+    assert_eq!(core.seats().host_only("the-host"), Ok(super::seats::NO_SEAT));
+    assert_eq!(core.seats().seat_of("the-host"), Err(TableError::NotSeated), "no seat to play");
+    assert_eq!(core.info().host, u32::MAX);
+    assert_eq!(core.info().players.len(), 2, "every seat is a player's");
+    start(&mut core, at(1));
+    assert!(core.game().is_some_and(dudo_rules::Game::is_over), "two bots play it out");
+    let (journal, _) = core.take_unsaved();
+    let Some(pb::journal_entry::Entry::Created(created)) = &journal[0].1.entry else {
+        panic!("creation first")
+    };
+    let rebuilt = TableCore::from_creation(
+        core.id().into(),
+        core.code().into(),
+        created,
+        GameLength::default(),
+        Budget::unlimited(),
+    )
+    .unwrap();
+    assert_eq!(
+        rebuilt.seats().host_only("the-host"),
+        Ok(super::seats::NO_SEAT),
+        "the journal keeps the host"
+    );
 }
