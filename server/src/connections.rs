@@ -1,6 +1,7 @@
 //! Connections counted per client address, so one address cannot open connections without
 //! bound (each may carry up to `--max-streams-per-connection` calls, and each call a
-//! request buffered up to the message size limit).
+//! request buffered up to the message size limit), and each holding what its transport may
+//! buffer from the memory budget, so any number of addresses cannot either.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -19,9 +20,9 @@ pub struct Connections {
 }
 
 impl Connections {
-    /// The connection, counted against its address; none (and the connection closed) if the
-    /// address has `most` open already.
-    pub fn admit(&self, stream: TcpStream, most: usize) -> Option<Counted> {
+    /// The connection, counted against its address and holding `memory`; none (and the
+    /// connection closed) if the address has `most` open already.
+    pub fn admit(&self, stream: TcpStream, most: usize, memory: crate::budget::Held) -> Option<Counted> {
         let ip = stream.peer_addr().ok()?.ip();
         let mut open = self.open.lock().ok()?;
         let n = open.entry(ip).or_default();
@@ -30,7 +31,7 @@ impl Connections {
             return None;
         }
         *n += 1;
-        Some(Counted { stream, ip, open: Arc::clone(&self.open) })
+        Some(Counted { stream, ip, open: Arc::clone(&self.open), _memory: memory })
     }
 }
 
@@ -39,6 +40,8 @@ pub struct Counted {
     stream: TcpStream,
     ip: IpAddr,
     open: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    /// What the connection's transport may buffer, held from the budget while it is open.
+    _memory: crate::budget::Held,
 }
 
 impl Drop for Counted {

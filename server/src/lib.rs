@@ -8,10 +8,10 @@
 
 pub mod accounts;
 pub mod budget;
+pub mod call_gate;
 pub mod connections;
 pub mod history;
 pub mod ladder;
-pub mod replay_gate;
 pub mod service;
 pub mod table;
 
@@ -31,21 +31,38 @@ pub use dudo_store::Store;
 
 /// Accepted connections with Nagle's algorithm off (a game sends many small messages, and
 /// waiting to batch them costs tens of milliseconds a move), at most `most` open from one
-/// address at a time.
+/// address at a time, each holding [`CONNECTION_BYTES`] of its address's memory budget
+/// (refused when that is full).
 fn incoming(
     listener: TcpListener,
     most: usize,
+    dudo: service::Dudo,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<connections::Counted>> {
     use tokio_stream::StreamExt;
     let counted = connections::Connections::default();
     TcpListenerStream::new(listener).filter_map(move |conn| match conn {
         Ok(stream) => {
             let _ = stream.set_nodelay(true);
-            counted.admit(stream, most).map(Ok)
+            let ip = stream.peer_addr().ok().map(|a| a.ip());
+            let Some(memory) = dudo.budget_for(ip).hold(CONNECTION_BYTES) else {
+                tracing::debug!(?ip, "connection refused: the memory budget is full");
+                return None;
+            };
+            counted.admit(stream, most, memory).map(Ok)
         }
         Err(e) => Some(Err(e)),
     })
 }
+
+/// What a connection's transport may buffer of requests not yet read: its HTTP/2 receive
+/// window (every stream's unread data together), one header block being received, and its
+/// own state.
+const CONNECTION_WINDOW: u32 = 64 * 1024;
+pub const CONNECTION_BYTES: usize =
+    CONNECTION_WINDOW as usize + call_gate::MAX_HEADER_BYTES as usize + 16 * 1024;
+/// A call's request must be whole within this (a handler answers at once, or opens its
+/// stream at once): a half-sent request is dropped, and what it held given back.
+const REQUEST_TIME: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The largest request the health and reflection services read.
 const SMALL_REQUEST: usize = 16 * 1024;
@@ -146,6 +163,7 @@ pub async fn serve(
         }
     });
     let closer = dudo.clone();
+    let incoming_dudo = dudo.clone();
     let shutdown = async move {
         shutdown.await;
         // Open streams are told and closed, so the transport stops at once.
@@ -159,10 +177,15 @@ pub async fn serve(
         // Calls at once on one connection (unary ones too, each with its request buffered):
         // the streams the limit allows, and room for the calls beside them.
         .max_concurrent_streams(Some(streams_per_connection.saturating_add(32)))
+        // What a connection may buffer unread is bounded and held from the budget (above).
+        .initial_connection_window_size(CONNECTION_WINDOW)
+        .initial_stream_window_size(CONNECTION_WINDOW / 2)
+        .http2_max_header_list_size(call_gate::MAX_HEADER_BYTES)
+        .timeout(REQUEST_TIME)
         // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
         .accept_http1(true)
         .layer(tonic_web::GrpcWebLayer::new())
-        .layer(replay_gate::ReplayGate::default())
+        .layer(call_gate::CallGate::new(dudo.clone()))
         // Their requests are a few bytes: the default 4 MiB limit would only let a client that
         // sends all but the last byte of each make the server hold it.
         .add_service(health_service.max_decoding_message_size(SMALL_REQUEST))
@@ -173,7 +196,7 @@ pub async fn serve(
         .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
-        .serve_with_incoming_shutdown(incoming(listener, most_connections), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener, most_connections, incoming_dudo), shutdown)
         .await;
     sampler.abort();
     served?;

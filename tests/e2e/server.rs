@@ -1035,7 +1035,9 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
 /// they held is given back when they go.
 #[tokio::test]
 async fn streams_that_never_read_stay_within_the_memory_budget() {
-    let budget = 256 * 1024;
+    // 256 KiB for what the streams are sent, beside what the connections and calls hold.
+    let call = dudo_server::call_gate::call_bytes(dudo_server::service::Limits::default().max_message_bytes);
+    let budget = 256 * 1024 + 3 * dudo_server::CONNECTION_BYTES + 4 * call;
     let limits = dudo_server::service::Limits { memory_budget: budget, ..Default::default() };
     let (addr, _stop) = server_with(limits).await;
     let ch = channel(&addr).await;
@@ -1132,6 +1134,41 @@ async fn connections_are_capped_per_address() {
     }
     assert!(served, "a closed connection's place was not given back");
     drop(second);
+}
+
+/// Every call in flight holds its buffered request's worth of the memory budget, from any
+/// address, until its answer is dropped: half-sent requests cannot take the server past its
+/// budget, and what a finished call held is given back.
+#[tokio::test]
+async fn calls_in_flight_hold_the_memory_budget() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let call = dudo_server::call_gate::call_bytes(dudo_server::service::Limits::default().max_message_bytes);
+    let limits = dudo_server::service::Limits {
+        memory_budget: dudo_server::CONNECTION_BYTES + 3 * call + 1000,
+        memory_per_address: 0,
+        ..Default::default()
+    };
+    let (addr, _stop) = server_with(limits).await;
+    let mut health = HealthClient::new(channel(&addr).await);
+    let watch = || HealthCheckRequest { service: String::new() };
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        open.push(health.watch(watch()).await.unwrap().into_inner());
+    }
+    let refused = health.watch(watch()).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
+    assert_eq!(refused.metadata().get("dudo-code").and_then(|c| c.to_str().ok()), Some("server_busy"));
+    open.pop();
+    let mut served = false;
+    for _ in 0..50 {
+        if health.watch(watch()).await.is_ok() {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(served, "a closed call's memory was not given back");
 }
 
 /// A creator may host without a seat: its token runs the host's calls, every seat is left

@@ -1,10 +1,15 @@
-//! At most a few `GetReplay` answers in flight per client address, until each is sent.
+//! Every call in flight holds memory from the budget, and `GetReplay` answers are few.
 //!
-//! A replay is one message: the handler returns it, and it waits in the transport until the
-//! client reads it. A client that asks and never reads would have the server hold every
-//! answer for as long as its connection lives, outside the memory budget (which the handler
-//! can only hold while it runs). This layer counts an answer from the call until its body is
-//! dropped (sent, or the stream reset), so one address holds at most [`IN_FLIGHT`] of them.
+//! A call's request is buffered until it is whole (up to the message size limit), and a
+//! client may send all but its last byte and wait: each call in flight therefore takes
+//! [`call_bytes`] from its address's share of the memory budget, from the moment it arrives
+//! until its answer's body is dropped (sent, or the stream reset). A call the budget cannot
+//! hold is refused with `server_busy`, so half-sent requests from any number of addresses
+//! never take the server past its budget.
+//!
+//! A replay is one message that waits in the transport until the client reads it; the
+//! handler holds it in the budget only while it runs, so one address has at most
+//! [`IN_FLIGHT`] unsent at once.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -19,13 +24,30 @@ use tonic::transport::server::TcpConnectInfo;
 pub const IN_FLIGHT: usize = 4;
 const PATH: &str = "/dudo.v1.History/GetReplay";
 
-/// The layer: one count of answers in flight per address, shared by every connection.
-#[derive(Clone, Default)]
-pub struct ReplayGate {
+/// What one call in flight is counted as: its request, buffered up to the message limit,
+/// its headers (up to [`MAX_HEADER_BYTES`]) and the transport's state for the stream.
+pub fn call_bytes(max_message: usize) -> usize {
+    max_message.saturating_add(MAX_HEADER_BYTES as usize).saturating_add(4 * 1024)
+}
+
+/// The most header bytes a call may send (gRPC metadata is a few hundred).
+pub const MAX_HEADER_BYTES: u32 = 8 * 1024;
+
+/// The layer: the budget every call holds, and one count of replay answers in flight per
+/// address, shared by every connection.
+#[derive(Clone)]
+pub struct CallGate {
+    dudo: crate::service::Dudo,
+    call_bytes: usize,
     in_flight: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
 
-impl ReplayGate {
+impl CallGate {
+    pub fn new(dudo: crate::service::Dudo) -> CallGate {
+        let call_bytes = call_bytes(dudo.limits().max_message_bytes);
+        CallGate { dudo, call_bytes, in_flight: Arc::default() }
+    }
+
     fn take(&self, ip: Option<IpAddr>) -> Option<Ticket> {
         let Some(ip) = ip else { return Some(Ticket { ip: None, gate: self.clone() }) };
         let mut in_flight = self.in_flight.lock().ok()?;
@@ -38,10 +60,10 @@ impl ReplayGate {
     }
 }
 
-/// One answer in flight; dropped with its body.
+/// One replay answer in flight; dropped with its body.
 struct Ticket {
     ip: Option<IpAddr>,
-    gate: ReplayGate,
+    gate: CallGate,
 }
 
 impl Drop for Ticket {
@@ -56,7 +78,7 @@ impl Drop for Ticket {
     }
 }
 
-impl<S> tower_layer::Layer<S> for ReplayGate {
+impl<S> tower_layer::Layer<S> for CallGate {
     type Service = Gated<S>;
 
     fn layer(&self, inner: S) -> Gated<S> {
@@ -67,7 +89,7 @@ impl<S> tower_layer::Layer<S> for ReplayGate {
 #[derive(Clone)]
 pub struct Gated<S> {
     inner: S,
-    gate: ReplayGate,
+    gate: CallGate,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -87,35 +109,41 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        if request.uri().path() != PATH {
-            return Box::pin(self.inner.call(request));
-        }
         let ip = request
             .extensions()
             .get::<TcpConnectInfo>()
             .and_then(TcpConnectInfo::remote_addr)
             .map(|a| a.ip());
-        let Some(ticket) = self.gate.take(ip) else {
-            let mut status = tonic::Status::resource_exhausted(format!(
-                "at most {IN_FLIGHT} replays unsent at once per address: read the ones asked for first"
-            ));
-            if let Ok(code) = "rate_limited".parse() {
-                status.metadata_mut().insert(crate::service::CODE_KEY, code);
-            }
+        let Some(memory) = self.gate.dudo.budget_for(ip).hold(self.gate.call_bytes) else {
+            let status = crate::service::status(crate::table::TableError::ServerBusy);
             return Box::pin(async move { Ok(status.into_http()) });
         };
+        let mut ticket = None;
+        if request.uri().path() == PATH {
+            let Some(t) = self.gate.take(ip) else {
+                let mut status = tonic::Status::resource_exhausted(format!(
+                    "at most {IN_FLIGHT} replays unsent at once per address: read the ones asked for first"
+                ));
+                if let Ok(code) = "rate_limited".parse() {
+                    status.metadata_mut().insert(crate::service::CODE_KEY, code);
+                }
+                return Box::pin(async move { Ok(status.into_http()) });
+            };
+            ticket = Some(t);
+        }
         let answer = self.inner.call(request);
         Box::pin(async move {
             let response = answer.await?;
-            Ok(response.map(|body| tonic::body::Body::new(Held { body, _ticket: ticket })))
+            Ok(response.map(|body| tonic::body::Body::new(Held { body, _memory: memory, _ticket: ticket })))
         })
     }
 }
 
-/// An answer's body, holding its ticket until it is dropped.
+/// An answer's body, holding the call's memory (and a replay's ticket) until it is dropped.
 struct Held {
     body: tonic::body::Body,
-    _ticket: Ticket,
+    _memory: crate::budget::Held,
+    _ticket: Option<Ticket>,
 }
 
 impl http_body::Body for Held {
