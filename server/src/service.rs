@@ -338,6 +338,7 @@ impl Dudo {
         seats: Vec<crate::ladder::LadderSeat>,
     ) -> Result<crate::ladder::Made, Status> {
         use crate::ladder::LadderSeat;
+        self.budget_room(&self.budget)?;
         let rules = pool.rules().map_err(Status::internal)?;
         let id = table::secret();
         let code = join_code();
@@ -475,6 +476,14 @@ impl Dudo {
         // Registered before its task starts, so a task that ends at once is also unregistered.
         {
             let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            // Checked again here, under the lock: every way a table is made (the ladder's
+            // too) counts against the server's limit.
+            if registry.tables.len() >= self.limits.max_tables {
+                return Err(Status::resource_exhausted(format!(
+                    "the server holds {} tables, its limit",
+                    self.limits.max_tables
+                )));
+            }
             registry.tables.insert(id.clone(), handle.clone());
             registry.codes.insert(code.clone(), id.clone());
         }

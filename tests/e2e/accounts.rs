@@ -64,6 +64,12 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
     }
     let bad = accounts.register(register("Ro\u{1b}[31mbo", pb::AccountKind::Person)).await.unwrap_err();
     assert_eq!(code(&bad), "bad_name");
+    // The built-in bots' names are theirs: "odds bot" is rated as the server's odds bot.
+    for bots in ["odds bot", "ODDS BOT", "Carmen (odds bot)", "bot"] {
+        let refused = accounts.register(register(bots, pb::AccountKind::Bot)).await.unwrap_err();
+        assert_eq!(code(&refused), "bad_name", "{bots}");
+    }
+    accounts.register(register("Abbot", pb::AccountKind::Person)).await.unwrap();
 
     // A seat taken with the token is the account's, shown as a bot account.
     let create = pb::CreateTableRequest { preset: "fibbing".into(), seats: 3, ..Default::default() };

@@ -28,12 +28,14 @@ fn pool(name: &str, seats: u32, move_millis: u32, fill_after_seconds: u32) -> Po
     }
 }
 
+const ADMIN: &str = "ladder-admin-token";
+
 async fn server() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let setup = dudo_server::Setup {
         store: Some(dudo_server::Store::open(":memory:").await.unwrap()),
-        accounts: AccountSettings::new(Registration::Open, None),
+        accounts: AccountSettings::new(Registration::Open, Some(ADMIN)),
         ladder: Some(vec![pool("trio", 3, 5_000, 1), pool("stall", 2, 200, 0)]),
         ..dudo_server::Setup::default()
     };
@@ -133,6 +135,67 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
                 break;
             }
             _ => {}
+        }
+    }
+    // Entering again (a bot restarted) says the bench is still on; the games it was seated
+    // at still count against what it asked for.
+    drop(updates);
+    let mut again = None;
+    for _ in 0..50 {
+        match ladder.enter(bearer(pb::EnterRequest { pool: "stall".into(), games: 1 }, &token)).await {
+            Ok(stream) => {
+                again = Some(stream.into_inner());
+                break;
+            }
+            // The old stream's end may not have reached the matchmaker yet.
+            Err(e) if code(&e) == "already_entered" => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    let mut again = again.expect("could not enter again");
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(10), again.next()).await;
+        if let pb::ladder_update::Update::Benched(b) =
+            next.expect("no bench said").unwrap().unwrap().update.unwrap()
+        {
+            assert!(b.why.contains("still"), "{b:?}");
+            break;
+        }
+    }
+}
+
+/// An account suspended (or a token revoked) while its Enter stream is open takes no more
+/// seats: the stream ends with the refusal when the matchmaker would seat it.
+#[tokio::test]
+async fn a_suspension_reaches_an_open_enter_stream() {
+    let addr = server().await;
+    let guest = Client::connect(&addr).await.unwrap();
+    let token = guest.register("Dozy", true, "test").await.unwrap().token.unwrap().token;
+    let mut ladder = LadderClient::new(
+        tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap(),
+    );
+    // trio fills with bots after a second: suspended before that, it is never seated.
+    let mut updates = ladder
+        .enter(bearer(pb::EnterRequest { pool: "trio".into(), games: 1 }, &token))
+        .await
+        .unwrap()
+        .into_inner();
+    guest.with_account(Some(ADMIN.to_string())).suspend("Dozy", true).await.unwrap();
+    loop {
+        let next =
+            tokio::time::timeout(Duration::from_secs(10), updates.next()).await.expect("the stream went on");
+        match next {
+            Some(Ok(u)) => {
+                assert!(
+                    !matches!(u.update, Some(pb::ladder_update::Update::Seated(_))),
+                    "a suspended account was seated"
+                )
+            }
+            Some(Err(e)) => {
+                assert_eq!(e.code(), tonic::Code::PermissionDenied, "{e:?}");
+                break;
+            }
+            None => panic!("the stream ended without saying why"),
         }
     }
 }

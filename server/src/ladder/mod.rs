@@ -60,25 +60,47 @@ struct Entrant {
     id: u64,
     account: SeatAccount,
     name: String,
+    /// The API token it entered with: checked again before each seat, so a token revoked
+    /// (or an account suspended) while the stream is open takes no more seats.
+    token: String,
     mu: f64,
     score: f64,
     since: Instant,
     wants: u32,
-    playing: u32,
     tx: mpsc::Sender<Result<pb::LadderUpdate, Status>>,
 }
 
 struct Game {
     pool: usize,
-    /// The entrant (and its account) at each seat; none for a bot.
-    seats: Vec<Option<(u64, String)>>,
+    /// The account at each seat, and the seat's token; none for a bot.
+    seats: Vec<Option<(String, String)>>,
 }
 
 enum Command {
-    Enter { pool: String, entrant: Entrant, reply: tokio::sync::oneshot::Sender<Result<(), Status>> },
-    Made { pool: usize, made: Result<Made, String>, seated: Vec<Option<u64>> },
-    TimedOut { table: String, seat: usize },
-    Finished { table: String, standings: Vec<usize> },
+    Enter {
+        pool: String,
+        entrant: Entrant,
+        reply: tokio::sync::oneshot::Sender<Result<(), Status>>,
+    },
+    Made {
+        pool: usize,
+        made: Result<Made, String>,
+        seated: Vec<Option<u64>>,
+    },
+    /// Entrants whose token no longer answers: their streams end with `why`.
+    Refused {
+        pool: usize,
+        entrants: Vec<u64>,
+        why: Status,
+    },
+    TimedOut {
+        table: String,
+        seat: usize,
+    },
+    Finished {
+        table: String,
+        standings: Vec<usize>,
+    },
 }
 
 /// The ladder's handle: the pools and the matchmaker's queue.
@@ -100,6 +122,9 @@ struct Matchmaker {
     pools: std::sync::Arc<Vec<Pool>>,
     queues: Vec<Vec<Entrant>>,
     games: HashMap<String, Game>,
+    /// Games in play per pool and account, kept across the account's streams: one that
+    /// enters again finds its games still counted (and is told their seats again).
+    playing: HashMap<(usize, String), u32>,
     /// Accounts benched, until when.
     benched: HashMap<String, Instant>,
     /// Time-outs since each account was last benched.
@@ -117,6 +142,7 @@ pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
         pools: std::sync::Arc::clone(&pools),
         queues,
         games: HashMap::new(),
+        playing: HashMap::new(),
         benched: HashMap::new(),
         timeouts: HashMap::new(),
         tx: tx.clone(),
@@ -174,7 +200,30 @@ impl Matchmaker {
                     )));
                     return;
                 }
-                queue.push(entrant);
+                // Back after its stream dropped: the games it is still seated at are said again,
+                // so a bot that restarts picks them up.
+                for (table, game) in self.games.iter().filter(|(_, g)| g.pool == p) {
+                    for (seat, at) in game.seats.iter().enumerate() {
+                        let Some((account, token)) = at else { continue };
+                        if *account == entrant.account.id {
+                            let seated = pb::LadderSeated {
+                                pool: self.pools[p].name.clone(),
+                                table: table.clone(),
+                                seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                                token: token.clone(),
+                            };
+                            let _ = entrant.tx.try_send(update(pb::ladder_update::Update::Seated(seated)));
+                        }
+                    }
+                }
+                if let Some(until) = self.benched.get(&entrant.account.id) {
+                    let benched = pb::LadderBenched {
+                        until_unix_millis: unix_millis_at(*until),
+                        why: "benched for time-outs, still".into(),
+                    };
+                    let _ = entrant.tx.try_send(update(pb::ladder_update::Update::Benched(benched)));
+                }
+                self.queues[p].push(entrant);
                 let _ = reply.send(Ok(()));
                 self.tell_queue(p);
             }
@@ -182,9 +231,12 @@ impl Matchmaker {
                 Ok(made) => {
                     let seats = seated
                         .iter()
-                        .map(|e| {
-                            e.and_then(|id| self.queues[pool].iter().find(|x| x.id == id))
-                                .map(|x| (x.id, x.account.id.clone()))
+                        .zip(&made.tokens)
+                        .map(|(e, token)| {
+                            let account = e
+                                .and_then(|id| self.queues[pool].iter().find(|x| x.id == id))
+                                .map(|x| x.account.id.clone());
+                            account.zip(token.clone())
                         })
                         .collect();
                     for (seat, (entrant, token)) in seated.iter().zip(&made.tokens).enumerate() {
@@ -203,17 +255,33 @@ impl Matchmaker {
                     self.watch(made);
                 }
                 Err(why) => {
-                    tracing::error!(error = %why, "a ladder table could not be made");
+                    tracing::warn!(error = %why, "a ladder table could not be made");
                     for id in seated.into_iter().flatten() {
-                        if let Some(e) = self.queues[pool].iter_mut().find(|x| x.id == id) {
-                            e.playing = e.playing.saturating_sub(1);
+                        if let Some(account) =
+                            self.queues[pool].iter().find(|x| x.id == id).map(|x| x.account.id.clone())
+                        {
+                            self.game_done(pool, &account);
                         }
                     }
                 }
             },
+            Command::Refused { pool, entrants, why } => {
+                for id in entrants {
+                    let Some(i) = self.queues[pool].iter().position(|x| x.id == id) else { continue };
+                    let e = self.queues[pool].remove(i);
+                    self.game_done(pool, &e.account.id);
+                    let _ = e.tx.try_send(Err(why.clone()));
+                }
+                self.tell_queue(pool);
+            }
             Command::TimedOut { table, seat } => {
                 let Some(game) = self.games.get(&table) else { return };
-                let Some(Some((_, account))) = game.seats.get(seat) else { return };
+                let Some(Some((account, _))) = game.seats.get(seat) else { return };
+                // Time-outs while benched (a bot that died keeps timing out its games) do not
+                // bench it again: the bench runs from the time-out that earned it.
+                if self.benched.contains_key(account) {
+                    return;
+                }
                 let pool = &self.pools[game.pool];
                 let n = self.timeouts.entry(account.clone()).or_default();
                 *n += 1;
@@ -237,9 +305,10 @@ impl Matchmaker {
             Command::Finished { table, standings } => {
                 let Some(game) = self.games.remove(&table) else { return };
                 for (seat, at) in game.seats.iter().enumerate() {
-                    let Some((entrant, _)) = at else { continue };
-                    if let Some(e) = self.queues[game.pool].iter_mut().find(|x| x.id == *entrant) {
-                        e.playing = e.playing.saturating_sub(1);
+                    let Some((account, _)) = at else { continue };
+                    self.game_done(game.pool, account);
+                    let open = self.queues[game.pool].iter_mut().filter(|x| !x.tx.is_closed());
+                    if let Some(e) = open.filter(|x| x.account.id == *account).last() {
                         e.since = Instant::now();
                         let place = standings.iter().position(|&s| s == seat).map_or(0, |p| p + 1);
                         let ended = pb::LadderGameEnded {
@@ -254,15 +323,33 @@ impl Matchmaker {
         }
     }
 
+    /// Games `account` has in play in `pool`.
+    fn playing(&self, pool: usize, account: &str) -> u32 {
+        self.playing.get(&(pool, account.to_string())).copied().unwrap_or(0)
+    }
+
+    /// One of `account`'s games in `pool` ended (or was never made).
+    fn game_done(&mut self, pool: usize, account: &str) {
+        let key = (pool, account.to_string());
+        if let Some(n) = self.playing.get_mut(&key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.playing.remove(&key);
+            }
+        }
+    }
+
     /// Tells every entrant of a pool where the queue stands.
     fn tell_queue(&self, pool: usize) {
         let queue = &self.queues[pool];
-        let waiting = u32::try_from(queue.iter().filter(|e| e.playing < e.wants).count()).unwrap_or(u32::MAX);
+        let waiting =
+            u32::try_from(queue.iter().filter(|e| self.playing(pool, &e.account.id) < e.wants).count())
+                .unwrap_or(u32::MAX);
         for e in queue {
             let queued = pb::LadderQueued {
                 pool: self.pools[pool].name.clone(),
                 waiting,
-                playing: e.playing,
+                playing: self.playing(pool, &e.account.id),
                 rating: e.score,
             };
             let _ = e.tx.try_send(update(pb::ladder_update::Update::Queued(queued)));
@@ -274,7 +361,7 @@ impl Matchmaker {
         let _timed = Timed(now);
         self.benched.retain(|_, until| *until > now);
         for pool in 0..self.pools.len() {
-            self.queues[pool].retain(|e| !e.tx.is_closed() || e.playing > 0);
+            self.queues[pool].retain(|e| !e.tx.is_closed());
             while let Some(table) = self.next_table(pool, now) {
                 self.make(pool, table);
             }
@@ -296,10 +383,13 @@ impl Matchmaker {
         let mut ready: Vec<usize> = (0..queue.len())
             .filter(|&i| {
                 let e = &queue[i];
-                e.playing < e.wants && !e.tx.is_closed() && !self.benched.contains_key(&e.account.id)
+                self.playing(pool, &e.account.id) < e.wants
+                    && !e.tx.is_closed()
+                    && !self.benched.contains_key(&e.account.id)
             })
             .collect();
-        ready.sort_by_key(|&i| (queue[i].playing, queue[i].since));
+        let playing = |i: usize| self.playing(pool, &queue[i].account.id);
+        ready.sort_by_key(|&i| (playing(i), queue[i].since));
         let waited = |i: usize| now.saturating_duration_since(queue[i].since).as_secs_f64();
         for &anchor in &ready {
             let reach = (GAP + GAP_PER_SECOND * waited(anchor)) / 2.0;
@@ -307,7 +397,7 @@ impl Matchmaker {
             // arrival order, players who came together would only ever meet each other.
             let mut others = ready.clone();
             others.shuffle(&mut rand::rng());
-            others.sort_by_key(|&i| queue[i].playing);
+            others.sort_by_key(|&i| playing(i));
             let mut chosen = vec![anchor];
             for &i in &others {
                 if chosen.len() == seats {
@@ -331,11 +421,13 @@ impl Matchmaker {
 
     fn make(&mut self, pool: usize, (chosen, bots): (Vec<usize>, Vec<String>)) {
         let mut seats: Vec<(LadderSeat, Option<u64>)> = Vec::new();
+        let mut tokens = Vec::new();
         for &i in &chosen {
-            let e = &mut self.queues[pool][i];
-            e.playing += 1;
+            let e = &self.queues[pool][i];
+            *self.playing.entry((pool, e.account.id.clone())).or_default() += 1;
             seats
                 .push((LadderSeat::Account { account: e.account.clone(), name: e.name.clone() }, Some(e.id)));
+            tokens.push((e.id, e.token.clone()));
         }
         seats.extend(bots.into_iter().map(|b| (LadderSeat::Bot(b), None)));
         // Seat order by lot (the server hosts the table without a seat).
@@ -343,6 +435,31 @@ impl Matchmaker {
         let (dudo, tx, p) = (self.dudo.clone(), self.tx.clone(), self.pools[pool].clone());
         tokio::spawn(async move {
             let seated: Vec<Option<u64>> = seats.iter().map(|(_, e)| *e).collect();
+            // A token revoked or an account suspended since it entered: that entrant's stream
+            // ends, and the others wait for the next table.
+            let mut stale = Vec::new();
+            let mut why = None;
+            for (id, token) in tokens {
+                match dudo.account_of_api_token(&token).await {
+                    Err(e)
+                        if matches!(
+                            e.code(),
+                            tonic::Code::Unauthenticated | tonic::Code::PermissionDenied
+                        ) =>
+                    {
+                        stale.push(id);
+                        why = Some(e);
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(why) = why {
+                let _ = tx.send(Command::Refused { pool, entrants: stale.clone(), why }).await;
+                let rest = seated.into_iter().flatten().filter(|id| !stale.contains(id)).map(Some).collect();
+                let made = Err("a player's token no longer answers".to_string());
+                let _ = tx.send(Command::Made { pool, made, seated: rest }).await;
+                return;
+            }
             let made = dudo
                 .make_ladder_table(&p, seats.into_iter().map(|(s, _)| s).collect())
                 .await
@@ -481,11 +598,11 @@ impl Ladder for Dudo {
                 kind: crate::accounts::kind_to_wire(account.kind),
             },
             name: account.name.clone(),
+            token,
             mu,
             score,
             since: Instant::now(),
             wants,
-            playing: 0,
             tx,
         };
         let (reply, answer) = tokio::sync::oneshot::channel();
