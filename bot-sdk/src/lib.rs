@@ -103,7 +103,8 @@ pub trait Bot: Send {
     /// runner plays the first legal action instead.
     fn act(&mut self, turn: &Turn) -> Action;
 
-    /// An out-of-turn call, or `None` to let play go on.
+    /// A call out of turn when the table asks (its call window), or `None` to let the claim
+    /// pass (the runner then answers `pass_call` for the bot).
     fn interject(&mut self, _turn: &Turn) -> Option<Action> {
         None
     }
@@ -307,9 +308,18 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                 }
                 refusals = 0;
                 let Some(rules) = &rules else { continue };
-                if let Some(action) = ask(bot, seat, &p, rules, &history, false) {
-                    answered = Some(p.last_seq);
-                    session.act(action).await?;
+                match ask(bot, seat, &p, rules, &history, false) {
+                    Some(action) => {
+                        answered = Some(p.last_seq);
+                        session.answer(&p, action).await?;
+                    }
+                    // Asked in a call window and no call: say so, or the window waits for
+                    // this bot until it closes.
+                    None if p.call_window.is_some() => {
+                        answered = Some(p.last_seq);
+                        session.pass_call(&p).await?;
+                    }
+                    None => {}
                 }
                 current = Some(p);
             }
@@ -324,18 +334,26 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                 bot.refused(action.as_ref(), &code, &reason);
                 answered = None;
                 // Too fast for the table's pace: the server prompts again once the seat may
-                // move, and that prompt is answered as any other.
-                if code == "rate_limited" {
+                // move, and that prompt is answered as any other. Stale: the game moved on
+                // (another seat's call won) and a fresh prompt is on its way.
+                if code == "rate_limited" || code == "stale_prompt" {
                     continue;
                 }
                 refusals += 1;
                 // The server does not prompt again after a refusal: ask the bot again, and
                 // after three refusals play any legal action so the table never waits.
-                if let (Some(p), Some(rules)) = (&current, &rules)
-                    && let Some(action) = ask(bot, seat, p, rules, &history, refusals >= 3)
-                {
-                    answered = Some(p.last_seq);
-                    session.act(action).await?;
+                if let (Some(p), Some(rules)) = (&current, &rules) {
+                    match ask(bot, seat, p, rules, &history, refusals >= 3) {
+                        Some(action) => {
+                            answered = Some(p.last_seq);
+                            session.answer(p, action).await?;
+                        }
+                        None if p.call_window.is_some() && code != "already_answered" => {
+                            answered = Some(p.last_seq);
+                            session.pass_call(p).await?;
+                        }
+                        None => {}
+                    }
                 }
             }
             // The session comes back by itself (from a fresh snapshot after a reseat).

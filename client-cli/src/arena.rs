@@ -160,7 +160,10 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
     }
     anyhow::ensure!(entries.len() >= 2, "an arena needs at least two bots");
     let games = schedule(entries.len(), args.mode, args.seats, args.games, args.seed)?;
-    let mut template = pb::CreateTableRequest { name: "arena".into(), ..args.rules.request()? };
+    // Bots only: each call window waits for every seat's answer, so a bot's speed never
+    // decides who calls first.
+    let mut template =
+        pb::CreateTableRequest { name: "arena".into(), call_window_millis: Some(0), ..args.rules.request()? };
     crate::net::runtime()?.block_on(async move {
         let client = match &args.server {
             Some(addr) => Client::connect(addr).await?,

@@ -22,6 +22,7 @@ const HELP: &[&str] = &[
     "Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` (or jonti, exact, spot on) for exactly right.",
     "House rules: `push 5 5 then 6 5s` shows dice and re-rolls the rest; `pass` is not a skip: it claims something about your own dice (all one face, or all different, as the table's rules say) and can be challenged.",
     "The points game: `watch`. Cup games: `accept`, `roll 1 3`, `roll all`, `roll 1 3 show 2`, a hand such as `JJQT9` or `a pair of jacks`, `better`, `bark`/`decline`.",
+    "Out of turn: after each bid, everyone who may call on it (calza by the others, a challenge in some rules) is asked at once: call, or `no` to let it stand; the first caller after the bidder wins.",
     "Tab completes the calls you may make now.",
     "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
     "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT`, `reset`, `again`.",
@@ -55,8 +56,8 @@ pub struct AtTable {
     wild: Option<u8>,
     /// Countdown lines already printed for the prompt in force.
     warned: Vec<u64>,
-    /// The round whose out-of-turn offer was shown (shown once a round, not at every bid).
-    offered_in_round: Option<u32>,
+    /// The claim (its prompt's last event) whose call window was shown: once a claim.
+    offered_for: Option<Option<u64>>,
     over: bool,
     /// A call was sent and its answer (events, or a refusal) has not come yet.
     in_flight: bool,
@@ -354,8 +355,9 @@ impl AtTable {
                 None => String::new(),
             };
             self.out.line(self.style.cyan(&format!("Your call{clock}:")));
-        } else if self.offered_in_round != Some(p.view.round) {
-            self.offered_in_round = Some(p.view.round);
+        } else if self.offered_for != Some(p.last_seq) {
+            // A call window: every seat that may call out of turn is asked at once.
+            self.offered_for = Some(p.last_seq);
             let mut offers = Vec::new();
             if p.legal.calza {
                 offers.push(format!("`{}`", dudo_rules::game::exact_call_name(&self.rules)));
@@ -364,8 +366,12 @@ impl AtTable {
                 offers.push("`dudo`".to_string());
             }
             if !offers.is_empty() {
-                self.out.line(self.style.dim(&format!(
-                    "(Out of turn you may call {} on the bid in front of you, until the next call.)",
+                let left = match p.call_window.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
+                    Some(left) => format!(" ({} s)", left.as_secs().max(1)),
+                    None => String::new(),
+                };
+                self.out.line(self.style.cyan(&format!(
+                    "Out of turn: {} on the bid in front of you, or `no` to let it stand{left}.",
                     offers.join(" or ")
                 )));
             }
@@ -473,6 +479,15 @@ impl AtTable {
                 _ => self.out.lines(self.waiting_room()),
             },
             "who" => self.out.lines(self.waiting_room()),
+            // No call out of turn on this claim (the call window's answer).
+            "no" if self.prompt.as_ref().is_some_and(|p| p.call_window.is_some()) => {
+                let Some(p) = &self.prompt else { return None };
+                self.answered = Some(p.last_seq);
+                self.in_flight = true;
+                if session.pass_call(p).await.is_err() {
+                    self.out.line(self.style.red("The connection to the table has closed."));
+                }
+            }
             "odds" => self.out.lines(self.odds()),
             "start" | "bot" | "set" | "remove" | "reset" | "again" | "leave" => {
                 return self.lobby_command(word, rest, original_rest).await;
@@ -517,7 +532,7 @@ impl AtTable {
         }
         self.in_flight = true;
         self.answered = Some(prompt.last_seq);
-        if session.act(action).await.is_err() {
+        if session.answer(prompt, action).await.is_err() {
             self.out.line(self.style.red("The connection to the table has closed."));
         }
     }
@@ -613,7 +628,7 @@ pub async fn sit(
         prompt: None,
         wild: None,
         warned: Vec::new(),
-        offered_in_round: None,
+        offered_for: None,
         over: false,
         in_flight: false,
         answered: None,

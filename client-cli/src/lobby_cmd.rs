@@ -42,6 +42,10 @@ pub struct CreateArgs {
     /// How long built-in bots think before each call, in milliseconds.
     #[arg(long, default_value_t = 900)]
     pub bot_think_ms: u32,
+    /// How long everyone who may call out of turn (calza by the others) has to answer after
+    /// each bid, in milliseconds; 0 waits until each has answered (within the move clock).
+    #[arg(long, default_value_t = 3000)]
+    pub call_window_ms: u32,
     /// Print the join code and leave the table waiting instead of sitting at it.
     #[arg(long)]
     pub detach: bool,
@@ -219,6 +223,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         move_millis: args.clock.saturating_mul(1000),
         time_bank_millis: args.time_bank.saturating_mul(1000),
         bot_think_millis: args.bot_think_ms,
+        call_window_millis: Some(args.call_window_ms),
         rating_pool: if args.ranked { "ranked".into() } else { String::new() },
         host_only: args.host_only,
         ..args.rules.request()?

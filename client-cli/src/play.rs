@@ -35,6 +35,10 @@ pub struct PlayArgs {
     /// and to call calza or dudo out of turn.
     #[arg(long, default_value_t = 900)]
     pub bot_think_ms: u32,
+    /// How long everyone who may call out of turn (calza by the others) has to answer after
+    /// each bid, in milliseconds; 0 waits until each has answered (within the move clock).
+    #[arg(long, default_value_t = 3000)]
+    pub call_window_ms: u32,
     /// A turn clock: seconds for each of your calls (0: no clock).
     #[arg(long, default_value_t = 0)]
     pub clock: u32,
@@ -54,6 +58,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         move_millis: args.clock.saturating_mul(1000),
         bot_think_millis: args.bot_think_ms,
+        call_window_millis: Some(args.call_window_ms),
         ..args.rules.request()?
     };
     crate::net::runtime()?.block_on(async move {

@@ -39,6 +39,17 @@ pub struct Prompt {
     pub deadline: Option<SystemTime>,
     /// The last event the prompt knows of: older than an event you have seen means stale.
     pub last_seq: Option<u64>,
+    /// Set when the prompt asks for a call out of turn on the last claim (`legal` lists the
+    /// calls): answer with one, or [`Session::pass_call`], before this time.
+    pub call_window: Option<SystemTime>,
+}
+
+/// What goes up the stream: a move, or no call on the last claim, and the prompt (its
+/// `last_seq`) it answers, if it answers one.
+#[derive(Clone, Debug)]
+enum Answer {
+    Act(Action, Option<u64>),
+    PassCall(Option<u64>),
 }
 
 /// Why the server ended a seat's stream on purpose: the seat's number may have changed, so
@@ -115,7 +126,7 @@ pub enum Update {
 /// A seat's stream. Dropping it closes the stream.
 pub struct Session {
     updates: mpsc::Receiver<Result<Update, ClientError>>,
-    actions: mpsc::Sender<Action>,
+    actions: mpsc::Sender<Answer>,
 }
 
 impl Session {
@@ -126,12 +137,19 @@ impl Session {
 
     /// Sends an action for the seat. A refusal comes back as [`Update::Rejected`].
     pub async fn act(&self, action: Action) -> Result<(), ClientError> {
-        self.actions.send(action).await.map_err(|_| ClientError::Closed)
+        self.actions.send(Answer::Act(action, None)).await.map_err(|_| ClientError::Closed)
     }
 
-    /// A handle for sending actions from elsewhere (another task, a key handler).
-    pub fn actions(&self) -> mpsc::Sender<Action> {
-        self.actions.clone()
+    /// Sends `action` as the answer to `prompt`: if the game has moved on by the time it
+    /// arrives (another seat's call won), it is refused as `stale_prompt` rather than played
+    /// in a position it was not meant for, and a fresh prompt follows. What bots should use.
+    pub async fn answer(&self, prompt: &Prompt, action: Action) -> Result<(), ClientError> {
+        self.actions.send(Answer::Act(action, prompt.last_seq)).await.map_err(|_| ClientError::Closed)
+    }
+
+    /// No call on the last claim: the answer to a prompt with a call window.
+    pub async fn pass_call(&self, prompt: &Prompt) -> Result<(), ClientError> {
+        self.actions.send(Answer::PassCall(prompt.last_seq)).await.map_err(|_| ClientError::Closed)
     }
 }
 
@@ -140,7 +158,7 @@ const GIVE_UP_AFTER: Duration = Duration::from_secs(120);
 
 pub(crate) fn open(play: PlayClient<Channel>, target: Target, since: Option<u64>) -> Session {
     let (updates_tx, updates) = mpsc::channel(256);
-    let (actions, actions_rx) = mpsc::channel(16);
+    let (actions, actions_rx) = mpsc::channel::<Answer>(16);
     tokio::spawn(run(play, target, since, updates_tx, actions_rx));
     Session { updates, actions }
 }
@@ -180,7 +198,7 @@ async fn run(
     target: Target,
     since: Option<u64>,
     updates: mpsc::Sender<Result<Update, ClientError>>,
-    mut actions: mpsc::Receiver<Action>,
+    mut actions: mpsc::Receiver<Answer>,
 ) {
     let mut state = Stream { since, rules: None, reseated: false };
     let mut backoff = Duration::from_millis(100);
@@ -246,7 +264,8 @@ async fn connect(
         Target::Seat(key) => {
             let (tx, rx) = mpsc::channel(16);
             let hello = pb::Hello { table: key.table.clone(), since };
-            let first = pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)) };
+            let first =
+                pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)), answers: None };
             tx.send(first).await.map_err(|_| tonic::Status::cancelled("closed"))?;
             let request = authed(key, ReceiverStream::new(rx))
                 .map_err(|_| tonic::Status::unauthenticated("the seat token is not valid metadata"))?;
@@ -263,7 +282,7 @@ async fn connect(
 async fn pump(
     incoming: &mut Incoming,
     outgoing: Option<mpsc::Sender<pb::PlayRequest>>,
-    actions: &mut mpsc::Receiver<Action>,
+    actions: &mut mpsc::Receiver<Answer>,
     updates: &mpsc::Sender<Result<Update, ClientError>>,
     state: &mut Stream,
 ) -> Result<tonic::Status, Stop> {
@@ -288,9 +307,14 @@ async fn pump(
                 }
             }
             action = actions.recv(), if actions_open => match (action, &outgoing) {
-                (Some(action), Some(out)) => {
-                    let wire = convert::action_to_wire(&action);
-                    let request = pb::PlayRequest { request: Some(pb::play_request::Request::Action(wire)) };
+                (Some(answer), Some(out)) => {
+                    let (request, answers) = match answer {
+                        Answer::Act(action, answers) => {
+                            (pb::play_request::Request::Action(convert::action_to_wire(&action)), answers)
+                        }
+                        Answer::PassCall(answers) => (pb::play_request::Request::PassCall(pb::PassCall {}), answers),
+                    };
+                    let request = pb::PlayRequest { request: Some(request), answers };
                     if out.send(request).await.is_err() {
                         return Ok(tonic::Status::unavailable("the stream closed"));
                     }
@@ -341,7 +365,9 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                 let legal = convert::legal_from_wire(&p.legal.unwrap_or_default(), &rules)?;
                 let deadline =
                     p.deadline_unix_millis.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
-                Update::Prompt(Prompt { view, legal, deadline, last_seq: p.last_seq })
+                let call_window =
+                    p.call_window_unix_millis.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
+                Update::Prompt(Prompt { view, legal, deadline, last_seq: p.last_seq, call_window })
             }
             U::Turn(t) => {
                 let view = convert::view_from_wire(

@@ -225,6 +225,10 @@ const MAX_BOT_THINK_MILLIS: u32 = 10_000;
 /// Bots that pause (rather than move at once) pause at least this long: a table of bots a
 /// millisecond apart would only burn the server.
 const MIN_BOT_THINK_MILLIS: u32 = 10;
+/// A call window for people: long enough to see the claim and decide.
+const DEFAULT_CALL_WINDOW_MILLIS: u32 = 3_000;
+const MIN_CALL_WINDOW_MILLIS: u32 = 100;
+const MAX_CALL_WINDOW_MILLIS: u32 = 60_000;
 /// The shortest move clock: shorter than a network round trip is no clock for people.
 const MIN_MOVE_MILLIS: u32 = 100;
 /// The longest move clock or time bank: a day.
@@ -358,7 +362,13 @@ impl Dudo {
                     code: code.clone(),
                     capacity: pool.seats as usize,
                     seed: None,
-                    pacing: table::Pacing { clock, bot_pause: std::time::Duration::ZERO },
+                    // Bots compete here: every seat answers each call window, however slow its
+                    // connection, within the move clock.
+                    pacing: table::Pacing {
+                        clock,
+                        bot_pause: std::time::Duration::ZERO,
+                        call_window_millis: 0,
+                    },
                     rate: self.limits.actions_per_second,
                     rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
                     journalled: false,
@@ -624,17 +634,29 @@ impl Dudo {
         self.ask(handle, command).await?.map_err(status)
     }
 
-    /// Plays `wire` for the seat holding `token`: the one path of `Act` and `Play` actions.
-    async fn act_on(&self, handle: &TableHandle, token: &str, wire: &pb::Action) -> Result<(), Status> {
-        let action = convert::action_from_wire(wire).map_err(|e| {
-            let mut status = bad_request(e.to_string());
-            if let Ok(code) = "bad_action".parse() {
-                status.metadata_mut().insert(CODE_KEY, code);
-            }
-            status
-        })?;
+    /// Plays `wire` for the seat holding `token` (none: it lets the claim pass): the one path
+    /// of `Act` and `Play` actions.
+    async fn act_on(
+        &self,
+        handle: &TableHandle,
+        token: &str,
+        wire: Option<&pb::Action>,
+        answers: Option<u64>,
+    ) -> Result<(), Status> {
+        let action = wire
+            .map(|wire| {
+                convert::action_from_wire(wire).map_err(|e| {
+                    let mut status = bad_request(e.to_string());
+                    if let Ok(code) = "bad_action".parse() {
+                        status.metadata_mut().insert(CODE_KEY, code);
+                    }
+                    status
+                })
+            })
+            .transpose()?;
         let token = token.to_string();
-        self.command(handle, |reply| Command::Act { token, action, reply }).await
+        let answers = answers.map(Some);
+        self.command(handle, |reply| Command::Act { token, action, answers, reply }).await
     }
 
     async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {
@@ -803,8 +825,19 @@ impl Lobby for Dudo {
                 req.time_bank_millis
             )));
         }
-        let pacing =
-            table::Pacing { clock, bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()) };
+        let call_window_millis = req.call_window_millis.unwrap_or(DEFAULT_CALL_WINDOW_MILLIS);
+        if call_window_millis > 0
+            && !(MIN_CALL_WINDOW_MILLIS..=MAX_CALL_WINDOW_MILLIS).contains(&call_window_millis)
+        {
+            return Err(bad_request(format!(
+                "call_window_millis: 0 (until all have answered) or from {MIN_CALL_WINDOW_MILLIS} to {MAX_CALL_WINDOW_MILLIS}, not {call_window_millis}"
+            )));
+        }
+        let pacing = table::Pacing {
+            clock,
+            bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()),
+            call_window_millis,
+        };
         // A host-only creator gets a host's token and no seat.
         let host_token = req.host_only.then(table::secret);
         let table = Table::new(
@@ -971,7 +1004,7 @@ impl Play for Dudo {
         let reader = request.remote_addr().map(|a| a.ip());
         let mut incoming = request.into_inner();
         let hello = match incoming.next().await {
-            Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)) })) => h,
+            Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)), .. })) => h,
             // A first message that cannot be read says why, as a later one would.
             Some(Err(status)) => return Err(upward_error(&status)),
             _ => {
@@ -1000,10 +1033,14 @@ impl Play for Dudo {
                         break;
                     }
                 };
+                let answers = message.answers;
                 let (wire, outcome) = match message.request {
                     Some(pb::play_request::Request::Action(wire)) => {
-                        let outcome = service.act_on(&handle, &token, &wire).await;
+                        let outcome = service.act_on(&handle, &token, Some(&wire), answers).await;
                         (Some(wire), outcome)
+                    }
+                    Some(pb::play_request::Request::PassCall(_)) => {
+                        (None, service.act_on(&handle, &token, None, answers).await)
                     }
                     // Said, not silently dropped: a client that sends these has a bug to find.
                     Some(pb::play_request::Request::Hello(_)) => {
@@ -1068,9 +1105,13 @@ impl Play for Dudo {
     async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
         let token = token_of(&request)?;
         let req = request.into_inner();
-        let wire = req.action.ok_or_else(|| bad_request("action: no action given"))?;
+        let wire = match (req.action, req.pass_call) {
+            (Some(_), true) => return Err(bad_request("pass_call: give an action or pass_call, not both")),
+            (None, false) => return Err(bad_request("action: no action given (or pass_call)")),
+            (wire, _) => wire,
+        };
         let handle = self.find(&req.table)?;
-        self.act_on(&handle, &token, &wire).await?;
+        self.act_on(&handle, &token, wire.as_ref(), req.answers).await?;
         Ok(Response::new(pb::ActResponse {}))
     }
 

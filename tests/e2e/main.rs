@@ -3,14 +3,23 @@
 
 // Accounts: registration, API tokens, names that look alike, suspension, rated seats.
 mod accounts;
+// Bots: the SDK's bots, the Python example, external bots and the arena.
 mod bots;
+// Calls out of turn: the call window, the same game through a slow proxy.
+mod calls;
+// The command line: scripts, simulate, rules, mistakes named as typed.
 mod cli;
-// The ladder: pools, the matchmaker, Weng-Lin ratings, the board, benching.
+// The Rust client library: sessions that reconnect and resume.
 mod client;
+// The ladder: pools, the matchmaker, Weng-Lin ratings, the board, benching.
 mod ladder;
+// Records: history, replays, ratings pools, the arena's own database.
 mod records;
+// Recovery: a server killed mid-game comes back; a bad database stops it at start.
 mod recovery;
+// The server: the protocol, limits, memory bounds, hostile input.
 mod server;
+// The terminal client in a pseudo-terminal, as a person uses it.
 mod tty;
 
 /// A dudo server in this test process, on a free port, for the life of the test's runtime;

@@ -128,6 +128,9 @@ fn simple_move(legal: &pb::Legal) -> pb::Action {
         A::Roll(pb::Roll { dice: vec![0, 1, 2, 3, 4], show: vec![] })
     } else if legal.dogs_life {
         A::DogsLife(pb::DogsLifeChoice { bark: true })
+    } else if legal.calza {
+        // Asked in a call window with only the exact call to make.
+        A::Calza(pb::Empty {})
     } else {
         A::Accept(pb::Empty {})
     };
@@ -156,6 +159,7 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
     let (tx, rx) = tokio::sync::mpsc::channel::<pb::PlayRequest>(16);
     tx.send(pb::PlayRequest {
         request: Some(pb::play_request::Request::Hello(pb::Hello { table: table.id.clone(), since: None })),
+        answers: None,
     })
     .await
     .unwrap();
@@ -167,6 +171,7 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
     // A second hello is a client bug: said so on the stream, and the stream goes on.
     tx.send(pb::PlayRequest {
         request: Some(pb::play_request::Request::Hello(pb::Hello { table: table.id.clone(), since: None })),
+        answers: None,
     })
     .await
     .unwrap();
@@ -210,6 +215,7 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
                 prompts += 1;
                 tx.send(pb::PlayRequest {
                     request: Some(pb::play_request::Request::Action(simple_move(&p.legal.unwrap()))),
+                    answers: None,
                 })
                 .await
                 .unwrap();
@@ -258,8 +264,12 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
     let mut play = PlayClient::new(ch.clone());
     // An out-of-turn or illegal action is refused and changes nothing.
     let bad = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 99, face: 3 })) };
-    let refused =
-        play.act(authed(pb::ActRequest { table: id.clone(), action: Some(bad) }, &host.token)).await;
+    let refused = play
+        .act(authed(
+            pb::ActRequest { table: id.clone(), action: Some(bad), pass_call: false, answers: None },
+            &host.token,
+        ))
+        .await;
     assert_eq!(refused.unwrap_err().code(), tonic::Code::FailedPrecondition);
     // A spectator sees no dice rolled; a seat resuming after seq 3 gets what came after only.
     let mut watch =
@@ -470,6 +480,8 @@ async fn host_commands_and_leaving() {
             pb::ActRequest {
                 table: id.clone(),
                 action: Some(pb::Action { action: Some(pb::action::Action::Calza(pb::Empty {})) }),
+                pass_call: false,
+                answers: None,
             },
             &guest.token,
         ))
@@ -477,7 +489,12 @@ async fn host_commands_and_leaving() {
     assert_eq!(gone.unwrap_err().code(), tonic::Code::Unauthenticated);
     // After a bid, removing a player waits for the next round.
     let bid = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 1, face: 2 })) };
-    play.act(authed(pb::ActRequest { table: id.clone(), action: Some(bid) }, &host.token)).await.unwrap();
+    play.act(authed(
+        pb::ActRequest { table: id.clone(), action: Some(bid), pass_call: false, answers: None },
+        &host.token,
+    ))
+    .await
+    .unwrap();
     let mid = lobby
         .remove_player(authed(pb::RemovePlayerRequest { table: id.clone(), seat: 2 }, &host.token))
         .await;
@@ -527,7 +544,15 @@ async fn limits_are_enforced_with_clear_errors() {
     let mut codes = Vec::new();
     for _ in 0..4 {
         let r = play
-            .act(authed(pb::ActRequest { table: id.clone(), action: Some(calza.clone()) }, &host.token))
+            .act(authed(
+                pb::ActRequest {
+                    table: id.clone(),
+                    action: Some(calza.clone()),
+                    pass_call: false,
+                    answers: None,
+                },
+                &host.token,
+            ))
             .await;
         codes.push(r.unwrap_err().code());
     }
@@ -622,9 +647,17 @@ async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice(
             pb::play_update::Update::Event(e) => last = e.seq,
             pb::play_update::Update::Prompt(p) => {
                 let action = simple_move(&p.legal.unwrap());
-                play.act(authed(pb::ActRequest { table: id.clone(), action: Some(action) }, &host.token))
-                    .await
-                    .unwrap();
+                play.act(authed(
+                    pb::ActRequest {
+                        table: id.clone(),
+                        action: Some(action),
+                        pass_call: false,
+                        answers: None,
+                    },
+                    &host.token,
+                ))
+                .await
+                .unwrap();
                 answered += 1;
             }
             _ => {}
@@ -684,7 +717,12 @@ async fn prometheus_metrics_on_their_own_port() {
     let mut play = PlayClient::new(ch.clone());
     // One refused call (out of range), then moves until one is accepted.
     let bad = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 99, face: 2 })) };
-    let _ = play.act(authed(pb::ActRequest { table: id.clone(), action: Some(bad) }, &host.token)).await;
+    let _ = play
+        .act(authed(
+            pb::ActRequest { table: id.clone(), action: Some(bad), pass_call: false, answers: None },
+            &host.token,
+        ))
+        .await;
     let mut updates = play
         .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &host.token))
         .await
@@ -694,9 +732,12 @@ async fn prometheus_metrics_on_their_own_port() {
         let u = tokio::time::timeout(Duration::from_secs(5), updates.next()).await.unwrap().unwrap().unwrap();
         if let Some(pb::play_update::Update::Prompt(p)) = u.update {
             let action = simple_move(&p.legal.unwrap());
-            play.act(authed(pb::ActRequest { table: id.clone(), action: Some(action) }, &host.token))
-                .await
-                .unwrap();
+            play.act(authed(
+                pb::ActRequest { table: id.clone(), action: Some(action), pass_call: false, answers: None },
+                &host.token,
+            ))
+            .await
+            .unwrap();
             break;
         }
     }
@@ -775,7 +816,12 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
                         _ => simple_move(&legal),
                     };
                     play.act(authed(
-                        pb::ActRequest { table: id.clone(), action: Some(action) },
+                        pb::ActRequest {
+                            table: id.clone(),
+                            action: Some(action),
+                            pass_call: false,
+                            answers: None,
+                        },
                         &joined.token,
                     ))
                     .await
@@ -824,7 +870,12 @@ async fn a_seat_answering_every_prompt_at_once_plays_a_hundred_games() {
                     let action = simple_move(&p.legal.unwrap());
                     let sent = play
                         .act(authed(
-                            pb::ActRequest { table: id.clone(), action: Some(action) },
+                            pb::ActRequest {
+                                table: id.clone(),
+                                action: Some(action),
+                                pass_call: false,
+                                answers: None,
+                            },
                             &joined.token,
                         ))
                         .await;
@@ -858,6 +909,7 @@ async fn an_undecodable_message_on_a_play_stream_ends_it_with_invalid_argument()
     grpc.ready().await.unwrap();
     let hello = pb::PlayRequest {
         request: Some(pb::play_request::Request::Hello(pb::Hello { table: id, since: None })),
+        answers: None,
     };
     let frames = tokio_stream::iter(vec![
         prost::Message::encode_to_vec(&hello),
@@ -1053,7 +1105,12 @@ async fn streams_that_never_read_stay_within_the_memory_budget() {
         match update.update.unwrap() {
             pb::play_update::Update::Prompt(p) => {
                 let action = Some(simple_move(&p.legal.unwrap()));
-                play.act(authed(pb::ActRequest { table: id.clone(), action }, &joined.token)).await.unwrap();
+                play.act(authed(
+                    pb::ActRequest { table: id.clone(), action, pass_call: false, answers: None },
+                    &joined.token,
+                ))
+                .await
+                .unwrap();
             }
             pb::play_update::Update::Event(pb::Event {
                 kind: Some(pb::event::Kind::GameOver(_)), ..

@@ -59,7 +59,10 @@ def main():
     prompts = 0
     for update in updates:
         kind = update.WhichOneof("update")
-        if kind == "prompt":
+        if kind == "prompt" and update.prompt.HasField("call_window_unix_millis"):
+            # Asked whether to call out of turn on the last bid: no call, said at once.
+            outgoing.put(service_pb2.PlayRequest(pass_call=service_pb2.PassCall()))
+        elif kind == "prompt":
             prompts += 1
             outgoing.put(service_pb2.PlayRequest(action=simple_move(game_pb2, update.prompt.legal)))
         elif kind == "rejected":

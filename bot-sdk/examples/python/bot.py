@@ -87,6 +87,10 @@ def main():
             faces = info.rules.dice.faces or 6
         elif kind == "prompt" and update.prompt.view.turn == seat and update.prompt.view.HasField("turn"):
             up.put(service.PlayRequest(action=choose(pb, update.prompt.view, update.prompt.legal, faces)))
+        elif kind == "prompt" and update.prompt.HasField("call_window_unix_millis"):
+            # Asked whether to call out of turn (calza) on the last bid: this bot never
+            # does, and says so at once rather than make the table wait out the window.
+            up.put(service.PlayRequest(pass_call=service.PassCall()))
         elif kind == "event" and update.event.WhichOneof("kind") == "game_over":
             standings = list(update.event.game_over.standings)
             print(f"{name}: game over, place {standings.index(seat) + 1} of {len(standings)}")

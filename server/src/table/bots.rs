@@ -20,22 +20,16 @@ pub struct BotMove {
     pub at_log_len: u64,
 }
 
-/// The first bot that wants to move now, and its move: the bot whose turn it is, or one
-/// calling out of turn.
-pub fn choose(game: &Game, seats: &Seats, log_len: u64) -> Option<(Seat, Action)> {
+/// What the bot at `seat` does now: its move if it is its turn, or its call out of turn
+/// (none: it lets the claim pass). None for a seat that is not a built-in bot.
+pub fn decide(game: &Game, seats: &Seats, seat: Seat, log_len: u64) -> Option<Action> {
     let moment = log_len.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    for seat in game.seats_to_ask().collect::<Vec<_>>() {
-        let Some(bot) = seats.get(seat).and_then(|s| s.bot.as_ref()) else { continue };
-        let Some(mut brain) = bots::by_name(&bot.kind, bot.seed ^ moment) else { continue };
-        let (view, legal) = (game.view(seat), game.legal(seat));
-        let offer = if Some(seat) == game.turn() {
-            Some(brain.act(game.rules(), &view, &legal))
-        } else {
-            brain.interject(game.rules(), &view, &legal)
-        };
-        if let Some(action) = offer {
-            return Some((seat, action));
-        }
+    let bot = seats.get(seat).and_then(|s| s.bot.as_ref())?;
+    let mut brain = bots::by_name(&bot.kind, bot.seed ^ moment)?;
+    let (view, legal) = (game.view(seat), game.legal(seat));
+    if Some(seat) == game.turn() {
+        Some(brain.act(game.rules(), &view, &legal))
+    } else {
+        brain.interject(game.rules(), &view, &legal)
     }
-    None
 }

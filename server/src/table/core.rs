@@ -28,14 +28,22 @@ use super::log::{self, EventLog, Sink, StreamEnd};
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
 use super::seats::{SeatSlot, Seats};
+use super::window::{CallWindow, Decision};
 use crate::budget::Budget;
 
-/// How a table is paced: its turn clock and how long its bots think.
+/// How a table is paced: its turn clock, how long its bots think, and how long seats have
+/// to call out of turn.
 #[derive(Clone, Debug, Default)]
 pub struct Pacing {
     pub clock: Option<Clock>,
     pub bot_pause: Duration,
+    /// The call window, in ms; 0: until every seat asked has answered, within the move
+    /// clock (or [`WINDOW_WITHOUT_CLOCK`]).
+    pub call_window_millis: u32,
 }
+
+/// The longest a window waits for every seat to answer on a table without a move clock.
+pub const WINDOW_WITHOUT_CLOCK: Duration = Duration::from_secs(30);
 
 /// The longest game the server lets a table play: a game that reaches any of these is
 /// stopped, with a `game_stopped` event, and ranked as a game of rounds ends. Zero: no limit.
@@ -91,6 +99,10 @@ pub struct TableCore {
     bot_pause: Duration,
     /// The bot move waiting out `bot_pause`.
     bot_due: Option<BotMove>,
+    call_window_millis: u32,
+    /// The last claim's call window; none until a claim has callers out of turn, and again
+    /// after every move.
+    window: Option<CallWindow>,
     proofs: DiceProofs,
     journal: Journal,
     record: GameRecord,
@@ -138,6 +150,8 @@ impl TableCore {
             clock: pacing.clock,
             bot_pause: pacing.bot_pause,
             bot_due: None,
+            call_window_millis: pacing.call_window_millis,
+            window: None,
             proofs: DiceProofs::new(salt_secret),
             journal: Journal::new(journalled),
             record: GameRecord::default(),
@@ -167,6 +181,7 @@ impl TableCore {
             salt_secret: self.proofs.secret().to_vec(),
             rating_pool: self.rating_pool.clone(),
             host_token_hash: self.seats.host_token().map(|h| h.to_vec()).unwrap_or_default(),
+            call_window_millis: self.call_window_millis.into(),
         }
     }
 
@@ -190,7 +205,11 @@ impl TableCore {
             code,
             capacity: c.capacity as usize,
             seed: c.seed,
-            pacing: Pacing { clock, bot_pause: Duration::from_millis(c.bot_think_millis) },
+            pacing: Pacing {
+                clock,
+                bot_pause: Duration::from_millis(c.bot_think_millis),
+                call_window_millis: u32::try_from(c.call_window_millis).unwrap_or(u32::MAX),
+            },
             rate: c.actions_per_second,
             rating_pool: c.rating_pool.clone(),
             journalled: true,
@@ -255,6 +274,7 @@ impl TableCore {
         // Made only when there is a journal to keep it (a table in memory plays without).
         let mut entry = self.journal.kept.then(|| input.to_entry());
         let table_changed = !matches!(input, Input::Moved { .. });
+        let game_changed = !matches!(input, Input::Joined { .. } | Input::RulesChanged { .. });
         match input {
             Input::Joined { name, token_hash, bot, account } => {
                 if self.game.is_some() {
@@ -340,6 +360,10 @@ impl TableCore {
                 }
                 self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Reset));
             }
+        }
+        if game_changed {
+            // A new position: the last claim's window (if any) is over.
+            self.window = None;
         }
         self.record_if_over(now);
         if table_changed {
@@ -427,19 +451,27 @@ impl TableCore {
     pub fn settle(&mut self, now: Now) {
         self.bot_due = None;
         self.enforce_length(now);
-        if self.bot_pause.is_zero() {
-            for _ in 0..BOT_MOVES_AT_ONCE {
-                let Some((seat, action)) = self.bot_choice() else { break };
-                if !self.play_bot(seat, action, now) {
-                    break;
-                }
-                self.enforce_length(now);
+        // Bots that move at once play here; with a pause, only what a call window decided
+        // (and bots' answers in it, which are never paused) plays now.
+        let at_once = self.bot_pause.is_zero();
+        let mut played_all = false;
+        for _ in 0..BOT_MOVES_AT_ONCE {
+            let Some((seat, action)) = self.next_move(at_once, now) else {
+                played_all = true;
+                break;
+            };
+            if !self.play_bot(seat, action, now) {
+                played_all = true;
+                break;
             }
+            self.enforce_length(now);
+        }
+        if !played_all {
             // More to play: it comes back through the task's loop, at once.
-            if let Some((seat, action)) = self.bot_choice() {
+            if let Some((seat, action)) = self.next_move(at_once, now) {
                 self.bot_due = Some(BotMove { due: now.mono, seat, action, at_log_len: self.log.next_seq() });
             }
-        } else if let Some((seat, action)) = self.bot_choice() {
+        } else if !at_once && let Some((seat, action)) = self.paused_bot_move() {
             self.bot_due = Some(BotMove {
                 due: now.mono + self.bot_pause,
                 seat,
@@ -448,7 +480,9 @@ impl TableCore {
             });
         }
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
-        let person = turn.filter(|&t| !self.seats.is_bot(t));
+        // A seat whose move is held in the call window has moved: its clock stops.
+        let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
+        let person = turn.filter(|&t| !self.seats.is_bot(t) && !held(t));
         if let Some(clock) = self.clock.as_mut() {
             clock.restart(person, now.mono);
         }
@@ -482,8 +516,136 @@ impl TableCore {
         }
     }
 
-    fn bot_choice(&self) -> Option<(Seat, Action)> {
-        bots::choose(self.game.as_ref()?, &self.seats, self.log.next_seq())
+    /// The next move to play now, if any: opens the claim's call window (the bots asked
+    /// answer at once), then plays what it decides; with no window open, the move of the bot
+    /// whose turn it is (when `bots_now`).
+    fn next_move(&mut self, bots_now: bool, now: Now) -> Option<(Seat, Action)> {
+        let game = self.game.as_ref().filter(|g| !g.is_over())?;
+        let turn = game.turn();
+        let log_len = self.log.next_seq();
+        if self.window.is_none() {
+            let asked: Vec<Seat> = game.seats_to_ask().filter(|&s| Some(s) != turn).collect();
+            if !asked.is_empty() {
+                let mut window = CallWindow::open(asked.iter().copied(), now.mono + self.window_limit());
+                for &seat in asked.iter().filter(|&&s| self.seats.is_bot(s)) {
+                    match bots::decide(game, &self.seats, seat, log_len) {
+                        Some(call) => window.call(seat, call),
+                        None => window.pass(seat),
+                    }
+                }
+                self.window = Some(window);
+            }
+        }
+        if let Some(window) = self.window.as_mut().filter(|w| w.is_open()) {
+            if bots_now
+                && let Some(t) = turn.filter(|&t| self.seats.is_bot(t) && !window.holds(t))
+                && let Some(action) = bots::decide(game, &self.seats, t, log_len)
+            {
+                window.hold(t, action);
+            }
+            match window.decide() {
+                Decision::Waiting => return None,
+                Decision::Call(seat, action) => {
+                    window.close();
+                    return Some((seat, action));
+                }
+                Decision::Closed(_) => {
+                    if let Some(held) = window.close() {
+                        return Some(held);
+                    }
+                }
+            }
+        }
+        let t = turn.filter(|&t| bots_now && self.seats.is_bot(t))?;
+        Some((t, bots::decide(game, &self.seats, t, log_len)?))
+    }
+
+    /// The move the bot whose turn it is will play after its pause (none while its move
+    /// waits in a call window, or when it is not a bot's turn).
+    fn paused_bot_move(&self) -> Option<(Seat, Action)> {
+        let game = self.game.as_ref().filter(|g| !g.is_over())?;
+        let t = game.turn().filter(|&t| self.seats.is_bot(t))?;
+        if self.window.as_ref().is_some_and(|w| w.holds(t)) {
+            return None;
+        }
+        Some((t, bots::decide(game, &self.seats, t, self.log.next_seq())?))
+    }
+
+    /// How long a call window stays open at most.
+    fn window_limit(&self) -> Duration {
+        match (self.call_window_millis, &self.clock) {
+            (0, Some(clock)) => clock.per_move,
+            (0, None) => WINDOW_WITHOUT_CLOCK,
+            (ms, _) => Duration::from_millis(ms.into()),
+        }
+    }
+
+    /// When the open call window closes (monotonic), if one is waiting for someone.
+    pub fn window_closes(&self) -> Option<Duration> {
+        self.window.as_ref().filter(|w| w.is_open()).map(|w| w.closes)
+    }
+
+    /// The call window's time is up: whoever has not answered lets the claim pass.
+    pub fn close_window(&mut self, now: Now) {
+        if let Some(window) = self.window.as_mut() {
+            window.time_up();
+        }
+        self.settle(now);
+    }
+
+    /// A person's move or call. In an open call window, a call waits for the window's
+    /// decision and the move of the seat whose turn it is is held until it closes; true when
+    /// the table must settle (something may have changed), false when only the seat's own
+    /// prompt is answered.
+    pub fn play(&mut self, seat: Seat, action: Action, now: Now) -> Result<bool, TableError> {
+        let game = self.game.as_ref().ok_or(TableError::NotStarted)?;
+        if let Some(window) = self.window.as_mut() {
+            let my_turn = game.turn() == Some(seat);
+            if window.is_open() {
+                if window.waits_for(seat) {
+                    game.check(seat, &action)?;
+                    window.call(seat, action);
+                    return Ok(self.answered(seat, now));
+                }
+                if my_turn && !window.holds(seat) {
+                    game.check(seat, &action)?;
+                    window.hold(seat, action);
+                    return Ok(self.answered(seat, now));
+                }
+                if window.asked(seat) || my_turn {
+                    return Err(TableError::AlreadyAnswered);
+                }
+            } else if window.asked(seat) && !my_turn {
+                return Err(TableError::CallWindowClosed);
+            }
+        }
+        self.apply(Input::Moved { seat, action, timed_out: false }, now)?;
+        Ok(true)
+    }
+
+    /// A person lets the last claim pass without calling.
+    pub fn pass_call(&mut self, seat: Seat, now: Now) -> Result<bool, TableError> {
+        match self.window.as_mut() {
+            Some(window) if window.waits_for(seat) => {
+                window.pass(seat);
+                Ok(self.answered(seat, now))
+            }
+            Some(window) if window.asked(seat) && window.is_open() => Err(TableError::AlreadyAnswered),
+            _ => Err(TableError::NoCallWindow),
+        }
+    }
+
+    /// A seat answered in the window: true if the window may now decide; otherwise only the
+    /// seat's streams learn that it waits (its prompt is answered).
+    fn answered(&mut self, seat: Seat, now: Now) -> bool {
+        if self.window.as_ref().is_none_or(|w| w.decide() != Decision::Waiting) {
+            return true;
+        }
+        let viewer = Viewer::Seat(seat);
+        if let Some(turn) = self.turn_for(viewer, now) {
+            self.log.queue_each(|v| (v == viewer).then(|| turn.clone()));
+        }
+        false
     }
 
     /// Plays a bot's move (its seat's default if the move is refused, never a stall); false
@@ -499,8 +661,16 @@ impl TableCore {
 
     /// Whether the table is waiting for `seat`: a person's seat that may act now.
     pub fn awaits(&self, seat: Seat) -> bool {
-        !self.seats.is_bot(seat)
-            && self.game.as_ref().is_some_and(|g| !g.is_over() && g.seats_to_ask().any(|s| s == seat))
+        !self.seats.is_bot(seat) && self.game.as_ref().is_some_and(|g| !g.is_over() && self.asks(g, seat))
+    }
+
+    /// Whether `seat` is asked to act now: its turn (unless its move is held in the call
+    /// window), or its call out of turn while the window waits for it.
+    fn asks(&self, game: &Game, seat: Seat) -> bool {
+        match self.window.as_ref().filter(|w| w.is_open()) {
+            Some(w) => w.waits_for(seat) || (game.turn() == Some(seat) && !w.holds(seat)),
+            None => game.turn() == Some(seat),
+        }
     }
 
     /// Prompts `seat` again, if it may still act (its last move was refused for the pace).
@@ -539,7 +709,14 @@ impl TableCore {
     pub fn bot_moves(&mut self, now: Now) {
         let Some(due) = self.bot_due.take() else { return };
         if due.at_log_len == self.log.next_seq() {
-            self.play_bot(due.seat, due.action, now);
+            let turn = self.game.as_ref().and_then(Game::turn);
+            match self.window.as_mut().filter(|w| w.is_open()) {
+                // Its pause is over but the window is not: the move waits in it.
+                Some(window) if turn == Some(due.seat) => window.hold(due.seat, due.action),
+                _ => {
+                    self.play_bot(due.seat, due.action, now);
+                }
+            }
         }
         self.settle(now);
     }
@@ -556,15 +733,17 @@ impl TableCore {
     /// The prompt for `seat`, if it is a person's seat that may act now.
     fn prompt_for(&self, seat: Seat, now: Now) -> Option<log::Shared> {
         let game = self.game.as_ref()?;
-        if self.seats.is_bot(seat) || !game.seats_to_ask().any(|s| s == seat) {
+        if self.seats.is_bot(seat) || game.is_over() || !self.asks(game, seat) {
             return None;
         }
         let deadline = self.deadline_for(seat, now);
+        let window = self.window.as_ref().filter(|w| w.waits_for(seat)).map(|w| now.wall_at(w.closes));
         Some(log::update(Up::Prompt(Box::new(pb::Prompt {
             view: Some(convert::view_to_wire(&game.view(seat))),
             legal: Some(convert::legal_to_wire(&game.legal(seat))),
             deadline_unix_millis: deadline,
             last_seq: self.log.last_seq(),
+            call_window_unix_millis: window,
         }))))
     }
 
@@ -672,6 +851,11 @@ impl TableCore {
         Ok(())
     }
 
+    /// The last event logged (what a prompt's `last_seq` says).
+    pub fn last_seq(&self) -> Option<u64> {
+        self.log.last_seq()
+    }
+
     /// A number that changes whenever [`TableCore::summary`] may have.
     pub fn changes(&self) -> u64 {
         self.changes
@@ -710,6 +894,7 @@ impl TableCore {
             players: self.seats.to_wire(),
             host: u32::try_from(self.seats.host()).unwrap_or(u32::MAX),
             state: state as i32,
+            call_window_millis: self.call_window_millis,
         }
     }
 

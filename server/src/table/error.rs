@@ -53,6 +53,18 @@ pub enum TableError {
         "too far behind (more was due than a stream may hold); reconnect without `since` for a fresh snapshot"
     )]
     TooFarBehind,
+    /// A second answer to the same call window (or a second move held in it).
+    #[error("you have answered this claim already; wait for the call window to close")]
+    AlreadyAnswered,
+    /// A call out of turn after the claim's call window closed.
+    #[error("the call window on this claim has closed: the claim stands")]
+    CallWindowClosed,
+    /// An answer to a prompt the game has moved past.
+    #[error("stale: the game moved on since the prompt this answers; answer the next one")]
+    StalePrompt,
+    /// `pass_call` with no call window asking this seat.
+    #[error("pass_call: no call window is asking you now")]
+    NoCallWindow,
     /// The server holds as much as its memory budget allows.
     #[error("the server is at its memory budget; try again later")]
     ServerBusy,
@@ -95,6 +107,10 @@ impl TableError {
             TableError::RateLimited { .. } => "rate_limited",
             TableError::TooFarBehind => "too_far_behind",
             TableError::ServerBusy => "server_busy",
+            TableError::AlreadyAnswered => "already_answered",
+            TableError::CallWindowClosed => "call_window_closed",
+            TableError::NoCallWindow => "no_call_window",
+            TableError::StalePrompt => "stale_prompt",
             TableError::Journal(_) => "journal",
         }
     }
@@ -106,7 +122,11 @@ impl TableError {
             | TableError::CannotStart(_)
             | TableError::GameStarted(_)
             | TableError::HostCannotLeave
-            | TableError::AlreadySeated => Kind::FailedPrecondition,
+            | TableError::AlreadySeated
+            | TableError::AlreadyAnswered
+            | TableError::CallWindowClosed
+            | TableError::NoCallWindow
+            | TableError::StalePrompt => Kind::FailedPrecondition,
             TableError::AccountRequired => Kind::PermissionDenied,
             TableError::NotSeated => Kind::Unauthenticated,
             TableError::NotHost => Kind::PermissionDenied,

@@ -22,6 +22,7 @@ pub mod proofs;
 pub mod rate;
 pub mod record;
 pub mod seats;
+pub mod window;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -78,9 +79,12 @@ pub enum Command {
         tx: StreamSink,
         reply: Answer<()>,
     },
+    /// A seat's move or call; none: it lets the claim pass (its call window's `pass_call`).
     Act {
         token: String,
-        action: Action,
+        action: Option<Action>,
+        /// The prompt it answers (its `last_seq`), if the client said.
+        answers: Option<Option<u64>>,
         reply: Answer<()>,
     },
     ChangeSettings {
@@ -353,6 +357,7 @@ impl Table {
             }
             let deadline = self.core.deadline().map(|d| self.epoch + d);
             let bot_due = self.core.bot_due().map(|d| self.epoch + d);
+            let window = self.core.window_closes().map(|d| self.epoch + d);
             let reprompt = self.reprompt.iter().map(|&(_, d)| d).min().map(|d| self.epoch + d);
             tokio::select! {
                 command = commands.recv() => match command {
@@ -366,6 +371,10 @@ impl Table {
                 () = sleep_until(deadline), if deadline.is_some() => {
                     let now = self.now();
                     self.core.time_out(now);
+                }
+                () = sleep_until(window), if window.is_some() => {
+                    let now = self.now();
+                    self.core.close_window(now);
                 }
                 () = sleep_until(bot_due), if bot_due.is_some() => {
                     // Other tasks first: a table of bots playing at once takes turns with them.
@@ -534,8 +543,8 @@ impl Table {
                 let result = self.core.subscribe(token.as_deref(), since, Box::new(tx), now);
                 self.reply(reply, result);
             }
-            Command::Act { token, action, reply } => {
-                let result = self.act(&token, action);
+            Command::Act { token, action, answers, reply } => {
+                let result = self.act(&token, action, answers);
                 self.reply(reply, result);
             }
             Command::ChangeSettings { token, settings, reply } => {
@@ -586,7 +595,12 @@ impl Table {
         }
     }
 
-    fn act(&mut self, token: &str, action: Action) -> Result<(), TableError> {
+    fn act(
+        &mut self,
+        token: &str,
+        action: Option<Action>,
+        answers: Option<Option<u64>>,
+    ) -> Result<(), TableError> {
         let started = Instant::now();
         let seat = self.core.seats().seat_of(token)?;
         let _span = tracing::debug_span!("act", seat).entered();
@@ -604,10 +618,20 @@ impl Table {
         if self.core.game().is_none() {
             return Err(TableError::NotStarted);
         }
-        let played = self.input_then(Input::Moved { seat, action, timed_out: false }, |_, _| ());
+        if answers.is_some_and(|seq| seq != self.core.last_seq()) {
+            return Err(TableError::StalePrompt);
+        }
+        let now = self.now();
+        let played = match action {
+            Some(action) => self.core.play(seat, action, now),
+            None => self.core.pass_call(seat, now),
+        };
+        if let Ok(true) = played {
+            self.core.settle(now);
+        }
         if let Err(e) = played {
             metrics::counter!("dudo_rejections_total", "reason" => e.code()).increment(1);
-            self.rate.refused(seat, now);
+            self.rate.refused(seat, now.mono);
             return Err(e);
         }
         metrics::counter!("dudo_actions_total").increment(1);

@@ -110,7 +110,8 @@ fn watch(core: &mut TableCore, token: Option<&str>, since: Option<u64>, now: Now
 #[test]
 fn the_clock_plays_the_default_move_when_it_runs_out() {
     let clock = Clock::new(Duration::from_secs(10), Duration::from_secs(5));
-    let mut core = table(Pacing { clock: Some(clock), bot_pause: Duration::ZERO }, false);
+    let mut core =
+        table(Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 }, false);
     person(&mut core, "ana", at(0));
     person(&mut core, "ben", at(0));
     start(&mut core, at(1));
@@ -157,7 +158,7 @@ fn bots_move_at_once_until_a_person_must_act_and_the_person_is_prompted() {
 
 #[test]
 fn a_paused_bot_moves_when_due_and_other_streams_learn_whose_turn_it_is() {
-    let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(2) };
+    let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(2), call_window_millis: 0 };
     let mut core = table(pacing, false);
     bot(&mut core, "random", 1, at(0));
     bot(&mut core, "random", 2, at(0));
@@ -502,4 +503,79 @@ fn a_host_that_holds_no_seat_hosts_and_is_rebuilt_so() {
         Ok(super::seats::NO_SEAT),
         "the journal keeps the host"
     );
+}
+
+/// After a claim, every seat that may call out of turn is asked at once; the move of the
+/// seat whose turn it is waits; the first caller in play order from the claimant wins,
+/// whoever answered first; a second answer is refused.
+#[test]
+fn a_call_window_asks_every_caller_at_once_and_the_first_in_play_order_wins() {
+    let mut core = table(Pacing { call_window_millis: 3_000, ..Pacing::default() }, false);
+    let names = ["ana", "ben", "cat", "dan"];
+    for name in names {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (next, third, fourth) = ((bidder + 1) % 4, (bidder + 2) % 4, (bidder + 3) % 4);
+    assert!(core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap());
+    core.settle(at(2));
+    // The window closes 3 s on; the seats that may call calza are prompted with it.
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(5)));
+    let asked = watch(&mut core, Some(names[third]), None, at(2));
+    let prompt = asked.updates().into_iter().find_map(|u| match u {
+        Up::Prompt(p) => Some(p),
+        _ => None,
+    });
+    assert!(prompt.expect("the third seat is asked").call_window_unix_millis.is_some());
+    // The next seat raises: held, the game unchanged.
+    assert!(!core.play(next, Action::Bid(dudo_rules::Bid::new(3, 3)), at(3)).unwrap());
+    assert_eq!(core.game().unwrap().view(next).claims.len(), 1);
+    // The fourth seat calls first in time; the third (before it in play order) passes.
+    assert!(!core.play(fourth, Action::Calza, at(3)).unwrap());
+    assert_eq!(core.play(fourth, Action::Calza, at(3)), Err(TableError::AlreadyAnswered));
+    let all = watch(&mut core, None, None, at(3));
+    all.take();
+    assert!(core.pass_call(third, at(4)).unwrap());
+    core.settle(at(4));
+    core.deliver();
+    let called = all.updates().into_iter().find_map(|u| match u {
+        Up::Event(e) => match convert::event_from_wire(&e).ok()?.1 {
+            TableEvent::Game(event) => match event.kind {
+                dudo_rules::EventKind::CalzaCalled { seat } => Some(seat),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    });
+    assert_eq!(called, Some(fourth), "the fourth seat's calza is played, not the held raise");
+}
+
+/// A window nobody answers closes at its time: the claim stands, a late call is refused,
+/// and a move held in a window plays when it closes.
+#[test]
+fn a_call_window_closes_at_its_time_and_the_held_move_plays() {
+    let mut core = table(Pacing { call_window_millis: 3_000, ..Pacing::default() }, false);
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (next, third) = ((bidder + 1) % 3, (bidder + 2) % 3);
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap();
+    core.settle(at(2));
+    core.close_window(at(5));
+    assert_eq!(core.window_closes(), None);
+    assert_eq!(core.play(third, Action::Calza, at(5)), Err(TableError::CallWindowClosed));
+    assert_eq!(core.pass_call(third, at(5)), Err(TableError::NoCallWindow));
+    // The next seat raises (no window open: played at once); the new claim's window asks
+    // the first bidder, and the third seat's raise waits in it until it closes.
+    assert!(core.play(next, Action::Bid(dudo_rules::Bid::new(3, 3)), at(6)).unwrap());
+    core.settle(at(6));
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(9)));
+    assert!(!core.play(third, Action::Bid(dudo_rules::Bid::new(4, 3)), at(7)).unwrap());
+    assert_eq!(core.game().and_then(dudo_rules::Game::turn), Some(third));
+    core.close_window(at(9));
+    assert_eq!(core.game().and_then(dudo_rules::Game::turn), Some(bidder), "the held raise played");
 }

@@ -133,6 +133,7 @@ async fn pb_play(ch: tonic::transport::Channel, table: String, token: String, de
     let (tx, rx) = tokio::sync::mpsc::channel::<pb::PlayRequest>(16);
     let hello = pb::PlayRequest {
         request: Some(pb::play_request::Request::Hello(pb::Hello { table: table.clone(), since: None })),
+        answers: None,
     };
     if tx.send(hello).await.is_err() {
         return;
@@ -145,9 +146,12 @@ async fn pb_play(ch: tonic::transport::Channel, table: String, token: String, de
         match u.update {
             Some(pb::play_update::Update::Prompt(p)) => {
                 let Some(legal) = p.legal else { continue };
-                let action = pb::PlayRequest {
-                    request: Some(pb::play_request::Request::Action(super::simple_move(&legal))),
+                // Asked for a call out of turn: no call, so the window never waits.
+                let request = match p.call_window_unix_millis {
+                    Some(_) => pb::play_request::Request::PassCall(pb::PassCall {}),
+                    None => pb::play_request::Request::Action(super::simple_move(&legal)),
                 };
+                let action = pb::PlayRequest { request: Some(request), answers: p.last_seq };
                 if tx.send(action).await.is_err() {
                     return;
                 }

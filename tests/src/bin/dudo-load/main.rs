@@ -208,7 +208,9 @@ async fn play(tables: usize, seconds: u64, think: Duration, db: &str, rss_every:
                 };
                 match update?.update {
                     Some(pb::play_update::Update::Prompt(p)) => {
-                        let action = simple_move(&p.legal.unwrap_or_default());
+                        // Asked for a call out of turn: no call, so a window never waits.
+                        let window = p.call_window_unix_millis.is_some();
+                        let action = (!window).then(|| simple_move(&p.legal.clone().unwrap_or_default()));
                         // A person thinks before moving (half to one and a half times `think`, so
                         // tables do not move in step): this sets the offered load.
                         if !think.is_zero() {
@@ -220,7 +222,12 @@ async fn play(tables: usize, seconds: u64, think: Duration, db: &str, rss_every:
                         sent = Some(Instant::now());
                         let answer = play
                             .act(authed(
-                                pb::ActRequest { table: id.clone(), action: Some(action) },
+                                pb::ActRequest {
+                                    table: id.clone(),
+                                    action,
+                                    pass_call: window,
+                                    answers: p.last_seq,
+                                },
                                 &joined.token,
                             ))
                             .await;

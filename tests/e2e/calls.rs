@@ -1,0 +1,122 @@
+//! Fair calls out of turn: after each claim every seat that may call (Calza by the others,
+//! in the Fibbing Dice rules) is asked at once, and the first caller in play order wins.
+//! So a bot behind a proxy that adds 50 ms each way plays exactly the game it plays
+//! without one, calls and all.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use dudo_client::{Client, Update};
+use dudo_proto::v1 as pb;
+use dudo_rules::EventKind;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A TCP proxy to `target` that holds every chunk `delay` before passing it on, both ways.
+async fn slow_proxy(target: SocketAddr, delay: Duration) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(server) = tokio::net::TcpStream::connect(target).await else { continue };
+            let (client_read, client_write) = client.into_split();
+            let (server_read, server_write) = server.into_split();
+            tokio::spawn(pump(client_read, server_write, delay));
+            tokio::spawn(pump(server_read, client_write, delay));
+        }
+    });
+    addr
+}
+
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    delay: Duration,
+) {
+    // Chunks are read as they come and each is sent `delay` after it arrived, in order.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(tokio::time::Instant, Vec<u8>)>();
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n) = from.read(&mut buf).await {
+            if n == 0 || tx.send((tokio::time::Instant::now() + delay, buf[..n].to_vec())).is_err() {
+                break;
+            }
+        }
+    });
+    while let Some((due, chunk)) = rx.recv().await {
+        tokio::time::sleep_until(due).await;
+        if to.write_all(&chunk).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// One seeded four-seat game: Ana (the SDK's odds bot) at seat 0, Bea (the same) at seat 1
+/// connecting through `bea_via`, and two of the server's odds bots. Returns every game
+/// event, in order, as a spectator saw them, and the calls out of turn made.
+async fn play(server: &str, bea_via: &str) -> (Vec<String>, Vec<usize>) {
+    let host = Client::connect(server).await.unwrap();
+    let request = pb::CreateTableRequest {
+        seats: 4,
+        seed: Some(21),
+        host_only: true,
+        call_window_millis: Some(0),
+        // Anyone may challenge too (as in the house rules), so calls out of turn are common.
+        settings: vec![pb::Setting { path: "challenges.who".into(), value: "anyone".into() }],
+        ..Default::default()
+    };
+    let key = host.create(request).await.unwrap();
+    let code = key.info.join_code.clone();
+    let ana = Client::connect(server).await.unwrap();
+    let ana_seat = ana.join(&code, "Ana").await.unwrap();
+    let bea = Client::connect(bea_via).await.unwrap();
+    let bea_seat = bea.join(&code, "Bea").await.unwrap();
+    assert_eq!((ana_seat.seat, bea_seat.seat), (0, 1));
+    host.add_bot(&key, "odds").await.unwrap();
+    host.add_bot(&key, "odds").await.unwrap();
+    let mut watch = host.watch(&key.table, None);
+    let players = [(ana, ana_seat, 1u64), (bea, bea_seat, 2u64)].map(|(client, seat, seed)| {
+        tokio::spawn(async move {
+            let mut bot = dudo_bot::builtin("odds", seed).unwrap();
+            dudo_bot::play(&mut bot, &client, &seat).await
+        })
+    });
+    // Both seats' streams are open before the game starts (the order docs/bots.md gives).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    host.start(&key).await.unwrap();
+    let mut events = Vec::new();
+    let mut calls = Vec::new();
+    loop {
+        let update =
+            tokio::time::timeout(Duration::from_secs(60), watch.next()).await.expect("the game stalled");
+        let Update::Event { event, .. } = update.expect("the watch ended").unwrap() else { continue };
+        let Some(kind) = event.game() else { continue };
+        match kind {
+            EventKind::CalzaCalled { seat } => calls.push(*seat),
+            // Not the seat after the bidder: out of turn (near enough while all four play).
+            EventKind::DudoCalled { seat, target } if *seat != (target + 1) % 4 => calls.push(*seat),
+            _ => {}
+        }
+        events.push(format!("{kind:?}"));
+        if matches!(kind, EventKind::GameOver { .. }) {
+            break;
+        }
+    }
+    for p in players {
+        p.await.unwrap().unwrap();
+    }
+    (events, calls)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_behind_a_slow_proxy_plays_the_same_game_and_makes_the_same_calls() {
+    let server = crate::serve().await;
+    let (direct, direct_calls) = play(&server, &server).await;
+    let proxy = slow_proxy(server.parse().unwrap(), Duration::from_millis(50)).await;
+    let (slowed, slowed_calls) = play(&server, &proxy.to_string()).await;
+    assert!(
+        direct_calls.iter().any(|&s| s < 2),
+        "the seed should give the SDK's bots a call out of turn: {direct_calls:?}"
+    );
+    assert_eq!(direct_calls, slowed_calls, "who called out of turn depended on the network");
+    assert_eq!(direct, slowed, "the game depended on the network");
+}
