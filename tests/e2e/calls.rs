@@ -60,7 +60,8 @@ async fn play(server: &str, bea_via: &str) -> (Vec<String>, Vec<usize>) {
         seed: Some(21),
         host_only: true,
         call_window_millis: Some(0),
-        // Anyone may challenge too (as in the house rules), so calls out of turn are common.
+        // Anyone may challenge too (the encyclopedia article's out-of-sequence challenges),
+        // so calls out of turn are common.
         settings: vec![pb::Setting { path: "challenges.who".into(), value: "anyone".into() }],
         ..Default::default()
     };

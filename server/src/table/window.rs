@@ -1,7 +1,7 @@
 //! Calls out of turn, made fair: the call window.
 //!
 //! Some rules let seats other than the next one call on a claim (Calza by the others, the
-//! out-of-sequence challenges of the house rules). If the first call to arrive won, a fast
+//! out-of-sequence challenges of the encyclopedia article). If the first call to arrive won, a fast
 //! connection would beat a slow one, and a bot that answers at once would beat everyone.
 //! Instead, after each claim every such seat is asked at once and answers (a call, or a
 //! pass); the table moves on when each has answered or the window closes. If several call,
