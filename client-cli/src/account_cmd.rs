@@ -87,6 +87,9 @@ struct Saved {
     server: String,
     name: String,
     token: String,
+    /// A bot account: `dudo create`/`join` sit as a guest unless told its name.
+    #[serde(default)]
+    bot: bool,
 }
 
 const FILE: &str = "accounts.json";
@@ -101,11 +104,17 @@ fn store(saved: &[Saved]) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn keep(server: &str, name: &str, token: &str) -> anyhow::Result<()> {
+fn keep(server: &str, account: &pb::Account, token: &str) -> anyhow::Result<()> {
     let mut saved = load();
     saved.retain(|s| s.server != server);
-    saved.push(Saved { server: server.into(), name: name.into(), token: token.into() });
+    let bot = account.kind == pb::AccountKind::Bot as i32;
+    saved.push(Saved { server: server.into(), name: account.name.clone(), token: token.into(), bot });
     store(&saved)
+}
+
+/// Whether the account kept for `server` is a bot's.
+pub fn is_bot_account(server: &str) -> bool {
+    std::env::var("DUDO_API_TOKEN").is_err() && load().into_iter().any(|s| s.server == server && s.bot)
 }
 
 /// The account this machine plays as on `server` (its name and token): `DUDO_API_TOKEN`, else
@@ -133,7 +142,20 @@ fn when(millis: u64) -> String {
 }
 
 pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.resolved();
+    let given = args.server.given.is_some();
+    let mut server = args.server.clone().resolved();
+    // No --server, and no account kept for the default one: the one server this machine
+    // keeps an account for is surely the one meant.
+    if !given
+        && !matches!(args.command, AccountCommand::Register { .. })
+        && for_server(&server.server).is_none()
+    {
+        let kept = load();
+        if let [only] = kept.as_slice() {
+            eprintln!("(on {}, the server this machine keeps an account for)", only.server);
+            server.server = only.server.clone();
+        }
+    }
     let addr = server.server.clone();
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
@@ -162,11 +184,18 @@ pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
                 if print_only {
                     println!("Its token (shown once; keep it secret): {}", token.token);
                 } else {
-                    keep(&addr, &account.name, &token.token)?;
-                    println!(
-                        "Its token is kept for {addr}: `dudo create` and `dudo join` there now sit you as {}.",
-                        safe(&account.name)
-                    );
+                    keep(&addr, &account, &token.token)?;
+                    if bot {
+                        println!(
+                            "Its token is kept for {addr}: `dudo ladder` there plays as {0}; `dudo create` and `dudo join` sit you as a guest unless you give --name {0}.",
+                            safe(&account.name)
+                        );
+                    } else {
+                        println!(
+                            "Its token is kept for {addr}: `dudo create` and `dudo join` there now sit you as {}.",
+                            safe(&account.name)
+                        );
+                    }
                     println!("For a bot elsewhere: DUDO_API_TOKEN={}", token.token);
                 }
             }
@@ -186,7 +215,7 @@ pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
             }
             AccountCommand::Login { token } => {
                 let account = client.clone().with_account(Some(token.trim().to_string())).who_am_i().await?;
-                keep(&addr, &account.name, token.trim())?;
+                keep(&addr, &account, token.trim())?;
                 println!("This machine now plays as {} on {addr}.", safe(&account.name));
             }
             AccountCommand::Logout => {
@@ -227,6 +256,16 @@ pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
                 };
                 let t = caller.revoke_token(&id, &account).await?;
                 println!("Token {} ({}) is revoked.", t.id, safe(&t.label));
+                // The token this machine used may be the one revoked: then it is forgotten
+                // here, and the way on is said.
+                if account.is_empty() && as_account(&client).who_am_i().await.is_err() {
+                    let mut saved = load();
+                    saved.retain(|s| s.server != addr);
+                    store(&saved)?;
+                    println!(
+                        "That was the token this machine used for {addr}, so it is forgotten here. Keep another of the account's tokens with `dudo account login TOKEN`: an account with no token left cannot be signed in to again."
+                    );
+                }
             }
             AccountCommand::Suspend { name, lift } => {
                 let account = as_admin(&client)?.suspend(&name, !lift).await?;

@@ -138,7 +138,11 @@ impl AtTable {
 
     /// Leaving this terminal mid-game keeps the seat: says so, and how to come back.
     fn walk_out(&mut self) -> Exit {
-        if self.in_a_game() {
+        if self.solo && self.in_a_game() {
+            // `dudo play` closes its table of bots when the player goes: nothing to come back to.
+            self.out
+                .line("You left the game; the table of bots closes with you. `dudo play` deals a new one.");
+        } else if self.in_a_game() {
             self.out.line(format!(
                 "Your seat is kept: `dudo join {}` brings you back. Until then the game waits for your moves (a table with a clock plays them for you).",
                 self.table.join_code

@@ -15,6 +15,9 @@ use dudo_client::dudo_proto::v1 as pb;
 use crate::net::ServerArgs;
 use crate::render::safe;
 
+/// `--bot` runs that may fail in a row before `dudo ladder` stops.
+const BOT_FAILURES: u32 = 3;
+
 #[derive(Args)]
 pub struct LadderArgs {
     /// The pool to play in (`--pools` lists them).
@@ -149,12 +152,41 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         if let Some(b) = &args.builtin {
             anyhow::ensure!(dudo_bot::builtin(b, 0).is_some(), "--builtin: random, odds or reader, not {b:?}");
         }
-        let mut updates = client.enter(&pool, args.at_once).await?;
+        let mut updates = client.enter(&pool, args.at_once).await.map_err(|e| {
+            // The server names its field (`games`); here it is the flag.
+            match e.to_string().strip_prefix("games:") {
+                Some(rest) => anyhow::anyhow!("--at-once:{rest}"),
+                None => e.into(),
+            }
+        })?;
         println!("{} is in {} on {addr}; waiting for a table.", safe(&name), safe(&pool));
         let mut ended = 0;
         let mut seed = 0;
+        // How each `--bot` run ended: a command that keeps failing stops the ladder, rather
+        // than time out game after game until the account is benched.
+        let (exits_tx, mut exits) = tokio::sync::mpsc::channel::<(String, Option<std::process::ExitStatus>)>(16);
+        let mut failed_in_a_row = 0;
         while args.games == 0 || ended < args.games {
-            let Some(update) = updates.message().await? else {
+            let update = tokio::select! {
+                update = updates.message() => update?,
+                Some((table, status)) = exits.recv() => {
+                    match status {
+                        Some(s) if s.success() => failed_in_a_row = 0,
+                        _ => {
+                            failed_in_a_row += 1;
+                            let how = status.map_or("could not be waited for".to_string(), |s| format!("exited with {s}"));
+                            eprintln!("dudo: the bot for table {} {how}", safe(&table));
+                            if failed_in_a_row >= BOT_FAILURES {
+                                anyhow::bail!(
+                                    "the --bot command failed {BOT_FAILURES} times in a row ({how}); leaving the ladder. Try it by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
+                                );
+                            }
+                        }
+                    }
+                    continue;
+                }
+            };
+            let Some(update) = update else {
                 anyhow::bail!("the server ended the ladder stream");
             };
             match update.update {
@@ -177,12 +209,10 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                                 .env("DUDO_BOT_NAME", &name)
                                 .env_remove("DUDO_API_TOKEN");
                             let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
+                            let exits = exits_tx.clone();
                             tokio::spawn(async move {
-                                if let Ok(status) = child.wait().await
-                                    && !status.success()
-                                {
-                                    eprintln!("dudo: the bot for table {} exited with {status}", key.table);
-                                }
+                                let status = child.wait().await.ok();
+                                let _ = exits.send((key.table, status)).await;
                             });
                         }
                         (None, Some(strategy)) => {

@@ -196,6 +196,15 @@ fn seat_as(server: &str, name: Option<&str>) -> (String, Option<String>) {
             println!("(As a guest named {}: your account here is {}.)", safe(n), safe(&account));
             (n.to_string(), None)
         }
+        // A bot account plays on the ladder; a person hosting or joining a game is not it.
+        (None, Some((account, _))) if crate::account_cmd::is_bot_account(server) => {
+            println!(
+                "(As a guest: the account kept here, {}, is a bot's; `--name {}` sits as it.)",
+                safe(&account),
+                safe(&account)
+            );
+            (default_name(), None)
+        }
         (None, Some((account, token))) => (account, Some(token)),
         (Some(n), None) => (n.to_string(), None),
         (None, None) => (default_name(), None),

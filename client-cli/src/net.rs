@@ -10,7 +10,7 @@ pub struct ServerArgs {
     /// The server's address, host:port [default: for a table you hold a seat at, the server
     /// you took it on; otherwise 127.0.0.1:50051].
     #[arg(long = "server", env = "DUDO_SERVER", value_name = "HOST:PORT", global = true)]
-    given: Option<String>,
+    pub(crate) given: Option<String>,
     /// The address in use: given, remembered for the table, or the default.
     #[arg(skip = DEFAULT_SERVER.to_string())]
     pub server: String,

@@ -186,7 +186,10 @@ fn the_account_commands_of_the_terminal_client() {
     assert!(ok && out.contains("Robo (bot)"), "{out}");
     let (ok, out) = dudo(&["account", "register", "ROBO"]);
     assert!(!ok && out.contains("is taken"), "{out}");
+    // A bot account's keeper hosting a game sits as a guest, unless it names the account.
     let (ok, out) = dudo(&["create", "--detach", "--seats", "2"]);
+    assert!(ok && out.contains("As a guest"), "{out}");
+    let (ok, out) = dudo(&["create", "--detach", "--seats", "2", "--name", "Robo"]);
     assert!(ok, "{out}");
     let code = out.lines().find_map(|l| l.strip_prefix("Join code: ")).unwrap().trim().to_string();
     let (ok, out) = dudo(&["list"]);

@@ -87,6 +87,13 @@ enum Command {
         made: Result<Made, String>,
         seated: Vec<Option<u64>>,
     },
+    /// An account's rating in a pool, as the store has it after a game.
+    Rated {
+        pool: usize,
+        account: String,
+        mu: f64,
+        score: f64,
+    },
     /// Entrants whose token no longer answers: their streams end with `why`.
     Refused {
         pool: usize,
@@ -229,7 +236,7 @@ impl Matchmaker {
             }
             Command::Made { pool, made, seated } => match made {
                 Ok(made) => {
-                    let seats = seated
+                    let seats: Vec<Option<(String, String)>> = seated
                         .iter()
                         .zip(&made.tokens)
                         .map(|(e, token)| {
@@ -251,8 +258,14 @@ impl Matchmaker {
                             let _ = e.tx.try_send(update(pb::ladder_update::Update::Seated(seated)));
                         }
                     }
+                    let players: Vec<(String, String)> = self.queues[pool]
+                        .iter()
+                        .filter(|e| seats.iter().flatten().any(|(a, _)| *a == e.account.id))
+                        .map(|e| (e.account.id.clone(), e.name.clone()))
+                        .collect();
                     self.games.insert(made.table.clone(), Game { pool, seats });
-                    self.watch(made);
+                    self.watch(pool, players, made);
+                    self.tell_queue(pool);
                 }
                 Err(why) => {
                     tracing::warn!(error = %why, "a ladder table could not be made");
@@ -265,6 +278,11 @@ impl Matchmaker {
                     }
                 }
             },
+            Command::Rated { pool, account, mu, score } => {
+                for e in self.queues[pool].iter_mut().filter(|e| e.account.id == account) {
+                    (e.mu, e.score) = (mu, score);
+                }
+            }
             Command::Refused { pool, entrants, why } => {
                 for id in entrants {
                     let Some(i) = self.queues[pool].iter().position(|x| x.id == id) else { continue };
@@ -468,9 +486,12 @@ impl Matchmaker {
         });
     }
 
-    /// Watches a ladder table as a spectator: its time-outs and its end.
-    fn watch(&self, made: Made) {
+    /// Watches a ladder table as a spectator: its time-outs and its end, then its players'
+    /// (account id, name) new ratings, which the store wrote with the game's record before
+    /// the end was sent.
+    fn watch(&self, pool: usize, players: Vec<(String, String)>, made: Made) {
         let (dudo, tx) = (self.dudo.clone(), self.tx.clone());
+        let pool_name = self.pools[pool].name.clone();
         tokio::spawn(async move {
             let Ok(mut updates) = dudo.watch_internal(&made.table).await else {
                 return;
@@ -488,6 +509,14 @@ impl Matchmaker {
                         // The game is recorded (the record was written with its last move):
                         // the table leaves the server.
                         dudo.close_internal(&made.table, &made.host_token).await;
+                        if let Some(store) = dudo.store() {
+                            for (account, name) in &players {
+                                if let Ok(Some(r)) = store.ladder_rating(&pool_name, name).await {
+                                    let (account, mu, score) = (account.clone(), r.mu, r.score());
+                                    let _ = tx.send(Command::Rated { pool, account, mu, score }).await;
+                                }
+                            }
+                        }
                         return;
                     }
                     _ => {}
