@@ -306,7 +306,8 @@ async fn play_one(
     for (seat, &entry) in game.lineup.iter().enumerate() {
         match (&entries[entry].kind, seat) {
             (Kind::Builtin(kind), 0) => {
-                host_bot = dudo_bot::builtin(kind, game.seed ^ 0x5eed);
+                // Seeded as a seeded table seeds its bots, and `dudo simulate` its seats.
+                host_bot = dudo_bot::builtin(kind, dudo_rules::bots::seat_seed(game.seed, 0));
             }
             (Kind::Builtin(kind), _) => {
                 client.add_bot(&key, kind).await?;

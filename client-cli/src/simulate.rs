@@ -77,7 +77,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
                         let mut table: Vec<Box<dyn bots::Bot>> = names
                             .iter()
                             .enumerate()
-                            .filter_map(|(s, n)| bots::by_name(n, game_seed(seed, s as u64 + 1)))
+                            .filter_map(|(s, n)| bots::by_name(n, bots::seat_seed(seed, s)))
                             .collect();
                         let outcome = sim::play(rules, &mut table, seed_from_u64(seed))?;
                         if let Some(&w) = outcome.standings.first() {

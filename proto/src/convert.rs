@@ -725,6 +725,7 @@ pub fn view_to_wire(v: &View) -> pb::View {
         last_result: v.last_result.as_deref().map(result_to_wire),
         standings: seats_to_wire(&v.standings),
         hand: v.hand.as_ref().map(hand_view_to_wire),
+        moves: v.moves,
     }
 }
 
@@ -1137,6 +1138,7 @@ pub fn view_from_wire(v: &pb::View) -> Result<View, ConvertError> {
             .transpose()?,
         standings: seats_from_wire("view.standings", &v.standings)?,
         hand: v.hand.as_ref().map(hand_view_from_wire).transpose()?,
+        moves: v.moves,
     })
 }
 

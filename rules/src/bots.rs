@@ -26,6 +26,27 @@ pub trait Bot: Send {
     }
 }
 
+/// The seed of `seat`'s bot in a game dealt from `game_seed`: how `dudo simulate`, a seeded
+/// table's bots and the arena seed their seats, so the three play the same game.
+pub fn seat_seed(game_seed: u64, seat: usize) -> u64 {
+    mix(game_seed ^ (seat as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// The randomness of one decision: drawn from the seat's seed and the game's move count
+/// (`View::moves`), never from the bot's decisions before it. A bot therefore decides the
+/// same wherever it runs (in `dudo simulate`, on a server, in the SDK) and however often it
+/// is asked, which is what makes a seeded game replay the same everywhere.
+fn decision_rng(seed: u64, view: &View) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(mix(seed ^ view.moves.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+}
+
+/// SplitMix64's finaliser: neighbouring inputs share nothing.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// The bot called `name`, its private randomness seeded by `seed`.
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
     match name {
@@ -41,12 +62,14 @@ pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
 /// uniformly within it. In the points game it guesses least raises and four calls in five
 /// are the odds bot's (see `act`).
 pub struct RandomBot {
+    /// The seat's seed; each decision's randomness is drawn from it and the move count.
+    seed: u64,
     rng: ChaCha8Rng,
 }
 
 impl RandomBot {
     pub fn new(seed: u64) -> Self {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
+        RandomBot { seed, rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 }
 
@@ -56,6 +79,7 @@ impl Bot for RandomBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        self.rng = decision_rng(self.seed, view);
         if let Some(game) = legal.hand_game {
             // Hands have hundreds of claims and dozens of rolls: pick a kind of call
             // uniformly, then uniformly within it, without listing them all.
@@ -156,7 +180,8 @@ impl Bot for RandomBot {
         fallback(legal)
     }
 
-    fn interject(&mut self, _rules: &RuleSet, _view: &View, legal: &Legal) -> Option<Action> {
+    fn interject(&mut self, _rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
+        self.rng = decision_rng(self.seed, view);
         if legal.calza && self.rng.random_range(0..20) == 0 {
             return Some(Action::Calza);
         }
@@ -233,12 +258,14 @@ impl Beliefs for Knowledge {
 /// it challenges when the bid is less likely true than its best raise, raises to the most
 /// likely minimum raise, and calls exact when that is the likeliest way to win.
 pub struct OddsBot {
+    /// The seat's seed; each decision's randomness is drawn from it and the move count.
+    seed: u64,
     rng: ChaCha8Rng,
 }
 
 impl OddsBot {
     pub fn new(seed: u64) -> Self {
-        OddsBot { rng: ChaCha8Rng::seed_from_u64(seed) }
+        OddsBot { seed, rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 }
 
@@ -393,6 +420,7 @@ impl Bot for OddsBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        self.rng = decision_rng(self.seed, view);
         if let Some(game) = legal.hand_game {
             return hand_odds_move(game, view, legal);
         }
@@ -469,12 +497,14 @@ fn out_of_turn(know: &impl Beliefs, rules: &RuleSet, view: &View, legal: &Legal)
 /// they made on that face (at most two), as if they bid what they hold. Everything else is
 /// the odds bot's, so the difference between the two is what reading bids is worth.
 pub struct ReaderBot {
+    /// The seat's seed; each decision's randomness is drawn from it and the move count.
+    seed: u64,
     rng: ChaCha8Rng,
 }
 
 impl ReaderBot {
     pub fn new(seed: u64) -> Self {
-        ReaderBot { rng: ChaCha8Rng::seed_from_u64(seed) }
+        ReaderBot { seed, rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 }
 
@@ -484,6 +514,7 @@ impl Bot for ReaderBot {
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
+        self.rng = decision_rng(self.seed, view);
         if let Some(game) = legal.hand_game {
             return hand_odds_move(game, view, legal);
         }

@@ -52,6 +52,8 @@ pub struct IndividualHand {
     players: Vec<HandPlayer>,
     /// Hands begun (the "rounds" of these games).
     hand_no: u32,
+    /// Actions played this game.
+    moves: u64,
     starter: Seat,
     holder: Seat,
     step: Step,
@@ -97,6 +99,7 @@ impl IndividualHand {
             dice,
             players: vec![HandPlayer { lives, drinks: 0, place: None, left: false }; seats],
             hand_no: 0,
+            moves: 0,
             starter: 0,
             holder: 0,
             step: Step::Holding,
@@ -122,6 +125,7 @@ impl IndividualHand {
             *p = HandPlayer { lives: self.rules.hand.lives, drinks: 0, place: None, left: false };
         }
         self.hand_no = 0;
+        self.moves = 0;
         self.dogs_life_taken = false;
         self.out_order.clear();
         self.over = false;
@@ -467,6 +471,7 @@ impl IndividualHand {
         events: &mut impl EventSink,
     ) -> Result<(), RuleError> {
         self.check(seat, action)?;
+        self.moves += 1;
         match action {
             Action::Dudo { .. } => self.challenge(seat, events),
             Action::Accept => self.accept(seat, events),
@@ -753,6 +758,7 @@ impl IndividualHand {
         out.seat = seat.filter(|&s| s < self.players.len());
         out.phase = if self.over { Phase::Over } else { Phase::Bidding };
         out.round = self.hand_no;
+        out.moves = self.moves;
         out.starter = self.starter;
         out.turn = self.turn();
         out.players.clear();

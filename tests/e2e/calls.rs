@@ -1,7 +1,8 @@
 //! Fair calls out of turn: after each claim every seat that may call (Calza by the others,
 //! in the Fibbing Dice rules) is asked at once, and the first caller in play order wins.
 //! So a bot behind a proxy that adds 50 ms each way plays exactly the game it plays
-//! without one, calls and all.
+//! without one, calls and all; and the same seed and bots play the same game in `dudo
+//! simulate`'s loop, on a server with its own bots, and with the SDK's bot in a seat.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -120,4 +121,84 @@ async fn a_bot_behind_a_slow_proxy_plays_the_same_game_and_makes_the_same_calls(
     );
     assert_eq!(direct_calls, slowed_calls, "who called out of turn depended on the network");
     assert_eq!(direct, slowed, "the game depended on the network");
+}
+
+/// What a spectator's log and the engine's agree on: every call and the result, in order.
+fn calls_and_result(kind: &EventKind) -> Option<String> {
+    match kind {
+        EventKind::BidMade { .. }
+        | EventKind::Passed { .. }
+        | EventKind::DudoCalled { .. }
+        | EventKind::CalzaCalled { .. }
+        | EventKind::RoundSettled { .. }
+        | EventKind::GameOver { .. } => Some(format!("{kind:?}")),
+        _ => None,
+    }
+}
+
+/// A seeded four-seat table of odds bots on `server`: the server's own in every seat, or the
+/// SDK's in seat 0 (as `dudo arena` seats its host). Its calls and result, in order.
+async fn served(server: &str, rules: &pb::CreateTableRequest, sdk_in_seat_0: bool, seed: u64) -> Vec<String> {
+    let host = Client::connect(server).await.unwrap();
+    let request = pb::CreateTableRequest { seed: Some(seed), ..rules.clone() };
+    let key = host.create(request).await.unwrap();
+    let player = if sdk_in_seat_0 {
+        let me = Client::connect(server).await.unwrap();
+        let seat = me.join(&key.info.join_code, "Sid").await.unwrap();
+        Some(tokio::spawn(async move {
+            let mut bot = dudo_bot::builtin("odds", dudo_rules::bots::seat_seed(seed, 0)).unwrap();
+            dudo_bot::play(&mut bot, &me, &seat).await
+        }))
+    } else {
+        None
+    };
+    while host.table(&key.table).await.unwrap().players.len() < 4 {
+        host.add_bot(&key, "odds").await.unwrap();
+    }
+    let mut watch = host.watch(&key.table, None);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    host.start(&key).await.unwrap();
+    let mut seen = Vec::new();
+    loop {
+        let update =
+            tokio::time::timeout(Duration::from_secs(60), watch.next()).await.expect("the game stalled");
+        let Update::Event { event, .. } = update.expect("the watch ended").unwrap() else { continue };
+        let Some(kind) = event.game() else { continue };
+        seen.extend(calls_and_result(kind));
+        if matches!(kind, EventKind::GameOver { .. }) {
+            break;
+        }
+    }
+    if let Some(p) = player {
+        p.await.unwrap().unwrap();
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeded_game_plays_the_same_in_simulate_on_a_server_and_through_the_sdk() {
+    use dudo_rules::{bots, presets, sim};
+    let server = crate::serve().await;
+    let settings = vec![pb::Setting { path: "challenges.who".into(), value: "anyone".into() }];
+    let wire = pb::CreateTableRequest {
+        seats: 4,
+        host_only: true,
+        call_window_millis: Some(0),
+        settings,
+        ..Default::default()
+    };
+    let rules =
+        std::sync::Arc::new(presets::with_setting(presets::fibbing(), "challenges.who", "anyone").unwrap());
+    for seed in [3u64, 21] {
+        let mut seats: Vec<Box<dyn bots::Bot>> =
+            (0..4).map(|s| bots::by_name("odds", bots::seat_seed(seed, s)).unwrap()).collect();
+        let mut events = Vec::new();
+        sim::play_into(&rules, &mut seats, dudo_rules::seed_from_u64(seed), &mut events).unwrap();
+        let simulated: Vec<String> = events.iter().filter_map(|e| calls_and_result(&e.kind)).collect();
+        assert!(simulated.iter().any(|e| e.starts_with("DudoCalled")), "seed {seed}: no challenge at all?");
+        let on_server = served(&server, &wire, false, seed).await;
+        assert_eq!(simulated, on_server, "seed {seed}: the server's bots played another game than simulate");
+        let with_sdk = served(&server, &wire, true, seed).await;
+        assert_eq!(simulated, with_sdk, "seed {seed}: the SDK's bot played another game than simulate");
+    }
 }

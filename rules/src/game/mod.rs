@@ -187,6 +187,8 @@ pub struct CommonHand {
     spare_result: Option<Arc<RoundResult>>,
     /// Dice held by players still in, fixed for a round (counts only change between rounds).
     dice_in_play: u16,
+    /// Actions played this game.
+    moves: u64,
 }
 
 /// Everything one seat may do right now.
@@ -353,6 +355,10 @@ pub struct View {
     pub standings: Vec<Seat>,
     /// The cup of an individual-hand game, as this viewer may see it.
     pub hand: Option<HandView>,
+    /// Actions played so far this game, by anyone: a count every seat sees the same, which
+    /// bots seed each decision from (so a seeded game plays the same wherever it is run).
+    #[serde(default)]
+    pub moves: u64,
 }
 
 /// An individual-hand game's cup and claim, as one viewer may see them.
@@ -436,6 +442,7 @@ impl CommonHand {
             final_standings: Vec::new(),
             last_result: None,
             spare_result: None,
+            moves: 0,
             dice_in_play: 0,
         };
         game.begin(events);
@@ -457,6 +464,7 @@ impl CommonHand {
         }
         self.phase = Phase::Bidding;
         self.round = 0;
+        self.moves = 0;
         self.starter = 0;
         self.turn = 0;
         self.claims.clear();
@@ -749,6 +757,7 @@ impl CommonHand {
         out.seat = seat;
         out.phase = self.phase;
         out.round = self.round;
+        out.moves = self.moves;
         out.starter = self.starter;
         out.turn = self.turn();
         out.players.resize_with(self.players.len(), PlayerView::default);

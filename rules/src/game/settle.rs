@@ -12,6 +12,7 @@ impl CommonHand {
         events: &mut impl EventSink,
     ) -> Result<(), RuleError> {
         self.check(seat, action)?;
+        self.moves += 1;
         match action {
             Action::Bid(bid) => {
                 self.make_bid(seat, *bid, ClaimKind::Bid(*bid), events);

@@ -1,7 +1,8 @@
 //! The built-in bots in a table's seats: who wants to move, and what.
 //!
-//! Each decision draws from the bot's seed and the log's length, not from a generator carried
-//! along, so a table rebuilt from its journal decides as the original would have.
+//! Each decision draws from the bot's seed and the game's move count (the engine's bots
+//! reseed themselves from the view), not from a generator carried along, so a table rebuilt
+//! from its journal decides as the original would have, and as `dudo simulate` does.
 
 use std::time::Duration;
 
@@ -22,10 +23,9 @@ pub struct BotMove {
 
 /// What the bot at `seat` does now: its move if it is its turn, or its call out of turn
 /// (none: it lets the claim pass). None for a seat that is not a built-in bot.
-pub fn decide(game: &Game, seats: &Seats, seat: Seat, log_len: u64) -> Option<Action> {
-    let moment = log_len.wrapping_mul(0xD1B5_4A32_D192_ED03);
+pub fn decide(game: &Game, seats: &Seats, seat: Seat) -> Option<Action> {
     let bot = seats.get(seat).and_then(|s| s.bot.as_ref())?;
-    let mut brain = bots::by_name(&bot.kind, bot.seed ^ moment)?;
+    let mut brain = bots::by_name(&bot.kind, bot.seed)?;
     let (view, legal) = (game.view(seat), game.legal(seat));
     if Some(seat) == game.turn() {
         Some(brain.act(game.rules(), &view, &legal))

@@ -522,13 +522,12 @@ impl TableCore {
     fn next_move(&mut self, bots_now: bool, now: Now) -> Option<(Seat, Action)> {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
         let turn = game.turn();
-        let log_len = self.log.next_seq();
         if self.window.is_none() {
             let asked: Vec<Seat> = game.seats_to_ask().filter(|&s| Some(s) != turn).collect();
             if !asked.is_empty() {
                 let mut window = CallWindow::open(asked.iter().copied(), now.mono + self.window_limit());
                 for &seat in asked.iter().filter(|&&s| self.seats.is_bot(s)) {
-                    match bots::decide(game, &self.seats, seat, log_len) {
+                    match bots::decide(game, &self.seats, seat) {
                         Some(call) => window.call(seat, call),
                         None => window.pass(seat),
                     }
@@ -539,7 +538,7 @@ impl TableCore {
         if let Some(window) = self.window.as_mut().filter(|w| w.is_open()) {
             if bots_now
                 && let Some(t) = turn.filter(|&t| self.seats.is_bot(t) && !window.holds(t))
-                && let Some(action) = bots::decide(game, &self.seats, t, log_len)
+                && let Some(action) = bots::decide(game, &self.seats, t)
             {
                 window.hold(t, action);
             }
@@ -557,7 +556,7 @@ impl TableCore {
             }
         }
         let t = turn.filter(|&t| bots_now && self.seats.is_bot(t))?;
-        Some((t, bots::decide(game, &self.seats, t, log_len)?))
+        Some((t, bots::decide(game, &self.seats, t)?))
     }
 
     /// The move the bot whose turn it is will play after its pause (none while its move
@@ -568,7 +567,7 @@ impl TableCore {
         if self.window.as_ref().is_some_and(|w| w.holds(t)) {
             return None;
         }
-        Some((t, bots::decide(game, &self.seats, t, self.log.next_seq())?))
+        Some((t, bots::decide(game, &self.seats, t)?))
     }
 
     /// How long a call window stays open at most.

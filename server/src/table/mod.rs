@@ -499,10 +499,10 @@ impl Table {
                     if !dudo_rules::bots::NAMES.contains(&bot.as_str()) {
                         return Err(TableError::NoSuchBot { bot, known: dudo_rules::bots::NAMES.join(", ") });
                     }
-                    // A seeded table's bots are seeded from it too, so the whole game replays.
-                    let n = self.core.seats().len() as u64;
+                    // A seeded table's bots are seeded from it too, as `dudo simulate` seeds
+                    // its seats, so the whole game replays (and plays as it would there).
                     let seed = match self.core.seed() {
-                        Some(s) => s ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        Some(s) => dudo_rules::bots::seat_seed(s, self.core.seats().len()),
                         None => rand::rng().random(),
                     };
                     let name = self.core.seats().bot_name(&bot);
