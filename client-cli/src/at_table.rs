@@ -347,7 +347,13 @@ impl AtTable {
         self.words.set(render::completions(&p.legal, &self.rules));
         self.warned.clear();
         let my_turn = p.view.turn.is_some() && p.view.turn == self.me();
-        if my_turn {
+        // The same prompt again (the table settled with nothing new for this seat, as when a
+        // call window closes): it is in force, and said once.
+        let again = self
+            .prompt
+            .as_ref()
+            .is_some_and(|old| old.last_seq == p.last_seq && old.view.turn == p.view.turn);
+        if my_turn && !again {
             // Joining again shows the game in its snapshot: not a second time here.
             if !std::mem::take(&mut self.shown) {
                 self.out.line(String::new());
@@ -359,7 +365,7 @@ impl AtTable {
                 None => String::new(),
             };
             self.out.line(self.style.cyan(&format!("Your call{clock}:")));
-        } else if self.offered_for != Some(p.last_seq) {
+        } else if !my_turn && self.offered_for != Some(p.last_seq) {
             // A call window: every seat that may call out of turn is asked at once.
             self.offered_for = Some(p.last_seq);
             let mut offers = Vec::new();
