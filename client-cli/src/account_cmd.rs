@@ -141,21 +141,26 @@ fn when(millis: u64) -> String {
     crate::history_cmd::date_time(millis)
 }
 
-pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
-    let given = args.server.given.is_some();
-    let mut server = args.server.clone().resolved();
-    // No --server, and no account kept for the default one: the one server this machine
-    // keeps an account for is surely the one meant.
-    if !given
-        && !matches!(args.command, AccountCommand::Register { .. })
-        && for_server(&server.server).is_none()
-    {
+/// The server an account's command talks to: the one given, else (when the default server
+/// has no account kept) the one server this machine keeps an account for, said on stderr.
+pub fn accounts_server(args: ServerArgs) -> ServerArgs {
+    let given = args.given.is_some();
+    let mut server = args.resolved();
+    if !given && for_server(&server.server).is_none() {
         let kept = load();
         if let [only] = kept.as_slice() {
             eprintln!("(on {}, the server this machine keeps an account for)", only.server);
             server.server = only.server.clone();
         }
     }
+    server
+}
+
+pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
+    let server = match args.command {
+        AccountCommand::Register { .. } => args.server.clone().resolved(),
+        _ => accounts_server(args.server.clone()),
+    };
     let addr = server.server.clone();
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;

@@ -22,7 +22,7 @@ const HELP: &[&str] = &[
     "Calls: a bid such as `3 5s`, `three fives` or `3x5`; `dudo` to challenge; `calza` (or jonti, exact, spot on) for exactly right.",
     "House rules: `push 5 5 then 6 5s` shows dice and re-rolls the rest; `pass` is not a skip: it claims something about your own dice (all one face, or all different, as the table's rules say) and can be challenged.",
     "The points game: `watch`. Cup games: `accept`, `roll 1 3`, `roll all`, `roll 1 3 show 2`, a hand such as `JJQT9` or `a pair of jacks`, `better`, `bark`/`decline`.",
-    "Out of turn: after each bid, everyone who may call on it (calza by the others, a challenge in some rules) is asked at once: call, or `no` to let it stand; the first caller after the bidder wins.",
+    "Out of turn: after each bid, everyone who may call on it (calza by the others, a challenge in some rules) is asked at once: call, or `no` to let it stand. If several call, the one sitting closest after the bidder wins, however fast the others were.",
     "Tab completes the calls you may make now.",
     "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
     "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT`, `reset`, `again`.",
@@ -377,7 +377,7 @@ impl AtTable {
             }
             if !offers.is_empty() {
                 let left = match p.call_window.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
-                    Some(left) => format!(" ({} s)", left.as_secs().max(1)),
+                    Some(left) => format!(" ({} s)", left.as_millis().div_ceil(1000)),
                     None => String::new(),
                 };
                 self.out.line(self.style.cyan(&format!(
@@ -807,7 +807,16 @@ async fn at_the_table(
             signal = signals.next() => {
                 let exit = match signal {
                     Input::Interrupt => me.ask_to_leave(),
-                    _ => Some(Exit::Quit),
+                    _ => {
+                        // Hung up or told to stop: leave now. The seat is kept; and should
+                        // closing down wait on a terminal that is gone, the process still
+                        // ends (once a signal is handled here, its default action is not).
+                        std::thread::spawn(|| {
+                            std::thread::sleep(std::time::Duration::from_secs(3));
+                            std::process::exit(143);
+                        });
+                        Some(Exit::Quit)
+                    }
                 };
                 if let Some(exit) = exit {
                     return (Ok(exit), None);

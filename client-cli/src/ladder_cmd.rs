@@ -65,11 +65,15 @@ fn kind(k: i32) -> &'static str {
 }
 
 pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.resolved();
+    let server = crate::account_cmd::accounts_server(args.server);
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
         if let (Some(pool), Some(name)) = (&args.pool, &args.history) {
-            for p in client.rating_history(pool, name).await? {
+            let points = client.rating_history(pool, name).await?;
+            if points.is_empty() {
+                println!("{} has no rated games in {} yet.", safe(name), safe(pool));
+            }
+            for p in points {
                 println!(
                     "{}  {:>3}  mu {:6.2}  sigma {:5.2}  game {}",
                     crate::history_cmd::date_time(p.unix_millis),
@@ -120,7 +124,7 @@ fn ordinal(place: u32) -> String {
 }
 
 pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.resolved();
+    let server = crate::account_cmd::accounts_server(args.server);
     let addr = server.server.clone();
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
@@ -137,6 +141,9 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             if args.pool.is_none() {
+                if args.bot.is_some() || args.builtin.is_some() {
+                    anyhow::bail!("name the pool to play in: dudo ladder POOL (the pools are listed above)");
+                }
                 println!("Play one: dudo ladder POOL --bot 'python3 bot.py' (as your account: dudo account register NAME --bot)");
             }
             return Ok(ExitCode::SUCCESS);
@@ -166,22 +173,28 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         // than time out game after game until the account is benched.
         let (exits_tx, mut exits) = tokio::sync::mpsc::channel::<(String, Option<std::process::ExitStatus>)>(16);
         let mut failed_in_a_row = 0;
+        let mut ever_worked = false;
         while args.games == 0 || ended < args.games {
             let update = tokio::select! {
                 update = updates.message() => update?,
                 Some((table, status)) = exits.recv() => {
-                    match status {
-                        Some(s) if s.success() => failed_in_a_row = 0,
-                        _ => {
-                            failed_in_a_row += 1;
-                            let how = status.map_or("could not be waited for".to_string(), |s| format!("exited with {s}"));
-                            eprintln!("dudo: the bot for table {} {how}", safe(&table));
-                            if failed_in_a_row >= BOT_FAILURES {
-                                anyhow::bail!(
-                                    "the --bot command failed {BOT_FAILURES} times in a row ({how}); leaving the ladder. Try it by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
-                                );
-                            }
-                        }
+                    if status.is_some_and(|s| s.success()) {
+                        (failed_in_a_row, ever_worked) = (0, true);
+                        continue;
+                    }
+                    failed_in_a_row += 1;
+                    let how = match status.map(|s| (s.code(), s)) {
+                        Some((Some(code), _)) => format!("exited with code {code}"),
+                        Some((None, s)) => format!("was stopped ({s})"),
+                        None => "could not be waited for".to_string(),
+                    };
+                    eprintln!("dudo: the bot for table {} {how}", safe(&table));
+                    // A command that has never worked is broken, not unlucky: stop at once.
+                    if !ever_worked || failed_in_a_row >= BOT_FAILURES {
+                        let times = if ever_worked { format!("{failed_in_a_row} times in a row") } else { "before any game".into() };
+                        anyhow::bail!(
+                            "the --bot command failed {times} ({how}); leaving the ladder. Its games in play go on under the clock (their time-outs can bench the account). Try the command by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
+                        );
                     }
                     continue;
                 }

@@ -43,8 +43,9 @@ pub struct CreateArgs {
     #[arg(long, default_value_t = 900)]
     pub bot_think_ms: u32,
     /// How long everyone who may call out of turn (calza by the others) has to answer after
-    /// each bid, in milliseconds; 0 waits until each has answered (within the move clock).
-    #[arg(long, default_value_t = 3000)]
+    /// each bid, in milliseconds (100 to 60000); 0 waits until each has answered, no longer
+    /// than the move clock (--clock), or 30 s without one.
+    #[arg(long, default_value_t = 3000, value_parser = crate::net::call_window_ms)]
     pub call_window_ms: u32,
     /// Print the join code and leave the table waiting instead of sitting at it.
     #[arg(long)]

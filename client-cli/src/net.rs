@@ -178,3 +178,13 @@ pub fn summary_line(t: &pb::TableSummary) -> String {
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
 }
+
+/// `--call-window-ms`: 0, or 100 to 60,000 milliseconds (what the server takes).
+pub fn call_window_ms(value: &str) -> Result<u32, String> {
+    match value.trim().parse::<u32>() {
+        Ok(ms) if ms == 0 || (100..=60_000).contains(&ms) => Ok(ms),
+        _ => {
+            Err(format!("0 (until everyone asked has answered) or 100 to 60000 milliseconds, not {value:?}"))
+        }
+    }
+}

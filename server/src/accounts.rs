@@ -105,6 +105,10 @@ pub enum AccountError {
     NoSuchToken(String),
     #[error("label: {0}")]
     BadLabel(String),
+    #[error(
+        "id: that is the account's last active token; make another first (`dudo account token new`), or nobody could sign in to it again"
+    )]
+    LastToken,
     #[error("an account holds at most {0} tokens (revoked ones count)")]
     TooManyTokens(usize),
     #[error("the server's database: {0}")]
@@ -126,6 +130,7 @@ impl AccountError {
             AccountError::NoSuchAccount(_) => "no_such_account",
             AccountError::NoSuchToken(_) => "no_such_token",
             AccountError::BadLabel(_) => "bad_request",
+            AccountError::LastToken => "last_token",
             AccountError::TooManyTokens(_) => "too_many_tokens",
             AccountError::Store(_) => "store",
         }
@@ -149,7 +154,7 @@ impl From<AccountError> for Status {
     fn from(e: AccountError) -> Status {
         let message = e.to_string();
         let mut status = match &e {
-            AccountError::NoStore => Status::failed_precondition(message),
+            AccountError::NoStore | AccountError::LastToken => Status::failed_precondition(message),
             AccountError::BadName(_) | AccountError::BadLabel(_) => Status::invalid_argument(message),
             AccountError::NameTaken(_) => Status::already_exists(message),
             AccountError::RegistrationClosed | AccountError::Suspended(_) | AccountError::NotAdmin => {
@@ -429,9 +434,18 @@ impl Accounts for Dudo {
         request: Request<pb::RevokeTokenRequest>,
     ) -> Result<Response<pb::ApiTokenInfo>, Status> {
         let caller = self.caller(&request).await?;
+        let by_admin = matches!(caller, Caller::Admin);
         let req = request.into_inner();
         let account = self.whose(caller, &req.account).await?;
         let id: String = req.id.trim().chars().take(32).collect();
+        // The owner may not lock itself out; the admin may (a leaked token, say).
+        if !by_admin {
+            let tokens = self.account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
+            let mut active = tokens.iter().filter(|t| t.revoked_at.is_none());
+            if active.clone().count() == 1 && active.next().is_some_and(|t| t.id == id) {
+                return Err(AccountError::LastToken.into());
+            }
+        }
         let revoked = self
             .account_store()?
             .revoke_token(&account.id, &id, table::unix_millis())

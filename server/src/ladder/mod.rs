@@ -226,7 +226,7 @@ impl Matchmaker {
                 if let Some(until) = self.benched.get(&entrant.account.id) {
                     let benched = pb::LadderBenched {
                         until_unix_millis: unix_millis_at(*until),
-                        why: "benched for time-outs, still".into(),
+                        why: "still benched for time-outs".into(),
                     };
                     let _ = entrant.tx.try_send(update(pb::ladder_update::Update::Benched(benched)));
                 }
@@ -558,6 +558,20 @@ fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
 }
 
 impl Dudo {
+    /// A pool this server's ladder runs, or `no_such_pool` naming the ones it does.
+    fn known_pool(&self, pool: &str) -> Result<(), Status> {
+        let handle = self.ladder_handle()?;
+        if handle.pools().iter().any(|p| p.name == pool) {
+            return Ok(());
+        }
+        let shown: String = pool.chars().take(64).collect();
+        let names: Vec<&str> = handle.pools().iter().map(|p| p.name.as_str()).collect();
+        Err(refused(
+            "no_such_pool",
+            Status::not_found(format!("no pool {shown:?}; the pools are {}", names.join(", "))),
+        ))
+    }
+
     fn ladder_handle(&self) -> Result<&LadderHandle, Status> {
         self.ladder().ok_or_else(|| {
             refused(
@@ -655,6 +669,7 @@ impl Ladder for Dudo {
     ) -> Result<Response<pb::LeaderboardResponse>, Status> {
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         let req = request.into_inner();
+        self.known_pool(req.pool.trim())?;
         let board = store
             .leaderboard(req.pool.trim(), req.limit)
             .await
@@ -668,6 +683,7 @@ impl Ladder for Dudo {
     ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         let req = request.into_inner();
+        self.known_pool(req.pool.trim())?;
         let points = store
             .rating_history(req.pool.trim(), req.name.trim(), req.limit)
             .await
