@@ -104,6 +104,12 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
     accounts.revoke_token(bearer(revoke, &token)).await.unwrap();
     let refused = accounts.who_am_i(bearer(pb::WhoAmIRequest {}, &second.token)).await.unwrap_err();
     assert_eq!(code(&refused), "bad_token");
+    // The last active token is not the owner's to revoke: nobody could sign in again.
+    let listed = accounts.list_tokens(bearer(pb::ListTokensRequest::default(), &token)).await.unwrap();
+    let last = listed.into_inner().tokens.into_iter().find(|t| t.revoked_unix_millis.is_none()).unwrap();
+    let revoke = pb::RevokeTokenRequest { id: last.id, account: String::new() };
+    let refused = accounts.revoke_token(bearer(revoke, &token)).await.unwrap_err();
+    assert_eq!((refused.code(), code(&refused)), (tonic::Code::FailedPrecondition, "last_token"));
 
     // Only the admin suspends; a suspended account's tokens are refused until it is lifted.
     let suspend = |suspended| pb::SuspendAccountRequest { name: "robo".into(), suspended };
