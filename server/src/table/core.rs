@@ -103,6 +103,11 @@ pub struct TableCore {
     /// The last claim's call window; none until a claim has callers out of turn, and again
     /// after every move.
     window: Option<CallWindow>,
+    /// The seat whose clock ran out while a window was open: its default move is held there.
+    timed_out_held: Option<Seat>,
+    /// Whose move the clock was last (re)started for, at which point of the log: the clock
+    /// restarts only when that changes, not each time the table settles.
+    timed_for: Option<(Option<Seat>, u64, u32)>,
     proofs: DiceProofs,
     journal: Journal,
     record: GameRecord,
@@ -152,6 +157,8 @@ impl TableCore {
             bot_due: None,
             call_window_millis: pacing.call_window_millis,
             window: None,
+            timed_out_held: None,
+            timed_for: None,
             proofs: DiceProofs::new(salt_secret),
             journal: Journal::new(journalled),
             record: GameRecord::default(),
@@ -483,8 +490,12 @@ impl TableCore {
         // A seat whose move is held in the call window has moved: its clock stops.
         let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
         let person = turn.filter(|&t| !self.seats.is_bot(t) && !held(t));
-        if let Some(clock) = self.clock.as_mut() {
+        let timed_for = Some((person, self.log.next_seq(), self.record.games));
+        if let Some(clock) = self.clock.as_mut()
+            && self.timed_for != timed_for
+        {
             clock.restart(person, now.mono);
+            self.timed_for = timed_for;
         }
         self.tell_streams(now);
     }
@@ -650,7 +661,9 @@ impl TableCore {
     /// Plays a bot's move (its seat's default if the move is refused, never a stall); false
     /// if nothing happened.
     fn play_bot(&mut self, seat: Seat, action: Action, now: Now) -> bool {
-        if self.apply(Input::Moved { seat, action, timed_out: false }, now).is_ok() {
+        // The default move a time-out left in a call window is played as a time-out.
+        let timed_out = self.timed_out_held.take() == Some(seat);
+        if self.apply(Input::Moved { seat, action, timed_out }, now).is_ok() {
             return true;
         }
         let fallback = self.game.as_ref().and_then(|g| g.default_action(seat));
@@ -693,6 +706,17 @@ impl TableCore {
     pub fn time_out(&mut self, now: Now) {
         let Some(seat) = self.clock.as_ref().and_then(Clock::timing) else { return };
         let action = self.game.as_ref().and_then(|g| g.default_action(seat));
+        // A call window is open on the claim: the default move waits in it like any move of
+        // the seat whose turn it is, and a call made in the window still wins.
+        if let (Some(window), Some(action)) = (self.window.as_mut().filter(|w| w.is_open()), action.clone()) {
+            window.hold(seat, action);
+            self.timed_out_held = Some(seat);
+            if let Some(clock) = self.clock.as_mut() {
+                clock.ran_out(seat);
+            }
+            self.settle(now);
+            return;
+        }
         match action.map(|action| self.apply(Input::Moved { seat, action, timed_out: true }, now)) {
             Some(Ok(_)) => self.settle(now),
             // Nothing to play for it: the clock stops rather than fire again at once.

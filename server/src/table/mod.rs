@@ -618,11 +618,11 @@ impl Table {
         if self.core.game().is_none() {
             return Err(TableError::NotStarted);
         }
-        if answers.is_some_and(|seq| seq != self.core.last_seq()) {
-            return Err(TableError::StalePrompt);
-        }
         let now = self.now();
+        // An answer to a position that is gone is refused like a bad move: it spends the
+        // seat's own calls, so stale answers cannot be sent faster than any refusal.
         let played = match action {
+            _ if answers.is_some_and(|seq| seq != self.core.last_seq()) => Err(TableError::StalePrompt),
             Some(action) => self.core.play(seat, action, now),
             None => self.core.pass_call(seat, now),
         };

@@ -579,3 +579,48 @@ fn a_call_window_closes_at_its_time_and_the_held_move_plays() {
     core.close_window(at(9));
     assert_eq!(core.game().and_then(dudo_rules::Game::turn), Some(bidder), "the held raise played");
 }
+
+/// The turn clock running out while a call window is open does not cut it short: the
+/// default move waits in the window like any held move, and a call made in time still wins.
+#[test]
+fn a_time_out_during_a_call_window_waits_in_it_and_a_call_still_wins() {
+    let clock = Clock::new(Duration::from_secs(1), Duration::ZERO);
+    let mut core =
+        table(Pacing { clock: Some(clock), call_window_millis: 3_000, ..Pacing::default() }, false);
+    for name in ["ana", "ben", "cat", "dan"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let fourth = (bidder + 3) % 4;
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap();
+    core.settle(at(2));
+    assert!(!core.play(fourth, Action::Calza, at(2)).unwrap());
+    let all = watch(&mut core, None, None, at(2));
+    all.take();
+    // The next seat's clock runs out at 3 s: its default move is held, the window still open.
+    core.time_out(at(3));
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(5)));
+    core.close_window(at(5));
+    core.deliver();
+    let kinds: Vec<TableEvent> = all
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            Up::Event(e) => convert::event_from_wire(&e).ok().map(|(_, k)| k),
+            _ => None,
+        })
+        .collect();
+    let called = kinds.iter().find_map(|k| match k {
+        TableEvent::Game(e) => match e.kind {
+            dudo_rules::EventKind::CalzaCalled { seat } => Some(seat),
+            _ => None,
+        },
+        _ => None,
+    });
+    assert_eq!(called, Some(fourth), "{kinds:?}");
+    assert!(
+        !kinds.iter().any(|k| matches!(k, TableEvent::TurnTimedOut { .. })),
+        "the held default was played"
+    );
+}
