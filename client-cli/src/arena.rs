@@ -277,16 +277,12 @@ async fn play_one(
     template: &pb::CreateTableRequest,
     game: Game,
 ) -> anyhow::Result<Finished> {
-    let first = &entries[game.lineup[0]];
+    // The arena hosts without a seat: every built-in bot is the server's own (seeded by the
+    // table's seed, as `dudo simulate` seeds its seats), every external bot joins.
     let request = pb::CreateTableRequest {
         seats: game.lineup.len() as u32,
         seed: Some(game.seed),
-        // A built-in bot in the creator's seat is named as the server names the others, so
-        // stored ratings count it as one player ("odds bot") wherever it sits.
-        name: match &first.kind {
-            Kind::Builtin(kind) => format!("{kind} bot"),
-            Kind::External(_) => first.name.clone(),
-        },
+        host_only: true,
         ..template.clone()
     };
     let key = match client.create(request).await {
@@ -302,44 +298,26 @@ async fn play_one(
     };
     let mut watch = client.watch(&key.table, None);
     let mut children = Vec::new();
-    let mut host_bot = None;
     for (seat, &entry) in game.lineup.iter().enumerate() {
-        match (&entries[entry].kind, seat) {
-            (Kind::Builtin(kind), 0) => {
-                // Seeded as a seeded table seeds its bots, and `dudo simulate` its seats.
-                host_bot = dudo_bot::builtin(kind, dudo_rules::bots::seat_seed(game.seed, 0));
-            }
-            (Kind::Builtin(kind), _) => {
+        match &entries[entry].kind {
+            Kind::Builtin(kind) => {
                 client.add_bot(&key, kind).await?;
             }
-            (Kind::External(command), _) => {
+            Kind::External(command) => {
                 // Killed if the game ends early (an error, a timeout): no bot outlives its game.
                 let mut cmd = tokio::process::Command::new("sh");
                 cmd.kill_on_drop(true);
                 cmd.args(["-c", command])
                     .env("DUDO_SERVER", client.addr())
                     .env("DUDO_BOT_NAME", &entries[entry].name);
-                if seat == 0 {
-                    cmd.env("DUDO_TABLE", &key.table).env("DUDO_TOKEN", &key.token).env("DUDO_SEAT", "0");
-                } else {
-                    cmd.env("DUDO_TABLE", &key.info.join_code).env_remove("DUDO_TOKEN");
-                }
+                cmd.env("DUDO_TABLE", &key.info.join_code).env_remove("DUDO_TOKEN");
                 let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
-                if seat > 0 {
-                    wait_for_seats(&mut watch, seat + 1, &mut child, command).await?;
-                }
+                wait_for_seats(&mut watch, seat + 1, &mut child, command).await?;
                 children.push(child);
             }
         }
     }
-    let player = host_bot.map(|mut bot| {
-        let (client, key) = (client.clone(), key.clone());
-        tokio::spawn(async move { dudo_bot::play(&mut bot, &client, &key).await })
-    });
     client.start(&key).await?;
-    // The result comes from watching; the arena's own seat failing must end the game too,
-    // or the table would wait for it for ever.
-    let mut player = player;
     let mut standings = None;
     // A bot that crashed or hangs must not hold the tournament for ever.
     let give_up = tokio::time::sleep(GAME_TIME_LIMIT);
@@ -368,14 +346,7 @@ async fn play_one(
                     }
                 }
             }
-            done = async { match player.as_mut() { Some(p) => p.await, None => std::future::pending().await } } => {
-                player = None;
-                done.context("the arena's seat")?.context("the arena's seat")?;
-            }
         }
-    }
-    if let Some(p) = player {
-        p.await.context("the arena's seat")??;
     }
     // Finished tables are closed at once, so a long run stays under the server's table limits.
     client.close(&key).await?;

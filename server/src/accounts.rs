@@ -352,17 +352,6 @@ impl Accounts for Dudo {
         if name.is_empty() {
             return Err(AccountError::BadName("empty".into()).into());
         }
-        // "odds bot", "Carmen (odds bot)": the names the server gives its built-in bots (and
-        // rates them under) are not anyone's to take. A bot account shows as "Name [bot]".
-        let key = name_key(&name);
-        if [" bot", " bot)"].iter().any(|end| key.ends_with(&name_key(&format!("x{end}"))[1..]))
-            || key == "bot"
-        {
-            return Err(AccountError::BadName(
-                "names ending in \"bot\" are the built-in bots' (register with --bot instead: the name is then shown as \"Name [bot]\")".into(),
-            )
-            .into());
-        }
         let token_label = label(&req.token_label)?;
         if !admin && !settings.count_registration(ip) {
             return Err(AccountError::TooManyRegistrations.into());

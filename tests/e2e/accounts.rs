@@ -70,6 +70,9 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
         assert_eq!(code(&refused), "bad_name", "{bots}");
     }
     accounts.register(register("Abbot", pb::AccountKind::Person)).await.unwrap();
+    // Nor a guest's: a guest named "Odds Bot" would play into the odds bot's ratings.
+    let guest = pb::CreateTableRequest { name: "Odds Bot".into(), ..Default::default() };
+    assert_eq!(code(&lobby.create_table(guest).await.unwrap_err()), "bad_name");
 
     // A seat taken with the token is the account's, shown as a bot account.
     let create = pb::CreateTableRequest { preset: "fibbing".into(), seats: 3, ..Default::default() };

@@ -75,6 +75,16 @@ pub fn seat_name(raw: &str) -> Result<String, TableError> {
     if chars > MAX_NAME_CHARS {
         return Err(TableError::BadName(format!("{chars} characters; at most {MAX_NAME_CHARS}")));
     }
+    // "odds bot", "Carmen (odds bot)": the names the server gives its built-in bots, and
+    // rates them under, are no guest's or account's to take (in any case or lookalike).
+    let key = crate::accounts::name_key(&name);
+    let bot = crate::accounts::name_key("x bot");
+    let marked = crate::accounts::name_key("x bot)");
+    if key == bot[2..] || key.ends_with(&bot[1..]) || key.ends_with(&marked[1..]) {
+        return Err(TableError::BadName(
+            "names ending in \"bot\" are the built-in bots' (an account of kind bot is shown as \"Name [bot]\")".into(),
+        ));
+    }
     Ok(name)
 }
 
