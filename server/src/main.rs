@@ -63,7 +63,7 @@ struct Args {
     memory_budget_mib: usize,
     /// Each client address's share of the memory budget, in MiB (0: no share of its own):
     /// an address that fills its share is refused, and everyone else plays on.
-    #[arg(long, env = "DUDO_MEMORY_PER_ADDRESS_MIB", default_value_t = 128)]
+    #[arg(long, env = "DUDO_MEMORY_PER_ADDRESS_MIB", default_value_t = 64)]
     memory_per_address_mib: usize,
     /// The largest message a client may send, in bytes.
     #[arg(long, env = "DUDO_MAX_MESSAGE_BYTES", default_value_t = 16_384)]

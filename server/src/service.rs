@@ -212,7 +212,7 @@ impl Default for Limits {
             max_game_time: None,
             max_game_bytes: 16 * 1024 * 1024,
             memory_budget: 512 * 1024 * 1024,
-            memory_per_address: 128 * 1024 * 1024,
+            memory_per_address: 64 * 1024 * 1024,
             max_message_bytes: 16 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),

@@ -1228,6 +1228,18 @@ async fn calls_in_flight_hold_the_memory_budget() {
     assert!(served, "a closed call's memory was not given back");
 }
 
+/// A connection that says nothing is closed after 10 s, having held nothing of the budget:
+/// silent connections from many addresses cannot lock others out.
+#[tokio::test]
+async fn a_silent_connection_is_closed() {
+    use tokio::io::AsyncReadExt;
+    let (addr, _stop) = server().await;
+    let mut silent = tokio::net::TcpStream::connect(addr.trim_start_matches("http://")).await.unwrap();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(15), silent.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "the silent connection was kept: {read:?}");
+}
+
 /// A creator may host without a seat: its token runs the host's calls, every seat is left
 /// for players and bots, and a table of bots plays to the end with nobody waited for.
 #[tokio::test]
