@@ -673,11 +673,15 @@ impl Dudo {
         let handle = self.find(table)?;
         let budget = self.budget_for(reader);
         self.budget_room(&budget)?;
-        let (tx, rx) = table::stream_channel(budget);
+        let (tx, rx) = table::stream_channel(Arc::clone(&budget));
         self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
         // A stream the table let go of without saying why (every other end is said) fell
-        // too far behind: its reader is told so, and resumes from a snapshot.
-        let updates = rx.map(delivered).chain(tokio_stream::once(Err(status(TableError::TooFarBehind))));
+        // too far behind, or found no room in a full memory budget: its reader is told
+        // which (judged when the stream ends), and resumes from a snapshot.
+        let why = tokio_stream::iter([()]).map(move |()| {
+            Err(status(if budget.full() { TableError::ServerBusy } else { TableError::TooFarBehind }))
+        });
+        let updates = rx.map(delivered).chain(why);
         Ok(Box::pin(updates))
     }
 }
