@@ -356,8 +356,12 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                     }
                 }
             }
+            // Back on a new stream: an answer sent just before the connection dropped may
+            // never have arrived, so the prompt repeated now is answered again (one that did
+            // arrive moved the game on, and its repeat would be refused as `stale_prompt`).
+            Update::Reconnected => answered = None,
             // The session comes back by itself (from a fresh snapshot after a reseat).
-            Update::Reseated(_) | Update::Reconnecting { .. } | Update::Reconnected => {}
+            Update::Reseated(_) | Update::Reconnecting { .. } => {}
         }
     }
     Err(BotError::Ended)
