@@ -545,9 +545,9 @@ impl Dudo {
     /// server's (the server's own for an unknown address, or with no shares).
     pub(crate) fn budget_for(&self, ip: Option<std::net::IpAddr>) -> Arc<Budget> {
         let share = self.limits.memory_per_address;
-        let (Some(ip), true, Ok(mut shares)) = (ip, share > 0, self.address_budgets.lock()) else {
-            return Arc::clone(&self.budget);
-        };
+        // Without shares (or an address) no lock is taken: this runs for every call.
+        let Some(ip) = ip.filter(|_| share > 0) else { return Arc::clone(&self.budget) };
+        let Ok(mut shares) = self.address_budgets.lock() else { return Arc::clone(&self.budget) };
         if shares.len() > 1024 {
             // Shares nothing holds any more (no table, stream or replay) are let go.
             shares.retain(|_, b| Arc::strong_count(b) > 1 || b.used() > 0);

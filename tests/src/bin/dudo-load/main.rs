@@ -4,7 +4,10 @@
 //! - `play`: N tables, each a person (this tool) and two odds bots, played for D seconds
 //!   (the person waits `--think-ms` before each move, which sets the offered load); reports
 //!   game actions accepted per second (the person's and the bots') and the latency from
-//!   sending an action to its event arriving on the person's stream.
+//!   sending an action to its event arriving on the person's stream. The person answers
+//!   each call window it is asked in (calza by the others) with `pass_call`, after the same
+//!   think time; `--calza-on-turn` plays a rule set with no call windows (Calza on one's own
+//!   turn), to measure the table without them.
 //! - `idle`: N seats joined and subscribed but not playing; reports the server's resident
 //!   memory per seat.
 //! - `ladder`: N bot accounts queued at once on a four-seat ladder pool (see `ladder.rs`);
@@ -132,7 +135,14 @@ async fn channels(addr: &str, n: usize) -> anyhow::Result<Vec<Channel>> {
     Ok(out)
 }
 
-async fn play(tables: usize, seconds: u64, think: Duration, db: &str, rss_every: u64) -> anyhow::Result<()> {
+async fn play(
+    tables: usize,
+    seconds: u64,
+    think: Duration,
+    db: &str,
+    rss_every: u64,
+    calza_on_turn: bool,
+) -> anyhow::Result<()> {
     let server = Server::start(db)?;
     // The server's memory every `rss_every` seconds of the measured run: it must level off
     // however many games are played.
@@ -173,6 +183,11 @@ async fn play(tables: usize, seconds: u64, think: Duration, db: &str, rss_every:
                     preset: "fibbing".into(),
                     name: "load".into(),
                     seats: 3,
+                    settings: if calza_on_turn {
+                        vec![pb::Setting { path: "exact_call.who".into(), value: "on_turn".into() }]
+                    } else {
+                        Vec::new()
+                    },
                     ..Default::default()
                 })
                 .await?
@@ -377,7 +392,8 @@ async fn main() -> anyhow::Result<()> {
         Some("play") => {
             let think = Duration::from_millis(flag("--think-ms", 0));
             let (tables, seconds) = (flag("--tables", 1000) as usize, flag("--seconds", 10));
-            play(tables, seconds, think, db, flag("--rss-every", 0)).await
+            let calza_on_turn = args.iter().any(|a| a == "--calza-on-turn");
+            play(tables, seconds, think, db, flag("--rss-every", 0), calza_on_turn).await
         }
         Some("idle") => idle(flag("--seats", 10_000) as usize, db).await,
         Some("ladder") => ladder::queue(flag("--bots", 1000) as usize, flag("--seconds", 30)).await,
