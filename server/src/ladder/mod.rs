@@ -131,7 +131,7 @@ struct Matchmaker {
     games: HashMap<String, Game>,
     /// Games in play per pool and account, kept across the account's streams: one that
     /// enters again finds its games still counted (and is told their seats again).
-    playing: HashMap<(usize, String), u32>,
+    playing: Vec<HashMap<String, u32>>,
     /// Accounts benched, until when.
     benched: HashMap<String, Instant>,
     /// Time-outs since each account was last benched.
@@ -149,7 +149,7 @@ pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
         pools: std::sync::Arc::clone(&pools),
         queues,
         games: HashMap::new(),
-        playing: HashMap::new(),
+        playing: pools.iter().map(|_| HashMap::new()).collect(),
         benched: HashMap::new(),
         timeouts: HashMap::new(),
         tx: tx.clone(),
@@ -265,7 +265,8 @@ impl Matchmaker {
                         .collect();
                     self.games.insert(made.table.clone(), Game { pool, seats });
                     self.watch(pool, players, made);
-                    self.tell_queue(pool);
+                    let seated: Vec<u64> = seated.iter().flatten().copied().collect();
+                    self.tell_queue_to(pool, |e| seated.contains(&e.id));
                 }
                 Err(why) => {
                     tracing::warn!(error = %why, "a ladder table could not be made");
@@ -343,27 +344,34 @@ impl Matchmaker {
 
     /// Games `account` has in play in `pool`.
     fn playing(&self, pool: usize, account: &str) -> u32 {
-        self.playing.get(&(pool, account.to_string())).copied().unwrap_or(0)
+        self.playing.get(pool).and_then(|p| p.get(account)).copied().unwrap_or(0)
     }
 
     /// One of `account`'s games in `pool` ended (or was never made).
     fn game_done(&mut self, pool: usize, account: &str) {
-        let key = (pool, account.to_string());
-        if let Some(n) = self.playing.get_mut(&key) {
+        let Some(playing) = self.playing.get_mut(pool) else { return };
+        if let Some(n) = playing.get_mut(account) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                self.playing.remove(&key);
+                playing.remove(account);
             }
         }
     }
 
     /// Tells every entrant of a pool where the queue stands.
     fn tell_queue(&self, pool: usize) {
+        self.tell_queue_to(pool, |_| true);
+    }
+
+    /// Tells the entrants of a pool that `to` picks where the queue stands. A queue update
+    /// is news, not a duty: it is left out for an entrant whose updates are backing up, so
+    /// it never crowds out a seat, an end or a bench.
+    fn tell_queue_to(&self, pool: usize, to: impl Fn(&Entrant) -> bool) {
         let queue = &self.queues[pool];
         let waiting =
             u32::try_from(queue.iter().filter(|e| self.playing(pool, &e.account.id) < e.wants).count())
                 .unwrap_or(u32::MAX);
-        for e in queue {
+        for e in queue.iter().filter(|e| to(e) && e.tx.capacity() > ENTRANT_QUEUE / 2) {
             let queued = pb::LadderQueued {
                 pool: self.pools[pool].name.clone(),
                 waiting,
@@ -442,7 +450,9 @@ impl Matchmaker {
         let mut tokens = Vec::new();
         for &i in &chosen {
             let e = &self.queues[pool][i];
-            *self.playing.entry((pool, e.account.id.clone())).or_default() += 1;
+            if let Some(p) = self.playing.get_mut(pool) {
+                *p.entry(e.account.id.clone()).or_default() += 1;
+            }
             seats
                 .push((LadderSeat::Account { account: e.account.clone(), name: e.name.clone() }, Some(e.id)));
             tokens.push((e.id, e.token.clone()));

@@ -77,7 +77,13 @@ pub async fn queue(bots: usize, seconds: u64) -> anyhow::Result<()> {
         tasks.push(tokio::spawn(async move {
             let mut ladder = LadderClient::new(ch.clone());
             let enter = pb::EnterRequest { pool: "load-4".into(), games: 1 };
-            let Ok(stream) = ladder.enter(authed(enter, &token)).await else { return };
+            let stream = match ladder.enter(authed(enter, &token)).await {
+                Ok(stream) => stream,
+                Err(e) => {
+                    eprintln!("dudo-load: a bot could not enter: {e}");
+                    return;
+                }
+            };
             let mut stream = stream.into_inner();
             let mut first = true;
             while Instant::now() < deadline {
