@@ -361,7 +361,7 @@ impl Dudo {
                     id: id.clone(),
                     code: code.clone(),
                     capacity: pool.seats as usize,
-                    seed: None,
+                    seed: pool.seed,
                     // Bots compete here: every seat answers each call window, however slow its
                     // connection, within the move clock.
                     pacing: table::Pacing {

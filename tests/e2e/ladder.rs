@@ -25,10 +25,12 @@ fn pool(name: &str, seats: u32, move_millis: u32, fill_after_seconds: u32) -> Po
         fill_after_seconds,
         bench_after_timeouts: 2,
         bench_minutes: 1,
+        seed: None,
     }
 }
 
 const ADMIN: &str = "ladder-admin-token";
+const SEEDED: u64 = 21;
 
 async fn server() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -36,7 +38,17 @@ async fn server() -> String {
     let setup = dudo_server::Setup {
         store: Some(dudo_server::Store::open(":memory:").await.unwrap()),
         accounts: AccountSettings::new(Registration::Open, Some(ADMIN)),
-        ladder: Some(vec![pool("trio", 3, 5_000, 1), pool("stall", 2, 200, 0)]),
+        ladder: Some(vec![
+            pool("trio", 3, 5_000, 1),
+            pool("stall", 2, 200, 0),
+            // Dealt from a seed, anyone may challenge: the game `dudo simulate` plays.
+            Pool {
+                settings: [("challenges.who".to_string(), "anyone".to_string())].into(),
+                seed: Some(SEEDED),
+                max_games: 1,
+                ..pool("seeded", 4, 30_000, 0)
+            },
+        ]),
         ..dudo_server::Setup::default()
     };
     tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
@@ -92,7 +104,7 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
     let points = ladder.rating_history(history).await.unwrap().into_inner().points;
     assert_eq!(points.len() as u64, reada.games);
     let pools = ladder.list_pools(pb::ListPoolsRequest {}).await.unwrap().into_inner().pools;
-    assert_eq!(pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["trio", "stall"]);
+    assert_eq!(pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["trio", "stall", "seeded"]);
 }
 
 #[tokio::test]
@@ -266,4 +278,63 @@ fn the_ladder_commands_of_the_terminal_client() {
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A ladder table dealt from a seed plays the game `dudo simulate` plays from it: the
+/// server's odds bots fill three seats, a bot account plays the fourth with the SDK's odds
+/// bot seeded for its seat, and every claim's call window waits for every seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeded_ladder_game_is_the_game_simulate_plays() {
+    use dudo_rules::{EventKind, bots, presets, sim};
+    let addr = server().await;
+    let guest = Client::connect(&addr).await.unwrap();
+    let token = guest.register("Seedy", true, "test").await.unwrap().token.unwrap().token;
+    let client = guest.clone().with_account(Some(token));
+    let mut entered = client.enter("seeded", 1).await.unwrap();
+    let seated = loop {
+        let update = tokio::time::timeout(Duration::from_secs(20), entered.message()).await.unwrap().unwrap();
+        if let Some(pb::ladder_update::Update::Seated(s)) = update.unwrap().update {
+            break s;
+        }
+    };
+    let key = dudo_client::SeatKey::saved(seated.table.clone(), seated.seat, seated.token);
+    let mut bot = dudo_bot::builtin("odds", bots::seat_seed(SEEDED, seated.seat as usize)).unwrap();
+    tokio::time::timeout(Duration::from_secs(60), dudo_bot::play(&mut bot, &client, &key))
+        .await
+        .expect("the game stalled")
+        .unwrap();
+    let calls = |kind: &EventKind| match kind {
+        EventKind::StarterChosen { .. }
+        | EventKind::BidMade { .. }
+        | EventKind::DudoCalled { .. }
+        | EventKind::CalzaCalled { .. }
+        | EventKind::RoundSettled { .. }
+        | EventKind::GameOver { .. } => Some(format!("{kind:?}")),
+        _ => None,
+    };
+    // The whole game, from its record (written with its last move).
+    let mut on_ladder = Vec::new();
+    for _ in 0..50 {
+        if let Some(game) = guest.games(pb::ListGamesRequest::default()).await.unwrap().first() {
+            let replay = guest.replay(&game.id).await.unwrap();
+            on_ladder = replay
+                .events
+                .iter()
+                .filter_map(|e| match dudo_proto::convert::event_from_wire(e).unwrap().1 {
+                    dudo_proto::TableEvent::Game(e) => calls(&e.kind),
+                    _ => None,
+                })
+                .collect();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rules =
+        std::sync::Arc::new(presets::with_setting(presets::fibbing(), "challenges.who", "anyone").unwrap());
+    let mut seats: Vec<Box<dyn bots::Bot>> =
+        (0..4).map(|s| bots::by_name("odds", bots::seat_seed(SEEDED, s)).unwrap()).collect();
+    let mut events = Vec::new();
+    sim::play_into(&rules, &mut seats, dudo_rules::seed_from_u64(SEEDED), &mut events).unwrap();
+    let simulated: Vec<String> = events.iter().filter_map(|e| calls(&e.kind)).collect();
+    assert_eq!(simulated, on_ladder, "the seeded ladder game is not the one simulate plays");
 }

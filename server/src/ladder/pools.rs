@@ -13,6 +13,7 @@
 //! bench_after_timeouts = 3   # time-outs before a player is benched ...
 //! bench_minutes = 10         # ... for this long
 //! settings = { "dice.faces" = "6" }      # rule settings on top of the preset
+//! # seed = 7   # every table dealt from this seed: for tests only (players learn the dice)
 //! ```
 
 use std::collections::BTreeMap;
@@ -59,6 +60,10 @@ pub struct Pool {
     pub bench_after_timeouts: u32,
     #[serde(default = "default_bench_minutes")]
     pub bench_minutes: u32,
+    /// Deal every table from this seed, its bots seeded as `dudo simulate` seeds its seats:
+    /// for tests and reproducible runs only, since players who notice learn the dice.
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 impl Pool {
@@ -123,6 +128,7 @@ pub fn builtin() -> Vec<Pool> {
         fill_after_seconds: default_fill_after(),
         bench_after_timeouts: default_bench_after(),
         bench_minutes: default_bench_minutes(),
+        seed: None,
     };
     vec![pool("fibbing-4", "fibbing", 4), pool("perudo-jonti-2", "perudo-jonti", 2)]
 }
