@@ -85,24 +85,17 @@ async fn play(server: &str, bea_via: &str) -> (Vec<String>, Vec<usize>) {
     // Both seats' streams are open before the game starts (the order docs/bots.md gives).
     tokio::time::sleep(Duration::from_millis(300)).await;
     host.start(&key).await.unwrap();
-    let mut events = Vec::new();
-    let mut calls = Vec::new();
-    loop {
-        let update =
-            tokio::time::timeout(Duration::from_secs(60), watch.next()).await.expect("the game stalled");
-        let Update::Event { event, .. } = update.expect("the watch ended").unwrap() else { continue };
-        let Some(kind) = event.game() else { continue };
-        match kind {
-            EventKind::CalzaCalled { seat } => calls.push(*seat),
+    let kinds = game_events(&mut watch).await;
+    let calls = kinds
+        .iter()
+        .filter_map(|kind| match kind {
+            EventKind::CalzaCalled { seat } => Some(*seat),
             // Not the seat after the bidder: out of turn (near enough while all four play).
-            EventKind::DudoCalled { seat, target } if *seat != (target + 1) % 4 => calls.push(*seat),
-            _ => {}
-        }
-        events.push(format!("{kind:?}"));
-        if matches!(kind, EventKind::GameOver { .. }) {
-            break;
-        }
-    }
+            EventKind::DudoCalled { seat, target } if *seat != (target + 1) % 4 => Some(*seat),
+            _ => None,
+        })
+        .collect();
+    let events = kinds.iter().map(|kind| format!("{kind:?}")).collect();
     for p in players {
         p.await.unwrap().unwrap();
     }
@@ -123,16 +116,19 @@ async fn a_bot_behind_a_slow_proxy_plays_the_same_game_and_makes_the_same_calls(
     assert_eq!(direct, slowed, "the game depended on the network");
 }
 
-/// What a spectator's log and the engine's agree on: every call and the result, in order.
-fn calls_and_result(kind: &EventKind) -> Option<String> {
-    match kind {
-        EventKind::BidMade { .. }
-        | EventKind::Passed { .. }
-        | EventKind::DudoCalled { .. }
-        | EventKind::CalzaCalled { .. }
-        | EventKind::RoundSettled { .. }
-        | EventKind::GameOver { .. } => Some(format!("{kind:?}")),
-        _ => None,
+/// Every game event a spectator's stream carries, until the game is over.
+async fn game_events(watch: &mut dudo_client::Session) -> Vec<EventKind> {
+    let mut kinds = Vec::new();
+    loop {
+        let update =
+            tokio::time::timeout(Duration::from_secs(60), watch.next()).await.expect("the game stalled");
+        let Update::Event { event, .. } = update.expect("the watch ended").unwrap() else { continue };
+        let Some(kind) = event.game() else { continue };
+        let over = matches!(kind, EventKind::GameOver { .. });
+        kinds.push(kind.clone());
+        if over {
+            return kinds;
+        }
     }
 }
 
@@ -158,17 +154,7 @@ async fn served(server: &str, rules: &pb::CreateTableRequest, sdk_in_seat_0: boo
     let mut watch = host.watch(&key.table, None);
     tokio::time::sleep(Duration::from_millis(200)).await;
     host.start(&key).await.unwrap();
-    let mut seen = Vec::new();
-    loop {
-        let update =
-            tokio::time::timeout(Duration::from_secs(60), watch.next()).await.expect("the game stalled");
-        let Update::Event { event, .. } = update.expect("the watch ended").unwrap() else { continue };
-        let Some(kind) = event.game() else { continue };
-        seen.extend(calls_and_result(kind));
-        if matches!(kind, EventKind::GameOver { .. }) {
-            break;
-        }
-    }
+    let seen = game_events(&mut watch).await.iter().filter_map(crate::calls_and_result).collect();
     if let Some(p) = player {
         p.await.unwrap().unwrap();
     }
@@ -194,7 +180,7 @@ async fn a_seeded_game_plays_the_same_in_simulate_on_a_server_and_through_the_sd
             (0..4).map(|s| bots::by_name("odds", bots::seat_seed(seed, s)).unwrap()).collect();
         let mut events = Vec::new();
         sim::play_into(&rules, &mut seats, dudo_rules::seed_from_u64(seed), &mut events).unwrap();
-        let simulated: Vec<String> = events.iter().filter_map(|e| calls_and_result(&e.kind)).collect();
+        let simulated: Vec<String> = events.iter().filter_map(|e| crate::calls_and_result(&e.kind)).collect();
         assert!(simulated.iter().any(|e| e.starts_with("DudoCalled")), "seed {seed}: no challenge at all?");
         let on_server = served(&server, &wire, false, seed).await;
         assert_eq!(simulated, on_server, "seed {seed}: the server's bots played another game than simulate");

@@ -55,6 +55,12 @@ async fn server() -> String {
     addr
 }
 
+async fn ladder_client(addr: &str) -> LadderClient<tonic::transport::Channel> {
+    LadderClient::new(
+        tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap(),
+    )
+}
+
 fn bearer<T>(message: T, token: &str) -> Request<T> {
     let mut r = Request::new(message);
     r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
@@ -79,9 +85,7 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
         ladder_bot(addr.clone(), "Randy", "random", "trio", 3),
     );
     assert!(a.iter().chain(&b).all(|&p| (1..=3).contains(&p)), "{a:?} {b:?}");
-    let mut ladder = LadderClient::new(
-        tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap(),
-    );
+    let mut ladder = ladder_client(&addr).await;
     // The last game's record may still be on its way to the store.
     let mut board = Vec::new();
     for _ in 0..50 {
@@ -112,9 +116,7 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
     let addr = server().await;
     let guest = Client::connect(&addr).await.unwrap();
     let token = guest.register("Sleepy", true, "test").await.unwrap().token.unwrap().token;
-    let mut ladder = LadderClient::new(
-        tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap(),
-    );
+    let mut ladder = ladder_client(&addr).await;
     let code = |s: &tonic::Status| {
         s.metadata().get("dudo-code").and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
     };
@@ -183,9 +185,7 @@ async fn a_suspension_reaches_an_open_enter_stream() {
     let addr = server().await;
     let guest = Client::connect(&addr).await.unwrap();
     let token = guest.register("Dozy", true, "test").await.unwrap().token.unwrap().token;
-    let mut ladder = LadderClient::new(
-        tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap(),
-    );
+    let mut ladder = ladder_client(&addr).await;
     // trio fills with bots after a second: suspended before that, it is never seated.
     let mut updates = ladder
         .enter(bearer(pb::EnterRequest { pool: "trio".into(), games: 1 }, &token))
@@ -285,7 +285,7 @@ fn the_ladder_commands_of_the_terminal_client() {
 /// bot seeded for its seat, and every claim's call window waits for every seat.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seeded_ladder_game_is_the_game_simulate_plays() {
-    use dudo_rules::{EventKind, bots, presets, sim};
+    use dudo_rules::{bots, presets, sim};
     let addr = server().await;
     let guest = Client::connect(&addr).await.unwrap();
     let token = guest.register("Seedy", true, "test").await.unwrap().token.unwrap().token;
@@ -303,15 +303,6 @@ async fn a_seeded_ladder_game_is_the_game_simulate_plays() {
         .await
         .expect("the game stalled")
         .unwrap();
-    let calls = |kind: &EventKind| match kind {
-        EventKind::StarterChosen { .. }
-        | EventKind::BidMade { .. }
-        | EventKind::DudoCalled { .. }
-        | EventKind::CalzaCalled { .. }
-        | EventKind::RoundSettled { .. }
-        | EventKind::GameOver { .. } => Some(format!("{kind:?}")),
-        _ => None,
-    };
     // The whole game, from its record (written with its last move).
     let mut on_ladder = Vec::new();
     for _ in 0..50 {
@@ -321,7 +312,7 @@ async fn a_seeded_ladder_game_is_the_game_simulate_plays() {
                 .events
                 .iter()
                 .filter_map(|e| match dudo_proto::convert::event_from_wire(e).unwrap().1 {
-                    dudo_proto::TableEvent::Game(e) => calls(&e.kind),
+                    dudo_proto::TableEvent::Game(e) => crate::calls_and_result(&e.kind),
                     _ => None,
                 })
                 .collect();
@@ -335,6 +326,6 @@ async fn a_seeded_ladder_game_is_the_game_simulate_plays() {
         (0..4).map(|s| bots::by_name("odds", bots::seat_seed(SEEDED, s)).unwrap()).collect();
     let mut events = Vec::new();
     sim::play_into(&rules, &mut seats, dudo_rules::seed_from_u64(SEEDED), &mut events).unwrap();
-    let simulated: Vec<String> = events.iter().filter_map(|e| calls(&e.kind)).collect();
+    let simulated: Vec<String> = events.iter().filter_map(|e| crate::calls_and_result(&e.kind)).collect();
     assert_eq!(simulated, on_ladder, "the seeded ladder game is not the one simulate plays");
 }

@@ -22,6 +22,21 @@ mod server;
 // The terminal client in a pseudo-terminal, as a person uses it.
 mod tty;
 
+/// What a game's record, a spectator's stream and `dudo simulate`'s events all hold alike:
+/// every call and each result, in order (the dice seen differ by audience).
+fn calls_and_result(kind: &dudo_rules::EventKind) -> Option<String> {
+    use dudo_rules::EventKind;
+    match kind {
+        EventKind::BidMade { .. }
+        | EventKind::Passed { .. }
+        | EventKind::DudoCalled { .. }
+        | EventKind::CalzaCalled { .. }
+        | EventKind::RoundSettled { .. }
+        | EventKind::GameOver { .. } => Some(format!("{kind:?}")),
+        _ => None,
+    }
+}
+
 /// A dudo server in this test process, on a free port, for the life of the test's runtime;
 /// returns `host:port`.
 async fn serve() -> String {

@@ -69,6 +69,21 @@ async fn channel(addr: &str) -> Channel {
     panic!("server did not come up at {addr}");
 }
 
+/// Whether `attempt` succeeds within `tries` tries 20 ms apart: for what a server gives
+/// back a moment after a stream, call or connection ends.
+async fn eventually<F: std::future::Future<Output = bool>>(
+    tries: usize,
+    mut attempt: impl FnMut() -> F,
+) -> bool {
+    for _ in 0..tries {
+        if attempt().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
 fn authed<T>(message: T, token: &str) -> Request<T> {
     let mut r = Request::new(message);
     r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
@@ -578,17 +593,11 @@ async fn streams_are_capped_per_connection() {
     let _third = other.watch(watch()).await.unwrap().into_inner();
     // A stream that ends gives its place back.
     drop(first);
-    let mut again = None;
-    for _ in 0..50 {
-        match play.watch(watch()).await {
-            Ok(s) => {
-                again = Some(s);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-        }
-    }
-    assert!(again.is_some(), "the ended stream's place was not given back");
+    let again = eventually(50, || {
+        let mut play = play.clone();
+        async move { play.watch(watch()).await.is_ok() }
+    });
+    assert!(again.await, "the ended stream's place was not given back");
 }
 
 #[tokio::test]
@@ -1149,16 +1158,12 @@ async fn streams_that_never_read_stay_within_the_memory_budget() {
     // They go; what they held comes back, and a resume fits again.
     drop(held);
     drop(watcher);
-    let mut fresh = PlayClient::new(channel(&addr).await);
-    let mut fitted = false;
-    for _ in 0..100 {
-        if fresh.watch(resume()).await.is_ok() {
-            fitted = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(fitted, "the budget was not given back");
+    let fresh = PlayClient::new(channel(&addr).await);
+    let fitted = eventually(100, || {
+        let (mut fresh, resume) = (fresh.clone(), resume());
+        async move { fresh.watch(resume).await.is_ok() }
+    });
+    assert!(fitted.await, "the budget was not given back");
 }
 
 /// One address may hold a bounded number of connections: past it, new ones are closed as
@@ -1179,17 +1184,16 @@ async fn connections_are_capped_per_address() {
     };
     assert!(refused, "a third connection from one address was served");
     drop(first);
-    let mut served = false;
-    for _ in 0..50 {
-        if let Ok(ch) = Channel::from_shared(addr.clone()).unwrap().connect().await
-            && LobbyClient::new(ch).list_tables(list()).await.is_ok()
-        {
-            served = true;
-            break;
+    let served = eventually(100, || {
+        let addr = addr.clone();
+        async move {
+            match Channel::from_shared(addr).unwrap().connect().await {
+                Ok(ch) => LobbyClient::new(ch).list_tables(list()).await.is_ok(),
+                Err(_) => false,
+            }
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(served, "a closed connection's place was not given back");
+    });
+    assert!(served.await, "a closed connection's place was not given back");
     drop(second);
 }
 
@@ -1217,15 +1221,11 @@ async fn calls_in_flight_hold_the_memory_budget() {
     assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
     assert_eq!(refused.metadata().get("dudo-code").and_then(|c| c.to_str().ok()), Some("server_busy"));
     open.pop();
-    let mut served = false;
-    for _ in 0..50 {
-        if health.watch(watch()).await.is_ok() {
-            served = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(served, "a closed call's memory was not given back");
+    let served = eventually(50, || {
+        let mut health = health.clone();
+        async move { health.watch(watch()).await.is_ok() }
+    });
+    assert!(served.await, "a closed call's memory was not given back");
 }
 
 /// A connection that says nothing is closed after 10 s, having held nothing of the budget:

@@ -569,10 +569,10 @@ fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
 
 impl Dudo {
     /// A pool this server's ladder runs, or `no_such_pool` naming the ones it does.
-    fn known_pool(&self, pool: &str) -> Result<(), Status> {
+    fn known_pool(&self, pool: &str) -> Result<&Pool, Status> {
         let handle = self.ladder_handle()?;
-        if handle.pools().iter().any(|p| p.name == pool) {
-            return Ok(());
+        if let Some(found) = handle.pools().iter().find(|p| p.name == pool) {
+            return Ok(found);
         }
         let shown: String = pool.chars().take(64).collect();
         let names: Vec<&str> = handle.pools().iter().map(|p| p.name.as_str()).collect();
@@ -622,10 +622,7 @@ impl Ladder for Dudo {
         let account = self.account_of_api_token(&token).await?;
         let slot = self.stream_slot(&request)?;
         let req = request.into_inner();
-        let pool = handle.pools().iter().find(|p| p.name == req.pool.trim()).ok_or_else(|| {
-            let shown: String = req.pool.chars().take(64).collect();
-            refused("no_such_pool", Status::not_found(format!("no pool {shown:?}")))
-        })?;
+        let pool = self.known_pool(req.pool.trim())?;
         let wants = if req.games == 0 { 1 } else { req.games };
         if wants > pool.max_games {
             return Err(refused(
