@@ -133,6 +133,8 @@ pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Clien
         max_streams_per_ip: 100_000,
         max_streams_per_connection: 100_000,
         memory_per_address: 0,
+        // The arena's bots are this machine's to run as fast as it can.
+        bot_cpu: dudo_server::bot_cpu::BotCpuLimits { per_table: None, all_tables: None },
         ..Default::default()
     };
     let setup = dudo_server::Setup { store, limits, ..dudo_server::Setup::default() };

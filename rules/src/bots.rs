@@ -522,7 +522,9 @@ impl Bot for ReaderBot {
     }
 
     fn interject(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<Action> {
-        out_of_turn(&Reading::of(view, rules.dice.faces), rules, view, legal)
+        // Out of turn only the bid's own face is asked about.
+        let face = view.current_bid.map(|(_, b)| b.face)?;
+        out_of_turn(&Reading::of_faces(view, rules.dice.faces, face..=face), rules, view, legal)
     }
 }
 
@@ -539,18 +541,54 @@ pub struct Reading {
 
 impl Reading {
     pub fn of(view: &View, faces: u8) -> Reading {
-        let mut tails = vec![Vec::new()];
-        let mut pmf = vec![Vec::new()];
-        for face in 1..=faces {
-            let dist = count_distribution(view, faces, face);
+        Reading::of_faces(view, faces, 1..=faces)
+    }
+
+    /// The reading of `asked` faces only (the others read as impossible): a call out of turn
+    /// needs one face, and a table of many dice should not pay for the rest.
+    pub fn of_faces(view: &View, faces: u8, asked: std::ops::RangeInclusive<u8>) -> Reading {
+        let bids = BidsRead::of(view, faces);
+        let mut tails = vec![Vec::new(); usize::from(faces) + 1];
+        let mut pmf = vec![Vec::new(); usize::from(faces) + 1];
+        for face in asked.filter(|f| (1..=faces).contains(f)) {
+            let dist = count_distribution(view, &bids, faces, face);
             let mut tail = vec![0.0; dist.len() + 1];
             for q in (0..dist.len()).rev() {
                 tail[q] = tail[q + 1] + dist[q];
             }
-            tails.push(tail);
-            pmf.push(dist);
+            tails[usize::from(face)] = tail;
+            pmf[usize::from(face)] = dist;
         }
         Reading { tails, pmf }
+    }
+}
+
+/// How many bids (at most two) each seat made on each face this round: one pass over the
+/// round's claims, however many seats ask.
+struct BidsRead {
+    /// `counts[seat * (faces + 1) + face]`.
+    counts: Vec<u8>,
+    stride: usize,
+}
+
+impl BidsRead {
+    fn of(view: &View, faces: u8) -> BidsRead {
+        let stride = usize::from(faces) + 1;
+        let mut counts = vec![0u8; view.players.len() * stride];
+        for claim in &view.claims {
+            let face = match claim.kind {
+                crate::game::ClaimKind::Bid(b) | crate::game::ClaimKind::PushBid(b) => b.face,
+                crate::game::ClaimKind::Pass => continue,
+            };
+            if let Some(n) = counts.get_mut(claim.seat * stride + usize::from(face)) {
+                *n = (*n + 1).min(2);
+            }
+        }
+        BidsRead { counts, stride }
+    }
+
+    fn on(&self, seat: usize, face: u8) -> u8 {
+        self.counts.get(seat * self.stride + usize::from(face)).copied().unwrap_or(0)
     }
 }
 
@@ -568,7 +606,12 @@ impl Beliefs for Reading {
 }
 
 /// The distribution of the number of dice matching `face` this round, as one seat reads it.
-fn count_distribution(view: &View, faces: u8, face: u8) -> Vec<f64> {
+///
+/// Hidden dice with the same chance of matching are one binomial: the seat's own hidden
+/// dice and those of players who did not bid on the face, then those who bid once, then
+/// twice. Each binomial is cut where its chances fall below [`NEGLIGIBLE`], so the work
+/// grows with the spread of the count, not with the square of the dice on the table.
+fn count_distribution(view: &View, bids: &BidsRead, faces: u8, face: u8) -> Vec<f64> {
     let wild = view.wild;
     let matches = |d: u8| d == face || wild.is_some_and(|w| w != face && d == w);
     if let Some(all) = &view.all_dice {
@@ -578,16 +621,15 @@ fn count_distribution(view: &View, faces: u8, face: u8) -> Vec<f64> {
         return dist;
     }
     let chance = match_chance(face, faces, wild);
-    let mut dist = vec![1.0];
     let mut known = 0usize;
-    let mut hidden_mine = 0u32;
+    // Hidden dice by how many bids their owner made on the face (0, 1, 2).
+    let mut hidden = [0u32; 3];
     for d in &view.my_dice {
         match d {
             Some(d) => known += usize::from(matches(*d)),
-            None => hidden_mine += 1,
+            None => hidden[0] += 1,
         }
     }
-    dist = convolve_binomial(&dist, hidden_mine, chance);
     for (seat, p) in view.players.iter().enumerate() {
         if p.place.is_some() {
             continue;
@@ -596,37 +638,50 @@ fn count_distribution(view: &View, faces: u8, face: u8) -> Vec<f64> {
         if Some(seat) == view.seat {
             continue;
         }
-        let hidden = u32::from(p.dice).saturating_sub(p.pushed.len() as u32);
-        let bids_on_face = view
-            .claims
-            .iter()
-            .filter(|c| c.seat == seat)
-            .filter(|c| match c.kind {
-                crate::game::ClaimKind::Bid(b) | crate::game::ClaimKind::PushBid(b) => b.face == face,
-                crate::game::ClaimKind::Pass => false,
-            })
-            .count()
-            .min(2);
+        let unseen = u32::from(p.dice).saturating_sub(p.pushed.len() as u32);
+        hidden[usize::from(bids.on(seat, face))] += unseen;
+    }
+    let mut dist = Counts { offset: known, chances: vec![1.0] };
+    for (bids_on_face, &n) in hidden.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
         // Tilting the log-odds of each die is the same as a binomial with a larger chance.
         let boost = (TILT * bids_on_face as f64).exp();
         let tilted = chance * boost / (1.0 - chance + chance * boost);
-        dist = convolve_binomial(&dist, hidden, tilted);
+        dist = dist.plus(&Counts::binomial(n, tilted));
     }
-    let mut shifted = vec![0.0; known];
-    shifted.extend(dist);
-    shifted
+    let mut out = vec![0.0; dist.offset];
+    out.extend(dist.chances);
+    out
 }
 
-/// `dist` convolved with Binomial(n, p).
-fn convolve_binomial(dist: &[f64], n: u32, p: f64) -> Vec<f64> {
-    let mut out = dist.to_vec();
-    for _ in 0..n {
-        let mut next = vec![0.0; out.len() + 1];
-        for (k, &w) in out.iter().enumerate() {
-            next[k] += w * (1.0 - p);
-            next[k + 1] += w * p;
-        }
-        out = next;
+/// Chances this small decide nothing a bot does (its thresholds are tenths).
+const NEGLIGIBLE: f64 = 1e-15;
+
+/// A distribution over counts, from `offset` on (below it, and past its end, nothing).
+struct Counts {
+    offset: usize,
+    chances: Vec<f64>,
+}
+
+impl Counts {
+    /// Binomial(n, p), without its negligible tails.
+    fn binomial(n: u32, p: f64) -> Counts {
+        let row = crate::odds::pmf_row(n, p);
+        let first = row.iter().position(|&c| c > NEGLIGIBLE).unwrap_or(0);
+        let last = row.iter().rposition(|&c| c > NEGLIGIBLE).unwrap_or(first);
+        Counts { offset: first, chances: row.get(first..=last).map_or_else(|| vec![1.0], <[f64]>::to_vec) }
     }
-    out
+
+    /// The distribution of the sum of two independent counts.
+    fn plus(&self, other: &Counts) -> Counts {
+        let mut chances = vec![0.0; (self.chances.len() + other.chances.len()).saturating_sub(1)];
+        for (i, &a) in self.chances.iter().enumerate() {
+            for (j, &b) in other.chances.iter().enumerate() {
+                chances[i + j] += a * b;
+            }
+        }
+        Counts { offset: self.offset + other.offset, chances }
+    }
 }

@@ -56,7 +56,7 @@ pub fn binomial(n: u32, k: u32, p: f64) -> BidOdds {
 }
 
 /// `P(exactly k)` for every `k` from 0 to `n`, by the same walk as [`binomial`].
-fn pmf_row(n: u32, p: f64) -> Vec<f64> {
+pub(crate) fn pmf_row(n: u32, p: f64) -> Vec<f64> {
     if p <= 0.0 || p >= 1.0 {
         return (0..=n).map(|k| binomial(n, k, p).exactly).collect();
     }

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod accounts;
+pub mod bot_cpu;
 pub mod budget;
 pub mod call_gate;
 pub mod connections;

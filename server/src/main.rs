@@ -48,8 +48,16 @@ struct Args {
     max_game_moves: u64,
     /// The longest a game may last, in minutes: one that outlasts it is stopped at its next
     /// move (0: no limit).
-    #[arg(long, env = "DUDO_MAX_GAME_MINUTES", default_value_t = 0)]
+    #[arg(long, env = "DUDO_MAX_GAME_MINUTES", default_value_t = 180)]
     max_game_minutes: u64,
+    /// The CPU one table's built-in bots may take, in percent of one core (0: no limit):
+    /// past it their moves wait, so no table of bots holds the server.
+    #[arg(long, env = "DUDO_BOT_CPU_PERCENT_PER_TABLE", default_value_t = 5.0)]
+    bot_cpu_percent_per_table: f64,
+    /// The CPU every table's built-in bots may take together, in percent of one core (0: no
+    /// limit); a table whose bots have been light lately does not wait for it.
+    #[arg(long, env = "DUDO_BOT_CPU_PERCENT", default_value_t = 25.0)]
+    bot_cpu_percent: f64,
     /// The most memory a game's events may take, in KiB (estimated, as the memory budget
     /// counts it): a game that reaches it is stopped (0: no limit).
     #[arg(long, env = "DUDO_MAX_GAME_KIB", default_value_t = 16 * 1024)]
@@ -180,6 +188,10 @@ async fn main() -> anyhow::Result<()> {
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
         keepalive: (args.keepalive_seconds > 0)
             .then(|| std::time::Duration::from_secs(args.keepalive_seconds)),
+        bot_cpu: dudo_server::bot_cpu::BotCpuLimits {
+            per_table: cores(args.bot_cpu_percent_per_table)?,
+            all_tables: cores(args.bot_cpu_percent)?,
+        },
     };
     let admin_token = match &args.admin_token_file {
         Some(path) => Some(
@@ -214,6 +226,14 @@ async fn main() -> anyhow::Result<()> {
     let setup = dudo_server::Setup { limits, store, ranked: args.ranked, recover: true, accounts, ladder };
     dudo_server::serve(listener, setup, shutdown).await?;
     Ok(())
+}
+
+/// A share of the CPU given in percent of one core, as a fraction (0: no limit).
+fn cores(percent: f64) -> anyhow::Result<Option<f64>> {
+    if !percent.is_finite() || percent < 0.0 {
+        anyhow::bail!("a CPU share is a percentage of one core, 0 (no limit) or more, not {percent}");
+    }
+    Ok((percent > 0.0).then_some(percent / 100.0))
 }
 
 /// Opens the database `--db` names (or the default file), or none for `--db none`.

@@ -195,6 +195,8 @@ pub struct Limits {
     pub idle_table: std::time::Duration,
     /// How often to ping a quiet connection to learn whether it is still there (none: never).
     pub keepalive: Option<std::time::Duration>,
+    /// The CPU built-in bots may take, per table and in all (see `bot_cpu`).
+    pub bot_cpu: crate::bot_cpu::BotCpuLimits,
 }
 
 impl Default for Limits {
@@ -209,16 +211,21 @@ impl Default for Limits {
             actions_per_second: 50,
             table_moves_per_second: 2_000,
             max_game_moves: 10_000,
-            max_game_time: None,
+            max_game_time: Some(DEFAULT_GAME_TIME),
             max_game_bytes: 16 * 1024 * 1024,
             memory_budget: 512 * 1024 * 1024,
             memory_per_address: 64 * 1024 * 1024,
             max_message_bytes: 16 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
+            bot_cpu: crate::bot_cpu::BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.25) },
         }
     }
 }
+
+/// The longest a game lasts by default: a long evening; bots that play for hours only hold
+/// the server.
+pub const DEFAULT_GAME_TIME: std::time::Duration = std::time::Duration::from_secs(3 * 60 * 60);
 
 /// A bot that thinks longer than this only stalls its table.
 const MAX_BOT_THINK_MILLIS: u32 = 10_000;
@@ -262,6 +269,8 @@ pub struct Dudo {
     accounts: AccountSettings,
     /// The ladder's matchmaker, when the server runs one.
     ladder: Option<crate::ladder::LadderHandle>,
+    /// The CPU every table's built-in bots may take together.
+    bot_cpu: Arc<crate::bot_cpu::BotCpu>,
 }
 
 /// Holds one of a connection's (and its IP address's) open streams; dropping it (the stream
@@ -311,7 +320,8 @@ fn join_code() -> String {
 impl Dudo {
     pub fn new(limits: Limits) -> Dudo {
         let budget = Budget::new(limits.memory_budget);
-        Dudo { limits: Arc::new(limits), budget, ..Dudo::default() }
+        let bot_cpu = crate::bot_cpu::BotCpu::new(limits.bot_cpu);
+        Dudo { limits: Arc::new(limits), budget, bot_cpu, ..Dudo::default() }
     }
 
     /// With these account settings (registration, the admin token).
@@ -378,6 +388,7 @@ impl Dudo {
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
+                bots: self.bot_cpu.table_share(),
             },
         );
         let handle = self.spawn_table(table, id.clone(), code, None)?;
@@ -454,6 +465,7 @@ impl Dudo {
                 self.limits.table_moves_per_second,
                 self.game_length(),
                 Arc::clone(&self.budget),
+                self.bot_cpu.table_share(),
             ) {
                 Ok(table) => {
                     let code = table.info().join_code;
@@ -862,6 +874,7 @@ impl Lobby for Dudo {
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
+                bots: self.bot_cpu.table_share(),
             },
         );
         let handle = self.spawn_table(table, id, code, ip)?;

@@ -167,9 +167,10 @@ fn the_account_commands_of_the_terminal_client() {
     std::fs::create_dir_all(&home).unwrap();
     let db = home.join("server.db");
     let db = db.to_str().unwrap();
-    let dudo_tests::ServerProcess { mut child, addr, .. } =
+    let mut server =
         dudo_tests::start_server(&dudo_tests::binary("dudo-server"), &["--db", db, "--admin-token", ADMIN])
             .unwrap();
+    let addr = server.addr.clone();
     let dudo = |args: &[&str]| {
         let out = std::process::Command::new(dudo_tests::binary("dudo"))
             .args(args)
@@ -217,7 +218,7 @@ fn the_account_commands_of_the_terminal_client() {
     assert!(ok && out.contains("suspended"), "{out}");
     let (ok, out) = dudo(&["account", "show"]);
     assert!(!ok && out.contains("suspended"), "{out}");
-    let _ = child.kill();
-    let _ = child.wait();
+    let _ = server.child.kill();
+    let _ = server.child.wait();
     let _ = std::fs::remove_dir_all(&home);
 }

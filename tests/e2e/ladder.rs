@@ -227,11 +227,12 @@ fn the_ladder_commands_of_the_terminal_client() {
     )
     .unwrap();
     let db = home.join("server.db");
-    let dudo_tests::ServerProcess { mut child, addr, .. } = dudo_tests::start_server(
+    let mut server = dudo_tests::start_server(
         &dudo_tests::binary("dudo-server"),
         &["--db", db.to_str().unwrap(), "--ladder", pools.to_str().unwrap()],
     )
     .unwrap();
+    let addr = server.addr.clone();
     let dudo = |home: &std::path::Path, args: &[&str]| {
         let out = std::process::Command::new(dudo_tests::binary("dudo"))
             .args(args)
@@ -275,8 +276,8 @@ fn the_ladder_commands_of_the_terminal_client() {
     }
     let (ok, out) = dudo(&home, &["leaderboard", "duel", "--history", "oddity"]);
     assert!(ok && out.lines().count() == 2, "{out}");
-    let _ = child.kill();
-    let _ = child.wait();
+    let _ = server.child.kill();
+    let _ = server.child.wait();
     let _ = std::fs::remove_dir_all(&home);
 }
 

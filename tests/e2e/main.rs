@@ -1,6 +1,9 @@
 //! End-to-end tests: the real binaries, driven as a user would drive them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+// Availability: bots held to a share of the CPU, silent connections, a full budget, the
+// descriptor limit, concurrent creation: what one client must not take from the others.
+mod availability;
 // Accounts: registration, API tokens, names that look alike, suspension, rated seats.
 mod accounts;
 // Bots: the SDK's bots, the Python example, external bots and the arena.

@@ -131,7 +131,7 @@ fn check_salts(
 
 /// What a simple client does when asked to move: challenge if it may, else the least bid,
 /// else the first claim or roll on offer.
-fn simple_move(legal: &pb::Legal) -> pb::Action {
+pub(crate) fn simple_move(legal: &pb::Legal) -> pb::Action {
     use pb::action::Action as A;
     let action = if !legal.dudo.is_empty() {
         A::Dudo(pb::Dudo { target: None })
@@ -312,8 +312,8 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
 
 #[tokio::test]
 async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
-    let dudo_tests::ServerProcess { mut child, addr, .. } =
-        dudo_tests::start_server(&dudo_tests::binary("dudo-server"), &[]).unwrap();
+    let mut server = dudo_tests::start_server(&dudo_tests::binary("dudo-server"), &[]).unwrap();
+    let addr = server.addr.clone();
     let ch = channel(&format!("http://{addr}")).await;
     // Standard gRPC health answers for the dudo services.
     let health = tonic_health::pb::health_client::HealthClient::new(ch.clone())
@@ -333,11 +333,11 @@ async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
         .into_inner();
     assert!(matches!(stream.next().await, Some(Ok(_))));
     let started = std::time::Instant::now();
-    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    std::process::Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
     // The stream is told, then closed.
     let ended = tokio::time::timeout(Duration::from_secs(2), stream.next()).await.unwrap();
     assert!(matches!(ended, Some(Err(_)) | None));
-    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    let status = tokio::task::spawn_blocking(move || server.child.wait()).await.unwrap().unwrap();
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(1), "took {:?}", started.elapsed());
 }
@@ -706,15 +706,16 @@ async fn prometheus_metrics_on_their_own_port() {
     use std::io::BufRead;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let dudo_tests::ServerProcess { mut child, addr, mut stdout } = dudo_tests::start_server(
+    let mut server = dudo_tests::start_server(
         &dudo_tests::binary("dudo-server"),
         &["--metrics-listen", &free.to_string()],
     )
     .unwrap();
+    let addr = server.addr.clone();
     // After the records line, a line says the metrics endpoint is up.
     let mut lines = String::new();
     for _ in 0..2 {
-        stdout.read_line(&mut lines).unwrap();
+        server.stdout.read_line(&mut lines).unwrap();
     }
     assert!(lines.contains("keeps no records") && lines.contains("metrics on"), "{lines}");
     let ch = channel(&format!("http://{addr}")).await;
@@ -767,8 +768,8 @@ async fn prometheus_metrics_on_their_own_port() {
         assert!(body.contains(name), "{name} missing from:\n{body}");
     }
     assert!(body.contains("reason=\"quantity_out_of_range\""), "{body}");
-    let _ = child.kill();
-    let _ = child.wait();
+    let _ = server.child.kill();
+    let _ = server.child.wait();
 }
 
 #[tokio::test]

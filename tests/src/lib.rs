@@ -83,6 +83,67 @@ pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess>
     Ok(ServerProcess { child, addr, stdout })
 }
 
+/// A failing test does not leave its server behind: the process is killed with its handle.
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts a host-only table of `seats` reader bots with `dice` dice each on the server behind
+/// `channel`, and leaves it playing: the table that would eat a server's CPU if its bots
+/// were not held to their share. Returns the table's id.
+pub async fn start_bot_table(
+    channel: tonic::transport::Channel,
+    seats: u32,
+    dice: u32,
+) -> Result<String, tonic::Status> {
+    use dudo_proto::v1 as pb;
+    let mut lobby = dudo_proto::v1::lobby_client::LobbyClient::new(channel);
+    let setting = |path: &str, value: String| pb::Setting { path: path.into(), value };
+    let joined = lobby
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            seats,
+            host_only: true,
+            settings: vec![
+                setting("players.max", seats.to_string()),
+                setting("dice.max", dice.to_string()),
+                setting("dice.start", dice.to_string()),
+            ],
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    let table = joined.table.map(|t| t.id).unwrap_or_default();
+    for _ in 0..seats {
+        let bot = pb::AddBotRequest { table: table.clone(), bot: "reader".into() };
+        lobby.add_bot(bearer(bot, &joined.token)).await?;
+    }
+    lobby.start_game(bearer(pb::TableRef { table: table.clone() }, &joined.token)).await?;
+    Ok(table)
+}
+
+/// The CPU time a process has used, from /proc (zero where there is none).
+pub fn cpu_time(pid: u32) -> std::time::Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command's closing parenthesis: utime and stime are 12th and 13th,
+    // in clock ticks (100 a second on Linux).
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    std::time::Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
+/// `message` with a seat's or host's token, as the server reads it.
+pub fn bearer<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    if let Ok(v) = format!("Bearer {token}").parse() {
+        request.metadata_mut().insert("authorization", v);
+    }
+    request
+}
+
 /// A `dudo-server` that can be killed and started again on the same database and address, as
 /// an operator restarts one: a SQLite file in a directory of its own, and a fixed port.
 pub struct Restartable {

@@ -118,12 +118,19 @@ pub struct TableCore {
     length: GameLength,
     /// Counts changes to what a list shows of the table (seats, rules, state).
     changes: u64,
+    /// Real time spent playing built-in bots since the task last took it: what the table's
+    /// share of the server's CPU is charged (see `bot_cpu`).
+    thinking: Duration,
 }
 
 /// Bot moves played in one go: a table of bots playing at once hands back to the task after
-/// this many (the rest follow at once, after other tables and calls have had their turn),
-/// so one table can never hold a worker thread for long.
+/// this many, or after [`BOT_SLICE`] of thinking, whichever comes first (the rest follow
+/// after other tables and calls have had their turn), so one table can never hold a worker
+/// thread for long, however many dice its bots weigh.
 const BOT_MOVES_AT_ONCE: usize = 256;
+/// The most real time one go of bot moves takes (one move past it at most, and a bot's
+/// decision is bounded: see `dudo_rules::bots`).
+pub const BOT_SLICE: Duration = Duration::from_millis(2);
 
 impl TableCore {
     /// A new table; `salt_secret` is what its dice commitments' salts are drawn from. With
@@ -166,6 +173,7 @@ impl TableCore {
             announced: None,
             length,
             changes: 0,
+            thinking: Duration::ZERO,
         };
         let created = core.journal.kept.then(|| Entry::Created(core.creation()));
         core.journal.record(now.wall, created);
@@ -462,7 +470,12 @@ impl TableCore {
         // (and bots' answers in it, which are never paused) plays now.
         let at_once = self.bot_pause.is_zero();
         let mut played_all = false;
-        for _ in 0..BOT_MOVES_AT_ONCE {
+        // Real time, not the table's `now`: this bounds the work, it decides nothing in the game.
+        let started = std::time::Instant::now();
+        for n in 0..BOT_MOVES_AT_ONCE {
+            if n > 0 && started.elapsed() >= BOT_SLICE {
+                break;
+            }
             let Some((seat, action)) = self.next_move(at_once, now) else {
                 played_all = true;
                 break;
@@ -486,6 +499,7 @@ impl TableCore {
                 at_log_len: self.log.next_seq(),
             });
         }
+        self.thinking += started.elapsed();
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
         // A seat whose move is held in the call window has moved: its clock stops.
         let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
@@ -695,6 +709,11 @@ impl TableCore {
     /// When the clock runs out for the seat it is timing (monotonic).
     pub fn deadline(&self) -> Option<Duration> {
         self.clock.as_ref()?.deadline()
+    }
+
+    /// The real time bots took since this was last asked.
+    pub fn take_thinking(&mut self) -> Duration {
+        std::mem::take(&mut self.thinking)
     }
 
     /// When the paused bot's move is due (monotonic).

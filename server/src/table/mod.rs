@@ -47,6 +47,7 @@ pub use self::proofs::commitment;
 use self::rate::RateLimit;
 pub use self::seats::SeatAccount;
 use self::seats::{SeatBot, token_hash};
+use crate::bot_cpu::TableShare;
 use crate::budget::Budget;
 
 /// What a lobby call that changes the table answers: the table as its own command left it.
@@ -123,6 +124,8 @@ pub struct Setup {
     /// Moves the whole table may make a second in answer to prompts (protects the server).
     pub table_rate: u32,
     pub store: Option<Store>,
+    /// The CPU its built-in bots may take.
+    pub bots: TableShare,
 }
 
 /// Why a table's task ended.
@@ -242,19 +245,21 @@ pub struct Table {
     reprompt: Vec<(Seat, Duration)>,
     /// What the core's monotonic time counts from.
     epoch: Instant,
+    /// The CPU its bots may take: past it, their next moves wait.
+    bots: TableShare,
 }
 
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let Setup { table: mut core_setup, table_rate, store } = setup;
+        let Setup { table: mut core_setup, table_rate, store, bots } = setup;
         let now = Now { wall: unix_millis(), mono: Duration::ZERO };
         core_setup.journalled = store.is_some();
         let unwritten =
             store.as_ref().map(|_| NewTable { code: core_setup.code.clone(), created_at: now.wall });
         let core = TableCore::new(rules, core_setup, rand::rng().random(), now);
         let rate = RateLimit::new(core.rate(), table_rate);
-        Table::around(core, store, unwritten, 0, rate)
+        Table::around(core, store, unwritten, 0, rate, bots)
     }
 
     fn around(
@@ -263,6 +268,7 @@ impl Table {
         unwritten: Option<NewTable>,
         entries: i64,
         rate: RateLimit,
+        bots: TableShare,
     ) -> Table {
         let epoch = Instant::now();
         Table {
@@ -275,6 +281,7 @@ impl Table {
             rate,
             reprompt: Vec::new(),
             epoch,
+            bots,
         }
     }
 
@@ -287,6 +294,7 @@ impl Table {
         table_rate: u32,
         length: GameLength,
         budget: Arc<Budget>,
+        bots: TableShare,
     ) -> Result<Table, RecoverError> {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
@@ -309,7 +317,7 @@ impl Table {
         // written with the move that ended it.
         core.discard_unsaved();
         let rate = RateLimit::new(core.rate(), table_rate);
-        let mut table = Table::around(core, Some(store), None, next, rate);
+        let mut table = Table::around(core, Some(store), None, next, rate, bots);
         // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
         let now = table.now();
         table.core.settle(now);
@@ -356,7 +364,12 @@ impl Table {
                 break Ended::Closed;
             }
             let deadline = self.core.deadline().map(|d| self.epoch + d);
-            let bot_due = self.core.bot_due().map(|d| self.epoch + d);
+            // What the bots thought since is charged to the table's share; past it, they
+            // move only once it has refilled.
+            let thought = self.core.take_thinking();
+            let now = Instant::now();
+            self.bots.spend(thought, now);
+            let bot_due = self.core.bot_due().map(|d| (self.epoch + d).max(self.bots.ready_at(now)));
             let window = self.core.window_closes().map(|d| self.epoch + d);
             let reprompt = self.reprompt.iter().map(|&(_, d)| d).min().map(|d| self.epoch + d);
             tokio::select! {

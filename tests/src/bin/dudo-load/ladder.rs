@@ -39,15 +39,6 @@ async fn register(client: &Client, name: &str) -> anyhow::Result<String> {
     Ok(registered.token.map(|t| t.token).unwrap_or_default())
 }
 
-/// A process's CPU time (user and system), from /proc.
-fn cpu(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // The fields after the command's closing parenthesis: utime and stime are 12th and 13th.
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
-}
-
 /// `bots` accounts queue on a four-seat pool at once and play (each move the first legal
 /// one) for `seconds`: the time until every one is seated, games a second, the server's
 /// CPU and the matchmaker's share of it.
@@ -66,7 +57,7 @@ pub async fn queue(bots: usize, seconds: u64) -> anyhow::Result<()> {
     let seated = Arc::new(AtomicU64::new(0));
     let games = Arc::new(AtomicU64::new(0));
     let last_seated = Arc::new(std::sync::Mutex::new(Instant::now()));
-    let cpu_before = cpu(server.child.id());
+    let cpu_before = dudo_tests::cpu_time(server.pid());
     let start = Instant::now();
     let deadline = start + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
@@ -115,7 +106,7 @@ pub async fn queue(bots: usize, seconds: u64) -> anyhow::Result<()> {
         let _ = t.await;
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let cpu_used = cpu(server.child.id()).saturating_sub(cpu_before);
+    let cpu_used = dudo_tests::cpu_time(server.pid()).saturating_sub(cpu_before);
     let all_seated = last_seated.lock().map(|at| at.duration_since(start).as_secs_f64()).unwrap_or(0.0);
     let seated = seated.load(Ordering::Relaxed);
     // Each game ended is counted once for each of its four players.

@@ -7,7 +7,10 @@
 //!   sending an action to its event arriving on the person's stream. The person answers
 //!   each call window it is asked in (calza by the others) with `pass_call`, after the same
 //!   think time; `--calza-on-turn` plays a rule set with no call windows (Calza on one's own
-//!   turn), to measure the table without them.
+//!   turn), to measure the table without them. Every unary call's round trip is timed too
+//!   (p50/p99 per call). `--bot-tables N` first starts N host-only tables of 64 reader bots
+//!   with 20 dice each, from the same address (the attack of issue 21: bots that would eat
+//!   the CPU), and keeps them playing through the run.
 //! - `idle`: N seats joined and subscribed but not playing; reports the server's resident
 //!   memory per seat.
 //! - `ladder`: N bot accounts queued at once on a four-seat ladder pool (see `ladder.rs`);
@@ -65,7 +68,7 @@ fn at_or_after(sent: Option<Instant>, warmup: Instant) -> bool {
 }
 
 struct Server {
-    child: std::process::Child,
+    process: dudo_tests::ServerProcess,
     addr: String,
 }
 
@@ -98,13 +101,18 @@ impl Server {
         ];
         args.extend_from_slice(more);
         let server = dudo_tests::start_server(&dir.join("dudo-server"), &args)?;
-        // Its later output is not read: dropping the pipe keeps a full pipe from stalling it.
-        Ok(Server { child: server.child, addr: server.addr })
+        // Its later output (nothing after the banner) is not read.
+        let addr = server.addr.clone();
+        Ok(Server { process: server, addr })
     }
 
     /// The server's resident memory, from /proc.
     fn rss_kib(&self) -> u64 {
-        rss_kib(self.child.id())
+        rss_kib(self.pid())
+    }
+
+    fn pid(&self) -> u32 {
+        self.process.child.id()
     }
 }
 
@@ -117,13 +125,6 @@ fn rss_kib(pid: u32) -> u64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Connections to spread streams over (HTTP/2 limits streams per connection).
@@ -142,12 +143,18 @@ async fn play(
     db: &str,
     rss_every: u64,
     calza_on_turn: bool,
+    bot_tables: usize,
 ) -> anyhow::Result<()> {
     let server = Server::start(db)?;
+    if bot_tables > 0 {
+        let started = Instant::now();
+        start_bot_tables(&server.addr, bot_tables).await?;
+        println!("{bot_tables} bot tables (64 reader bots, 20 dice each) started in {:?}", started.elapsed());
+    }
     // The server's memory every `rss_every` seconds of the measured run: it must level off
     // however many games are played.
     let sampler = (rss_every > 0).then(|| {
-        let pid = server.child.id();
+        let pid = server.pid();
         tokio::spawn(async move {
             let start = Instant::now() + Duration::from_secs(3);
             let mut samples = Vec::new();
@@ -167,17 +174,28 @@ async fn play(
     let refused = Arc::new(AtomicU64::new(0));
     let stalled = Arc::new(AtomicU64::new(0));
     let latencies = Arc::new(Mutex::new(Vec::<u32>::new()));
+    let calls = Arc::new(Mutex::new(Vec::<u32>::new()));
     // Tables are created and started during a warm-up that is not measured.
     let warmup = Instant::now() + Duration::from_secs(3);
     let deadline = warmup + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
+    let cpu_at_warmup = {
+        let pid = server.pid();
+        tokio::spawn(async move {
+            tokio::time::sleep_until(warmup.into()).await;
+            dudo_tests::cpu_time(pid)
+        })
+    };
     for t in 0..tables {
         let ch = chans[t % chans.len()].clone();
         let (actions, latencies) = (Arc::clone(&actions), Arc::clone(&latencies));
         let (refused, stalled) = (Arc::clone(&refused), Arc::clone(&stalled));
+        let calls = Arc::clone(&calls);
         tasks.push(tokio::spawn(async move {
             let mut lobby = LobbyClient::new(ch.clone());
             let mut play = PlayClient::new(ch);
+            let mut timed = Vec::new();
+            let call = Instant::now();
             let joined = lobby
                 .create_table(pb::CreateTableRequest {
                     preset: "fibbing".into(),
@@ -192,20 +210,25 @@ async fn play(
                 })
                 .await?
                 .into_inner();
+            timed.push(micros(call));
             let id = joined.table.map(|t| t.id).unwrap_or_default();
             for _ in 0..2 {
+                let call = Instant::now();
                 lobby
                     .add_bot(authed(
                         pb::AddBotRequest { table: id.clone(), bot: "odds".into() },
                         &joined.token,
                     ))
                     .await?;
+                timed.push(micros(call));
             }
             let mut updates = play
                 .subscribe(authed(pb::SubscribeRequest { table: id.clone(), since: None }, &joined.token))
                 .await?
                 .into_inner();
+            let call = Instant::now();
             lobby.start_game(authed(pb::TableRef { table: id.clone() }, &joined.token)).await?;
+            timed.push(micros(call));
             let mut sent: Option<Instant> = None;
             let mut mine = Vec::new();
             let mut jitter = t as u64 + 1;
@@ -246,6 +269,9 @@ async fn play(
                                 &joined.token,
                             ))
                             .await;
+                        if let Some(at) = sent {
+                            timed.push(micros(at));
+                        }
                         if answer.is_err() {
                             refused.fetch_add(1, Ordering::Relaxed);
                         }
@@ -269,9 +295,11 @@ async fn play(
                         }
                         if let pb::event::Kind::GameOver(_) = kind {
                             // Another game at the same table.
+                            let call = Instant::now();
                             lobby
                                 .reset_table(authed(pb::TableRef { table: id.clone() }, &joined.token))
                                 .await?;
+                            timed.push(micros(call));
                             updates = play
                                 .subscribe(authed(
                                     pb::SubscribeRequest { table: id.clone(), since: None },
@@ -288,6 +316,7 @@ async fn play(
                 }
             }
             latencies.lock().await.extend(mine);
+            calls.lock().await.extend(timed);
             anyhow::Ok(())
         }));
     }
@@ -304,6 +333,15 @@ async fn play(
         lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1))).copied().unwrap_or(0)
     };
     let total = actions.load(Ordering::Relaxed);
+    let cpu = dudo_tests::cpu_time(server.pid()).saturating_sub(cpu_at_warmup.await.unwrap_or_default());
+    let mut calls = calls.lock().await.clone();
+    calls.sort_unstable();
+    let call_pct = |p: f64| {
+        calls
+            .get(((calls.len() as f64 * p) as usize).min(calls.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0)
+    };
     if let Some(sampler) = sampler {
         let samples = sampler.await.unwrap_or_default();
         let shown: Vec<String> =
@@ -321,8 +359,33 @@ async fn play(
         lat.len(),
         server.rss_kib()
     );
+    println!(
+        "server CPU: {:.0}% of a core, {:.1} µs per action",
+        cpu.as_secs_f64() * 100.0 / elapsed,
+        cpu.as_secs_f64() * 1e6 / total.max(1) as f64
+    );
+    println!(
+        "calls (create, add bot, start, act, reset): p50 {} µs, p99 {} µs, max {} µs ({} calls)",
+        call_pct(0.5),
+        call_pct(0.99),
+        calls.last().copied().unwrap_or(0),
+        calls.len()
+    );
     if stalled > 0 || failed > 0 {
         anyhow::bail!("{stalled} tables stalled and {failed} failed");
+    }
+    Ok(())
+}
+
+fn micros(since: Instant) -> u32 {
+    u32::try_from(since.elapsed().as_micros()).unwrap_or(u32::MAX)
+}
+
+/// Starts `n` host-only tables of 64 reader bots with 20 dice each, and leaves them playing.
+async fn start_bot_tables(addr: &str, n: usize) -> anyhow::Result<()> {
+    let ch = Channel::from_shared(format!("http://{addr}"))?.connect().await?;
+    for _ in 0..n {
+        dudo_tests::start_bot_table(ch.clone(), 64, 20).await?;
     }
     Ok(())
 }
@@ -393,7 +456,8 @@ async fn main() -> anyhow::Result<()> {
             let think = Duration::from_millis(flag("--think-ms", 0));
             let (tables, seconds) = (flag("--tables", 1000) as usize, flag("--seconds", 10));
             let calza_on_turn = args.iter().any(|a| a == "--calza-on-turn");
-            play(tables, seconds, think, db, flag("--rss-every", 0), calza_on_turn).await
+            let bot_tables = flag("--bot-tables", 0) as usize;
+            play(tables, seconds, think, db, flag("--rss-every", 0), calza_on_turn, bot_tables).await
         }
         Some("idle") => idle(flag("--seats", 10_000) as usize, db).await,
         Some("ladder") => ladder::queue(flag("--bots", 1000) as usize, flag("--seconds", 30)).await,
@@ -409,7 +473,7 @@ async fn main() -> anyhow::Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] | idle [--seats N] [--db DB] | ladder [--bots N] [--seconds S] | ladder-sort [--per-kind N] [--games G] [--at-once N] [--board]"
+                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] [--calza-on-turn] [--bot-tables N] | idle [--seats N] [--db DB] | ladder [--bots N] [--seconds S] | ladder-sort [--per-kind N] [--games G] [--at-once N] [--board]"
             );
             std::process::exit(2);
         }
