@@ -789,6 +789,9 @@ fn invalid(field: &'static str, problem: impl Into<String>) -> InvalidRules {
     InvalidRules { field: field.into(), problem: problem.into() }
 }
 
+/// The longest rule-set name, in characters (the server's bound for every name field).
+pub const MAX_NAME_CHARS: usize = 64;
+
 impl RuleSet {
     /// Checks every field, naming the first one that cannot be played.
     pub fn validate(&self) -> Result<(), InvalidRules> {
@@ -796,6 +799,11 @@ impl RuleSet {
         const MAX_ROUNDS: u32 = 1_000;
         const MAX_POINTS: u32 = 10_000;
         const MAX_STAKE: u32 = 1_000_000;
+        // One bound for the name however it is set (a whole rule set, or `name=` as a setting).
+        let name_chars = self.name.chars().count();
+        if name_chars > MAX_NAME_CHARS {
+            return Err(invalid("name", format!("{name_chars} characters; at most {MAX_NAME_CHARS}")));
+        }
         let p = self.players;
         if p.min < 2 {
             return Err(invalid("players.min", "a game needs at least 2 players"));

@@ -76,6 +76,15 @@ impl AccountSettings {
         *n += 1;
         *n <= REGISTRATIONS_PER_HOUR
     }
+
+    /// Gives back a registration counted for `ip` that did not happen (a name taken).
+    fn uncount_registration(&self, ip: Option<IpAddr>) {
+        if let (Some(ip), Ok(mut seen)) = (ip, self.registrations.lock())
+            && let Some((_, n)) = seen.get_mut(&ip)
+        {
+            *n = n.saturating_sub(1);
+        }
+    }
 }
 
 /// Why an account call was refused: typed here, mapped to a status once.
@@ -365,10 +374,13 @@ impl Accounts for Dudo {
         let account =
             Account { id: table::proofs::hex(&id), name, kind, created_at: now, suspended_at: None };
         let (token, stored) = new_token(&token_label, now);
-        store
-            .create_account(&account, &name_key(&account.name), &stored)
-            .await
-            .map_err(AccountError::from)?;
+        // Counted before (so registrations at once cannot all pass), given back if refused.
+        if let Err(e) = store.create_account(&account, &name_key(&account.name), &stored).await {
+            if !admin {
+                settings.uncount_registration(ip);
+            }
+            return Err(AccountError::from(e).into());
+        }
         tracing::info!(account = %account.name, kind = kind.as_str(), "account registered");
         let info = token_to_wire(&ApiToken {
             id: stored.id,

@@ -10,6 +10,11 @@
 //! A replay is one message that waits in the transport until the client reads it; the
 //! handler holds it in the budget only while it runs, so one address has at most
 //! [`IN_FLIGHT`] unsent at once.
+//!
+//! Calls that free memory (closing, resetting or leaving a table, removing a player) and
+//! health checks get through a full budget: an address whose share is full must still be
+//! able to free it, and an orchestrator must still see the server alive. Past the budget,
+//! each address may have [`IN_FLIGHT`] of them in flight, and the server [`EXEMPT_IN_FLIGHT`].
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -23,6 +28,16 @@ use tonic::transport::server::TcpConnectInfo;
 /// `GetReplay` answers one address may have unsent at once.
 pub const IN_FLIGHT: usize = 4;
 const PATH: &str = "/dudo.v1.History/GetReplay";
+/// Calls let through a full budget (see the module's doc).
+const EXEMPT: &[&str] = &[
+    "/dudo.v1.Lobby/CloseTable",
+    "/dudo.v1.Lobby/ResetTable",
+    "/dudo.v1.Lobby/Leave",
+    "/dudo.v1.Lobby/RemovePlayer",
+    "/grpc.health.v1.Health/Check",
+];
+/// Exempt calls in flight past a full budget, server-wide.
+pub const EXEMPT_IN_FLIGHT: usize = 256;
 
 /// What one call in flight is counted as: its request, buffered up to the message limit,
 /// its headers (up to [`MAX_HEADER_BYTES`]) and the transport's state for the stream.
@@ -33,46 +48,66 @@ pub fn call_bytes(max_message: usize) -> usize {
 /// The most header bytes a call may send (gRPC metadata is a few hundred).
 pub const MAX_HEADER_BYTES: u32 = 8 * 1024;
 
-/// The layer: the budget every call holds, and one count of replay answers in flight per
-/// address, shared by every connection.
+/// The layer: the budget every call holds, and counts of replay answers and of exempt calls
+/// in flight per address, shared by every connection.
 #[derive(Clone)]
 pub struct CallGate {
     dudo: crate::service::Dudo,
     call_bytes: usize,
-    in_flight: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    replays: Counts,
+    exempt: Counts,
 }
 
 impl CallGate {
     pub fn new(dudo: crate::service::Dudo) -> CallGate {
         let call_bytes = call_bytes(dudo.limits().max_message_bytes);
-        CallGate { dudo, call_bytes, in_flight: Arc::default() }
-    }
-
-    fn take(&self, ip: Option<IpAddr>) -> Option<Ticket> {
-        let Some(ip) = ip else { return Some(Ticket { ip: None, gate: self.clone() }) };
-        let mut in_flight = self.in_flight.lock().ok()?;
-        let n = in_flight.entry(ip).or_default();
-        if *n >= IN_FLIGHT {
-            return None;
-        }
-        *n += 1;
-        Some(Ticket { ip: Some(ip), gate: self.clone() })
+        CallGate { dudo, call_bytes, replays: Counts::default(), exempt: Counts::default() }
     }
 }
 
-/// One replay answer in flight; dropped with its body.
-struct Ticket {
+/// Things in flight per address (and in all), each counted by a [`Ticket`].
+#[derive(Clone, Default)]
+pub(crate) struct Counts {
+    by_address: Arc<Mutex<(HashMap<IpAddr, usize>, usize)>>,
+}
+
+impl Counts {
+    /// A ticket if `ip` has fewer than `each` in flight and everyone fewer than `all`.
+    pub(crate) fn take(&self, ip: Option<IpAddr>, each: usize, all: usize) -> Option<Ticket> {
+        let mut counts = self.by_address.lock().ok()?;
+        let (by_address, total) = &mut *counts;
+        if *total >= all {
+            return None;
+        }
+        if let Some(ip) = ip {
+            let n = by_address.entry(ip).or_default();
+            if *n >= each {
+                return None;
+            }
+            *n += 1;
+        }
+        *total += 1;
+        Some(Ticket { ip, counts: self.clone() })
+    }
+}
+
+/// One thing in flight (a call: dropped with its answer's body).
+pub(crate) struct Ticket {
     ip: Option<IpAddr>,
-    gate: CallGate,
+    counts: Counts,
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        let (Some(ip), Ok(mut in_flight)) = (self.ip, self.gate.in_flight.lock()) else { return };
-        if let Some(n) = in_flight.get_mut(&ip) {
+        let Ok(mut counts) = self.counts.by_address.lock() else { return };
+        let (by_address, total) = &mut *counts;
+        *total = total.saturating_sub(1);
+        if let Some(ip) = self.ip
+            && let Some(n) = by_address.get_mut(&ip)
+        {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                in_flight.remove(&ip);
+                by_address.remove(&ip);
             }
         }
     }
@@ -114,13 +149,21 @@ where
             .get::<TcpConnectInfo>()
             .and_then(TcpConnectInfo::remote_addr)
             .map(|a| a.ip());
-        let Some(memory) = self.gate.dudo.budget_for(ip).hold(self.gate.call_bytes) else {
-            let status = crate::service::status(crate::table::TableError::ServerBusy);
-            return Box::pin(async move { Ok(status.into_http()) });
-        };
+        let memory = self.gate.dudo.budget_for(ip).hold(self.gate.call_bytes);
+        let mut exempt = None;
+        if memory.is_none() {
+            // Past the budget, only calls that free memory and health checks, a few at once.
+            if EXEMPT.contains(&request.uri().path()) {
+                exempt = self.gate.exempt.take(ip, IN_FLIGHT, EXEMPT_IN_FLIGHT);
+            }
+            if exempt.is_none() {
+                let status = crate::service::status(crate::table::TableError::ServerBusy);
+                return Box::pin(async move { Ok(status.into_http()) });
+            }
+        }
         let mut ticket = None;
         if request.uri().path() == PATH {
-            let Some(t) = self.gate.take(ip) else {
+            let Some(t) = self.gate.replays.take(ip, IN_FLIGHT, usize::MAX) else {
                 let mut status = tonic::Status::resource_exhausted(format!(
                     "at most {IN_FLIGHT} replays unsent at once per address: read the ones asked for first"
                 ));
@@ -134,16 +177,20 @@ where
         let answer = self.inner.call(request);
         Box::pin(async move {
             let response = answer.await?;
-            Ok(response.map(|body| tonic::body::Body::new(Held { body, _memory: memory, _ticket: ticket })))
+            Ok(response.map(|body| {
+                tonic::body::Body::new(Held { body, _memory: memory, _ticket: ticket, _exempt: exempt })
+            }))
         })
     }
 }
 
-/// An answer's body, holding the call's memory (and a replay's ticket) until it is dropped.
+/// An answer's body, holding the call's memory (or, past the budget, an exempt call's
+/// ticket), and a replay's ticket, until it is dropped.
 struct Held {
     body: tonic::body::Body,
-    _memory: crate::budget::Held,
+    _memory: Option<crate::budget::Held>,
     _ticket: Option<Ticket>,
+    _exempt: Option<Ticket>,
 }
 
 impl http_body::Body for Held {

@@ -1,17 +1,208 @@
-//! Connections counted per client address, so one address cannot open connections without
-//! bound (each may carry up to `--max-streams-per-connection` calls, and each call a
-//! request buffered up to the message size limit), and each holding what its transport may
-//! buffer from the memory budget, so any number of addresses cannot either.
+//! Connections: admitted on their opening, counted per client address from the moment they
+//! are accepted, each holding what its transport may buffer from the memory budget.
+//!
+//! One address cannot open connections without bound (each may carry up to
+//! `--max-streams-per-connection` calls, and each call a request buffered up to the message
+//! size limit), nor hold descriptors with connections that say nothing: a connection takes
+//! its address's slot when it is accepted, and it is closed unless within [`OPENING_TIME`]
+//! it sends HTTP/2's preface and first frame, or an HTTP/1.1 (gRPC-Web) request's whole
+//! head. Until then it holds nothing of the budget; after, what its transport may buffer.
+//! At the descriptor limit the accept loop backs off rather than spin.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tonic::transport::server::{Connected, TcpConnectInfo};
+
+/// How long a new connection has to send its opening (see the module's doc).
+pub const OPENING_TIME: Duration = Duration::from_secs(5);
+/// The longest opening read: an HTTP/1.1 request head past it is refused (gRPC-Web heads
+/// are a few hundred bytes).
+const MAX_OPENING: usize = 16 * 1024;
+const HTTP2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// What a connection's transport may buffer of requests not yet read: its HTTP/2 receive
+/// window (every stream's unread data together), one header block being received, and its
+/// own state.
+pub const CONNECTION_WINDOW: u32 = 64 * 1024;
+pub const CONNECTION_BYTES: usize =
+    CONNECTION_WINDOW as usize + crate::call_gate::MAX_HEADER_BYTES as usize + 16 * 1024;
+/// An HTTP/1.1 connection's: hyper reads a request's head into a buffer of up to ~400 KiB.
+pub const HTTP1_CONNECTION_BYTES: usize = 416 * 1024;
+/// Connections an address may open past its share of the budget, and all addresses together.
+const PAST_BUDGET: usize = 2;
+const PAST_BUDGET_ALL: usize = 64;
+
+/// Accepted connections, each admitted by a task of its own once it has sent its opening
+/// (see the module's doc); `most` connections per address, counted from their acceptance.
+/// Nagle's algorithm is off: a game sends many small messages.
+pub fn incoming(
+    listener: TcpListener,
+    most: usize,
+    dudo: crate::service::Dudo,
+) -> impl tokio_stream::Stream<Item = std::io::Result<Counted>> {
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    tokio::spawn(async move {
+        let counted = Connections::default();
+        let past_budget = crate::call_gate::Counts::default();
+        let mut backoff = Backoff::default();
+        loop {
+            let accepted = tokio::select! {
+                // The server stopped: let go of the listener.
+                () = tx.closed() => return,
+                accepted = listener.accept() => accepted,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => {
+                    backoff.reset();
+                    accepted
+                }
+                Err(e) => {
+                    backoff.pause(&e).await;
+                    continue;
+                }
+            };
+            let Some(slot) = counted.take_slot(peer.ip(), most) else { continue };
+            let (tx, dudo, past_budget) = (tx.clone(), dudo.clone(), past_budget.clone());
+            tokio::spawn(async move {
+                let _ = stream.set_nodelay(true);
+                let mut stream = stream;
+                let Ok(Some((transport, opening))) =
+                    tokio::time::timeout(OPENING_TIME, read_opening(&mut stream)).await.unwrap_or(Ok(None))
+                else {
+                    tracing::debug!(%peer, "connection closed: no opening within {OPENING_TIME:?}");
+                    return;
+                };
+                let bytes = match transport {
+                    Transport::Http2 => CONNECTION_BYTES,
+                    Transport::Http1 => HTTP1_CONNECTION_BYTES,
+                };
+                // Past the budget, an address may still open a few connections for the calls
+                // that free memory and health checks (the only ones served then).
+                let memory = match dudo.budget_for(Some(peer.ip())).hold(bytes) {
+                    Some(held) => Memory::Held { _held: held },
+                    None => match past_budget.take(Some(peer.ip()), PAST_BUDGET, PAST_BUDGET_ALL) {
+                        Some(ticket) => Memory::PastBudget { _place: ticket },
+                        None => {
+                            tracing::debug!(%peer, "connection refused: the memory budget is full");
+                            return;
+                        }
+                    },
+                };
+                let connection = Counted { stream, opening, read: 0, _slot: slot, _memory: memory };
+                let _ = tx.send(Ok(connection)).await;
+            });
+        }
+    });
+    tokio_stream::wrappers::ReceiverStream::new(rx)
+}
+
+/// The accept loop's pause after a failed accept. Out of descriptors (`EMFILE`), accepting
+/// again at once fails again at once: the loop would spin and log without end. It waits,
+/// longer each time up to a second, and warns at most every ten seconds.
+#[derive(Default)]
+struct Backoff {
+    pause: Duration,
+    warned: Option<tokio::time::Instant>,
+    unwarned: u64,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(5);
+    const MOST: Duration = Duration::from_secs(1);
+    const WARN_EVERY: Duration = Duration::from_secs(10);
+
+    fn reset(&mut self) {
+        self.pause = Duration::ZERO;
+    }
+
+    async fn pause(&mut self, e: &std::io::Error) {
+        self.pause = (self.pause * 2).clamp(Self::FIRST, Self::MOST);
+        self.unwarned += 1;
+        let now = tokio::time::Instant::now();
+        if self.warned.is_none_or(|at| now.duration_since(at) >= Self::WARN_EVERY) {
+            tracing::warn!(
+                error = %e,
+                failures = self.unwarned,
+                "cannot accept connections (at the open file limit? see docs/protocol.md, File descriptors); pausing {:?}",
+                self.pause
+            );
+            self.warned = Some(now);
+            self.unwarned = 0;
+        }
+        metrics::counter!("dudo_accept_failures_total").increment(1);
+        tokio::time::sleep(self.pause).await;
+    }
+}
+
+/// What a connection opened with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Transport {
+    Http2,
+    Http1,
+}
+
+/// Reads a connection's opening (HTTP/2's preface and first frame, or an HTTP/1.1 request's
+/// head); none if it closed first or sent something else. What was read is replayed to the
+/// transport.
+async fn read_opening(stream: &mut TcpStream) -> std::io::Result<Option<(Transport, Vec<u8>)>> {
+    let mut read = Vec::with_capacity(512);
+    let mut chunk = [0u8; 2048];
+    loop {
+        match judge_opening(&read) {
+            Opening::Whole(transport) => return Ok(Some((transport, read))),
+            Opening::Bad => return Ok(None),
+            Opening::Partial => {}
+        }
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        read.extend_from_slice(&chunk[..n]);
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Opening {
+    Whole(Transport),
+    Partial,
+    Bad,
+}
+
+fn judge_opening(read: &[u8]) -> Opening {
+    if read.len() > MAX_OPENING {
+        return Opening::Bad;
+    }
+    let n = read.len().min(HTTP2_PREFACE.len());
+    if read[..n] == HTTP2_PREFACE[..n] {
+        // The preface, then a frame: a 9-byte header (its length in the first 3 bytes).
+        let Some(header) = read.get(HTTP2_PREFACE.len()..HTTP2_PREFACE.len() + 9) else {
+            return Opening::Partial;
+        };
+        let length = (usize::from(header[0]) << 16) | (usize::from(header[1]) << 8) | usize::from(header[2]);
+        return if read.len() >= HTTP2_PREFACE.len() + 9 + length {
+            Opening::Whole(Transport::Http2)
+        } else if HTTP2_PREFACE.len() + 9 + length > MAX_OPENING {
+            Opening::Bad
+        } else {
+            Opening::Partial
+        };
+    }
+    if read.len() < 3 && b"PRI".starts_with(read) {
+        return Opening::Partial;
+    }
+    if read.windows(4).any(|w| w == b"\r\n\r\n") {
+        Opening::Whole(Transport::Http1)
+    } else {
+        Opening::Partial
+    }
+}
 
 /// Open connections per address.
 #[derive(Clone, Default)]
@@ -20,10 +211,8 @@ pub struct Connections {
 }
 
 impl Connections {
-    /// The connection, counted against its address and holding `memory`; none (and the
-    /// connection closed) if the address has `most` open already.
-    pub fn admit(&self, stream: TcpStream, most: usize, memory: crate::budget::Held) -> Option<Counted> {
-        let ip = stream.peer_addr().ok()?.ip();
+    /// A place for a connection from `ip`; none if the address has `most` open already.
+    pub fn take_slot(&self, ip: IpAddr, most: usize) -> Option<Slot> {
         let mut open = self.open.lock().ok()?;
         let n = open.entry(ip).or_default();
         if *n >= most {
@@ -31,20 +220,17 @@ impl Connections {
             return None;
         }
         *n += 1;
-        Some(Counted { stream, ip, open: Arc::clone(&self.open), _memory: memory })
+        Some(Slot { ip, open: Arc::clone(&self.open) })
     }
 }
 
-/// A connection that gives its place back when it closes.
-pub struct Counted {
-    stream: TcpStream,
+/// A connection's place among its address's, given back when dropped.
+pub struct Slot {
     ip: IpAddr,
     open: Arc<Mutex<HashMap<IpAddr, usize>>>,
-    /// What the connection's transport may buffer, held from the budget while it is open.
-    _memory: crate::budget::Held,
 }
 
-impl Drop for Counted {
+impl Drop for Slot {
     fn drop(&mut self) {
         if let Ok(mut open) = self.open.lock()
             && let Some(n) = open.get_mut(&self.ip)
@@ -55,6 +241,23 @@ impl Drop for Counted {
             }
         }
     }
+}
+
+/// An admitted connection: its opening (read to judge it) is replayed first.
+pub struct Counted {
+    stream: TcpStream,
+    opening: Vec<u8>,
+    /// How much of `opening` the transport has read.
+    read: usize,
+    _slot: Slot,
+    _memory: Memory,
+}
+
+/// What the connection's transport may buffer, held from the budget while it is open; or,
+/// past the budget, one of the few places for connections that free memory.
+enum Memory {
+    Held { _held: crate::budget::Held },
+    PastBudget { _place: crate::call_gate::Ticket },
 }
 
 impl Connected for Counted {
@@ -71,6 +274,17 @@ impl AsyncRead for Counted {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        if self.read < self.opening.len() {
+            let rest = &self.opening[self.read..];
+            let n = rest.len().min(buf.remaining());
+            buf.put_slice(&rest[..n]);
+            self.read += n;
+            if self.read == self.opening.len() {
+                self.opening = Vec::new();
+                self.read = 0;
+            }
+            return Poll::Ready(Ok(()));
+        }
         Pin::new(&mut self.stream).poll_read(cx, buf)
     }
 }
@@ -102,5 +316,36 @@ impl AsyncWrite for Counted {
 
     fn is_write_vectored(&self) -> bool {
         self.stream.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_opening_is_whole_with_http2s_first_frame_or_http1s_head() {
+        let mut h2 = HTTP2_PREFACE.to_vec();
+        assert_eq!(judge_opening(&h2[..3]), Opening::Partial);
+        assert_eq!(judge_opening(&h2), Opening::Partial, "the preface alone");
+        // A SETTINGS frame with one setting (6 bytes).
+        h2.extend_from_slice(&[0, 0, 6, 4, 0, 0, 0, 0, 0]);
+        assert_eq!(judge_opening(&h2), Opening::Partial, "the frame's header alone");
+        h2.extend_from_slice(&[0, 3, 0, 0, 0, 100]);
+        assert_eq!(judge_opening(&h2), Opening::Whole(Transport::Http2));
+        assert_eq!(judge_opening(b"PRI * HTTP/1.1\r\n\r\n"), Opening::Whole(Transport::Http1));
+        assert_eq!(judge_opening(b"G"), Opening::Partial);
+        assert_eq!(
+            judge_opening(b"POST /dudo.v1.Lobby/ListTables HTTP/1.1\r\nhost: x\r\n"),
+            Opening::Partial
+        );
+        assert_eq!(
+            judge_opening(b"POST /dudo.v1.Lobby/ListTables HTTP/1.1\r\nhost: x\r\n\r\n"),
+            Opening::Whole(Transport::Http1)
+        );
+        assert_eq!(judge_opening(&vec![b'x'; MAX_OPENING + 1]), Opening::Bad);
+        let mut huge = HTTP2_PREFACE.to_vec();
+        huge.extend_from_slice(&[0, 0x40, 0, 4, 0, 0, 0, 0, 0]);
+        assert_eq!(judge_opening(&huge), Opening::Bad, "a first frame larger than an opening may be");
     }
 }

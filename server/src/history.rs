@@ -82,16 +82,18 @@ impl Dudo {
         let store = self.records()?;
         let budget = self.budget_for(reader);
         self.budget_room(&budget)?;
-        let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(|| {
+        let not_found = || {
             // Echoed cut short: an error's text travels in a header of bounded size.
             let shown: String = game.chars().take(64).collect();
             Status::not_found(format!("no finished game {shown:?} (games in progress are not replayed)"))
-        })?;
-        if one_reply && found.record.len() > MAX_ONE_REPLY {
+        };
+        // Judged by its size before it is read: a refusal costs the server next to nothing.
+        let size = store.record_size(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
+        if one_reply && size > MAX_ONE_REPLY {
+            let shown: String = game.trim().chars().take(64).collect();
             let mut status = Status::failed_precondition(format!(
-                "game {}: its record is {} KiB, more than one answer carries ({} KiB): WatchReplay streams it",
-                found.summary.id,
-                found.record.len() / 1024,
+                "game {shown}: its record is {} KiB, more than one answer carries ({} KiB): WatchReplay streams it",
+                size / 1024,
                 MAX_ONE_REPLY / 1024
             ));
             if let Ok(code) = "replay_too_large".parse() {
@@ -99,9 +101,8 @@ impl Dudo {
             }
             return Err(status);
         }
-        let held = budget
-            .hold(found.record.len().saturating_mul(6))
-            .ok_or_else(|| status(TableError::ServerBusy))?;
+        let held = budget.hold(size.saturating_mul(6)).ok_or_else(|| status(TableError::ServerBusy))?;
+        let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
         let mut replay = pb::Replay::decode(found.record.as_slice())
             .map_err(|e| Status::internal(format!("game {game}: its record does not decode: {e}")))?;
         let mut events = Vec::with_capacity(replay.events.len());
@@ -189,12 +190,22 @@ impl History for Dudo {
             if tx.send(update(pb::play_update::Update::Table(Box::new(table)))).await.is_err() {
                 return;
             }
+            // Each event is due at its time in the game, scaled; a wait under a millisecond
+            // (the timer's grain) is not taken, so a fast replay comes as fast as it is read.
+            let mut due = tokio::time::Instant::now();
             let mut last: Option<u64> = None;
             for (event, at) in replay.events.into_iter().zip(replay.event_unix_millis) {
                 if let Some(before) = last {
                     let gap = Duration::try_from_secs_f64(at.saturating_sub(before) as f64 / 1000.0 / speed)
                         .map_or(MAX_PAUSE, |gap| gap.min(MAX_PAUSE));
-                    tokio::time::sleep(gap).await;
+                    due += gap;
+                    let now = tokio::time::Instant::now();
+                    if due > now + Duration::from_millis(1) {
+                        tokio::time::sleep_until(due).await;
+                    } else if due < now {
+                        // Behind (the reader was slow): no catching up in a burst later.
+                        due = now;
+                    }
                 }
                 last = Some(at);
                 if tx.send(update(pb::play_update::Update::Event(event))).await.is_err() {

@@ -29,69 +29,9 @@ pub use dudo_proto::convert;
 pub use dudo_rules as rules;
 pub use dudo_store::Store;
 
-/// Accepted connections, each admitted by a task of its own: it waits for the client's first
-/// bytes ([`FIRST_BYTES`] at most: a connection that says nothing is closed, holding nothing),
-/// then holds what the connection's transport may buffer from its address's memory budget
-/// (refused when that is full) and counts it against the address's connections (at most
-/// `most`). Nagle's algorithm is off: a game sends many small messages.
-fn incoming(
-    listener: TcpListener,
-    most: usize,
-    dudo: service::Dudo,
-) -> impl tokio_stream::Stream<Item = std::io::Result<connections::Counted>> {
-    let (tx, rx) = tokio::sync::mpsc::channel(64);
-    tokio::spawn(async move {
-        let counted = connections::Connections::default();
-        loop {
-            let accepted = tokio::select! {
-                // The server stopped: let go of the listener.
-                () = tx.closed() => return,
-                accepted = listener.accept() => accepted,
-            };
-            let stream = match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    if tx.send(Err(e)).await.is_err() {
-                        return;
-                    }
-                    continue;
-                }
-            };
-            let (tx, counted, dudo) = (tx.clone(), counted.clone(), dudo.clone());
-            tokio::spawn(async move {
-                let _ = stream.set_nodelay(true);
-                let mut first = [0u8; 3];
-                let Ok(Ok(n @ 1..)) = tokio::time::timeout(FIRST_BYTES, stream.peek(&mut first)).await else {
-                    return;
-                };
-                // HTTP/2 opens with "PRI * HTTP/2.0"; anything else is HTTP/1.1 (gRPC-Web),
-                // whose transport buffers a request's headers up to ~400 KiB.
-                let bytes = if first[..n] == *b"PRI" { CONNECTION_BYTES } else { HTTP1_CONNECTION_BYTES };
-                let ip = stream.peer_addr().ok().map(|a| a.ip());
-                let Some(memory) = dudo.budget_for(ip).hold(bytes) else {
-                    tracing::debug!(?ip, "connection refused: the memory budget is full");
-                    return;
-                };
-                if let Some(connection) = counted.admit(stream, most, memory) {
-                    let _ = tx.send(Ok(connection)).await;
-                }
-            });
-        }
-    });
-    tokio_stream::wrappers::ReceiverStream::new(rx)
-}
+use connections::CONNECTION_WINDOW;
+pub use connections::{CONNECTION_BYTES, HTTP1_CONNECTION_BYTES};
 
-/// How long a new connection may stay silent before it is closed.
-const FIRST_BYTES: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// What a connection's transport may buffer of requests not yet read: its HTTP/2 receive
-/// window (every stream's unread data together), one header block being received, and its
-/// own state.
-const CONNECTION_WINDOW: u32 = 64 * 1024;
-pub const CONNECTION_BYTES: usize =
-    CONNECTION_WINDOW as usize + call_gate::MAX_HEADER_BYTES as usize + 16 * 1024;
-/// An HTTP/1.1 connection's: hyper reads a request's head into a buffer of up to ~400 KiB.
-pub const HTTP1_CONNECTION_BYTES: usize = 416 * 1024;
 /// A call's request must be whole within this (a handler answers at once, or opens its
 /// stream at once): a half-sent request is dropped, and what it held given back.
 const REQUEST_TIME: std::time::Duration = std::time::Duration::from_secs(60);
@@ -228,7 +168,10 @@ pub async fn serve(
         .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
-        .serve_with_incoming_shutdown(incoming(listener, most_connections, incoming_dudo), shutdown)
+        .serve_with_incoming_shutdown(
+            connections::incoming(listener, most_connections, incoming_dudo),
+            shutdown,
+        )
         .await;
     sampler.abort();
     served?;

@@ -273,6 +273,26 @@ pub struct Dudo {
     bot_cpu: Arc<crate::bot_cpu::BotCpu>,
 }
 
+/// One of the tables an address may create, held by the table until it ends (or by a
+/// creation until it is refused).
+struct TablePlace {
+    per_ip: Arc<Mutex<PerIp>>,
+    ip: std::net::IpAddr,
+}
+
+impl Drop for TablePlace {
+    fn drop(&mut self) {
+        if let Ok(mut counts) = self.per_ip.lock()
+            && let Some(n) = counts.tables.get_mut(&self.ip)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                counts.tables.remove(&self.ip);
+            }
+        }
+    }
+}
+
 /// Holds one of a connection's (and its IP address's) open streams; dropping it (the stream
 /// ends) gives it back.
 pub(crate) struct StreamSlot {
@@ -490,7 +510,7 @@ impl Dudo {
         table: Table,
         id: String,
         code: String,
-        ip: Option<std::net::IpAddr>,
+        place: Option<TablePlace>,
     ) -> Result<TableHandle, Status> {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
         let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
@@ -509,8 +529,7 @@ impl Dudo {
             registry.tables.insert(id.clone(), handle.clone());
             registry.codes.insert(code.clone(), id.clone());
         }
-        let (registry, per_ip, idle) =
-            (Arc::clone(&self.registry), Arc::clone(&self.per_ip), self.limits.idle_table);
+        let (registry, idle) = (Arc::clone(&self.registry), self.limits.idle_table);
         let span = tracing::info_span!("table", table = %id);
         tokio::spawn(tracing::Instrument::instrument(
             async move {
@@ -526,15 +545,27 @@ impl Dudo {
                         r.codes.remove(&code);
                     }
                 }
-                if let (Some(ip), Ok(mut counts)) = (ip, per_ip.lock())
-                    && let Some(n) = counts.tables.get_mut(&ip)
-                {
-                    *n = n.saturating_sub(1);
-                }
+                // Its creator's place is given back.
+                drop(place);
             },
             span,
         ));
         Ok(handle)
+    }
+
+    /// A place among the tables `ip` may create, or why there is none.
+    fn table_place(&self, ip: Option<std::net::IpAddr>) -> Result<Option<TablePlace>, Status> {
+        let Some(ip) = ip else { return Ok(None) };
+        let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+        let n = counts.tables.entry(ip).or_default();
+        if *n >= self.limits.max_tables_per_ip {
+            return Err(Status::resource_exhausted(format!(
+                "at most {} tables per address",
+                self.limits.max_tables_per_ip
+            )));
+        }
+        *n += 1;
+        Ok(Some(TablePlace { per_ip: Arc::clone(&self.per_ip), ip }))
     }
 
     fn game_length(&self) -> table::GameLength {
@@ -727,15 +758,9 @@ impl Lobby for Dudo {
                 )));
             }
         }
-        if let Some(ip) = ip {
-            let counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
-            if counts.tables.get(&ip).copied().unwrap_or(0) >= self.limits.max_tables_per_ip {
-                return Err(Status::resource_exhausted(format!(
-                    "at most {} tables per address",
-                    self.limits.max_tables_per_ip
-                )));
-            }
-        }
+        // Taken now, checked and counted in one step: creations at once cannot all pass the
+        // check; a refusal below gives it back.
+        let place = self.table_place(ip)?;
         let mut rules = match &req.rules {
             Some(_) if !req.preset.is_empty() => {
                 return Err(bad_request("rules: give a preset or a whole rule set, not both"));
@@ -877,7 +902,7 @@ impl Lobby for Dudo {
                 bots: self.bot_cpu.table_share(),
             },
         );
-        let handle = self.spawn_table(table, id, code, ip)?;
+        let handle = self.spawn_table(table, id, code, place)?;
         let (seat, token, info, seated) = match host_token {
             Some(token) => (0, token, self.info(&handle).await?, false),
             None => {
@@ -886,10 +911,6 @@ impl Lobby for Dudo {
                 (seat, token, info, true)
             }
         };
-        // Counted only once the table exists: a refused request costs nothing.
-        if let (Some(ip), Ok(mut counts)) = (ip, self.per_ip.lock()) {
-            *counts.tables.entry(ip).or_default() += 1;
-        }
         Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated }))
     }
 

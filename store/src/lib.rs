@@ -601,6 +601,16 @@ impl Store {
         Ok(Some(FinishedGame { summary, record: row.try_get("record")? }))
     }
 
+    /// The size in bytes of a finished game's record, without reading it (none: no such game).
+    pub async fn record_size(&self, id: &str) -> Result<Option<usize>, StoreError> {
+        let size: Option<i64> =
+            sqlx::query_scalar("SELECT CAST(length(record) AS BIGINT) FROM games WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reads)
+                .await?;
+        Ok(size.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+    }
+
     /// A pool's ratings, best first ("" for every pool).
     pub async fn ratings(&self, pool: &str) -> Result<Vec<Rating>, StoreError> {
         let rows = sqlx::query(

@@ -126,3 +126,228 @@ async fn tables_of_bots_do_not_slow_a_persons_game() {
     }
     assert!(events >= 3, "a bot table stopped playing");
 }
+
+/// A channel to the server at `addr` whose connections come from `from` (a loopback address
+/// of its own: another client, as far as the server can tell).
+async fn connect_from(addr: &str, from: &str) -> Channel {
+    Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .local_address(Some(from.parse().unwrap()))
+        .connect()
+        .await
+        .unwrap()
+}
+
+async fn healthy(ch: Channel) -> Result<(), tonic::Status> {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    HealthClient::new(ch).check(HealthCheckRequest { service: String::new() }).await.map(|_| ())
+}
+
+/// Opens a TCP connection from `from` and sends `opening`, then nothing more.
+async fn silent(addr: &str, from: &str, opening: &[u8]) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let mut stream = socket.connect(addr.parse().unwrap()).await.unwrap();
+    if !opening.is_empty() {
+        stream.write_all(opening).await.unwrap();
+    }
+    stream
+}
+
+/// Whether the server closed `stream` within `within`.
+async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; 64];
+    let deadline = Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline.into(), stream.read(&mut buf)).await {
+            Ok(Ok(0) | Err(_)) => return true,
+            // The server's own preface (to an HTTP/2 opening): keep reading.
+            Ok(Ok(_)) => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Connections that never finish their opening (nothing, one byte of HTTP/1.1, HTTP/2's
+/// preface without a frame) take their address's slots from the moment they are accepted,
+/// so an address cannot hold more than its share of descriptors, and are closed within a
+/// few seconds; other addresses play on meanwhile.
+#[tokio::test]
+async fn connections_that_never_finish_their_opening_are_closed_and_held_to_their_address() {
+    let server = start_server(&binary("dudo-server"), &["--max-connections-per-ip", "6"]).unwrap();
+    let addr = server.addr.clone();
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let mut held = Vec::new();
+    for opening in [&b""[..], b"G", b"POST / HTTP/1.1\r\nhost: x\r\n", preface, &preface[..10], b"P"] {
+        held.push(silent(&addr, "127.0.0.1", opening).await);
+    }
+    // The address's six slots are taken: a seventh connection is closed as it comes.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let refused = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await;
+    let served = match refused {
+        Ok(ch) => healthy(ch).await.is_ok(),
+        Err(_) => false,
+    };
+    assert!(!served, "a seventh connection from one address was served");
+    // Another address is not held up.
+    healthy(connect_from(&addr, "127.0.0.2").await).await.unwrap();
+    let started = Instant::now();
+    for (n, stream) in held.iter_mut().enumerate() {
+        assert!(closed_within(stream, Duration::from_secs(8)).await, "silent connection {n} was kept");
+    }
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(7), "closed after {waited:?}");
+    // Their slots were given back.
+    let ch = connect(&addr).await;
+    healthy(ch).await.unwrap();
+}
+
+/// At the open file limit the server neither spins nor floods its log: it pauses accepting,
+/// and serves again once descriptors are free.
+#[tokio::test]
+async fn at_the_descriptor_limit_the_server_backs_off() {
+    use std::io::Read;
+    let log = std::env::temp_dir().join(format!("dudo-emfile-{}.log", std::process::id()));
+    let exe = binary("dudo-server");
+    let mut child = std::process::Command::new("bash")
+        .args(["-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
+        .arg(&exe)
+        .args(["--listen", "127.0.0.1:0", "--db", "none", "--max-connections-per-ip", "20"])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 200];
+    let n = child.stdout.as_mut().unwrap().read(&mut first).unwrap();
+    let banner = String::from_utf8_lossy(&first[..n]).to_string();
+    let addr = banner.lines().next().unwrap().rsplit(' ').next().unwrap().to_string();
+    let pid = child.id();
+    // Silent connections from four addresses, past the 64 descriptors the server may open.
+    let mut held = Vec::new();
+    for from in ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"] {
+        for _ in 0..20 {
+            held.push(silent(&addr, from, b"").await);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = cpu_time(pid);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let cpu = cpu_time(pid).saturating_sub(before).as_secs_f64() / 2.0;
+    assert!(cpu < 0.2, "at the descriptor limit the server used {:.0}% of a core", cpu * 100.0);
+    // Once the silent connections are closed, it serves again.
+    drop(held);
+    let served = async {
+        for _ in 0..100 {
+            if let Ok(ch) = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await
+                && healthy(ch).await.is_ok()
+            {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
+    };
+    assert!(served.await, "the server did not serve again");
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    let warnings = text.lines().filter(|l| l.contains("cannot accept")).count();
+    assert!((1..=2).contains(&warnings), "{warnings} warnings in about 3 s:\n{text}");
+}
+
+/// Tables created all at once are checked and counted in one step: no more than the
+/// address's limit are made.
+#[tokio::test]
+async fn concurrent_creations_make_no_more_tables_than_an_address_may_have() {
+    let server = start_server(&binary("dudo-server"), &["--max-tables-per-ip", "10"]).unwrap();
+    let ch = connect(&server.addr).await;
+    let creations = (0..60).map(|n| {
+        let mut lobby = LobbyClient::new(ch.clone());
+        async move {
+            let request = pb::CreateTableRequest {
+                preset: "fibbing".into(),
+                name: format!("P{n}"),
+                seats: 2,
+                ..Default::default()
+            };
+            lobby.create_table(request).await
+        }
+    });
+    let results = futures_join_all(creations).await;
+    let made = results.iter().filter(|r| r.is_ok()).count();
+    assert_eq!(made, 10, "{made} tables made against a limit of 10");
+    for refused in results.iter().filter_map(|r| r.as_ref().err()) {
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
+    }
+}
+
+/// Runs futures at once, in order.
+async fn futures_join_all<F: std::future::Future + Send + 'static>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<F::Output>
+where
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for h in handles {
+        out.push(h.await.unwrap());
+    }
+    out
+}
+
+/// With an address's share of the budget full, its other calls are refused `server_busy`,
+/// but the calls that free memory (closing, resetting, leaving) and health checks get
+/// through, on its open connections and on a new one.
+#[tokio::test]
+async fn a_full_share_still_lets_its_address_free_memory_and_check_health() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let server = start_server(&binary("dudo-server"), &["--memory-per-address-mib", "1"]).unwrap();
+    let ch = connect(&server.addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let request = pb::CreateTableRequest {
+        preset: "fibbing".into(),
+        name: "Ana".into(),
+        seats: 3,
+        ..Default::default()
+    };
+    let joined = lobby.create_table(request).await.unwrap().into_inner();
+    let (table, token) = (joined.table.unwrap().id, joined.token);
+    let guest = lobby
+        .join_table(pb::JoinTableRequest { table: table.clone(), name: "Bea".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    // Streams that stay open each hold a call's worth of the share, until it is full.
+    let mut health = HealthClient::new(ch.clone());
+    let mut open = Vec::new();
+    let busy = loop {
+        match health.watch(HealthCheckRequest { service: String::new() }).await {
+            Ok(stream) => open.push(stream.into_inner()),
+            Err(status) => break status,
+        }
+        assert!(open.len() < 100, "the share never filled");
+    };
+    assert_eq!(
+        busy.metadata().get("dudo-code").and_then(|c| c.to_str().ok()),
+        Some("server_busy"),
+        "{busy:?}"
+    );
+    let refused = lobby.list_tables(pb::ListTablesRequest::default()).await.unwrap_err();
+    assert_eq!(refused.metadata().get("dudo-code").and_then(|c| c.to_str().ok()), Some("server_busy"));
+    // What frees memory, and the health check, get through.
+    healthy(ch.clone()).await.unwrap();
+    lobby.leave(bearer(pb::TableRef { table: table.clone() }, &guest.token)).await.unwrap();
+    lobby.reset_table(bearer(pb::TableRef { table: table.clone() }, &token)).await.unwrap();
+    // On a new connection too (`dudo host close` from another terminal).
+    let fresh = connect(&server.addr).await;
+    healthy(fresh.clone()).await.unwrap();
+    LobbyClient::new(fresh).close_table(bearer(pb::TableRef { table: table.clone() }, &token)).await.unwrap();
+    drop(open);
+}

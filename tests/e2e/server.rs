@@ -1229,7 +1229,7 @@ async fn calls_in_flight_hold_the_memory_budget() {
     assert!(served.await, "a closed call's memory was not given back");
 }
 
-/// A connection that says nothing is closed after 10 s, having held nothing of the budget:
+/// A connection that says nothing is closed within 5 s, having held nothing of the budget:
 /// silent connections from many addresses cannot lock others out.
 #[tokio::test]
 async fn a_silent_connection_is_closed() {

@@ -128,6 +128,9 @@ pub struct TableCore {
 /// after other tables and calls have had their turn), so one table can never hold a worker
 /// thread for long, however many dice its bots weigh.
 const BOT_MOVES_AT_ONCE: usize = 256;
+/// The events a finished game keeps for resumes: its last round's reveal and result, with
+/// room to spare.
+const FINISHED_GAME_KEEPS: usize = 64;
 /// The most real time one go of bot moves takes (one move past it at most, and a bot's
 /// decision is bounded: see `dudo_rules::bots`).
 pub const BOT_SLICE: Duration = Duration::from_millis(2);
@@ -423,19 +426,23 @@ impl TableCore {
         }
         self.changes += 1;
         // Without a store nothing keeps records: none is made.
-        if !self.journal.kept {
+        if self.journal.kept {
+            let cx = record::Context {
+                table: &self.id,
+                rules: &self.rules,
+                rating_pool: &self.rating_pool,
+                seats: &self.seats,
+                log: &self.log,
+            };
+            let finished = self.record.finish(game, now.wall, cx);
+            self.finished.push(finished);
+        } else {
             self.record.recorded = true;
-            return;
         }
-        let cx = record::Context {
-            table: &self.id,
-            rules: &self.rules,
-            rating_pool: &self.rating_pool,
-            seats: &self.seats,
-            log: &self.log,
-        };
-        let finished = self.record.finish(game, now.wall, cx);
-        self.finished.push(finished);
+        // The record has the whole game: a finished table keeps only its end for resumes (an
+        // earlier resume gets a snapshot of the final position), not its whole log, which
+        // would hold the budget until the table is closed.
+        self.log.keep_last(FINISHED_GAME_KEEPS);
     }
 
     /// Appends engine events to the log, with the dice proofs around them.
@@ -887,8 +894,11 @@ impl TableCore {
             None if is_resume => first.extend(self.turn_for(viewer, now)),
             None => {}
         }
-        if !self.log.subscribe(viewer, sink, first) {
-            return Err(TableError::TooFarBehind);
+        match self.log.subscribe(viewer, sink, first) {
+            Ok(()) => {}
+            Err(log::Refused::TooMuch) => return Err(TableError::TooFarBehind),
+            // Refused for the budget, not for the resume's length: the client is not behind.
+            Err(log::Refused::Budget) => return Err(TableError::ServerBusy),
         }
         Ok(())
     }

@@ -208,6 +208,15 @@ impl Drop for Subscriber {
     }
 }
 
+/// Why a stream was not added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// What it would be sent first is more than a stream may hold.
+    TooMuch,
+    /// The server's budget (or its address's share) has no room for it.
+    Budget,
+}
+
 /// One event of the current game, kept as the update that carried it.
 struct Kept {
     audience: Audience,
@@ -294,6 +303,20 @@ impl EventLog {
         self.budget.give(std::mem::take(&mut self.bytes));
     }
 
+    /// Keeps only the last `n` events (a finished game's end); what was before them leaves
+    /// memory, and a resume from there gets a snapshot.
+    pub fn keep_last(&mut self, n: usize) {
+        let dropped = self.events.len().saturating_sub(n);
+        if dropped == 0 {
+            return;
+        }
+        let freed: usize = self.events.drain(..dropped).map(|kept| kept.update.bytes()).sum();
+        self.first_seq += dropped as u64;
+        self.bytes -= freed;
+        self.budget.give(freed);
+        self.events.shrink_to_fit();
+    }
+
     /// Every kept event after `since` that `viewer` may see, as updates; `None` if `since` is
     /// before the kept events (the caller sends a snapshot instead).
     pub fn since(&self, viewer: Viewer, since: u64, game_over: bool) -> Option<Vec<Shared>> {
@@ -312,17 +335,24 @@ impl EventLog {
         )
     }
 
-    /// Adds a stream with what it is sent first; false (and no stream) if that does not fit
-    /// in a stream's bounds: a resume must never skip what it asked for.
-    pub fn subscribe(&mut self, viewer: Viewer, sink: Box<dyn Sink>, first: Vec<Shared>) -> bool {
+    /// Adds a stream with what it is sent first; refused (and no stream) if that does not fit
+    /// in a stream's bounds or in the budget: a resume must never skip what it asked for.
+    pub fn subscribe(
+        &mut self,
+        viewer: Viewer,
+        sink: Box<dyn Sink>,
+        first: Vec<Shared>,
+    ) -> Result<(), Refused> {
+        let within_bounds = first.len() < SUBSCRIBER_BUFFER
+            && first.iter().map(Shared::bytes).sum::<usize>() <= SUBSCRIBER_BYTES;
         let mut subscriber = Subscriber { viewer, sink, outbox: Vec::new(), ending: false };
         for update in &first {
             if !subscriber.queue(update) {
-                return false;
+                return Err(if within_bounds { Refused::Budget } else { Refused::TooMuch });
             }
         }
         self.subscribers.push(subscriber);
-        true
+        Ok(())
     }
 
     /// Queues, for each stream, what `for_viewer` gives its viewer (if anything).
