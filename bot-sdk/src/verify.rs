@@ -101,7 +101,9 @@ impl DiceCheck {
                 }
                 Ok(())
             }
-            TableEvent::TurnTimedOut { .. } | TableEvent::GameStopped { .. } => Ok(()),
+            TableEvent::TurnTimedOut { .. }
+            | TableEvent::GameStopped { .. }
+            | TableEvent::CallWindowLapsed { .. } => Ok(()),
         }
     }
 }

@@ -510,6 +510,9 @@ pub fn event_to_wire(seq: u64, e: &TableEvent) -> pb::Event {
         TableEvent::GameStopped { why, limit } => {
             K::GameStopped(pb::GameStop { why: stop_why_to_wire(*why) as i32, limit: *limit })
         }
+        TableEvent::CallWindowLapsed { seats } => {
+            K::CallWindowLapsed(pb::CallWindowLapsed { seats: seats.iter().map(|&s| wire(s)).collect() })
+        }
     };
     pb::Event { seq, audience: Some(audience_to_wire(Audience::Everyone)), kind: Some(kind) }
 }
@@ -881,6 +884,9 @@ pub fn event_from_wire(e: &pb::Event) -> Result<(u64, TableEvent), ConvertError>
                 .ok_or_else(|| bad("game_stopped.why", format!("{} is not a reason", x.why)))?,
             limit: x.limit,
         },
+        K::CallWindowLapsed(x) => TableEvent::CallWindowLapsed {
+            seats: x.seats.iter().map(|&v| s("call_window_lapsed.seats", v)).collect::<Result<_, _>>()?,
+        },
         _ => {
             let (seq, event) = game_event_from_wire(e)?;
             return Ok((seq, TableEvent::Game(event)));
@@ -894,7 +900,11 @@ pub fn game_event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError>
     use pb::event::Kind as K;
     let s = |field: &'static str, v: u32| seat(field, v);
     let kind = match e.kind.as_ref().ok_or_else(|| bad("event.kind", "none given"))? {
-        K::DiceCommitted(_) | K::DiceSalts(_) | K::TurnTimedOut(_) | K::GameStopped(_) => {
+        K::DiceCommitted(_)
+        | K::DiceSalts(_)
+        | K::TurnTimedOut(_)
+        | K::GameStopped(_)
+        | K::CallWindowLapsed(_) => {
             return Err(bad("event.kind", "a table's own event, not the engine's"));
         }
         K::GameStarted(x) => EventKind::GameStarted {
@@ -1352,6 +1362,7 @@ mod tests {
             },
             TableEvent::DiceSalts { round: 2, salts: vec![(1, "00".repeat(16), vec![3, 4])] },
             TableEvent::TurnTimedOut { seat: 1, action: Action::Dudo { target: None } },
+            TableEvent::CallWindowLapsed { seats: vec![0, 2] },
         ] {
             assert_eq!(event_from_wire(&event_to_wire(3, &e)), Ok((3, e.clone())));
             assert_eq!(game_event_from_wire(&event_to_wire(3, &e)).unwrap_err().field, "event.kind");

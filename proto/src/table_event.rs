@@ -27,6 +27,9 @@ pub enum TableEvent {
     /// The table ended the game at the server's length limit; the engine's `GameOver`
     /// follows.
     GameStopped { why: StopWhy, limit: u64 },
+    /// A call window closed with `seats` not having answered: they are not asked again in
+    /// this game's windows.
+    CallWindowLapsed { seats: Vec<Seat> },
 }
 
 /// Which of the server's length limits a game reached.
@@ -80,6 +83,16 @@ impl TableEvent {
             }
             TableEvent::GameStopped { why: StopWhy::Memory, .. } => {
                 "The game is stopped: the server is short of memory".to_string()
+            }
+            TableEvent::CallWindowLapsed { seats } => {
+                let who: Vec<String> = seats
+                    .iter()
+                    .map(|&s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")))
+                    .collect();
+                format!(
+                    "{} let the call window lapse: not asked to call out of turn again this game",
+                    who.join(", ")
+                )
             }
         }
     }

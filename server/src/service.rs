@@ -392,12 +392,12 @@ impl Dudo {
                     code: code.clone(),
                     capacity: pool.seats as usize,
                     seed: pool.seed,
-                    // Bots compete here: every seat answers each call window, however slow its
-                    // connection, within the move clock.
+                    // Bots compete here: the pool's window, short beside the move clock; a seat
+                    // that lets one lapse is not asked again that game.
                     pacing: table::Pacing {
                         clock,
                         bot_pause: std::time::Duration::ZERO,
-                        call_window_millis: 0,
+                        call_window_millis: pool.call_window_millis,
                     },
                     rate: self.limits.actions_per_second,
                     rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),

@@ -23,6 +23,7 @@ fn pool(name: &str, seats: u32, move_millis: u32, fill_after_seconds: u32) -> Po
         max_games: 2,
         bots: vec!["odds".into()],
         fill_after_seconds,
+        call_window_millis: 1_000,
         bench_after_timeouts: 2,
         bench_minutes: 1,
         seed: None,
@@ -40,6 +41,8 @@ async fn server() -> String {
         accounts: AccountSettings::new(Registration::Open, Some(ADMIN)),
         ladder: Some(vec![
             pool("trio", 3, 5_000, 1),
+            // Calza by the others: every claim opens a call window for the other seats.
+            Pool { max_games: 1, ..pool("quad", 4, 10_000, 0) },
             pool("stall", 2, 200, 0),
             // Dealt from a seed, anyone may challenge: the game `dudo simulate` plays.
             Pool {
@@ -108,7 +111,13 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
     let points = ladder.rating_history(history).await.unwrap().into_inner().points;
     assert_eq!(points.len() as u64, reada.games);
     let pools = ladder.list_pools(pb::ListPoolsRequest {}).await.unwrap().into_inner().pools;
-    assert_eq!(pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["trio", "stall", "seeded"]);
+    assert_eq!(
+        pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["trio", "quad", "stall", "seeded"]
+    );
+    // What a bot author needs to know of a pool is listed with it.
+    let quad = &pools[1];
+    assert_eq!((quad.move_millis, quad.call_window_millis, quad.bench_after_timeouts), (10_000, 1_000, 2));
 }
 
 #[tokio::test]
@@ -176,6 +185,85 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
             break;
         }
     }
+}
+
+/// One ladder game in `pool` as an account that moves on its turns and, when `answers`,
+/// answers each call window with `pass_call`: the game's time from being seated to its end,
+/// the lapses the table announced for this seat, and the windows it was asked in.
+async fn one_ladder_game(addr: &str, name: &str, pool: &str, answers: bool) -> (Duration, usize, usize) {
+    use dudo_proto::v1::play_client::PlayClient;
+    let guest = Client::connect(addr).await.unwrap();
+    let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
+    let mut updates = ladder_client(addr)
+        .await
+        .enter(bearer(pb::EnterRequest { pool: pool.into(), games: 1 }, &token))
+        .await
+        .unwrap()
+        .into_inner();
+    let seated = loop {
+        let next = tokio::time::timeout(Duration::from_secs(30), updates.next()).await.expect("never seated");
+        if let Some(pb::ladder_update::Update::Seated(s)) = next.unwrap().unwrap().update {
+            break s;
+        }
+    };
+    let started = std::time::Instant::now();
+    let channel =
+        tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+    let mut play = PlayClient::new(channel);
+    let subscribe = pb::SubscribeRequest { table: seated.table.clone(), since: None };
+    let mut stream = play.subscribe(bearer(subscribe, &seated.token)).await.unwrap().into_inner();
+    let (mut lapses, mut windows) = (0, 0);
+    loop {
+        let update =
+            tokio::time::timeout(Duration::from_secs(60), stream.next()).await.expect("the game stalled");
+        match update.unwrap().unwrap().update {
+            Some(pb::play_update::Update::Prompt(p)) => {
+                let window = p.call_window_unix_millis.is_some();
+                windows += usize::from(window);
+                if window && !answers {
+                    continue;
+                }
+                let action =
+                    (!window).then(|| crate::server::simple_move(&p.legal.clone().unwrap_or_default()));
+                let act = pb::ActRequest {
+                    table: seated.table.clone(),
+                    action,
+                    pass_call: window,
+                    answers: p.last_seq,
+                };
+                let _ = play.act(bearer(act, &seated.token)).await;
+            }
+            Some(pb::play_update::Update::Event(pb::Event { kind: Some(kind), .. })) => match kind {
+                pb::event::Kind::CallWindowLapsed(l) => {
+                    lapses += l.seats.iter().filter(|&&s| s == seated.seat).count()
+                }
+                pb::event::Kind::GameOver(_) => break,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    (started.elapsed(), lapses, windows)
+}
+
+/// A seat that moves on time but never answers call windows holds one window (the pool's
+/// call window, a second), then is not asked again that game; the lapse counts towards its
+/// bench like a time-out.
+#[tokio::test]
+async fn a_seat_that_never_answers_call_windows_holds_one_window_a_game() {
+    let addr = server().await;
+    let (honest, lapsed, asked) = one_ladder_game(&addr, "Frank", "quad", true).await;
+    assert_eq!(lapsed, 0);
+    assert!(asked > 0, "the honest seat was never asked to call");
+    let (griefing, lapsed, asked) = one_ladder_game(&addr, "Grief", "quad", false).await;
+    eprintln!(
+        "a ladder game: {honest:?} with an honest seat, {griefing:?} with one that never answers call windows"
+    );
+    assert_eq!((lapsed, asked), (1, 1), "asked again after a lapse, or the lapse was not announced");
+    assert!(
+        griefing < honest + Duration::from_millis(2_500),
+        "{griefing:?} against {honest:?}: more than one window was held"
+    );
 }
 
 /// An account suspended (or a token revoked) while its Enter stream is open takes no more

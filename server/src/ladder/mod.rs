@@ -308,7 +308,7 @@ impl Matchmaker {
                     self.timeouts.remove(account);
                     let until = Instant::now() + Duration::from_secs(u64::from(pool.bench_minutes) * 60);
                     self.benched.insert(account.clone(), until);
-                    let why = format!("{} time-outs", pool.bench_after_timeouts);
+                    let why = format!("{} time-outs or lapsed call windows", pool.bench_after_timeouts);
                     tracing::info!(account = %account, "benched from the ladder");
                     for queue in &self.queues {
                         for e in queue.iter().filter(|e| e.account.id == *account) {
@@ -513,6 +513,14 @@ impl Matchmaker {
                         let command = Command::TimedOut { table: made.table.clone(), seat: t.seat as usize };
                         let _ = tx.send(command).await;
                     }
+                    // A lapsed call window counts towards the bench like a time-out.
+                    Some(pb::event::Kind::CallWindowLapsed(l)) => {
+                        for &seat in &l.seats {
+                            let command =
+                                Command::TimedOut { table: made.table.clone(), seat: seat as usize };
+                            let _ = tx.send(command).await;
+                        }
+                    }
                     Some(pb::event::Kind::GameOver(g)) => {
                         let standings = g.standings.iter().map(|&s| s as usize).collect();
                         let _ = tx.send(Command::Finished { table: made.table.clone(), standings }).await;
@@ -611,6 +619,11 @@ impl Ladder for Dudo {
                 move_millis: p.move_millis,
                 max_games: p.max_games,
                 bots: p.bots.clone(),
+                call_window_millis: p.call_window_millis,
+                time_bank_millis: p.time_bank_millis,
+                fill_after_seconds: p.fill_after_seconds,
+                bench_after_timeouts: p.bench_after_timeouts,
+                bench_minutes: p.bench_minutes,
             })
             .collect();
         Ok(Response::new(pb::ListPoolsResponse { pools }))

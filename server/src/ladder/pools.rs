@@ -10,7 +10,8 @@
 //! max_games = 4              # games one player may be in at once
 //! bots = ["random", "odds", "reader"]   # built-in bots that fill seats after a wait
 //! fill_after_seconds = 20
-//! bench_after_timeouts = 3   # time-outs before a player is benched ...
+//! call_window_millis = 1000  # how long a claim waits for calls out of turn
+//! bench_after_timeouts = 3   # time-outs (and lapsed call windows) before a player is benched ...
 //! bench_minutes = 10         # ... for this long
 //! settings = { "dice.faces" = "6" }      # rule settings on top of the preset
 //! # seed = 7   # every table dealt from this seed: for tests only (players learn the dice)
@@ -36,6 +37,11 @@ fn default_bench_minutes() -> u32 {
 fn default_fill_after() -> u32 {
     20
 }
+/// Long enough for a bot across an ocean to answer; far shorter than the move clock, so a
+/// seat that never answers holds each claim for a second, not ten.
+fn default_call_window() -> u32 {
+    1_000
+}
 
 /// One pool: its rules, its tables' size and clock, and how it treats its players.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -56,6 +62,10 @@ pub struct Pool {
     pub bots: Vec<String>,
     #[serde(default = "default_fill_after")]
     pub fill_after_seconds: u32,
+    /// How long a claim's call window waits for the seats asked; a seat that lets one lapse
+    /// is not asked again that game, and the lapse counts towards its bench.
+    #[serde(default = "default_call_window")]
+    pub call_window_millis: u32,
     #[serde(default = "default_bench_after")]
     pub bench_after_timeouts: u32,
     #[serde(default = "default_bench_minutes")]
@@ -97,6 +107,9 @@ impl Pool {
         if self.move_millis != 0 && !(100..=86_400_000).contains(&self.move_millis) {
             return Err(format!("pool {}: move_millis: 0 or 100 to 86400000", self.name));
         }
+        if !(100..=60_000).contains(&self.call_window_millis) {
+            return Err(format!("pool {}: call_window_millis: 100 to 60000", self.name));
+        }
         if let Some(bot) = self.bots.iter().find(|b| !dudo_rules::bots::NAMES.contains(&b.as_str())) {
             return Err(format!(
                 "pool {}: no bot {bot:?}; the bots are {}",
@@ -126,6 +139,7 @@ pub fn builtin() -> Vec<Pool> {
         max_games: default_max_games(),
         bots: vec!["random".into(), "odds".into(), "reader".into()],
         fill_after_seconds: default_fill_after(),
+        call_window_millis: default_call_window(),
         bench_after_timeouts: default_bench_after(),
         bench_minutes: default_bench_minutes(),
         seed: None,

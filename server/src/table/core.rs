@@ -105,6 +105,10 @@ pub struct TableCore {
     window: Option<CallWindow>,
     /// The seat whose clock ran out while a window was open: its default move is held there.
     timed_out_held: Option<Seat>,
+    /// Seats that let a call window lapse this game (ladder tables only): not asked again
+    /// until the next game, so a seat that never answers windows cannot hold every claim
+    /// for the whole window.
+    lapsed: Vec<Seat>,
     /// Whose move the clock was last (re)started for, at which point of the log: the clock
     /// restarts only when that changes, not each time the table settles.
     timed_for: Option<(Option<Seat>, u64, u32)>,
@@ -168,6 +172,7 @@ impl TableCore {
             call_window_millis: pacing.call_window_millis,
             window: None,
             timed_out_held: None,
+            lapsed: Vec::new(),
             timed_for: None,
             proofs: DiceProofs::new(salt_secret),
             journal: Journal::new(journalled),
@@ -291,8 +296,9 @@ impl TableCore {
         let mut caused = Caused::default();
         // Made only when there is a journal to keep it (a table in memory plays without).
         let mut entry = self.journal.kept.then(|| input.to_entry());
-        let table_changed = !matches!(input, Input::Moved { .. });
-        let game_changed = !matches!(input, Input::Joined { .. } | Input::RulesChanged { .. });
+        let table_changed = !matches!(input, Input::Moved { .. } | Input::WindowLapsed { .. });
+        let game_changed =
+            !matches!(input, Input::Joined { .. } | Input::RulesChanged { .. } | Input::WindowLapsed { .. });
         match input {
             Input::Joined { name, token_hash, bot, account } => {
                 if self.game.is_some() {
@@ -332,6 +338,7 @@ impl TableCore {
                 let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
                 self.journal.record(now.wall, entry.take());
                 self.game = Some(game);
+                self.lapsed.clear();
                 self.record.begin(game_id, seed, now.wall);
                 self.publish(events, now);
             }
@@ -366,9 +373,22 @@ impl TableCore {
                 self.log_event(TableEvent::GameStopped { why, limit }, now);
                 self.publish(events, now);
             }
+            Input::WindowLapsed { seats } => {
+                if self.game.as_ref().is_none_or(Game::is_over) {
+                    return Err(TableError::NotStarted);
+                }
+                self.journal.record(now.wall, entry.take());
+                for &seat in &seats {
+                    if !self.lapsed.contains(&seat) {
+                        self.lapsed.push(seat);
+                    }
+                }
+                self.log_event(TableEvent::CallWindowLapsed { seats }, now);
+            }
             Input::Reset => {
                 self.journal.record(now.wall, entry.take());
                 self.game = None;
+                self.lapsed.clear();
                 self.bot_due = None;
                 self.log.forget();
                 self.proofs.reset();
@@ -555,7 +575,9 @@ impl TableCore {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
         let turn = game.turn();
         if self.window.is_none() {
-            let asked: Vec<Seat> = game.seats_to_ask().filter(|&s| Some(s) != turn).collect();
+            let lapsed = &self.lapsed;
+            let asked: Vec<Seat> =
+                game.seats_to_ask().filter(|&s| Some(s) != turn && !lapsed.contains(&s)).collect();
             if !asked.is_empty() {
                 let mut window = CallWindow::open(asked.iter().copied(), now.mono + self.window_limit());
                 for &seat in asked.iter().filter(|&&s| self.seats.is_bot(s)) {
@@ -618,6 +640,16 @@ impl TableCore {
 
     /// The call window's time is up: whoever has not answered lets the claim pass.
     pub fn close_window(&mut self, now: Now) {
+        // On the ladder, people's seats (every network seat) that did not answer are not
+        // asked again this game, and the ladder counts the lapse like a time-out.
+        if self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
+            && let Some(window) = self.window.as_ref()
+        {
+            let seats: Vec<Seat> = window.waiting().filter(|&s| !self.seats.is_bot(s)).collect();
+            if !seats.is_empty() {
+                let _ = self.apply(Input::WindowLapsed { seats }, now);
+            }
+        }
         if let Some(window) = self.window.as_mut() {
             window.time_up();
         }

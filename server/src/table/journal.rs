@@ -32,6 +32,9 @@ pub enum Input {
     Reset,
     /// The table stopped the game at the server's length limit.
     Stopped { why: StopWhy, limit: u64 },
+    /// A call window closed with these seats not having answered (ladder tables): they are
+    /// not asked again in this game's windows.
+    WindowLapsed { seats: Vec<Seat> },
 }
 
 fn wire_seat(seat: Seat) -> u32 {
@@ -65,6 +68,9 @@ impl Input {
             Input::Stopped { why, limit } => {
                 Entry::Stopped(pb::GameStopped { why: convert::stop_why_to_wire(*why) as i32, limit: *limit })
             }
+            Input::WindowLapsed { seats } => Entry::WindowLapsed(pb::CallWindowLapsed {
+                seats: seats.iter().map(|&s| wire_seat(s)).collect(),
+            }),
         }
     }
 
@@ -106,6 +112,9 @@ impl Input {
                 why: convert::stop_why_from_wire(s.why).ok_or_else(|| bad("an unknown reason to stop"))?,
                 limit: s.limit,
             },
+            Some(Entry::WindowLapsed(l)) => {
+                Input::WindowLapsed { seats: l.seats.iter().map(|&s| s as Seat).collect() }
+            }
         })
     }
 }

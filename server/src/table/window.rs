@@ -61,6 +61,11 @@ impl CallWindow {
         !self.closed && self.asked.iter().any(|(s, a)| *s == seat && *a == Answer::Waiting)
     }
 
+    /// The seats asked that have not answered yet.
+    pub fn waiting(&self) -> impl Iterator<Item = Seat> + '_ {
+        self.asked.iter().filter(|(_, a)| !self.closed && *a == Answer::Waiting).map(|(s, _)| *s)
+    }
+
     /// Whether `seat` was asked in this window (answered or not).
     pub fn asked(&self, seat: Seat) -> bool {
         self.asked.iter().any(|(s, _)| *s == seat)
