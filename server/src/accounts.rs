@@ -187,14 +187,22 @@ impl From<AccountError> for Status {
 /// to one prototype (UTS #39 skeletons) before case is folded, since folding first would
 /// turn a capital I into an i that no longer looks like the l it passes for ("AIice" for
 /// "Alice"), then case folded and the one lowercase pair left that looks alike in many
-/// fonts (i and l, once a capital I is an l) made one.
+/// fonts (i and l, once a capital I is an l) made one. Spaces and combining marks are left
+/// out: "Al ice" (with a no-break space) and "Alı̇ce" (a dotless i under a combining dot)
+/// pass for "Alice" on a screen.
 pub fn name_key(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
     let compatible: String = name.nfkc().collect();
     let skeleton: String = unicode_security::confusable_detection::skeleton(&compatible).collect();
     let folded: String = skeleton.nfkc().flat_map(char::to_lowercase).collect();
     let again: String = unicode_security::confusable_detection::skeleton(&folded).collect();
-    again.chars().flat_map(char::to_lowercase).map(|c| if c == 'i' { 'l' } else { c }).collect()
+    again
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter(|&c| !c.is_whitespace() && !is_combining_mark(c))
+        .map(|c| if c == 'i' { 'l' } else { c })
+        .collect()
 }
 
 /// The bearer token a request carries, if any.
@@ -491,5 +499,9 @@ mod tests {
         }
         assert_ne!(name_key("Robot"), robo);
         assert_ne!(name_key("Ana"), name_key("Ada"));
+        // From the hostile try: a dotless i under a combining dot, a no-break space.
+        for lookalike in ["Al\u{0131}\u{0307}ce", "Al\u{00A0}ice", "Al ice"] {
+            assert_eq!(name_key(lookalike), name_key("Alice"), "{lookalike:?}");
+        }
     }
 }

@@ -70,6 +70,32 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
         assert_eq!(code(&refused), "bad_name", "{bots}");
     }
     accounts.register(register("Abbot", pb::AccountKind::Person)).await.unwrap();
+    // From the hostile try: names that passed for others. Beside an account "Alice", a blank
+    // Braille cell or an object replacement character is refused outright, and a dotless i
+    // under a combining dot or a no-break space is Alice's name.
+    accounts.register(register("Alice", pb::AccountKind::Person)).await.unwrap();
+    for (posing, why) in [
+        ("Alice\u{2800}", "bad_name"),
+        ("Alice\u{FFFC}", "bad_name"),
+        ("Al\u{0131}\u{0307}ce", "name_taken"),
+        ("Al\u{00A0}ice", "name_taken"),
+        ("oddsbot", "bad_name"),
+        ("odds_bot", "bad_name"),
+        ("odds bot.", "bad_name"),
+        ("Robo [bot]", "bad_name"),
+        ("Rеаder-Bot", "bad_name"),
+    ] {
+        let refused = accounts.register(register(posing, pb::AccountKind::Person)).await.unwrap_err();
+        assert_eq!(code(&refused), why, "{posing:?}");
+    }
+    // A failed registration does not count against the address's registrations an hour.
+    for n in 0..25 {
+        let refused = accounts.register(register("Alice", pb::AccountKind::Person)).await.unwrap_err();
+        assert_eq!(code(&refused), "name_taken", "attempt {n}");
+    }
+    accounts.register(register("Bob", pb::AccountKind::Person)).await.unwrap();
+    let guest = pb::CreateTableRequest { name: "Bob\u{2800}".into(), ..Default::default() };
+    assert_eq!(code(&lobby.create_table(guest).await.unwrap_err()), "bad_name");
     // Nor a guest's: a guest named "Odds Bot" would play into the odds bot's ratings.
     let guest = pb::CreateTableRequest { name: "Odds Bot".into(), ..Default::default() };
     assert_eq!(code(&lobby.create_table(guest).await.unwrap_err()), "bad_name");

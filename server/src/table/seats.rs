@@ -75,17 +75,30 @@ pub fn seat_name(raw: &str) -> Result<String, TableError> {
     if chars > MAX_NAME_CHARS {
         return Err(TableError::BadName(format!("{chars} characters; at most {MAX_NAME_CHARS}")));
     }
-    // "odds bot", "Carmen (odds bot)": the names the server gives its built-in bots, and
-    // rates them under, are no guest's or account's to take (in any case or lookalike).
-    let key = crate::accounts::name_key(&name);
-    let bot = crate::accounts::name_key("x bot");
-    let marked = crate::accounts::name_key("x bot)");
-    if key == bot[2..] || key.ends_with(&bot[1..]) || key.ends_with(&marked[1..]) {
+    if bot_like(&name) {
         return Err(TableError::BadName(
-            "names ending in \"bot\" are the built-in bots' (an account of kind bot is shown as \"Name [bot]\")".into(),
+            "names ending in \"bot\", the built-in bots' names and \"[bot]\" are the bots' (an account of kind bot is shown as \"Name [bot]\")".into(),
         ));
     }
     Ok(name)
+}
+
+/// Whether a name passes for a bot's, in any case, spacing, punctuation or lookalike: the
+/// names the server gives its built-in bots ("odds bot", "Carmen (odds bot)") and rates them
+/// under, "oddsbot" and "odds_bot" too, a name ending in a separate "bot" ("Robo-bot."),
+/// and the mark `dudo` shows after a bot account's name ("Robo [bot]"). "Abbot" and
+/// "Talbot" are people's.
+fn bot_like(name: &str) -> bool {
+    let key = |text: &str| crate::accounts::name_key(text);
+    // Words of the name, in key form: split where the name is not letters or digits.
+    let words: Vec<String> =
+        name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(key).collect();
+    let joined: String = words.concat();
+    let bot = key("bot");
+    let built_in = dudo_rules::bots::NAMES.iter().any(|b| joined.ends_with(&key(&format!("{b}bot"))));
+    let last_is_bot = words.last().is_some_and(|w| *w == bot);
+    let marked = key(name).contains(&key("[bot]"));
+    built_in || last_is_bot || marked
 }
 
 /// Text other people's terminals will print: the first character that could fake a line or
@@ -98,7 +111,11 @@ pub fn plain_text(text: &str) -> Result<(), char> {
     let invisible = |c: char| {
         matches!(c, '\u{AD}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'..='\u{200D}'
             | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}')
+            | '\u{E0000}'..='\u{E007F}'
+            // Blank or stand-in glyphs ("Alice" + a blank Braille cell passes for "Alice"),
+            // variation selectors and the combining grapheme joiner.
+            | '\u{2800}' | '\u{FFFC}' | '\u{FFFD}' | '\u{FE00}'..='\u{FE0F}' | '\u{180B}'..='\u{180F}'
+            | '\u{034F}' | '\u{17B4}' | '\u{17B5}')
     };
     match text.chars().find(|&c| c.is_control() || bidi(c) || separator(c) || invisible(c)) {
         Some(c) => Err(c),
