@@ -68,15 +68,21 @@ pub(crate) async fn rate(
     s: &GameSummary,
 ) -> Result<(), sqlx::Error> {
     let fresh = WengLinRating::new();
+    // Every seat is a team of its own. A name in several seats (two of the server's odds
+    // bots at one table) is one rating that played the game several times over: each seat is
+    // rated against the others, and the rating moves by the mean of its seats' moves. (Rating
+    // it by its better place would favour a strategy that often fills two seats over the same
+    // strategy playing one: the built-in odds bot rated 11 mu above the same odds bot played
+    // over the network.)
     let mut players: Vec<(&GamePlayer, String, WengLinRating, i64, i64)> = Vec::new();
+    let mut seats: Vec<(&GamePlayer, usize)> = Vec::new();
     for p in &s.players {
         let name = p.rated_as();
-        // One rating a name: two seats rated alike (two odds bots) are one player, rated
-        // by the better place.
-        if let Some(seen) = players.iter_mut().find(|(_, n, ..)| *n == name) {
-            if place_of(p) < place_of(seen.0) {
-                seen.0 = p;
+        if let Some(i) = players.iter().position(|(_, n, ..)| *n == name) {
+            if place_of(p) < place_of(players[i].0) {
+                players[i].0 = p;
             }
+            seats.push((p, i));
             continue;
         }
         let row =
@@ -93,13 +99,33 @@ pub(crate) async fn rate(
             ),
             None => (fresh, 0, 0),
         };
+        seats.push((p, players.len()));
         players.push((p, name, rating, games, wins));
     }
-    let place = place_of;
-    let teams: Vec<[WengLinRating; 1]> = players.iter().map(|(_, _, r, ..)| [*r]).collect();
+    let teams: Vec<[WengLinRating; 1]> = seats.iter().map(|&(_, i)| [players[i].2]).collect();
     let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> =
-        teams.iter().zip(&players).map(|(t, (p, ..))| (&t[..], MultiTeamOutcome::new(place(p)))).collect();
-    let after = weng_lin_multi_team(&ranked, &WengLinConfig::new());
+        teams.iter().zip(&seats).map(|(t, (p, _))| (&t[..], MultiTeamOutcome::new(place_of(p)))).collect();
+    let by_seat = weng_lin_multi_team(&ranked, &WengLinConfig::new());
+    let after: Vec<Vec<WengLinRating>> = players
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, before, ..))| {
+            let moved: Vec<WengLinRating> = seats
+                .iter()
+                .zip(&by_seat)
+                .filter(|((_, of), _)| *of == i)
+                .filter_map(|(_, new)| new.first().copied())
+                .collect();
+            if moved.is_empty() {
+                return vec![*before];
+            }
+            let n = moved.len() as f64;
+            vec![WengLinRating {
+                rating: before.rating + moved.iter().map(|r| r.rating - before.rating).sum::<f64>() / n,
+                uncertainty: moved.iter().map(|r| r.uncertainty).sum::<f64>() / n,
+            }]
+        })
+        .collect();
     for ((p, name, _, games, wins), new) in players.iter().zip(after) {
         let Some(new) = new.first() else { continue };
         let won = i64::from(p.place == 1);

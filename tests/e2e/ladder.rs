@@ -43,6 +43,8 @@ async fn server() -> String {
             pool("trio", 3, 5_000, 1),
             // Calza by the others: every claim opens a call window for the other seats.
             Pool { max_games: 1, ..pool("quad", 4, 10_000, 0) },
+            // Network seats and the server's own odds bots, side by side at once.
+            Pool { max_games: 4, ..pool("odds-4", 4, 10_000, 0) },
             pool("stall", 2, 200, 0),
             // Dealt from a seed, anyone may challenge: the game `dudo simulate` plays.
             Pool {
@@ -113,7 +115,7 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
     let pools = ladder.list_pools(pb::ListPoolsRequest {}).await.unwrap().into_inner().pools;
     assert_eq!(
         pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
-        ["trio", "quad", "stall", "seeded"]
+        ["trio", "quad", "odds-4", "stall", "seeded"]
     );
     // What a bot author needs to know of a pool is listed with it.
     let quad = &pools[1];
@@ -264,6 +266,69 @@ async fn a_seat_that_never_answers_call_windows_holds_one_window_a_game() {
         griefing < honest + Duration::from_millis(2_500),
         "{griefing:?} against {honest:?}: more than one window was held"
     );
+}
+
+/// One strategy rates the same however it connects: two accounts playing the SDK's odds bot
+/// over the network sit at tables filled with the server's built-in odds bot, and after 60
+/// games each their ratings and mean places agree with the built-in bot's within the
+/// uncertainty the ratings give (docs/ladder.md says how many games an order needs).
+#[tokio::test]
+async fn a_strategy_rates_the_same_over_the_network_and_built_in() {
+    let addr = server().await;
+    const GAMES: usize = 60;
+    let runs: Vec<_> = ["Netodds", "Wireodds"]
+        .into_iter()
+        .map(|name| {
+            let addr = addr.clone();
+            tokio::spawn(async move {
+                let guest = Client::connect(&addr).await.unwrap();
+                let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
+                let client = guest.with_account(Some(token));
+                let run = dudo_bot::ladder(&client, "odds-4", 4, GAMES, |seed| {
+                    dudo_bot::builtin("odds", seed).unwrap()
+                });
+                tokio::time::timeout(Duration::from_secs(300), run)
+                    .await
+                    .expect("the ladder went quiet")
+                    .unwrap()
+                    .places
+            })
+        })
+        .collect();
+    let mut places = Vec::new();
+    for run in runs {
+        places.push(run.await.unwrap());
+    }
+    let mut ladder = ladder_client(&addr).await;
+    let board = ladder
+        .leaderboard(pb::LeaderboardRequest { pool: "odds-4".into(), limit: 0 })
+        .await
+        .unwrap()
+        .into_inner()
+        .entries;
+    let built_in =
+        board.iter().find(|e| e.kind == pb::AccountKind::None as i32).expect("the built-in bot's rating");
+    for (name, places) in ["Netodds", "Wireodds"].iter().zip(&places) {
+        let e = board.iter().find(|e| e.name == *name).unwrap();
+        let mean_place = places.iter().sum::<u32>() as f64 / places.len() as f64;
+        eprintln!(
+            "{name}: mu {:.1} sigma {:.1} over {} games, mean place {mean_place:.2}; built-in {}: mu {:.1} sigma {:.1} over {} games",
+            e.mu, e.sigma, e.games, built_in.name, built_in.mu, built_in.sigma, built_in.games
+        );
+        let within = 3.0 * (e.sigma.powi(2) + built_in.sigma.powi(2)).sqrt();
+        assert!(
+            (e.mu - built_in.mu).abs() <= within,
+            "{name} rates {:.1} against the built-in bot's {:.1}",
+            e.mu,
+            built_in.mu
+        );
+        // Four seats of one strategy: 2.5 on average (a place's spread is about 1.1).
+        assert!(
+            (mean_place - 2.5).abs() < 0.6,
+            "{name}'s mean place {mean_place:.2} over {} games",
+            places.len()
+        );
+    }
 }
 
 /// An account suspended (or a token revoked) while its Enter stream is open takes no more
