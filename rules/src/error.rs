@@ -47,6 +47,13 @@ pub enum RuleError {
     BadHand { dice: usize },
     #[error("roll is not allowed: {why}")]
     RollNotAllowed { why: &'static str },
+    /// Positions count from 0 in an action (the wire, scripts); `dudo`'s `roll 1 3` counts
+    /// from 1 and says so itself.
+    #[error(
+        "roll is not allowed: position {position} names no die of this hand (its {dice} dice are at positions 0 to {last})",
+        last = dice.saturating_sub(1)
+    )]
+    NoSuchDie { position: usize, dice: usize },
     #[error("claim is not allowed: {why}")]
     ClaimNotAllowed { why: &'static str },
     #[error("accept is not allowed: {why}")]
@@ -86,7 +93,7 @@ impl RuleError {
             RuleError::PushDieMissing { .. } => "push_die_missing",
             RuleError::ClaimNotHigher { .. } => "claim_not_higher",
             RuleError::BadHand { .. } => "bad_hand",
-            RuleError::RollNotAllowed { .. } => "roll_not_allowed",
+            RuleError::RollNotAllowed { .. } | RuleError::NoSuchDie { .. } => "roll_not_allowed",
             RuleError::ClaimNotAllowed { .. } => "claim_not_allowed",
             RuleError::AcceptNotAllowed { .. } => "accept_not_allowed",
             RuleError::ChallengeNotAllowed { .. } => "challenge_not_allowed",

@@ -285,8 +285,8 @@ impl IndividualHand {
         if dice.is_empty() {
             return refuse("name at least one die to roll, or claim without rolling");
         }
-        if dice.iter().any(|&d| d >= n) || show.iter().any(|&d| d >= n) {
-            return refuse("a position names no die of this hand (there are as many positions as dice)");
+        if let Some(&position) = dice.iter().chain(show).find(|&&d| d >= n) {
+            return Err(RuleError::NoSuchDie { position, dice: n });
         }
         let (mut rolled, mut shown) = ([false; 8], [false; 8]);
         for &d in dice {
