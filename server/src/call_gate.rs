@@ -11,6 +11,10 @@
 //! handler holds it in the budget only while it runs, so one address has at most
 //! [`IN_FLIGHT`] unsent at once.
 //!
+//! A call's request must be whole within `Limits::request_time` (60 s): past it the call is
+//! answered `DEADLINE_EXCEEDED` and what it held is given back. The time is kept here, inside
+//! the gRPC-Web layer, so a browser's half-sent request is answered in gRPC-Web too.
+//!
 //! Calls that free memory (closing, resetting or leaving a table, removing a player) and
 //! health checks get through a full budget: an address whose share is full must still be
 //! able to free it, and an orchestrator must still see the server alive. Past the budget,
@@ -175,8 +179,16 @@ where
             ticket = Some(t);
         }
         let answer = self.inner.call(request);
+        let request_time = self.gate.dudo.limits().request_time;
         Box::pin(async move {
-            let response = answer.await?;
+            let Ok(response) = tokio::time::timeout(request_time, answer).await else {
+                let status = tonic::Status::deadline_exceeded(format!(
+                    "the request was not whole within {} s",
+                    request_time.as_secs()
+                ));
+                return Ok(status.into_http());
+            };
+            let response = response?;
             Ok(response.map(|body| {
                 tonic::body::Body::new(Held { body, _memory: memory, _ticket: ticket, _exempt: exempt })
             }))

@@ -32,9 +32,6 @@ pub use dudo_store::Store;
 use connections::CONNECTION_WINDOW;
 pub use connections::{CONNECTION_BYTES, HTTP1_CONNECTION_BYTES};
 
-/// A call's request must be whole within this (a handler answers at once, or opens its
-/// stream at once): a half-sent request is dropped, and what it held given back.
-const REQUEST_TIME: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The largest request the health and reflection services read.
 const SMALL_REQUEST: usize = 16 * 1024;
@@ -153,7 +150,6 @@ pub async fn serve(
         .initial_connection_window_size(CONNECTION_WINDOW)
         .initial_stream_window_size(CONNECTION_WINDOW / 2)
         .http2_max_header_list_size(call_gate::MAX_HEADER_BYTES)
-        .timeout(REQUEST_TIME)
         // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
         .accept_http1(true)
         .layer(tonic_web::GrpcWebLayer::new())

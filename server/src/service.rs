@@ -197,6 +197,9 @@ pub struct Limits {
     pub keepalive: Option<std::time::Duration>,
     /// The CPU built-in bots may take, per table and in all (see `bot_cpu`).
     pub bot_cpu: crate::bot_cpu::BotCpuLimits,
+    /// A call's request must be whole within this (a handler answers at once, or opens its
+    /// stream at once): a half-sent request is dropped, and what it held given back.
+    pub request_time: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -219,6 +222,7 @@ impl Default for Limits {
             idle_table: std::time::Duration::from_secs(30 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
             bot_cpu: crate::bot_cpu::BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.25) },
+            request_time: std::time::Duration::from_secs(60),
         }
     }
 }

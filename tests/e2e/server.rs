@@ -400,6 +400,27 @@ async fn grpc_web_over_http1_reaches_the_lobby() {
     assert!(text.contains("grpc-status:0"), "{text}");
 }
 
+/// A gRPC-Web request left half-sent is answered, when its time is up, in gRPC-Web: a
+/// browser reads the status as it reads any other.
+#[tokio::test]
+async fn a_half_sent_grpc_web_request_is_answered_in_grpc_web() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let limits =
+        dudo_server::service::Limits { request_time: Duration::from_millis(500), ..Default::default() };
+    let (addr, _stop) = server_with(limits).await;
+    let mut tcp = tokio::net::TcpStream::connect(addr.trim_start_matches("http://")).await.unwrap();
+    // Five bytes promised, two sent.
+    let request = "POST /dudo.v1.Lobby/ListTables HTTP/1.1\r\nHost: localhost\r\n\
+        content-type: application/grpc-web+proto\r\nx-grpc-web: 1\r\nconnection: close\r\ncontent-length: 5\r\n\r\n";
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    tcp.write_all(&[0, 0]).await.unwrap();
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut response)).await;
+    let text = String::from_utf8_lossy(&response).to_lowercase();
+    assert!(text.contains("content-type: application/grpc-web"), "{text}");
+    assert!(text.contains("grpc-status: 4") || text.contains("grpc-status:4"), "{text}");
+}
+
 #[tokio::test]
 async fn the_turn_clock_plays_the_default_action_for_a_silent_seat() {
     let (addr, _stop) = server().await;
