@@ -192,6 +192,7 @@ async fn main() -> anyhow::Result<()> {
             per_table: cores(args.bot_cpu_percent_per_table)?,
             all_tables: cores(args.bot_cpu_percent)?,
         },
+        request_time: dudo_server::service::Limits::default().request_time,
     };
     let admin_token = match &args.admin_token_file {
         Some(path) => Some(

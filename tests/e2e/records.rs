@@ -343,6 +343,7 @@ async fn a_large_record_is_streamed_not_answered_at_once() {
     let game = client.games(pb::ListGamesRequest::default()).await.unwrap()[0].id.clone();
     let refused = client.replay(&game).await.unwrap_err();
     assert_eq!(refused.refusal_code(), Some("replay_too_large"), "{refused}");
+    let started = std::time::Instant::now();
     let mut stream = client.watch_replay(&game, 1_000_000.0).await.unwrap();
     let mut events = 0;
     while let Some(u) = stream.message().await.unwrap() {
@@ -351,4 +352,8 @@ async fn a_large_record_is_streamed_not_answered_at_once() {
         }
     }
     assert!(events > 1000, "{events} events streamed");
+    // At a million times the game's pace the replay comes as fast as it is read: no wait
+    // under a millisecond is taken (each was once a whole millisecond of the timer's grain).
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_millis(events / 2), "{events} events took {took:?}");
 }

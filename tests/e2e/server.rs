@@ -1087,6 +1087,11 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
     let e =
         lobby.create_table(pb::CreateTableRequest { preset: huge.clone(), ..fibbing("A", 2, None) }).await;
     refused(e.unwrap_err(), "preset:");
+    // One bound for a field, whichever way it comes: the rule set's name as a setting too.
+    let setting = pb::Setting { path: "name".into(), value: "n".repeat(100) };
+    let e =
+        lobby.create_table(pb::CreateTableRequest { settings: vec![setting], ..fibbing("A", 2, None) }).await;
+    refused(e.unwrap_err(), "rule set field `name`: 100 characters; at most 64");
     let setting = pb::Setting { path: "dice.faces".into(), value: huge.clone() };
     let e =
         lobby.create_table(pb::CreateTableRequest { settings: vec![setting], ..fibbing("A", 2, None) }).await;
