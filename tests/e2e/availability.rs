@@ -257,7 +257,9 @@ async fn at_the_descriptor_limit_the_server_backs_off() {
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let _ = std::fs::remove_file(&log);
     let warnings = text.lines().filter(|l| l.contains("cannot accept")).count();
-    assert!((1..=2).contains(&warnings), "{warnings} warnings in about 3 s:\n{text}");
+    // One when the limit is first hit, then at most one every 10 s (a loaded machine may make
+    // the attack last longer than it does here).
+    assert!((1..=4).contains(&warnings), "{warnings} warnings:\n{text}");
 }
 
 /// Tables created all at once are checked and counted in one step: no more than the
