@@ -130,14 +130,26 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         let client = server.connect().await?;
         if args.pools || args.pool.is_none() {
             for p in client.pools().await? {
-                let clock = if p.move_millis > 0 { format!("{} s a move", p.move_millis / 1000) } else { "no clock".into() };
+                let seconds = |ms: u32| format!("{}", f64::from(ms) / 1000.0);
+                let clock = match (p.move_millis, p.time_bank_millis) {
+                    (0, _) => "no clock".to_string(),
+                    (m, 0) => format!("{} s a move", seconds(m)),
+                    (m, b) => format!("{} s a move and a {} s bank", seconds(m), seconds(b)),
+                };
+                let fill = if p.bots.is_empty() {
+                    String::new()
+                } else {
+                    format!("; filled by {} after {} s", p.bots.join(", "), p.fill_after_seconds)
+                };
                 println!(
-                    "{:<20} {} seats of {}, {clock}, up to {} games at once{}",
+                    "{:<20} {} seats of {}, {clock}, calls out of turn within {} s, up to {} games at once{fill}; benched {} min after {} time-outs or lapsed call windows",
                     safe(&p.name),
                     p.seats,
                     safe(&p.rules),
+                    seconds(p.call_window_millis),
                     p.max_games,
-                    if p.bots.is_empty() { String::new() } else { format!("; filled by {}", p.bots.join(", ")) }
+                    p.bench_minutes,
+                    p.bench_after_timeouts,
                 );
             }
             if args.pool.is_none() {

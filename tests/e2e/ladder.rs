@@ -400,6 +400,8 @@ fn the_ladder_commands_of_the_terminal_client() {
     };
     let (ok, out) = dudo(&home, &["ladder"]);
     assert!(ok && out.contains("duel") && out.contains("2 seats of fibbing"), "{out}");
+    // What a bot author must know of a pool: its clocks, its call window, its bench.
+    assert!(out.contains("calls out of turn within 1 s") && out.contains("lapsed call windows"), "{out}");
     let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds"]);
     assert!(!ok && out.contains("dudo account register"), "the ladder asks for an account: {out}");
     let (ok, out) = dudo(&home, &["account", "register", "Oddity", "--bot"]);
