@@ -80,17 +80,24 @@ def main():
     up = queue.Queue()
     up.put(service.PlayRequest(hello=service.Hello(table=table)))
     faces = 6
+    # The last prompt answered, by its last_seq: a prompt that comes again with the same
+    # last_seq (after a call window closes, say) is the same decision, answered once.
+    answered = None
     for update in play.Play(iter(up.get, None), metadata=auth):
         kind = update.WhichOneof("update")
         if kind in ("snapshot", "table"):
             info = update.snapshot.table if kind == "snapshot" else update.table
             faces = info.rules.dice.faces or 6
-        elif kind == "prompt" and update.prompt.view.turn == seat and update.prompt.view.HasField("turn"):
-            up.put(service.PlayRequest(action=choose(pb, update.prompt.view, update.prompt.legal, faces)))
-        elif kind == "prompt" and update.prompt.HasField("call_window_unix_millis"):
-            # Asked whether to call out of turn (calza) on the last bid: this bot never
-            # does, and says so at once rather than make the table wait out the window.
-            up.put(service.PlayRequest(pass_call=service.PassCall()))
+        elif kind == "prompt" and update.prompt.last_seq != answered:
+            p = update.prompt
+            answered = p.last_seq
+            if p.HasField("call_window_unix_millis"):
+                # Asked whether to call out of turn (calza) on the last bid: this bot never
+                # does, and says so at once rather than make the table wait out the window.
+                up.put(service.PlayRequest(pass_call=service.PassCall(), answers=p.last_seq))
+            elif p.view.HasField("turn") and p.view.turn == seat:
+                # `answers` names the prompt: if the game moved on first, this is refused.
+                up.put(service.PlayRequest(action=choose(pb, p.view, p.legal, faces), answers=p.last_seq))
         elif kind == "event" and update.event.WhichOneof("kind") == "game_over":
             standings = list(update.event.game_over.standings)
             print(f"{name}: game over, place {standings.index(seat) + 1} of {len(standings)}")
