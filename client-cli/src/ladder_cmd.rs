@@ -219,7 +219,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                     println!("queue: {} waiting, {} of yours in play, rating {:.2}", q.waiting, q.playing, q.rating);
                 }
                 Some(pb::ladder_update::Update::Seated(s)) => {
-                    println!("seated at table {} as seat {}", safe(&s.table), s.seat);
+                    println!("seated for game {} as seat {}", safe(&s.game), s.seat);
                     seed += 1;
                     let key = dudo_client::SeatKey::saved(s.table.clone(), s.seat, s.token.clone());
                     match (&args.bot, &args.builtin) {
@@ -229,6 +229,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                                 .args(["-c", command])
                                 .env("DUDO_SERVER", &addr)
                                 .env("DUDO_TABLE", &s.table)
+                                .env("DUDO_GAME", &s.game)
                                 .env("DUDO_TOKEN", &s.token)
                                 .env("DUDO_SEAT", s.seat.to_string())
                                 .env("DUDO_BOT_NAME", &name)
@@ -255,7 +256,12 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 }
                 Some(pb::ladder_update::Update::Ended(e)) => {
                     ended += 1;
-                    println!("table {}: finished {}", safe(&e.table), ordinal(e.place));
+                    println!(
+                        "game {}: finished {} (dudo replay {} --server {addr})",
+                        safe(&e.game),
+                        ordinal(e.place),
+                        safe(&e.game)
+                    );
                 }
                 Some(pb::ladder_update::Update::Benched(b)) => {
                     println!(

@@ -408,6 +408,14 @@ fn the_ladder_commands_of_the_terminal_client() {
     assert!(ok, "{out}");
     let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds", "--games", "2"]);
     assert!(ok && out.matches("finished").count() == 2, "{out}");
+    // One id for a game: the one the ladder names is the one `dudo replay` takes.
+    let game = out
+        .lines()
+        .find_map(|l| l.strip_prefix("game ").and_then(|rest| rest.split(':').next()))
+        .expect("a game named")
+        .to_string();
+    let (ok, replayed) = dudo(&home, &["replay", &game]);
+    assert!(ok && replayed.contains("Oddity"), "dudo replay {game}: {replayed}");
     let mut expected = vec!["Oddity [bot]", "odds bot"];
     match dudo_tests::python() {
         Ok(python) => {

@@ -218,6 +218,7 @@ impl Matchmaker {
                                 table: table.clone(),
                                 seat: u32::try_from(seat).unwrap_or(u32::MAX),
                                 token: token.clone(),
+                                game: crate::table::game_id(table, 1),
                             };
                             let _ = entrant.tx.try_send(update(pb::ladder_update::Update::Seated(seated)));
                         }
@@ -254,6 +255,8 @@ impl Matchmaker {
                                 table: made.table.clone(),
                                 seat: u32::try_from(seat).unwrap_or(u32::MAX),
                                 token: token.clone(),
+                                // A ladder table plays one game.
+                                game: crate::table::game_id(&made.table, 1),
                             };
                             let _ = e.tx.try_send(update(pb::ladder_update::Update::Seated(seated)));
                         }
@@ -333,6 +336,7 @@ impl Matchmaker {
                         let ended = pb::LadderGameEnded {
                             table: table.clone(),
                             place: u32::try_from(place).unwrap_or(0),
+                            game: crate::table::game_id(&table, 1),
                         };
                         let _ = e.tx.try_send(update(pb::ladder_update::Update::Ended(ended)));
                     }

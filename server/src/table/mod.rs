@@ -205,6 +205,12 @@ pub fn stream_channel(budget: Arc<Budget>) -> (StreamSink, StreamReader) {
     (StreamSink { tx, bytes: Arc::clone(&bytes) }, StreamReader { rx, bytes })
 }
 
+/// The id of a table's `n`th game (from 1): short enough to copy, unique enough (64 random
+/// bits): the table id's first 16 hex digits and the count.
+pub fn game_id(table: &str, n: u32) -> String {
+    format!("{}-{n}", table.get(..16).unwrap_or(table))
+}
+
 /// A random secret, 128 bits, as hex.
 pub fn secret() -> String {
     let bytes: [u8; 16] = rand::rng().random();
@@ -538,11 +544,7 @@ impl Table {
                         Some(s) => seed_from_u64(s),
                         None => rand::rng().random(),
                     };
-                    // Short enough to copy, unique enough (64 random bits): the table id's
-                    // first 16 hex digits and a count.
-                    let id = self.core.id();
-                    let games = self.core.games_started();
-                    let game_id = format!("{}-{}", id.get(..16).unwrap_or(id), games + 1);
+                    let game_id = game_id(self.core.id(), self.core.games_started() + 1);
                     self.input(Input::Started { seed, game_id })
                 });
                 self.reply(reply, result);
