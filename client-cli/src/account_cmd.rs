@@ -118,12 +118,39 @@ pub fn is_bot_account(server: &str) -> bool {
 }
 
 /// The account this machine plays as on `server` (its name and token): `DUDO_API_TOKEN`, else
-/// the token kept for the server.
+/// the token kept for the server. The name is empty for `DUDO_API_TOKEN` (ask the server).
 pub fn for_server(server: &str) -> Option<(String, String)> {
+    playing_as(server).map(|p| (p.name, p.token))
+}
+
+/// Whose token a command plays with, and where it came from: said by every command that
+/// uses one, since `DUDO_API_TOKEN` quietly overriding a kept account surprises people.
+pub struct PlayingAs {
+    /// The kept account's name; empty for `DUDO_API_TOKEN` until the server says it.
+    pub name: String,
+    pub token: String,
+    /// Where the token came from, in words.
+    pub from: String,
+}
+
+pub fn playing_as(server: &str) -> Option<PlayingAs> {
+    let kept = load().into_iter().find(|s| s.server == server);
     if let Some(token) = std::env::var("DUDO_API_TOKEN").ok().filter(|t| !t.trim().is_empty()) {
-        return Some((String::new(), token.trim().to_string()));
+        let from = match &kept {
+            Some(k) => format!("DUDO_API_TOKEN, which overrides {}'s token kept for {server}", safe(&k.name)),
+            None => "DUDO_API_TOKEN".to_string(),
+        };
+        return Some(PlayingAs { name: String::new(), token: token.trim().to_string(), from });
     }
-    load().into_iter().find(|s| s.server == server).map(|s| (s.name, s.token))
+    kept.map(|k| PlayingAs { name: k.name, token: k.token, from: format!("the token kept for {server}") })
+}
+
+/// `playing`'s name, asked of the server when the token came from the environment.
+pub async fn name_of(client: &Client, playing: &PlayingAs) -> anyhow::Result<String> {
+    if !playing.name.is_empty() {
+        return Ok(playing.name.clone());
+    }
+    Ok(client.clone().with_account(Some(playing.token.clone())).who_am_i().await?.name)
 }
 
 fn machine() -> String {
@@ -211,8 +238,9 @@ pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
                     .suspended_unix_millis
                     .map(|t| format!(", suspended since {}", when(t)))
                     .unwrap_or_default();
+                let from = playing_as(&addr).map(|p| p.from).unwrap_or_default();
                 println!(
-                    "{} ({}) on {addr}, registered {}{suspended}",
+                    "{} ({}) on {addr}, registered {}{suspended}; token from {from}",
                     safe(&account.name),
                     kind(account.kind),
                     when(account.created_unix_millis)

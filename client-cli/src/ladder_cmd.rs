@@ -94,6 +94,9 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
             let board = client.leaderboard(&pool, args.limit).await?;
             if board.is_empty() {
                 println!("  no rated games yet");
+            } else {
+                // The board's order: mu − 3·sigma, a rating the player is very likely above.
+                println!("  {:>3}  {:<28} {:>6}", "", "name", "mu−3σ");
             }
             for (i, e) in board.iter().enumerate() {
                 let provisional = if e.provisional { "  provisional" } else { "" };
@@ -161,10 +164,12 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         let pool = args.pool.unwrap_or_default();
-        let (name, token) = crate::account_cmd::for_server(&addr).ok_or_else(|| {
+        let playing = crate::account_cmd::playing_as(&addr).ok_or_else(|| {
             anyhow::anyhow!("the ladder is for accounts: `dudo account register NAME --bot --server {addr}` first")
         })?;
-        let client = client.with_account(Some(token));
+        let name = crate::account_cmd::name_of(&client, &playing).await?;
+        eprintln!("(playing as {} with {})", safe(&name), playing.from);
+        let client = client.with_account(Some(playing.token.clone()));
         if args.bot.is_none() && args.builtin.is_none() {
             anyhow::bail!("say who plays: --bot COMMAND, or --builtin random|odds|reader");
         }

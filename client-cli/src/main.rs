@@ -197,7 +197,28 @@ impl RuleArgs {
     }
 }
 
+/// `dudo leaderboard POOL | head -n 1`: once the reader has gone, printing fails, and Rust
+/// (which ignores SIGPIPE) turns that into a panic in every `println!`. A closed standard
+/// output is the reader saying it has read enough: the command ends there, quietly, with the
+/// status a shell gives a command its pipe closed (141), as other command-line tools do.
+fn quiet_on_a_closed_pipe() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        report(info);
+    }));
+}
+
 fn main() -> std::process::ExitCode {
+    quiet_on_a_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Play(a) => play::run(a),
@@ -215,7 +236,10 @@ fn main() -> std::process::ExitCode {
         Command::Ladder(a) => ladder_cmd::run(a),
         Command::Leaderboard(a) => ladder_cmd::leaderboard(a),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "dudo", &mut std::io::stdout());
+            // Made whole first: clap_complete panics if its writer fails (a closed pipe).
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "dudo", &mut script);
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
             Ok(std::process::ExitCode::SUCCESS)
         }
         Command::Rules(a) => rules_cmd::run(a),

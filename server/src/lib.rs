@@ -32,7 +32,6 @@ pub use dudo_store::Store;
 use connections::CONNECTION_WINDOW;
 pub use connections::{CONNECTION_BYTES, HTTP1_CONNECTION_BYTES};
 
-
 /// The largest request the health and reflection services read.
 const SMALL_REQUEST: usize = 16 * 1024;
 

@@ -278,3 +278,48 @@ fn an_external_bot_that_dies_is_reported_at_once() {
     assert!(text.contains("exited with exit status: 3"), "{text}");
     assert!(started.elapsed() < std::time::Duration::from_secs(10), "took {:?}", started.elapsed());
 }
+
+/// Every listing, piped into a reader that has already gone (`dudo leaderboard POOL | head
+/// -n 1`), ends quietly: no panic, no message, the status of a closed pipe or success.
+#[test]
+fn listings_into_a_closed_pipe_end_quietly() {
+    let home = std::env::temp_dir().join(format!("dudo-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let db = home.join("server.db");
+    let server = dudo_tests::start_server(&binary("dudo-server"), &["--db", db.to_str().unwrap()]).unwrap();
+    let addr = server.addr.as_str();
+    let listings: [&[&str]; 9] = [
+        &["rules"],
+        &["rules", "house"],
+        &["completions", "bash"],
+        &["simulate", "--games", "200"],
+        &["list", "--server", addr],
+        &["ladder", "--server", addr],
+        &["leaderboard", "--server", addr],
+        &["history", "--server", addr],
+        &["ratings", "--server", addr],
+    ];
+    for args in listings {
+        let mut child = Command::new(binary("dudo"))
+            .args(args)
+            .env("DUDO_HOME", &home)
+            .env("DUDO_DB", "none")
+            .env_remove("DUDO_API_TOKEN")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run dudo");
+        // The reader goes before a line is written.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("dudo output");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "dudo {args:?} panicked: {stderr}");
+        assert!(
+            out.status.success() || out.status.code() == Some(141),
+            "dudo {args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -406,8 +406,31 @@ fn the_ladder_commands_of_the_terminal_client() {
     assert!(!ok && out.contains("dudo account register"), "the ladder asks for an account: {out}");
     let (ok, out) = dudo(&home, &["account", "register", "Oddity", "--bot"]);
     assert!(ok, "{out}");
+    let token = out
+        .lines()
+        .find_map(|l| l.strip_prefix("For a bot elsewhere: DUDO_API_TOKEN="))
+        .expect("the token printed")
+        .to_string();
     let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds", "--games", "2"]);
     assert!(ok && out.matches("finished").count() == 2, "{out}");
+    // Every command that plays with a token says whose, and where it came from.
+    assert!(out.contains("playing as Oddity with the token kept for"), "{out}");
+    let (ok, shown) = dudo(&home, &["account", "show"]);
+    assert!(
+        ok && shown.contains("Oddity (bot)") && shown.contains("token from the token kept for"),
+        "{shown}"
+    );
+    let elsewhere = home.join("elsewhere");
+    let from_env = std::process::Command::new(dudo_tests::binary("dudo"))
+        .args(["ladder", "duel", "--builtin", "odds", "--games", "1", "--server", &addr])
+        .env("DUDO_HOME", &elsewhere)
+        .env("DUDO_API_TOKEN", &token)
+        .output()
+        .unwrap();
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&from_env.stdout), String::from_utf8_lossy(&from_env.stderr));
+    assert!(from_env.status.success() && text.contains("playing as Oddity with DUDO_API_TOKEN"), "{text}");
+    assert!(text.contains("Oddity is in duel"), "the account's name is said, not left blank: {text}");
     // One id for a game: the one the ladder names is the one `dudo replay` takes.
     let game = out
         .lines()
@@ -437,8 +460,10 @@ fn the_ladder_commands_of_the_terminal_client() {
     for name in expected {
         assert!(ok && out.contains(name), "{name} missing: {out}");
     }
+    assert!(out.contains("mu−3σ"), "the board's first number is labelled: {out}");
     let (ok, out) = dudo(&home, &["leaderboard", "duel", "--history", "oddity"]);
-    assert!(ok && out.lines().count() == 2, "{out}");
+    // Two games with the kept token, one with DUDO_API_TOKEN.
+    assert!(ok && out.lines().count() == 3, "{out}");
     let _ = server.child.kill();
     let _ = server.child.wait();
     let _ = std::fs::remove_dir_all(&home);
