@@ -86,6 +86,33 @@ async fn the_python_example_bot_plays_a_whole_game() {
     assert!(stdout.contains("Pyro: game over, place"), "{stdout}");
 }
 
+/// The Node.js example (`bot-sdk/examples/node/bot.js`, @grpc/grpc-js) plays a whole game
+/// against the server's bots, as docs/bots.md tells a Node author to write one.
+#[tokio::test]
+async fn the_node_example_bot_plays_a_whole_game() {
+    let node = match dudo_tests::node() {
+        Ok(n) => n,
+        Err(why) => {
+            dudo_tests::skipped("bots::the_node_example_bot_plays_a_whole_game", &why);
+            return;
+        }
+    };
+    let script = root().join("bot-sdk/examples/node/bot.js");
+    let out = game_with(|addr, code| {
+        Command::new(&node)
+            .arg(&script)
+            .args([addr, code, "Nodo"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    })
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Nodo: game over, place"), "{stdout}");
+}
+
 fn arena(args: &[&str]) -> (String, Vec<serde_json::Value>) {
     let out_file = std::env::temp_dir().join(format!(
         "dudo-arena-{}-{}.jsonl",

@@ -39,6 +39,19 @@ pub fn python() -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The node that runs the Node.js example bot, its packages installed by
+/// `scripts/node-env.sh`, or why there is none.
+pub fn node() -> Result<String, String> {
+    let out = Command::new("bash")
+        .arg(root().join("scripts/node-env.sh"))
+        .output()
+        .map_err(|e| format!("cannot run bash: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("no Node.js environment ({})", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
