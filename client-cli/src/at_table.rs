@@ -25,7 +25,7 @@ const HELP: &[&str] = &[
     "Out of turn: after each bid, everyone who may call on it (calza by the others, a challenge in some rules) is asked at once: call, or `no` to let it stand. If several call, the one sitting closest after the bidder wins, however fast the others were.",
     "Tab completes the calls you may make now.",
     "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
-    "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT`, `reset`, `again`.",
+    "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT` (the seat's number, as `who` and `status` show it), `reset`, `again`.",
     "Anyone: `leave` (before the start, or before the first call of a round).",
 ];
 
@@ -72,14 +72,41 @@ pub struct AtTable {
     reseated: bool,
     /// This player reset the table (`reset`, `again`): the server's notice of it says nothing new.
     resetting: bool,
+    /// The reset that ended this seat's stream was told (or was ours): the table's return to
+    /// waiting that follows is not told again. Spectators have no such notice: for them the
+    /// table's going back to waiting says it.
+    reset_noted: bool,
+    /// The rules this player's own `set` made, as the server answered: when the table's
+    /// update brings them, they are not told back to the one who typed them.
+    own_rules: Option<Arc<RuleSet>>,
     /// The table is `dudo play`'s: bots fill every other seat, so nobody else joins and there
     /// are no host's instructions to give.
     solo: bool,
     /// The game as it stands was just shown (a snapshot on joining again): the prompt that
     /// follows need not show it a second time.
     shown: bool,
-    /// `quit` (or Ctrl-C) was asked for during a game and is waiting for a yes.
-    confirming: bool,
+    /// Questions asked so far (the quit question, call windows): which was asked last.
+    asked: u64,
+    /// `quit` (or Ctrl-C) was asked for during a game and is waiting for a yes: when it
+    /// was asked.
+    confirming: Option<u64>,
+    /// When the call window in force was offered.
+    offered_at: u64,
+    /// What the answer in flight was, to say what it waits for if it is held.
+    sent: Option<Sent>,
+    /// The answer in flight is held in a call window, and that was said.
+    held: bool,
+}
+
+/// An answer sent to the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sent {
+    /// A move on this seat's turn (held, in a call window, until the window closes).
+    Move,
+    /// A call out of turn (waiting, in a call window, for the seats asked before this one).
+    Call,
+    /// `no`: no call on this claim.
+    Pass,
 }
 
 impl AtTable {
@@ -128,12 +155,56 @@ impl AtTable {
     /// `quit`, Ctrl-C or Ctrl-D: at once, unless it would walk out of a game in progress, which
     /// is asked about first (once: a second Ctrl-C, `quit!` or `y` leaves).
     fn ask_to_leave(&mut self) -> Option<Exit> {
-        if !self.out.interactive || self.confirming || !self.in_a_game() {
+        if !self.out.interactive || self.confirming.is_some() || !self.in_a_game() {
             return Some(self.walk_out());
         }
-        self.confirming = true;
+        self.asked += 1;
+        self.confirming = Some(self.asked);
         self.out.line(self.style.yellow("Leave the game? y/N (Ctrl-C again or `quit!` leaves at once)"));
         None
+    }
+
+    /// The call window asking this seat, while it has not answered.
+    fn window_open(&self) -> Option<&Prompt> {
+        self.prompt.as_ref().filter(|p| p.call_window.is_some() && !self.in_flight)
+    }
+
+    /// What a call window offers: "`calza` or `dudo`", empty when it offers no call.
+    fn offers(&self, p: &Prompt) -> String {
+        let mut offers = Vec::new();
+        if p.legal.calza {
+            offers.push(format!("`{}`", dudo_rules::game::exact_call_name(&self.rules)));
+        }
+        if !p.legal.dudo.is_empty() {
+            offers.push("`dudo`".to_string());
+        }
+        offers.join(" or ")
+    }
+
+    /// "Ben's bid of 3 fives", as the server's view has the bid in front of the table.
+    fn claim_in_front(&self, view: &View) -> String {
+        match view.current_bid {
+            Some((s, bid)) => {
+                let who = self.names().get(s).cloned().unwrap_or_default();
+                format!("{who}'s bid of {}", self.style.bid(bid, self.rules.dice.faces))
+            }
+            None => "the last claim".into(),
+        }
+    }
+
+    /// The server took the move or call in flight and gave no outcome yet (a `turn` update,
+    /// not events): a call window holds it. Says what it waits for, once. (A `no` gets a
+    /// `turn` update too when it closes the window with nothing to play: that holds nothing.)
+    fn say_held(&mut self, view: &View) {
+        let said = match self.sent {
+            _ if self.held || !self.in_flight => return,
+            Some(Sent::Move) => "your call is played when the call window closes, unless someone calls first",
+            Some(Sent::Call) => "yours is played unless a seat closer after the bidder calls too",
+            Some(Sent::Pass) | None => return,
+        };
+        self.held = true;
+        let said = format!("Waiting for calls on {}: {said}.", self.claim_in_front(view));
+        self.out.line(self.style.dim(&said));
     }
 
     /// Leaving this terminal mid-game keeps the seat: says so, and how to come back.
@@ -159,10 +230,11 @@ impl AtTable {
         if let Cow::Owned(code) = safe(&table.join_code) {
             table.join_code = code;
         }
-        let rules = match safe(&rules.name) {
-            Cow::Borrowed(_) => rules,
-            Cow::Owned(name) => Arc::new(RuleSet { name, ..(*rules).clone() }),
-        };
+        let rules = safe_rules(rules);
+        // A table seen before: what the host changed in it is news to everyone else.
+        if !self.table.id.is_empty() {
+            self.tell_changes(&table, &rules);
+        }
         let before: Vec<String> = self.players.clone();
         let players: Vec<String> = table.players.iter().map(|p| p.name.clone()).collect();
         if !before.is_empty() && table.state == pb::TableState::Waiting as i32 {
@@ -179,6 +251,46 @@ impl AtTable {
         self.players = players;
         self.rules = rules;
         self.table = table;
+    }
+
+    /// Says what the host changed: the rules (before the start), or the table reset to waiting.
+    fn tell_changes(&mut self, table: &pb::TableInfo, rules: &Arc<RuleSet>) {
+        let waiting = pb::TableState::Waiting as i32;
+        let noted = std::mem::take(&mut self.reset_noted);
+        if self.table.state != waiting
+            && table.state == waiting
+            && !noted
+            && !std::mem::take(&mut self.resetting)
+        {
+            self.out.line(self.style.dim("The host reset the table: back to waiting, same seats and rules."));
+        }
+        let changes = render::rule_changes(&self.rules, rules);
+        // This player's own `set` was answered already.
+        if changes.is_empty() || self.own_rules.take().is_some_and(|own| *own == **rules) {
+            return;
+        }
+        // The host's seat hears of a change made from its other terminal (`dudo host`).
+        let who = if self.key.is_some() && self.me() == Some(self.host()) { "You" } else { "The host" };
+        self.out.line(self.style.yellow(&format!("{who} changed {}.", render::and_list(&changes))));
+    }
+
+    /// Who sits where, by the seat numbers `remove SEAT` takes.
+    fn seat_list(&self) -> String {
+        let seated: Vec<String> = self
+            .players
+            .iter()
+            .enumerate()
+            .map(|(s, n)| {
+                let marks = match (Some(s) == self.me(), s == self.host()) {
+                    (true, true) => " (you, host)",
+                    (true, false) => " (you)",
+                    (false, true) => " (host)",
+                    (false, false) => "",
+                };
+                format!("seat {s} {n}{marks}")
+            })
+            .collect();
+        seated.join(", ")
     }
 
     fn waiting_room(&self) -> Vec<String> {
@@ -207,13 +319,7 @@ impl AtTable {
                 self.client.addr()
             ));
         }
-        let seated: Vec<String> = self
-            .names()
-            .iter()
-            .enumerate()
-            .map(|(s, n)| if s == self.host() { format!("{n} (host)") } else { n.clone() })
-            .collect();
-        lines.push(format!("At the table: {}", seated.join(", ")));
+        lines.push(format!("At the table: {}", self.seat_list()));
         if waiting && self.me() == Some(self.host()) {
             lines.push(
                 "You are the host: `bot` adds a bot, `set FIELD=VALUE` changes a rule, `start` begins."
@@ -248,8 +354,19 @@ impl AtTable {
             }
             Update::Table { table, rules } => self.set_table(table, rules),
             Update::Event { seq, event } => {
+                // A move held in a call window that another seat's call beat is not played.
+                let mine = self.me();
+                let beaten = match event.game() {
+                    Some(EventKind::CalzaCalled { seat } | EventKind::DudoCalled { seat, .. }) => {
+                        Some(*seat).filter(|s| Some(*s) != mine)
+                    }
+                    _ => None,
+                }
+                .filter(|_| self.held && self.sent == Some(Sent::Move));
                 self.in_flight = false;
                 self.answered = None;
+                self.held = false;
+                self.sent = None;
                 self.shown = false;
                 if self.prompt.as_ref().is_some_and(|p| p.last_seq.is_none_or(|l| l < seq)) {
                     self.prompt = None;
@@ -273,6 +390,12 @@ impl AtTable {
                     self.style,
                 );
                 self.out.lines(lines.into_iter().map(|l| if l.is_empty() { l } else { format!("  {l}") }));
+                if let Some(caller) = beaten {
+                    let name = self.players.get(caller).cloned().unwrap_or_default();
+                    self.out.line(
+                        self.style.dim(&format!("  Your held call is not played: {name} called first.")),
+                    );
+                }
                 if let Some(EventKind::GameOver { .. }) = event.game() {
                     self.over = true;
                     if self.me() == Some(self.host()) {
@@ -294,11 +417,14 @@ impl AtTable {
             // Where the game stands between prompts, as the server has it.
             Update::Turn { view, .. } => {
                 self.learn_seat(&view);
+                self.say_held(&view);
                 self.view = Some(view);
             }
             Update::Rejected { reason, code, .. } => {
                 self.in_flight = false;
                 self.answered = None;
+                self.held = false;
+                self.sent = None;
                 // The rule's own words already say "… is not allowed" where that is the point.
                 let line = if reason.contains("not allowed") {
                     safe(&reason).into_owned()
@@ -315,6 +441,9 @@ impl AtTable {
             Update::Reseated(why) => {
                 self.reseated = true;
                 self.prompt = None;
+                if why == Reseat::Reset {
+                    self.reset_noted = true;
+                }
                 let said = match why {
                     Reseat::Reset if std::mem::take(&mut self.resetting) => None,
                     Reseat::Reset => Some("The host reset the table: back to waiting, same seats and rules."),
@@ -368,21 +497,16 @@ impl AtTable {
         } else if !my_turn && self.offered_for != Some(p.last_seq) {
             // A call window: every seat that may call out of turn is asked at once.
             self.offered_for = Some(p.last_seq);
-            let mut offers = Vec::new();
-            if p.legal.calza {
-                offers.push(format!("`{}`", dudo_rules::game::exact_call_name(&self.rules)));
-            }
-            if !p.legal.dudo.is_empty() {
-                offers.push("`dudo`".to_string());
-            }
+            let offers = self.offers(&p);
             if !offers.is_empty() {
                 let left = match p.call_window.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
                     Some(left) => format!(" ({} s)", left.as_millis().div_ceil(1000)),
                     None => String::new(),
                 };
+                self.asked += 1;
+                self.offered_at = self.asked;
                 self.out.line(self.style.cyan(&format!(
-                    "Out of turn: {} on the bid in front of you, or `no` to let it stand{left}.",
-                    offers.join(" or ")
+                    "Out of turn: {offers} on the bid in front of you, or `no` to let it stand{left}."
                 )));
             }
         }
@@ -393,7 +517,8 @@ impl AtTable {
     /// The turn clock: a line at 30, 10 and 5 seconds left.
     fn countdown(&mut self) {
         let Some(p) = &self.prompt else { return };
-        if p.view.turn != self.me() {
+        // A move sent (held in a call window, say) stops the seat's clock.
+        if p.view.turn != self.me() || self.in_flight {
             return;
         }
         let Some(left) = p.deadline.and_then(|d| d.duration_since(SystemTime::now()).ok()) else { return };
@@ -458,15 +583,27 @@ impl AtTable {
         let lower = trimmed.trim_start_matches('/').to_ascii_lowercase();
         let (word, rest) = lower.split_once(' ').map_or((lower.as_str(), ""), |(w, r)| (w, r.trim()));
         let original_rest = trimmed.split_once(' ').map_or("", |(_, r)| r.trim());
-        if std::mem::take(&mut self.confirming) {
+        // Two questions may be open at once, the quit question and a call window's: a no
+        // answers the one asked last, and the other is still asked (and said so).
+        if let Some(asked) = self.confirming {
+            let window_after = self.window_open().is_some() && self.offered_at > asked;
             match word {
                 "y" | "yes" | "quit" | "exit" | "quit!" => return Some(self.walk_out()),
+                "n" | "no" if window_after => {}
                 "" | "n" | "no" => {
+                    self.confirming = None;
                     self.out.line("Staying at the table.");
+                    if let Some(p) = self.window_open() {
+                        let still = format!(
+                            "Still open: {} on the bid in front of you, or `no` to let it stand.",
+                            self.offers(p)
+                        );
+                        self.out.line(self.style.cyan(&still));
+                    }
                     return None;
                 }
                 // Anything else is taken as it is: a call, a command.
-                _ => {}
+                _ => self.confirming = None,
             }
         }
         match word {
@@ -490,12 +627,26 @@ impl AtTable {
             },
             "who" => self.out.lines(self.waiting_room()),
             // No call out of turn on this claim (the call window's answer).
-            "no" if self.prompt.as_ref().is_some_and(|p| p.call_window.is_some()) => {
-                let Some(p) = &self.prompt else { return None };
+            "n" | "no" => {
+                let Some(p) = self.window_open().cloned() else {
+                    let said = if self.in_flight && self.sent.is_some() {
+                        "You have answered this call window."
+                    } else {
+                        "No call window is asking you now: `no` answers one (`help` says more)."
+                    };
+                    self.out.line(said);
+                    return None;
+                };
                 self.answered = Some(p.last_seq);
                 self.in_flight = true;
-                if session.pass_call(p).await.is_err() {
+                self.sent = Some(Sent::Pass);
+                if session.pass_call(&p).await.is_err() {
                     self.out.line(self.style.red("The connection to the table has closed."));
+                    return None;
+                }
+                self.out.line(self.style.dim(&format!("You let {} stand.", self.claim_in_front(&p.view))));
+                if self.confirming.is_some() {
+                    self.out.line(self.style.yellow("Still asked: leave the game? y/N"));
                 }
             }
             "odds" => self.out.lines(self.odds()),
@@ -542,6 +693,7 @@ impl AtTable {
         }
         self.in_flight = true;
         self.answered = Some(prompt.last_seq);
+        self.sent = Some(if my_turn { Sent::Move } else { Sent::Call });
         if session.answer(prompt, action).await.is_err() {
             self.out.line(self.style.red("The connection to the table has closed."));
         }
@@ -560,10 +712,16 @@ impl AtTable {
                 client.add_bot(&key, kind).await.map(|_| format!("A bot ({kind}) sits down."))
             }
             "set" => match original_rest.split_once('=') {
-                Some((path, value)) => client
-                    .change_settings(&key, vec![(path.trim().to_string(), value.trim().to_string())])
-                    .await
-                    .map(|_| format!("{} is now {}.", path.trim(), value.trim())),
+                Some((path, value)) => {
+                    let changed = client
+                        .change_settings(&key, vec![(path.trim().to_string(), value.trim().to_string())])
+                        .await;
+                    // The table's update brings these rules back: this player knows already.
+                    if let Ok(info) = &changed {
+                        self.own_rules = dudo_client::rules_of(info).ok().map(|r| safe_rules(Arc::new(r)));
+                    }
+                    changed.map(|_| format!("{} is now {}.", path.trim(), value.trim()))
+                }
                 None => Ok("Write it as `set FIELD=VALUE`, as in `set dice.faces=8`.".to_string()),
             },
             "remove" => match rest.parse::<u32>() {
@@ -604,8 +762,16 @@ impl AtTable {
     }
 }
 
-/// What the caller wants done between opening the session and reading input (for example
-/// `dudo play` adding its bots and starting), run once the loop is listening.
+/// `rules` with its name made safe to print.
+fn safe_rules(rules: Arc<RuleSet>) -> Arc<RuleSet> {
+    match safe(&rules.name) {
+        Cow::Borrowed(_) => rules,
+        Cow::Owned(name) => Arc::new(RuleSet { name, ..(*rules).clone() }),
+    }
+}
+
+/// What the caller wants done at the table once it is shown (for example `dudo play` adding
+/// its bots and starting), run by the loop after the first snapshot.
 pub type Setup = std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>;
 
 /// Sits at the table until the player quits or leaves. `key` is `None` for a spectator.
@@ -645,20 +811,20 @@ pub async fn sit(
         disconnected: false,
         reseated: false,
         resetting: false,
+        reset_noted: false,
+        own_rules: None,
         solo: setup.is_some(),
         shown: false,
-        confirming: false,
+        asked: 0,
+        confirming: None,
+        offered_at: 0,
+        sent: None,
+        held: false,
     };
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));
     }
-    let (exit, last_words) = match setup {
-        Some(setup) => match setup.await {
-            Ok(()) => at_the_table(&mut me, session, &mut reader).await,
-            Err(e) => (Err(e), None),
-        },
-        None => at_the_table(&mut me, session, &mut reader).await,
-    };
+    let (exit, last_words) = at_the_table(&mut me, session, &mut reader, setup).await;
     // The terminal first, then the last words, straight to standard output.
     reader.close();
     if let Some(text) = last_words {
@@ -735,11 +901,13 @@ async fn futures_any(signals: &mut [tokio::signal::unix::Signal]) {
 }
 
 /// The loop at the table; returns how it ended and what to say last (once the terminal is
-/// itself again).
+/// itself again). `setup` runs once the table's first snapshot is shown, so that everything
+/// it does (bots sitting down, the start) is told as it happens, in order.
 async fn at_the_table(
     me: &mut AtTable,
     mut session: Session,
     reader: &mut input::Reader,
+    mut setup: Option<Setup>,
 ) -> (anyhow::Result<Exit>, Option<String>) {
     let style = me.style;
     let mut signals = Signals::new();
@@ -823,6 +991,17 @@ async fn at_the_table(
                 }
             },
             _ = tick.tick(), if !me.disconnected => me.countdown(),
+            done = async {
+                match setup.as_mut() {
+                    Some(setup) => setup.await,
+                    None => std::future::pending().await,
+                }
+            }, if setup.is_some() && !me.table.id.is_empty() => {
+                setup = None;
+                if let Err(e) = done {
+                    return (Err(e), None);
+                }
+            },
         }
     }
 }

@@ -13,6 +13,7 @@ use dudo_client::Client;
 use dudo_client::dudo_proto::v1 as pb;
 use dudo_rules::{Bid, EventKind, Viewer};
 
+use crate::input;
 use crate::net::{DbArgs, Purpose};
 use crate::render::{self, Style, safe};
 use dudo_rules::describe::{Narrator, there_were};
@@ -53,7 +54,9 @@ impl RecordsArgs {
                 let who =
                     if self.db.arena { "dudo arena keeps its games" } else { "dudo play keeps your games" };
                 let mut out = std::io::stdout();
-                writeln!(out, "No records yet: {path} does not exist ({who} there).{}", self.elsewhere())?;
+                let said =
+                    format!("No records yet: {path} does not exist ({who} there).{}", self.elsewhere());
+                writeln!(out, "{}", fit(&said, None))?;
                 Ok(None)
             }
             None => {
@@ -121,6 +124,19 @@ pub struct RatingsArgs {
     pub from: RecordsArgs,
 }
 
+/// Where the last column of `dudo history`'s rows begins.
+const FINISH_COLUMN: usize = 57;
+
+/// A line as printed: wrapped at word boundaries to the terminal's width, its continuation
+/// indented `hang` columns when given (a table's last column); to a pipe, whole.
+fn fit(text: &str, hang: Option<usize>) -> String {
+    if std::io::stdout().is_terminal() {
+        input::wrap_hanging(text, input::width(), hang)
+    } else {
+        text.to_string()
+    }
+}
+
 /// A moment as `--since` takes it, in Unix milliseconds.
 fn when(text: &str) -> anyhow::Result<u64> {
     let text = text.trim();
@@ -166,14 +182,19 @@ pub fn history(mut args: HistoryArgs) -> anyhow::Result<ExitCode> {
         let games = client.games(request).await?;
         let mut out = std::io::stdout().lock();
         if games.is_empty() {
-            writeln!(out, "No finished games match.{}", args.from.elsewhere())?;
+            writeln!(out, "{}", fit(&format!("No finished games match.{}", args.from.elsewhere()), None))?;
             if let Some(name) = unknown_preset {
                 let presets = dudo_rules::presets::NAMES.join(", ");
-                writeln!(out, "({name:?} is not a preset; the presets are {presets}.)")?;
+                writeln!(
+                    out,
+                    "{}",
+                    fit(&format!("({name:?} is not a preset; the presets are {presets}.)"), None)
+                )?;
             }
             return Ok(ExitCode::SUCCESS);
         }
-        writeln!(out, "{:<20} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules")?;
+        let head = format!("{:<20} {:<16} {:<18} finish (winner first)", "game", "finished (UTC)", "rules");
+        writeln!(out, "{}", fit(&head, Some(FINISH_COLUMN)))?;
         for g in &games {
             let rated = if g.rating_pool.is_empty() {
                 String::new()
@@ -182,7 +203,9 @@ pub fn history(mut args: HistoryArgs) -> anyhow::Result<ExitCode> {
             };
             let (finished, rules, finish) =
                 (date_time(g.finished_unix_millis), safe(&g.preset), players_line(g));
-            writeln!(out, "{:<20} {finished:<16} {rules:<18} {finish}{rated}", safe(&g.id))?;
+            let row = format!("{:<20} {finished:<16} {rules:<18} {finish}{rated}", safe(&g.id));
+            // A long finish continues under its own column, the game's id alone at the left.
+            writeln!(out, "{}", fit(&row, Some(FINISH_COLUMN)))?;
         }
         // The same source again: a server's games are only on that server.
         let from = match (&args.from.server, args.from.arena) {
@@ -239,7 +262,7 @@ pub fn replay(mut args: ReplayArgs) -> anyhow::Result<ExitCode> {
         let mut out = std::io::stdout().lock();
         for (i, round) in lines.iter().enumerate() {
             for line in round {
-                writeln!(out, "{line}")?;
+                writeln!(out, "{}", fit(line, None))?;
             }
             if pause && i + 1 < lines.len() {
                 write!(out, "-- Enter: next round, q: quit -- ")?;
@@ -265,7 +288,7 @@ async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCod
         match update.update {
             Some(pb::play_update::Update::Table(t)) => {
                 names = t.players.iter().map(|p| safe(&p.name).into_owned()).collect();
-                writeln!(out, "Replaying {}: {}", safe(game), names.join(", "))?;
+                writeln!(out, "{}", fit(&format!("Replaying {}: {}", safe(game), names.join(", ")), None))?;
             }
             Some(pb::play_update::Update::Event(e)) => {
                 let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(&e)?;
@@ -273,7 +296,7 @@ async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCod
                     Some(kind) => narrator.line(kind, &names, None),
                     None => event.describe(&names, None),
                 };
-                writeln!(out, "{line}")?;
+                writeln!(out, "{}", fit(&line, None))?;
             }
             _ => {}
         }

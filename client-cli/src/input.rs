@@ -41,6 +41,9 @@ pub enum Input {
 
 struct Shared {
     printer: Mutex<Option<Box<dyn ExternalPrinter + Send>>>,
+    /// The terminal is gone (closed, hung up): the editor has stopped, and its printer would
+    /// wait for it for ever (it thinks the terminal is still raw).
+    gone: AtomicBool,
     /// Standard output is a terminal: lines are wrapped at its width.
     wrap: bool,
 }
@@ -61,7 +64,8 @@ impl Output {
         let text = if self.shared.wrap { wrap(&text, width()) } else { text };
         // Always ended by a newline: while the editor is not reading, rustyline's printer
         // writes a message exactly as given, and lines without one would run together.
-        if let Ok(mut printer) = self.shared.printer.lock()
+        if !self.shared.gone.load(Ordering::SeqCst)
+            && let Ok(mut printer) = self.shared.printer.lock()
             && let Some(p) = printer.as_mut()
             && p.print(format!("{text}\n")).is_ok()
         {
@@ -115,6 +119,12 @@ pub fn columns(text: &str) -> usize {
 /// number and the word after it); the lines it continues on are indented two more than the
 /// line's own indent. A word longer than a whole line stays whole.
 pub fn wrap(text: &str, width: usize) -> String {
+    wrap_hanging(text, width, None)
+}
+
+/// [`wrap`], with the lines a line continues on indented `hang` columns (a table's last
+/// column) rather than two more than its own indent, when that leaves 20 columns to write in.
+pub fn wrap_hanging(text: &str, width: usize, hang: Option<usize>) -> String {
     let mut out: Vec<String> = Vec::new();
     for line in text.split('\n') {
         if columns(line) <= width {
@@ -123,7 +133,10 @@ pub fn wrap(text: &str, width: usize) -> String {
         }
         let body = line.trim_start_matches(' ');
         let indent = line.len() - body.len();
-        let hanging = " ".repeat((indent + 2).min(width / 2));
+        let hanging = match hang {
+            Some(h) if h + 20 <= width => " ".repeat(h),
+            _ => " ".repeat((indent + 2).min(width / 2)),
+        };
         let mut current = " ".repeat(indent);
         let mut used = indent;
         let mut fresh = true;
@@ -334,6 +347,16 @@ impl Drop for Reader {
     }
 }
 
+/// Whether the editor failed because the terminal is gone (an I/O error), rather than for
+/// Ctrl-C or Ctrl-D.
+fn terminal_gone(e: &ReadlineError) -> bool {
+    #[cfg(unix)]
+    if matches!(e, ReadlineError::Errno(_)) {
+        return true;
+    }
+    matches!(e, ReadlineError::Io(_))
+}
+
 /// Starts reading lines; returns the reader, with the output to print through. `colour`:
 /// whether the editor may dim its notes.
 pub fn start(words: Words, colour: bool) -> (Reader, Output) {
@@ -351,6 +374,9 @@ pub fn start(words: Words, colour: bool) -> (Reader, Output) {
             let (resume, resumed) = std::sync::mpsc::channel::<()>();
             let reading = Arc::new(AtomicBool::new(false));
             let in_editor = Arc::clone(&reading);
+            let shared =
+                Arc::new(Shared { printer: Mutex::new(printer), gone: AtomicBool::new(false), wrap });
+            let editor_shared = Arc::clone(&shared);
             std::thread::spawn(move || {
                 loop {
                     in_editor.store(true, Ordering::SeqCst);
@@ -364,6 +390,14 @@ pub fn start(words: Words, colour: bool) -> (Reader, Output) {
                             Input::Line(line)
                         }
                         Err(ReadlineError::Interrupted) => Input::Interrupt,
+                        // The terminal is gone: nothing more can be read. The editor goes
+                        // with this thread, which frees a print waiting on it, and output
+                        // goes straight to standard output from now on.
+                        Err(e) if terminal_gone(&e) => {
+                            editor_shared.gone.store(true, Ordering::SeqCst);
+                            let _ = tx.blocking_send(Input::End);
+                            return;
+                        }
                         Err(_) => Input::End,
                     };
                     // Then wait for the answer to be printed before prompting again; a closed
@@ -373,8 +407,7 @@ pub fn start(words: Words, colour: bool) -> (Reader, Output) {
                     }
                 }
             });
-            let output =
-                Output { shared: Arc::new(Shared { printer: Mutex::new(printer), wrap }), interactive: true };
+            let output = Output { shared, interactive: true };
             let reader =
                 Reader { lines: rx, resume: Some(resume), output: output.clone(), terminal, reading };
             return (reader, output);
@@ -398,7 +431,10 @@ pub fn start(words: Words, colour: bool) -> (Reader, Output) {
             }
         }
     });
-    let output = Output { shared: Arc::new(Shared { printer: Mutex::new(None), wrap }), interactive: false };
+    let output = Output {
+        shared: Arc::new(Shared { printer: Mutex::new(None), gone: AtomicBool::new(false), wrap }),
+        interactive: false,
+    };
     let reader = Reader {
         lines: rx,
         resume: None,
@@ -430,6 +466,17 @@ mod tests {
         // A bid stays whole.
         assert_eq!(wrap("bids: 3 1s, 16 2s", 13), "bids: 3 1s,\n  16 2s");
         assert_eq!(wrap("bids: 3 1s, 16 2s", 9), "bids:\n  3 1s,\n  16 2s");
+    }
+
+    #[test]
+    fn a_table_row_continues_under_its_last_column() {
+        let row = "abc-1   2026-11-25 18:03  Alba (reader bot) > Bruno (odds bot)";
+        assert_eq!(
+            wrap_hanging(row, 46, Some(26)),
+            "abc-1   2026-11-25 18:03  Alba (reader bot) >\n                          Bruno (odds bot)"
+        );
+        // Too narrow for the column: the usual two-column indent.
+        assert_eq!(wrap_hanging("aaaa bbbb cccc", 10, Some(5)), "aaaa bbbb\n  cccc");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use dudo_client::{Client, SeatKey};
 
 use crate::at_table;
-use crate::net::{ServerArgs, summary_line, table_line};
+use crate::net::{ServerArgs, seats_line, summary_line, table_line};
 
 /// The most tables `dudo list` prints (a page at a time from the server).
 const LIST_MOST: usize = 1_000;
@@ -111,6 +111,8 @@ pub enum HostCommand {
     },
     /// Begin the game with the seats taken.
     Start,
+    /// Who sits at each seat: the numbers `remove` takes.
+    Who,
     /// Take a seat out (before the start, or before the first call of a round).
     Remove { seat: u32 },
     /// Back to waiting, with the same seats and rules.
@@ -265,7 +267,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
                 args.server.server
             );
             println!(
-                "Host commands: dudo host --table {} start|add-bot|settings|remove|reset",
+                "Host commands: dudo host --table {} start|add-bot|settings|who|remove|reset",
                 safe(&key.info.join_code)
             );
             return Ok(ExitCode::SUCCESS);
@@ -394,8 +396,10 @@ pub fn host(args: HostArgs) -> anyhow::Result<ExitCode> {
             HostCommand::Start => client.start(&key).await?,
             HostCommand::Remove { seat } => client.remove(&key, seat).await?,
             HostCommand::Reset => client.reset(&key).await?,
+            HostCommand::Who => client.table(&key.table).await?,
         };
         println!("{}", table_line(&info));
+        println!("{}", seats_line(&info));
         Ok(ExitCode::SUCCESS)
     })
 }

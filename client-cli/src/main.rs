@@ -70,7 +70,7 @@ enum Command {
     ///
     /// Example: dudo watch KQMTRB --server HOST:50051
     Watch(lobby_cmd::WatchArgs),
-    /// The host's commands for a table you created: settings, add-bot, start, remove, reset.
+    /// The host's commands for a table you created: settings, add-bot, start, who, remove, reset.
     ///
     /// Examples: dudo host --table KQMTRB add-bot odds; dudo host --table KQMTRB settings dice.faces=8;
     /// dudo host --table KQMTRB start

@@ -161,6 +161,24 @@ pub fn table_line(t: &pb::TableInfo) -> String {
     })
 }
 
+/// Who sits where, by the seat numbers `dudo host remove SEAT` takes.
+pub fn seats_line(t: &pb::TableInfo) -> String {
+    let seated: Vec<String> = t
+        .players
+        .iter()
+        .map(|p| {
+            let name = crate::render::account_name(&p.name, p.account);
+            let host = if p.seat == t.host { " (host)" } else { "" };
+            format!("seat {} {name}{host}", p.seat)
+        })
+        .collect();
+    if seated.is_empty() {
+        "No seat is taken yet.".into()
+    } else {
+        format!("At the table: {}", seated.join(", "))
+    }
+}
+
 /// A table in a list, on one line.
 pub fn summary_line(t: &pb::TableSummary) -> String {
     use crate::render::safe;

@@ -179,6 +179,56 @@ pub fn names_for(players: &[String], me: Option<usize>) -> Vec<String> {
         .collect()
 }
 
+/// What changed from `old` to `new`, a `FIELD to VALUE` for each field, named by the paths
+/// `set FIELD=VALUE` takes (`dice.faces to 8`): a host's changes, as the others are told them.
+pub fn rule_changes(old: &RuleSet, new: &RuleSet) -> Vec<String> {
+    use serde_json::Value;
+    fn text(value: &Value) -> String {
+        match value {
+            Value::String(s) => s.clone(),
+            Value::Null => "none".into(),
+            other => other.to_string(),
+        }
+    }
+    fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
+        if old == new {
+            return;
+        }
+        let at = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+        match (old, new) {
+            (Value::Object(o), Value::Object(n)) => {
+                for (key, value) in n {
+                    diff(&at(key), o.get(key).unwrap_or(&Value::Null), value, out);
+                }
+                for key in o.keys().filter(|k| !n.contains_key(*k)) {
+                    out.push(format!("{} to none", at(key)));
+                }
+            }
+            // A rule that became one with fields of its own (`game_end.points`): each field.
+            (_, Value::Object(n)) => {
+                for (key, value) in n {
+                    diff(&at(key), &Value::Null, value, out);
+                }
+            }
+            _ => out.push(format!("{path} to {}", text(new))),
+        }
+    }
+    let (Ok(old), Ok(new)) = (serde_json::to_value(old), serde_json::to_value(new)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    diff("", &old, &new, &mut out);
+    out.into_iter().map(|c| safe(&c).into_owned()).collect()
+}
+
+/// "a", "a and b", "a, b and c".
+pub fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.concat(),
+    }
+}
+
 fn known(dice: &[u8]) -> Vec<Option<u8>> {
     dice.iter().map(|&d| Some(d)).collect()
 }
@@ -292,8 +342,14 @@ fn marks(style: Style, seat: usize, host: usize, starter: usize) -> String {
     m
 }
 
-/// The table from one seat: round, wilds, palifico, every seat in play order with the turn
-/// marked, dice counts, your dice, the bid, and the tallies the rules keep.
+/// How wide a column of seat numbers is, for `seats` seats.
+fn seat_width(seats: usize) -> usize {
+    seats.saturating_sub(1).to_string().len()
+}
+
+/// The table from one seat: round, wilds, palifico, every seat in play order with its number
+/// (the one `remove SEAT` takes) and the turn marked, dice counts, your dice, the bid, and
+/// the tallies the rules keep.
 pub fn status(view: &View, rules: &RuleSet, players: &[String], host: usize, style: Style) -> Vec<String> {
     let me = view.seat;
     let names = names_for(players, me);
@@ -353,8 +409,10 @@ pub fn status(view: &View, rules: &RuleSet, players: &[String], host: usize, sty
             let watching = if p.watching { "  watching" } else { "" };
             format!("{:<7}  {dice}{pushed}{claim}{watching}", plural_dice(p.dice))
         };
-        let mark = format!("{:<16}", marks(style, s, host, view.starter));
-        lines.push(format!("  {turn} {who}{}  {detail}", style.dim(&mark)));
+        // As wide as the widest marks, " (host) (started)": the columns after it line up.
+        let mark = format!("{:<17}", marks(style, s, host, view.starter));
+        let number = seat_width(view.players.len());
+        lines.push(format!("  {turn} {s:>number$} {who}{}  {detail}", style.dim(&mark)));
     }
     let arrow = if style.glyphs {
         "play passes down the list ↓ and round to the top"
@@ -426,8 +484,9 @@ fn hand_status(
             format!("{} lives", p.lives)
         };
         let cup = if holder == Some(s) { "  holds the cup" } else { "" };
+        let number = seat_width(view.players.len());
         lines.push(format!(
-            "  {turn} {}  {tally}{cup}{}",
+            "  {turn} {s:>number$} {}  {tally}{cup}{}",
             names.get(s).cloned().unwrap_or_default(),
             style.dim(&marks(style, s, host, view.starter))
         ));
@@ -630,6 +689,37 @@ mod tests {
         encyclopedia.pass.claim = PassClaim::AllDifferent;
         assert!(pass_claim(&encyclopedia).unwrap().contains("no two of your dice"));
         assert_eq!(pass_claim(&dudo_rules::presets::fibbing()), None);
+    }
+
+    #[test]
+    fn the_status_numbers_each_seat_and_keeps_its_columns_in_line() {
+        let players = vec!["Ann".to_string(), "Ben".to_string(), "Cai".to_string()];
+        let view = View {
+            seat: Some(1),
+            turn: Some(0),
+            starter: 0,
+            players: vec![PlayerView { dice: 3, ..PlayerView::default() }; 3],
+            ..View::default()
+        };
+        let lines = status(&view, &dudo_rules::presets::fibbing(), &players, 0, Style::default());
+        let rows = &lines[1..4];
+        assert!(rows[0].starts_with("  > 0 Ann") && rows[1].starts_with("    1 Ben (you)"), "{rows:?}");
+        // The host and starter marks take no more room than the column gives them.
+        let at: Vec<Option<usize>> = rows.iter().map(|r| r.find("3 dice")).collect();
+        assert!(at.iter().all(|a| a.is_some() && *a == at[0]), "{rows:#?}");
+    }
+
+    #[test]
+    fn a_rule_change_is_told_by_the_paths_set_takes() {
+        let fibbing = dudo_rules::presets::fibbing();
+        assert!(rule_changes(&fibbing, &fibbing).is_empty());
+        let eight = dudo_rules::presets::with_setting(fibbing.clone(), "dice.faces", "8").unwrap();
+        assert_eq!(rule_changes(&fibbing, &eight), ["dice.faces to 8"]);
+        let both = dudo_rules::presets::with_setting(eight, "dice.start", "3").unwrap();
+        let changes = rule_changes(&fibbing, &both);
+        assert_eq!(and_list(&changes), "dice.faces to 8 and dice.start to 3");
+        let named = dudo_rules::presets::with_setting(fibbing.clone(), "name", "Ours\nfake line").unwrap();
+        assert_eq!(rule_changes(&fibbing, &named), ["name to Ours\\u{a}fake line"]);
     }
 
     #[test]

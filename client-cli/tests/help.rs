@@ -19,6 +19,7 @@ const COMMANDS: &[&[&str]] = &[
     &["host", "start"],
     &["host", "remove"],
     &["host", "reset"],
+    &["host", "who"],
     &["leave"],
     &["rules"],
     &["script"],

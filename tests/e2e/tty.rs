@@ -242,7 +242,7 @@ fn lines_printed_between_prompts_each_start_a_line_and_long_ones_wrap_between_wo
     let mut p = spawn_plain(command, &home, 20_000, 60);
     let (before, _) = p.exp_string(YOUR_CALL).map(|b| (b, ())).unwrap();
     p.send_line("who").unwrap();
-    let (who, _) = p.exp_string("(host), ").map(|b| (b, ())).unwrap();
+    let (who, _) = p.exp_string("host), ").map(|b| (b, ())).unwrap();
     // Each line of the answer starts at the first column, in its own line.
     assert!(who.contains("seats taken.\r\nAt the table: "), "{who:?}");
     p.send_line("status").unwrap();
@@ -506,4 +506,230 @@ fn completions_are_printed_for_each_shell() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("join") && text.contains("--server"), "{shell}: {text}");
     }
+}
+
+/// The least bid on the first face offered, read off the hint printed before "Your call" (a
+/// bid, never a challenge: the game goes on).
+fn least_bid(before: &str) -> String {
+    let hint = before.lines().rev().find(|l| l.contains("You may call")).unwrap_or_default();
+    hint.split(": ").nth(1).unwrap_or_default().split(", ").next().unwrap_or("1 2s").trim().to_string()
+}
+
+/// Hana hosts a table of `seats` at `addr` and sits at it; returns her terminal and the join code.
+fn host_a_table(addr: &str, home: &std::path::Path, seats: &str, more: &[&str]) -> (PtySession, String) {
+    let mut args = vec!["create", "--server", addr, "--seats", seats, "--name", "Hana", "--seed", "5"];
+    args.extend_from_slice(more);
+    let mut host = dudo_tty(&args, home, 300);
+    let (_, code) = wait_for(&mut host, Needle::Regex(r"Join code: [A-Z]{6}"), 30);
+    let code = code.trim_start_matches("Join code: ").to_string();
+    wait_for(&mut host, text("You are the host"), 30);
+    (host, code)
+}
+
+/// A pty's output as text: rexpect reads it a byte to a character.
+fn utf8(shown: &str) -> String {
+    String::from_utf8_lossy(&shown.chars().map(|c| c as u8).collect::<Vec<u8>>()).into_owned()
+}
+
+/// Every line of `shown` (a pty's output, as text) fits in `width` columns.
+fn assert_fits(shown: &str, width: usize) {
+    for line in shown.split("\r\n") {
+        let line = line.rsplit('\r').next().unwrap_or(line);
+        assert!(line.chars().count() <= width, "wider than {width} columns: {line:?}\n{shown}");
+    }
+}
+
+#[test]
+fn a_call_held_in_a_call_window_says_so_and_each_question_gets_its_own_answer() {
+    let server = start_server(&binary("dudo-server"), &[]).unwrap();
+    let addr = server.addr.clone();
+    // A long window: each step below is awaited, never raced against the window's closing.
+    let (hana, code) = host_a_table(&addr, &temp_home("window"), "3", &["--call-window-ms", "60000"]);
+    let join = |name: &str| {
+        let mut p = dudo_tty(&["join", &code, "--server", &addr, "--name", name], &temp_home(name), 300);
+        wait_for(&mut p, text("Waiting for the host"), 30);
+        p
+    };
+    let mut seats = [hana, join("Gus"), join("Ivy")];
+    wait_for(&mut seats[0], text("Ivy sits down at seat 2"), 30);
+    seats[0].send_line("start").unwrap();
+    let (_, first) = wait_for(&mut seats[0], Needle::Regex(r"\w+( \(you\))? makes the first call"), 30);
+    let starter = ["Hana", "Gus", "Ivy"].iter().position(|n| first.starts_with(n)).unwrap();
+    // Play passes down the seats: `a` bids, `b` is next, `c` may call Calza out of turn.
+    seats.rotate_left(starter);
+    let [a, b, c] = &mut seats;
+
+    let (before, _) = wait_for(a, text(YOUR_CALL), 30);
+    a.send_line(&least_bid(&before)).unwrap();
+    wait_for(c, text("Out of turn: `calza`"), 30);
+    // `quit` asked after the window: `no` answers the quit question, and the window is still
+    // open, as it says.
+    c.send_line("quit").unwrap();
+    wait_for(c, text("Leave the game? y/N"), 30);
+    c.send_line("no").unwrap();
+    wait_for(c, text("Staying at the table."), 30);
+    wait_for(c, text("Still open: `calza` on the bid in front of you, or `no`"), 30);
+
+    // The next player's bid, made while the window is open, is held: it says what it waits for.
+    let (before, _) = wait_for(b, text(YOUR_CALL), 30);
+    b.send_line(&least_bid(&before)).unwrap();
+    let (_, waiting) = wait_for(b, Needle::Regex(r"Waiting for calls on \w+'s bid of [^:]+:"), 30);
+    assert!(!waiting.contains("(you)"), "{waiting}");
+
+    // `a` asks to quit before the next window opens.
+    a.send_line("quit").unwrap();
+    wait_for(a, text("Leave the game? y/N"), 30);
+    // `c` lets the bid stand: the held bid is played.
+    c.send_line("no").unwrap();
+    wait_for(c, text("You let "), 30);
+    let (held, _) = wait_for(b, Needle::Regex(r"\(you\) bids "), 30);
+    assert!(!held.contains("Not allowed"), "{held}");
+    // The window on that bid asks `a` after its quit question: `no` answers the window, and the
+    // quit question is still asked.
+    wait_for(a, text("Out of turn: `calza`"), 30);
+    a.send_line("no").unwrap();
+    let (said, _) = wait_for(a, text("Still asked: leave the game? y/N"), 30);
+    assert!(said.contains("You let ") && !said.contains("Staying at the table"), "{said}");
+    a.send_line("n").unwrap();
+    wait_for(a, text("Staying at the table."), 30);
+    // And the game goes on: `c`'s turn.
+    wait_for(c, text(YOUR_CALL), 30);
+    for p in seats.iter_mut() {
+        p.send_line("quit!").unwrap();
+        wait_for(p, Needle::Eof, 30);
+    }
+    drop(server);
+}
+
+#[test]
+fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
+    let server = start_server(&binary("dudo-server"), &[]).unwrap();
+    let addr = server.addr.clone();
+    let home = temp_home("changes");
+    let (mut hana, code) = host_a_table(&addr, &home, "3", &[]);
+    let mut gus =
+        dudo_tty(&["join", &code, "--server", &addr, "--name", "Gus"], &temp_home("changes-gus"), 300);
+    wait_for(&mut gus, text("Waiting for the host"), 30);
+    wait_for(&mut hana, text("Gus sits down at seat 1"), 30);
+    let mut watcher = dudo_tty(&["watch", &code, "--server", &addr], &temp_home("changes-watch"), 300);
+    wait_for(&mut watcher, text("At the table: seat 0 Hana (host), seat 1 Gus"), 30);
+    // The seat numbers `remove SEAT` takes, in the table's own view.
+    gus.send_line("who").unwrap();
+    wait_for(&mut gus, text("At the table: seat 0 Hana (host), seat 1 Gus (you)"), 30);
+
+    // A rule changed at the table: the others are told; the host, who typed it, is not told twice.
+    hana.send_line("set dice.faces=8").unwrap();
+    wait_for(&mut hana, text("dice.faces is now 8."), 30);
+    wait_for(&mut gus, text("The host changed dice.faces to 8."), 30);
+    wait_for(&mut watcher, text("The host changed dice.faces to 8."), 30);
+    // And from the host's other terminal: the host's seat is told too.
+    let host_cmd = |args: &[&str]| {
+        let out = Command::new(binary("dudo"))
+            .args(["host", "--server", &addr, "--table", &code])
+            .args(args)
+            .env("DUDO_HOME", &home)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let out = host_cmd(&["settings", "dice.start=3", "dice.max=3"]);
+    assert!(out.contains("At the table: seat 0 Hana (host), seat 1 Gus"), "{out}");
+    let (before, _) = wait_for(&mut hana, text("You changed dice.max to 3 and dice.start to 3."), 30);
+    assert!(!before.contains("changed dice.faces"), "{before}");
+    wait_for(&mut gus, text("The host changed dice.max to 3 and dice.start to 3."), 30);
+    wait_for(&mut watcher, text("The host changed dice.max to 3 and dice.start to 3."), 30);
+    host_cmd(&["add-bot", "random"]);
+    wait_for(&mut watcher, Needle::Regex(r"\(random bot\) sits down at seat 2"), 30);
+    let out = host_cmd(&["who"]);
+    assert!(out.contains("seat 1 Gus, seat 2 ") && out.contains("(random bot)"), "{out}");
+
+    // In a game, the table's view numbers each seat.
+    hana.send_line("start").unwrap();
+    wait_for(&mut hana, text("A game for 3 players begins"), 30);
+    // Asked again until the game's first view has come (it follows the opening events).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        hana.send_line("status").unwrap();
+        match hana.exp_regex(r"  [ >] 1 Gus .*3 dice|At the table: ") {
+            Ok((_, found)) if found.contains("Gus") => break,
+            _ => assert!(Instant::now() < deadline, "no numbered rows in the status"),
+        }
+    }
+    // A reset is told to the players and to the spectator.
+    hana.send_line("reset").unwrap();
+    wait_for(&mut hana, text("The table is back to waiting."), 30);
+    wait_for(&mut gus, text("The host reset the table"), 30);
+    wait_for(&mut watcher, text("The host reset the table"), 30);
+    for p in [&mut hana, &mut gus, &mut watcher] {
+        p.send_line("quit!").unwrap();
+        wait_for(p, Needle::Eof, 30);
+    }
+    drop(server);
+}
+
+#[test]
+fn dudo_play_shows_every_bot_sitting_down_before_the_game_begins() {
+    let home = temp_home("sitting");
+    // The bots used to be seated while the table's stream was still opening, and a busy
+    // machine showed some of them sitting down and not others: several games at once.
+    let seeds: Vec<String> = (1..=8).map(|s| s.to_string()).collect();
+    let mut games: Vec<PtySession> = seeds
+        .iter()
+        .map(|seed| {
+            let args = ["play", "--bots", "3", "--seed", seed, "--bot-think-ms", "0", "--name", "Ana"];
+            dudo_tty(&args, &home, 60_000)
+        })
+        .collect();
+    for p in &mut games {
+        let before = p.exp_string("A game for 4 players begins").unwrap();
+        assert!(before.contains("you and 3 bots"), "{before}");
+        for seat in 1..=3 {
+            assert!(
+                before.contains(&format!("(odds bot) sits down at seat {seat}")),
+                "seat {seat}:\n{before}"
+            );
+        }
+        p.send_line("quit!").unwrap();
+        p.exp_eof().unwrap();
+    }
+}
+
+#[test]
+fn history_and_replay_wrap_at_the_terminals_width() {
+    let home = temp_home("records-wrap");
+    let db = home.join("arena.db").display().to_string();
+    let arena = Command::new(binary("dudo"))
+        .args(["arena", "--bots", "odds,reader,random", "--games", "1", "--seed", "3", "--db", &db])
+        .env("DUDO_HOME", &home)
+        .env_remove("DUDO_DB")
+        .output()
+        .unwrap();
+    assert!(arena.status.success(), "{}", String::from_utf8_lossy(&arena.stderr));
+    // Shown in an 80-column terminal, and piped (whole lines, for scripts): the same words.
+    let shown = |args: &[&str]| {
+        let mut command = Command::new(binary("dudo"));
+        command.args(args).args(["--db", &db]);
+        let in_a_terminal = utf8(&spawn_plain(command, &home, 30_000, 80).exp_eof().unwrap());
+        let piped = Command::new(binary("dudo"))
+            .args(args)
+            .args(["--db", &db])
+            .env("DUDO_HOME", &home)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let piped = String::from_utf8_lossy(&piped.stdout).into_owned();
+        assert!(piped.lines().any(|l| l.chars().count() > 80), "nothing to wrap:\n{piped}");
+        assert_fits(&in_a_terminal, 80);
+        let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(words(&in_a_terminal), words(&piped));
+        in_a_terminal
+    };
+    let history = shown(&["history"]);
+    // A finish too long for its column goes on under it, the game's id alone at the left.
+    let under = " ".repeat(57);
+    assert!(history.split("\r\n").any(|l| l.starts_with(&under) && !l[57..].starts_with(' ')), "{history}");
+    let game = history.split("\r\n").nth(1).and_then(|l| l.split_whitespace().next()).unwrap().to_string();
+    let replay = shown(&["replay", &game, "--all"]);
+    assert!(replay.contains(&format!("Game {game}")) && replay.contains("caller;"), "{replay}");
 }
