@@ -96,6 +96,8 @@ pub struct AtTable {
     sent: Option<Sent>,
     /// The answer in flight is held in a call window, and that was said.
     held: bool,
+    /// The claim of ours whose open call window was said (its `last_seq`), so it is said once.
+    window_said: Option<Option<u64>>,
 }
 
 /// An answer sent to the table.
@@ -204,6 +206,28 @@ impl AtTable {
         };
         self.held = true;
         let said = format!("Waiting for calls on {}: {said}.", self.claim_in_front(view));
+        self.out.line(self.style.dim(&said));
+    }
+
+    /// Our own claim has a call window open (the server says so on its `turn` update): the
+    /// others may call out of turn on it before the next move is played. Said once a claim.
+    fn say_open_to_calls(
+        &mut self,
+        view: &View,
+        last_seq: Option<u64>,
+        window: Option<std::time::SystemTime>,
+    ) {
+        let Some(closes) = window else { return };
+        let ours = view.current_bid.is_some_and(|(s, _)| Some(s) == self.me());
+        if !ours || self.window_said == Some(last_seq) {
+            return;
+        }
+        self.window_said = Some(last_seq);
+        let left = closes.duration_since(std::time::SystemTime::now()).unwrap_or_default();
+        // Rounded up, as the countdowns are: "1 s" while any part of a second is left.
+        let seconds = left.as_millis().div_ceil(1000);
+        let said =
+            format!("Your bid is open to calls out of turn for {seconds} s; the next move waits for them.");
         self.out.line(self.style.dim(&said));
     }
 
@@ -415,9 +439,10 @@ impl AtTable {
                 self.on_prompt(p);
             }
             // Where the game stands between prompts, as the server has it.
-            Update::Turn { view, .. } => {
+            Update::Turn { view, last_seq, call_window, .. } => {
                 self.learn_seat(&view);
                 self.say_held(&view);
+                self.say_open_to_calls(&view, last_seq, call_window);
                 self.view = Some(view);
             }
             Update::Rejected { reason, code, .. } => {
@@ -820,6 +845,7 @@ pub async fn sit(
         offered_at: 0,
         sent: None,
         held: false,
+        window_said: None,
     };
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));

@@ -98,6 +98,8 @@ pub enum Update {
         last_seq: Option<u64>,
         /// When the turn clock runs out for the seat whose turn it is, if the table has one.
         deadline: Option<SystemTime>,
+        /// While the last claim's call window is open: when it closes.
+        call_window: Option<SystemTime>,
     },
     /// An action was refused; the game is unchanged. `reason` is for people and names the
     /// rule at fault; `code` is for programs (`bid_not_higher`, `not_your_turn`,
@@ -375,9 +377,10 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                         .as_ref()
                         .ok_or(convert::ConvertError { field: "turn.view", problem: "missing".into() })?,
                 )?;
-                let deadline =
-                    t.deadline_unix_millis.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
-                Update::Turn { view, last_seq: t.last_seq, deadline }
+                let at = |ms: u64| SystemTime::UNIX_EPOCH + Duration::from_millis(ms);
+                let (deadline, call_window) =
+                    (t.deadline_unix_millis.map(at), t.call_window_unix_millis.map(at));
+                Update::Turn { view, last_seq: t.last_seq, deadline, call_window }
             }
             U::Rejected(r) => Update::Rejected {
                 action: r.action.as_ref().and_then(|a| convert::action_from_wire(a).ok()),

@@ -562,6 +562,8 @@ fn a_call_held_in_a_call_window_says_so_and_each_question_gets_its_own_answer() 
     let (before, _) = wait_for(a, text(YOUR_CALL), 30);
     a.send_line(&least_bid(&before)).unwrap();
     wait_for(c, text("Out of turn: `calza`"), 30);
+    // The bidder is told its bid is open to calls (the server's `turn` update says so).
+    wait_for(a, text("Your bid is open to calls out of turn for"), 30);
     // `quit` asked after the window: `no` answers the quit question, and the window is still
     // open, as it says.
     c.send_line("quit").unwrap();

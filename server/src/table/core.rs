@@ -842,10 +842,13 @@ impl TableCore {
             _ => game.spectator_view(),
         };
         let deadline = game.turn().and_then(|t| self.deadline_for(t, now));
+        let window =
+            self.window.as_ref().filter(|w| w.waiting().next().is_some()).map(|w| now.wall_at(w.closes));
         Some(log::update(Up::Turn(Box::new(pb::Turn {
             last_seq: self.log.last_seq(),
             view: Some(convert::view_to_wire(&view)),
             deadline_unix_millis: deadline,
+            call_window_unix_millis: window,
         }))))
     }
 
