@@ -3,7 +3,7 @@
 //! A table of bots playing at once would keep a worker thread busy for as long as its game
 //! lasts, and bots weighing many dice think long: two host-only tables of 64 bots could make
 //! every other call wait. Each table plays its bots in slices (`table::core::BOT_SLICE`) and
-//! charges the real time they took here; a table past its share waits before its next slice.
+//! charges the CPU time they took here; a table past its share waits before its next slice.
 //!
 //! Two token buckets, both in seconds of one core: the table's own (`--bot-cpu-percent-per-
 //! table`) and the server's (`--bot-cpu-percent`, every table's bots together). A table that

@@ -172,3 +172,101 @@ fn an_arena_takes_an_external_bot_in_every_seat() {
     let seats: Vec<String> = lines.iter().filter_map(|v| v["seats"][0].as_str().map(String::from)).collect();
     assert!(seats.contains(&"mini".to_string()) && seats.contains(&"random".to_string()), "{seats:?}");
 }
+
+/// The `buf curl` session of docs/bots.md ("By hand, with buf curl") and the generic tools of
+/// docs/protocol.md, run as written against a real server: methods listed by reflection, a
+/// seeded two-seat table made, a bot added, the seat's stream opened, the game started, and a
+/// challenge made with one `Act`; `GetTable` over gRPC-Web too.
+// buf runs as a blocking child process: the in-process server needs threads of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_docs_buf_curl_session_runs_as_written() {
+    let buf = match dudo_tests::buf() {
+        Ok(b) => b,
+        Err(why) => {
+            dudo_tests::skipped("bots::the_docs_buf_curl_session_runs_as_written", &why);
+            return;
+        }
+    };
+    let server = format!("http://{}", crate::serve().await);
+    let curl = |args: &[&str]| {
+        let out = Command::new(&buf)
+            .args(["curl", "--protocol", "grpc", "--http2-prior-knowledge"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "buf curl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let methods = curl(&["--list-methods", &server]);
+    for method in ["dudo.v1.Lobby/AddBot", "dudo.v1.Play/Watch", "grpc.health.v1.Health/Check"] {
+        assert!(methods.contains(method), "{method} not listed: {methods}");
+    }
+    let created = curl(&[
+        "-d",
+        r#"{"name": "Curly", "seats": 2, "seed": "4"}"#,
+        &format!("{server}/dudo.v1.Lobby/CreateTable"),
+    ]);
+    let created: serde_json::Value = serde_json::from_str(&created).unwrap();
+    let (id, token) = (created["table"]["id"].as_str().unwrap(), created["token"].as_str().unwrap());
+    let bearer = format!("authorization: Bearer {token}");
+    let table = format!(r#"{{"table": "{id}"}}"#);
+    curl(&[
+        "-H",
+        &bearer,
+        "-d",
+        &format!(r#"{{"table": "{id}", "bot": "odds"}}"#),
+        &format!("{server}/dudo.v1.Lobby/AddBot"),
+    ]);
+    // The seat's stream, in "another terminal".
+    let mut stream = std::process::Command::new(&buf)
+        .args(["curl", "--protocol", "grpc", "--http2-prior-knowledge", "-H", &bearer, "-d", &table])
+        .arg(format!("{server}/dudo.v1.Play/Subscribe"))
+        .stdout(std::process::Stdio::piped())
+        // It is killed mid-stream at the end, and says so.
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufReader::new(stream.stdout.take().unwrap());
+    let (seen_tx, seen) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        // buf curl prints each message as indented JSON: one message ends with a line "}".
+        let mut message = String::new();
+        for line in lines.lines().map_while(Result::ok) {
+            message.push_str(&line);
+            if line == "}" && seen_tx.send(std::mem::take(&mut message)).is_err() {
+                return;
+            }
+        }
+    });
+    let first = seen.recv_timeout(Duration::from_secs(20)).expect("the stream said nothing");
+    assert!(first.contains("snapshot"), "{first}");
+    curl(&["-H", &bearer, "-d", &table, &format!("{server}/dudo.v1.Lobby/StartGame")]);
+    let wait_for = |what: &str| loop {
+        let message = seen.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| panic!("no {what}"));
+        if message.contains(what) {
+            return message;
+        }
+    };
+    // Seed 4: the bot opens, and our prompt may challenge it.
+    let prompt = wait_for("\"prompt\"");
+    assert!(prompt.contains("\"dudo\""), "{prompt}");
+    curl(&[
+        "-H",
+        &bearer,
+        "-d",
+        &format!(r#"{{"table": "{id}", "action": {{"dudo": {{}}}}}}"#),
+        &format!("{server}/dudo.v1.Play/Act"),
+    ]);
+    wait_for("dudoCalled");
+    wait_for("diceSalts");
+    let _ = stream.kill();
+    let _ = stream.wait();
+    // gRPC-Web over HTTP/1.1 for the unary calls.
+    let web = Command::new(&buf)
+        .args(["curl", "--protocol", "grpcweb", "-d", &table, &format!("{server}/dudo.v1.Lobby/GetTable")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&web.stdout);
+    assert!(web.status.success() && text.contains(id), "{text}{}", String::from_utf8_lossy(&web.stderr));
+}

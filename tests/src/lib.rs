@@ -52,6 +52,18 @@ pub fn node() -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// `buf`, installed by `scripts/buf-env.sh` (from npm), or why there is none.
+pub fn buf() -> Result<String, String> {
+    let out = Command::new("bash")
+        .arg(root().join("scripts/buf-env.sh"))
+        .output()
+        .map_err(|e| format!("cannot run bash: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("no buf ({})", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -122,7 +122,7 @@ pub struct TableCore {
     length: GameLength,
     /// Counts changes to what a list shows of the table (seats, rules, state).
     changes: u64,
-    /// Real time spent playing built-in bots since the task last took it: what the table's
+    /// CPU time spent playing built-in bots since the task last took it: what the table's
     /// share of the server's CPU is charged (see `bot_cpu`).
     thinking: Duration,
 }
@@ -498,7 +498,10 @@ impl TableCore {
         let at_once = self.bot_pause.is_zero();
         let mut played_all = false;
         // Real time, not the table's `now`: this bounds the work, it decides nothing in the game.
+        // What the bots cost is this thread's CPU time over the slice (wall time where the
+        // system cannot say): on a loaded machine, time the core spent elsewhere is not theirs.
         let started = std::time::Instant::now();
+        let cpu = cpu_time::ThreadTime::try_now().ok();
         for n in 0..BOT_MOVES_AT_ONCE {
             if n > 0 && started.elapsed() >= BOT_SLICE {
                 break;
@@ -526,7 +529,7 @@ impl TableCore {
                 at_log_len: self.log.next_seq(),
             });
         }
-        self.thinking += started.elapsed();
+        self.thinking += cpu.and_then(|t| t.try_elapsed().ok()).unwrap_or_else(|| started.elapsed());
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
         // A seat whose move is held in the call window has moved: its clock stops.
         let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
