@@ -23,7 +23,8 @@ pub struct LadderArgs {
     /// The pool to play in (`--pools` lists them).
     pub pool: Option<String>,
     /// The bot: a shell command started for each game, as `dudo arena --external` starts
-    /// one (DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN, DUDO_SEAT in its environment).
+    /// one (DUDO_SERVER, DUDO_TABLE, DUDO_GAME, DUDO_TOKEN, DUDO_SEAT and DUDO_BOT_NAME in its
+    /// environment).
     #[arg(long, conflicts_with = "builtin")]
     pub bot: Option<String>,
     /// Play with one of the SDK's strategies instead: random, odds or reader.
@@ -176,7 +177,9 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         if let Some(b) = &args.builtin {
             anyhow::ensure!(dudo_bot::builtin(b, 0).is_some(), "--builtin: random, odds or reader, not {b:?}");
         }
-        let mut updates = client.enter(&pool, args.at_once).await.map_err(|e| {
+        // Never more games at once than are asked for in all.
+        let at_once = if args.games > 0 { args.at_once.min(u32::try_from(args.games).unwrap_or(u32::MAX)) } else { args.at_once };
+        let mut updates = client.enter(&pool, at_once).await.map_err(|e| {
             // The server names its field (`games`); here it is the flag.
             match e.to_string().strip_prefix("games:") {
                 Some(rest) => anyhow::anyhow!("--at-once:{rest}"),
@@ -186,6 +189,9 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         println!("{} is in {} on {addr}; waiting for a table.", safe(&name), safe(&pool));
         let mut ended = 0;
         let mut seed = 0;
+        // Games seated and not yet ended (table, game id), and their --builtin players.
+        let mut in_play: Vec<(String, String)> = Vec::new();
+        let mut players: Vec<tokio::task::JoinHandle<()>> = Vec::new();
         // How each `--bot` run ended: a command that keeps failing stops the ladder, rather
         // than time out game after game until the account is benched.
         let (exits_tx, mut exits) = tokio::sync::mpsc::channel::<(String, Option<std::process::ExitStatus>)>(16);
@@ -226,6 +232,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 Some(pb::ladder_update::Update::Seated(s)) => {
                     println!("seated for game {} as seat {}", safe(&s.game), s.seat);
                     seed += 1;
+                    in_play.push((s.table.clone(), s.game.clone()));
                     let key = dudo_client::SeatKey::saved(s.table.clone(), s.seat, s.token.clone());
                     match (&args.bot, &args.builtin) {
                         (Some(command), _) => {
@@ -248,19 +255,20 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                         }
                         (None, Some(strategy)) => {
                             let (client, strategy) = (client.clone(), strategy.clone());
-                            tokio::spawn(async move {
+                            players.push(tokio::spawn(async move {
                                 if let Some(mut bot) = dudo_bot::builtin(&strategy, seed)
                                     && let Err(e) = dudo_bot::play(&mut bot, &client, &key).await
                                 {
                                     eprintln!("dudo: table {}: {e}", key.table);
                                 }
-                            });
+                            }));
                         }
                         (None, None) => {}
                     }
                 }
                 Some(pb::ladder_update::Update::Ended(e)) => {
                     ended += 1;
+                    in_play.retain(|(table, _)| *table != e.table);
                     println!(
                         "game {}: finished {} (dudo replay {} --server {addr})",
                         safe(&e.game),
@@ -276,6 +284,43 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                     );
                 }
                 None => {}
+            }
+            // As many games seated as asked for: leave the queue (so no more are dealt) and
+            // see the ones in play to their end.
+            if args.games > 0 && ended + in_play.len() >= args.games {
+                break;
+            }
+        }
+        drop(updates);
+        if in_play.is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        println!("{} of your games still in play; waiting for them to end.", in_play.len());
+        let mut running = in_play.len();
+        if args.bot.is_some() {
+            while running > 0 {
+                match tokio::time::timeout(std::time::Duration::from_secs(3600), exits.recv()).await {
+                    Ok(Some((table, _))) if in_play.iter().any(|(t, _)| *t == table) => running -= 1,
+                    // The bot of a game that already ended.
+                    Ok(Some(_)) => {}
+                    _ => break,
+                }
+            }
+        }
+        for player in players {
+            let _ = player.await;
+        }
+        // Their places, from the account's rating history (written with each game's record).
+        let history = client.rating_history(&pool, &name).await.unwrap_or_default();
+        for (_, game) in &in_play {
+            match history.iter().find(|p| p.game == *game) {
+                Some(p) => println!(
+                    "game {}: finished {} (dudo replay {} --server {addr})",
+                    safe(game),
+                    ordinal(p.place),
+                    safe(game)
+                ),
+                None => println!("game {}: its bot stopped before the end (dudo replay {} --server {addr} once it is over)", safe(game), safe(game)),
             }
         }
         Ok(ExitCode::SUCCESS)

@@ -31,8 +31,8 @@ pub struct PlayArgs {
     /// Play on this server (host:port) instead of one embedded in this process.
     #[arg(long, env = "DUDO_SERVER")]
     pub server: Option<String>,
-    /// How long each bot thinks before it calls, in milliseconds: time to follow the play,
-    /// and to call calza or dudo out of turn.
+    /// How long each bot thinks before it calls, in milliseconds: time to follow the play.
+    /// (Calls out of turn do not race it: each claim's call window waits for you.)
     #[arg(long, default_value_t = 900)]
     pub bot_think_ms: u32,
     /// How long everyone who may call out of turn (calza by the others) has to answer after

@@ -75,7 +75,8 @@ impl TableEvent {
             }
             TableEvent::GameStopped { why: StopWhy::Time, limit } => {
                 let minutes = limit / 60_000;
-                format!("The game is stopped: it outlasted the server's limit of {minutes} minutes")
+                let unit = if minutes == 1 { "minute" } else { "minutes" };
+                format!("The game is stopped: it outlasted the server's limit of {minutes} {unit}")
             }
             TableEvent::GameStopped { why: StopWhy::Size, limit } => {
                 let kib = limit / 1024;

@@ -7,8 +7,10 @@
 //!
 //! Two token buckets, both in seconds of one core: the table's own (`--bot-cpu-percent-per-
 //! table`) and the server's (`--bot-cpu-percent`, every table's bots together). A table that
-//! has been light lately (its own bucket at least half full) does not wait for the server's:
-//! people playing against a few bots never queue behind a bot tournament.
+//! has been light lately does not wait for the server's: people playing against a few bots
+//! never queue behind a bot tournament. Light is an absolute measure ([`LIGHT`] of a core,
+//! its own bucket), not a share of the table's own: otherwise many tables each just under
+//! their own share would all skip the server's.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -24,6 +26,11 @@ pub struct BotCpuLimits {
 
 /// How much thinking a bucket lets through at once, in seconds of its own rate.
 const BURST_SECONDS: f64 = 2.0;
+/// A table whose bots take less than this of a core (a person's game with a few bots takes
+/// microseconds a move; `dudo-load play`'s tables, bots answering a program at once, about
+/// 0.2%) is light: it does not wait for the server's share. Bounds what tables skipping the
+/// server's share can take to this times the tables an address may hold.
+const LIGHT: f64 = 0.005;
 
 /// The server's bucket, shared by every table.
 #[derive(Debug)]
@@ -50,7 +57,11 @@ impl BotCpu {
 
     /// A new table's share.
     pub fn table_share(self: &Arc<Self>) -> TableShare {
-        TableShare { own: self.limits.per_table.map(Bucket::new), all: Arc::clone(self) }
+        TableShare {
+            own: self.limits.per_table.map(Bucket::new),
+            light: Bucket::new(LIGHT),
+            all: Arc::clone(self),
+        }
     }
 }
 
@@ -58,6 +69,8 @@ impl BotCpu {
 #[derive(Debug)]
 pub struct TableShare {
     own: Option<Bucket>,
+    /// What a light table may take: while it is not in debt, the table skips the server's.
+    light: Bucket,
     all: Arc<BotCpu>,
 }
 
@@ -70,6 +83,7 @@ impl TableShare {
         if let Some(own) = &mut self.own {
             own.spend(used, now);
         }
+        self.light.spend(used, now);
         if let Some(all) = &self.all.all
             && let Ok(mut all) = all.lock()
         {
@@ -81,12 +95,12 @@ impl TableShare {
     /// has been busy, the server's) has refilled.
     pub fn ready_at(&mut self, now: Instant) -> Instant {
         let mut wait = Duration::ZERO;
-        let mut light = true;
         if let Some(own) = &mut self.own {
             own.refill(now);
             wait = own.wait();
-            light = own.balance >= own.burst() / 2.0;
         }
+        self.light.refill(now);
+        let light = self.light.balance >= 0.0;
         if !light
             && let Some(all) = &self.all.all
             && let Ok(mut all) = all.lock()
@@ -159,6 +173,21 @@ mod tests {
         assert_eq!(light.ready_at(now), now);
         let later = now + Duration::from_secs(10);
         assert_eq!(busy.ready_at(later), later, "the shares refilled");
+    }
+
+    #[test]
+    fn tables_each_within_their_own_share_still_wait_for_the_servers() {
+        let cpu = BotCpu::new(BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.1) });
+        let now = Instant::now();
+        let mut tables: Vec<TableShare> = (0..10).map(|_| cpu.table_share()).collect();
+        // Each takes 40 ms: within its own 100 ms burst, past what a light table takes.
+        for t in &mut tables {
+            t.spend(Duration::from_millis(40), now);
+        }
+        // 400 ms against the server's 200 ms burst: 200 ms of debt at 10% of a core, 2 s.
+        for t in &mut tables {
+            assert_eq!(t.ready_at(now), now + Duration::from_secs(2));
+        }
     }
 
     #[test]

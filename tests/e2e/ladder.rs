@@ -439,6 +439,12 @@ fn the_ladder_commands_of_the_terminal_client() {
         .to_string();
     let (ok, replayed) = dudo(&home, &["replay", &game]);
     assert!(ok && replayed.contains("Oddity"), "dudo replay {game}: {replayed}");
+    // Never more games than asked for, and each seen to its end before the command returns.
+    let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds", "--games", "1", "--at-once", "2"]);
+    assert!(
+        ok && out.matches("seated for game").count() == 1 && out.matches("finished").count() == 1,
+        "{out}"
+    );
     let mut expected = vec!["Oddity [bot]", "odds bot"];
     match dudo_tests::python() {
         Ok(python) => {
@@ -462,8 +468,8 @@ fn the_ladder_commands_of_the_terminal_client() {
     }
     assert!(out.contains("mu−3σ"), "the board's first number is labelled: {out}");
     let (ok, out) = dudo(&home, &["leaderboard", "duel", "--history", "oddity"]);
-    // Two games with the kept token, one with DUDO_API_TOKEN.
-    assert!(ok && out.lines().count() == 3, "{out}");
+    // Three games with the kept token, one with DUDO_API_TOKEN.
+    assert!(ok && out.lines().count() == 4, "{out}");
     let _ = server.child.kill();
     let _ = server.child.wait();
     let _ = std::fs::remove_dir_all(&home);

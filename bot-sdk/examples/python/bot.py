@@ -24,7 +24,9 @@ def load_stubs():
     if protoc.main(["protoc", f"-I{PROTO}", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *files]):
         sys.exit("protoc failed")
     sys.path.insert(0, out)
-    from dudo.v1 import game_pb2, service_pb2, service_pb2_grpc
+    from dudo.v1 import game_pb2, rules_pb2, service_pb2, service_pb2_grpc
+    # `Empty`, which the actions that carry nothing use, lives in rules_pb2 (docs/bots.md).
+    game_pb2.Empty = rules_pb2.Empty
     return game_pb2, service_pb2, service_pb2_grpc
 
 
