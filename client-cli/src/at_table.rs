@@ -357,7 +357,12 @@ impl AtTable {
 
     fn on_update(&mut self, update: Update) {
         match update {
-            Update::Snapshot { view, table, rules, .. } => {
+            Update::Snapshot { view, table, rules, seat, .. } => {
+                // Our number may have moved (a seat before ours freed): known before the table
+                // is shown, so "(you)" marks the right seat.
+                if let (Some(key), Some(seat)) = (self.key.as_mut(), seat) {
+                    key.seat = u32::try_from(seat).unwrap_or(key.seat);
+                }
                 self.set_table(table, rules);
                 match view {
                     None => self.out.lines(self.waiting_room()),

@@ -75,6 +75,9 @@ pub enum Update {
         view: Option<View>,
         table: pb::TableInfo,
         rules: Arc<RuleSet>,
+        /// The seat's number now, on a seat's stream (it moves down when a seat before it is
+        /// freed before the start).
+        seat: Option<usize>,
     },
     /// Who sits at the table, and under which rules, changed.
     Table {
@@ -342,7 +345,8 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                 state.rules = Some(Arc::clone(&rules));
                 state.since = s.last_seq;
                 let view = s.view.as_ref().map(convert::view_from_wire).transpose()?;
-                Update::Snapshot { last_seq: s.last_seq, view, table, rules }
+                let seat = s.seat.map(|n| n as usize);
+                Update::Snapshot { last_seq: s.last_seq, view, table, rules, seat }
             }
             U::Table(table) => {
                 let rules = rules_of(&table)?;

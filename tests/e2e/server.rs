@@ -1301,3 +1301,34 @@ async fn a_host_only_creator_hosts_a_table_of_bots() {
     let refused = PlayClient::new(ch).subscribe(authed(subscribe, &joined.token)).await.unwrap_err();
     assert_eq!(refused.code(), tonic::Code::Unauthenticated);
 }
+
+/// A seat's snapshot says the seat's number, before the start too: after the host frees a
+/// seat before it, a player learns its new number from the stream it reopens.
+#[tokio::test]
+async fn a_snapshot_tells_a_seat_its_number_after_the_seats_move_down() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    let mut lobby = LobbyClient::new(ch.clone());
+    let host = lobby.create_table(fibbing("Hana", 3, None)).await.unwrap().into_inner();
+    let table = host.table.unwrap().id;
+    let join = |name: &str| pb::JoinTableRequest { table: table.clone(), name: name.into() };
+    let _ana = lobby.join_table(join("Ana")).await.unwrap().into_inner();
+    let ben = lobby.join_table(join("Ben")).await.unwrap().into_inner();
+    assert_eq!(ben.seat, 2);
+    let mut play = PlayClient::new(ch.clone());
+    let subscribe = || authed(pb::SubscribeRequest { table: table.clone(), since: None }, &ben.token);
+    let mut first = play.subscribe(subscribe()).await.unwrap().into_inner();
+    match first.next().await.unwrap().unwrap().update {
+        Some(pb::play_update::Update::Snapshot(s)) => assert_eq!(s.seat, Some(2)),
+        other => panic!("{other:?}"),
+    }
+    let remove = pb::RemovePlayerRequest { table: table.clone(), seat: 1 };
+    lobby.remove_player(authed(remove, &host.token)).await.unwrap();
+    // Ben's stream ends (his number moved); reopened, its snapshot says seat 1.
+    while let Some(Ok(_)) = first.next().await {}
+    let mut again = play.subscribe(subscribe()).await.unwrap().into_inner();
+    match again.next().await.unwrap().unwrap().update {
+        Some(pb::play_update::Update::Snapshot(s)) => assert_eq!(s.seat, Some(1)),
+        other => panic!("{other:?}"),
+    }
+}

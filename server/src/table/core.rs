@@ -918,7 +918,12 @@ impl TableCore {
                     Viewer::Seat(s) => convert::view_to_wire(&g.view(s)),
                     _ => convert::view_to_wire(&g.spectator_view()),
                 });
-                let snapshot = pb::Snapshot { last_seq: self.log.last_seq(), view, table: Some(self.info()) };
+                let seat = match viewer {
+                    Viewer::Seat(s) => u32::try_from(s).ok(),
+                    _ => None,
+                };
+                let snapshot =
+                    pb::Snapshot { last_seq: self.log.last_seq(), view, table: Some(self.info()), seat };
                 first.push(log::update(Up::Snapshot(Box::new(snapshot))));
             }
         }
