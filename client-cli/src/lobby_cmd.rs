@@ -189,6 +189,17 @@ fn pick(
 /// the server, unless `--name` names someone else (a guest seat, as for a friend at this
 /// machine).
 fn seat_as(server: &str, name: Option<&str>) -> (String, Option<String>) {
+    let (name, token) = seat_as_quietly(server, name);
+    // An account's token from the environment overrides what this machine keeps: say so.
+    if token.is_some()
+        && let Some(playing) = crate::account_cmd::playing_as(server).filter(|p| p.name.is_empty())
+    {
+        println!("(Sitting as the account whose token is in {}.)", playing.from);
+    }
+    (name, token)
+}
+
+fn seat_as_quietly(server: &str, name: Option<&str>) -> (String, Option<String>) {
     match (name, crate::account_cmd::for_server(server)) {
         (Some(n), Some((account, token)))
             if account.is_empty() || account.to_lowercase() == n.to_lowercase() =>

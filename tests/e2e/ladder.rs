@@ -431,6 +431,15 @@ fn the_ladder_commands_of_the_terminal_client() {
         format!("{}{}", String::from_utf8_lossy(&from_env.stdout), String::from_utf8_lossy(&from_env.stderr));
     assert!(from_env.status.success() && text.contains("playing as Oddity with DUDO_API_TOKEN"), "{text}");
     assert!(text.contains("Oddity is in duel"), "the account's name is said, not left blank: {text}");
+    let create = std::process::Command::new(dudo_tests::binary("dudo"))
+        .args(["create", "--detach", "--server", &addr])
+        .env("DUDO_HOME", &elsewhere)
+        .env("DUDO_API_TOKEN", &token)
+        .output()
+        .unwrap();
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&create.stdout), String::from_utf8_lossy(&create.stderr));
+    assert!(create.status.success() && text.contains("token is in DUDO_API_TOKEN"), "{text}");
     // One id for a game: the one the ladder names is the one `dudo replay` takes.
     let game = out
         .lines()
