@@ -227,7 +227,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
             };
             match update.update {
                 Some(pb::ladder_update::Update::Queued(q)) => {
-                    println!("queue: {} waiting, {} of yours in play, rating {:.2}", q.waiting, q.playing, q.rating);
+                    println!("queue: {} waiting, {} of yours in play, rating (mu−3σ) {:.2}", q.waiting, q.playing, q.rating);
                 }
                 Some(pb::ladder_update::Update::Seated(s)) => {
                     println!("seated for game {} as seat {}", safe(&s.game), s.seat);
