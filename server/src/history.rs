@@ -85,7 +85,18 @@ impl Dudo {
         let not_found = || {
             // Echoed cut short: an error's text travels in a header of bounded size.
             let shown: String = game.chars().take(64).collect();
-            Status::not_found(format!("no finished game {shown:?} (games in progress are not replayed)"))
+            let trimmed = game.trim();
+            // A table's id (32 hex digits) is not a game's: say what a game's id looks like.
+            let why = if trimmed.len() == 32 && trimmed.bytes().all(|b| b.is_ascii_hexdigit()) {
+                format!(
+                    "that is a table's id; its games are {}-1, {}-2, … (`dudo history` lists them)",
+                    &trimmed[..16],
+                    &trimmed[..16]
+                )
+            } else {
+                "games in progress are not replayed, nor games a reset cut short".to_string()
+            };
+            Status::not_found(format!("no finished game {shown:?} ({why})"))
         };
         // Judged by its size before it is read: a refusal costs the server next to nothing.
         let size = store.record_size(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;

@@ -343,6 +343,9 @@ async fn a_large_record_is_streamed_not_answered_at_once() {
     let game = client.games(pb::ListGamesRequest::default()).await.unwrap()[0].id.clone();
     let refused = client.replay(&game).await.unwrap_err();
     assert_eq!(refused.refusal_code(), Some("replay_too_large"), "{refused}");
+    // A table's id is not a game's: the refusal says what its games are called.
+    let refused = client.replay(&key.table).await.unwrap_err();
+    assert!(refused.to_string().contains(&format!("{}-1", &key.table[..16])), "{refused}");
     let started = std::time::Instant::now();
     let mut stream = client.watch_replay(&game, 1_000_000.0).await.unwrap();
     let mut events = 0;
