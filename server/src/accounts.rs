@@ -200,7 +200,9 @@ pub fn name_key(name: &str) -> String {
     again
         .chars()
         .flat_map(char::to_lowercase)
-        .filter(|&c| !c.is_whitespace() && !is_combining_mark(c))
+        // Letters and digits only: spaces, combining marks and punctuation ("Bob" and "Bob܁",
+        // a Syriac full stop) pass for one another on a screen.
+        .filter(|&c| c.is_alphanumeric() && !is_combining_mark(c))
         .map(|c| if c == 'i' { 'l' } else { c })
         .collect()
 }

@@ -191,6 +191,15 @@ mod tests {
     }
 
     #[test]
+    fn without_a_share_per_table_the_servers_still_holds() {
+        let cpu = BotCpu::new(BotCpuLimits { per_table: None, all_tables: Some(0.1) });
+        let now = Instant::now();
+        let mut table = cpu.table_share();
+        table.spend(Duration::from_millis(300), now);
+        assert_eq!(table.ready_at(now), now + Duration::from_secs(1));
+    }
+
+    #[test]
     fn no_limits_never_wait() {
         let cpu = BotCpu::unlimited();
         let mut share = cpu.table_share();

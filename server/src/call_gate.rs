@@ -7,9 +7,10 @@
 //! hold is refused with `server_busy`, so half-sent requests from any number of addresses
 //! never take the server past its budget.
 //!
-//! A replay is one message that waits in the transport until the client reads it; the
-//! handler holds it in the budget only while it runs, so one address has at most
-//! [`IN_FLIGHT`] unsent at once.
+//! A replay is one message that waits in the transport until the client reads it, and a
+//! replay stream holds its whole record for as long as it is open (at speed 0.01, for
+//! hours): one address has at most [`IN_FLIGHT`] of them at once, answers unsent and streams
+//! open together.
 //!
 //! A call's request must be whole within `Limits::request_time` (60 s): past it the call is
 //! answered `DEADLINE_EXCEEDED` and what it held is given back. The time is kept here, inside
@@ -31,7 +32,9 @@ use tonic::transport::server::TcpConnectInfo;
 
 /// `GetReplay` answers one address may have unsent at once.
 pub const IN_FLIGHT: usize = 4;
-const PATH: &str = "/dudo.v1.History/GetReplay";
+/// The calls that hold a whole record while they run: `GetReplay` until its answer is sent,
+/// `WatchReplay` for as long as its stream is open.
+const REPLAYS: &[&str] = &["/dudo.v1.History/GetReplay", "/dudo.v1.History/WatchReplay"];
 /// Calls let through a full budget (see the module's doc).
 const EXEMPT: &[&str] = &[
     "/dudo.v1.Lobby/CloseTable",
@@ -166,10 +169,10 @@ where
             }
         }
         let mut ticket = None;
-        if request.uri().path() == PATH {
+        if REPLAYS.contains(&request.uri().path()) {
             let Some(t) = self.gate.replays.take(ip, IN_FLIGHT, usize::MAX) else {
                 let mut status = tonic::Status::resource_exhausted(format!(
-                    "at most {IN_FLIGHT} replays unsent at once per address: read the ones asked for first"
+                    "at most {IN_FLIGHT} replays (GetReplay answers unsent, WatchReplay streams open) at once per address: finish the ones asked for first"
                 ));
                 if let Ok(code) = "rate_limited".parse() {
                     status.metadata_mut().insert(crate::service::CODE_KEY, code);

@@ -197,11 +197,24 @@ fn judge_opening(read: &[u8]) -> Opening {
     if read.len() < 3 && b"PRI".starts_with(read) {
         return Opening::Partial;
     }
-    if read.windows(4).any(|w| w == b"\r\n\r\n") {
-        Opening::Whole(Transport::Http1)
-    } else {
-        Opening::Partial
+    match read.windows(4).position(|w| w == b"\r\n\r\n") {
+        // A head is a request line ("POST /path HTTP/1.1") and headers: four bytes of line
+        // ends alone are not one, and would otherwise be charged as an HTTP/1.1 connection.
+        Some(_) if request_line(read) => Opening::Whole(Transport::Http1),
+        Some(_) => Opening::Bad,
+        None => Opening::Partial,
     }
+}
+
+/// Whether `read` starts with an HTTP/1 request line: a method, a target, the version.
+fn request_line(read: &[u8]) -> bool {
+    let line = read.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut parts = line.split(|&b| b == b' ');
+    let method = parts.next().is_some_and(|m| !m.is_empty() && m.iter().all(u8::is_ascii_uppercase));
+    let target = parts.next().is_some_and(|t| !t.is_empty());
+    let version = parts.next().is_some_and(|v| v.starts_with(b"HTTP/1."));
+    method && target && version && parts.next().is_none()
 }
 
 /// Open connections per address.
@@ -344,6 +357,9 @@ mod tests {
             Opening::Whole(Transport::Http1)
         );
         assert_eq!(judge_opening(&vec![b'x'; MAX_OPENING + 1]), Opening::Bad);
+        // From the hostile try: line ends alone are no request.
+        assert_eq!(judge_opening(b"\r\n\r\n"), Opening::Bad);
+        assert_eq!(judge_opening(b"GET\r\n\r\n"), Opening::Bad);
         let mut huge = HTTP2_PREFACE.to_vec();
         huge.extend_from_slice(&[0, 0x40, 0, 4, 0, 0, 0, 0, 0]);
         assert_eq!(judge_opening(&huge), Opening::Bad, "a first frame larger than an opening may be");

@@ -119,7 +119,8 @@ async fn main() -> anyhow::Result<()> {
     // sqlx reports a slow statement with its whole text (a journal insert is ~20 KB of SQL):
     // the table's own warnings say what matters.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "info,sqlx::query=error".into());
+        // The metrics exporter logs every failed accept: at the descriptor limit, megabytes a scrape.
+        .unwrap_or_else(|_| "info,sqlx::query=error,metrics_exporter_prometheus=error".into());
     if args.log_format == "json" {
         tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_env_filter(filter).init();
     } else {

@@ -817,6 +817,13 @@ impl Lobby for Dudo {
             "ranked" if account.is_none() && !req.host_only => {
                 return Err(status(TableError::AccountRequired));
             }
+            // A seeded table deals what its creator can deal again at a table of its own:
+            // at a ranked table that would be reading the other players' dice.
+            "ranked" if req.seed.is_some() => {
+                return Err(bad_request(
+                    "seed: a ranked table deals from the server's randomness (a seed would let its creator know the dice)",
+                ));
+            }
             pool @ ("ranked" | "arena") => pool.to_string(),
             other => {
                 return Err(bad_request(format!(

@@ -84,6 +84,12 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
         ("odds bot.", "bad_name"),
         ("Robo [bot]", "bad_name"),
         ("Rеаder-Bot", "bad_name"),
+        // From the second hostile try: a built-in bot's name anywhere, punctuation lookalikes.
+        ("odds bot 25", "bad_name"),
+        ("Alba (odds bot) 2", "bad_name"),
+        ("random bot #2", "bad_name"),
+        ("[bot] Robo", "bad_name"),
+        ("Alice\u{0F0B}", "name_taken"),
     ] {
         let refused = accounts.register(register(posing, pb::AccountKind::Person)).await.unwrap_err();
         assert_eq!(code(&refused), why, "{posing:?}");
@@ -96,6 +102,8 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
     accounts.register(register("Bob", pb::AccountKind::Person)).await.unwrap();
     let guest = pb::CreateTableRequest { name: "Bob\u{2800}".into(), ..Default::default() };
     assert_eq!(code(&lobby.create_table(guest).await.unwrap_err()), "bad_name");
+    let guest = pb::CreateTableRequest { name: "Bob\u{0701}".into(), ..Default::default() };
+    assert_eq!(code(&lobby.create_table(guest).await.unwrap_err()), "name_taken");
     // Nor a guest's: a guest named "Odds Bot" would play into the odds bot's ratings.
     let guest = pb::CreateTableRequest { name: "Odds Bot".into(), ..Default::default() };
     assert_eq!(code(&lobby.create_table(guest).await.unwrap_err()), "bad_name");
@@ -162,6 +170,10 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
     };
     let refused = lobby.create_table(Request::new(ranked.clone())).await.unwrap_err();
     assert_eq!(code(&refused), "account_required");
+    // A seed would let the creator deal the same dice at a table of its own and read them.
+    let seeded = pb::CreateTableRequest { seed: Some(7), ..ranked.clone() };
+    let refused = lobby.create_table(bearer(seeded, &token)).await.unwrap_err();
+    assert!(code(&refused) == "bad_request" && refused.message().starts_with("seed:"), "{refused:?}");
     let rated = lobby.create_table(bearer(ranked, &token)).await.unwrap().into_inner();
     let rated_id = rated.table.unwrap().id;
     let guest = pb::JoinTableRequest { table: rated_id.clone(), name: "Ben".into() };

@@ -95,9 +95,20 @@ fn bot_like(name: &str) -> bool {
         name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(key).collect();
     let joined: String = words.concat();
     let bot = key("bot");
-    let built_in = dudo_rules::bots::NAMES.iter().any(|b| joined.ends_with(&key(&format!("{b}bot"))));
+    // A built-in bot's name anywhere ("odds bot 25", "Alba (odds bot) 2"), or run together
+    // at the end ("oddsbot").
+    let built_in = dudo_rules::bots::NAMES.iter().any(|b| {
+        let kind = key(b);
+        words.windows(2).any(|w| w[0] == kind && w[1] == key("bot"))
+            || joined.ends_with(&key(&format!("{b}bot")))
+    });
     let last_is_bot = words.last().is_some_and(|w| *w == bot);
-    let marked = key(name).contains(&key("[bot]"));
+    // "[bot]" anywhere, full-width brackets and lookalike letters too.
+    let marked = {
+        use unicode_normalization::UnicodeNormalization;
+        let text: String = name.nfkc().collect();
+        text.split('[').skip(1).any(|after| after.split(']').next().is_some_and(|inside| key(inside) == bot))
+    };
     built_in || last_is_bot || marked
 }
 
