@@ -27,7 +27,8 @@ async fn play_a_game(client: &Client, name: &str, preset: &str, pool: &str, seed
             preset: preset.into(),
             name: name.into(),
             seats: 3,
-            seed: Some(seed),
+            // A ranked table deals from the server's randomness only.
+            seed: (pool != "ranked").then_some(seed),
             rating_pool: pool.into(),
             ..Default::default()
         })
