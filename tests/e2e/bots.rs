@@ -61,20 +61,21 @@ async fn the_fifteen_line_rust_bot_plays_a_whole_game() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-#[tokio::test]
-async fn the_python_example_bot_plays_a_whole_game() {
-    let python = match python() {
+/// An example bot in another language plays a whole game against the server's bots, run as
+/// `PROGRAM SCRIPT HOST:PORT CODE NAME`, as docs/bots.md tells its author to.
+async fn example_bot_plays(program: Result<String, String>, test: &str, script: &str, name: &str) {
+    let program = match program {
         Ok(p) => p,
         Err(why) => {
-            dudo_tests::skipped("bots::the_python_example_bot_plays_a_whole_game", &why);
+            dudo_tests::skipped(test, &why);
             return;
         }
     };
-    let script = root().join("bot-sdk/examples/python/bot.py");
+    let script = root().join(script);
     let out = game_with(|addr, code| {
-        Command::new(&python)
+        Command::new(&program)
             .arg(&script)
-            .args([addr, code, "Pyro"])
+            .args([addr, code, name])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -83,34 +84,20 @@ async fn the_python_example_bot_plays_a_whole_game() {
     .await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("Pyro: game over, place"), "{stdout}");
+    assert!(stdout.contains(&format!("{name}: game over, place")), "{stdout}");
 }
 
-/// The Node.js example (`bot-sdk/examples/node/bot.js`, @grpc/grpc-js) plays a whole game
-/// against the server's bots, as docs/bots.md tells a Node author to write one.
+#[tokio::test]
+async fn the_python_example_bot_plays_a_whole_game() {
+    let test = "bots::the_python_example_bot_plays_a_whole_game";
+    example_bot_plays(python(), test, "bot-sdk/examples/python/bot.py", "Pyro").await;
+}
+
+/// The Node.js example (`bot-sdk/examples/node/bot.js`, @grpc/grpc-js) plays a whole game.
 #[tokio::test]
 async fn the_node_example_bot_plays_a_whole_game() {
-    let node = match dudo_tests::node() {
-        Ok(n) => n,
-        Err(why) => {
-            dudo_tests::skipped("bots::the_node_example_bot_plays_a_whole_game", &why);
-            return;
-        }
-    };
-    let script = root().join("bot-sdk/examples/node/bot.js");
-    let out = game_with(|addr, code| {
-        Command::new(&node)
-            .arg(&script)
-            .args([addr, code, "Nodo"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap()
-    })
-    .await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("Nodo: game over, place"), "{stdout}");
+    let test = "bots::the_node_example_bot_plays_a_whole_game";
+    example_bot_plays(dudo_tests::node(), test, "bot-sdk/examples/node/bot.js", "Nodo").await;
 }
 
 fn arena(args: &[&str]) -> (String, Vec<serde_json::Value>) {

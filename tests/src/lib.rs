@@ -29,37 +29,28 @@ pub fn example(name: &str) -> PathBuf {
 
 /// The Python with grpcio that `scripts/python-env.sh` makes, or why there is none.
 pub fn python() -> Result<String, String> {
-    let out = Command::new("bash")
-        .arg(root().join("scripts/python-env.sh"))
-        .output()
-        .map_err(|e| format!("cannot run bash: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("no Python environment ({})", String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    from_script("python-env.sh", "no Python environment")
 }
 
 /// The node that runs the Node.js example bot, its packages installed by
 /// `scripts/node-env.sh`, or why there is none.
 pub fn node() -> Result<String, String> {
-    let out = Command::new("bash")
-        .arg(root().join("scripts/node-env.sh"))
-        .output()
-        .map_err(|e| format!("cannot run bash: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("no Node.js environment ({})", String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    from_script("node-env.sh", "no Node.js environment")
 }
 
 /// `buf`, installed by `scripts/buf-env.sh` (from npm), or why there is none.
 pub fn buf() -> Result<String, String> {
+    from_script("buf-env.sh", "no buf")
+}
+
+/// What a set-up script in `scripts/` prints (the program it made ready), or why not.
+fn from_script(script: &str, missing: &str) -> Result<String, String> {
     let out = Command::new("bash")
-        .arg(root().join("scripts/buf-env.sh"))
+        .arg(root().join("scripts").join(script))
         .output()
         .map_err(|e| format!("cannot run bash: {e}"))?;
     if !out.status.success() {
-        return Err(format!("no buf ({})", String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(format!("{missing} ({})", String::from_utf8_lossy(&out.stderr).trim()));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
