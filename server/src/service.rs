@@ -412,7 +412,7 @@ impl Dudo {
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
-                bots: self.bot_cpu.table_share(),
+                bot_cpu: self.bot_cpu.table_share(),
             },
         );
         let handle = self.spawn_table(table, id.clone(), code, None)?;
@@ -910,7 +910,7 @@ impl Lobby for Dudo {
                 },
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
-                bots: self.bot_cpu.table_share(),
+                bot_cpu: self.bot_cpu.table_share(),
             },
         );
         let handle = self.spawn_table(table, id, code, place)?;

@@ -6,6 +6,7 @@ use dudo_proto::v1 as pb;
 use dudo_proto::v1::accounts_client::AccountsClient;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_server::accounts::{AccountSettings, Registration};
+use dudo_tests::bearer;
 use tonic::Request;
 use tonic::transport::Channel;
 
@@ -29,12 +30,6 @@ async fn server(registration: Registration) -> Channel {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     panic!("no server at {addr}");
-}
-
-fn bearer<T>(message: T, token: &str) -> Request<T> {
-    let mut r = Request::new(message);
-    r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-    r
 }
 
 fn code(status: &tonic::Status) -> &str {

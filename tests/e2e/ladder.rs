@@ -9,6 +9,7 @@ use dudo_proto::v1 as pb;
 use dudo_proto::v1::ladder_client::LadderClient;
 use dudo_server::accounts::{AccountSettings, Registration};
 use dudo_server::ladder::Pool;
+use dudo_tests::bearer;
 use tokio_stream::StreamExt;
 use tonic::Request;
 
@@ -64,12 +65,6 @@ async fn ladder_client(addr: &str) -> LadderClient<tonic::transport::Channel> {
     LadderClient::new(
         tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap(),
     )
-}
-
-fn bearer<T>(message: T, token: &str) -> Request<T> {
-    let mut r = Request::new(message);
-    r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-    r
 }
 
 /// A bot account that plays `games` games in `pool` with the SDK's one call, each with the
@@ -421,25 +416,24 @@ fn the_ladder_commands_of_the_terminal_client() {
         "{shown}"
     );
     let elsewhere = home.join("elsewhere");
-    let from_env = std::process::Command::new(dudo_tests::binary("dudo"))
-        .args(["ladder", "duel", "--builtin", "odds", "--games", "1", "--server", &addr])
-        .env("DUDO_HOME", &elsewhere)
-        .env("DUDO_API_TOKEN", &token)
-        .output()
-        .unwrap();
-    let text =
-        format!("{}{}", String::from_utf8_lossy(&from_env.stdout), String::from_utf8_lossy(&from_env.stderr));
-    assert!(from_env.status.success() && text.contains("playing as Oddity with DUDO_API_TOKEN"), "{text}");
+    // Another machine, with the account's token in its environment only.
+    let with_token = |args: &[&str]| {
+        let out = std::process::Command::new(dudo_tests::binary("dudo"))
+            .args(args)
+            .args(["--server", &addr])
+            .env("DUDO_HOME", &elsewhere)
+            .env("DUDO_API_TOKEN", &token)
+            .output()
+            .unwrap();
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), text)
+    };
+    let (ok, text) = with_token(&["ladder", "duel", "--builtin", "odds", "--games", "1"]);
+    assert!(ok && text.contains("playing as Oddity with DUDO_API_TOKEN"), "{text}");
     assert!(text.contains("Oddity is in duel"), "the account's name is said, not left blank: {text}");
-    let create = std::process::Command::new(dudo_tests::binary("dudo"))
-        .args(["create", "--detach", "--server", &addr])
-        .env("DUDO_HOME", &elsewhere)
-        .env("DUDO_API_TOKEN", &token)
-        .output()
-        .unwrap();
-    let text =
-        format!("{}{}", String::from_utf8_lossy(&create.stdout), String::from_utf8_lossy(&create.stderr));
-    assert!(create.status.success() && text.contains("token is in DUDO_API_TOKEN"), "{text}");
+    let (ok, text) = with_token(&["create", "--detach"]);
+    assert!(ok && text.contains("token is in DUDO_API_TOKEN"), "{text}");
     // One id for a game: the one the ladder names is the one `dudo replay` takes.
     let game = out
         .lines()

@@ -5,9 +5,9 @@ use std::time::Duration;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::play_client::PlayClient;
+use dudo_tests::bearer as authed;
 use tokio::sync::oneshot;
 use tokio_stream::StreamExt;
-use tonic::Request;
 use tonic::transport::Channel;
 
 /// A server on a free port, stopped when the returned sender is dropped or fired.
@@ -82,12 +82,6 @@ async fn eventually<F: std::future::Future<Output = bool>>(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     false
-}
-
-fn authed<T>(message: T, token: &str) -> Request<T> {
-    let mut r = Request::new(message);
-    r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-    r
 }
 
 /// SHA-256 of "dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt, as docs/protocol.md gives it.

@@ -69,6 +69,25 @@ fn assert_as_before(before: &str, after: &str) {
 
 /// Waits up to `secs` for `needle` in a session whose own timeout is short (so that two
 /// sessions can be read in turn); returns what came before it and the match.
+/// `dudo host --table CODE ARGS` run from the host's machine (`home`), as from a second
+/// terminal; what it printed.
+fn host_command(addr: &str, code: &str, home: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new(binary("dudo"))
+        .args(["host", "--server", addr, "--table", code])
+        .args(args)
+        .env("DUDO_HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Leaves the table at once (`quit!`) and waits up to `secs` for `dudo` to end.
+fn quit(p: &mut PtySession, secs: u64) {
+    p.send_line("quit!").unwrap();
+    wait_for(p, Needle::Eof, secs);
+}
+
 fn wait_for(p: &mut PtySession, needle: Needle, secs: u64) -> (String, String) {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
@@ -373,13 +392,7 @@ fn friends_at_a_separate_server_create_join_host_watch_and_play() {
 
     // The host's commands from a second terminal find the host's seat by the join code.
     let host_cmd = |args: &[&str]| {
-        let out = Command::new(binary("dudo"))
-            .args(["host", "--server", &addr, "--table", &code])
-            .args(args)
-            .env("DUDO_HOME", &home)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        host_command(&addr, &code, &home, args);
     };
     host_cmd(&["settings", "dice.start=3", "dice.max=3"]);
     host_cmd(&["add-bot", "random"]);
@@ -424,8 +437,7 @@ fn friends_at_a_separate_server_create_join_host_watch_and_play() {
         assert!(!shown.contains("Connection lost") && !shown.contains("Reconnected"), "{shown}");
     }
     for p in [&mut host, &mut guest] {
-        p.send_line("quit!").unwrap();
-        wait_for(p, Needle::Eof, 20);
+        quit(p, 20);
     }
     drop(server);
 }
@@ -483,8 +495,7 @@ fn a_second_name_on_the_hosts_machine_is_a_seat_of_its_own_and_rejoining_shows_t
             break;
         }
     }
-    ana.send_line("quit!").unwrap();
-    wait_for(&mut ana, Needle::Eof, 20);
+    quit(&mut ana, 20);
 
     // Back to Ana's seat by her name: the game is shown once, then her call.
     let mut ana = dudo_tty(&["join", &code, "--server", &addr, "--name", "Ana"], &home, 300);
@@ -492,8 +503,7 @@ fn a_second_name_on_the_hosts_machine_is_a_seat_of_its_own_and_rejoining_shows_t
     assert!(shown.contains("Returning to your seat at") && shown.contains("as Ana"), "{shown}");
     assert_eq!(shown.matches("play passes down the list").count(), 1, "{shown}");
     for p in [&mut host, &mut ana] {
-        p.send_line("quit!").unwrap();
-        wait_for(p, Needle::Eof, 20);
+        quit(p, 20);
     }
     drop(server);
 }
@@ -597,8 +607,7 @@ fn a_call_held_in_a_call_window_says_so_and_each_question_gets_its_own_answer() 
     // And the game goes on: `c`'s turn.
     wait_for(c, text(YOUR_CALL), 30);
     for p in seats.iter_mut() {
-        p.send_line("quit!").unwrap();
-        wait_for(p, Needle::Eof, 30);
+        quit(p, 30);
     }
     drop(server);
 }
@@ -625,16 +634,7 @@ fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
     wait_for(&mut gus, text("The host changed dice.faces to 8."), 30);
     wait_for(&mut watcher, text("The host changed dice.faces to 8."), 30);
     // And from the host's other terminal: the host's seat is told too.
-    let host_cmd = |args: &[&str]| {
-        let out = Command::new(binary("dudo"))
-            .args(["host", "--server", &addr, "--table", &code])
-            .args(args)
-            .env("DUDO_HOME", &home)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let host_cmd = |args: &[&str]| host_command(&addr, &code, &home, args);
     let out = host_cmd(&["settings", "dice.start=3", "dice.max=3"]);
     assert!(out.contains("At the table: seat 0 Hana (host), seat 1 Gus"), "{out}");
     let (before, _) = wait_for(&mut hana, text("You changed dice.max to 3 and dice.start to 3."), 30);
@@ -664,8 +664,7 @@ fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
     wait_for(&mut gus, text("The host reset the table"), 30);
     wait_for(&mut watcher, text("The host reset the table"), 30);
     for p in [&mut hana, &mut gus, &mut watcher] {
-        p.send_line("quit!").unwrap();
-        wait_for(p, Needle::Eof, 30);
+        quit(p, 30);
     }
     drop(server);
 }

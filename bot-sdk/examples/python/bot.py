@@ -25,13 +25,11 @@ def load_stubs():
         sys.exit("protoc failed")
     sys.path.insert(0, out)
     from dudo.v1 import game_pb2, rules_pb2, service_pb2, service_pb2_grpc
-    # `Empty`, which the actions that carry nothing use, lives in rules_pb2 (docs/bots.md).
-    game_pb2.Empty = rules_pb2.Empty
-    return game_pb2, service_pb2, service_pb2_grpc
+    return game_pb2, rules_pb2, service_pb2, service_pb2_grpc
 
 
 # ---- the bot's logic: 25 lines ----
-def choose(pb, view, legal, faces):
+def choose(pb, rules, view, legal, faces):
     """Challenge a bid that needs more dice than we expect; otherwise raise on our best face."""
     wild = view.wild if view.HasField("wild") else None
     unknown = sum(p.dice for p in view.players if not p.HasField("place")) - len(view.my_dice)
@@ -55,7 +53,7 @@ def choose(pb, view, legal, faces):
         return pb.Action(roll=pb.Roll(dice=list(range(len(view.hand.dice)))))
     if legal.dogs_life:
         return pb.Action(dogs_life=pb.DogsLifeChoice(bark=True))
-    return pb.Action(accept=pb.Empty())
+    return pb.Action(accept=rules.Empty())  # Empty lives in rules_pb2 (docs/bots.md)
 # ---- end of the bot's logic ----
 
 
@@ -64,7 +62,7 @@ def main():
     server = args[0] or os.environ.get("DUDO_SERVER", "127.0.0.1:50051")
     table = args[1] or os.environ["DUDO_TABLE"]
     name = args[2] or os.environ.get("DUDO_BOT_NAME", "pybot")
-    pb, service, rpc = load_stubs()
+    pb, rules, service, rpc = load_stubs()
     channel = grpc.insecure_channel(server)
     lobby, play = rpc.LobbyStub(channel), rpc.PlayStub(channel)
     if os.environ.get("DUDO_TOKEN"):
@@ -99,7 +97,7 @@ def main():
                 up.put(service.PlayRequest(pass_call=service.PassCall(), answers=p.last_seq))
             elif p.view.HasField("turn") and p.view.turn == seat:
                 # `answers` names the prompt: if the game moved on first, this is refused.
-                up.put(service.PlayRequest(action=choose(pb, p.view, p.legal, faces), answers=p.last_seq))
+                up.put(service.PlayRequest(action=choose(pb, rules, p.view, p.legal, faces), answers=p.last_seq))
         elif kind == "event" and update.event.WhichOneof("kind") == "game_over":
             standings = list(update.event.game_over.standings)
             print(f"{name}: game over, place {standings.index(seat) + 1} of {len(standings)}")

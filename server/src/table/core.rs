@@ -500,8 +500,10 @@ impl TableCore {
         // Real time, not the table's `now`: this bounds the work, it decides nothing in the game.
         // What the bots cost is this thread's CPU time over the slice (wall time where the
         // system cannot say): on a loaded machine, time the core spent elsewhere is not theirs.
+        // A table of people only thinks nothing: no clock read on their moves.
+        let bots = self.seats.any_bot();
         let started = std::time::Instant::now();
-        let cpu = cpu_time::ThreadTime::try_now().ok();
+        let cpu = if bots { cpu_time::ThreadTime::try_now().ok() } else { None };
         for n in 0..BOT_MOVES_AT_ONCE {
             if n > 0 && started.elapsed() >= BOT_SLICE {
                 break;
@@ -529,7 +531,9 @@ impl TableCore {
                 at_log_len: self.log.next_seq(),
             });
         }
-        self.thinking += cpu.and_then(|t| t.try_elapsed().ok()).unwrap_or_else(|| started.elapsed());
+        if bots {
+            self.thinking += cpu.and_then(|t| t.try_elapsed().ok()).unwrap_or_else(|| started.elapsed());
+        }
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
         // A seat whose move is held in the call window has moved: its clock stops.
         let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
@@ -641,11 +645,18 @@ impl TableCore {
         self.window.as_ref().filter(|w| w.is_open()).map(|w| w.closes)
     }
 
+    /// Whether a seat that lets a call window lapse is not asked again this game (and named in
+    /// a `call_window_lapsed` event the ladder counts like a time-out). Ladder tables only: a
+    /// network seat there is a bot that can answer at once, while at a game night letting
+    /// the window close is how a person says no. Derived from the journalled rating pool, so
+    /// a rebuilt table decides the same.
+    fn lapses_count(&self) -> bool {
+        self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
+    }
+
     /// The call window's time is up: whoever has not answered lets the claim pass.
     pub fn close_window(&mut self, now: Now) {
-        // On the ladder, people's seats (every network seat) that did not answer are not
-        // asked again this game, and the ladder counts the lapse like a time-out.
-        if self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
+        if self.lapses_count()
             && let Some(window) = self.window.as_ref()
         {
             let seats: Vec<Seat> = window.waiting().filter(|&s| !self.seats.is_bot(s)).collect();

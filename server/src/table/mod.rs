@@ -125,7 +125,7 @@ pub struct Setup {
     pub table_rate: u32,
     pub store: Option<Store>,
     /// The CPU its built-in bots may take.
-    pub bots: TableShare,
+    pub bot_cpu: TableShare,
 }
 
 /// Why a table's task ended.
@@ -252,20 +252,20 @@ pub struct Table {
     /// What the core's monotonic time counts from.
     epoch: Instant,
     /// The CPU its bots may take: past it, their next moves wait.
-    bots: TableShare,
+    bot_cpu: TableShare,
 }
 
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let Setup { table: mut core_setup, table_rate, store, bots } = setup;
+        let Setup { table: mut core_setup, table_rate, store, bot_cpu } = setup;
         let now = Now { wall: unix_millis(), mono: Duration::ZERO };
         core_setup.journalled = store.is_some();
         let unwritten =
             store.as_ref().map(|_| NewTable { code: core_setup.code.clone(), created_at: now.wall });
         let core = TableCore::new(rules, core_setup, rand::rng().random(), now);
         let rate = RateLimit::new(core.rate(), table_rate);
-        Table::around(core, store, unwritten, 0, rate, bots)
+        Table::around(core, store, unwritten, 0, rate, bot_cpu)
     }
 
     fn around(
@@ -274,7 +274,7 @@ impl Table {
         unwritten: Option<NewTable>,
         entries: i64,
         rate: RateLimit,
-        bots: TableShare,
+        bot_cpu: TableShare,
     ) -> Table {
         let epoch = Instant::now();
         Table {
@@ -287,7 +287,7 @@ impl Table {
             rate,
             reprompt: Vec::new(),
             epoch,
-            bots,
+            bot_cpu,
         }
     }
 
@@ -300,7 +300,7 @@ impl Table {
         table_rate: u32,
         length: GameLength,
         budget: Arc<Budget>,
-        bots: TableShare,
+        bot_cpu: TableShare,
     ) -> Result<Table, RecoverError> {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
@@ -323,7 +323,7 @@ impl Table {
         // written with the move that ended it.
         core.discard_unsaved();
         let rate = RateLimit::new(core.rate(), table_rate);
-        let mut table = Table::around(core, Some(store), None, next, rate, bots);
+        let mut table = Table::around(core, Some(store), None, next, rate, bot_cpu);
         // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
         let now = table.now();
         table.core.settle(now);
@@ -373,9 +373,11 @@ impl Table {
             // What the bots thought since is charged to the table's share; past it, they
             // move only once it has refilled.
             let thought = self.core.take_thinking();
-            let now = Instant::now();
-            self.bots.spend(thought, now);
-            let bot_due = self.core.bot_due().map(|d| (self.epoch + d).max(self.bots.ready_at(now)));
+            if !thought.is_zero() {
+                self.bot_cpu.spend(thought, Instant::now());
+            }
+            let bot_cpu = &mut self.bot_cpu;
+            let bot_due = self.core.bot_due().map(|d| (self.epoch + d).max(bot_cpu.ready_at(Instant::now())));
             let window = self.core.window_closes().map(|d| self.epoch + d);
             let reprompt = self.reprompt.iter().map(|&(_, d)| d).min().map(|d| self.epoch + d);
             tokio::select! {

@@ -174,6 +174,11 @@ impl Seats {
         self.slots.get(seat).is_some_and(|s| s.bot.is_some())
     }
 
+    /// Whether any seat is a built-in bot (whose thinking the table is charged for).
+    pub fn any_bot(&self) -> bool {
+        self.slots.iter().any(|s| s.bot.is_some())
+    }
+
     /// Whether every seat is a built-in bot (nobody to prompt or to time).
     pub fn all_bots(&self) -> bool {
         self.slots.iter().all(|s| s.bot.is_some())

@@ -31,18 +31,10 @@ use std::time::{Duration, Instant};
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::play_client::PlayClient;
+use dudo_tests::bearer as authed;
 use tokio::sync::Mutex;
 use tokio_stream::StreamExt;
-use tonic::Request;
 use tonic::transport::Channel;
-
-fn authed<T>(message: T, token: &str) -> Request<T> {
-    let mut r = Request::new(message);
-    if let Ok(v) = format!("Bearer {token}").parse() {
-        r.metadata_mut().insert("authorization", v);
-    }
-    r
-}
 
 fn simple_move(legal: &pb::Legal) -> pb::Action {
     use pb::action::Action as A;
