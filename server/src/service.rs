@@ -396,8 +396,8 @@ impl Dudo {
                     code: code.clone(),
                     capacity: pool.seats as usize,
                     seed: pool.seed,
-                    // Bots compete here: the pool's window, short beside the move clock; a seat
-                    // that lets one lapse is not asked again that game.
+                    // Bots compete here: the pool's window, short beside the move clock, and
+                    // each seat's patience (see `table::window::Patience`).
                     pacing: table::Pacing {
                         clock,
                         bot_pause: std::time::Duration::ZERO,

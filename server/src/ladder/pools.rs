@@ -62,8 +62,9 @@ pub struct Pool {
     pub bots: Vec<String>,
     #[serde(default = "default_fill_after")]
     pub fill_after_seconds: u32,
-    /// How long a claim's call window waits for the seats asked; a seat that lets one lapse
-    /// is not asked again that game, and the lapse counts towards its bench.
+    /// How long a claim's call window waits for the seats asked (less for a seat past its
+    /// patience: see `table::window::Patience`); a seat that lets the whole of one lapse is
+    /// not asked again that game, and the lapse counts towards its bench.
     #[serde(default = "default_call_window")]
     pub call_window_millis: u32,
     #[serde(default = "default_bench_after")]

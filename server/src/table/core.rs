@@ -28,7 +28,7 @@ use super::log::{self, EventLog, Sink, StreamEnd};
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
 use super::seats::{SeatSlot, Seats};
-use super::window::{CallWindow, Decision};
+use super::window::{CallWindow, Decision, Patience};
 use crate::budget::Budget;
 
 /// How a table is paced: its turn clock, how long its bots think, and how long seats have
@@ -42,6 +42,9 @@ pub struct Pacing {
     pub call_window_millis: u32,
 }
 
+/// The least time a seat is asked in a call window for: with less patience left, it is not
+/// asked (an answer cannot come back in less).
+const MIN_PATIENCE: Duration = Duration::from_millis(2);
 /// The longest a window waits for every seat to answer on a table without a move clock.
 pub const WINDOW_WITHOUT_CLOCK: Duration = Duration::from_secs(30);
 
@@ -109,6 +112,10 @@ pub struct TableCore {
     /// until the next game, so a seat that never answers windows cannot hold every claim
     /// for the whole window.
     lapsed: Vec<Seat>,
+    /// How long each seat may keep this game waiting in call windows (ladder tables).
+    patience: Patience,
+    /// The person last asked to move, and when: how long its moves take.
+    prompted: Option<(Seat, Duration)>,
     /// Whose move the clock was last (re)started for, at which point of the log: the clock
     /// restarts only when that changes, not each time the table settles.
     timed_for: Option<(Option<Seat>, u64, u32)>,
@@ -173,6 +180,8 @@ impl TableCore {
             window: None,
             timed_out_held: None,
             lapsed: Vec::new(),
+            patience: Patience::default(),
+            prompted: None,
             timed_for: None,
             proofs: DiceProofs::new(salt_secret),
             journal: Journal::new(journalled),
@@ -339,6 +348,7 @@ impl TableCore {
                 self.journal.record(now.wall, entry.take());
                 self.game = Some(game);
                 self.lapsed.clear();
+                self.patience.begin(self.seats.len(), now.mono);
                 self.record.begin(game_id, seed, now.wall);
                 self.publish(events, now);
             }
@@ -539,10 +549,11 @@ impl TableCore {
         let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
         let person = turn.filter(|&t| !self.seats.is_bot(t) && !held(t));
         let timed_for = Some((person, self.log.next_seq(), self.record.games));
-        if let Some(clock) = self.clock.as_mut()
-            && self.timed_for != timed_for
-        {
-            clock.restart(person, now.mono);
+        if self.timed_for != timed_for {
+            if let Some(clock) = self.clock.as_mut() {
+                clock.restart(person, now.mono);
+            }
+            self.prompted = person.map(|p| (p, now.mono));
             self.timed_for = timed_for;
         }
         self.tell_streams(now);
@@ -582,15 +593,31 @@ impl TableCore {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
         let turn = game.turn();
         if self.window.is_none() {
-            let lapsed = &self.lapsed;
-            let asked: Vec<Seat> =
-                game.seats_to_ask().filter(|&s| Some(s) != turn && !lapsed.contains(&s)).collect();
+            let limit = self.window_limit();
+            let patient = self.lapses_count();
+            // Each seat asked until its own time is up: the whole window, or on a ladder
+            // table what is left of its patience (see `Patience`), or not asked when none is.
+            let asked: Vec<(Seat, Duration, bool)> = game
+                .seats_to_ask()
+                .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s))
+                .filter_map(|s| {
+                    let allowed = self.patience.allows(s, now.mono);
+                    if !patient || self.seats.is_bot(s) || allowed >= limit {
+                        Some((s, now.mono + limit, true))
+                    } else {
+                        (allowed >= MIN_PATIENCE).then_some((s, now.mono + allowed, false))
+                    }
+                })
+                .collect();
             if !asked.is_empty() {
-                let mut window = CallWindow::open(asked.iter().copied(), now.mono + self.window_limit());
-                for &seat in asked.iter().filter(|&&s| self.seats.is_bot(s)) {
+                for &(seat, _, _) in &asked {
+                    self.patience.asked(seat);
+                }
+                let mut window = CallWindow::open(asked.iter().copied(), now.mono);
+                for &(seat, _, _) in asked.iter().filter(|&&(s, _, _)| self.seats.is_bot(s)) {
                     match bots::decide(game, &self.seats, seat) {
-                        Some(call) => window.call(seat, call),
-                        None => window.pass(seat),
+                        Some(call) => window.call(seat, call, now.mono),
+                        None => window.pass(seat, now.mono),
                     }
                 }
                 self.window = Some(window);
@@ -603,7 +630,11 @@ impl TableCore {
             {
                 window.hold(t, action);
             }
-            match window.decide() {
+            let decision = window.decide();
+            if decision != Decision::Waiting {
+                self.patience.charge(window);
+            }
+            match decision {
                 Decision::Waiting => return None,
                 Decision::Call(seat, action) => {
                     window.close();
@@ -642,7 +673,7 @@ impl TableCore {
 
     /// When the open call window closes (monotonic), if one is waiting for someone.
     pub fn window_closes(&self) -> Option<Duration> {
-        self.window.as_ref().filter(|w| w.is_open()).map(|w| w.closes)
+        self.window.as_ref().and_then(CallWindow::closes)
     }
 
     /// Whether a seat that lets a call window lapse is not asked again this game (and named in
@@ -656,16 +687,10 @@ impl TableCore {
 
     /// The call window's time is up: whoever has not answered lets the claim pass.
     pub fn close_window(&mut self, now: Now) {
-        if self.lapses_count()
-            && let Some(window) = self.window.as_ref()
-        {
-            let seats: Vec<Seat> = window.waiting().filter(|&s| !self.seats.is_bot(s)).collect();
-            if !seats.is_empty() {
-                let _ = self.apply(Input::WindowLapsed { seats }, now);
-            }
-        }
-        if let Some(window) = self.window.as_mut() {
-            window.time_up();
+        let lapsed = self.window.as_mut().map(|w| w.time_up(now.mono)).unwrap_or_default();
+        let seats: Vec<Seat> = lapsed.into_iter().filter(|&s| !self.seats.is_bot(s)).collect();
+        if self.lapses_count() && !seats.is_empty() {
+            let _ = self.apply(Input::WindowLapsed { seats }, now);
         }
         self.settle(now);
     }
@@ -676,12 +701,15 @@ impl TableCore {
     /// prompt is answered.
     pub fn play(&mut self, seat: Seat, action: Action, now: Now) -> Result<bool, TableError> {
         let game = self.game.as_ref().ok_or(TableError::NotStarted)?;
+        if let Some((asked, at)) = self.prompted.filter(|&(p, _)| p == seat && game.turn() == Some(seat)) {
+            self.patience.moved(asked, now.mono.saturating_sub(at));
+        }
         if let Some(window) = self.window.as_mut() {
             let my_turn = game.turn() == Some(seat);
             if window.is_open() {
                 if window.waits_for(seat) {
                     game.check(seat, &action)?;
-                    window.call(seat, action);
+                    window.call(seat, action, now.mono);
                     return Ok(self.answered(seat, now));
                 }
                 if my_turn && !window.holds(seat) {
@@ -704,7 +732,7 @@ impl TableCore {
     pub fn pass_call(&mut self, seat: Seat, now: Now) -> Result<bool, TableError> {
         match self.window.as_mut() {
             Some(window) if window.waits_for(seat) => {
-                window.pass(seat);
+                window.pass(seat, now.mono);
                 Ok(self.answered(seat, now))
             }
             Some(window) if window.asked(seat) && window.is_open() => Err(TableError::AlreadyAnswered),
@@ -832,7 +860,7 @@ impl TableCore {
             return None;
         }
         let deadline = self.deadline_for(seat, now);
-        let window = self.window.as_ref().filter(|w| w.waits_for(seat)).map(|w| now.wall_at(w.closes));
+        let window = self.window.as_ref().and_then(|w| w.closes_for(seat)).map(|c| now.wall_at(c));
         Some(log::update(Up::Prompt(Box::new(pb::Prompt {
             view: Some(convert::view_to_wire(&game.view(seat))),
             legal: Some(convert::legal_to_wire(&game.legal(seat))),
@@ -856,8 +884,7 @@ impl TableCore {
             _ => game.spectator_view(),
         };
         let deadline = game.turn().and_then(|t| self.deadline_for(t, now));
-        let window =
-            self.window.as_ref().filter(|w| w.waiting().next().is_some()).map(|w| now.wall_at(w.closes));
+        let window = self.window.as_ref().and_then(CallWindow::closes_last).map(|c| now.wall_at(c));
         Some(log::update(Up::Turn(Box::new(pb::Turn {
             last_seq: self.log.last_seq(),
             view: Some(convert::view_to_wire(&view)),

@@ -7,6 +7,9 @@
 //! pass); the table moves on when each has answered or the window closes. If several call,
 //! the first in play order from the claimant wins, as `dudo simulate` decides. The seat
 //! whose turn it is may move meanwhile: its move is held, and played only if nobody called.
+//!
+//! Each seat asked has its own closing time: the table's window, or on a ladder table what is
+//! left of its [`Patience`], so a seat that stalls windows cannot make a game drag.
 
 use std::time::Duration;
 
@@ -20,13 +23,27 @@ enum Answer {
     Called(Action),
 }
 
+/// One seat asked in a window.
+#[derive(Clone, Debug)]
+struct Asked {
+    seat: Seat,
+    /// When its time to answer is up (monotonic): a seat's own, see [`Patience`].
+    closes: Duration,
+    /// Whether it was given the table's whole window (a lapse of a shortened one is not held
+    /// against it).
+    whole: bool,
+    answer: Answer,
+    /// When it answered (or its time ran out).
+    at: Option<Duration>,
+}
+
 /// One claim's window.
 #[derive(Clone, Debug)]
 pub struct CallWindow {
-    /// When it closes (monotonic); what has not been answered by then is a pass.
-    pub closes: Duration,
-    /// The seats asked, in play order from the claimant, and their answers.
-    asked: Vec<(Seat, Answer)>,
+    /// When it opened (monotonic).
+    opened: Duration,
+    /// The seats asked, in play order from the claimant.
+    asked: Vec<Asked>,
     /// The move of the seat whose turn it is, waiting for the window to close.
     held: Option<(Seat, Action)>,
     /// Closed: the claim stands, and the turn's seat plays on.
@@ -46,10 +63,14 @@ pub enum Decision {
 }
 
 impl CallWindow {
-    /// A window asking `asked` (in play order from the claimant) until `closes`.
-    pub fn open(asked: impl IntoIterator<Item = Seat>, closes: Duration) -> CallWindow {
-        let asked = asked.into_iter().map(|s| (s, Answer::Waiting)).collect();
-        CallWindow { closes, asked, held: None, closed: false }
+    /// A window opened at `opened`, asking each seat (in play order from the claimant) until
+    /// its own time is up, and whether that time is the table's whole window.
+    pub fn open(asked: impl IntoIterator<Item = (Seat, Duration, bool)>, opened: Duration) -> CallWindow {
+        let asked = asked
+            .into_iter()
+            .map(|(seat, closes, whole)| Asked { seat, closes, whole, answer: Answer::Waiting, at: None })
+            .collect();
+        CallWindow { opened, asked, held: None, closed: false }
     }
 
     pub fn is_open(&self) -> bool {
@@ -58,17 +79,35 @@ impl CallWindow {
 
     /// Whether `seat` was asked and has not answered yet.
     pub fn waits_for(&self, seat: Seat) -> bool {
-        !self.closed && self.asked.iter().any(|(s, a)| *s == seat && *a == Answer::Waiting)
+        !self.closed && self.asked.iter().any(|a| a.seat == seat && a.answer == Answer::Waiting)
     }
 
     /// The seats asked that have not answered yet.
     pub fn waiting(&self) -> impl Iterator<Item = Seat> + '_ {
-        self.asked.iter().filter(|(_, a)| !self.closed && *a == Answer::Waiting).map(|(s, _)| *s)
+        self.asked.iter().filter(|a| !self.closed && a.answer == Answer::Waiting).map(|a| a.seat)
+    }
+
+    /// When the next seat still waited for runs out of time (monotonic).
+    pub fn closes(&self) -> Option<Duration> {
+        self.asked.iter().filter(|a| !self.closed && a.answer == Answer::Waiting).map(|a| a.closes).min()
+    }
+
+    /// When the last seat still waited for runs out of time (monotonic).
+    pub fn closes_last(&self) -> Option<Duration> {
+        self.asked.iter().filter(|a| !self.closed && a.answer == Answer::Waiting).map(|a| a.closes).max()
+    }
+
+    /// When `seat`'s time to answer is up, if the window waits for it.
+    pub fn closes_for(&self, seat: Seat) -> Option<Duration> {
+        self.asked
+            .iter()
+            .find(|a| !self.closed && a.seat == seat && a.answer == Answer::Waiting)
+            .map(|a| a.closes)
     }
 
     /// Whether `seat` was asked in this window (answered or not).
     pub fn asked(&self, seat: Seat) -> bool {
-        self.asked.iter().any(|(s, _)| *s == seat)
+        self.asked.iter().any(|a| a.seat == seat)
     }
 
     /// Whether the move of `seat` (whose turn it is) is held.
@@ -77,18 +116,19 @@ impl CallWindow {
     }
 
     /// `seat` calls.
-    pub fn call(&mut self, seat: Seat, action: Action) {
-        self.answer(seat, Answer::Called(action));
+    pub fn call(&mut self, seat: Seat, action: Action, now: Duration) {
+        self.answer(seat, Answer::Called(action), now);
     }
 
     /// `seat` lets the claim pass.
-    pub fn pass(&mut self, seat: Seat) {
-        self.answer(seat, Answer::Passed);
+    pub fn pass(&mut self, seat: Seat, now: Duration) {
+        self.answer(seat, Answer::Passed, now);
     }
 
-    fn answer(&mut self, seat: Seat, answer: Answer) {
-        if let Some((_, a)) = self.asked.iter_mut().find(|(s, a)| *s == seat && *a == Answer::Waiting) {
-            *a = answer;
+    fn answer(&mut self, seat: Seat, answer: Answer, now: Duration) {
+        if let Some(a) = self.asked.iter_mut().find(|a| a.seat == seat && a.answer == Answer::Waiting) {
+            a.answer = answer;
+            a.at = Some(now);
         }
     }
 
@@ -97,22 +137,27 @@ impl CallWindow {
         self.held = Some((seat, action));
     }
 
-    /// Time is up: whoever has not answered lets the claim pass.
-    pub fn time_up(&mut self) {
-        for (_, a) in &mut self.asked {
-            if *a == Answer::Waiting {
-                *a = Answer::Passed;
+    /// Time is up for whoever has not answered by `now`: they let the claim pass. Returns
+    /// those of them that had the whole window (a lapse the ladder holds against a seat).
+    pub fn time_up(&mut self, now: Duration) -> Vec<Seat> {
+        let mut lapsed = Vec::new();
+        for a in self.asked.iter_mut().filter(|a| a.answer == Answer::Waiting && a.closes <= now) {
+            a.answer = Answer::Passed;
+            a.at = Some(now);
+            if a.whole {
+                lapsed.push(a.seat);
             }
         }
+        lapsed
     }
 
     /// What the window decides now. A call wins as soon as every seat before it in play
     /// order has passed; with no call, the window closes once everyone has answered.
     pub fn decide(&self) -> Decision {
-        for (seat, answer) in &self.asked {
-            match answer {
+        for a in &self.asked {
+            match &a.answer {
                 Answer::Waiting => return Decision::Waiting,
-                Answer::Called(action) => return Decision::Call(*seat, action.clone()),
+                Answer::Called(action) => return Decision::Call(a.seat, action.clone()),
                 Answer::Passed => {}
             }
         }
@@ -124,6 +169,88 @@ impl CallWindow {
         self.closed = true;
         self.held.take()
     }
+
+    /// Who the window waited on alone, and for how long: the seat (or seats) that answered
+    /// last, from the moment everyone else had answered (or the window opened).
+    fn waited_on(&self) -> Option<(Duration, impl Iterator<Item = Seat> + '_)> {
+        let last = self.asked.iter().filter_map(|a| a.at).max()?;
+        let before =
+            self.asked.iter().filter_map(|a| a.at).filter(|&at| at < last).max().unwrap_or(self.opened);
+        let seats = self.asked.iter().filter(move |a| a.at == Some(last)).map(|a| a.seat);
+        Some((last.saturating_sub(before.max(self.opened)), seats))
+    }
+}
+
+/// How long each seat may keep a game waiting in call windows (ladder tables).
+///
+/// A window waits for every seat asked, so one seat that never answers, or answers at the
+/// last moment, would hold every claim for the whole window. A seat is waited on alone, in
+/// all, for as long as the rest of the game has taken so far (moves, other seats' answers;
+/// at least [`PATIENCE_FLOOR`]), or, if more, for its own mean move time in each window it
+/// was asked in, so a seat on a slow link answers as often as a quick one. A seat past its
+/// share is asked with what is left, or not at all: a game with a seat that stalls windows
+/// takes about twice as long as without, not the window's length per claim.
+#[derive(Clone, Debug, Default)]
+pub struct Patience {
+    /// When the game began (monotonic).
+    began: Duration,
+    /// Per seat: how long windows have waited on it alone this game.
+    kept: Vec<Duration>,
+    /// Per seat: the windows it was asked in this game.
+    asked: Vec<u32>,
+    /// Per seat: its moves this game, and how long they took from being asked to moving.
+    moves: Vec<(u32, Duration)>,
+}
+
+/// What every seat may keep the game waiting in windows, however fast the game has been.
+pub const PATIENCE_FLOOR: Duration = Duration::from_millis(25);
+
+impl Patience {
+    /// A new game of `seats` begins at `now`.
+    pub fn begin(&mut self, seats: usize, now: Duration) {
+        *self = Patience {
+            began: now,
+            kept: vec![Duration::ZERO; seats],
+            asked: vec![0; seats],
+            moves: vec![(0, Duration::ZERO); seats],
+        };
+    }
+
+    /// How long `seat` may be waited on in a window opening `now`.
+    pub fn allows(&self, seat: Seat, now: Duration) -> Duration {
+        let kept = self.kept.get(seat).copied().unwrap_or_default();
+        let rest = now.saturating_sub(self.began).saturating_sub(kept);
+        let own = match (self.moves.get(seat), self.asked.get(seat)) {
+            (Some(&(moves, took)), Some(&asked)) if moves > 0 => (took / moves).saturating_mul(asked + 1),
+            _ => Duration::ZERO,
+        };
+        rest.max(PATIENCE_FLOOR).max(own).saturating_sub(kept)
+    }
+
+    /// `seat` is asked in a window.
+    pub fn asked(&mut self, seat: Seat) {
+        if let Some(asked) = self.asked.get_mut(seat) {
+            *asked += 1;
+        }
+    }
+
+    /// `seat` moved, `took` after it was asked to.
+    pub fn moved(&mut self, seat: Seat, took: Duration) {
+        if let Some((moves, total)) = self.moves.get_mut(seat) {
+            *moves += 1;
+            *total += took;
+        }
+    }
+
+    /// A window decided: the seats it waited on alone are charged for it.
+    pub fn charge(&mut self, window: &CallWindow) {
+        let Some((waited, seats)) = window.waited_on() else { return };
+        for seat in seats {
+            if let Some(kept) = self.kept.get_mut(seat) {
+                *kept += waited;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -134,25 +261,27 @@ mod tests {
 
     #[test]
     fn the_first_caller_in_play_order_wins_whoever_answered_first() {
-        let mut w = CallWindow::open([3, 0, 1], Duration::from_secs(3));
+        let mut w = open(&[3, 0, 1]);
         // Seat 1 calls first in time, but seats 3 and 0 come before it in play order.
-        w.call(1, CALZA);
+        w.call(1, CALZA, ms(1));
         assert_eq!(w.decide(), Decision::Waiting);
-        w.call(0, CALZA);
+        w.call(0, CALZA, ms(2));
         assert_eq!(w.decide(), Decision::Waiting);
-        w.pass(3);
+        w.pass(3, ms(3));
         assert_eq!(w.decide(), Decision::Call(0, CALZA));
     }
 
     #[test]
     fn with_no_call_the_held_move_is_played_once_all_have_answered_or_time_is_up() {
-        let mut w = CallWindow::open([2, 3], Duration::from_secs(3));
+        let mut w = open(&[2, 3]);
         let raise = Action::Accept;
         w.hold(1, raise.clone());
         assert!(w.holds(1));
-        w.pass(2);
+        w.pass(2, ms(1));
         assert_eq!(w.decide(), Decision::Waiting);
-        w.time_up();
+        assert_eq!(w.time_up(ms(2_999)), Vec::<Seat>::new());
+        assert_eq!(w.decide(), Decision::Waiting);
+        assert_eq!(w.time_up(ms(3_000)), vec![3]);
         assert_eq!(w.decide(), Decision::Closed(Some((1, raise.clone()))));
         assert_eq!(w.close(), Some((1, raise)));
         assert!(!w.is_open() && !w.waits_for(3));
@@ -160,9 +289,59 @@ mod tests {
 
     #[test]
     fn an_answer_is_given_once() {
-        let mut w = CallWindow::open([2], Duration::from_secs(3));
-        w.pass(2);
-        w.call(2, CALZA);
+        let mut w = open(&[2]);
+        w.pass(2, ms(1));
+        w.call(2, CALZA, ms(2));
         assert_eq!(w.decide(), Decision::Closed(None));
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// A window opened at 0 asking `seats` for the whole of 3 s.
+    fn open(seats: &[Seat]) -> CallWindow {
+        CallWindow::open(seats.iter().map(|&s| (s, ms(3_000), true)), ms(0))
+    }
+
+    #[test]
+    fn a_shortened_time_runs_out_first_and_is_not_a_lapse() {
+        let mut w = CallWindow::open([(1, ms(40), false), (2, ms(1_000), true)], ms(0));
+        assert_eq!(w.closes(), Some(ms(40)));
+        assert_eq!(w.time_up(ms(40)), Vec::<Seat>::new());
+        assert!(!w.waits_for(1) && w.waits_for(2));
+        assert_eq!(w.closes(), Some(ms(1_000)));
+    }
+
+    #[test]
+    fn the_seat_answering_last_is_charged_from_the_answer_before_it() {
+        let mut patience = Patience::default();
+        patience.begin(4, ms(0));
+        let mut w =
+            CallWindow::open([(1, ms(3_000), true), (2, ms(3_000), true), (3, ms(3_000), true)], ms(100));
+        w.pass(1, ms(101));
+        w.pass(3, ms(103));
+        w.pass(2, ms(900));
+        patience.charge(&w);
+        assert_eq!(patience.kept, vec![ms(0), ms(0), ms(797), ms(0)]);
+    }
+
+    #[test]
+    fn a_seat_is_waited_on_for_what_the_rest_of_the_game_took_or_its_mean_move_per_window() {
+        let mut patience = Patience::default();
+        patience.begin(4, ms(0));
+        // At the start: the floor.
+        assert_eq!(patience.allows(0, ms(0)), PATIENCE_FLOOR);
+        patience.kept[0] = ms(400);
+        // 1 s in, 400 ms of it waiting on seat 0: it may keep 600 - 400 more.
+        assert_eq!(patience.allows(0, ms(1_000)), ms(200));
+        assert_eq!(patience.allows(0, ms(800)), ms(0));
+        // Its moves took 150 ms each: each window it is asked in may wait on it that long.
+        patience.moved(0, ms(200));
+        patience.moved(0, ms(100));
+        for _ in 0..4 {
+            patience.asked(0);
+        }
+        assert_eq!(patience.allows(0, ms(800)), ms(5 * 150 - 400));
     }
 }
