@@ -135,6 +135,7 @@ pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Clien
         memory_per_address: 0,
         // The arena's bots are this machine's to run as fast as it can.
         bot_cpu: dudo_server::bot_cpu::BotCpuLimits { per_table: None, all_tables: None },
+        idle_connection: std::time::Duration::ZERO,
         ..Default::default()
     };
     let setup = dudo_server::Setup { store, limits, ..dudo_server::Setup::default() };

@@ -60,15 +60,17 @@ pub const MAX_HEADER_BYTES: u32 = 8 * 1024;
 #[derive(Clone)]
 pub struct CallGate {
     dudo: crate::service::Dudo,
+    /// Each connection's calls in flight (an idle connection is closed).
+    calls: crate::connections::Calls,
     call_bytes: usize,
     replays: Counts,
     exempt: Counts,
 }
 
 impl CallGate {
-    pub fn new(dudo: crate::service::Dudo) -> CallGate {
+    pub fn new(dudo: crate::service::Dudo, calls: crate::connections::Calls) -> CallGate {
         let call_bytes = call_bytes(dudo.limits().max_message_bytes);
-        CallGate { dudo, call_bytes, replays: Counts::default(), exempt: Counts::default() }
+        CallGate { dudo, calls, call_bytes, replays: Counts::default(), exempt: Counts::default() }
     }
 }
 
@@ -151,11 +153,10 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let ip = request
-            .extensions()
-            .get::<TcpConnectInfo>()
-            .and_then(TcpConnectInfo::remote_addr)
-            .map(|a| a.ip());
+        let peer = request.extensions().get::<TcpConnectInfo>().and_then(TcpConnectInfo::remote_addr);
+        let ip = peer.map(|a| a.ip());
+        // In flight from here until its answer's body is dropped, even if refused below.
+        let in_flight = peer.and_then(|p| self.gate.calls.begin(p));
         let memory = self.gate.dudo.budget_for(ip).hold(self.gate.call_bytes);
         let mut exempt = None;
         if memory.is_none() {
@@ -193,7 +194,13 @@ where
             };
             let response = response?;
             Ok(response.map(|body| {
-                tonic::body::Body::new(Held { body, _memory: memory, _ticket: ticket, _exempt: exempt })
+                tonic::body::Body::new(Held {
+                    body,
+                    _memory: memory,
+                    _ticket: ticket,
+                    _exempt: exempt,
+                    _in_flight: in_flight,
+                })
             }))
         })
     }
@@ -206,6 +213,7 @@ struct Held {
     _memory: Option<crate::budget::Held>,
     _ticket: Option<Ticket>,
     _exempt: Option<Ticket>,
+    _in_flight: Option<crate::connections::InFlight>,
 }
 
 impl http_body::Body for Held {

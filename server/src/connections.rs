@@ -8,16 +8,24 @@
 //! it sends HTTP/2's preface and first frame, or an HTTP/1.1 (gRPC-Web) request's whole
 //! head. Until then it holds nothing of the budget; after, what its transport may buffer.
 //! At the descriptor limit the accept loop backs off rather than spin.
+//!
+//! An admitted connection with no call in flight for `Limits::idle_connection` (30 s) is
+//! closed, so connections that made one call and then say nothing (answering HTTP/2's pings,
+//! or an HTTP/1.1 keep-alive) cannot hold their share of the budget for ever. A client's
+//! next call opens a new connection (tonic's channels and browsers do so by themselves).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Instant, Sleep};
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 /// How long a new connection has to send its opening (see the module's doc).
@@ -46,7 +54,9 @@ pub fn incoming(
     listener: TcpListener,
     most: usize,
     dudo: crate::service::Dudo,
+    calls: Calls,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Counted>> {
+    let idle = dudo.limits().idle_connection;
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     tokio::spawn(async move {
         let counted = Connections::default();
@@ -69,7 +79,8 @@ pub fn incoming(
                 }
             };
             let Some(slot) = counted.take_slot(peer.ip(), most) else { continue };
-            let (tx, dudo, past_budget) = (tx.clone(), dudo.clone(), past_budget.clone());
+            let (tx, dudo, past_budget, calls) =
+                (tx.clone(), dudo.clone(), past_budget.clone(), calls.clone());
             tokio::spawn(async move {
                 let _ = stream.set_nodelay(true);
                 let mut stream = stream;
@@ -95,7 +106,8 @@ pub fn incoming(
                         }
                     },
                 };
-                let connection = Counted { stream, opening, read: 0, _slot: slot, _memory: memory };
+                let busy = calls.register(peer, idle);
+                let connection = Counted { stream, opening, read: 0, busy, _slot: slot, _memory: memory };
                 let _ = tx.send(Ok(connection)).await;
             });
         }
@@ -262,6 +274,8 @@ pub struct Counted {
     opening: Vec<u8>,
     /// How much of `opening` the transport has read.
     read: usize,
+    /// Its calls in flight, and the time-out that closes it when it has none.
+    busy: Registered,
     _slot: Slot,
     _memory: Memory,
 }
@@ -298,7 +312,14 @@ impl AsyncRead for Counted {
             }
             return Poll::Ready(Ok(()));
         }
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let read = Pin::new(&mut self.stream).poll_read(cx, buf);
+        // The transport always waits on a read: an idle connection ends there, as if the
+        // client had closed it.
+        if read.is_pending() && self.busy.idle_out(cx) {
+            tracing::debug!(peer = %self.busy.peer, "connection closed: no call in flight for {:?}", self.busy.idle);
+            return Poll::Ready(Ok(()));
+        }
+        read
     }
 }
 
@@ -329,6 +350,100 @@ impl AsyncWrite for Counted {
 
     fn is_write_vectored(&self) -> bool {
         self.stream.is_write_vectored()
+    }
+}
+
+/// Every admitted connection's calls in flight, known by its peer address (what a call's
+/// request carries of its connection), so the call gate can count them.
+#[derive(Clone, Default)]
+pub struct Calls {
+    open: Arc<Mutex<HashMap<SocketAddr, Arc<Activity>>>>,
+}
+
+/// One connection's calls in flight, and when the last one ended.
+struct Activity {
+    in_flight: AtomicUsize,
+    last_ended: Mutex<Instant>,
+}
+
+impl Calls {
+    /// A connection from `peer`, closed after `idle` with no call in flight (zero: never).
+    fn register(&self, peer: SocketAddr, idle: Duration) -> Registered {
+        let activity =
+            Arc::new(Activity { in_flight: AtomicUsize::new(0), last_ended: Mutex::new(Instant::now()) });
+        if let Ok(mut open) = self.open.lock() {
+            open.insert(peer, Arc::clone(&activity));
+        }
+        let timer = Box::pin(tokio::time::sleep(idle));
+        Registered { peer, idle, activity, timer, calls: self.clone() }
+    }
+
+    /// A call on the connection from `peer` begins: it is in flight until the guard is
+    /// dropped (with the answer's body). None for a peer not admitted here (tests' servers).
+    pub fn begin(&self, peer: SocketAddr) -> Option<InFlight> {
+        let activity = Arc::clone(self.open.lock().ok()?.get(&peer)?);
+        activity.in_flight.fetch_add(1, Ordering::AcqRel);
+        Some(InFlight(activity))
+    }
+}
+
+/// A call in flight on its connection.
+pub struct InFlight(Arc<Activity>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Ok(mut last) = self.0.last_ended.lock() {
+            *last = Instant::now();
+        }
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A connection's entry among the [`Calls`], removed when it closes.
+struct Registered {
+    peer: SocketAddr,
+    idle: Duration,
+    activity: Arc<Activity>,
+    timer: Pin<Box<Sleep>>,
+    calls: Calls,
+}
+
+impl Registered {
+    /// Whether the connection has been idle for its time: else the timer is set to wake the
+    /// reader when it might have been.
+    fn idle_out(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.idle.is_zero() {
+            return false;
+        }
+        let now = Instant::now();
+        if self.activity.in_flight.load(Ordering::Acquire) > 0 {
+            // Busy: look again an idle time from now.
+            if self.timer.is_elapsed() {
+                self.timer.as_mut().reset(now + self.idle);
+            }
+        } else {
+            let last = self.activity.last_ended.lock().map_or(now, |l| *l);
+            let due = last + self.idle;
+            if due <= now {
+                return true;
+            }
+            if self.timer.deadline() != due {
+                self.timer.as_mut().reset(due);
+            }
+        }
+        // Wakes the reader when it is due.
+        let _ = self.timer.as_mut().poll(cx);
+        false
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.calls.open.lock()
+            && open.get(&self.peer).is_some_and(|a| Arc::ptr_eq(a, &self.activity))
+        {
+            open.remove(&self.peer);
+        }
     }
 }
 

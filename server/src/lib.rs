@@ -132,6 +132,7 @@ pub async fn serve(
     });
     let closer = dudo.clone();
     let incoming_dudo = dudo.clone();
+    let calls = connections::Calls::default();
     let shutdown = async move {
         shutdown.await;
         // Open streams are told and closed, so the transport stops at once.
@@ -152,7 +153,7 @@ pub async fn serve(
         // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
         .accept_http1(true)
         .layer(tonic_web::GrpcWebLayer::new())
-        .layer(call_gate::CallGate::new(dudo.clone()))
+        .layer(call_gate::CallGate::new(dudo.clone(), calls.clone()))
         // Their requests are a few bytes: the default 4 MiB limit would only let a client that
         // sends all but the last byte of each make the server hold it.
         .add_service(health_service.max_decoding_message_size(SMALL_REQUEST))
@@ -164,7 +165,7 @@ pub async fn serve(
         .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(
-            connections::incoming(listener, most_connections, incoming_dudo),
+            connections::incoming(listener, most_connections, incoming_dudo, calls),
             shutdown,
         )
         .await;

@@ -84,6 +84,10 @@ struct Args {
     /// vanished client's streams are freed about 10 s later (0: never ping).
     #[arg(long, env = "DUDO_KEEPALIVE_SECONDS", default_value_t = 30)]
     keepalive_seconds: u64,
+    /// Close a connection that has had no call in flight for this many seconds (its client's
+    /// next call opens a new one), so idle connections cannot hold memory (0: never).
+    #[arg(long, env = "DUDO_IDLE_CONNECTION_SECONDS", default_value_t = 30)]
+    idle_connection_seconds: u64,
     /// Where to keep tables (so they survive a restart), finished games and ratings: a SQLite
     /// file, `:memory:` (kept until the server stops), `postgres://user@host/database`, or
     /// `none` (nothing kept). Default: dudo.db in $DUDO_HOME, $XDG_DATA_HOME/dudo or
@@ -194,6 +198,7 @@ async fn main() -> anyhow::Result<()> {
             all_tables: cores(args.bot_cpu_percent)?,
         },
         request_time: dudo_server::service::Limits::default().request_time,
+        idle_connection: std::time::Duration::from_secs(args.idle_connection_seconds),
     };
     let admin_token = match &args.admin_token_file {
         Some(path) => Some(

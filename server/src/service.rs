@@ -200,6 +200,8 @@ pub struct Limits {
     /// A call's request must be whole within this (a handler answers at once, or opens its
     /// stream at once): a half-sent request is dropped, and what it held given back.
     pub request_time: std::time::Duration,
+    /// A connection with no call in flight for this long is closed (zero: never).
+    pub idle_connection: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -223,6 +225,7 @@ impl Default for Limits {
             keepalive: Some(std::time::Duration::from_secs(30)),
             bot_cpu: crate::bot_cpu::BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.25) },
             request_time: std::time::Duration::from_secs(60),
+            idle_connection: std::time::Duration::from_secs(30),
         }
     }
 }

@@ -205,6 +205,66 @@ async fn connections_that_never_finish_their_opening_are_closed_and_held_to_thei
     healthy(ch).await.unwrap();
 }
 
+/// Connections that made their call (or only opened) and then say nothing more are closed
+/// once they have had no call in flight for `--idle-connection-seconds`, giving back their
+/// address's slots: an HTTP/1.1 keep-alive after one gRPC-Web call and an HTTP/2 connection
+/// that only sent its preface and settings. A stream open for longer than that keeps its
+/// connection, and a tonic channel whose connection was closed calls again as if nothing
+/// happened.
+#[tokio::test]
+async fn idle_connections_are_closed_but_open_streams_and_channels_carry_on() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let flags = ["--max-connections-per-ip", "3", "--idle-connection-seconds", "2"];
+    let server = start_server(&binary("dudo-server"), &flags).unwrap();
+    let addr = server.addr.clone();
+    // A channel with a stream open on it, from an address of its own.
+    let watcher = connect_from(&addr, "127.0.0.3").await;
+    let mut lobby = LobbyClient::new(watcher.clone());
+    let created = lobby.create_table(pb::CreateTableRequest::default()).await.unwrap().into_inner();
+    let table = created.table.unwrap().id;
+    let mut play = PlayClient::new(watcher.clone());
+    let watch = pb::WatchRequest { table: table.clone(), since: None };
+    let mut stream = play.watch(watch).await.unwrap().into_inner();
+    // And a channel that makes one call, then waits.
+    let later = connect(&addr).await;
+    healthy(later.clone()).await.unwrap();
+
+    // One gRPC-Web health check over HTTP/1.1, kept alive.
+    let mut http1 = silent(&addr, "127.0.0.1", b"").await;
+    let call = b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nhost: x\r\ncontent-type: application/grpc-web+proto\r\ncontent-length: 5\r\n\r\n\0\0\0\0\0";
+    http1.write_all(call).await.unwrap();
+    let mut answer = [0u8; 512];
+    let n = http1.read(&mut answer).await.unwrap();
+    assert!(answer[..n].starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer[..n]));
+    // HTTP/2's preface and an empty SETTINGS frame, and no call.
+    let mut http2 = silent(&addr, "127.0.0.1", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0").await;
+    // The address's three slots are taken (the channel, the two above).
+    let started = Instant::now();
+    assert!(closed_within(&mut http1, Duration::from_secs(5)).await, "the idle HTTP/1.1 connection was kept");
+    assert!(closed_within(&mut http2, Duration::from_secs(5)).await, "the idle HTTP/2 connection was kept");
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(1_500), "closed after {waited:?}, before its idle time");
+    // Slots given back: a new connection from the address is served, and the channel whose
+    // connection was closed calls again.
+    healthy(connect(&addr).await).await.unwrap();
+    healthy(later).await.unwrap();
+    // The watched table's stream, open all along, still hears it.
+    let host = bearer(pb::TableRef { table }, &created.token);
+    lobby.close_table(host).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(update) = stream.next().await {
+            if let Err(status) = update {
+                return Some(status);
+            }
+        }
+        None
+    })
+    .await
+    .expect("the open stream heard nothing of its table's close")
+    .expect("the open stream ended without a status");
+    assert_eq!(ended.code(), tonic::Code::NotFound, "the stream's connection was closed: {ended:?}");
+}
+
 /// At the open file limit the server neither spins nor floods its log: it pauses accepting,
 /// and serves again once descriptors are free.
 #[tokio::test]
