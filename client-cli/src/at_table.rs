@@ -70,6 +70,9 @@ pub struct AtTable {
     /// The server ended the stream on purpose (a reset, renumbered seats) and the session is
     /// coming back: not a lost connection, so its return is not announced as one.
     reseated: bool,
+    /// The server said this seat is gone (removed by the host, or left): the stream's end is
+    /// told as that, not as an error.
+    unseated: Option<Reseat>,
     /// This player reset the table (`reset`, `again`): the server's notice of it says nothing new.
     resetting: bool,
     /// The reset that ended this seat's stream was told (or was ours): the table's return to
@@ -478,6 +481,11 @@ impl AtTable {
                     Reseat::Reset if std::mem::take(&mut self.resetting) => None,
                     Reseat::Reset => Some("The host reset the table: back to waiting, same seats and rules."),
                     Reseat::Renumbered => Some("A seat was freed: the seats after it moved down one."),
+                    // Said when the stream ends, just after.
+                    Reseat::Removed | Reseat::Left => {
+                        self.unseated = Some(why);
+                        None
+                    }
                     Reseat::Other => None,
                 };
                 if let Some(said) = said {
@@ -840,6 +848,7 @@ pub async fn sit(
         answered: None,
         disconnected: false,
         reseated: false,
+        unseated: None,
         resetting: false,
         reset_noted: false,
         own_rules: None,
@@ -970,7 +979,13 @@ async fn at_the_table(
                         Some(dudo_client::Code::Unauthenticated | dudo_client::Code::NotFound)
                     );
                     let why = safe(&e.to_string()).into_owned();
-                    let said = if me.disconnected && !gone {
+                    let said = if let Some(unseated) = me.unseated.filter(|_| gone) {
+                        style.red(if unseated == Reseat::Removed {
+                            "The host removed you from the table."
+                        } else {
+                            "You left the table."
+                        })
+                    } else if me.disconnected && !gone {
                         // The server never came back while we tried: the seat is still ours.
                         let table = if me.table.join_code.is_empty() {
                             me.key.as_ref().map_or_else(String::new, |k| k.table.clone())

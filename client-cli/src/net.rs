@@ -157,7 +157,8 @@ pub fn table_line(t: &pb::TableInfo) -> String {
         rules: t.rules.as_ref().map_or_else(|| "?".into(), |r| r.name.clone()),
         seats: t.seats,
         taken: u32::try_from(t.players.len()).unwrap_or(u32::MAX),
-        host: t.players.get(t.host as usize).map_or_else(|| "?".into(), |p| p.name.clone()),
+        // A host-only creator holds no seat: no name.
+        host: t.players.get(t.host as usize).map(|p| p.name.clone()).unwrap_or_default(),
         state: t.state,
     })
 }
@@ -183,13 +184,14 @@ pub fn seats_line(t: &pb::TableInfo) -> String {
 /// A table in a list, on one line.
 pub fn summary_line(t: &pb::TableSummary) -> String {
     use crate::render::safe;
+    let host = if t.host.is_empty() { "not seated".to_string() } else { safe(&t.host).into_owned() };
     format!(
         "{}  {:<18} {}/{} seats  host {}  id {}",
         safe(&t.join_code),
         safe(&t.rules),
         t.taken,
         t.seats,
-        safe(&t.host),
+        host,
         safe(&t.id)
     )
 }

@@ -53,13 +53,18 @@ enum Answer {
 }
 
 /// Why the server ended a seat's stream on purpose: the seat's number may have changed, so
-/// the session comes back from a fresh snapshot (the seat found again from its token).
+/// the session comes back from a fresh snapshot (the seat found again from its token); or
+/// the seat is gone ([`Reseat::Removed`], [`Reseat::Left`]), and the session ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reseat {
     /// The host reset the table: the game is over, seats that left are gone.
     Reset,
     /// A seat before this one was freed before the start: the seats after it moved down.
     Renumbered,
+    /// The host removed this seat: the stream ends, the token no longer answers.
+    Removed,
+    /// This seat left the table (from another terminal, say): the stream ends.
+    Left,
     /// A reason this client does not know (a newer server).
     Other,
 }
@@ -400,6 +405,8 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                 Update::Reseated(match Why::try_from(r.why) {
                     Ok(Why::Reset) => Reseat::Reset,
                     Ok(Why::Renumbered) => Reseat::Renumbered,
+                    Ok(Why::Removed) => Reseat::Removed,
+                    Ok(Why::Left) => Reseat::Left,
                     Ok(Why::Unspecified) | Err(_) => Reseat::Other,
                 })
             }

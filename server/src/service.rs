@@ -91,6 +91,12 @@ fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
             "the server could not save the table; it is back when the server restarts",
         )),
         // A `reseated` update came just before: clients read that, not this text.
+        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Removed)) => {
+            Err(Status::unauthenticated("the host removed you from the table"))
+        }
+        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Left)) => {
+            Err(Status::unauthenticated("you left the table"))
+        }
         Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Renumbered)) => {
             Err(Status::aborted("the seats were renumbered: reconnect with your token"))
         }

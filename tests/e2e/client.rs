@@ -132,3 +132,46 @@ async fn a_replay_after_a_reset_never_reaches_the_old_game() {
         }
     }
 }
+
+/// A seat the host removes before the start is told so and its session ends, its token
+/// gone; the seat after it is renumbered and its session carries on from a fresh snapshot.
+#[tokio::test]
+async fn a_removed_seat_is_told_and_the_others_carry_on() {
+    use dudo_client::Reseat;
+    let client = Client::connect(&crate::serve().await).await.unwrap();
+    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
+        name: "Ana".into(),
+        seats: 3,
+        ..Default::default()
+    };
+    let host = client.create(request).await.unwrap();
+    let bea = client.join(&host.table, "Bea").await.unwrap();
+    let cai = client.join(&host.table, "Cai").await.unwrap();
+    let mut removed = client.play(&bea, None);
+    let mut moved = client.play(&cai, None);
+    // Both streams are open before the removal.
+    for session in [&mut removed, &mut moved] {
+        tokio::time::timeout(std::time::Duration::from_secs(5), session.next()).await.unwrap();
+    }
+    client.remove(&host, bea.seat).await.unwrap();
+    let mut told = None;
+    let ended = loop {
+        let update = tokio::time::timeout(std::time::Duration::from_secs(5), removed.next()).await.unwrap();
+        match update {
+            Some(Ok(Update::Reseated(why))) => told = Some(why),
+            Some(Ok(_)) => {}
+            Some(Err(e)) => break e,
+            None => panic!("the removed seat's session ended without a word"),
+        }
+    };
+    assert_eq!(told, Some(Reseat::Removed));
+    assert_eq!(ended.code(), Some(dudo_client::Code::Unauthenticated), "{ended}");
+    loop {
+        let update = tokio::time::timeout(std::time::Duration::from_secs(5), moved.next()).await.unwrap();
+        match update.expect("the renumbered seat's session ended").expect("the renumbered seat was refused") {
+            Update::Reseated(why) => assert_eq!(why, Reseat::Renumbered),
+            Update::Reconnected => break,
+            _ => {}
+        }
+    }
+}

@@ -245,7 +245,8 @@ async fn one_ladder_game(
                     (Some(left), Windows::AtTheLastMoment) => {
                         tokio::time::sleep(Duration::from_millis(left.saturating_sub(3))).await;
                     }
-                    (None, _) => tokio::time::sleep(think).await,
+                    // (A zero sleep still waits for the timer's next millisecond.)
+                    (None, _) if !think.is_zero() => tokio::time::sleep(think).await,
                     _ => {}
                 }
                 let action = window

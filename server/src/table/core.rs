@@ -44,7 +44,7 @@ pub struct Pacing {
 
 /// The least time a seat is asked in a call window for: with less patience left, it is not
 /// asked (an answer cannot come back in less).
-const MIN_PATIENCE: Duration = Duration::from_millis(2);
+const MIN_PATIENCE: Duration = Duration::from_millis(1);
 /// The longest a window waits for every seat to answer on a table without a move clock.
 pub const WINDOW_WITHOUT_CLOCK: Duration = Duration::from_secs(30);
 
@@ -372,7 +372,7 @@ impl TableCore {
                 }
                 self.publish(events, now);
             }
-            Input::Removed { seat } => self.remove(seat, entry.take(), now)?,
+            Input::Removed { seat, by_host } => self.remove(seat, by_host, entry.take(), now)?,
             Input::Stopped { why, limit } => {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
                 if game.is_over() {
@@ -423,14 +423,23 @@ impl TableCore {
 
     /// Takes a seat out: before the start it frees the seat; during a game the engine allows
     /// it only before the first call of a round, and the seat finishes below those still in.
-    fn remove(&mut self, seat: Seat, mut entry: Option<Entry>, now: Now) -> Result<(), TableError> {
+    /// The seat's own streams are told why (the host removed it, or it left) and end.
+    fn remove(
+        &mut self,
+        seat: Seat,
+        by_host: bool,
+        mut entry: Option<Entry>,
+        now: Now,
+    ) -> Result<(), TableError> {
         if seat >= self.seats.len() {
             return Err(TableError::NoSuchSeat { seat });
         }
+        let why = if by_host { pb::reseated::Why::Removed } else { pb::reseated::Why::Left };
         match self.game.as_mut() {
             None => {
                 self.seats.free(seat)?;
                 self.journal.record(now.wall, entry.take());
+                self.log.end_seat(seat, StreamEnd::Reseated(why));
                 // Seats after it move down: every seat's stream must reconnect with its token
                 // (which finds its new number), so no stream carries another seat's dice.
                 self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
@@ -442,6 +451,7 @@ impl TableCore {
                 self.record.moves.push(pb::GameMove { seat: wire_seat, action: None, timed_out: false });
                 // No rejoin: the token no longer answers, and a bot no longer plays.
                 self.seats.leave(seat);
+                self.log.end_seat(seat, StreamEnd::Reseated(why));
                 self.publish(events, now);
             }
         }
@@ -594,7 +604,8 @@ impl TableCore {
         let turn = game.turn();
         if self.window.is_none() {
             let limit = self.window_limit();
-            let patient = self.lapses_count();
+            // A seeded table plays the same game whatever the timing: no patience there.
+            let patient = self.lapses_count() && self.seed.is_none();
             // Each seat asked until its own time is up: the whole window, or on a ladder
             // table what is left of its patience (see `Patience`), or not asked when none is.
             let asked: Vec<(Seat, Duration, bool)> = game

@@ -27,7 +27,7 @@ pub enum Input {
     /// A seat moved; `timed_out`: its clock ran out and this was played for it.
     Moved { seat: Seat, action: Action, timed_out: bool },
     /// A seat freed before the start, or out of the game (left, or removed by the host).
-    Removed { seat: Seat },
+    Removed { seat: Seat, by_host: bool },
     /// The host reset the table: the game is over, seats that left are gone.
     Reset,
     /// The table stopped the game at the server's length limit.
@@ -63,7 +63,7 @@ impl Input {
                 action: Some(convert::action_to_wire(action)),
                 timed_out: *timed_out,
             }),
-            Input::Removed { seat } => Entry::Removed(pb::SeatRemoved { seat: wire_seat(*seat) }),
+            Input::Removed { seat, .. } => Entry::Removed(pb::SeatRemoved { seat: wire_seat(*seat) }),
             Input::Reset => Entry::Reset(pb::TableReset {}),
             Input::Stopped { why, limit } => {
                 Entry::Stopped(pb::GameStopped { why: convert::stop_why_to_wire(*why) as i32, limit: *limit })
@@ -106,7 +106,8 @@ impl Input {
                     timed_out: m.timed_out,
                 }
             }
-            Some(Entry::Removed(r)) => Input::Removed { seat: r.seat as Seat },
+            // Who freed the seat only tells its streams, and a rebuilt table has none.
+            Some(Entry::Removed(r)) => Input::Removed { seat: r.seat as Seat, by_host: false },
             Some(Entry::Reset(_)) => Input::Reset,
             Some(Entry::Stopped(s)) => Input::Stopped {
                 why: convert::stop_why_from_wire(s.why).ok_or_else(|| bad("an unknown reason to stop"))?,

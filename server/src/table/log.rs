@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use dudo_proto::TableEvent;
 use dudo_proto::convert;
 use dudo_proto::v1 as pb;
-use dudo_rules::{Audience, Viewer};
+use dudo_rules::{Audience, Seat, Viewer};
 
 use crate::budget::Budget;
 
@@ -380,6 +380,13 @@ impl EventLog {
             if matches!(s.viewer, Viewer::Seat(_)) {
                 s.end(why);
             }
+        }
+    }
+
+    /// Ends `seat`'s streams, with a reason.
+    pub fn end_seat(&mut self, seat: Seat, why: StreamEnd) {
+        for s in self.subscribers.iter_mut().filter(|s| s.viewer == Viewer::Seat(seat)) {
+            s.end(why);
         }
     }
 

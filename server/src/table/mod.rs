@@ -579,8 +579,11 @@ impl Table {
                 self.reply(reply, result);
             }
             Command::Remove { token, seat, reply } => {
-                let result =
-                    self.core.seats().host_only(&token).and_then(|_| self.input(Input::Removed { seat }));
+                let result = self
+                    .core
+                    .seats()
+                    .host_only(&token)
+                    .and_then(|_| self.input(Input::Removed { seat, by_host: true }));
                 self.reply(reply, result);
             }
             Command::Reset { token, reply } => {
@@ -592,8 +595,11 @@ impl Table {
                 self.reply(reply, result);
             }
             Command::Leave { token, reply } => {
-                let result =
-                    self.core.seats().seat_of(&token).and_then(|seat| self.input(Input::Removed { seat }));
+                let result = self
+                    .core
+                    .seats()
+                    .seat_of(&token)
+                    .and_then(|seat| self.input(Input::Removed { seat, by_host: false }));
                 self.reply(reply, result);
             }
             Command::Close { token, reply } => {

@@ -299,7 +299,7 @@ fn seats_that_left_are_gone_after_a_reset_and_their_tokens_no_longer_answer() {
     person(&mut core, "cat", at(0));
     start(&mut core, at(1));
     let ben = core.seats().seat_of("ben").unwrap();
-    core.apply(Input::Removed { seat: ben }, at(2)).unwrap();
+    core.apply(Input::Removed { seat: ben, by_host: true }, at(2)).unwrap();
     assert_eq!(core.seats().seat_of("ben"), Err(TableError::NotSeated));
     core.apply(Input::Reset, at(3)).unwrap();
     assert_eq!(core.seats().len(), 2);

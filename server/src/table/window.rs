@@ -186,8 +186,9 @@ impl CallWindow {
 /// A window waits for every seat asked, so one seat that never answers, or answers at the
 /// last moment, would hold every claim for the whole window. A seat is waited on alone, in
 /// all, for as long as the rest of the game has taken so far (moves, other seats' answers;
-/// at least [`PATIENCE_FLOOR`]), or, if more, for its own mean move time in each window it
-/// was asked in, so a seat on a slow link answers as often as a quick one. A seat past its
+/// at least [`PATIENCE_FLOOR`]), or, if more, for twice its own mean move time in each
+/// window it was asked in, so a seat on a slow link answers as often as a quick one, and an
+/// honest seat whose answers vary is never cut short. A seat past its
 /// share is asked with what is left, or not at all: a game with a seat that stalls windows
 /// takes about twice as long as without, not the window's length per claim.
 #[derive(Clone, Debug, Default)]
@@ -221,7 +222,7 @@ impl Patience {
         let kept = self.kept.get(seat).copied().unwrap_or_default();
         let rest = now.saturating_sub(self.began).saturating_sub(kept);
         let own = match (self.moves.get(seat), self.asked.get(seat)) {
-            (Some(&(moves, took)), Some(&asked)) if moves > 0 => (took / moves).saturating_mul(asked + 1),
+            (Some(&(moves, took)), Some(&asked)) if moves > 0 => (took * 2 / moves).saturating_mul(asked + 1),
             _ => Duration::ZERO,
         };
         rest.max(PATIENCE_FLOOR).max(own).saturating_sub(kept)
@@ -336,12 +337,12 @@ mod tests {
         // 1 s in, 400 ms of it waiting on seat 0: it may keep 600 - 400 more.
         assert_eq!(patience.allows(0, ms(1_000)), ms(200));
         assert_eq!(patience.allows(0, ms(800)), ms(0));
-        // Its moves took 150 ms each: each window it is asked in may wait on it that long.
+        // Its moves took 150 ms each: each window it is asked in may wait on it twice that.
         patience.moved(0, ms(200));
         patience.moved(0, ms(100));
         for _ in 0..4 {
             patience.asked(0);
         }
-        assert_eq!(patience.allows(0, ms(800)), ms(5 * 150 - 400));
+        assert_eq!(patience.allows(0, ms(800)), ms(5 * 300 - 400));
     }
 }
