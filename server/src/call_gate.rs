@@ -156,7 +156,7 @@ where
         let peer = request.extensions().get::<TcpConnectInfo>().and_then(TcpConnectInfo::remote_addr);
         let ip = peer.map(|a| a.ip());
         // In flight from here until its answer's body is dropped, even if refused below.
-        let in_flight = peer.and_then(|p| self.gate.calls.begin(p));
+        let mut in_flight = peer.and_then(|p| self.gate.calls.begin(p));
         let memory = self.gate.dudo.budget_for(ip).hold(self.gate.call_bytes);
         let mut exempt = None;
         if memory.is_none() {
@@ -193,13 +193,16 @@ where
                 return Ok(status.into_http());
             };
             let response = response?;
+            if let Some(call) = in_flight.as_mut() {
+                call.answered();
+            }
             Ok(response.map(|body| {
                 tonic::body::Body::new(Held {
                     body,
                     _memory: memory,
                     _ticket: ticket,
                     _exempt: exempt,
-                    _in_flight: in_flight,
+                    in_flight,
                 })
             }))
         })
@@ -213,7 +216,8 @@ struct Held {
     _memory: Option<crate::budget::Held>,
     _ticket: Option<Ticket>,
     _exempt: Option<Ticket>,
-    _in_flight: Option<crate::connections::InFlight>,
+    /// What the connection is owed of this call (see `connections`).
+    in_flight: Option<crate::connections::InFlight>,
 }
 
 impl http_body::Body for Held {
@@ -224,7 +228,13 @@ impl http_body::Body for Held {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, tonic::Status>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
+        let frame = Pin::new(&mut self.body).poll_frame(cx);
+        // Waiting on the server (a stream's next update) keeps the connection; a frame
+        // handed over is for the client to take.
+        if let Some(call) = self.in_flight.as_mut() {
+            if frame.is_pending() { call.owed() } else { call.answered() }
+        }
+        frame
     }
 
     fn is_end_stream(&self) -> bool {

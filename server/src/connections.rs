@@ -9,10 +9,14 @@
 //! head. Until then it holds nothing of the budget; after, what its transport may buffer.
 //! At the descriptor limit the accept loop backs off rather than spin.
 //!
-//! An admitted connection with no call in flight for `Limits::idle_connection` (30 s) is
-//! closed, so connections that made one call and then say nothing (answering HTTP/2's pings,
-//! or an HTTP/1.1 keep-alive) cannot hold their share of the budget for ever. A client's
-//! next call opens a new connection (tonic's channels and browsers do so by themselves).
+//! An admitted connection that has had nothing owed to it and no answer taken from it for
+//! `Limits::idle_connection` (30 s) is closed, so connections that made one call and then say
+//! nothing (answering HTTP/2's pings, or an HTTP/1.1 keep-alive) cannot hold their share of
+//! the budget for ever. A call is owed while the server works on it, and while its stream
+//! waits for the server's next update; an answer the client does not take (it grants no
+//! flow-control window) is owed nothing, so calls stalled that way do not keep a
+//! connection. A client's next call opens a new connection (tonic's channels and browsers
+//! do so by themselves).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -316,7 +320,7 @@ impl AsyncRead for Counted {
         // The transport always waits on a read: an idle connection ends there, as if the
         // client had closed it.
         if read.is_pending() && self.busy.idle_out(cx) {
-            tracing::debug!(peer = %self.busy.peer, "connection closed: no call in flight for {:?}", self.busy.idle);
+            tracing::debug!(peer = %self.busy.peer, "connection closed: nothing owed to it for {:?}", self.busy.idle);
             return Poll::Ready(Ok(()));
         }
         read
@@ -360,17 +364,25 @@ pub struct Calls {
     open: Arc<Mutex<HashMap<SocketAddr, Arc<Activity>>>>,
 }
 
-/// One connection's calls in flight, and when the last one ended.
+/// One connection's calls: how many the server owes something (working on the call, or a
+/// stream waiting for its next update), and when an answer last moved.
 struct Activity {
-    in_flight: AtomicUsize,
-    last_ended: Mutex<Instant>,
+    owed: AtomicUsize,
+    moved: Mutex<Instant>,
+}
+
+impl Activity {
+    fn moved(&self) {
+        if let Ok(mut moved) = self.moved.lock() {
+            *moved = Instant::now();
+        }
+    }
 }
 
 impl Calls {
-    /// A connection from `peer`, closed after `idle` with no call in flight (zero: never).
+    /// A connection from `peer`, closed after `idle` with nothing owed to it (zero: never).
     fn register(&self, peer: SocketAddr, idle: Duration) -> Registered {
-        let activity =
-            Arc::new(Activity { in_flight: AtomicUsize::new(0), last_ended: Mutex::new(Instant::now()) });
+        let activity = Arc::new(Activity { owed: AtomicUsize::new(0), moved: Mutex::new(Instant::now()) });
         if let Ok(mut open) = self.open.lock() {
             open.insert(peer, Arc::clone(&activity));
         }
@@ -378,24 +390,45 @@ impl Calls {
         Registered { peer, idle, activity, timer, calls: self.clone() }
     }
 
-    /// A call on the connection from `peer` begins: it is in flight until the guard is
-    /// dropped (with the answer's body). None for a peer not admitted here (tests' servers).
+    /// A call on the connection from `peer` begins: the server owes it an answer. None for a
+    /// peer not admitted here (tests' servers).
     pub fn begin(&self, peer: SocketAddr) -> Option<InFlight> {
         let activity = Arc::clone(self.open.lock().ok()?.get(&peer)?);
-        activity.in_flight.fetch_add(1, Ordering::AcqRel);
-        Some(InFlight(activity))
+        activity.owed.fetch_add(1, Ordering::AcqRel);
+        Some(InFlight { activity, owed: true })
     }
 }
 
-/// A call in flight on its connection.
-pub struct InFlight(Arc<Activity>);
+/// A call in flight on its connection, kept with its answer until that is dropped.
+pub struct InFlight {
+    activity: Arc<Activity>,
+    /// Whether the server owes the call something now.
+    owed: bool,
+}
+
+impl InFlight {
+    /// The server owes the call its next update (its answer's body is waiting on it).
+    pub fn owed(&mut self) {
+        if !self.owed {
+            self.owed = true;
+            self.activity.owed.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// An answer (or part of one) is ready or was taken: until the client takes more, the
+    /// server owes it nothing.
+    pub fn answered(&mut self) {
+        if self.owed {
+            self.owed = false;
+            self.activity.owed.fetch_sub(1, Ordering::AcqRel);
+        }
+        self.activity.moved();
+    }
+}
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        if let Ok(mut last) = self.0.last_ended.lock() {
-            *last = Instant::now();
-        }
-        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+        self.answered();
     }
 }
 
@@ -416,13 +449,13 @@ impl Registered {
             return false;
         }
         let now = Instant::now();
-        if self.activity.in_flight.load(Ordering::Acquire) > 0 {
+        if self.activity.owed.load(Ordering::Acquire) > 0 {
             // Busy: look again an idle time from now.
             if self.timer.is_elapsed() {
                 self.timer.as_mut().reset(now + self.idle);
             }
         } else {
-            let last = self.activity.last_ended.lock().map_or(now, |l| *l);
+            let last = self.activity.moved.lock().map_or(now, |l| *l);
             let due = last + self.idle;
             if due <= now {
                 return true;

@@ -224,7 +224,7 @@ impl History for Dudo {
                 }
             }
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        Ok(Response::new(self.stopping().ending(ReceiverStream::new(rx))))
     }
 
     async fn list_ratings(

@@ -14,6 +14,7 @@ pub mod connections;
 pub mod history;
 pub mod ladder;
 pub mod service;
+pub mod stopping;
 pub mod table;
 
 use std::future::Future;

@@ -284,6 +284,8 @@ pub struct Dudo {
     ladder: Option<crate::ladder::LadderHandle>,
     /// The CPU every table's built-in bots may take together.
     bot_cpu: Arc<crate::bot_cpu::BotCpu>,
+    /// Set when the server stops: the streams no table owns end, and the ladder seats no one.
+    stopping: crate::stopping::Stopping,
 }
 
 /// One of the tables an address may create, held by the table until it ends (or by a
@@ -373,6 +375,10 @@ impl Dudo {
         self
     }
 
+    pub(crate) fn stopping(&self) -> &crate::stopping::Stopping {
+        &self.stopping
+    }
+
     pub(crate) fn ladder(&self) -> Option<&crate::ladder::LadderHandle> {
         self.ladder.as_ref()
     }
@@ -385,6 +391,9 @@ impl Dudo {
         seats: Vec<crate::ladder::LadderSeat>,
     ) -> Result<crate::ladder::Made, Status> {
         use crate::ladder::LadderSeat;
+        if self.stopping.is_stopping() {
+            return Err(Status::unavailable("the server is shutting down"));
+        }
         self.budget_room(&self.budget)?;
         let rules = pool.rules().map_err(Status::internal)?;
         let id = table::secret();
@@ -651,6 +660,7 @@ impl Dudo {
     /// Tells every table the server is stopping, so their streams end and the transport
     /// can finish.
     pub async fn close_all(&self) {
+        self.stopping.stop();
         let handles: Vec<TableHandle> = match self.registry.lock() {
             Ok(r) => r.tables.values().cloned().collect(),
             Err(_) => return,

@@ -206,15 +206,15 @@ async fn connections_that_never_finish_their_opening_are_closed_and_held_to_thei
 }
 
 /// Connections that made their call (or only opened) and then say nothing more are closed
-/// once they have had no call in flight for `--idle-connection-seconds`, giving back their
-/// address's slots: an HTTP/1.1 keep-alive after one gRPC-Web call and an HTTP/2 connection
-/// that only sent its preface and settings. A stream open for longer than that keeps its
-/// connection, and a tonic channel whose connection was closed calls again as if nothing
-/// happened.
+/// once nothing has been owed to them for `--idle-connection-seconds`, giving back their
+/// address's slots: an HTTP/1.1 keep-alive after one gRPC-Web call, an HTTP/2 connection that
+/// only sent its preface and settings, and one whose call's answer cannot be sent because it
+/// grants no flow-control window. A stream open for longer than that keeps its connection,
+/// and a tonic channel whose connection was closed calls again as if nothing happened.
 #[tokio::test]
 async fn idle_connections_are_closed_but_open_streams_and_channels_carry_on() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let flags = ["--max-connections-per-ip", "3", "--idle-connection-seconds", "2"];
+    let flags = ["--max-connections-per-ip", "4", "--idle-connection-seconds", "2"];
     let server = start_server(&binary("dudo-server"), &flags).unwrap();
     let addr = server.addr.clone();
     // A channel with a stream open on it, from an address of its own.
@@ -238,10 +238,16 @@ async fn idle_connections_are_closed_but_open_streams_and_channels_carry_on() {
     assert!(answer[..n].starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer[..n]));
     // HTTP/2's preface and an empty SETTINGS frame, and no call.
     let mut http2 = silent(&addr, "127.0.0.1", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0").await;
-    // The address's three slots are taken (the channel, the two above).
+    // A health check on HTTP/2 with an initial window of 0: its answer can never be sent.
+    let mut stalled = silent(&addr, "127.0.0.1", &zero_window_call()).await;
+    // The address's four slots are taken (the channel, the three above).
     let started = Instant::now();
     assert!(closed_within(&mut http1, Duration::from_secs(5)).await, "the idle HTTP/1.1 connection was kept");
     assert!(closed_within(&mut http2, Duration::from_secs(5)).await, "the idle HTTP/2 connection was kept");
+    assert!(
+        closed_within(&mut stalled, Duration::from_secs(5)).await,
+        "the stalled call kept its connection"
+    );
     let waited = started.elapsed();
     assert!(waited >= Duration::from_millis(1_500), "closed after {waited:?}, before its idle time");
     // Slots given back: a new connection from the address is served, and the channel whose
@@ -263,6 +269,41 @@ async fn idle_connections_are_closed_but_open_streams_and_channels_carry_on() {
     .expect("the open stream heard nothing of its table's close")
     .expect("the open stream ended without a status");
     assert_eq!(ended.code(), tonic::Code::NotFound, "the stream's connection was closed: {ended:?}");
+}
+
+/// HTTP/2's preface, SETTINGS with an initial stream window of 0, and a whole
+/// `grpc.health.v1.Health/Check` call on stream 1 (its headers in HPACK literals).
+fn zero_window_call() -> Vec<u8> {
+    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+        let len = u32::try_from(payload.len()).unwrap().to_be_bytes();
+        let mut f = vec![len[1], len[2], len[3], kind, flags];
+        f.extend_from_slice(&stream.to_be_bytes());
+        f.extend_from_slice(payload);
+        f
+    }
+    fn literal(name_index: u8, name: &str, value: &str) -> Vec<u8> {
+        let mut h = vec![name_index];
+        if name_index == 0 {
+            h.push(u8::try_from(name.len()).unwrap());
+            h.extend_from_slice(name.as_bytes());
+        }
+        h.push(u8::try_from(value.len()).unwrap());
+        h.extend_from_slice(value.as_bytes());
+        h
+    }
+    let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    // SETTINGS_INITIAL_WINDOW_SIZE (4) = 0.
+    out.extend(frame(0x4, 0, 0, &[0, 4, 0, 0, 0, 0]));
+    // :method POST and :scheme http from the static table, then :path, :authority,
+    // content-type and te as literals.
+    let mut headers = vec![0x83, 0x86];
+    headers.extend(literal(4, "", "/grpc.health.v1.Health/Check"));
+    headers.extend(literal(1, "", "x"));
+    headers.extend(literal(0, "content-type", "application/grpc"));
+    headers.extend(literal(0, "te", "trailers"));
+    out.extend(frame(0x1, 0x4, 1, &headers));
+    out.extend(frame(0x0, 0x1, 1, &[0, 0, 0, 0, 0]));
+    out
 }
 
 /// At the open file limit the server neither spins nor floods its log: it pauses accepting,
@@ -412,4 +453,40 @@ async fn a_full_share_still_lets_its_address_free_memory_and_check_health() {
     healthy(fresh.clone()).await.unwrap();
     LobbyClient::new(fresh).close_table(bearer(pb::TableRef { table: table.clone() }, &token)).await.unwrap();
     drop(open);
+}
+
+/// A graceful stop (SIGTERM) waits for nothing a client holds open: a ladder entrant's
+/// `Enter` stream ends `UNAVAILABLE` at once and the server exits within seconds.
+#[tokio::test]
+async fn a_held_ladder_stream_does_not_hold_up_a_graceful_stop() {
+    let mut server = start_server(&binary("dudo-server"), &["--db", ":memory:"]).unwrap();
+    let guest = dudo_client::Client::connect(&server.addr).await.unwrap();
+    let token = guest.register("Waits", true, "test").await.unwrap().token.unwrap().token;
+    let entrant = guest.with_account(Some(token));
+    // Alone in the pool, it waits to be seated for as long as the stream is open.
+    let mut entered = entrant.enter("fibbing-4", 1).await.unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(5), entered.message()).await.unwrap();
+    assert!(first.is_ok(), "{first:?}");
+    let asked = Instant::now();
+    std::process::Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match entered.message().await {
+                Ok(Some(_)) => {}
+                other => return other,
+            }
+        }
+    })
+    .await
+    .expect("the Enter stream was held open through the stop");
+    let status = ended.expect_err("the stream ended without a status");
+    assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+    let exited = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(5), "the server was still running 5 s after SIGTERM");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(exited.success(), "{exited:?}");
 }

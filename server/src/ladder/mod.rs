@@ -684,7 +684,7 @@ impl Ladder for Dudo {
             let _held = &slot;
             u
         });
-        Ok(Response::new(Box::pin(updates)))
+        Ok(Response::new(self.stopping().ending(updates)))
     }
 
     async fn leaderboard(

@@ -170,32 +170,29 @@ impl CallWindow {
         self.held.take()
     }
 
-    /// Who the window waited on alone, and for how long: the seat (or seats) that answered
-    /// last, from the moment everyone else had answered (or the window opened).
-    fn waited_on(&self) -> Option<(Duration, impl Iterator<Item = Seat> + '_)> {
-        let last = self.asked.iter().filter_map(|a| a.at).max()?;
-        let before =
-            self.asked.iter().filter_map(|a| a.at).filter(|&at| at < last).max().unwrap_or(self.opened);
-        let seats = self.asked.iter().filter(move |a| a.at == Some(last)).map(|a| a.seat);
-        Some((last.saturating_sub(before.max(self.opened)), seats))
+    /// How long each seat that answered (or ran out of time) took, from the window's opening.
+    fn answer_times(&self) -> impl Iterator<Item = (Seat, Duration)> + '_ {
+        self.asked.iter().filter_map(|a| a.at.map(|at| (a.seat, at.saturating_sub(self.opened))))
     }
 }
 
 /// How long each seat may keep a game waiting in call windows (ladder tables).
 ///
 /// A window waits for every seat asked, so one seat that never answers, or answers at the
-/// last moment, would hold every claim for the whole window. A seat is waited on alone, in
-/// all, for as long as the rest of the game has taken so far (moves, other seats' answers;
-/// at least [`PATIENCE_FLOOR`]), or, if more, for twice its own mean move time in each
-/// window it was asked in, so a seat on a slow link answers as often as a quick one, and an
-/// honest seat whose answers vary is never cut short. A seat past its
+/// last moment, would hold every claim for the whole window. A seat's answers in windows
+/// may take, in all, as long as the rest of the game has taken so far (moves, other seats'
+/// answers; at least [`PATIENCE_FLOOR`]), or, if more, one and a half times its own mean move
+/// time for each window it was asked in, so a seat on a slow link answers as often as a
+/// quick one, and an honest seat whose answers vary is not cut short. Each seat is charged
+/// its own answer times, whoever answered last, so seats that take turns answering last
+/// gain nothing. A seat past its
 /// share is asked with what is left, or not at all: a game with a seat that stalls windows
 /// takes about twice as long as without, not the window's length per claim.
 #[derive(Clone, Debug, Default)]
 pub struct Patience {
     /// When the game began (monotonic).
     began: Duration,
-    /// Per seat: how long windows have waited on it alone this game.
+    /// Per seat: how long its answers in windows took this game.
     kept: Vec<Duration>,
     /// Per seat: the windows it was asked in this game.
     asked: Vec<u32>,
@@ -222,7 +219,9 @@ impl Patience {
         let kept = self.kept.get(seat).copied().unwrap_or_default();
         let rest = now.saturating_sub(self.began).saturating_sub(kept);
         let own = match (self.moves.get(seat), self.asked.get(seat)) {
-            (Some(&(moves, took)), Some(&asked)) if moves > 0 => (took * 2 / moves).saturating_mul(asked + 1),
+            (Some(&(moves, took)), Some(&asked)) if moves > 0 => {
+                (took * 3 / (2 * moves)).saturating_mul(asked + 1)
+            }
             _ => Duration::ZERO,
         };
         rest.max(PATIENCE_FLOOR).max(own).saturating_sub(kept)
@@ -243,12 +242,11 @@ impl Patience {
         }
     }
 
-    /// A window decided: the seats it waited on alone are charged for it.
+    /// A window decided: each seat is charged the time its answer took.
     pub fn charge(&mut self, window: &CallWindow) {
-        let Some((waited, seats)) = window.waited_on() else { return };
-        for seat in seats {
+        for (seat, took) in window.answer_times() {
             if let Some(kept) = self.kept.get_mut(seat) {
-                *kept += waited;
+                *kept += took;
             }
         }
     }
@@ -315,7 +313,7 @@ mod tests {
     }
 
     #[test]
-    fn the_seat_answering_last_is_charged_from_the_answer_before_it() {
+    fn every_seat_is_charged_its_own_answer_time() {
         let mut patience = Patience::default();
         patience.begin(4, ms(0));
         let mut w =
@@ -324,7 +322,7 @@ mod tests {
         w.pass(3, ms(103));
         w.pass(2, ms(900));
         patience.charge(&w);
-        assert_eq!(patience.kept, vec![ms(0), ms(0), ms(797), ms(0)]);
+        assert_eq!(patience.kept, vec![ms(0), ms(1), ms(800), ms(3)]);
     }
 
     #[test]
@@ -337,12 +335,12 @@ mod tests {
         // 1 s in, 400 ms of it waiting on seat 0: it may keep 600 - 400 more.
         assert_eq!(patience.allows(0, ms(1_000)), ms(200));
         assert_eq!(patience.allows(0, ms(800)), ms(0));
-        // Its moves took 150 ms each: each window it is asked in may wait on it twice that.
+        // Its moves took 150 ms each: each window it is asked in may wait on it 1.5 times that.
         patience.moved(0, ms(200));
         patience.moved(0, ms(100));
         for _ in 0..4 {
             patience.asked(0);
         }
-        assert_eq!(patience.allows(0, ms(800)), ms(5 * 300 - 400));
+        assert_eq!(patience.allows(0, ms(800)), ms(5 * 225 - 400));
     }
 }
