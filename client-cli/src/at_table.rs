@@ -492,13 +492,14 @@ impl AtTable {
                     self.out.line(self.style.dim(said));
                 }
             }
-            Update::Reconnecting { error, .. } => {
+            // The transport's own words (an h2 error, say) mean nothing at a table.
+            Update::Reconnecting { .. } => {
                 if !self.disconnected {
                     self.disconnected = true;
-                    self.out.line(self.style.dim(&format!(
-                        "Connection lost ({}); reconnecting (for up to two minutes)…",
-                        safe(&error)
-                    )));
+                    self.out.line(
+                        self.style
+                            .dim("Connection to the server lost; reconnecting (for up to two minutes)…"),
+                    );
                 }
             }
             Update::Reconnected => {

@@ -52,7 +52,7 @@ pub struct CreateArgs {
     pub detach: bool,
     /// Host the table without taking a seat (for a table of bots, or one you only run):
     /// every seat is left for players and bots; the host's commands still work.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "name")]
     pub host_only: bool,
     /// Count this table's games for the server's ranked Elo ratings (the server must keep
     /// them: dudo-server --ranked); `dudo ratings --server …` shows them.

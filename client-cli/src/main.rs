@@ -62,7 +62,7 @@ enum Command {
     ///
     /// Example: dudo join KQMTRB --name Ana --server HOST:50051
     Join(lobby_cmd::JoinArgs),
-    /// List the tables waiting for players.
+    /// List the tables not yet started (those with a free seat, and full ones to watch).
     ///
     /// Example: dudo list --server HOST:50051
     List(lobby_cmd::ListArgs),

@@ -185,8 +185,15 @@ pub fn seats_line(t: &pb::TableInfo) -> String {
 pub fn summary_line(t: &pb::TableSummary) -> String {
     use crate::render::safe;
     let host = if t.host.is_empty() { "not seated".to_string() } else { safe(&t.host).into_owned() };
+    let state = match pb::TableState::try_from(t.state) {
+        Ok(pb::TableState::Waiting) if t.taken >= t.seats => "full",
+        Ok(pb::TableState::Waiting) => "waiting",
+        Ok(pb::TableState::Playing) => "playing",
+        Ok(pb::TableState::Over) => "game over",
+        Err(_) => "?",
+    };
     format!(
-        "{}  {:<18} {}/{} seats  host {}  id {}",
+        "{}  {:<18} {}/{} seats, {state}  host {}  id {}",
         safe(&t.join_code),
         safe(&t.rules),
         t.taken,

@@ -96,6 +96,11 @@ pub async fn serve(
     if has_store {
         dudo = dudo.with_ladder(setup.ladder.unwrap_or_else(ladder::pools::builtin));
     }
+    // Every gauge is there from the start (a scrape before the first table sees zeros, not
+    // nothing); set before recovery, which counts the tables it brings back.
+    for gauge in ["dudo_tables", "dudo_seats", "dudo_streams"] {
+        metrics::gauge!(gauge).set(0.0);
+    }
     if setup.recover {
         let recovered = dudo.recover().await?;
         if recovered > 0 {
@@ -117,11 +122,7 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
-    // Every gauge is there from the start (a scrape before the first table sees zeros, not
-    // nothing), and what the memory budget holds is sampled each second.
-    for gauge in ["dudo_tables", "dudo_seats", "dudo_streams"] {
-        metrics::gauge!(gauge).set(0.0);
-    }
+    // What the memory budget holds is sampled each second.
     let budget = std::sync::Arc::clone(dudo.budget());
     metrics::gauge!("dudo_memory_budget_bytes").set(budget.limit() as f64);
     let sampler = tokio::spawn(async move {

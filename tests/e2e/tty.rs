@@ -434,7 +434,10 @@ fn friends_at_a_separate_server_create_join_host_watch_and_play() {
     let (guest_said, _) = wait_for(&mut guest, text("Round 1 - "), 20);
     assert!(guest_said.contains("The host reset the table"), "{guest_said}");
     for shown in [&said, &guest_said] {
-        assert!(!shown.contains("Connection lost") && !shown.contains("Reconnected"), "{shown}");
+        assert!(
+            !shown.contains("Connection to the server lost") && !shown.contains("Reconnected"),
+            "{shown}"
+        );
     }
     for p in [&mut host, &mut guest] {
         quit(p, 20);

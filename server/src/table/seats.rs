@@ -207,9 +207,12 @@ impl Seats {
 
     /// The first free name for a bot, marked with its kind: "Carmen (odds bot)".
     pub fn bot_name(&self, kind: &str) -> String {
-        // One Alba a table, whatever her kind: two would read as one player.
-        let taken =
-            |n: &str| self.slots.iter().any(|s| s.name.strip_prefix(n).is_some_and(|r| r.starts_with(" (")));
+        // One Alba a table, whatever her kind, person or bot: two would read as one player.
+        let taken = |n: &str| {
+            self.slots.iter().any(|s| {
+                s.name.eq_ignore_ascii_case(n) || s.name.strip_prefix(n).is_some_and(|r| r.starts_with(" ("))
+            })
+        };
         let named = BOT_NAMES.iter().find(|n| !taken(n)).map(|n| format!("{n} ({kind} bot)"));
         named.unwrap_or_else(|| format!("{kind} bot {}", self.slots.len()))
     }

@@ -179,19 +179,21 @@ impl CallWindow {
 /// How long each seat may keep a game waiting in call windows (ladder tables).
 ///
 /// A window waits for every seat asked, so one seat that never answers, or answers at the
-/// last moment, would hold every claim for the whole window. A seat's answers in windows
-/// may take, in all, as long as the rest of the game has taken so far (moves, other seats'
-/// answers; at least [`PATIENCE_FLOOR`]), or, if more, one and a half times its own mean move
-/// time for each window it was asked in, so a seat on a slow link answers as often as a
-/// quick one, and an honest seat whose answers vary is not cut short. Each seat is charged
-/// its own answer times, whoever answered last, so seats that take turns answering last
-/// gain nothing. A seat past its
-/// share is asked with what is left, or not at all: a game with a seat that stalls windows
-/// takes about twice as long as without, not the window's length per claim.
+/// last moment, would hold every claim for the whole window. Each seat has two allowances:
+/// its own, its mean move time for each window it has been asked in (its answers so far
+/// deducted), so a seat on a slow link answers as often as a quick one
+/// and an honest seat is never cut short by another; and the table's, shared by every seat:
+/// the windows may wait, in all, as long as the rest of the game has taken (at least
+/// [`PATIENCE_FLOOR`]). A seat past both is asked with what is left, or not at all. A seat
+/// that stalls windows (or several taking turns) makes a game at most about twice as long
+/// as without, not the window's length per claim.
 #[derive(Clone, Debug, Default)]
 pub struct Patience {
     /// When the game began (monotonic).
     began: Duration,
+    /// How long the game's windows waited on network seats, in all (each window's slowest
+    /// answer).
+    waited: Duration,
     /// Per seat: how long its answers in windows took this game.
     kept: Vec<Duration>,
     /// Per seat: the windows it was asked in this game.
@@ -200,7 +202,7 @@ pub struct Patience {
     moves: Vec<(u32, Duration)>,
 }
 
-/// What every seat may keep the game waiting in windows, however fast the game has been.
+/// What the windows may wait, in all, however fast the game has been.
 pub const PATIENCE_FLOOR: Duration = Duration::from_millis(25);
 
 impl Patience {
@@ -208,6 +210,7 @@ impl Patience {
     pub fn begin(&mut self, seats: usize, now: Duration) {
         *self = Patience {
             began: now,
+            waited: Duration::ZERO,
             kept: vec![Duration::ZERO; seats],
             asked: vec![0; seats],
             moves: vec![(0, Duration::ZERO); seats],
@@ -217,14 +220,13 @@ impl Patience {
     /// How long `seat` may be waited on in a window opening `now`.
     pub fn allows(&self, seat: Seat, now: Duration) -> Duration {
         let kept = self.kept.get(seat).copied().unwrap_or_default();
-        let rest = now.saturating_sub(self.began).saturating_sub(kept);
         let own = match (self.moves.get(seat), self.asked.get(seat)) {
-            (Some(&(moves, took)), Some(&asked)) if moves > 0 => {
-                (took * 3 / (2 * moves)).saturating_mul(asked + 1)
-            }
+            (Some(&(moves, took)), Some(&asked)) if moves > 0 => (took / moves).saturating_mul(asked + 1),
             _ => Duration::ZERO,
         };
-        rest.max(PATIENCE_FLOOR).max(own).saturating_sub(kept)
+        let rest = now.saturating_sub(self.began).saturating_sub(self.waited);
+        let shared = rest.max(PATIENCE_FLOOR).saturating_sub(self.waited);
+        own.saturating_sub(kept).max(shared)
     }
 
     /// `seat` is asked in a window.
@@ -242,13 +244,17 @@ impl Patience {
         }
     }
 
-    /// A window decided: each seat is charged the time its answer took.
+    /// A window decided: each seat is charged the time its answer took, and the table the
+    /// slowest.
     pub fn charge(&mut self, window: &CallWindow) {
+        let mut slowest = Duration::ZERO;
         for (seat, took) in window.answer_times() {
             if let Some(kept) = self.kept.get_mut(seat) {
                 *kept += took;
             }
+            slowest = slowest.max(took);
         }
+        self.waited += slowest;
     }
 }
 
@@ -313,7 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn every_seat_is_charged_its_own_answer_time() {
+    fn every_seat_is_charged_its_own_answer_time_and_the_table_the_slowest() {
         let mut patience = Patience::default();
         patience.begin(4, ms(0));
         let mut w =
@@ -323,24 +329,36 @@ mod tests {
         w.pass(2, ms(900));
         patience.charge(&w);
         assert_eq!(patience.kept, vec![ms(0), ms(1), ms(800), ms(3)]);
+        assert_eq!(patience.waited, ms(800));
     }
 
     #[test]
-    fn a_seat_is_waited_on_for_what_the_rest_of_the_game_took_or_its_mean_move_per_window() {
+    fn the_windows_wait_in_all_for_what_the_rest_of_the_game_took() {
         let mut patience = Patience::default();
         patience.begin(4, ms(0));
         // At the start: the floor.
         assert_eq!(patience.allows(0, ms(0)), PATIENCE_FLOOR);
-        patience.kept[0] = ms(400);
-        // 1 s in, 400 ms of it waiting on seat 0: it may keep 600 - 400 more.
+        // 1 s in, 400 ms of it in windows: they may wait 600 - 400 more, for any seat.
+        patience.waited = ms(400);
+        patience.kept[1] = ms(400);
         assert_eq!(patience.allows(0, ms(1_000)), ms(200));
+        assert_eq!(patience.allows(1, ms(1_000)), ms(200));
         assert_eq!(patience.allows(0, ms(800)), ms(0));
-        // Its moves took 150 ms each: each window it is asked in may wait on it 1.5 times that.
+    }
+
+    #[test]
+    fn a_seat_is_always_given_its_mean_move_per_window() {
+        let mut patience = Patience::default();
+        patience.begin(4, ms(0));
+        patience.waited = ms(10_000);
+        // Its moves took 150 ms each: each window it is asked in may wait on it as long,
+        // whatever the others have taken of the table's patience.
         patience.moved(0, ms(200));
         patience.moved(0, ms(100));
         for _ in 0..4 {
             patience.asked(0);
         }
-        assert_eq!(patience.allows(0, ms(800)), ms(5 * 225 - 400));
+        patience.kept[0] = ms(400);
+        assert_eq!(patience.allows(0, ms(800)), ms(5 * 150 - 400));
     }
 }
