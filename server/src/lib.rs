@@ -16,6 +16,7 @@ pub mod ladder;
 pub mod service;
 pub mod stopping;
 pub mod table;
+pub mod web_page;
 
 use std::future::Future;
 
@@ -45,6 +46,8 @@ pub enum ServeError {
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("{0}")]
     Store(#[from] dudo_store::StoreError),
+    #[error("the listener: {0}")]
+    Listener(#[from] std::io::Error),
 }
 
 /// What a server is run with besides its listener.
@@ -62,6 +65,9 @@ pub struct Setup {
     pub accounts: accounts::AccountSettings,
     /// The ladder's pools (none: the built-in pools). A server with a store runs a ladder.
     pub ladder: Option<Vec<ladder::Pool>>,
+    /// Where people reach the server (`https://dudo.example.org`), for tables' links; none:
+    /// `http://` and the address it listens on.
+    pub public_url: Option<String>,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -91,8 +97,14 @@ pub async fn serve(
     let most_connections = setup.limits.max_connections_per_ip;
     let streams_per_connection = u32::try_from(setup.limits.max_streams_per_connection).unwrap_or(u32::MAX);
     let has_store = setup.store.is_some();
-    let mut dudo =
-        service::Dudo::new(setup.limits).with_store(setup.store, setup.ranked).with_accounts(setup.accounts);
+    let link_base = match &setup.public_url {
+        Some(url) => url.clone(),
+        None => link_base(listener.local_addr()?),
+    };
+    let mut dudo = service::Dudo::new(setup.limits)
+        .with_store(setup.store, setup.ranked)
+        .with_accounts(setup.accounts)
+        .with_link_base(&link_base);
     if has_store {
         dudo = dudo.with_ladder(setup.ladder.unwrap_or_else(ladder::pools::builtin));
     }
@@ -152,8 +164,10 @@ pub async fn serve(
         .initial_connection_window_size(CONNECTION_WINDOW)
         .initial_stream_window_size(CONNECTION_WINDOW / 2)
         .http2_max_header_list_size(call_gate::MAX_HEADER_BYTES)
-        // gRPC-Web for browsers: HTTP/1.1 accepted and translated.
+        // gRPC-Web for browsers: HTTP/1.1 accepted and translated; the page itself is
+        // served before it (web_page.rs).
         .accept_http1(true)
+        .layer(web_page::WebPage)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(call_gate::CallGate::new(dudo.clone(), calls.clone()))
         // Their requests are a few bytes: the default 4 MiB limit would only let a client that
@@ -174,4 +188,17 @@ pub async fn serve(
     sampler.abort();
     served?;
     Ok(())
+}
+
+/// Tables' links when no public URL is given: `http://` and the listening address, with
+/// `localhost` for an address that means every interface (a link must name one).
+fn link_base(listening: std::net::SocketAddr) -> String {
+    if listening.ip().is_unspecified() {
+        tracing::warn!(
+            "tables' links name localhost: give --public-url http://HOST:{} so that others can open them",
+            listening.port()
+        );
+        return format!("http://localhost:{}", listening.port());
+    }
+    format!("http://{listening}")
 }

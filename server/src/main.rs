@@ -88,6 +88,10 @@ struct Args {
     /// next call opens a new one), so idle connections cannot hold memory (0: never).
     #[arg(long, env = "DUDO_IDLE_CONNECTION_SECONDS", default_value_t = 30)]
     idle_connection_seconds: u64,
+    /// Where people reach this server (https://dudo.example.org, or http://HOST:PORT), for
+    /// tables' links (URL/t/CODE, the browser table's page). Default: http:// and --listen.
+    #[arg(long, env = "DUDO_PUBLIC_URL")]
+    public_url: Option<String>,
     /// Where to keep tables (so they survive a restart), finished games and ratings: a SQLite
     /// file, `:memory:` (kept until the server stops), `postgres://user@host/database`, or
     /// `none` (nothing kept). Default: dudo.db in $DUDO_HOME, $XDG_DATA_HOME/dudo or
@@ -230,7 +234,21 @@ async fn main() -> anyhow::Result<()> {
         }
         None => None,
     };
-    let setup = dudo_server::Setup { limits, store, ranked: args.ranked, recover: true, accounts, ladder };
+    let public_url = args.public_url.map(|url| url.trim_end_matches('/').to_string());
+    if let Some(url) = &public_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        anyhow::bail!("--public-url: an http:// or https:// URL, not {url:?}");
+    }
+    let setup = dudo_server::Setup {
+        limits,
+        store,
+        ranked: args.ranked,
+        recover: true,
+        accounts,
+        ladder,
+        public_url,
+    };
     dudo_server::serve(listener, setup, shutdown).await?;
     Ok(())
 }

@@ -286,6 +286,8 @@ pub struct Dudo {
     bot_cpu: Arc<crate::bot_cpu::BotCpu>,
     /// Set when the server stops: the streams no table owns end, and the ladder seats no one.
     stopping: crate::stopping::Stopping,
+    /// Where the server's pages are (`http://HOST:PORT`): tables' links are `BASE/t/CODE`.
+    link_base: Arc<str>,
 }
 
 /// One of the tables an address may create, held by the table until it ends (or by a
@@ -357,6 +359,12 @@ impl Dudo {
         let budget = Budget::new(limits.memory_budget);
         let bot_cpu = crate::bot_cpu::BotCpu::new(limits.bot_cpu);
         Dudo { limits: Arc::new(limits), budget, bot_cpu, ..Dudo::default() }
+    }
+
+    /// Tables' links start with `base` (`http://HOST:PORT`, as people reach the server).
+    pub fn with_link_base(mut self, base: &str) -> Dudo {
+        self.link_base = Arc::from(base.trim_end_matches('/'));
+        self
     }
 
     /// With these account settings (registration, the admin token).
@@ -431,6 +439,7 @@ impl Dudo {
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
                 bot_cpu: self.bot_cpu.table_share(),
+                link_base: Arc::clone(&self.link_base),
             },
         );
         let handle = self.spawn_table(table, id.clone(), code, None)?;
@@ -508,6 +517,7 @@ impl Dudo {
                 self.game_length(),
                 Arc::clone(&self.budget),
                 self.bot_cpu.table_share(),
+                Arc::clone(&self.link_base),
             ) {
                 Ok(table) => {
                     let code = table.info().join_code;
@@ -671,7 +681,7 @@ impl Dudo {
     }
 
     fn find(&self, table: &str) -> Result<TableHandle, Status> {
-        let key = table.trim().trim_start_matches("dudo://join/");
+        let key = table_key(table);
         let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
         let id = registry.codes.get(&key.to_ascii_uppercase()).cloned().unwrap_or_else(|| key.to_string());
         registry.tables.get(&id).cloned().ok_or_else(|| {
@@ -930,6 +940,7 @@ impl Lobby for Dudo {
                 table_rate: self.limits.table_moves_per_second,
                 store: self.store.clone(),
                 bot_cpu: self.bot_cpu.table_share(),
+                link_base: Arc::clone(&self.link_base),
             },
         );
         let handle = self.spawn_table(table, id, code, place)?;
@@ -1054,6 +1065,24 @@ impl Lobby for Dudo {
         let handle = self.find(&request.get_ref().table)?;
         let info = self.command(&handle, |reply| Command::Close { token, reply }).await?;
         Ok(Response::new(info))
+    }
+
+    async fn list_presets(
+        &self,
+        _: Request<pb::ListPresetsRequest>,
+    ) -> Result<Response<pb::ListPresetsResponse>, Status> {
+        let presets = dudo_rules::presets::NAMES
+            .iter()
+            .filter_map(|&name| {
+                let rules = dudo_rules::presets::by_name(name)?;
+                Some(pb::Preset {
+                    name: name.to_string(),
+                    summary: dudo_rules::presets::summary(name).to_string(),
+                    rules: Some(convert::rules_to_wire(&rules)),
+                })
+            })
+            .collect();
+        Ok(Response::new(pb::ListPresetsResponse { presets }))
     }
 }
 
@@ -1193,4 +1222,16 @@ impl Play for Dudo {
             u
         }))))
     }
+}
+
+/// What names a table in a request: its id, its join code, or a link to it (the browser
+/// table's `http(s)://HOST:PORT/t/CODE`, or an older `dudo://join/CODE`).
+pub fn table_key(table: &str) -> &str {
+    let table = table.trim();
+    if let Some((_, code)) = table.rsplit_once("/t/")
+        && (table.starts_with("http://") || table.starts_with("https://"))
+    {
+        return code.split(['/', '?', '#']).next().unwrap_or(code);
+    }
+    table.trim_start_matches("dudo://join/")
 }

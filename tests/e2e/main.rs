@@ -6,6 +6,9 @@
 mod availability;
 // Accounts: registration, API tokens, names that look alike, suspension, rated seats.
 mod accounts;
+// The browser table: people in real browsers (Debian's chromium) play, watch, lose the
+// network and come back.
+mod browser;
 // Bots: the SDK's bots, the Python example, external bots and the arena.
 mod bots;
 // Calls out of turn: the call window, the same game through a slow proxy.

@@ -38,6 +38,12 @@ pub fn node() -> Result<String, String> {
     from_script("node-env.sh", "no Node.js environment")
 }
 
+/// The node that runs the browser tests (`tests/browser`), with Debian's chromium and
+/// playwright-core made ready by `scripts/browser-env.sh`, or why there is none.
+pub fn browser() -> Result<String, String> {
+    from_script("browser-env.sh", "no browser")
+}
+
 /// `buf`, installed by `scripts/buf-env.sh` (from npm), or why there is none.
 pub fn buf() -> Result<String, String> {
     from_script("buf-env.sh", "no buf")

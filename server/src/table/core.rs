@@ -91,6 +91,8 @@ pub struct TableCore {
     id: String,
     code: String,
     rules: Arc<RuleSet>,
+    /// Where the server's pages are, for the table's link (empty: a path alone).
+    link_base: Arc<str>,
     seed: Option<u64>,
     rate: u32,
     rating_pool: String,
@@ -167,6 +169,7 @@ impl TableCore {
             id,
             code,
             rules: Arc::new(rules),
+            link_base: Arc::from(""),
             seed,
             rate,
             rating_pool,
@@ -1005,12 +1008,22 @@ impl TableCore {
         self.changes
     }
 
+    /// The link people open to join: the browser table's page for this table's code.
+    fn link(&self) -> String {
+        format!("{}/t/{}", self.link_base, self.code)
+    }
+
+    /// Where the server's pages are (`http://HOST:PORT`), for the table's link.
+    pub fn set_link_base(&mut self, base: Arc<str>) {
+        self.link_base = base;
+    }
+
     /// The table in a list: its name, seats and host, without the whole rule set.
     pub fn summary(&self) -> pb::TableSummary {
         pb::TableSummary {
             id: self.id.clone(),
             join_code: self.code.clone(),
-            link: format!("dudo://join/{}", self.code),
+            link: self.link(),
             rules: self.rules.name.clone(),
             seats: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
             taken: u32::try_from(self.seats.len()).unwrap_or(u32::MAX),
@@ -1032,7 +1045,7 @@ impl TableCore {
         pb::TableInfo {
             id: self.id.clone(),
             join_code: self.code.clone(),
-            link: format!("dudo://join/{}", self.code),
+            link: self.link(),
             rules: Some(convert::rules_to_wire(&self.rules)),
             seats: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
             players: self.seats.to_wire(),

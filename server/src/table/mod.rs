@@ -126,6 +126,8 @@ pub struct Setup {
     pub store: Option<Store>,
     /// The CPU its built-in bots may take.
     pub bot_cpu: TableShare,
+    /// Where the server's pages are (`http://HOST:PORT`), for the table's link.
+    pub link_base: Arc<str>,
 }
 
 /// Why a table's task ended.
@@ -258,12 +260,13 @@ pub struct Table {
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let Setup { table: mut core_setup, table_rate, store, bot_cpu } = setup;
+        let Setup { table: mut core_setup, table_rate, store, bot_cpu, link_base } = setup;
         let now = Now { wall: unix_millis(), mono: Duration::ZERO };
         core_setup.journalled = store.is_some();
         let unwritten =
             store.as_ref().map(|_| NewTable { code: core_setup.code.clone(), created_at: now.wall });
-        let core = TableCore::new(rules, core_setup, rand::rng().random(), now);
+        let mut core = TableCore::new(rules, core_setup, rand::rng().random(), now);
+        core.set_link_base(link_base);
         let rate = RateLimit::new(core.rate(), table_rate);
         Table::around(core, store, unwritten, 0, rate, bot_cpu)
     }
@@ -301,6 +304,7 @@ impl Table {
         length: GameLength,
         budget: Arc<Budget>,
         bot_cpu: TableShare,
+        link_base: Arc<str>,
     ) -> Result<Table, RecoverError> {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
@@ -310,6 +314,7 @@ impl Table {
         let Some(Entry::Created(created)) = decoded.entry else { return Err(RecoverError::NoCreation) };
         let mut core = TableCore::from_creation(open.id, open.code, &created, length, budget)
             .map_err(|e| bad(first.n, e))?;
+        core.set_link_base(link_base);
         let mut next = first.n + 1;
         for entry in entries {
             let decoded = pb::JournalEntry::decode(entry.bytes.as_slice())

@@ -1,0 +1,151 @@
+//! The browser table: the page built from `web/` (`web/dist`, committed, so building the
+//! server needs no Node), embedded in the binary and served on the gRPC port to the GETs
+//! that are not gRPC. `/` and `/t/CODE` (a table's link) get the page; `/assets/app.js` and
+//! `/assets/app.css` its script and style, gzipped for browsers that take it. The page's
+//! gRPC-Web calls come back to the same origin, so it needs no CORS; pages served from
+//! elsewhere are let in by `--allowed-origin` (see `lib.rs`).
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+
+/// One file of the page, as built, and gzipped.
+struct Asset {
+    plain: &'static [u8],
+    gzipped: &'static [u8],
+    content_type: &'static str,
+}
+
+const PAGE: Asset = Asset {
+    plain: include_bytes!("../../web/dist/index.html"),
+    gzipped: include_bytes!("../../web/dist/index.html.gz"),
+    content_type: "text/html; charset=utf-8",
+};
+const SCRIPT: Asset = Asset {
+    plain: include_bytes!("../../web/dist/app.js"),
+    gzipped: include_bytes!("../../web/dist/app.js.gz"),
+    content_type: "text/javascript; charset=utf-8",
+};
+const STYLE: Asset = Asset {
+    plain: include_bytes!("../../web/dist/app.css"),
+    gzipped: include_bytes!("../../web/dist/app.css.gz"),
+    content_type: "text/css; charset=utf-8",
+};
+
+/// The file a GET for `path` is answered with; none: not the page's (gRPC's, or unknown).
+fn asset(path: &str) -> Option<&'static Asset> {
+    match path {
+        "/" | "/index.html" => Some(&PAGE),
+        "/assets/app.js" => Some(&SCRIPT),
+        "/assets/app.css" => Some(&STYLE),
+        // A table's link: the page, which reads the code from the address.
+        p if p.strip_prefix("/t/").is_some_and(|code| !code.is_empty() && code.len() <= 64) => Some(&PAGE),
+        _ => None,
+    }
+}
+
+/// The layer serving the page in front of the gRPC services.
+#[derive(Clone, Copy, Default)]
+pub struct WebPage;
+
+impl<S> tower_layer::Layer<S> for WebPage {
+    type Service = Served<S>;
+
+    fn layer(&self, inner: S) -> Served<S> {
+        Served { inner }
+    }
+}
+
+#[derive(Clone)]
+pub struct Served<S> {
+    inner: S,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, B> tower_service::Service<Request<B>> for Served<S>
+where
+    S: tower_service::Service<Request<B>, Response = Response<tonic::body::Body>>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = Response<tonic::body::Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let get = request.method() == Method::GET || request.method() == Method::HEAD;
+        match asset(request.uri().path()).filter(|_| get) {
+            Some(asset) => {
+                let response = answer(asset, &request);
+                Box::pin(async move { Ok(response) })
+            }
+            None => Box::pin(self.inner.call(request)),
+        }
+    }
+}
+
+fn answer<B>(asset: &Asset, request: &Request<B>) -> Response<tonic::body::Body> {
+    let gzip = request
+        .headers()
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|e| e.trim().split(';').next() == Some("gzip")));
+    let bytes = if gzip { asset.gzipped } else { asset.plain };
+    let body = if request.method() == Method::HEAD { Bytes::new() } else { Bytes::from_static(bytes) };
+    let mut response = Response::new(tonic::body::Body::new(Whole(Some(body))));
+    *response.status_mut() = StatusCode::OK;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(asset.content_type));
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    // The page changes with the server: a browser asks again rather than keep an old one.
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    if gzip {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    response
+}
+
+/// A body of one chunk.
+struct Whole(Option<Bytes>);
+
+impl http_body::Body for Whole {
+    type Data = Bytes;
+    type Error = tonic::Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, tonic::Status>>> {
+        Poll::Ready(self.0.take().filter(|b| !b.is_empty()).map(|b| Ok(http_body::Frame::data(b))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.as_ref().is_none_or(Bytes::is_empty)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.0.as_ref().map_or(0, |b| b.len() as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_is_served_for_its_paths_and_nothing_else() {
+        assert!(asset("/").is_some() && asset("/t/ABCDEF").is_some() && asset("/assets/app.js").is_some());
+        assert!(
+            asset("/t/").is_none() && asset("/dudo.v1.Lobby/ListTables").is_none() && asset("/x").is_none()
+        );
+    }
+}

@@ -1,0 +1,179 @@
+// A table's stream, kept open: a seat's (`Subscribe`, with its token) or a spectator's
+// (`Watch`). A dropped connection (a phone that slept, a Wi-Fi change) resumes after the
+// last event seen, so nothing is lost or repeated; the server's own reasons to end a stream
+// (a reset, renumbered seats) reopen it afresh; a seat that is gone ends it.
+import { as, Code, ConnectError, forget, play, type Held } from "./api";
+import type { Action, DiceRevealed, Event, Legal, Results, View } from "./gen/dudo/v1/game_pb";
+import type { PlayUpdate, Prompt, TableInfo } from "./gen/dudo/v1/service_pb";
+import { describe } from "./describe";
+
+export type TableState = {
+  table?: TableInfo;
+  view?: View;
+  prompt?: Prompt;
+  /** Our seat's number now (it may change before the start). */
+  seat?: number;
+  /** When the turn clock or the call window runs out, Unix ms. */
+  deadline?: number;
+  window?: number;
+  /** The last reveal: every cup, what counted and the total, as the server sent them. */
+  reveal?: DiceRevealed;
+  results?: Results;
+  /** The story so far, newest last (bounded). */
+  lines: string[];
+  /** An action of ours the server refused, in its words. */
+  refused?: string;
+  link: "connecting" | "live" | "lost";
+  /** The stream ended for good, and why. */
+  ended?: string;
+};
+
+const MOST_LINES = 200;
+
+export class Session {
+  state: TableState = { lines: [], link: "connecting" };
+  private since?: bigint;
+  private stop = new AbortController();
+  private listeners = new Set<() => void>();
+
+  constructor(
+    readonly tableId: string,
+    readonly held: Held | undefined,
+  ) {
+    void this.run();
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close() {
+    this.stop.abort();
+  }
+
+  private set(change: Partial<TableState>) {
+    this.state = { ...this.state, ...change };
+    for (const l of this.listeners) l();
+  }
+
+  private line(text: string) {
+    this.set({ lines: [...this.state.lines, text].slice(-MOST_LINES) });
+  }
+
+  name = (seat: number): string => {
+    const p = this.state.table?.players.find((p) => p.seat === seat);
+    return p ? p.name : `seat ${seat}`;
+  };
+
+  private async run() {
+    let backoff = 250;
+    while (!this.stop.signal.aborted) {
+      try {
+        const request = { table: this.tableId, since: this.since };
+        // A host-only creator's token is for the host's calls: it watches like a spectator.
+        const seat = this.held?.seated ? this.held : undefined;
+        const options = { ...(seat ? as(seat.token) : {}), signal: this.stop.signal };
+        const stream = seat ? play.subscribe(request, options) : play.watch(request, options);
+        for await (const update of stream) {
+          if (this.state.link !== "live") this.set({ link: "live" });
+          backoff = 250;
+          this.take(update);
+        }
+      } catch (e) {
+        if (this.stop.signal.aborted) return;
+        const code = e instanceof ConnectError ? e.code : undefined;
+        if (code === Code.Unauthenticated && this.held?.seated) {
+          forget(this.held.table);
+          this.set({ ended: "Your seat is gone: the host removed you, or you left.", link: "lost" });
+          return;
+        }
+        if (code === Code.NotFound) {
+          this.set({ ended: "The table has closed.", link: "lost" });
+          return;
+        }
+        if (code === Code.Aborted || code === Code.ResourceExhausted) {
+          // Ended on purpose (a reset, renumbered seats) or too far behind: a fresh snapshot.
+          this.since = undefined;
+        } else {
+          this.set({ link: "lost" });
+        }
+      }
+      if (this.stop.signal.aborted) return;
+      await new Promise((r) => setTimeout(r, backoff));
+      backoff = Math.min(backoff * 2, 5000);
+    }
+  }
+
+  private take(update: PlayUpdate) {
+    const u = update.update;
+    switch (u.case) {
+      case "snapshot":
+        this.since = u.value.lastSeq;
+        this.set({
+          table: u.value.table ?? this.state.table,
+          view: u.value.view,
+          seat: u.value.seat ?? this.state.seat,
+          prompt: undefined,
+        });
+        break;
+      case "table":
+        this.set({ table: u.value });
+        break;
+      case "event":
+        this.since = u.value.seq;
+        this.event(u.value);
+        break;
+      case "prompt":
+        this.set({
+          prompt: u.value,
+          view: u.value.view ?? this.state.view,
+          deadline: u.value.deadlineUnixMillis !== undefined ? Number(u.value.deadlineUnixMillis) : undefined,
+          window: u.value.callWindowUnixMillis !== undefined ? Number(u.value.callWindowUnixMillis) : undefined,
+        });
+        break;
+      case "turn":
+        this.set({
+          view: u.value.view ?? this.state.view,
+          prompt: undefined,
+          deadline: u.value.deadlineUnixMillis !== undefined ? Number(u.value.deadlineUnixMillis) : undefined,
+          window: u.value.callWindowUnixMillis !== undefined ? Number(u.value.callWindowUnixMillis) : undefined,
+        });
+        break;
+      case "rejected":
+        this.set({ refused: u.value.reason });
+        break;
+      case "reseated":
+        this.since = undefined;
+        break;
+    }
+  }
+
+  private event(e: Event) {
+    const k = e.kind;
+    // The last reveal and results table stay in view until the next ones: a table of bots
+    // opens the next round at once.
+    if (k.case === "gameStarted") this.set({ reveal: undefined, results: undefined });
+    if (k.case === "diceRevealed") this.set({ reveal: k.value, results: undefined });
+    if (k.case === "resultsTable") this.set({ results: k.value });
+    const text = describe(e, this.name);
+    if (text) this.line(text);
+  }
+
+  /** Plays an action (or lets a claim pass) for our seat, answering the prompt in force. */
+  async act(action: Action | undefined, passCall = false) {
+    if (!this.held?.seated) return;
+    this.set({ refused: undefined });
+    const answered = this.state.prompt;
+    try {
+      await play.act({ table: this.tableId, action, passCall, answers: answered?.lastSeq }, as(this.held.token));
+      // Answered; unless the next prompt came down the stream first (a move that ended a
+      // round can be followed by our next turn before this reply arrives).
+      if (this.state.prompt === answered) this.set({ prompt: undefined });
+    } catch (e) {
+      this.set({ refused: e instanceof ConnectError ? e.rawMessage : String(e) });
+    }
+  }
+}
+
+export type { Legal };

@@ -1,0 +1,504 @@
+// A table in the browser: join by its link, play from the prompt, watch, host.
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { as, heldAt, keep, lastName, lobby, rememberName, say, type Held } from "./api";
+import { BidText, Dice, Die } from "./dice";
+import { ActionSchema, type Legal, type View } from "./gen/dudo/v1/game_pb";
+import { TableState as WireState, type TableInfo } from "./gen/dudo/v1/service_pb";
+import { Session, type TableState } from "./session";
+
+type ActionInit = MessageInitShape<typeof ActionSchema>["action"];
+
+function useSession(tableId: string | undefined, held: Held | undefined): [TableState | undefined, Session | undefined] {
+  const session = useMemo(() => (tableId ? new Session(tableId, held) : undefined), [tableId, held?.token]);
+  const [state, setState] = useState<TableState | undefined>(session?.state);
+  useEffect(() => {
+    if (!session) return;
+    setState(session.state);
+    const off = session.subscribe(() => setState(session.state));
+    return () => {
+      off();
+      session.close();
+    };
+  }, [session]);
+  return [state, session];
+}
+
+function useNow(every = 250): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), every);
+    return () => clearInterval(t);
+  }, [every]);
+  return now;
+}
+
+export function TablePage({ code }: { code: string }) {
+  const [held, setHeld] = useState<Held | undefined>(() => heldAt(code));
+  const [tableId, setTableId] = useState<string | undefined>(held?.table);
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    if (tableId) return;
+    lobby
+      .getTable({ table: code })
+      .then((t) => setTableId(t.id))
+      .catch((e) => setError(say(e)));
+  }, [code, tableId]);
+  const [state, session] = useSession(tableId, held);
+  if (error) {
+    return (
+      <section class="panel">
+        <h1>No such table</h1>
+        <p role="alert">{error}</p>
+        <p>
+          <a href="/">Back to the tables</a>
+        </p>
+      </section>
+    );
+  }
+  if (!state?.table) return <p>Finding table {code}…</p>;
+  const table = state.table;
+  const gone = state.ended;
+  return (
+    <div class="table-page">
+      <header class="bar">
+        <a href="/">dudo</a>
+        <span>
+          {table.rules?.name} · table <strong>{table.joinCode}</strong>
+        </span>
+        <CopyLink link={`${location.origin}/t/${table.joinCode}`} />
+        <span class={`link ${state.link}`}>{state.link === "live" ? "connected" : state.link === "lost" ? "reconnecting…" : "connecting…"}</span>
+      </header>
+      {gone && <p role="alert" class="alert">{gone}</p>}
+      {!held && !gone && table.state === WireState.WAITING && <JoinForm table={table} onJoined={setHeld} />}
+      <Seats state={state} held={held} />
+      {state.view && session && <Board state={state} held={held} name={session.name} />}
+      {held?.seated && state.prompt?.legal && session && (
+        <Actions legal={state.prompt.legal} state={state} session={session} />
+      )}
+      {state.refused && (
+        <p role="alert" class="alert">
+          Refused: {state.refused}
+        </p>
+      )}
+      {state.reveal && session && <Reveal state={state} name={session.name} />}
+      {state.results && session && <ResultsTable state={state} name={session.name} />}
+      {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} />}
+      {held?.seated && <LeaveButton table={table} held={held} />}
+      <Story lines={state.lines} />
+    </div>
+  );
+}
+
+function CopyLink({ link }: { link: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(link);
+          setCopied(true);
+        } catch {
+          prompt("Copy this link for your friends:", link);
+        }
+      }}
+    >
+      {copied ? "Link copied" : "Copy the link"}
+    </button>
+  );
+}
+
+function JoinForm({ table, onJoined }: { table: TableInfo; onJoined: (h: Held) => void }) {
+  const [name, setName] = useState(lastName());
+  const [error, setError] = useState<string>();
+  return (
+    <form
+      class="panel"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        try {
+          const joined = await lobby.joinTable({ table: table.id, name });
+          rememberName(name);
+          const held: Held = {
+            table: table.id,
+            code: table.joinCode,
+            token: joined.token,
+            seat: joined.seat,
+            seated: true,
+            name: joined.table?.players.find((p) => p.seat === joined.seat)?.name ?? name,
+          };
+          keep(held);
+          onJoined(held);
+        } catch (err) {
+          setError(say(err));
+        }
+      }}
+    >
+      <label>
+        Your name <input value={name} maxLength={32} onInput={(e) => setName(e.currentTarget.value)} required />
+      </label>
+      <button type="submit">Sit down</button>
+      {error && <p role="alert">{error}</p>}
+    </form>
+  );
+}
+
+function Seats({ state, held }: { state: TableState; held?: Held }) {
+  const table = state.table!;
+  const view = state.view;
+  return (
+    <ol class="seats" aria-label="Seats">
+      {table.players.map((p) => {
+        const pv = view?.players[p.seat];
+        const marks = [
+          view?.turn === p.seat ? "to move" : "",
+          table.host === p.seat ? "host" : "",
+          view && view.starter === p.seat && !view.over ? "started the round" : "",
+          view?.palifico.includes(p.seat) ? "palifico" : "",
+        ].filter(Boolean);
+        const mine = held?.seated && state.seat === p.seat;
+        return (
+          <li class={`seat${view?.turn === p.seat ? " turn" : ""}${mine ? " mine" : ""}${pv?.left || pv?.place ? " out" : ""}`}>
+            <span class="name">
+              {view?.turn === p.seat ? "▶ " : ""}
+              {p.name}
+              {mine ? " (you)" : ""}
+            </span>
+            {pv && <span class="count">{pv.place ? `out, place ${pv.place}` : `${pv.dice} dice`}</span>}
+            {pv && pv.pushed.length > 0 && <Dice faces={pv.pushed} size={18} />}
+            {marks.length > 0 && <span class="marks">{marks.join(" · ")}</span>}
+          </li>
+        );
+      })}
+      {Array.from({ length: Math.max(0, table.seats - table.players.length) }, () => (
+        <li class="seat empty">free seat</li>
+      ))}
+    </ol>
+  );
+}
+
+type Names = { name: (seat: number) => string };
+
+function Board({ state, held, name }: { state: TableState; held?: Held } & Names) {
+  const view = state.view as View;
+  const now = useNow();
+  const bid = view.currentBid;
+  return (
+    <section class="board" aria-label="The table">
+      {held?.seated && view.myDice.length > 0 && (
+        <div class="cup">
+          <span>Your dice</span> <Dice faces={view.myDice} />
+        </div>
+      )}
+      <div class="to-beat">
+        {bid?.bid ? (
+          <>
+            {name(bid.seat)} bid <BidText quantity={bid.bid.quantity} face={bid.bid.face} />
+          </>
+        ) : view.over ? (
+          "The game is over."
+        ) : (
+          "No bid yet this round."
+        )}
+        {view.wild !== undefined && <span class="wild"> · wild: {view.wild}s</span>}
+      </div>
+      {state.window && state.window > now && (
+        <p class="countdown">Calls out of turn close in {Math.ceil((state.window - now) / 1000)} s</p>
+      )}
+      {state.deadline && state.deadline > now && (
+        <p class="countdown">{Math.ceil((state.deadline - now) / 1000)} s left to move</p>
+      )}
+      {view.over && view.standings.length > 0 && (
+        <ol class="standings" aria-label="Standings">
+          {view.standings.map((s) => (
+            <li>{name(s)}</li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function Actions({ legal, state, session }: { legal: Legal; state: TableState; session: Session }) {
+  const [face, setFace] = useState<number | undefined>(undefined);
+  const [quantity, setQuantity] = useState<number | undefined>(undefined);
+  const [shown, setShown] = useState<boolean[]>([]);
+  const [claim, setClaim] = useState("");
+  const range = legal.bids.find((b) => b.face === face) ?? legal.bids[0];
+  const q = quantity !== undefined && range && quantity >= range.minQuantity && quantity <= range.maxQuantity ? quantity : range?.minQuantity;
+  const send = (action: ActionInit) => void session.act(create(ActionSchema, { action }));
+  const myDice = state.view?.myDice ?? [];
+  const window = state.prompt?.callWindowUnixMillis !== undefined;
+  return (
+    <section class="actions panel" aria-label="Your move">
+      <h2>{window ? "Call on this claim?" : "Your move"}</h2>
+      {range && (
+        <form
+          class="bid-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (q === undefined) return;
+            const bid = { quantity: q, face: range.face };
+            const pushed = myDice.filter((_, i) => shown[i]);
+            if (legal.push && pushed.length > 0) send({ case: "push", value: { dice: pushed, bid } });
+            else send({ case: "bid", value: bid });
+            setShown([]);
+          }}
+        >
+          <fieldset>
+            <legend>Face</legend>
+            {legal.bids.map((b) => (
+              <button
+                type="button"
+                aria-pressed={b.face === range.face}
+                class={b.face === range.face ? "chosen" : ""}
+                onClick={() => setFace(b.face)}
+              >
+                <Die face={b.face} size={28} />
+              </button>
+            ))}
+          </fieldset>
+          <label>
+            How many{" "}
+            <input
+              type="number"
+              min={range.minQuantity}
+              max={range.maxQuantity}
+              value={q}
+              onInput={(e) => setQuantity(Number(e.currentTarget.value))}
+            />
+          </label>
+          <button type="submit">
+            Bid {q} × {range.face}
+          </button>
+          {legal.push && myDice.length > 0 && (
+            <fieldset>
+              <legend>Show these and re-roll the rest (optional)</legend>
+              {myDice.map((d, i) => (
+                <label class="pick">
+                  <input
+                    type="checkbox"
+                    checked={!!shown[i]}
+                    onChange={(e) => {
+                      const next = [...shown];
+                      next[i] = e.currentTarget.checked;
+                      setShown(next);
+                    }}
+                  />
+                  <Die face={d} size={24} />
+                </label>
+              ))}
+            </fieldset>
+          )}
+        </form>
+      )}
+      <div class="calls">
+        {legal.dudo.map((t) => (
+          <button type="button" class="call" onClick={() => send({ case: "dudo", value: { target: t } })}>
+            {legal.dudo.length > 1 ? `Dudo on ${session.name(t)}!` : "Dudo!"}
+          </button>
+        ))}
+        {legal.calza && (
+          <button type="button" class="call" onClick={() => send({ case: "calza", value: {} })}>
+            Calza!
+          </button>
+        )}
+        {legal.pass && (
+          <button type="button" onClick={() => send({ case: "pass", value: {} })}>
+            Pass
+          </button>
+        )}
+        {legal.watch && (
+          <button type="button" onClick={() => send({ case: "watch", value: {} })}>
+            Watch
+          </button>
+        )}
+        {legal.accept && (
+          <button type="button" onClick={() => send({ case: "accept", value: {} })}>
+            Accept the cup
+          </button>
+        )}
+        {legal.roll && (
+          <button
+            type="button"
+            onClick={() => {
+              const n = state.view?.hand?.dice.length ?? 0;
+              send({ case: "roll", value: { dice: Array.from({ length: n }, (_, i) => i), show: [] } });
+            }}
+          >
+            Roll
+          </button>
+        )}
+        {legal.dogsLife && (
+          <>
+            <button type="button" onClick={() => send({ case: "dogsLife", value: { bark: true } })}>
+              Bark (dog's life)
+            </button>
+            <button type="button" onClick={() => send({ case: "dogsLife", value: { bark: false } })}>
+              No
+            </button>
+          </>
+        )}
+        {window && (
+          <button type="button" onClick={() => void session.act(undefined, true)}>
+            No call
+          </button>
+        )}
+      </div>
+      {legal.claimFrom && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            const dice = claim.split("").map(Number).filter((n) => n > 0);
+            send({ case: "claim", value: { dice } });
+          }}
+        >
+          <label>
+            Claim (at least {legal.claimFrom.dice.join("")}){" "}
+            <input value={claim} onInput={(e) => setClaim(e.currentTarget.value)} inputMode="numeric" />
+          </label>
+          <button type="submit">Claim</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function Reveal({ state, name }: { state: TableState } & Names) {
+  const r = state.reveal!;
+  return (
+    <section class="reveal panel" aria-label="The reveal">
+      <h2>
+        The last reveal{r.face !== undefined && r.total !== undefined && <> · {r.total} counted for <Die face={r.face} size={22} /></>}
+      </h2>
+      <ul>
+        {r.dice.map((d, seat) =>
+          d.dice.length === 0 ? null : (
+            <li>
+              <span class="name">{name(seat)}</span> <Dice faces={d.dice} marks={r.counted[seat]?.dice} size={28} />
+              {r.counted[seat] && <span class="count"> {r.counted[seat].count}</span>}
+            </li>
+          ),
+        )}
+      </ul>
+    </section>
+  );
+}
+
+function ResultsTable({ state, name }: { state: TableState } & Names) {
+  const rows = state.results!.rows;
+  return (
+    <section class="panel" aria-label="Results table">
+      <h2>The last round's bids</h2>
+      <table class="results">
+        <thead>
+          <tr>
+            <th>Player</th>
+            <th>Bid</th>
+            <th>Were there</th>
+            <th>True?</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr>
+              <td>{name(r.seat)}</td>
+              <td>{r.bid && <BidText quantity={r.bid.quantity} face={r.bid.face} />}</td>
+              <td>{r.actual}</td>
+              <td>{r.wasTrue ? "yes" : "no"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
+  const [bot, setBot] = useState("odds");
+  const [error, setError] = useState<string>();
+  const run = async (call: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await call();
+    } catch (e) {
+      setError(say(e));
+    }
+  };
+  const ref = { table: table.id };
+  const auth = as(held.token);
+  const waiting = table.state === WireState.WAITING;
+  return (
+    <section class="host panel" aria-label="Host">
+      <h2>Host</h2>
+      {waiting && table.players.length < table.seats && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(() => lobby.addBot({ table: table.id, bot }, auth));
+          }}
+        >
+          <select value={bot} onChange={(e) => setBot(e.currentTarget.value)} aria-label="Bot">
+            <option value="random">random bot</option>
+            <option value="odds">odds bot</option>
+            <option value="reader">reader bot</option>
+          </select>
+          <button type="submit">Add a bot</button>
+        </form>
+      )}
+      {waiting && (
+        <button type="button" onClick={() => void run(() => lobby.startGame(ref, auth))}>
+          Start the game
+        </button>
+      )}
+      {!waiting && (
+        <button type="button" onClick={() => void run(() => lobby.resetTable(ref, auth))}>
+          Reset (back to waiting)
+        </button>
+      )}
+      {table.players
+        .filter((p) => p.seat !== table.host)
+        .map((p) => (
+          <button type="button" onClick={() => void run(() => lobby.removePlayer({ table: table.id, seat: p.seat }, auth))}>
+            Remove {p.name}
+          </button>
+        ))}
+      {error && <p role="alert">{error}</p>}
+    </section>
+  );
+}
+
+function LeaveButton({ table, held }: { table: TableInfo; held: Held }) {
+  const [error, setError] = useState<string>();
+  return (
+    <p>
+      <button
+        type="button"
+        onClick={async () => {
+          try {
+            await lobby.leave({ table: table.id }, as(held.token));
+          } catch (e) {
+            setError(say(e));
+          }
+        }}
+      >
+        Leave the table
+      </button>
+      {error && <span role="alert"> {error}</span>}
+    </p>
+  );
+}
+
+function Story({ lines }: { lines: string[] }) {
+  return (
+    <section class="story panel" aria-label="What happened" aria-live="polite">
+      <h2>At the table</h2>
+      <ol>
+        {lines.map((l) => (
+          <li>{l}</li>
+        ))}
+      </ol>
+    </section>
+  );
+}
