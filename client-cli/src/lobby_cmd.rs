@@ -64,7 +64,8 @@ pub struct CreateArgs {
 pub struct JoinArgs {
     #[command(flatten)]
     pub server: ServerArgs,
-    /// The join code, the link (dudo://join/CODE) or the table id.
+    /// The join code, the link (http://HOST:PORT/t/CODE, which also names the server) or
+    /// the table id.
     pub table: String,
     /// Your name at the table (default: your login name). A seat this account already holds
     /// at the table under this name is taken back; another name takes a new seat.
@@ -291,7 +292,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 
 pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
-    args.server = args.server.for_table(&args.table);
+    args.server = args.server.for_table(&mut args.table);
     let server = args.server.server.clone();
     let (name, account) = seat_as(&server, args.name.as_deref());
     // A host-only token is no seat to return to.
@@ -375,7 +376,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
-    args.server = args.server.for_table(&args.table);
+    args.server = args.server.for_table(&mut args.table);
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         // A code or link is turned into the table's id, which the watch stream takes.
@@ -388,7 +389,7 @@ pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
 
 pub fn host(args: HostArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
-    args.server = args.server.for_table(&args.table);
+    args.server = args.server.for_table(&mut args.table);
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         let key = held(&args.server.server, &args.table, None, true)?;
@@ -417,7 +418,7 @@ pub fn host(args: HostArgs) -> anyhow::Result<ExitCode> {
 
 pub fn leave(args: LeaveArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
-    args.server = args.server.for_table(&args.table);
+    args.server = args.server.for_table(&mut args.table);
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         let key = held(&args.server.server, &args.table, args.name.as_deref(), false)?;

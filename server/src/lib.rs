@@ -68,6 +68,9 @@ pub struct Setup {
     /// Where people reach the server (`https://dudo.example.org`), for tables' links; none:
     /// `http://` and the address it listens on.
     pub public_url: Option<String>,
+    /// Origins whose pages may call the server from a browser (CORS), besides the server's
+    /// own page, which needs none: `https://dudo.example.org`.
+    pub allowed_origins: Vec<String>,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -97,6 +100,7 @@ pub async fn serve(
     let most_connections = setup.limits.max_connections_per_ip;
     let streams_per_connection = u32::try_from(setup.limits.max_streams_per_connection).unwrap_or(u32::MAX);
     let has_store = setup.store.is_some();
+    let allowed_origins = setup.allowed_origins.clone();
     let link_base = match &setup.public_url {
         Some(url) => url.clone(),
         None => link_base(listener.local_addr()?),
@@ -167,6 +171,7 @@ pub async fn serve(
         // gRPC-Web for browsers: HTTP/1.1 accepted and translated; the page itself is
         // served before it (web_page.rs).
         .accept_http1(true)
+        .layer(cors(&allowed_origins))
         .layer(web_page::WebPage)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(call_gate::CallGate::new(dudo.clone(), calls.clone()))
@@ -201,4 +206,29 @@ fn link_base(listening: std::net::SocketAddr) -> String {
         return format!("http://localhost:{}", listening.port());
     }
     format!("http://{listening}")
+}
+
+/// CORS for pages from `origins` (none: no other origin's page may call). gRPC-Web's headers
+/// go both ways; `dudo-code` and gRPC's status headers are read by the page.
+fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
+    use http::{HeaderName, HeaderValue, Method};
+    let origins: Vec<HeaderValue> = origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()).collect();
+    let header = HeaderName::from_static;
+    tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::AllowOrigin::list(origins))
+        .allow_methods([Method::POST, Method::GET, Method::OPTIONS])
+        .allow_headers([
+            header("content-type"),
+            header("authorization"),
+            header("x-grpc-web"),
+            header("x-user-agent"),
+            header("grpc-timeout"),
+        ])
+        .expose_headers([
+            header("grpc-status"),
+            header("grpc-message"),
+            header("grpc-status-details-bin"),
+            header(service::CODE_KEY),
+        ])
+        .max_age(std::time::Duration::from_secs(24 * 60 * 60))
 }

@@ -92,6 +92,11 @@ struct Args {
     /// tables' links (URL/t/CODE, the browser table's page). Default: http:// and --listen.
     #[arg(long, env = "DUDO_PUBLIC_URL")]
     public_url: Option<String>,
+    /// An origin whose pages may call this server from a browser (CORS), like
+    /// https://dudo.example.org; repeat it, or give several separated by commas. The page the
+    /// server serves itself needs none.
+    #[arg(long = "allowed-origin", env = "DUDO_ALLOWED_ORIGINS", value_delimiter = ',')]
+    allowed_origins: Vec<String>,
     /// Where to keep tables (so they survive a restart), finished games and ratings: a SQLite
     /// file, `:memory:` (kept until the server stops), `postgres://user@host/database`, or
     /// `none` (nothing kept). Default: dudo.db in $DUDO_HOME, $XDG_DATA_HOME/dudo or
@@ -240,6 +245,13 @@ async fn main() -> anyhow::Result<()> {
     {
         anyhow::bail!("--public-url: an http:// or https:// URL, not {url:?}");
     }
+    for origin in &args.allowed_origins {
+        if !(origin.starts_with("http://") || origin.starts_with("https://")) || origin.ends_with('/') {
+            anyhow::bail!(
+                "--allowed-origin: an origin like https://dudo.example.org (no path), not {origin:?}"
+            );
+        }
+    }
     let setup = dudo_server::Setup {
         limits,
         store,
@@ -248,6 +260,7 @@ async fn main() -> anyhow::Result<()> {
         accounts,
         ladder,
         public_url,
+        allowed_origins: args.allowed_origins,
     };
     dudo_server::serve(listener, setup, shutdown).await?;
     Ok(())
