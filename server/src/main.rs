@@ -29,7 +29,7 @@ struct Args {
     #[arg(long, env = "DUDO_MAX_STREAMS_PER_CONNECTION", default_value_t = 200)]
     max_streams_per_connection: usize,
     /// Connections open at once from one IP address (more are closed as they come).
-    #[arg(long, env = "DUDO_MAX_CONNECTIONS_PER_IP", default_value_t = 32)]
+    #[arg(long, env = "DUDO_MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
     max_connections_per_ip: usize,
     /// Seats a table may have.
     #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]

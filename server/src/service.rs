@@ -217,7 +217,7 @@ impl Default for Limits {
             max_tables_per_ip: 100,
             max_streams_per_ip: 1_000,
             max_streams_per_connection: 200,
-            max_connections_per_ip: 32,
+            max_connections_per_ip: 64,
             max_seats: 64,
             actions_per_second: 50,
             table_moves_per_second: 2_000,
