@@ -16,22 +16,34 @@ struct Asset {
     plain: &'static [u8],
     gzipped: &'static [u8],
     content_type: &'static str,
+    status: StatusCode,
 }
 
 const PAGE: Asset = Asset {
     plain: include_bytes!("../../web/dist/index.html"),
     gzipped: include_bytes!("../../web/dist/index.html.gz"),
     content_type: "text/html; charset=utf-8",
+    status: StatusCode::OK,
 };
 const SCRIPT: Asset = Asset {
     plain: include_bytes!("../../web/dist/app.js"),
     gzipped: include_bytes!("../../web/dist/app.js.gz"),
     content_type: "text/javascript; charset=utf-8",
+    status: StatusCode::OK,
 };
 const STYLE: Asset = Asset {
     plain: include_bytes!("../../web/dist/app.css"),
     gzipped: include_bytes!("../../web/dist/app.css.gz"),
     content_type: "text/css; charset=utf-8",
+    status: StatusCode::OK,
+};
+
+/// Any other GET: a line saying where the page is.
+const NOT_FOUND: Asset = Asset {
+    plain: b"Not found. dudo's table is at /\n",
+    gzipped: b"",
+    content_type: "text/plain; charset=utf-8",
+    status: StatusCode::NOT_FOUND,
 };
 
 /// The file a GET for `path` is answered with; none: not the page's (gRPC's, or unknown).
@@ -80,14 +92,16 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        // gRPC is only ever a POST: every GET is the page's, or not found.
         let get = request.method() == Method::GET || request.method() == Method::HEAD;
-        match asset(request.uri().path()).filter(|_| get) {
-            Some(asset) => {
-                let response = answer(asset, &request);
-                Box::pin(async move { Ok(response) })
-            }
-            None => Box::pin(self.inner.call(request)),
+        if !get {
+            return Box::pin(self.inner.call(request));
         }
+        let response = match asset(request.uri().path()) {
+            Some(asset) => answer(asset, &request),
+            None => answer(&NOT_FOUND, &request),
+        };
+        Box::pin(async move { Ok(response) })
     }
 }
 
@@ -97,10 +111,11 @@ fn answer<B>(asset: &Asset, request: &Request<B>) -> Response<tonic::body::Body>
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.split(',').any(|e| e.trim().split(';').next() == Some("gzip")));
+    let gzip = gzip && !asset.gzipped.is_empty();
     let bytes = if gzip { asset.gzipped } else { asset.plain };
     let body = if request.method() == Method::HEAD { Bytes::new() } else { Bytes::from_static(bytes) };
     let mut response = Response::new(tonic::body::Body::new(Whole(Some(body))));
-    *response.status_mut() = StatusCode::OK;
+    *response.status_mut() = asset.status;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(asset.content_type));
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));

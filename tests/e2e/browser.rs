@@ -61,6 +61,8 @@ async fn the_page_its_links_and_who_may_call_from_a_browser() {
     assert!(String::from_utf8_lossy(&page).contains("/assets/app.js"));
     let (head, _) = http(&addr, &format!("GET /t/ABCDEF HTTP/1.1\r\nhost: {addr}\r\n{close}")).await;
     assert!(head.starts_with("http/1.1 200") && head.contains("text/html"), "{head}");
+    let (head, _) = http(&addr, &format!("GET /favicon.ico HTTP/1.1\r\nhost: {addr}\r\n{close}")).await;
+    assert!(head.starts_with("http/1.1 404"), "{head}");
     let gzip = format!("GET /assets/app.js HTTP/1.1\r\nhost: {addr}\r\naccept-encoding: gzip, br\r\n{close}");
     let (head, script) = http(&addr, &gzip).await;
     assert!(head.contains("content-encoding: gzip") && script.starts_with(&[0x1f, 0x8b]), "{head}");

@@ -4,7 +4,7 @@ import type { Event } from "./gen/dudo/v1/game_pb";
 
 type Names = (seat: number) => string;
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+const plural = (n: number, one: string) => `${n} ${n === 1 ? one : one === "die" ? "dice" : `${one}s`}`;
 
 export function describe(e: Event, name: Names): string | undefined {
   const k = e.kind;

@@ -146,7 +146,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
           <Num label="Dice each" min={3} max={20} value={options.dice} set={(dice) => set({ dice })} />
           <Num label="Faces" min={3} max={9} value={options.faces} set={(faces) => set({ faces })} />
           <Num label="Dice lost on a dudo" min={1} max={options.dice} value={options.lostOnDudo} set={(lostOnDudo) => set({ lostOnDudo })} />
-          <Num label="Dice won on a calza" min={0} max={5} value={options.calzaWon} set={(calzaWon) => set({ calzaWon })} />
+          <Num label="Dice won on a calza" min={1} max={5} value={options.calzaWon} set={(calzaWon) => set({ calzaWon })} />
           <Num label="Dice lost on a calza" min={1} max={5} value={options.calzaLost} set={(calzaLost) => set({ calzaLost })} />
           <label>
             <input type="checkbox" checked={options.losersSee} onChange={(e) => set({ losersSee: e.currentTarget.checked })} /> Losers see
@@ -161,7 +161,11 @@ function CreateForm({ presets }: { presets: Preset[] }) {
         </fieldset>
       )}
       <button type="submit">Create the table</button>
-      {error && <p role="alert">{error}</p>}
+      {error && (
+        <p role="alert" class="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

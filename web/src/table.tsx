@@ -1,6 +1,6 @@
 // A table in the browser: join by its link, play from the prompt, watch, host.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { as, heldAt, keep, lastName, lobby, rememberName, say, type Held } from "./api";
 import { BidText, Dice, Die } from "./dice";
 import { ActionSchema, type Legal, type View } from "./gen/dudo/v1/game_pb";
@@ -70,7 +70,9 @@ export function TablePage({ code }: { code: string }) {
         <span class={`link ${state.link}`}>{state.link === "live" ? "connected" : state.link === "lost" ? "reconnecting…" : "connecting…"}</span>
       </header>
       {gone && <p role="alert" class="alert">{gone}</p>}
-      {!held && !gone && table.state === WireState.WAITING && <JoinForm table={table} onJoined={setHeld} />}
+      {!held && !gone && table.state === WireState.WAITING && table.players.length < table.seats && (
+        <JoinForm table={table} onJoined={setHeld} />
+      )}
       <Seats state={state} held={held} />
       {state.view && session && <Board state={state} held={held} name={session.name} />}
       {held?.seated && state.prompt?.legal && session && (
@@ -99,6 +101,7 @@ function CopyLink({ link }: { link: string }) {
         try {
           await navigator.clipboard.writeText(link);
           setCopied(true);
+          setTimeout(() => setCopied(false), 2000);
         } catch {
           prompt("Copy this link for your friends:", link);
         }
@@ -159,13 +162,22 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
         ].filter(Boolean);
         const mine = held?.seated && state.seat === p.seat;
         return (
-          <li class={`seat${view?.turn === p.seat ? " turn" : ""}${mine ? " mine" : ""}${pv?.left || pv?.place ? " out" : ""}`}>
+          <li
+            class={`seat${view?.turn === p.seat ? " turn" : ""}${mine ? " mine" : ""}${pv?.left || (pv?.place && pv.place > 1) ? " out" : ""}`}
+          >
             <span class="name">
               {view?.turn === p.seat ? "▶ " : ""}
               {p.name}
               {mine ? " (you)" : ""}
             </span>
-            {pv && <span class="count">{pv.place ? `out, place ${pv.place}` : `${pv.dice} dice`}</span>}
+            {pv && (
+              <span class="count">
+                {pv.place === 1 ? "winner" : pv.place ? `out, place ${pv.place}` : `${pv.dice} ${pv.dice === 1 ? "die" : "dice"}`}
+                {pv.score !== 0n ? ` · ${pv.score} points` : ""}
+                {pv.lives > 0 ? ` · ${pv.lives} lives` : ""}
+                {pv.drinks > 0 ? ` · ${pv.drinks} drinks` : ""}
+              </span>
+            )}
             {pv && pv.pushed.length > 0 && <Dice faces={pv.pushed} size={18} />}
             {marks.length > 0 && <span class="marks">{marks.join(" · ")}</span>}
           </li>
@@ -191,13 +203,29 @@ function Board({ state, held, name }: { state: TableState; held?: Held } & Names
           <span>Your dice</span> <Dice faces={view.myDice} />
         </div>
       )}
+      {view.over ? (
+        <h2 class="over">The game is over.</h2>
+      ) : (
+        <p class="round">
+          Round {view.round} · {view.players.reduce((n, p) => n + p.dice, 0)} dice in play
+        </p>
+      )}
+      {view.seesAllDice && view.allDice.length > 0 && !view.over && (
+        <ul class="all-dice" aria-label="Every cup">
+          {view.allDice.map((d, seat) =>
+            d.dice.length === 0 ? null : (
+              <li>
+                <span class="name">{name(seat)}</span> <Dice faces={d.dice} size={24} />
+              </li>
+            ),
+          )}
+        </ul>
+      )}
       <div class="to-beat">
-        {bid?.bid ? (
+        {view.over ? null : bid?.bid ? (
           <>
             {name(bid.seat)} bid <BidText quantity={bid.bid.quantity} face={bid.bid.face} />
           </>
-        ) : view.over ? (
-          "The game is over."
         ) : (
           "No bid yet this round."
         )}
@@ -210,11 +238,14 @@ function Board({ state, held, name }: { state: TableState; held?: Held } & Names
         <p class="countdown">{Math.ceil((state.deadline - now) / 1000)} s left to move</p>
       )}
       {view.over && view.standings.length > 0 && (
-        <ol class="standings" aria-label="Standings">
-          {view.standings.map((s) => (
-            <li>{name(s)}</li>
-          ))}
-        </ol>
+        <>
+          <h3>Final standings</h3>
+          <ol class="standings" aria-label="Standings">
+            {view.standings.map((s) => (
+              <li>{name(s)}</li>
+            ))}
+          </ol>
+        </>
       )}
     </section>
   );
@@ -491,10 +522,16 @@ function LeaveButton({ table, held }: { table: TableInfo; held: Held }) {
 }
 
 function Story({ lines }: { lines: string[] }) {
+  const list = useRef<HTMLOListElement>(null);
+  // The newest line in view, unless the reader scrolled back up.
+  useEffect(() => {
+    const el = list.current;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;
+  }, [lines.length]);
   return (
     <section class="story panel" aria-label="What happened" aria-live="polite">
       <h2>At the table</h2>
-      <ol>
+      <ol ref={list}>
         {lines.map((l) => (
           <li>{l}</li>
         ))}
