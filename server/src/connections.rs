@@ -15,8 +15,9 @@
 //! the budget for ever. A call is owed while the server works on it, and while its stream
 //! waits for the server's next update; an answer the client does not take (it grants no
 //! flow-control window) is owed nothing, so calls stalled that way do not keep a
-//! connection. A client's next call opens a new connection (tonic's channels and browsers
-//! do so by themselves).
+//! connection; nor does a client that reads nothing at all while answers pile up (a write
+//! stuck for the idle time ends the connection). A client's next call opens a new
+//! connection (tonic's channels and browsers do so by themselves).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -111,7 +112,16 @@ pub fn incoming(
                     },
                 };
                 let busy = calls.register(peer, idle);
-                let connection = Counted { stream, opening, read: 0, busy, _slot: slot, _memory: memory };
+                let connection = Counted {
+                    stream,
+                    opening,
+                    read: 0,
+                    busy,
+                    stalled: None,
+                    stall_timer: Box::pin(tokio::time::sleep(idle)),
+                    _slot: slot,
+                    _memory: memory,
+                };
                 let _ = tx.send(Ok(connection)).await;
             });
         }
@@ -280,6 +290,10 @@ pub struct Counted {
     read: usize,
     /// Its calls in flight, and the time-out that closes it when it has none.
     busy: Registered,
+    /// Since when its writes have been stuck (the client reads nothing), and the timer that
+    /// ends it when they have been for the idle time.
+    stalled: Option<Instant>,
+    stall_timer: Pin<Box<Sleep>>,
     _slot: Slot,
     _memory: Memory,
 }
@@ -327,17 +341,51 @@ impl AsyncRead for Counted {
     }
 }
 
+impl Counted {
+    /// A write's outcome, watched: a client that takes nothing for the idle time (its
+    /// answers pile up in the socket's buffers while it reads none) is cut off, as a reader
+    /// that never reads would otherwise hold its connection, and its kernel buffers, for ever.
+    fn watched<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        wrote: Poll<std::io::Result<T>>,
+    ) -> Poll<std::io::Result<T>> {
+        let idle = self.busy.idle;
+        if !wrote.is_pending() || idle.is_zero() {
+            self.stalled = None;
+            return wrote;
+        }
+        let now = Instant::now();
+        let since = *self.stalled.get_or_insert(now);
+        if now.duration_since(since) >= idle {
+            tracing::debug!(peer = %self.busy.peer, "connection closed: it read nothing for {idle:?}");
+            return Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client reads nothing",
+            )));
+        }
+        if self.stall_timer.deadline() != since + idle {
+            self.stall_timer.as_mut().reset(since + idle);
+        }
+        // Wakes the writer when its time is up.
+        let _ = self.stall_timer.as_mut().poll(cx);
+        Poll::Pending
+    }
+}
+
 impl AsyncWrite for Counted {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let wrote = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.watched(cx, wrote)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        let flushed = Pin::new(&mut self.stream).poll_flush(cx);
+        self.watched(cx, flushed)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
@@ -349,7 +397,8 @@ impl AsyncWrite for Counted {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let wrote = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.watched(cx, wrote)
     }
 
     fn is_write_vectored(&self) -> bool {

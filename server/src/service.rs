@@ -1228,10 +1228,28 @@ impl Play for Dudo {
 /// table's `http(s)://HOST:PORT/t/CODE`, or an older `dudo://join/CODE`).
 pub fn table_key(table: &str) -> &str {
     let table = table.trim();
-    if let Some((_, code)) = table.rsplit_once("/t/")
-        && (table.starts_with("http://") || table.starts_with("https://"))
-    {
-        return code.split(['/', '?', '#']).next().unwrap_or(code);
+    let rest = table.strip_prefix("http://").or_else(|| table.strip_prefix("https://"));
+    if let Some(rest) = rest {
+        // The path alone (no query, no fragment), which must be /t/CODE: what a browser opens.
+        let path = rest.split(['?', '#']).next().unwrap_or_default();
+        let path = path.find('/').map_or("", |slash| &path[slash..]);
+        return path.strip_prefix("/t/").and_then(|p| p.split('/').next()).unwrap_or(path);
     }
     table.trim_start_matches("dudo://join/")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_link_names_the_table_its_path_does() {
+        use super::table_key;
+        assert_eq!(table_key("http://h:1/t/AAAAAA"), "AAAAAA");
+        assert_eq!(table_key("https://h/t/AAAAAA/"), "AAAAAA");
+        assert_eq!(table_key("http://h/t/AAAAAA?next=/t/BBBBBB"), "AAAAAA");
+        assert_eq!(table_key("http://h/t/AAAAAA#/t/BBBBBB"), "AAAAAA");
+        assert_eq!(table_key("http://h/t/AAAAAA/t/BBBBBB"), "AAAAAA");
+        assert_ne!(table_key("http://h/x?/t/BBBBBB"), "BBBBBB");
+        assert_eq!(table_key(" dudo://join/CCCCCC "), "CCCCCC");
+        assert_eq!(table_key("DDDDDD"), "DDDDDD");
+    }
 }

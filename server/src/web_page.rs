@@ -110,7 +110,7 @@ fn answer<B>(asset: &Asset, request: &Request<B>) -> Response<tonic::body::Body>
         .headers()
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|e| e.trim().split(';').next() == Some("gzip")));
+        .is_some_and(|v| v.split(',').any(accepts_gzip));
     let gzip = gzip && !asset.gzipped.is_empty();
     let bytes = if gzip { asset.gzipped } else { asset.plain };
     let body = if request.method() == Method::HEAD { Bytes::new() } else { Bytes::from_static(bytes) };
@@ -127,6 +127,13 @@ fn answer<B>(asset: &Asset, request: &Request<B>) -> Response<tonic::body::Body>
         headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }
     response
+}
+
+/// Whether one `Accept-Encoding` item takes gzip (`gzip`, `gzip;q=0.5`; not `gzip;q=0`).
+fn accepts_gzip(item: &str) -> bool {
+    let mut parts = item.split(';').map(str::trim);
+    parts.next().is_some_and(|e| e.eq_ignore_ascii_case("gzip"))
+        && !parts.any(|p| p.strip_prefix("q=").is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q <= 0.0)))
 }
 
 /// A body of one chunk.
@@ -155,6 +162,12 @@ impl http_body::Body for Whole {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gzip_refused_by_the_client_is_not_sent() {
+        assert!(accepts_gzip("gzip") && accepts_gzip(" gzip;q=0.5") && accepts_gzip("GZIP"));
+        assert!(!accepts_gzip("gzip;q=0") && !accepts_gzip("br") && !accepts_gzip("gzip; q=0.0"));
+    }
 
     #[test]
     fn the_page_is_served_for_its_paths_and_nothing_else() {

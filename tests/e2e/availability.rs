@@ -271,6 +271,35 @@ async fn idle_connections_are_closed_but_open_streams_and_channels_carry_on() {
     assert_eq!(ended.code(), tonic::Code::NotFound, "the stream's connection was closed: {ended:?}");
 }
 
+/// A client that asks for a lot and reads none of it (the page's script a hundred times on
+/// one connection, a small receive buffer) is cut off after the idle time: its address's
+/// only slot is free again for a new connection. (On this build the idle close on the read
+/// side already ends it; the hostile try saw such connections held on another, and a write
+/// stuck for the idle time now ends a connection too.)
+#[tokio::test]
+async fn a_client_that_reads_nothing_is_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let flags = ["--max-connections-per-ip", "1", "--idle-connection-seconds", "2"];
+    let server = start_server(&binary("dudo-server"), &flags).unwrap();
+    let addr = server.addr.clone();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(2048).unwrap();
+    let mut greedy = socket.connect(addr.parse().unwrap()).await.unwrap();
+    let ask = format!("GET /assets/app.js HTTP/1.1\r\nhost: {addr}\r\n\r\n").repeat(100);
+    greedy.write_all(ask.as_bytes()).await.unwrap();
+    // Its slot is taken while it is served: a second connection from the address is refused.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = match Channel::from_shared(format!("http://{addr}")).unwrap().connect().await {
+        Ok(ch) => healthy(ch).await.is_ok(),
+        Err(_) => false,
+    };
+    assert!(!second, "a second connection was served beside the first");
+    // Stuck for the idle time, it is cut off, and the slot is free.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    healthy(connect(&addr).await).await.expect("the reader of nothing still held its address's slot");
+    drop(greedy);
+}
+
 /// HTTP/2's preface, SETTINGS with an initial stream window of 0, and a whole
 /// `grpc.health.v1.Health/Check` call on stream 1 (its headers in HPACK literals).
 fn zero_window_call() -> Vec<u8> {
