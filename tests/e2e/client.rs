@@ -105,8 +105,8 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
     assert_eq!(got, all, "events lost across reconnects");
 }
 
-#[tokio::test]
-async fn a_replay_after_a_reset_never_reaches_the_old_game() {
+/// A server of its own with a three-seat table: Ana hosting, Bea and Cai seated.
+async fn ana_bea_and_cai() -> (Client, [dudo_client::SeatKey; 3]) {
     let client = Client::connect(&crate::serve().await).await.unwrap();
     let request = dudo_client::dudo_proto::v1::CreateTableRequest {
         name: "Ana".into(),
@@ -116,6 +116,12 @@ async fn a_replay_after_a_reset_never_reaches_the_old_game() {
     let host = client.create(request).await.unwrap();
     let bea = client.join(&host.table, "Bea").await.unwrap();
     let cai = client.join(&host.table, "Cai").await.unwrap();
+    (client, [host, bea, cai])
+}
+
+#[tokio::test]
+async fn a_replay_after_a_reset_never_reaches_the_old_game() {
+    let (client, [host, bea, cai]) = ana_bea_and_cai().await;
     client.start(&host).await.unwrap();
     // Bea leaves before the first call; the host resets, and Cai becomes seat 1, the seat
     // whose dice the old game dealt to Bea.
@@ -138,15 +144,7 @@ async fn a_replay_after_a_reset_never_reaches_the_old_game() {
 #[tokio::test]
 async fn a_removed_seat_is_told_and_the_others_carry_on() {
     use dudo_client::Reseat;
-    let client = Client::connect(&crate::serve().await).await.unwrap();
-    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
-        name: "Ana".into(),
-        seats: 3,
-        ..Default::default()
-    };
-    let host = client.create(request).await.unwrap();
-    let bea = client.join(&host.table, "Bea").await.unwrap();
-    let cai = client.join(&host.table, "Cai").await.unwrap();
+    let (client, [host, bea, cai]) = ana_bea_and_cai().await;
     let mut removed = client.play(&bea, None);
     let mut moved = client.play(&cai, None);
     // Both streams are open before the removal.

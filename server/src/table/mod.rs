@@ -514,7 +514,11 @@ impl Table {
         match command {
             Command::Join { name, account, reply } => {
                 let token = secret();
-                let result = self.core.seats().name_for(&name).and_then(|name| {
+                // An account seated here already is told that, not that its name is taken.
+                let seats = self.core.seats();
+                let seated = account.as_ref().is_some_and(|a| seats.holds(a));
+                let named = if seated { Err(TableError::AlreadySeated) } else { seats.name_for(&name) };
+                let result = named.and_then(|name| {
                     let input = Input::Joined { name, token_hash: token_hash(&token), bot: None, account };
                     self.input_then(input, |caused, core| (caused.seat.unwrap_or(0), token, core.info()))
                 });

@@ -217,10 +217,17 @@ impl Seats {
         named.unwrap_or_else(|| format!("{kind} bot {}", self.slots.len()))
     }
 
-    /// A name as the table shows it: checked ([`seat_name`]), or "Player N" when empty.
+    /// A name as the table shows it: checked ([`seat_name`]), or "Player N" when empty;
+    /// refused when someone sits under it already (two Anas would read as one player).
     pub fn name_for(&self, name: &str) -> Result<String, TableError> {
         let name = seat_name(name)?;
-        Ok(if name.is_empty() { format!("Player {}", self.slots.len() + 1) } else { name })
+        let name = if name.is_empty() { format!("Player {}", self.slots.len() + 1) } else { name };
+        if self.slots.iter().any(|s| !s.left && s.name.to_lowercase() == name.to_lowercase()) {
+            return Err(TableError::BadName(format!(
+                "{name} sits at this table already; choose another name"
+            )));
+        }
+        Ok(name)
     }
 
     /// Whether the account already holds a seat here (one seat an account, so a rated game
@@ -300,5 +307,20 @@ impl Drop for Seats {
     /// A table's seats stop counting when the table goes.
     fn drop(&mut self) {
         metrics::gauge!("dudo_seats").decrement(self.slots.len() as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_someone_sits_under_is_refused_in_any_case() {
+        let mut seats = Seats::new(4, None);
+        let name = seats.name_for("Ana").unwrap();
+        seats.push(SeatSlot { name, token_hash: [0; 32], bot: None, account: None, left: false });
+        assert!(matches!(seats.name_for("ana"), Err(TableError::BadName(_))));
+        assert_eq!(seats.name_for("Ben").unwrap(), "Ben");
+        assert_eq!(seats.name_for("").unwrap(), "Player 2");
     }
 }
