@@ -1,6 +1,7 @@
 //! The browser table: the page built from `web/` (`web/dist`, committed, so building the
 //! server needs no Node), embedded in the binary and served on the gRPC port to the GETs
-//! that are not gRPC. `/` and `/t/CODE` (a table's link) get the page; `/assets/app.js` and
+//! that are not gRPC. `/`, `/t/CODE` (a table's link), `/games`, `/g/GAME` (a replay),
+//! `/ladder` and `/ladder/POOL/NAME` get the page; `/assets/app.js` and
 //! `/assets/app.css` its script and style, gzipped for browsers that take it. The page's
 //! gRPC-Web calls come back to the same origin, so it needs no CORS; pages served from
 //! elsewhere are let in by `--allowed-origin` (see `lib.rs`).
@@ -49,13 +50,31 @@ const NOT_FOUND: Asset = Asset {
 /// The file a GET for `path` is answered with; none: not the page's (gRPC's, or unknown).
 fn asset(path: &str) -> Option<&'static Asset> {
     match path {
-        "/" | "/index.html" => Some(&PAGE),
+        "/" | "/index.html" | "/games" | "/ladder" => Some(&PAGE),
         "/assets/app.js" => Some(&SCRIPT),
         "/assets/app.css" => Some(&STYLE),
-        // A table's link: the page, which reads the code from the address.
-        p if p.strip_prefix("/t/").is_some_and(|code| !code.is_empty() && code.len() <= 64) => Some(&PAGE),
+        // A table's link, a game's replay, a player's ladder page: the page, which reads
+        // what to show from the address.
+        p if [("/t/", 1), ("/g/", 1), ("/ladder/", 2)]
+            .iter()
+            .any(|&(prefix, parts)| names(p, prefix, parts)) =>
+        {
+            Some(&PAGE)
+        }
         _ => None,
     }
+}
+
+/// Whether `path` is `prefix` and then `parts` non-empty names of at most 128 bytes each.
+fn names(path: &str, prefix: &str, parts: usize) -> bool {
+    path.strip_prefix(prefix).is_some_and(|rest| {
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let mut count = 0;
+        rest.split('/').all(|part| {
+            count += 1;
+            !part.is_empty() && part.len() <= 128
+        }) && count == parts
+    })
 }
 
 /// The layer serving the page in front of the gRPC services.
@@ -171,9 +190,15 @@ mod tests {
 
     #[test]
     fn the_page_is_served_for_its_paths_and_nothing_else() {
-        assert!(asset("/").is_some() && asset("/t/ABCDEF").is_some() && asset("/assets/app.js").is_some());
-        assert!(
-            asset("/t/").is_none() && asset("/dudo.v1.Lobby/ListTables").is_none() && asset("/x").is_none()
-        );
+        for page in
+            ["/", "/t/ABCDEF", "/assets/app.js", "/games", "/g/0123abcd", "/ladder", "/ladder/ranked/Ana"]
+        {
+            assert!(asset(page).is_some(), "{page}");
+        }
+        for other in
+            ["/t/", "/t/A/B", "/dudo.v1.Lobby/ListTables", "/x", "/ladder/ranked", "/ladder/a//b", "/g/"]
+        {
+            assert!(asset(other).is_none(), "{other}");
+        }
     }
 }

@@ -1,6 +1,8 @@
-//! The browser table, in a real browser: `tests/browser/game.mjs` drives Debian's chromium
-//! with playwright-core against a real `dudo-server`. Without chromium or Node the test says
-//! so and skips, unless `DUDO_REQUIRE_BROWSER=1` (CI) makes that a failure.
+//! The browser pages, in a real browser: the scripts in `tests/browser/` (`game.mjs` a
+//! common-hand game, `hands.mjs` the hand games and the points game, `pages.mjs` the ladder
+//! and replays) drive Debian's chromium with playwright-core against a real `dudo-server`.
+//! Without chromium or Node the tests say so and skip, unless `DUDO_REQUIRE_BROWSER=1` (CI)
+//! makes that a failure.
 
 use dudo_tests::{binary, root, skipped, start_server};
 
@@ -9,30 +11,108 @@ use dudo_tests::{binary, root, skipped, start_server};
 /// lost or repeated; every reveal's per-cup counts add up to its total. With
 /// `DUDO_SCREENSHOTS=DIR` it leaves a table, a reveal and a results table there (the
 /// pictures in docs/playing.md).
-#[test]
-fn two_people_a_bot_and_a_spectator_play_a_game_in_browsers() {
-    let node = match dudo_tests::browser() {
-        Ok(node) => node,
+/// The node to run the browser scripts with; none: no browser here, said and skipped
+/// (unless `DUDO_REQUIRE_BROWSER=1`, as in CI, makes that a failure).
+fn browser_or_skip(test: &str) -> Option<String> {
+    match dudo_tests::browser() {
+        Ok(node) => Some(node),
         Err(why) => {
             assert!(
                 std::env::var("DUDO_REQUIRE_BROWSER").is_err(),
                 "a browser is required (DUDO_REQUIRE_BROWSER): {why}"
             );
-            skipped("two_people_a_bot_and_a_spectator_play_a_game_in_browsers", &why);
-            return;
+            skipped(test, &why);
+            None
         }
-    };
-    let server = start_server(&binary("dudo-server"), &["--db", "none"]).unwrap();
-    let mut command = std::process::Command::new(node);
-    command.current_dir(root().join("tests/browser")).arg("game.mjs").arg(&server.addr);
-    if let Ok(dir) = std::env::var("DUDO_SCREENSHOTS") {
-        command.arg(dir);
     }
-    let out = command.output().unwrap();
+}
+
+/// Runs `tests/browser/SCRIPT ARGS…` to its end; its output, and whether it passed.
+fn run_script(node: &str, script: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(node)
+        .current_dir(root().join("tests/browser"))
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap();
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     eprintln!("{said}");
     assert!(out.status.success(), "{said}");
+    said
+}
+
+/// Two people in two browsers and a bot play a whole game from the page the server serves;
+/// a third browser watches; one person's network drops mid-game and comes back with nothing
+/// lost or repeated; every reveal's per-cup counts add up to its total. With
+/// `DUDO_SCREENSHOTS=DIR` it leaves a table, a reveal and a results table there (the
+/// pictures in docs/playing.md).
+#[test]
+fn two_people_a_bot_and_a_spectator_play_a_game_in_browsers() {
+    let Some(node) = browser_or_skip("two_people_a_bot_and_a_spectator_play_a_game_in_browsers") else {
+        return;
+    };
+    let server = start_server(&binary("dudo-server"), &["--db", "none"]).unwrap();
+    let shots = std::env::var("DUDO_SCREENSHOTS").ok();
+    let mut args = vec![server.addr.as_str()];
+    args.extend(shots.as_deref());
+    let said = run_script(&node, "game.mjs", &args);
     assert!(said.contains("a whole game"), "{said}");
+}
+
+/// Every individual-hand game and the points game, played whole from the page against a bot
+/// (taking the cup, re-rolling, claiming, lifting; guessing, watching, doubting), watched by
+/// a spectator who is never told what is under the cup, then replayed round by round.
+#[test]
+fn the_hand_games_and_the_points_game_play_and_replay_in_a_browser() {
+    let Some(node) = browser_or_skip("the_hand_games_and_the_points_game_play_and_replay_in_a_browser")
+    else {
+        return;
+    };
+    let server = start_server(&binary("dudo-server"), &["--db", ":memory:"]).unwrap();
+    let presets = ["poker-dice", "stanford", "mexican", "mexican-two-dice", "points-quick"];
+    let mut args = vec![server.addr.as_str()];
+    args.extend(presets);
+    let said = run_script(&node, "hands.mjs", &args);
+    for preset in presets {
+        assert!(said.contains(&format!("{preset}: a whole game against a bot")), "{said}");
+    }
+}
+
+/// A bot account plays three ladder games with the terminal client; the browser finds it on
+/// the pool's board, draws its rating after each game, lists the games and replays one with
+/// every cup shown, all by keyboard on a phone's screen.
+#[test]
+fn the_ladder_and_a_replay_in_a_browser() {
+    let Some(node) = browser_or_skip("the_ladder_and_a_replay_in_a_browser") else { return };
+    let home = std::env::temp_dir().join(format!("dudo-browser-ladder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let pools = home.join("pools.toml");
+    std::fs::write(
+        &pools,
+        "[[pool]]\nname = \"duel\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 5000\nbots = [\"odds\"]\nfill_after_seconds = 0\n",
+    )
+    .unwrap();
+    let server =
+        start_server(&binary("dudo-server"), &["--db", ":memory:", "--ladder", pools.to_str().unwrap()])
+            .unwrap();
+    let dudo = |args: &[&str]| {
+        let out = std::process::Command::new(binary("dudo"))
+            .args(args)
+            .args(["--server", &server.addr])
+            .env("DUDO_HOME", &home)
+            .env_remove("DUDO_API_TOKEN")
+            .output()
+            .unwrap();
+        let said =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{said}");
+    };
+    dudo(&["account", "register", "Robo", "--bot"]);
+    dudo(&["ladder", "duel", "--builtin", "odds", "--games", "3"]);
+    let said = run_script(&node, "pages.mjs", &[&server.addr, "duel", "Robo", "3"]);
+    assert!(said.contains("replay:"), "{said}");
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// One HTTP/1.1 request on a connection of its own: the status line and headers, and the body.

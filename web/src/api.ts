@@ -4,7 +4,7 @@ import { Code, ConnectError, createClient, type Client } from "@connectrpc/conne
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { History, Lobby, Play } from "./gen/dudo/v1/service_pb";
 
-const transport = createGrpcWebTransport({ baseUrl: location.origin });
+export const transport = createGrpcWebTransport({ baseUrl: location.origin });
 
 export const lobby: Client<typeof Lobby> = createClient(Lobby, transport);
 export const play: Client<typeof Play> = createClient(Play, transport);

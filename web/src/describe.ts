@@ -1,13 +1,19 @@
 // One line of the table's story per event, in the game's own words. The server decides and
 // counts; these lines only say what it sent.
-import type { Event } from "./gen/dudo/v1/game_pb";
+import type { Event, Hand } from "./gen/dudo/v1/game_pb";
+import { handText, type HandGame } from "./hand";
 
 type Names = (seat: number) => string;
 
-const plural = (n: number, one: string) => `${n} ${n === 1 ? one : one === "die" ? "dice" : `${one}s`}`;
+const MANY: Record<string, string> = { die: "dice", life: "lives" };
+const plural = (n: number, one: string) => `${n} ${n === 1 ? one : (MANY[one] ?? `${one}s`)}`;
 
-export function describe(e: Event, name: Names): string | undefined {
+/** `game`: the individual-hand game being played, whose hands have their own symbols;
+ * `points`: the points game, whose bids are guesses and whose dudo is a doubt. */
+export function describe(e: Event, name: Names, game?: HandGame, points = false): string | undefined {
   const k = e.kind;
+  const hand = (h: Hand | undefined) => handText(game, h?.dice ?? []);
+  const faces = (dice: readonly number[]) => handText(game, dice).split("").join(" ");
   switch (k.case) {
     case "gameStarted":
       return `The game begins with ${k.value.seats} players.`;
@@ -24,13 +30,15 @@ export function describe(e: Event, name: Names): string | undefined {
     case "wildsOff":
       return "Ones are not wild this round.";
     case "bidMade":
-      return `${name(k.value.seat)} bids ${k.value.bid?.quantity} × ${k.value.bid?.face}.`;
+      return `${name(k.value.seat)} ${points ? "guesses" : "bids"} ${k.value.bid?.quantity} × ${k.value.bid?.face}.`;
     case "dicePushed":
       return `${name(k.value.seat)} shows ${k.value.pushed.join(" ")} and re-rolls the rest.`;
     case "passed":
       return `${name(k.value.seat)} passes.`;
     case "dudoCalled":
-      return `${name(k.value.seat)} calls dudo on ${name(k.value.target)}!`;
+      return points
+        ? `${name(k.value.seat)} doubts ${name(k.value.target)}'s guess!`
+        : `${name(k.value.seat)} calls dudo on ${name(k.value.target)}!`;
     case "calzaCalled":
       return `${name(k.value.seat)} calls calza!`;
     case "diceRevealed":
@@ -60,17 +68,36 @@ export function describe(e: Event, name: Names): string | undefined {
     case "handStarted":
       return `Hand ${k.value.hand}: ${name(k.value.starter)} starts.`;
     case "accepted":
-      return `${name(k.value.seat)} accepts the cup.`;
+      return `${name(k.value.seat)} takes the cup.`;
     case "handRolled":
       return `${name(k.value.seat)} rolls ${plural(k.value.count, "die")}.`;
-    case "claimed":
-      return `${name(k.value.seat)} claims ${k.value.claim?.dice.join("") ?? "?"}.`;
+    case "handSeen":
+      return `${name(k.value.seat)} sees ${faces(k.value.dice)} under the cup.`;
+    case "diceShown":
+      return `${name(k.value.seat)} shows ${faces(k.value.dice.map((d) => d.face))}.`;
+    case "claimed": {
+      const spoken = hand(k.value.spoken);
+      const claim = hand(k.value.claim);
+      return spoken === claim
+        ? `${name(k.value.seat)} passes the cup: "${claim}".`
+        : `${name(k.value.seat)} passes the cup: "${spoken}", an undercall taken as better: ${claim}.`;
+    }
     case "handRevealed":
-      return `Under the cup: ${k.value.dice.join(" ")}.`;
+      return `The cup is lifted: ${faces(k.value.dice)}.`;
     case "challengeSettled":
-      return `${name(k.value.winner)} wins the challenge; ${name(k.value.loser)} loses.`;
+      return `The claim was ${hand(k.value.claim)} and the hand is ${hand(k.value.hand)}: ${name(k.value.winner)} wins, ${name(k.value.loser)} loses.`;
+    case "fiveAces":
+      return k.value.made
+        ? `${name(k.value.seat)} rolls the five aces! Nobody loses a life.`
+        : `${name(k.value.seat)} misses the five aces.`;
+    case "cupCaught":
+      return `${name(k.value.seat)} ${k.value.caught ? "catches" : "misses"} the cup: ${k.value.drinks} drinks.`;
     case "lifeLost":
-      return `${name(k.value.seat)} loses a life (${k.value.lives} left).`;
+      return `${name(k.value.seat)} loses a life (${plural(k.value.lives, "life")} left).`;
+    case "dogsLife":
+      return k.value.barked
+        ? `${name(k.value.seat)} barks like a dog and plays on with the dog's life.`
+        : `${name(k.value.seat)} declines the dog's life.`;
     case "gameOver":
       return `Game over. ${k.value.standings.map((s, i) => `${i + 1}. ${name(s)}`).join("  ")}`;
     case "turnTimedOut":

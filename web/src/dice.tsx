@@ -1,4 +1,6 @@
-// Dice drawn as dice: pips on a 3×3 grid for faces 1 to 9; 0 is a die hidden under the cup.
+// Dice drawn as dice: pips on a 3×3 grid for faces 1 to 9, or a poker die's letter; 0 is a
+// die hidden under the cup.
+import { faceName, faceSymbol, type HandGame } from "./hand";
 
 // The grid's cells (0..8, row by row) that hold a pip, per face.
 const PIPS: Record<number, number[]> = {
@@ -19,17 +21,20 @@ type DieProps = {
   marked?: boolean;
   size?: number;
   label?: string;
+  /** Poker dice are drawn with their letters (9 T J Q K A). */
+  game?: HandGame;
 };
 
-export function Die({ face, marked, size = 36, label }: DieProps) {
-  const name = label ?? (face === 0 ? "a hidden die" : `a ${face}`);
+export function Die({ face, marked, size = 36, label, game }: DieProps) {
+  const name = label ?? faceName(game, face);
   const cls = `die${marked ? " marked" : ""}${face === 0 ? " hidden" : ""}`;
+  const letter = face === 0 || game === "poker_dice";
   return (
     <svg class={cls} width={size} height={size} viewBox="0 0 30 30" role="img" aria-label={name}>
       <rect x="1" y="1" width="28" height="28" rx="6" />
-      {face === 0 ? (
+      {letter ? (
         <text x="15" y="20" text-anchor="middle">
-          ?
+          {faceSymbol(game, face)}
         </text>
       ) : (
         (PIPS[face] ?? []).map((cell) => (
@@ -41,11 +46,11 @@ export function Die({ face, marked, size = 36, label }: DieProps) {
 }
 
 /** A row of dice, each marked where `marks` says. */
-export function Dice({ faces, marks, size }: { faces: number[]; marks?: boolean[]; size?: number }) {
+export function Dice({ faces, marks, size, game }: { faces: readonly number[]; marks?: boolean[]; size?: number; game?: HandGame }) {
   return (
     <span class="dice">
       {faces.map((f, i) => (
-        <Die face={f} marked={marks?.[i]} size={size} />
+        <Die face={f} marked={marks?.[i]} size={size} game={game} />
       ))}
     </span>
   );

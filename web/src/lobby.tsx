@@ -47,6 +47,8 @@ export function LobbyPage() {
     <div class="lobby">
       <header class="bar">
         <strong>dudo</strong> <span>Liar's Dice: Perudo, Calza, Palifico and the rest of the family</span>
+        <a href="/games">Finished games</a>
+        <a href="/ladder">Ladder</a>
       </header>
       {error && <p role="alert">{error}</p>}
       <CreateForm presets={presets} />

@@ -3,9 +3,10 @@
 // last event seen, so nothing is lost or repeated; the server's own reasons to end a stream
 // (a reset, renumbered seats) reopen it afresh; a seat that is gone ends it.
 import { as, Code, ConnectError, forget, play, type Held } from "./api";
-import type { Action, DiceRevealed, Event, Legal, Results, View } from "./gen/dudo/v1/game_pb";
+import type { Action, ChallengeSettled, DiceRevealed, Event, Legal, Results, View } from "./gen/dudo/v1/game_pb";
 import type { PlayUpdate, Prompt, TableInfo } from "./gen/dudo/v1/service_pb";
 import { describe } from "./describe";
+import { handGame } from "./hand";
 
 export type TableState = {
   table?: TableInfo;
@@ -19,6 +20,10 @@ export type TableState = {
   /** The last reveal: every cup, what counted and the total, as the server sent them. */
   reveal?: DiceRevealed;
   results?: Results;
+  /** The last lifted cup of an individual-hand game: the claim against the hand. */
+  challenge?: ChallengeSettled;
+  /** When this page saw the game end (Unix ms): its record is no older than that. */
+  overAt?: number;
   /** The story so far, newest last (bounded). */
   lines: string[];
   /** An action of ours the server refused, in its words. */
@@ -153,10 +158,13 @@ export class Session {
     const k = e.kind;
     // The last reveal and results table stay in view until the next ones: a table of bots
     // opens the next round at once.
-    if (k.case === "gameStarted") this.set({ reveal: undefined, results: undefined });
+    if (k.case === "gameStarted") this.set({ reveal: undefined, results: undefined, challenge: undefined });
+    if (k.case === "challengeSettled") this.set({ challenge: k.value });
+    if (k.case === "gameOver") this.set({ overAt: Date.now() });
     if (k.case === "diceRevealed") this.set({ reveal: k.value, results: undefined });
     if (k.case === "resultsTable") this.set({ results: k.value });
-    const text = describe(e, this.name);
+    const rules = this.state.table?.rules;
+    const text = describe(e, this.name, handGame(rules), rules?.gameEnd?.end.case === "points");
     if (text) this.line(text);
   }
 

@@ -1,9 +1,12 @@
 // A table in the browser: join by its link, play from the prompt, watch, host.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { as, heldAt, keep, lastName, lobby, rememberName, say, type Held } from "./api";
+import { as, heldAt, history, keep, lastName, lobby, rememberName, say, type Held } from "./api";
+import { CupActions, CupBoard, HandShown } from "./cup";
 import { BidText, Dice, Die } from "./dice";
-import { ActionSchema, type Legal, type View } from "./gen/dudo/v1/game_pb";
+import { handGame, type HandGame } from "./hand";
+import { bidOdds, percent } from "./odds";
+import { ActionSchema, type Legal, type PlayerView, type View } from "./gen/dudo/v1/game_pb";
 import { TableState as WireState, type TableInfo } from "./gen/dudo/v1/service_pb";
 import { Session, type TableState } from "./session";
 
@@ -33,6 +36,18 @@ function useNow(every = 250): number {
   return now;
 }
 
+/** Odds on request: shown once asked for, and remembered in this browser. */
+function useOdds(): [boolean, (on: boolean) => void] {
+  const [on, setOn] = useState(() => localStorage.getItem("dudo.odds") === "on");
+  return [
+    on,
+    (next: boolean) => {
+      localStorage.setItem("dudo.odds", next ? "on" : "off");
+      setOn(next);
+    },
+  ];
+}
+
 export function TablePage({ code }: { code: string }) {
   const [held, setHeld] = useState<Held | undefined>(() => heldAt(code));
   const [tableId, setTableId] = useState<string | undefined>(held?.table);
@@ -45,6 +60,7 @@ export function TablePage({ code }: { code: string }) {
       .catch((e) => setError(say(e)));
   }, [code, tableId]);
   const [state, session] = useSession(tableId, held);
+  const [odds, setOdds] = useOdds();
   if (error) {
     return (
       <section class="panel">
@@ -58,6 +74,7 @@ export function TablePage({ code }: { code: string }) {
   }
   if (!state?.table) return <p>Finding table {code}…</p>;
   const table = state.table;
+  const game = handGame(table.rules);
   const gone = state.ended;
   return (
     <div class="table-page">
@@ -74,9 +91,20 @@ export function TablePage({ code }: { code: string }) {
         <JoinForm table={table} onJoined={setHeld} />
       )}
       <Seats state={state} held={held} />
-      {state.view && session && <Board state={state} held={held} name={session.name} />}
-      {held?.seated && state.prompt?.legal && session && (
-        <Actions legal={state.prompt.legal} state={state} session={session} />
+      {state.view && session && <Board state={state} held={held} name={session.name} game={game} odds={odds} />}
+      {state.view && !game && !state.view.over && (
+        <p class="odds-toggle">
+          <label>
+            <input type="checkbox" checked={odds} onChange={(e) => setOdds(e.currentTarget.checked)} /> Show the odds (from what
+            you can see)
+          </label>
+        </p>
+      )}
+      {held?.seated && state.prompt?.legal && session && game && (
+        <CupActions legal={state.prompt.legal} state={state} session={session} game={game} />
+      )}
+      {held?.seated && state.prompt?.legal && session && !game && (
+        <Actions legal={state.prompt.legal} state={state} session={session} odds={odds} />
       )}
       {state.refused && (
         <p role="alert" class="alert">
@@ -84,6 +112,7 @@ export function TablePage({ code }: { code: string }) {
         </p>
       )}
       {state.reveal && session && <Reveal state={state} name={session.name} />}
+      {state.challenge && session && game && <Challenge state={state} game={game} name={session.name} />}
       {state.results && session && <ResultsTable state={state} name={session.name} />}
       {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} />}
       {held?.seated && <LeaveButton table={table} held={held} />}
@@ -150,6 +179,8 @@ function JoinForm({ table, onJoined }: { table: TableInfo; onJoined: (h: Held) =
 function Seats({ state, held }: { state: TableState; held?: Held }) {
   const table = state.table!;
   const view = state.view;
+  const game = handGame(table.rules);
+  const holder = game && !view?.over ? view?.hand?.holder : undefined;
   return (
     <ol class="seats" aria-label="Seats">
       {table.players.map((p) => {
@@ -159,6 +190,7 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
           table.host === p.seat ? "host" : "",
           view && view.starter === p.seat && !view.over ? "started the round" : "",
           view?.palifico.includes(p.seat) ? "palifico" : "",
+          holder === p.seat ? "holds the cup" : "",
         ].filter(Boolean);
         const mine = held?.seated && state.seat === p.seat;
         return (
@@ -170,14 +202,7 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
               {p.name}
               {mine ? " (you)" : ""}
             </span>
-            {pv && (
-              <span class="count">
-                {pv.place === 1 ? "winner" : pv.place ? `out, place ${pv.place}` : `${pv.dice} ${pv.dice === 1 ? "die" : "dice"}`}
-                {pv.score !== 0n ? ` · ${pv.score} points` : ""}
-                {pv.lives > 0 ? ` · ${pv.lives} lives` : ""}
-                {pv.drinks > 0 ? ` · ${pv.drinks} drinks` : ""}
-              </span>
-            )}
+            {pv && <span class="count">{tally(pv, !!game)}</span>}
             {pv && pv.pushed.length > 0 && <Dice faces={pv.pushed} size={18} />}
             {marks.length > 0 && <span class="marks">{marks.join(" · ")}</span>}
           </li>
@@ -190,22 +215,91 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
   );
 }
 
+/** A seat's standing in words: place or dice, then points, lives and drinks where they count. */
+function tally(pv: PlayerView, handGame: boolean): string {
+  const plural = (n: number | bigint, one: string, many: string) => `${n} ${n === 1 || n === 1n ? one : many}`;
+  return [
+    pv.place === 1 ? "winner" : pv.place ? `out, place ${pv.place}` : handGame ? "" : plural(pv.dice, "die", "dice"),
+    pv.score !== 0n ? plural(pv.score, "point", "points") : "",
+    pv.lives > 0 ? plural(pv.lives, "life", "lives") : "",
+    pv.drinks > 0 ? plural(pv.drinks, "drink", "drinks") : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
 type Names = { name: (seat: number) => string };
 
-function Board({ state, held, name }: { state: TableState; held?: Held } & Names) {
+function Board({ state, held, name, game, odds }: { state: TableState; held?: Held; game?: HandGame; odds: boolean } & Names) {
   const view = state.view as View;
   const now = useNow();
-  const bid = view.currentBid;
   return (
     <section class="board" aria-label="The table">
+      {view.over && <h2 class="over">The game is over.</h2>}
+      {game ? <CupBoard view={view} game={game} name={name} /> : <BidBoard view={view} held={held} name={name} faces={odds ? state.table?.rules?.dice?.faces : undefined} />}
+      {state.window && state.window > now && (
+        <p class="countdown">Calls out of turn close in {Math.ceil((state.window - now) / 1000)} s</p>
+      )}
+      {state.deadline && state.deadline > now && (
+        <p class="countdown">{Math.ceil((state.deadline - now) / 1000)} s left to move</p>
+      )}
+      {view.over && view.standings.length > 0 && (
+        <>
+          <h3>Final standings</h3>
+          <ol class="standings" aria-label="Standings">
+            {view.standings.map((s) => (
+              <li>{name(s)}</li>
+            ))}
+          </ol>
+          {state.table && <ReplayLink table={state.table} overAt={state.overAt} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The finished game's record, once the server has written it (none without a database). */
+function ReplayLink({ table, overAt }: { table: TableInfo; overAt?: number }) {
+  const [game, setGame] = useState<string>();
+  useEffect(() => {
+    // A name at this table finds its games; the newest there is this one.
+    const player = table.players[0]?.name;
+    if (!player) return;
+    let tries = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const look = () => {
+      history.listGames({ player, limit: 10 }).then(
+        (r) => {
+          // A game seen to end here is no older than that (an earlier game at this table is not it).
+          const found = r.games.find((g) => g.tableId === table.id && (!overAt || Number(g.finishedUnixMillis) >= overAt - 5000));
+          if (found) setGame(found.id);
+          else if (++tries < 5) timer = setTimeout(look, 1000);
+        },
+        () => {},
+      );
+    };
+    look();
+    return () => clearTimeout(timer);
+  }, [table.id, overAt]);
+  return game ? (
+    <p>
+      <a href={`/g/${encodeURIComponent(game)}`}>Replay this game, every cup shown</a>
+    </p>
+  ) : null;
+}
+
+/** The common-hand games: your dice, the dice in play, the bid to beat. */
+/** `faces`: given when the odds are asked for. */
+function BidBoard({ view, held, name, faces }: { view: View; held?: Held; faces?: number } & Names) {
+  const bid = view.currentBid;
+  return (
+    <>
       {held?.seated && view.myDice.length > 0 && (
         <div class="cup">
           <span>Your dice</span> <Dice faces={view.myDice} />
         </div>
       )}
-      {view.over ? (
-        <h2 class="over">The game is over.</h2>
-      ) : (
+      {!view.over && (
         <p class="round">
           Round {view.round} · {view.players.reduce((n, p) => n + p.dice, 0)} dice in play
         </p>
@@ -221,37 +315,43 @@ function Board({ state, held, name }: { state: TableState; held?: Held } & Names
           )}
         </ul>
       )}
-      <div class="to-beat">
-        {view.over ? null : bid?.bid ? (
-          <>
-            {name(bid.seat)} bid <BidText quantity={bid.bid.quantity} face={bid.bid.face} />
-          </>
-        ) : (
-          "No bid yet this round."
-        )}
-        {view.wild !== undefined && <span class="wild"> · wild: {view.wild}s</span>}
-      </div>
-      {state.window && state.window > now && (
-        <p class="countdown">Calls out of turn close in {Math.ceil((state.window - now) / 1000)} s</p>
+      {!view.over && (
+        <div class="to-beat">
+          {bid?.bid ? (
+            <>
+              {name(bid.seat)} bid <BidText quantity={bid.bid.quantity} face={bid.bid.face} />
+              {faces && <span class="odds"> · {percent(bidOdds(view, faces, bid.bid.quantity, bid.bid.face))} likely true</span>}
+            </>
+          ) : (
+            "No bid yet this round."
+          )}
+          {view.wild !== undefined && <span class="wild"> · wild: {view.wild}s</span>}
+        </div>
       )}
-      {state.deadline && state.deadline > now && (
-        <p class="countdown">{Math.ceil((state.deadline - now) / 1000)} s left to move</p>
-      )}
-      {view.over && view.standings.length > 0 && (
-        <>
-          <h3>Final standings</h3>
-          <ol class="standings" aria-label="Standings">
-            {view.standings.map((s) => (
-              <li>{name(s)}</li>
-            ))}
-          </ol>
-        </>
-      )}
+    </>
+  );
+}
+
+/** The last lifted cup: the claim against what was under it. */
+function Challenge({ state, game, name }: { state: TableState; game: HandGame } & Names) {
+  const c = state.challenge!;
+  return (
+    <section class="reveal panel" aria-label="The last challenge">
+      <h2>The cup was lifted</h2>
+      <p>
+        Claimed: {c.claim && <HandShown dice={c.claim.dice} game={game} />}
+      </p>
+      <p>
+        Under the cup: {c.hand && <HandShown dice={c.hand.dice} game={game} />}
+      </p>
+      <p>
+        <strong>{name(c.winner)}</strong> wins; <strong>{name(c.loser)}</strong> loses.
+      </p>
     </section>
   );
 }
 
-function Actions({ legal, state, session }: { legal: Legal; state: TableState; session: Session }) {
+function Actions({ legal, state, session, odds }: { legal: Legal; state: TableState; session: Session; odds: boolean }) {
   const [face, setFace] = useState<number | undefined>(undefined);
   const [quantity, setQuantity] = useState<number | undefined>(undefined);
   const [shown, setShown] = useState<boolean[]>([]);
@@ -261,6 +361,9 @@ function Actions({ legal, state, session }: { legal: Legal; state: TableState; s
   const send = (action: ActionInit) => void session.act(create(ActionSchema, { action }));
   const myDice = state.view?.myDice ?? [];
   const window = state.prompt?.callWindowUnixMillis !== undefined;
+  // The points game (seed 001) says Guess, Watch and Doubt.
+  const points = state.table?.rules?.gameEnd?.end.case === "points";
+  const faces = state.table?.rules?.dice?.faces;
   return (
     <section class="actions panel" aria-label="Your move">
       <h2>{window ? "Call on this claim?" : "Your move"}</h2>
@@ -287,6 +390,12 @@ function Actions({ legal, state, session }: { legal: Legal; state: TableState; s
                 onClick={() => setFace(b.face)}
               >
                 <Die face={b.face} size={28} />
+                {odds && state.view && faces && (
+                  <span class="odds">
+                    {" "}
+                    {b.minQuantity}: {percent(bidOdds(state.view, faces, b.minQuantity, b.face))}
+                  </span>
+                )}
               </button>
             ))}
           </fieldset>
@@ -301,8 +410,11 @@ function Actions({ legal, state, session }: { legal: Legal; state: TableState; s
             />
           </label>
           <button type="submit">
-            Bid {q} × {range.face}
+            {points ? "Guess" : "Bid"} {q} × {range.face}
           </button>
+          {odds && state.view && q !== undefined && faces && (
+            <span class="odds">{percent(bidOdds(state.view, faces, q, range.face))} likely true</span>
+          )}
           {legal.push && myDice.length > 0 && (
             <fieldset>
               <legend>Show these and re-roll the rest (optional)</legend>
@@ -327,7 +439,11 @@ function Actions({ legal, state, session }: { legal: Legal; state: TableState; s
       <div class="calls">
         {legal.dudo.map((t) => (
           <button type="button" class="call" onClick={() => send({ case: "dudo", value: { target: t } })}>
-            {legal.dudo.length > 1 ? `Dudo on ${session.name(t)}!` : "Dudo!"}
+            {points
+              ? `Doubt ${session.name(t)}'s guess!`
+              : legal.dudo.length > 1
+                ? `Dudo on ${session.name(t)}!`
+                : "Dudo!"}
           </button>
         ))}
         {legal.calza && (

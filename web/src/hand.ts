@@ -1,0 +1,47 @@
+// The individual-hand games (poker dice, the Stanford game, Mexican): how their faces and
+// hands are written, as the terminal and the engine (dudo_rules::hand) write them. Which
+// claim is higher is the server's to say: the page offers the weakest legal claim from the
+// prompt and lets the server refuse anything lower.
+import { Family, type RuleSet } from "./gen/dudo/v1/rules_pb";
+
+export type HandGame = "poker_dice" | "stanford" | "mexican" | "mexican_two_dice";
+
+export function handGame(rules: RuleSet | undefined): HandGame | undefined {
+  switch (rules?.family) {
+    case Family.POKER_DICE:
+      return "poker_dice";
+    case Family.STANFORD:
+      return "stanford";
+    case Family.MEXICAN:
+      return "mexican";
+    case Family.MEXICAN_TWO_DICE:
+      return "mexican_two_dice";
+    default:
+      return undefined;
+  }
+}
+
+/** Dice in the cup. */
+export function handDice(game: HandGame): number {
+  return { poker_dice: 5, stanford: 6, mexican: 3, mexican_two_dice: 2 }[game];
+}
+
+/** How a face is written: 9 T J Q K A for poker dice, digits otherwise; 0 is unknown. */
+export function faceSymbol(game: HandGame | undefined, face: number): string {
+  if (face === 0) return "?";
+  if (game === "poker_dice") return "?9TJQKA"[face] ?? "?";
+  return String(face);
+}
+
+/** A face's name for a screen reader. */
+export function faceName(game: HandGame | undefined, face: number): string {
+  if (face === 0) return "a hidden die";
+  if (game === "poker_dice") return ["", "a nine", "a ten", "a jack", "a queen", "a king", "an ace"][face] ?? "a die";
+  return `a ${face}`;
+}
+
+/** A hand as players write it ("KKTTJ", "666321"); Mexican reads highest to lowest. */
+export function handText(game: HandGame | undefined, dice: readonly number[]): string {
+  const order = game === "mexican" || game === "mexican_two_dice" ? [...dice].sort((a, b) => b - a) : dice;
+  return order.map((f) => faceSymbol(game, f)).join("");
+}
