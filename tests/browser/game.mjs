@@ -1,6 +1,7 @@
 // Two people in two browsers and a bot play a whole game at a dudo-server; a third browser
-// watches. One person's network is cut mid-game and comes back; every reveal's per-cup counts
-// must add up to its total; both people's stories of the game must match line for line.
+// watches. One person's network is cut mid-game and comes back; the other reloads the page;
+// every reveal's per-cup counts must add up to its total; both people's stories of the game
+// must match line for line.
 //
 // usage: node game.mjs HOST:PORT [SCREENSHOT_DIR]
 // Prints what it checked; exits non-zero with the reason on the first failure.
@@ -102,6 +103,7 @@ try {
   let moves = 0;
   let reveals = 0;
   let cut = false;
+  let reloaded = false;
   let shotReveal = !shots;
   let shotResults = !shots;
   const deadline = Date.now() + Number(process.env.DUDO_GAME_SECONDS ?? 180) * 1000;
@@ -161,6 +163,16 @@ try {
         console.log("Ben's network was cut and came back");
       }
     }
+    // Ana reloads her page mid-game: back at her seat, her story resumed, not restarted.
+    if (moves >= 10 && !reloaded) {
+      reloaded = true;
+      const before = await ana.getByRole("region", { name: "What happened" }).locator("li").count();
+      await ana.reload();
+      await ana.getByText("Ana (you)").waitFor({ timeout: 10_000 });
+      const after = await ana.getByRole("region", { name: "What happened" }).locator("li").count();
+      if (after < before) fail(`Ana's story lost lines over a reload: ${before} before, ${after} after`);
+      console.log(`Ana reloaded her page: back at her seat with her story (${after} lines)`);
+    }
     if (over === players.length) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -172,6 +184,7 @@ try {
     fail(`the game did not end in 180 s (${moves} moves)`);
   }
   if (!cut) fail("the game ended before Ben's network could be cut");
+  if (!reloaded) fail("the game ended before Ana could reload her page");
   if (reveals === 0) fail("no reveal was seen");
 
   // Both people saw the same story, with nothing lost or repeated across Ben's cut.

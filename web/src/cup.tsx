@@ -7,6 +7,7 @@ import { Dice, Die } from "./dice";
 import { ActionSchema, type Legal, type View } from "./gen/dudo/v1/game_pb";
 import { handDice, handText, faceSymbol, type HandGame } from "./hand";
 import type { Session, TableState } from "./session";
+import { useFocusOnArrival } from "./focus";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>["action"];
 type Names = { name: (seat: number) => string };
@@ -60,6 +61,7 @@ function sortedForText(game: HandGame, dice: readonly number[]): number[] {
 /** The moves of the cup's holder (or of the next seat, offered the cup). */
 export function CupActions({ legal, state, session, game }: { legal: Legal; state: TableState; session: Session; game: HandGame }) {
   const n = handDice(game);
+  const panel = useFocusOnArrival<HTMLElement>();
   const send = (action: ActionInit) => void session.act(create(ActionSchema, { action }));
   const hand = state.view?.hand;
   const seen = hand?.dice ?? [];
@@ -73,7 +75,7 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
   const positions = (marks: boolean[]) => marks.flatMap((m, i) => (m ? [i] : []));
   const cost = roll && roll.drinks > 0 ? ` (costs ${roll.drinks} ${roll.drinks === 1 ? "drink" : "drinks"})` : "";
   return (
-    <section class="actions panel" aria-label="Your move">
+    <section class="actions panel" aria-label="Your move" ref={panel}>
       <h2>Your move</h2>
       <div class="calls">
         {legal.dudo.length > 0 && (

@@ -80,6 +80,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
   const chosen = presets.find((p) => p.name === preset);
   const rules = chosen?.rules;
   const [options, setOptions] = useState<Options | undefined>();
+  const [other, setOther] = useState("");
   const [error, setError] = useState<string>();
   useEffect(() => {
     if (!rules) return;
@@ -107,7 +108,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
         setError(undefined);
         // The host's options only where they differ from the rules chosen (individual-hand
         // games have no dice counts to change).
-        const settings = options && rules && rules.family === 0 ? settingsOf(options) : [];
+        const settings = [...(options && rules && rules.family === 0 ? settingsOf(options) : []), ...ruleLines(other)];
         try {
           const joined = await lobby.createTable({ preset, name, seats, settings });
           rememberName(name);
@@ -162,6 +163,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
           <Num label="Chance a die is shown wrong (%)" min={0} max={100} value={options.misshowPercent} set={(misshowPercent) => set({ misshowPercent })} />
         </fieldset>
       )}
+      <OtherRules value={other} set={setOther} />
       <button type="submit">Create the table</button>
       {error && (
         <p role="alert" class="alert">
@@ -203,5 +205,30 @@ function JoinByCode() {
       </label>
       <button type="submit">Go to the table</button>
     </form>
+  );
+}
+
+/** Any rule by its field, one `path=value` a line, as `dudo create --rule` takes them. */
+export function ruleLines(text: string): { path: string; value: string }[] {
+  return text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => {
+      const at = l.indexOf("=");
+      return at < 0 ? { path: l, value: "" } : { path: l.slice(0, at).trim(), value: l.slice(at + 1).trim() };
+    });
+}
+
+export function OtherRules({ value, set }: { value: string; set: (text: string) => void }) {
+  return (
+    <details class="other-rules">
+      <summary>Any other rule</summary>
+      <label class="block">
+        One <code>field=value</code> a line, as in docs/rules.md (for example <code>palifico.trigger=off</code> or{" "}
+        <code>game_end.rounds=10</code>); the server names any field or value it refuses.
+        <textarea rows={3} maxLength={4000} value={value} onInput={(e) => set(e.currentTarget.value)} />
+      </label>
+    </details>
   );
 }

@@ -1,9 +1,22 @@
 // A table's stream, kept open: a seat's (`Subscribe`, with its token) or a spectator's
 // (`Watch`). A dropped connection (a phone that slept, a Wi-Fi change) resumes after the
 // last event seen, so nothing is lost or repeated; the server's own reasons to end a stream
-// (a reset, renumbered seats) reopen it afresh; a seat that is gone ends it.
-import { as, Code, ConnectError, forget, play, type Held } from "./api";
-import type { Action, ChallengeSettled, DiceRevealed, Event, Legal, Results, View } from "./gen/dudo/v1/game_pb";
+// (a reset, renumbered seats) reopen it afresh; a seat that is gone ends it. The story and
+// the last event seen are kept in the tab's session storage, so a reload resumes too.
+import { as, Code, ConnectError, forget, keep as keepSeat, play, type Held } from "./api";
+import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
+import {
+  ChallengeSettledSchema,
+  DiceRevealedSchema,
+  ResultsSchema,
+  type Action,
+  type ChallengeSettled,
+  type DiceRevealed,
+  type Event,
+  type Legal,
+  type Results,
+  type View,
+} from "./gen/dudo/v1/game_pb";
 import type { PlayUpdate, Prompt, TableInfo } from "./gen/dudo/v1/service_pb";
 import { describe } from "./describe";
 import { handGame } from "./hand";
@@ -35,17 +48,72 @@ export type TableState = {
 
 const MOST_LINES = 200;
 
+/** What a reload needs to resume where the page was: kept per tab, table and seat. */
+type Kept = { since: string; lines: string[]; reveal?: string; results?: string; challenge?: string };
+
+function keptKey(tableId: string, held: Held | undefined): string {
+  return `dudo.story.${tableId}.${held?.seated ? `${held.seat}.${held.token.slice(-8)}` : "watching"}`;
+}
+
+function load(key: string): Kept | undefined {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(key) ?? "null") as Kept | null;
+    return kept && typeof kept.since === "string" && Array.isArray(kept.lines) ? kept : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class Session {
   state: TableState = { lines: [], link: "connecting" };
   private since?: bigint;
   private stop = new AbortController();
   private listeners = new Set<() => void>();
 
+  private readonly key: string;
+
   constructor(
     readonly tableId: string,
     readonly held: Held | undefined,
   ) {
+    this.key = keptKey(tableId, held);
+    // A resumed stream has no snapshot to say our seat: it is the one we hold.
+    if (held?.seated) this.state = { ...this.state, seat: held.seat };
+    const kept = load(this.key);
+    if (kept) {
+      try {
+        this.since = BigInt(kept.since);
+        this.state = {
+          ...this.state,
+          lines: kept.lines.slice(-MOST_LINES).map(String),
+          reveal: kept.reveal ? fromJsonString(DiceRevealedSchema, kept.reveal) : undefined,
+          results: kept.results ? fromJsonString(ResultsSchema, kept.results) : undefined,
+          challenge: kept.challenge ? fromJsonString(ChallengeSettledSchema, kept.challenge) : undefined,
+        };
+      } catch {
+        this.since = undefined;
+      }
+    }
     void this.run();
+  }
+
+  /** Keeps what a reload resumes from (the tab's storage; full or refused storage only
+   * means a reload starts from a fresh snapshot). */
+  private keep() {
+    if (this.since === undefined) return;
+    const s = this.state;
+    const kept: Kept = {
+      since: String(this.since),
+      lines: s.lines,
+      reveal: s.reveal && toJsonString(DiceRevealedSchema, s.reveal),
+      results: s.results && toJsonString(ResultsSchema, s.results),
+      challenge: s.challenge && toJsonString(ChallengeSettledSchema, s.challenge),
+    };
+    try {
+      sessionStorage.setItem(this.key, JSON.stringify(kept));
+    } catch {
+      // Storage full or off: nothing kept.
+    }
   }
 
   subscribe(listener: () => void): () => void {
@@ -90,6 +158,7 @@ export class Session {
         const code = e instanceof ConnectError ? e.code : undefined;
         if (code === Code.Unauthenticated && this.held?.seated) {
           forget(this.held.table);
+          sessionStorage.removeItem(this.key);
           this.set({ ended: "Your seat is gone: the host removed you, or you left.", link: "lost" });
           return;
         }
@@ -115,6 +184,10 @@ export class Session {
     switch (u.case) {
       case "snapshot":
         this.since = u.value.lastSeq;
+        // Seats renumbered before the start: remember the seat we hold now.
+        if (this.held?.seated && u.value.seat !== undefined && u.value.seat !== this.held.seat) {
+          keepSeat({ ...this.held, seat: u.value.seat });
+        }
         this.set({
           table: u.value.table ?? this.state.table,
           view: u.value.view,
@@ -128,6 +201,7 @@ export class Session {
       case "event":
         this.since = u.value.seq;
         this.event(u.value);
+        this.keep();
         break;
       case "prompt":
         this.set({

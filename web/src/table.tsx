@@ -5,6 +5,8 @@ import { as, heldAt, history, keep, lastName, lobby, rememberName, say, type Hel
 import { CupActions, CupBoard, HandShown } from "./cup";
 import { BidText, Dice, Die } from "./dice";
 import { handGame, type HandGame } from "./hand";
+import { useFocusOnArrival } from "./focus";
+import { OtherRules, ruleLines } from "./lobby";
 import { bidOdds, percent } from "./odds";
 import { ActionSchema, type Legal, type PlayerView, type View } from "./gen/dudo/v1/game_pb";
 import { TableState as WireState, type TableInfo } from "./gen/dudo/v1/service_pb";
@@ -101,10 +103,10 @@ export function TablePage({ code }: { code: string }) {
         </p>
       )}
       {held?.seated && state.prompt?.legal && session && game && (
-        <CupActions legal={state.prompt.legal} state={state} session={session} game={game} />
+        <CupActions key={String(state.prompt.lastSeq)} legal={state.prompt.legal} state={state} session={session} game={game} />
       )}
       {held?.seated && state.prompt?.legal && session && !game && (
-        <Actions legal={state.prompt.legal} state={state} session={session} odds={odds} />
+        <Actions key={String(state.prompt.lastSeq)} legal={state.prompt.legal} state={state} session={session} odds={odds} />
       )}
       {state.refused && (
         <p role="alert" class="alert">
@@ -356,7 +358,10 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
   const [quantity, setQuantity] = useState<number | undefined>(undefined);
   const [shown, setShown] = useState<boolean[]>([]);
   const [claim, setClaim] = useState("");
-  const range = legal.bids.find((b) => b.face === face) ?? legal.bids[0];
+  // The face of the bid in force first: raising it is the commonest move.
+  const standing = state.view?.currentBid?.bid?.face;
+  const range = legal.bids.find((b) => b.face === (face ?? standing)) ?? legal.bids[0];
+  const panel = useFocusOnArrival<HTMLElement>();
   const q = quantity !== undefined && range && quantity >= range.minQuantity && quantity <= range.maxQuantity ? quantity : range?.minQuantity;
   const send = (action: ActionInit) => void session.act(create(ActionSchema, { action }));
   const myDice = state.view?.myDice ?? [];
@@ -365,7 +370,7 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
   const points = state.table?.rules?.gameEnd?.end.case === "points";
   const faces = state.table?.rules?.dice?.faces;
   return (
-    <section class="actions panel" aria-label="Your move">
+    <section class="actions panel" aria-label="Your move" ref={panel}>
       <h2>{window ? "Call on this claim?" : "Your move"}</h2>
       {range && (
         <form
@@ -393,7 +398,7 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
                 {odds && state.view && faces && (
                   <span class="odds">
                     {" "}
-                    {b.minQuantity}: {percent(bidOdds(state.view, faces, b.minQuantity, b.face))}
+                    {b.minQuantity}+: {percent(bidOdds(state.view, faces, b.minQuantity, b.face))}
                   </span>
                 )}
               </button>
@@ -564,6 +569,7 @@ function ResultsTable({ state, name }: { state: TableState } & Names) {
 
 function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
   const [bot, setBot] = useState("odds");
+  const [rules, setRules] = useState("");
   const [error, setError] = useState<string>();
   const run = async (call: () => Promise<unknown>) => {
     setError(undefined);
@@ -598,6 +604,20 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
         <button type="button" onClick={() => void run(() => lobby.startGame(ref, auth))}>
           Start the game
         </button>
+      )}
+      {waiting && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(async () => {
+              await lobby.changeSettings({ table: table.id, settings: ruleLines(rules) }, auth);
+              setRules("");
+            });
+          }}
+        >
+          <OtherRules value={rules} set={setRules} />
+          {rules.trim() && <button type="submit">Change the rules</button>}
+        </form>
       )}
       {!waiting && (
         <button type="button" onClick={() => void run(() => lobby.resetTable(ref, auth))}>
