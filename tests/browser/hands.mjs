@@ -9,6 +9,9 @@
 import { chromium } from "playwright-core";
 
 const [addr, ...presets] = process.argv.slice(2);
+// With DUDO_SCREENSHOTS=DIR, a poker-dice turn is left there as hand.png (docs/playing.md).
+const shots = process.env.DUDO_SCREENSHOTS;
+let shotHand = !shots;
 const base = `http://${addr}`;
 
 function fail(why) {
@@ -52,6 +55,10 @@ try {
         continue;
       }
       const button = (name) => move.getByRole("button", { name });
+      if (!shotHand && preset === "poker-dice" && (await page.getByText(/ claims [9TJQKA]{5}/).count()) && (await button(/^Claim /).count())) {
+        await page.screenshot({ path: `${shots}/hand.png`, fullPage: true });
+        shotHand = true;
+      }
       const has = async (name) => (await button(name).count()) > 0;
       const chance = Math.random();
       try {

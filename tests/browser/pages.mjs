@@ -47,6 +47,8 @@ try {
   await recent.first().waitFor({ timeout: 10_000 });
   if ((await recent.count()) !== Number(games)) fail(`${await recent.count()} recent games listed, not ${games}`);
   console.log(`${name}'s page: ${label}, ${games} games listed`);
+  // With DUDO_SCREENSHOTS=DIR, the page is left there as rating.png (docs/playing.md).
+  if (process.env.DUDO_SCREENSHOTS) await page.screenshot({ path: `${process.env.DUDO_SCREENSHOTS}/rating.png`, fullPage: true });
 
   await recent.first().focus();
   await page.keyboard.press("Enter");

@@ -6,11 +6,6 @@
 
 use dudo_tests::{binary, root, skipped, start_server};
 
-/// Two people in two browsers and a bot play a whole game from the page the server serves;
-/// a third browser watches; one person's network drops mid-game and comes back with nothing
-/// lost or repeated; every reveal's per-cup counts add up to its total. With
-/// `DUDO_SCREENSHOTS=DIR` it leaves a table, a reveal and a results table there (the
-/// pictures in docs/playing.md).
 /// The node to run the browser scripts with; none: no browser here, said and skipped
 /// (unless `DUDO_REQUIRE_BROWSER=1`, as in CI, makes that a failure).
 fn browser_or_skip(test: &str) -> Option<String> {
@@ -43,9 +38,10 @@ fn run_script(node: &str, script: &str, args: &[&str]) -> String {
 
 /// Two people in two browsers and a bot play a whole game from the page the server serves;
 /// a third browser watches; one person's network drops mid-game and comes back with nothing
-/// lost or repeated; every reveal's per-cup counts add up to its total. With
-/// `DUDO_SCREENSHOTS=DIR` it leaves a table, a reveal and a results table there (the
-/// pictures in docs/playing.md).
+/// lost or repeated; the other reloads the page and is back at the seat with the story;
+/// every reveal's per-cup counts add up to its total. With `DUDO_SCREENSHOTS=DIR` it leaves
+/// a table, a reveal and a results table there (the pictures in docs/playing.md; `hands.mjs`
+/// and `pages.mjs` leave hand.png and rating.png).
 #[test]
 fn two_people_a_bot_and_a_spectator_play_a_game_in_browsers() {
     let Some(node) = browser_or_skip("two_people_a_bot_and_a_spectator_play_a_game_in_browsers") else {

@@ -224,11 +224,11 @@ export function OtherRules({ value, set }: { value: string; set: (text: string) 
   return (
     <details class="other-rules">
       <summary>Any other rule</summary>
-      <label class="block">
+      <p class="summary">
         One <code>field=value</code> a line, as in docs/rules.md (for example <code>palifico.trigger=off</code> or{" "}
         <code>game_end.rounds=10</code>); the server names any field or value it refuses.
-        <textarea rows={3} maxLength={4000} value={value} onInput={(e) => set(e.currentTarget.value)} />
-      </label>
+      </p>
+      <textarea aria-label="Any other rule" rows={3} maxLength={4000} value={value} onInput={(e) => set(e.currentTarget.value)} />
     </details>
   );
 }
