@@ -104,6 +104,7 @@ try {
   let reveals = 0;
   let cut = false;
   let reloaded = false;
+  let keyed = 0;
   let shotReveal = !shots;
   let shotResults = !shots;
   const deadline = Date.now() + Number(process.env.DUDO_GAME_SECONDS ?? 180) * 1000;
@@ -146,7 +147,11 @@ try {
           const quantity = Number(toBeat.match(/bid (\d+)/)?.[1] ?? 0);
           const dudo = move.getByRole("button", { name: /^Dudo/ });
           if (quantity >= 3 && (await dudo.count())) await dudo.first().click({ timeout: 2_000 });
-          else await move.getByRole("button", { name: /^Bid / }).click({ timeout: 2_000 });
+          else if (name === "Ben" && (await page.evaluate(() => document.activeElement?.getAttribute("type") === "number"))) {
+            // Ben plays by keyboard: his move's quantity has the focus, Enter bids.
+            await page.keyboard.press("Enter");
+            keyed += 1;
+          } else await move.getByRole("button", { name: /^Bid / }).click({ timeout: 2_000 });
         }
         moves += 1;
       } catch {
@@ -185,6 +190,7 @@ try {
   }
   if (!cut) fail("the game ended before Ben's network could be cut");
   if (!reloaded) fail("the game ended before Ana could reload her page");
+  if (keyed === 0) fail("Ben's bid never had the focus when his move came");
   if (reveals === 0) fail("no reveal was seen");
 
   // Both people saw the same story, with nothing lost or repeated across Ben's cut.
@@ -196,7 +202,7 @@ try {
   if (catStory.join("\n") !== anaStory.join("\n")) fail("the spectator's story differs from the players'");
   if (!anaStory.at(-1)?.startsWith("Game over")) fail(`the story does not end with the game: ${anaStory.at(-1)}`);
   console.log(
-    `a whole game: ${moves} moves by the two people, ${reveals} reveals checked, ${anaStory.length} lines alike in three browsers, ${Date.now() - started} ms`,
+    `a whole game: ${moves} moves by the two people (${keyed} bids by keyboard), ${reveals} reveals checked, ${anaStory.length} lines alike in three browsers, ${Date.now() - started} ms`,
   );
 } finally {
   await browser.close();
