@@ -76,7 +76,10 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
   const cost = roll && roll.drinks > 0 ? ` (costs ${roll.drinks} ${roll.drinks === 1 ? "drink" : "drinks"})` : "";
   return (
     <section class="actions panel" aria-label="Your move" ref={panel}>
-      <h2>Your move</h2>
+      <h2>{legal.accept ? "The cup comes to you: lift it, or take it and pass it on" : "Your move"}</h2>
+      {legal.accept && (
+        <p class="summary">Taking it, you may roll (below) or pass it on at once with a claim of your own.</p>
+      )}
       <div class="calls">
         {legal.dudo.length > 0 && (
           <button type="button" class="call" onClick={() => send({ case: "dudo", value: { target: legal.dudo[0] } })}>
@@ -138,8 +141,9 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
           </fieldset>
           {!roll.all && (
             <button type="submit" disabled={!reroll.some(Boolean)}>
-              Roll {positions(reroll).length || ""} {positions(reroll).length === 1 ? "die" : "dice"}
-              {cost}
+              {positions(reroll).length === 0
+                ? "Tick the dice to roll"
+                : `Roll ${positions(reroll).length} ${positions(reroll).length === 1 ? "die" : "dice"}${cost}`}
             </button>
           )}
           {roll.all && <button type="submit">Roll, leaving the ticked dice in view{cost}</button>}
