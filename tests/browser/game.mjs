@@ -147,7 +147,7 @@ try {
           const quantity = Number(toBeat.match(/bid (\d+)/)?.[1] ?? 0);
           const dudo = move.getByRole("button", { name: /^Dudo/ });
           if (quantity >= 3 && (await dudo.count())) await dudo.first().click({ timeout: 2_000 });
-          else if (name === "Ben" && (await page.evaluate(() => document.activeElement?.getAttribute("type") === "number"))) {
+          else if (name === "Ben" && (await page.evaluate(() => document.activeElement?.classList.contains("quantity")))) {
             // Ben plays by keyboard: his move's quantity has the focus, Enter bids.
             await page.keyboard.press("Enter");
             keyed += 1;

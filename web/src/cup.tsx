@@ -5,7 +5,8 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { useState } from "preact/hooks";
 import { Dice, Die } from "./dice";
 import { ActionSchema, type Legal, type View } from "./gen/dudo/v1/game_pb";
-import { handDice, handText, faceSymbol, type HandGame } from "./hand";
+import { faceSymbol, handDice, handOrder, handText, type HandGame } from "./hand";
+import { Undercall } from "./gen/dudo/v1/rules_pb";
 import type { Session, TableState } from "./session";
 import { useFocusOnArrival } from "./focus";
 
@@ -49,13 +50,9 @@ export function CupBoard({ view, game, name }: { view: View; game: HandGame } & 
 export function HandShown({ dice, game }: { dice: readonly number[]; game: HandGame }) {
   return (
     <span class="bid">
-      <strong>{handText(game, dice)}</strong> <Dice faces={sortedForText(game, dice)} size={22} game={game} />
+      <strong>{handText(game, dice)}</strong> <Dice faces={handOrder(game, dice)} size={22} game={game} />
     </span>
   );
-}
-
-function sortedForText(game: HandGame, dice: readonly number[]): number[] {
-  return game === "mexican" || game === "mexican_two_dice" ? [...dice].sort((a, b) => b - a) : [...dice];
 }
 
 /** The moves of the cup's holder (or of the next seat, offered the cup). */
@@ -160,7 +157,10 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
         >
           <p>
             Pass the cup with a claim of at least <strong>{handText(game, weakest)}</strong>
-            {legal.claimTo && <> and at most <strong>{handText(game, legal.claimTo.dice)}</strong></>}.
+            {legal.claimTo && <> and at most <strong>{handText(game, legal.claimTo.dice)}</strong></>}.{" "}
+            {state.table?.rules?.hand?.undercall === Undercall.REFUSED
+              ? "A lower claim is refused."
+              : "A lower claim (an undercall) counts as the least one allowed."}
           </p>
           <div class="calls">
             <button type="button" onClick={() => send({ case: "claim", value: { dice: weakest } })}>

@@ -36,6 +36,7 @@ export function describe(e: Event, name: Names, game?: HandGame, points = false)
     case "passed":
       return `${name(k.value.seat)} passes.`;
     case "dudoCalled":
+      if (game) return `${name(k.value.seat)} lifts the cup on ${name(k.value.target)}'s claim!`;
       return points
         ? `${name(k.value.seat)} doubts ${name(k.value.target)}'s guess!`
         : `${name(k.value.seat)} calls dudo on ${name(k.value.target)}!`;

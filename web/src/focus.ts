@@ -10,7 +10,7 @@ export function useFocusOnArrival<T extends HTMLElement>() {
     if (active && active !== document.body) return;
     // A bid's quantity, else the first button.
     const panel = ref.current;
-    const first = panel?.querySelector<HTMLElement>("input[type=number]") ?? panel?.querySelector<HTMLElement>("button, input, select");
+    const first = panel?.querySelector<HTMLElement>("input.quantity") ?? panel?.querySelector<HTMLElement>("button, input, select");
     first?.focus({ preventScroll: true });
   }, []);
   return ref;

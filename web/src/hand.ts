@@ -40,8 +40,18 @@ export function faceName(game: HandGame | undefined, face: number): string {
   return `a ${face}`;
 }
 
-/** A hand as players write it ("KKTTJ", "666321"); Mexican reads highest to lowest. */
+/** A hand as players write it ("KKTTJ", "666321"): most of a kind first, then higher faces
+ * (dudo_rules::hand::Hand::new); Mexican reads highest to lowest. */
 export function handText(game: HandGame | undefined, dice: readonly number[]): string {
-  const order = game === "mexican" || game === "mexican_two_dice" ? [...dice].sort((a, b) => b - a) : dice;
-  return order.map((f) => faceSymbol(game, f)).join("");
+  return handOrder(game, dice)
+    .map((f) => faceSymbol(game, f))
+    .join("");
+}
+
+/** The dice of a hand in the order it is written. */
+export function handOrder(game: HandGame | undefined, dice: readonly number[]): number[] {
+  const high = [...dice].sort((a, b) => b - a);
+  if (game === "mexican" || game === "mexican_two_dice" || high.includes(0)) return high;
+  const count = (f: number) => high.filter((d) => d === f).length;
+  return high.sort((a, b) => count(b) - count(a) || b - a);
 }

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { history, say } from "./api";
 import { describe } from "./describe";
-import { Dice } from "./dice";
+import { Dice, Die } from "./dice";
 import type { DiceRevealed, Event } from "./gen/dudo/v1/game_pb";
 import type { GameSummary, Replay } from "./gen/dudo/v1/service_pb";
 import { handGame, type HandGame } from "./hand";
@@ -13,16 +13,16 @@ export function when(millis: bigint): string {
   return new Date(Number(millis)).toLocaleString();
 }
 
-/** Who played, the winner first marked. */
+/** Who played: the winner, then the others in their places. */
 function players(g: GameSummary): string {
-  return [...g.players]
-    .sort((a, b) => (a.place || 99) - (b.place || 99))
-    .map((p) => (p.place === 1 ? `${p.name} (won)` : p.name))
-    .join(", ");
+  const sorted = [...g.players].sort((a, b) => (a.place || 99) - (b.place || 99));
+  const winner = sorted[0]?.place === 1 ? sorted.shift() : undefined;
+  const rest = sorted.map((p) => p.name).join(", ");
+  return winner ? `${winner.name} won${rest ? `; with ${rest}` : ""}` : rest;
 }
 
-export function GameList({ games }: { games: GameSummary[] }) {
-  if (games.length === 0) return <p>No finished games yet.</p>;
+export function GameList({ games, by }: { games: GameSummary[]; by?: string }) {
+  if (games.length === 0) return <p>{by ? `No finished games played by ${by}.` : "No finished games yet."}</p>;
   return (
     <ul class="games">
       {games.map((g) => (
@@ -44,11 +44,15 @@ export function GamesPage() {
   const params = new URLSearchParams(location.search);
   const [player, setPlayer] = useState(params.get("player") ?? "");
   const [games, setGames] = useState<GameSummary[]>();
+  const [shownFor, setShownFor] = useState("");
   const [error, setError] = useState<string>();
   const load = (name: string) => {
     setError(undefined);
     history.listGames({ player: name.trim(), limit: 50 }).then(
-      (r) => setGames(r.games),
+      (r) => {
+        setGames(r.games);
+        setShownFor(name.trim());
+      },
       (e) => setError(say(e)),
     );
   };
@@ -71,7 +75,7 @@ export function GamesPage() {
           <button type="submit">Show</button>
         </form>
         {error && <p role="alert">{error}</p>}
-        {games && <GameList games={games} />}
+        {games && <GameList games={games} by={shownFor || undefined} />}
       </section>
     </div>
   );
@@ -108,10 +112,14 @@ function rounds(events: Event[]): Round[] {
 export function ReplayPage({ id }: { id: string }) {
   const [replay, setReplay] = useState<Replay>();
   const [error, setError] = useState<string>();
-  const [at, setAt] = useState(0);
+  // The round shown is in the address (#3), so a reload or a shared link keeps it.
+  const [at, setAt] = useState(() => Math.max(0, Number(location.hash.match(/^#(\d+)$/)?.[1] ?? 1) - 1));
   useEffect(() => {
     history.getReplay({ game: id }).then(setReplay, (e) => setError(say(e)));
   }, [id]);
+  useEffect(() => {
+    window.history.replaceState(null, "", `#${at + 1}`);
+  }, [at]);
   const all = useMemo(() => (replay ? rounds(replay.events) : []), [replay]);
   useEffect(() => {
     // ← and → step through the rounds.
@@ -140,6 +148,7 @@ export function ReplayPage({ id }: { id: string }) {
   const game = handGame(replay.rules);
   const points = replay.rules?.gameEnd?.end.case === "points";
   const round = all[Math.min(at, all.length - 1)];
+  const shown = Math.min(at, all.length - 1);
   return (
     <div>
       <Nav />
@@ -155,13 +164,13 @@ export function ReplayPage({ id }: { id: string }) {
       {round && (
         <section class="panel replay" aria-label="The round">
           <nav class="calls" aria-label="Rounds">
-            <button type="button" disabled={at === 0} onClick={() => setAt(at - 1)}>
+            <button type="button" disabled={shown === 0} onClick={() => setAt(shown - 1)}>
               ← Previous
             </button>
-            <span>
-              {round.title} ({at + 1} of {all.length})
+            <span class="step">
+              {round.title} ({shown + 1} of {all.length})
             </span>
-            <button type="button" disabled={at >= all.length - 1} onClick={() => setAt(at + 1)}>
+            <button type="button" disabled={shown >= all.length - 1} onClick={() => setAt(shown + 1)}>
               Next →
             </button>
           </nav>
@@ -206,7 +215,13 @@ function Cups({ round, name, game }: { round: Round; name: (seat: number) => str
     return (
       <div aria-label="Every cup">
         <h2>
-          Every cup{reveal.face !== undefined && reveal.total !== undefined && <> · {reveal.total} counted</>}
+          Every cup
+          {reveal.face !== undefined && reveal.total !== undefined && (
+            <>
+              {" "}
+              · {reveal.total} counted for <Die face={reveal.face} size={22} />
+            </>
+          )}
         </h2>
         <ul class="all-dice">
           {reveal.dice.map((d, seat) =>

@@ -52,6 +52,7 @@ function PoolBoard({ pool }: { pool: LadderPool }) {
       {error && <p role="alert">{error}</p>}
       {entries && entries.length === 0 && <p>Nobody has played here yet.</p>}
       {entries && entries.length > 0 && (
+        <div class="board-scroll">
         <table class="results board-table">
           <thead>
             <tr>
@@ -84,6 +85,7 @@ function PoolBoard({ pool }: { pool: LadderPool }) {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </section>
   );

@@ -2,6 +2,7 @@
 // waiting, join one by its code.
 import { useEffect, useState } from "preact/hooks";
 import { keep, lastName, lobby, rememberName, say } from "./api";
+import { ExactCaller, type RuleSet } from "./gen/dudo/v1/rules_pb";
 import type { Preset, TableSummary } from "./gen/dudo/v1/service_pb";
 
 /** The host's options of the Fibbing Dice table's cog menu, each a rule setting. */
@@ -17,15 +18,32 @@ type Options = {
   misshowPercent: number;
 };
 
-function settingsOf(o: Options) {
+/** Which of the host's options mean something under these rules: no calza where there is no
+ * exact call, no dice lost on a dudo (nor losers) in the points game. */
+type Shown = { calza: boolean; dice_lost: boolean };
+
+function shownFor(rules: RuleSet | undefined): Shown {
+  const points = rules?.gameEnd?.end.case === "points";
+  return { calza: rules?.exactCall?.who !== ExactCaller.OFF, dice_lost: !points };
+}
+
+function settingsOf(o: Options, shown: Shown) {
   return [
     ["dice.start", o.dice],
     ["dice.max", o.dice],
     ["dice.faces", o.faces],
-    ["dice_lost_on_dudo", o.lostOnDudo],
-    ["exact_call.dice_won", o.calzaWon],
-    ["exact_call.dice_lost", o.calzaLost],
-    ["losers_see_dice", o.losersSee ? "all_dice" : "hidden"],
+    ...(shown.dice_lost
+      ? [
+          ["dice_lost_on_dudo", o.lostOnDudo],
+          ["losers_see_dice", o.losersSee ? "all_dice" : "hidden"],
+        ]
+      : []),
+    ...(shown.calza
+      ? [
+          ["exact_call.dice_won", o.calzaWon],
+          ["exact_call.dice_lost", o.calzaLost],
+        ]
+      : []),
     ["results_table", o.results ? "on" : "off"],
     ["fibbing.hide_percent", o.hidePercent],
     ["fibbing.misshow_percent", o.misshowPercent],
@@ -100,6 +118,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
     setSeats((s) => Math.min(Math.max(s, min), max));
   }, [preset, rules]);
   const set = (change: Partial<Options>) => options && setOptions({ ...options, ...change });
+  const shown = shownFor(rules);
   return (
     <form
       class="panel create"
@@ -108,7 +127,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
         setError(undefined);
         // The host's options only where they differ from the rules chosen (individual-hand
         // games have no dice counts to change).
-        const settings = [...(options && rules && rules.family === 0 ? settingsOf(options) : []), ...ruleLines(other)];
+        const settings = [...(options && rules && rules.family === 0 ? settingsOf(options, shown) : []), ...ruleLines(other)];
         try {
           const joined = await lobby.createTable({ preset, name, seats, settings });
           rememberName(name);
@@ -148,13 +167,21 @@ function CreateForm({ presets }: { presets: Preset[] }) {
           <legend>Host's options</legend>
           <Num label="Dice each" min={3} max={20} value={options.dice} set={(dice) => set({ dice })} />
           <Num label="Faces" min={3} max={9} value={options.faces} set={(faces) => set({ faces })} />
-          <Num label="Dice lost on a dudo" min={1} max={options.dice} value={options.lostOnDudo} set={(lostOnDudo) => set({ lostOnDudo })} />
-          <Num label="Dice won on a calza" min={1} max={5} value={options.calzaWon} set={(calzaWon) => set({ calzaWon })} />
-          <Num label="Dice lost on a calza" min={1} max={5} value={options.calzaLost} set={(calzaLost) => set({ calzaLost })} />
-          <label>
-            <input type="checkbox" checked={options.losersSee} onChange={(e) => set({ losersSee: e.currentTarget.checked })} /> Losers see
-            the dice
-          </label>
+          {shown.dice_lost && (
+            <Num label="Dice lost on a dudo" min={1} max={options.dice} value={options.lostOnDudo} set={(lostOnDudo) => set({ lostOnDudo })} />
+          )}
+          {shown.calza && (
+            <>
+              <Num label="Dice won on a calza" min={1} max={5} value={options.calzaWon} set={(calzaWon) => set({ calzaWon })} />
+              <Num label="Dice lost on a calza" min={1} max={5} value={options.calzaLost} set={(calzaLost) => set({ calzaLost })} />
+            </>
+          )}
+          {shown.dice_lost && (
+            <label>
+              <input type="checkbox" checked={options.losersSee} onChange={(e) => set({ losersSee: e.currentTarget.checked })} /> Losers
+              see the dice
+            </label>
+          )}
           <label>
             <input type="checkbox" checked={options.results} onChange={(e) => set({ results: e.currentTarget.checked })} /> Results table
             after each round

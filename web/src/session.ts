@@ -2,7 +2,8 @@
 // (`Watch`). A dropped connection (a phone that slept, a Wi-Fi change) resumes after the
 // last event seen, so nothing is lost or repeated; the server's own reasons to end a stream
 // (a reset, renumbered seats) reopen it afresh; a seat that is gone ends it. The story and
-// the last event seen are kept in the tab's session storage, so a reload resumes too.
+// the last event seen are kept in the browser's storage (the last few tables'), so a reload,
+// or the link opened again in a new tab, resumes too.
 import { as, Code, ConnectError, forget, keep as keepSeat, play, type Held } from "./api";
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import {
@@ -17,7 +18,8 @@ import {
   type Results,
   type View,
 } from "./gen/dudo/v1/game_pb";
-import type { PlayUpdate, Prompt, TableInfo } from "./gen/dudo/v1/service_pb";
+import { TableState as WireState, type PlayUpdate, type Prompt, type TableInfo } from "./gen/dudo/v1/service_pb";
+import { ruleChanges } from "./rules";
 import { describe } from "./describe";
 import { handGame } from "./hand";
 
@@ -55,9 +57,12 @@ function keptKey(tableId: string, held: Held | undefined): string {
   return `dudo.story.${tableId}.${held?.seated ? `${held.seat}.${held.token.slice(-8)}` : "watching"}`;
 }
 
+/** Stories kept at most: the oldest goes first. */
+const MOST_STORIES = 10;
+
 function load(key: string): Kept | undefined {
   try {
-    const kept = JSON.parse(sessionStorage.getItem(key) ?? "null") as Kept | null;
+    const kept = JSON.parse(localStorage.getItem(key) ?? "null") as Kept | null;
     return kept && typeof kept.since === "string" && Array.isArray(kept.lines) ? kept : undefined;
   } catch {
     return undefined;
@@ -97,8 +102,8 @@ export class Session {
     void this.run();
   }
 
-  /** Keeps what a reload resumes from (the tab's storage; full or refused storage only
-   * means a reload starts from a fresh snapshot). */
+  /** Keeps what a reload resumes from (full or refused storage only means a reload starts
+   * from a fresh snapshot). */
   private keep() {
     if (this.since === undefined) return;
     const s = this.state;
@@ -110,7 +115,11 @@ export class Session {
       challenge: s.challenge && toJsonString(ChallengeSettledSchema, s.challenge),
     };
     try {
-      sessionStorage.setItem(this.key, JSON.stringify(kept));
+      localStorage.setItem(this.key, JSON.stringify(kept));
+      const index = JSON.parse(localStorage.getItem("dudo.stories") ?? "[]") as string[];
+      const keys = [...index.filter((k) => k !== this.key), this.key];
+      for (const old of keys.splice(0, Math.max(0, keys.length - MOST_STORIES))) localStorage.removeItem(old);
+      localStorage.setItem("dudo.stories", JSON.stringify(keys));
     } catch {
       // Storage full or off: nothing kept.
     }
@@ -158,7 +167,7 @@ export class Session {
         const code = e instanceof ConnectError ? e.code : undefined;
         if (code === Code.Unauthenticated && this.held?.seated) {
           forget(this.held.table);
-          sessionStorage.removeItem(this.key);
+          localStorage.removeItem(this.key);
           this.set({ ended: "Your seat is gone: the host removed you, or you left.", link: "lost" });
           return;
         }
@@ -188,15 +197,15 @@ export class Session {
         if (this.held?.seated && u.value.seat !== undefined && u.value.seat !== this.held.seat) {
           keepSeat({ ...this.held, seat: u.value.seat });
         }
+        if (u.value.table) this.tableNow(u.value.table);
         this.set({
-          table: u.value.table ?? this.state.table,
           view: u.value.view,
           seat: u.value.seat ?? this.state.seat,
           prompt: undefined,
         });
         break;
       case "table":
-        this.set({ table: u.value });
+        this.tableNow(u.value);
         break;
       case "event":
         this.since = u.value.seq;
@@ -226,6 +235,20 @@ export class Session {
         this.since = undefined;
         break;
     }
+  }
+
+  /** Who sits there now and by which rules; a reset and a rule change are told in the story. */
+  private tableNow(table: TableInfo) {
+    const before = this.state.table;
+    if (before && before.state !== WireState.WAITING && table.state === WireState.WAITING) {
+      this.set({ reveal: undefined, results: undefined, challenge: undefined });
+      this.line("The table was reset: it waits for the host to start a new game.");
+    }
+    if (before?.rules && table.rules) {
+      const changed = ruleChanges(before.rules, table.rules);
+      if (changed.length) this.line(`The rules changed: ${changed.join(", ")}.`);
+    }
+    this.set({ table });
   }
 
   private event(e: Event) {

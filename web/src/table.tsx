@@ -1,7 +1,7 @@
 // A table in the browser: join by its link, play from the prompt, watch, host.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { as, heldAt, history, keep, lastName, lobby, rememberName, say, type Held } from "./api";
+import { as, codeOf, forget, heldAt, history, keep, lastName, lobby, rememberName, say, type Held } from "./api";
 import { CupActions, CupBoard, HandShown } from "./cup";
 import { BidText, Dice, Die } from "./dice";
 import { handGame, type HandGame } from "./hand";
@@ -9,6 +9,8 @@ import { useFocusOnArrival } from "./focus";
 import { OtherRules, ruleLines } from "./lobby";
 import { bidOdds, percent } from "./odds";
 import { ActionSchema, type Legal, type PlayerView, type View } from "./gen/dudo/v1/game_pb";
+import { PassClaim, type RuleSet } from "./gen/dudo/v1/rules_pb";
+import { ruleFields } from "./rules";
 import { TableState as WireState, type TableInfo } from "./gen/dudo/v1/service_pb";
 import { Session, type TableState } from "./session";
 
@@ -92,6 +94,9 @@ export function TablePage({ code }: { code: string }) {
       {!held && !gone && table.state === WireState.WAITING && table.players.length < table.seats && (
         <JoinForm table={table} onJoined={setHeld} />
       )}
+      {!held && (table.state !== WireState.WAITING || table.players.length >= table.seats) && (
+        <p class="summary">You are watching: you see what every spectator sees, no hidden dice.</p>
+      )}
       <Seats state={state} held={held} />
       {state.view && session && <Board state={state} held={held} name={session.name} game={game} odds={odds} />}
       {state.view && !game && !state.view.over && (
@@ -117,8 +122,9 @@ export function TablePage({ code }: { code: string }) {
       {state.challenge && session && game && <Challenge state={state} game={game} name={session.name} />}
       {state.results && session && <ResultsTable state={state} name={session.name} />}
       {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} />}
-      {held?.seated && <LeaveButton table={table} held={held} />}
+      {held?.seated && <LeaveButton table={table} held={held} onLeft={() => setHeld(undefined)} />}
       <Story lines={state.lines} />
+      {table.rules && <RulesPanel rules={table.rules} />}
     </div>
   );
 }
@@ -183,6 +189,8 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
   const view = state.view;
   const game = handGame(table.rules);
   const holder = game && !view?.over ? view?.hand?.holder : undefined;
+  // Mexican keeps no lives, only drinks.
+  const mexican = game === "mexican" || game === "mexican_two_dice";
   return (
     <ol class="seats" aria-label="Seats">
       {table.players.map((p) => {
@@ -190,7 +198,8 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
         const marks = [
           view?.turn === p.seat ? "to move" : "",
           table.host === p.seat ? "host" : "",
-          view && view.starter === p.seat && !view.over ? "started the round" : "",
+          view && view.starter === p.seat && !view.over ? (game ? "started the hand" : "started the round") : "",
+          pv?.watching ? "watching" : "",
           view?.palifico.includes(p.seat) ? "palifico" : "",
           holder === p.seat ? "holds the cup" : "",
         ].filter(Boolean);
@@ -204,26 +213,25 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
               {p.name}
               {mine ? " (you)" : ""}
             </span>
-            {pv && <span class="count">{tally(pv, !!game)}</span>}
+            {pv && <span class="count">{tally(pv, !!game, mexican)}</span>}
             {pv && pv.pushed.length > 0 && <Dice faces={pv.pushed} size={18} />}
             {marks.length > 0 && <span class="marks">{marks.join(" · ")}</span>}
           </li>
         );
       })}
-      {Array.from({ length: Math.max(0, table.seats - table.players.length) }, () => (
-        <li class="seat empty">free seat</li>
-      ))}
+      {table.state === WireState.WAITING &&
+        Array.from({ length: Math.max(0, table.seats - table.players.length) }, () => <li class="seat empty">free seat</li>)}
     </ol>
   );
 }
 
 /** A seat's standing in words: place or dice, then points, lives and drinks where they count. */
-function tally(pv: PlayerView, handGame: boolean): string {
+function tally(pv: PlayerView, handGame: boolean, noLives = false): string {
   const plural = (n: number | bigint, one: string, many: string) => `${n} ${n === 1 || n === 1n ? one : many}`;
   return [
     pv.place === 1 ? "winner" : pv.place ? `out, place ${pv.place}` : handGame ? "" : plural(pv.dice, "die", "dice"),
     pv.score !== 0n ? plural(pv.score, "point", "points") : "",
-    pv.lives > 0 ? plural(pv.lives, "life", "lives") : "",
+    pv.lives > 0 && !noLives ? plural(pv.lives, "life", "lives") : "",
     pv.drinks > 0 ? plural(pv.drinks, "drink", "drinks") : "",
   ]
     .filter(Boolean)
@@ -238,7 +246,13 @@ function Board({ state, held, name, game, odds }: { state: TableState; held?: He
   return (
     <section class="board" aria-label="The table">
       {view.over && <h2 class="over">The game is over.</h2>}
-      {game ? <CupBoard view={view} game={game} name={name} /> : <BidBoard view={view} held={held} name={name} faces={odds ? state.table?.rules?.dice?.faces : undefined} />}
+      {game ? <CupBoard view={view} game={game} name={name} /> : <BidBoard
+          view={view}
+          held={held}
+          name={name}
+          faces={odds ? state.table?.rules?.dice?.faces : undefined}
+          target={state.table?.rules?.gameEnd?.end.case === "points" ? state.table.rules.gameEnd.end.value : undefined}
+        />}
       {state.window && state.window > now && (
         <p class="countdown">Calls out of turn close in {Math.ceil((state.window - now) / 1000)} s</p>
       )}
@@ -292,7 +306,7 @@ function ReplayLink({ table, overAt }: { table: TableInfo; overAt?: number }) {
 
 /** The common-hand games: your dice, the dice in play, the bid to beat. */
 /** `faces`: given when the odds are asked for. */
-function BidBoard({ view, held, name, faces }: { view: View; held?: Held; faces?: number } & Names) {
+function BidBoard({ view, held, name, faces, target }: { view: View; held?: Held; faces?: number; target?: number } & Names) {
   const bid = view.currentBid;
   return (
     <>
@@ -304,6 +318,7 @@ function BidBoard({ view, held, name, faces }: { view: View; held?: Held; faces?
       {!view.over && (
         <p class="round">
           Round {view.round} · {view.players.reduce((n, p) => n + p.dice, 0)} dice in play
+          {target !== undefined && <> · first to exactly {target} points wins</>}
         </p>
       )}
       {view.seesAllDice && view.allDice.length > 0 && !view.over && (
@@ -321,11 +336,11 @@ function BidBoard({ view, held, name, faces }: { view: View; held?: Held; faces?
         <div class="to-beat">
           {bid?.bid ? (
             <>
-              {name(bid.seat)} bid <BidText quantity={bid.bid.quantity} face={bid.bid.face} />
+              {name(bid.seat)} {target !== undefined ? "guessed" : "bid"} <BidText quantity={bid.bid.quantity} face={bid.bid.face} />
               {faces && <span class="odds"> · {percent(bidOdds(view, faces, bid.bid.quantity, bid.bid.face))} likely true</span>}
             </>
           ) : (
-            "No bid yet this round."
+            `No ${target !== undefined ? "guess" : "bid"} yet this round.`
           )}
           {view.wild !== undefined && <span class="wild"> · wild: {view.wild}s</span>}
         </div>
@@ -353,22 +368,42 @@ function Challenge({ state, game, name }: { state: TableState; game: HandGame } 
   );
 }
 
+/** What a pass claims under these rules (the house rules' pass is not a skip). */
+function passClaim(rules: TableInfo["rules"]): string | undefined {
+  switch (rules?.pass?.claim) {
+    case PassClaim.ALL_SAME_FACE:
+      return "claims all your dice show the same face; wilds do not help";
+    case PassClaim.ALL_DIFFERENT:
+      return "claims no two of your dice show the same face; wilds do not help";
+    default:
+      return undefined;
+  }
+}
+
+/** The moves of the common-hand games (and the points game), from the prompt's `legal`. */
 function Actions({ legal, state, session, odds }: { legal: Legal; state: TableState; session: Session; odds: boolean }) {
   const [face, setFace] = useState<number | undefined>(undefined);
-  const [quantity, setQuantity] = useState<number | undefined>(undefined);
+  // What is typed stays typed: a quantity out of range is said, not silently changed.
+  const [typed, setTyped] = useState<string | undefined>(undefined);
   const [shown, setShown] = useState<boolean[]>([]);
-  const [claim, setClaim] = useState("");
   // The face of the bid in force first: raising it is the commonest move.
   const standing = state.view?.currentBid?.bid?.face;
   const range = legal.bids.find((b) => b.face === (face ?? standing)) ?? legal.bids[0];
   const panel = useFocusOnArrival<HTMLElement>();
-  const q = quantity !== undefined && range && quantity >= range.minQuantity && quantity <= range.maxQuantity ? quantity : range?.minQuantity;
+  const text = typed ?? String(range?.minQuantity ?? "");
+  const q = /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
+  const inRange = range && q !== undefined && q >= range.minQuantity && q <= range.maxQuantity;
   const send = (action: ActionInit) => void session.act(create(ActionSchema, { action }));
   const myDice = state.view?.myDice ?? [];
   const window = state.prompt?.callWindowUnixMillis !== undefined;
+  const rules = state.table?.rules;
   // The points game (seed 001) says Guess, Watch and Doubt.
-  const points = state.table?.rules?.gameEnd?.end.case === "points";
-  const faces = state.table?.rules?.dice?.faces;
+  const points = rules?.gameEnd?.end.case === "points";
+  const faces = rules?.dice?.faces;
+  const pushing = legal.push ? myDice.filter((_, i) => shown[i]) : [];
+  const claims = state.view?.claims ?? [];
+  const passed = (seat: number) => claims.filter((c) => c.seat === seat).at(-1)?.kind.case === "pass";
+  const pass = passClaim(rules);
   return (
     <section class="actions panel" aria-label="Your move" ref={panel}>
       <h2>{window ? "Call on this claim?" : "Your move"}</h2>
@@ -377,10 +412,9 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
           class="bid-form"
           onSubmit={(e) => {
             e.preventDefault();
-            if (q === undefined) return;
+            if (!inRange || q === undefined) return;
             const bid = { quantity: q, face: range.face };
-            const pushed = myDice.filter((_, i) => shown[i]);
-            if (legal.push && pushed.length > 0) send({ case: "push", value: { dice: pushed, bid } });
+            if (pushing.length > 0) send({ case: "push", value: { dice: pushing, bid } });
             else send({ case: "bid", value: bid });
             setShown([]);
           }}
@@ -407,19 +441,28 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
           <label>
             How many{" "}
             <input
-              type="number"
-              min={range.minQuantity}
-              max={range.maxQuantity}
-              value={q}
-              onInput={(e) => setQuantity(Number(e.currentTarget.value))}
+              type="text"
+              inputMode="numeric"
+              pattern="[0-9]*"
+              class="quantity"
+              aria-invalid={!inRange}
+              aria-describedby="quantity-range"
+              value={text}
+              onInput={(e) => setTyped(e.currentTarget.value)}
             />
           </label>
-          <button type="submit">
-            {points ? "Guess" : "Bid"} {q} × {range.face}
+          <button type="submit" disabled={!inRange}>
+            {pushing.length > 0 ? `Show ${pushing.length} and ${points ? "guess" : "bid"}` : points ? "Guess" : "Bid"}{" "}
+            {inRange ? `${q} × ${range.face}` : ""}
           </button>
-          {odds && state.view && q !== undefined && faces && (
+          {odds && state.view && inRange && q !== undefined && faces && (
             <span class="odds">{percent(bidOdds(state.view, faces, q, range.face))} likely true</span>
           )}
+          <p id="quantity-range" class={inRange ? "summary" : "alert"}>
+            {range.minQuantity === range.maxQuantity
+              ? `A ${points ? "guess" : "bid"} on ${range.face}s is of ${range.minQuantity} now.`
+              : `A ${points ? "guess" : "bid"} on ${range.face}s is of ${range.minQuantity} to ${range.maxQuantity} now.`}
+          </p>
           {legal.push && myDice.length > 0 && (
             <fieldset>
               <legend>Show these and re-roll the rest (optional)</legend>
@@ -446,8 +489,8 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
           <button type="button" class="call" onClick={() => send({ case: "dudo", value: { target: t } })}>
             {points
               ? `Doubt ${session.name(t)}'s guess!`
-              : legal.dudo.length > 1
-                ? `Dudo on ${session.name(t)}!`
+              : legal.dudo.length > 1 || passed(t)
+                ? `Dudo on ${session.name(t)}'s ${passed(t) ? "pass" : "bid"}!`
                 : "Dudo!"}
           </button>
         ))}
@@ -458,39 +501,13 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
         )}
         {legal.pass && (
           <button type="button" onClick={() => send({ case: "pass", value: {} })}>
-            Pass
+            Pass{pass && <span class="hint"> ({pass})</span>}
           </button>
         )}
         {legal.watch && (
           <button type="button" onClick={() => send({ case: "watch", value: {} })}>
-            Watch
+            Watch<span class="hint"> (sit out the rest of the round; your last guess still counts)</span>
           </button>
-        )}
-        {legal.accept && (
-          <button type="button" onClick={() => send({ case: "accept", value: {} })}>
-            Accept the cup
-          </button>
-        )}
-        {legal.roll && (
-          <button
-            type="button"
-            onClick={() => {
-              const n = state.view?.hand?.dice.length ?? 0;
-              send({ case: "roll", value: { dice: Array.from({ length: n }, (_, i) => i), show: [] } });
-            }}
-          >
-            Roll
-          </button>
-        )}
-        {legal.dogsLife && (
-          <>
-            <button type="button" onClick={() => send({ case: "dogsLife", value: { bark: true } })}>
-              Bark (dog's life)
-            </button>
-            <button type="button" onClick={() => send({ case: "dogsLife", value: { bark: false } })}>
-              No
-            </button>
-          </>
         )}
         {window && (
           <button type="button" onClick={() => void session.act(undefined, true)}>
@@ -498,21 +515,6 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
           </button>
         )}
       </div>
-      {legal.claimFrom && (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            const dice = claim.split("").map(Number).filter((n) => n > 0);
-            send({ case: "claim", value: { dice } });
-          }}
-        >
-          <label>
-            Claim (at least {legal.claimFrom.dice.join("")}){" "}
-            <input value={claim} onInput={(e) => setClaim(e.currentTarget.value)} inputMode="numeric" />
-          </label>
-          <button type="submit">Claim</button>
-        </form>
-      )}
     </section>
   );
 }
@@ -620,7 +622,14 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
         </form>
       )}
       {!waiting && (
-        <button type="button" onClick={() => void run(() => lobby.resetTable(ref, auth))}>
+        <button
+          type="button"
+          onClick={() => {
+            if (confirm("Reset the table? The game in play ends for everyone and the table waits for a new start.")) {
+              void run(() => lobby.resetTable(ref, auth));
+            }
+          }}
+        >
           Reset (back to waiting)
         </button>
       )}
@@ -636,17 +645,25 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
   );
 }
 
-function LeaveButton({ table, held }: { table: TableInfo; held: Held }) {
+function LeaveButton({ table, held, onLeft }: { table: TableInfo; held: Held; onLeft: () => void }) {
   const [error, setError] = useState<string>();
   return (
     <p>
       <button
         type="button"
         onClick={async () => {
+          if (!confirm("Leave the table? Your seat goes for good; you can still watch.")) return;
+          setError(undefined);
           try {
             await lobby.leave({ table: table.id }, as(held.token));
+            forget(held.table);
+            onLeft();
           } catch (e) {
-            setError(say(e));
+            setError(
+              codeOf(e) === "leave_mid_round"
+                ? "You may leave only between rounds, before the first bid: try again when the next round starts."
+                : say(e),
+            );
           }
         }}
       >
@@ -654,6 +671,27 @@ function LeaveButton({ table, held }: { table: TableInfo; held: Held }) {
       </button>
       {error && <span role="alert"> {error}</span>}
     </p>
+  );
+}
+
+/** The rules in force, every field, as `dudo create --rule` and docs/rules.md write them. */
+function RulesPanel({ rules }: { rules: RuleSet }) {
+  const fields = [...ruleFields(rules)];
+  return (
+    <details class="panel rules">
+      <summary>The rules in force: {rules.name}</summary>
+      <p class="summary">
+        Each field is explained in <code>docs/rules.md</code>; the host may change any of them while the table waits.
+      </p>
+      <dl>
+        {fields.map(([path, value]) => (
+          <>
+            <dt>{path}</dt>
+            <dd>{value}</dd>
+          </>
+        ))}
+      </dl>
+    </details>
   );
 }
 
