@@ -804,6 +804,14 @@ impl RuleSet {
         if name_chars > MAX_NAME_CHARS {
             return Err(invalid("name", format!("{name_chars} characters; at most {MAX_NAME_CHARS}")));
         }
+        // Shown in lobbies and headers as it is: nothing that moves a terminal's cursor,
+        // reorders a line (bidirectional overrides) or hides itself.
+        if let Some(c) = self.name.chars().find(|&c| {
+            c.is_control()
+                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+        }) {
+            return Err(invalid("name", format!("U+{:04X} is not allowed in a rule set's name", u32::from(c))));
+        }
         let p = self.players;
         if p.min < 2 {
             return Err(invalid("players.min", "a game needs at least 2 players"));

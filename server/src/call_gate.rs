@@ -7,6 +7,10 @@
 //! hold is refused with `server_busy`, so half-sent requests from any number of addresses
 //! never take the server past its budget.
 //!
+//! A large answer (a list of games, a board, a replay) also holds its own size until it is
+//! sent: its handler puts an [`AnswerHeld`] in the response's extensions, and the hold goes
+//! with the answer's body.
+//!
 //! A replay is one message that waits in the transport until the client reads it, and a
 //! replay stream holds its whole record for as long as it is open (at speed 0.01, for
 //! hours): one address has at most [`IN_FLIGHT`] of them at once, answers unsent and streams
@@ -29,6 +33,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use tonic::transport::server::TcpConnectInfo;
+
+/// Memory an answer holds from its reader's share until its body is dropped (see
+/// `Dudo::answer_held`).
+#[derive(Clone, Debug)]
+pub struct AnswerHeld(pub Arc<crate::budget::Held>);
 
 /// `GetReplay` answers one address may have unsent at once.
 pub const IN_FLIGHT: usize = 4;
@@ -192,14 +201,16 @@ where
                 ));
                 return Ok(status.into_http());
             };
-            let response = response?;
+            let mut response = response?;
             if let Some(call) = in_flight.as_mut() {
                 call.answered();
             }
+            let answer = response.extensions_mut().remove::<AnswerHeld>();
             Ok(response.map(|body| {
                 tonic::body::Body::new(Held {
                     body,
                     _memory: memory,
+                    _answer: answer,
                     _ticket: ticket,
                     _exempt: exempt,
                     in_flight,
@@ -214,6 +225,8 @@ where
 struct Held {
     body: tonic::body::Body,
     _memory: Option<crate::budget::Held>,
+    /// A large answer's own size (see [`AnswerHeld`]).
+    _answer: Option<AnswerHeld>,
     _ticket: Option<Ticket>,
     _exempt: Option<Ticket>,
     /// What the connection is owed of this call (see `connections`).

@@ -141,6 +141,7 @@ impl History for Dudo {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let millis = |t: Option<u64>, name: &str| {
             t.map(|t| i64::try_from(t).map_err(|_| Status::invalid_argument(format!("{name}: out of range"))))
@@ -155,13 +156,13 @@ impl History for Dudo {
             account: req.account.trim().to_string(),
         };
         let games = self.records()?.games(&filter).await.map_err(store_error)?;
-        Ok(Response::new(pb::ListGamesResponse { games: games.iter().map(summary_to_wire).collect() }))
+        self.answer_held(pb::ListGamesResponse { games: games.iter().map(summary_to_wire).collect() }, reader)
     }
 
     async fn get_replay(&self, request: Request<pb::GameRef>) -> Result<Response<pb::Replay>, Status> {
         let reader = request.remote_addr().map(|a| a.ip());
         let (replay, _held) = self.replay(&request.get_ref().game, reader, true).await?;
-        Ok(Response::new(replay))
+        self.answer_held(replay, reader)
     }
 
     async fn watch_replay(

@@ -631,6 +631,23 @@ impl Dudo {
     }
 
     /// Refuses new work while `budget` (or the server's) holds as much as it allows.
+    /// `message` as an answer that holds its encoded size from `reader`'s share of the
+    /// budget until it is sent (the call gate keeps the hold with the answer's body): a
+    /// client that asks for large answers and never reads them runs out of its share, not
+    /// the server out of memory. Refused `server_busy` when the share cannot hold it.
+    pub(crate) fn answer_held<M: prost::Message>(
+        &self,
+        message: M,
+        reader: Option<std::net::IpAddr>,
+    ) -> Result<tonic::Response<M>, Status> {
+        // The message as built and its encoding on the way out: about twice its size.
+        let bytes = message.encoded_len().saturating_mul(2);
+        let held = self.budget_for(reader).hold(bytes).ok_or_else(|| status(TableError::ServerBusy))?;
+        let mut response = tonic::Response::new(message);
+        response.extensions_mut().insert(crate::call_gate::AnswerHeld(Arc::new(held)));
+        Ok(response)
+    }
+
     pub(crate) fn budget_room(&self, budget: &Budget) -> Result<(), Status> {
         if budget.full() {
             return Err(status(TableError::ServerBusy));
@@ -1240,6 +1257,29 @@ pub fn table_key(table: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    /// A large answer holds its size from its reader's share until it is dropped (sent), and
+    /// an answer the share cannot hold is refused `server_busy`.
+    #[tokio::test]
+    async fn a_large_answer_holds_its_size_until_sent() {
+        use dudo_proto::v1 as pb;
+        let limits = super::Limits { memory_per_address: 1024 * 1024, ..super::Limits::default() };
+        let dudo = super::Dudo::new(limits);
+        let reader = Some(std::net::IpAddr::from([127, 0, 0, 9]));
+        let game = |i: usize| pb::GameSummary { id: format!("{i:0>200}"), ..Default::default() };
+        let answer = |n: usize| pb::ListGamesResponse { games: (0..n).map(game).collect() };
+        let used = || dudo.budget_for(reader).used();
+        let held = dudo.answer_held(answer(1000), reader).unwrap();
+        assert!(used() >= 200 * 1000, "{}", used());
+        // Another like it does not fit the 1 MiB share while the first is unsent.
+        let refused = dudo.answer_held(answer(2000), reader).unwrap_err();
+        assert_eq!(
+            refused.metadata().get(super::CODE_KEY).and_then(|c| c.to_str().ok()),
+            Some("server_busy")
+        );
+        drop(held);
+        assert_eq!(used(), 0);
+    }
+
     #[test]
     fn a_table_is_named_by_its_code_or_a_link() {
         use super::table_key;

@@ -47,6 +47,10 @@ const NOT_FOUND: Asset = Asset {
     status: StatusCode::NOT_FOUND,
 };
 
+/// What the page may load and who may frame it.
+const CONTENT_POLICY: &str =
+    "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
 /// The file a GET for `path` is answered with; none: not the page's (gRPC's, or unknown).
 fn asset(path: &str) -> Option<&'static Asset> {
     match path {
@@ -142,6 +146,11 @@ fn answer<B>(asset: &Asset, request: &Request<B>) -> Response<tonic::body::Body>
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    // No other site may frame the page (a seat's token is in its storage), and the page
+    // runs nothing but its own script, calling nothing but its own server.
+    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_POLICY));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     if gzip {
         headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }

@@ -115,6 +115,10 @@ pub struct Store {
     access: Access,
     /// The owner's hold on the database, kept while any clone lives.
     _lock: Option<Arc<Lock>>,
+    /// An in-memory database lives as long as one connection to it: this one, kept while
+    /// any clone lives, so that a pool connection dropped mid-query (a cancelled call)
+    /// does not take every table and record with it.
+    _anchor: Option<Arc<tokio::sync::Mutex<sqlx::AnyConnection>>>,
 }
 
 /// What keeps a second owner out: a lock file beside a SQLite file, or a PostgreSQL session
@@ -407,6 +411,13 @@ impl Store {
             return Err(StoreError::Unsupported { db: shown(db) });
         }
         let (mut url, backend) = url_of(db);
+        if url == "sqlite::memory:" {
+            // Named, so that every connection (the pool's, and the anchor below) opens the
+            // same in-memory database: sqlx names `:memory:` anew at each connection.
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            url = format!("sqlite:file:dudo-memory-{}-{n}?mode=memory", std::process::id());
+        }
         if access == Access::Reader {
             // A reader never creates a database (nor adds dudo's tables to someone else's).
             url = url.replace("mode=rwc", "mode=rw");
@@ -431,9 +442,19 @@ impl Store {
             let _ = first.close().await;
         }
         let sqlite = backend == Backend::Sqlite;
+        // `:memory:` is a shared-cache database of its own name: it lives while any
+        // connection to it is open. The pool's may be dropped (a query cut short is never
+        // trusted again), so one more is held for the store's life.
+        let anchor = match (sqlite, sqlite_file(db)) {
+            (true, None) => {
+                use sqlx::Connection;
+                let conn = sqlx::AnyConnection::connect_with(&options).await.map_err(open_error)?;
+                Some(Arc::new(tokio::sync::Mutex::new(conn)))
+            }
+            _ => None,
+        };
         let pool = AnyPoolOptions::new()
-            // SQLite has one writer. Its one connection is never retired: an in-memory
-            // database lives exactly as long as its connection.
+            // SQLite has one writer; its connection is not retired by age or idleness.
             .max_connections(if sqlite { 1 } else { 2 })
             .min_connections(u32::from(sqlite))
             .idle_timeout(if sqlite { None } else { Some(Duration::from_secs(600)) })
@@ -467,7 +488,7 @@ impl Store {
         };
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
-        Ok(Store { pool, reads, access, backend, writer, place, _lock: lock.map(Arc::new) })
+        Ok(Store { pool, reads, access, backend, writer, place, _lock: lock.map(Arc::new), _anchor: anchor })
     }
 
     pub fn backend(&self) -> Backend {
@@ -869,5 +890,24 @@ mod tests {
         assert_eq!(url_of("postgres://u@h/db").1, Backend::Postgres);
         assert_eq!(shown("postgres://u:secret@h/db"), "postgres://u:***@h/db");
         assert_eq!(shown("postgres://u@h/db"), "postgres://u@h/db");
+    }
+
+    /// A pool closes a connection whose query was cut short (a cancelled call): an
+    /// in-memory database must outlive it, and two in-memory stores are two databases.
+    #[tokio::test]
+    async fn an_in_memory_database_outlives_a_closed_connection() {
+        let store = Store::open(":memory:").await.unwrap();
+        let other = Store::open(":memory:").await.unwrap();
+        sqlx::query("INSERT INTO accounts (id, name, name_key, kind, created_at) VALUES ('a1', 'Ana', 'ana', 'person', 0)")
+            .execute(&store.pool)
+            .await
+            .unwrap();
+        let conn = store.pool.acquire().await.unwrap();
+        conn.close().await.unwrap();
+        let count = |pool: AnyPool| async move {
+            sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM accounts").fetch_one(&pool).await.unwrap()
+        };
+        assert_eq!(count(store.pool.clone()).await, 1);
+        assert_eq!(count(other.pool.clone()).await, 0);
     }
 }

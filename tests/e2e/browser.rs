@@ -135,6 +135,8 @@ async fn the_page_its_links_and_who_may_call_from_a_browser() {
     let (head, page) = http(&addr, &format!("GET / HTTP/1.1\r\nhost: {addr}\r\n{close}")).await;
     assert!(head.starts_with("http/1.1 200") && head.contains("text/html"), "{head}");
     assert!(String::from_utf8_lossy(&page).contains("/assets/app.js"));
+    // No other site frames the page (its storage holds seat tokens).
+    assert!(head.contains("x-frame-options: deny") && head.contains("frame-ancestors 'none'"), "{head}");
     let (head, _) = http(&addr, &format!("GET /t/ABCDEF HTTP/1.1\r\nhost: {addr}\r\n{close}")).await;
     assert!(head.starts_with("http/1.1 200") && head.contains("text/html"), "{head}");
     let (head, _) = http(&addr, &format!("GET /favicon.ico HTTP/1.1\r\nhost: {addr}\r\n{close}")).await;

@@ -10,7 +10,14 @@ import { TablePage } from "./table";
 
 function App() {
   const path = location.pathname;
-  const part = (m: RegExpMatchArray, i: number) => decodeURIComponent(m[i]);
+  // A malformed escape (`%E0%A4%A`) is taken as written: the server then says no such table.
+  const part = (m: RegExpMatchArray, i: number) => {
+    try {
+      return decodeURIComponent(m[i]);
+    } catch {
+      return m[i];
+    }
+  };
   let m: RegExpMatchArray | null;
   if ((m = path.match(/^\/t\/([^/]+)\/?$/))) return <TablePage code={part(m, 1)} />;
   if ((m = path.match(/^\/g\/([^/]+)\/?$/))) return <ReplayPage id={part(m, 1)} />;

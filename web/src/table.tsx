@@ -91,6 +91,9 @@ export function TablePage({ code }: { code: string }) {
         <span class={`link ${state.link}`}>{state.link === "live" ? "connected" : state.link === "lost" ? "reconnecting…" : "connecting…"}</span>
       </header>
       {gone && <p role="alert" class="alert">{gone}</p>}
+      {table.seeded && (
+        <p class="alert">This table was made with a seed: whoever knows it can work out every cup. Fine for practice, not for play that counts.</p>
+      )}
       {!held && !gone && table.state === WireState.WAITING && table.players.length < table.seats && (
         <JoinForm table={table} onJoined={setHeld} />
       )}

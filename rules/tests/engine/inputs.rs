@@ -56,3 +56,20 @@ fn hostile_scripts_are_refused_with_a_reason() {
         assert!(!e.message.is_empty());
     }
 }
+
+/// A rule set's name is shown as it is (lobbies, the browser's header): characters that move
+/// a terminal's cursor, reorder a line or hide themselves are refused, naming the field.
+#[test]
+fn a_rule_set_name_cannot_disguise_itself() {
+    for name in
+        ["fibbing \u{202e} stees 2/0 \u{202c}", "a\u{1b}[2Jb", "two\nlines", "nul\u{0}", "zero\u{200b}width"]
+    {
+        let mut rules = presets::by_name("fibbing").unwrap();
+        rules.name = name.to_string();
+        let refused = rules.validate().unwrap_err().to_string();
+        assert!(refused.contains("name") && refused.contains("U+"), "{name:?}: {refused}");
+    }
+    let mut rules = presets::by_name("fibbing").unwrap();
+    rules.name = "Friday's fibbing – ünïcode ok".into();
+    rules.validate().unwrap();
+}

@@ -692,13 +692,14 @@ impl Ladder for Dudo {
         request: Request<pb::LeaderboardRequest>,
     ) -> Result<Response<pb::LeaderboardResponse>, Status> {
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         self.known_pool(req.pool.trim())?;
         let board = store
             .leaderboard(req.pool.trim(), req.limit)
             .await
             .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
-        Ok(Response::new(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }))
+        self.answer_held(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }, reader)
     }
 
     async fn rating_history(
@@ -706,6 +707,7 @@ impl Ladder for Dudo {
         request: Request<pb::RatingHistoryRequest>,
     ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         self.known_pool(req.pool.trim())?;
         let points = store
@@ -722,6 +724,6 @@ impl Ladder for Dudo {
                 unix_millis: u64::try_from(p.at).unwrap_or(0),
             })
             .collect();
-        Ok(Response::new(pb::RatingHistoryResponse { points }))
+        self.answer_held(pb::RatingHistoryResponse { points }, reader)
     }
 }

@@ -1052,6 +1052,7 @@ impl TableCore {
             host: u32::try_from(self.seats.host()).unwrap_or(u32::MAX),
             state: state as i32,
             call_window_millis: self.call_window_millis,
+            seeded: self.seed.is_some(),
         }
     }
 

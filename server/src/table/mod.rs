@@ -207,6 +207,17 @@ pub fn stream_channel(budget: Arc<Budget>) -> (StreamSink, StreamReader) {
     (StreamSink { tx, bytes: Arc::clone(&bytes) }, StreamReader { rx, bytes })
 }
 
+/// The dice seed of a seeded table's game `number` (from 1): the table's seed for the first
+/// (the game `dudo simulate` plays with it), then the game's number mixed in, so that a reset
+/// does not deal again the dice a finished game's public replay shows.
+fn game_seed(table_seed: u64, number: u32) -> dudo_rules::Seed {
+    let mut seed = seed_from_u64(table_seed);
+    if number > 1 {
+        seed[8..12].copy_from_slice(&number.to_le_bytes());
+    }
+    seed
+}
+
 /// The id of a table's `n`th game (from 1): short enough to copy, unique enough (64 random
 /// bits): the table id's first 16 hex digits and the count.
 pub fn game_id(table: &str, n: u32) -> String {
@@ -551,11 +562,12 @@ impl Table {
                     if self.core.budget_full() {
                         return Err(TableError::ServerBusy);
                     }
+                    let number = self.core.games_started() + 1;
                     let seed = match self.core.seed() {
-                        Some(s) => seed_from_u64(s),
+                        Some(s) => game_seed(s, number),
                         None => rand::rng().random(),
                     };
-                    let game_id = game_id(self.core.id(), self.core.games_started() + 1);
+                    let game_id = game_id(self.core.id(), number);
                     self.input(Input::Started { seed, game_id })
                 });
                 self.reply(reply, result);

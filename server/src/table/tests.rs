@@ -674,3 +674,14 @@ fn a_time_out_during_a_call_window_waits_in_it_and_a_call_still_wins() {
         "the held default was played"
     );
 }
+
+/// A seeded table's first game is the seed's (as `dudo simulate` plays it); a game after a
+/// reset is dealt anew, or the last game's public replay would show the next one's cups.
+#[test]
+fn a_seeded_table_deals_each_game_anew() {
+    use super::game_seed;
+    assert_eq!(game_seed(7, 1), seed_from_u64(7));
+    let seeds: std::collections::HashSet<_> = (1..=50).map(|n| game_seed(7, n)).collect();
+    assert_eq!(seeds.len(), 50);
+    assert_ne!(game_seed(7, 2), game_seed(8, 2));
+}
