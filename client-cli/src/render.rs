@@ -718,7 +718,8 @@ mod tests {
         let both = dudo_rules::presets::with_setting(eight, "dice.start", "3").unwrap();
         let changes = rule_changes(&fibbing, &both);
         assert_eq!(and_list(&changes), "dice.faces to 8 and dice.start to 3");
-        let named = dudo_rules::presets::with_setting(fibbing.clone(), "name", "Ours\nfake line").unwrap();
+        // The engine refuses such a name now; an older or hostile server might still send one.
+        let named = dudo_rules::RuleSet { name: "Ours\nfake line".into(), ..fibbing.clone() };
         assert_eq!(rule_changes(&fibbing, &named), ["name to Ours\\u{a}fake line"]);
     }
 
