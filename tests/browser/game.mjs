@@ -118,9 +118,12 @@ try {
       // Every reveal on screen adds up: the cups' counts make the total the server sent.
       const reveal = page.getByRole("region", { name: "The reveal" });
       if (await reveal.count()) {
-        const heading = (await reveal.locator("h2").textContent()) ?? "";
+        // Read at once: bots may open the next round (and its reveal) between two reads.
+        const { heading, counts } = await reveal.evaluate((el) => ({
+          heading: el.querySelector("h2")?.textContent ?? "",
+          counts: [...el.querySelectorAll(".count")].map((c) => c.textContent ?? ""),
+        }));
         const total = heading.match(/(\d+) counted/);
-        const counts = await reveal.locator(".count").allTextContents();
         if (total) {
           const sum = counts.reduce((s, c) => s + Number(c.trim()), 0);
           if (sum !== Number(total[1])) fail(`${name}'s reveal: the cups count ${sum}, the total says ${total[1]}`);
