@@ -134,7 +134,7 @@ pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Clien
     let addr = listener.local_addr()?.to_string();
     // Every caller is this process: the per-address limits that guard a public server from
     // one client would only cap a big local arena.
-    let limits = dudo_server::service::Limits {
+    let limits = dudo_server::node::Limits {
         max_tables_per_ip: 100_000,
         max_streams_per_ip: 100_000,
         max_streams_per_connection: 100_000,

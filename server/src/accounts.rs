@@ -13,23 +13,23 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dudo_proto::v1 as pb;
-use dudo_proto::v1::accounts_server::Accounts;
 use dudo_store::StoreError;
 use dudo_store::accounts::{Account, AccountKind, ApiToken, NewToken};
 use rand::Rng;
 use sha2::{Digest, Sha256};
-use tonic::{Request, Response, Status};
+use tonic::{Request, Status};
 
-use crate::service::{CODE_KEY, Dudo};
+use crate::node::Dudo;
+use crate::status::CODE_KEY;
 use crate::table::{self, SeatAccount};
 
 /// What every API token starts with: tells it from a seat token, and lets secret scanners
 /// find one pasted where it should not be.
 pub const TOKEN_PREFIX: &str = "dudo_";
 /// The longest token label, in characters.
-const MAX_LABEL_CHARS: usize = 64;
+pub(crate) const MAX_LABEL_CHARS: usize = 64;
 /// Registrations one address may make in an hour.
-const REGISTRATIONS_PER_HOUR: u32 = 20;
+pub(crate) const REGISTRATIONS_PER_HOUR: u32 = 20;
 
 /// Who may register.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,13 +56,13 @@ impl AccountSettings {
         AccountSettings { registration, admin, registrations: Arc::default() }
     }
 
-    fn is_admin(&self, bearer: Option<&str>) -> bool {
+    pub(crate) fn is_admin(&self, bearer: Option<&str>) -> bool {
         let hash: Option<[u8; 32]> = bearer.map(|b| Sha256::digest(b).into());
         self.admin.is_some() && hash == self.admin
     }
 
     /// Counts a registration from `ip`; false if the address has made its hour's worth.
-    fn count_registration(&self, ip: Option<IpAddr>) -> bool {
+    pub(crate) fn count_registration(&self, ip: Option<IpAddr>) -> bool {
         let (Some(ip), Ok(mut seen)) = (ip, self.registrations.lock()) else { return true };
         let hour = Duration::from_secs(3600);
         if seen.len() > 10_000 {
@@ -78,7 +78,7 @@ impl AccountSettings {
     }
 
     /// Gives back a registration counted for `ip` that did not happen (a name taken).
-    fn uncount_registration(&self, ip: Option<IpAddr>) {
+    pub(crate) fn uncount_registration(&self, ip: Option<IpAddr>) {
         if let (Some(ip), Ok(mut seen)) = (ip, self.registrations.lock())
             && let Some((_, n)) = seen.get_mut(&ip)
         {
@@ -214,7 +214,7 @@ pub fn bearer<T>(request: &Request<T>) -> Option<&str> {
 }
 
 /// A new API token and what the store keeps of it.
-fn new_token(label: &str, at: i64) -> (String, NewToken) {
+pub(crate) fn new_token(label: &str, at: i64) -> (String, NewToken) {
     let secret: [u8; 32] = rand::rng().random();
     let token = format!("{TOKEN_PREFIX}{}", table::proofs::hex(&secret));
     let id: [u8; 6] = rand::rng().random();
@@ -222,7 +222,7 @@ fn new_token(label: &str, at: i64) -> (String, NewToken) {
     (token, NewToken { id: table::proofs::hex(&id), label: label.to_string(), hash, created_at: at })
 }
 
-fn label(text: &str) -> Result<String, AccountError> {
+pub(crate) fn label(text: &str) -> Result<String, AccountError> {
     let label = text.trim();
     let chars = label.chars().count();
     if chars > MAX_LABEL_CHARS {
@@ -237,7 +237,7 @@ fn label(text: &str) -> Result<String, AccountError> {
     Ok(label.to_string())
 }
 
-fn millis(t: i64) -> u64 {
+pub(crate) fn millis(t: i64) -> u64 {
     u64::try_from(t).unwrap_or(0)
 }
 
@@ -248,7 +248,7 @@ pub fn kind_to_wire(kind: AccountKind) -> pb::AccountKind {
     }
 }
 
-fn account_to_wire(a: &Account) -> pb::Account {
+pub(crate) fn account_to_wire(a: &Account) -> pb::Account {
     pb::Account {
         name: a.name.clone(),
         kind: kind_to_wire(a.kind) as i32,
@@ -257,7 +257,7 @@ fn account_to_wire(a: &Account) -> pb::Account {
     }
 }
 
-fn token_to_wire(t: &ApiToken) -> pb::ApiTokenInfo {
+pub(crate) fn token_to_wire(t: &ApiToken) -> pb::ApiTokenInfo {
     pb::ApiTokenInfo {
         id: t.id.clone(),
         label: t.label.clone(),
@@ -267,19 +267,19 @@ fn token_to_wire(t: &ApiToken) -> pb::ApiTokenInfo {
 }
 
 /// Who is calling an account method.
-enum Caller {
+pub(crate) enum Caller {
     Admin,
     Account(Account),
 }
 
 impl Dudo {
-    fn account_store(&self) -> Result<&dudo_store::Store, AccountError> {
+    pub(crate) fn account_store(&self) -> Result<&dudo_store::Store, AccountError> {
         self.store().ok_or(AccountError::NoStore)
     }
 
     /// The account whose API token `bearer` is: refused if the token is unknown or revoked,
     /// or the account suspended.
-    async fn account_of_token(&self, bearer: &str) -> Result<Account, AccountError> {
+    pub(crate) async fn account_of_token(&self, bearer: &str) -> Result<Account, AccountError> {
         let hash = Sha256::digest(bearer.as_bytes());
         let (account, _) =
             self.account_store()?.account_by_token(&hash).await?.ok_or(AccountError::BadToken)?;
@@ -294,7 +294,7 @@ impl Dudo {
         Ok(self.account_of_token(token).await?)
     }
 
-    async fn caller<T>(&self, request: &Request<T>) -> Result<Caller, AccountError> {
+    pub(crate) async fn caller<T>(&self, request: &Request<T>) -> Result<Caller, AccountError> {
         let bearer = bearer(request).ok_or(AccountError::NoToken)?;
         if self.account_settings().is_admin(Some(bearer)) {
             return Ok(Caller::Admin);
@@ -303,7 +303,7 @@ impl Dudo {
     }
 
     /// The account an admin names, or the caller's own.
-    async fn whose(&self, caller: Caller, named: &str) -> Result<Account, AccountError> {
+    pub(crate) async fn whose(&self, caller: Caller, named: &str) -> Result<Account, AccountError> {
         match caller {
             Caller::Account(a) if named.trim().is_empty() => Ok(a),
             Caller::Account(_) => Err(AccountError::NotAdmin),
@@ -337,7 +337,7 @@ impl Dudo {
                 Ok((account.name, Some(seat)))
             }
             None => {
-                let name = table::seats::seat_name(name).map_err(crate::service::status)?;
+                let name = table::seats::seat_name(name).map_err(crate::status::status)?;
                 if let Some(store) = self.store()
                     && !name.is_empty()
                     && store.account_by_key(&name_key(&name)).await.map_err(AccountError::from)?.is_some()
@@ -350,148 +350,12 @@ impl Dudo {
     }
 }
 
-#[tonic::async_trait]
-impl Accounts for Dudo {
-    async fn register(
-        &self,
-        request: Request<pb::RegisterRequest>,
-    ) -> Result<Response<pb::Registered>, Status> {
-        let store = self.account_store()?;
-        let settings = self.account_settings();
-        let admin = settings.is_admin(bearer(&request));
-        if settings.registration == Registration::Admin && !admin {
-            return Err(AccountError::RegistrationClosed.into());
-        }
-        let ip = request.remote_addr().map(|a| a.ip());
-        let req = request.into_inner();
-        let name = table::seats::seat_name(&req.name).map_err(|e| match e {
-            table::TableError::BadName(why) => AccountError::BadName(why),
-            other => AccountError::BadName(other.to_string()),
-        })?;
-        if name.is_empty() {
-            return Err(AccountError::BadName("empty".into()).into());
-        }
-        let token_label = label(&req.token_label)?;
-        if !admin && !settings.count_registration(ip) {
-            return Err(AccountError::TooManyRegistrations.into());
-        }
-        let kind = match pb::AccountKind::try_from(req.kind) {
-            Ok(pb::AccountKind::Bot) => AccountKind::Bot,
-            _ => AccountKind::Person,
-        };
-        let now = table::unix_millis();
-        let id: [u8; 12] = rand::rng().random();
-        let account =
-            Account { id: table::proofs::hex(&id), name, kind, created_at: now, suspended_at: None };
-        let (token, stored) = new_token(&token_label, now);
-        // Counted before (so registrations at once cannot all pass), given back if refused.
-        if let Err(e) = store.create_account(&account, &name_key(&account.name), &stored).await {
-            if !admin {
-                settings.uncount_registration(ip);
-            }
-            return Err(AccountError::from(e).into());
-        }
-        tracing::info!(account = %account.name, kind = kind.as_str(), "account registered");
-        let info = token_to_wire(&ApiToken {
-            id: stored.id,
-            label: stored.label,
-            created_at: now,
-            revoked_at: None,
-        });
-        Ok(Response::new(pb::Registered {
-            account: Some(account_to_wire(&account)),
-            token: Some(pb::NewApiToken { token, info: Some(info) }),
-        }))
-    }
-
-    async fn who_am_i(&self, request: Request<pb::WhoAmIRequest>) -> Result<Response<pb::Account>, Status> {
-        match self.caller(&request).await? {
-            Caller::Account(a) => Ok(Response::new(account_to_wire(&a))),
-            Caller::Admin => Err(AccountError::BadToken.into()),
-        }
-    }
-
-    async fn new_token(
-        &self,
-        request: Request<pb::NewTokenRequest>,
-    ) -> Result<Response<pb::NewApiToken>, Status> {
-        let Caller::Account(account) = self.caller(&request).await? else {
-            return Err(AccountError::BadToken.into());
-        };
-        let token_label = label(&request.get_ref().label)?;
-        let (token, stored) = new_token(&token_label, table::unix_millis());
-        self.account_store()?.add_token(&account.id, &stored).await.map_err(AccountError::from)?;
-        let info = token_to_wire(&ApiToken {
-            id: stored.id,
-            label: stored.label,
-            created_at: stored.created_at,
-            revoked_at: None,
-        });
-        Ok(Response::new(pb::NewApiToken { token, info: Some(info) }))
-    }
-
-    async fn list_tokens(
-        &self,
-        request: Request<pb::ListTokensRequest>,
-    ) -> Result<Response<pb::ListTokensResponse>, Status> {
-        let caller = self.caller(&request).await?;
-        let account = self.whose(caller, &request.get_ref().account).await?;
-        let tokens = self.account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
-        Ok(Response::new(pb::ListTokensResponse { tokens: tokens.iter().map(token_to_wire).collect() }))
-    }
-
-    async fn revoke_token(
-        &self,
-        request: Request<pb::RevokeTokenRequest>,
-    ) -> Result<Response<pb::ApiTokenInfo>, Status> {
-        let caller = self.caller(&request).await?;
-        let by_admin = matches!(caller, Caller::Admin);
-        let req = request.into_inner();
-        let account = self.whose(caller, &req.account).await?;
-        let id: String = req.id.trim().chars().take(32).collect();
-        // The owner may not lock itself out; the admin may (a leaked token, say).
-        if !by_admin {
-            let tokens = self.account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
-            let mut active = tokens.iter().filter(|t| t.revoked_at.is_none());
-            if active.clone().count() == 1 && active.next().is_some_and(|t| t.id == id) {
-                return Err(AccountError::LastToken.into());
-            }
-        }
-        let revoked = self
-            .account_store()?
-            .revoke_token(&account.id, &id, table::unix_millis())
-            .await
-            .map_err(AccountError::from)?
-            .ok_or(AccountError::NoSuchToken(id))?;
-        tracing::info!(account = %account.name, token = %revoked.id, "API token revoked");
-        Ok(Response::new(token_to_wire(&revoked)))
-    }
-
-    async fn suspend_account(
-        &self,
-        request: Request<pb::SuspendAccountRequest>,
-    ) -> Result<Response<pb::Account>, Status> {
-        if !self.account_settings().is_admin(bearer(&request)) {
-            return Err(AccountError::NotAdmin.into());
-        }
-        let req = request.into_inner();
-        let mut account = self.whose(Caller::Admin, &req.name).await?;
-        account.suspended_at = req.suspended.then(table::unix_millis);
-        self.account_store()?
-            .suspend_account(&account.id, account.suspended_at)
-            .await
-            .map_err(AccountError::from)?;
-        tracing::info!(account = %account.name, suspended = req.suspended, "account suspension changed");
-        Ok(Response::new(account_to_wire(&account)))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::name_key;
 
     #[test]
-    fn names_that_differ_in_case_width_or_lookalike_letters_share_a_key() {
+    pub(crate) fn names_that_differ_in_case_width_or_lookalike_letters_share_a_key() {
         let robo = name_key("Robo");
         for same in ["robo", "ROBO", "Ｒｏｂｏ", "R\u{043E}b\u{043E}", "Rob\u{03BF}", "R0bo"] {
             assert_eq!(name_key(same), robo, "{same}");

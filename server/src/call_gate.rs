@@ -68,7 +68,7 @@ pub const MAX_HEADER_BYTES: u32 = 8 * 1024;
 /// in flight per address, shared by every connection.
 #[derive(Clone)]
 pub struct CallGate {
-    dudo: crate::service::Dudo,
+    dudo: crate::node::Dudo,
     /// Each connection's calls in flight (an idle connection is closed).
     calls: crate::connections::Calls,
     call_bytes: usize,
@@ -77,7 +77,7 @@ pub struct CallGate {
 }
 
 impl CallGate {
-    pub fn new(dudo: crate::service::Dudo, calls: crate::connections::Calls) -> CallGate {
+    pub fn new(dudo: crate::node::Dudo, calls: crate::connections::Calls) -> CallGate {
         let call_bytes = call_bytes(dudo.limits().max_message_bytes);
         CallGate { dudo, calls, call_bytes, replays: Counts::default(), exempt: Counts::default() }
     }
@@ -174,7 +174,7 @@ where
                 exempt = self.gate.exempt.take(ip, IN_FLIGHT, EXEMPT_IN_FLIGHT);
             }
             if exempt.is_none() {
-                let status = crate::service::status(crate::table::TableError::ServerBusy);
+                let status = crate::status::status(crate::table::TableError::ServerBusy);
                 return Box::pin(async move { Ok(status.into_http()) });
             }
         }
@@ -185,7 +185,7 @@ where
                     "at most {IN_FLIGHT} replays (GetReplay answers unsent, WatchReplay streams open) at once per address: finish the ones asked for first"
                 ));
                 if let Ok(code) = "rate_limited".parse() {
-                    status.metadata_mut().insert(crate::service::CODE_KEY, code);
+                    status.metadata_mut().insert(crate::status::CODE_KEY, code);
                 }
                 return Box::pin(async move { Ok(status.into_http()) });
             };

@@ -58,7 +58,7 @@ const PAST_BUDGET_ALL: usize = 64;
 pub fn incoming(
     listener: TcpListener,
     most: usize,
-    dudo: crate::service::Dudo,
+    dudo: crate::node::Dudo,
     calls: Calls,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Counted>> {
     let idle = dudo.limits().idle_connection;

@@ -1,7 +1,8 @@
 //! The dudo game server.
 //!
-//! One task per table owns a [`dudo_rules::Game`] and its event log (`table`); the gRPC
-//! services (`service`) send tables commands over bounded channels; `convert` is the one place
+//! One task per table owns a [`dudo_rules::Game`] and its event log (`table`); the node
+//! (`node`) holds the tables, limits and budgets; the gRPC services (`services`) are thin
+//! adapters over it, mapping refusals to status codes in one place (`status`); `convert` is the one place
 //! the engine's types and the `dudo.v1` wire types meet. [`run`] serves on a listener until a
 //! shutdown future completes, so tests bind port 0.
 #![forbid(unsafe_code)]
@@ -11,9 +12,10 @@ pub mod bot_cpu;
 pub mod budget;
 pub mod call_gate;
 pub mod connections;
-pub mod history;
 pub mod ladder;
-pub mod service;
+pub mod node;
+pub mod services;
+pub mod status;
 pub mod stopping;
 pub mod table;
 pub mod web_page;
@@ -53,7 +55,7 @@ pub enum ServeError {
 /// What a server is run with besides its listener.
 #[derive(Clone, Default)]
 pub struct Setup {
-    pub limits: service::Limits,
+    pub limits: node::Limits,
     /// Where tables, finished games and ratings are kept; none: in memory only, nothing kept.
     pub store: Option<Store>,
     /// Tables may ask to count for the "ranked" ratings.
@@ -76,13 +78,13 @@ pub struct Setup {
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
 /// `shutdown` completes; open streams are then closed.
 pub async fn run(listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
-    run_with(listener, service::Limits::default(), shutdown).await
+    run_with(listener, node::Limits::default(), shutdown).await
 }
 
 /// [`run`] with the given limits.
 pub async fn run_with(
     listener: TcpListener,
-    limits: service::Limits,
+    limits: node::Limits,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
     serve(listener, Setup { limits, ..Setup::default() }, shutdown).await
@@ -105,7 +107,7 @@ pub async fn serve(
         Some(url) => url.clone(),
         None => link_base(listener.local_addr()?),
     };
-    let mut dudo = service::Dudo::new(setup.limits)
+    let mut dudo = node::Dudo::new(setup.limits)
         .with_store(setup.store, setup.ranked)
         .with_accounts(setup.accounts)
         .with_link_base(&link_base);
@@ -124,11 +126,11 @@ pub async fn serve(
         }
     }
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<LobbyServer<service::Dudo>>().await;
-    health.set_serving::<PlayServer<service::Dudo>>().await;
-    health.set_serving::<HistoryServer<service::Dudo>>().await;
-    health.set_serving::<AccountsServer<service::Dudo>>().await;
-    health.set_serving::<LadderServer<service::Dudo>>().await;
+    health.set_serving::<LobbyServer<node::Dudo>>().await;
+    health.set_serving::<PlayServer<node::Dudo>>().await;
+    health.set_serving::<HistoryServer<node::Dudo>>().await;
+    health.set_serving::<AccountsServer<node::Dudo>>().await;
+    health.set_serving::<LadderServer<node::Dudo>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -228,7 +230,7 @@ fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
             header("grpc-status"),
             header("grpc-message"),
             header("grpc-status-details-bin"),
-            header(service::CODE_KEY),
+            header(status::CODE_KEY),
         ])
         .max_age(std::time::Duration::from_secs(24 * 60 * 60))
 }

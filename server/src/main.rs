@@ -183,7 +183,7 @@ async fn main() -> anyhow::Result<()> {
         }
         tracing::info!("shutting down");
     };
-    let limits = dudo_server::service::Limits {
+    let limits = dudo_server::node::Limits {
         max_tables: args.max_tables,
         max_tables_per_ip: args.max_tables_per_ip,
         max_streams_per_ip: args.max_streams_per_ip,
@@ -206,7 +206,7 @@ async fn main() -> anyhow::Result<()> {
             per_table: cores(args.bot_cpu_percent_per_table)?,
             all_tables: cores(args.bot_cpu_percent)?,
         },
-        request_time: dudo_server::service::Limits::default().request_time,
+        request_time: dudo_server::node::Limits::default().request_time,
         idle_connection: std::time::Duration::from_secs(args.idle_connection_seconds),
     };
     let admin_token = match &args.admin_token_file {

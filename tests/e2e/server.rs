@@ -12,11 +12,11 @@ use tonic::transport::Channel;
 
 /// A server on a free port, stopped when the returned sender is dropped or fired.
 async fn server() -> (String, oneshot::Sender<()>) {
-    server_with(dudo_server::service::Limits::default()).await
+    server_with(dudo_server::node::Limits::default()).await
 }
 
 /// `server()` with limits of the test's choosing.
-async fn server_with(limits: dudo_server::service::Limits) -> (String, oneshot::Sender<()>) {
+async fn server_with(limits: dudo_server::node::Limits) -> (String, oneshot::Sender<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = oneshot::channel::<()>();
@@ -399,8 +399,7 @@ async fn grpc_web_over_http1_reaches_the_lobby() {
 #[tokio::test]
 async fn a_half_sent_grpc_web_request_is_answered_in_grpc_web() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let limits =
-        dudo_server::service::Limits { request_time: Duration::from_millis(500), ..Default::default() };
+    let limits = dudo_server::node::Limits { request_time: Duration::from_millis(500), ..Default::default() };
     let (addr, _stop) = server_with(limits).await;
     let mut tcp = tokio::net::TcpStream::connect(addr.trim_start_matches("http://")).await.unwrap();
     // Five bytes promised, two sent.
@@ -536,7 +535,7 @@ async fn host_commands_and_leaving() {
 
 #[tokio::test]
 async fn limits_are_enforced_with_clear_errors() {
-    let (addr, _stop) = server_with(dudo_server::service::Limits {
+    let (addr, _stop) = server_with(dudo_server::node::Limits {
         max_tables: 2,
         max_streams_per_ip: 1,
         actions_per_second: 1,
@@ -592,8 +591,7 @@ async fn limits_are_enforced_with_clear_errors() {
 #[tokio::test]
 async fn streams_are_capped_per_connection() {
     let (addr, _stop) =
-        server_with(dudo_server::service::Limits { max_streams_per_connection: 1, ..Default::default() })
-            .await;
+        server_with(dudo_server::node::Limits { max_streams_per_connection: 1, ..Default::default() }).await;
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
     let id = lobby.create_table(two_seats()).await.unwrap().into_inner().table.unwrap().id;
@@ -617,7 +615,7 @@ async fn streams_are_capped_per_connection() {
 
 #[tokio::test]
 async fn an_idle_table_closes_and_frees_its_place_but_a_watched_one_stays() {
-    let (addr, _stop) = server_with(dudo_server::service::Limits {
+    let (addr, _stop) = server_with(dudo_server::node::Limits {
         max_tables: 1,
         idle_table: Duration::from_millis(300),
         ..Default::default()
@@ -1009,7 +1007,7 @@ impl tonic::codec::Decoder for RawDecoder {
 /// no rule sets in the list.
 #[tokio::test]
 async fn list_tables_pages_through_summaries() {
-    let limits = dudo_server::service::Limits { max_tables_per_ip: 1_000, ..Default::default() };
+    let limits = dudo_server::node::Limits { max_tables_per_ip: 1_000, ..Default::default() };
     let (addr, _stop) = server_with(limits).await;
     let mut lobby = LobbyClient::new(channel(&addr).await);
     let mut made = Vec::new();
@@ -1118,9 +1116,9 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
 #[tokio::test]
 async fn streams_that_never_read_stay_within_the_memory_budget() {
     // 256 KiB for what the streams are sent, beside what the connections and calls hold.
-    let call = dudo_server::call_gate::call_bytes(dudo_server::service::Limits::default().max_message_bytes);
+    let call = dudo_server::call_gate::call_bytes(dudo_server::node::Limits::default().max_message_bytes);
     let budget = 256 * 1024 + 3 * dudo_server::CONNECTION_BYTES + 4 * call;
-    let limits = dudo_server::service::Limits { memory_budget: budget, ..Default::default() };
+    let limits = dudo_server::node::Limits { memory_budget: budget, ..Default::default() };
     let (addr, _stop) = server_with(limits).await;
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
@@ -1192,7 +1190,7 @@ async fn streams_that_never_read_stay_within_the_memory_budget() {
 #[tokio::test]
 async fn connections_are_capped_per_address() {
     let (addr, _stop) =
-        server_with(dudo_server::service::Limits { max_connections_per_ip: 2, ..Default::default() }).await;
+        server_with(dudo_server::node::Limits { max_connections_per_ip: 2, ..Default::default() }).await;
     let list = || pb::ListTablesRequest { page_size: 1, page_token: String::new() };
     let first = channel(&addr).await;
     let second = channel(&addr).await;
@@ -1225,8 +1223,8 @@ async fn connections_are_capped_per_address() {
 async fn calls_in_flight_hold_the_memory_budget() {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
-    let call = dudo_server::call_gate::call_bytes(dudo_server::service::Limits::default().max_message_bytes);
-    let limits = dudo_server::service::Limits {
+    let call = dudo_server::call_gate::call_bytes(dudo_server::node::Limits::default().max_message_bytes);
+    let limits = dudo_server::node::Limits {
         memory_budget: dudo_server::CONNECTION_BYTES + 3 * call + 1000,
         memory_per_address: 0,
         ..Default::default()

@@ -20,27 +20,25 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use dudo_proto::v1 as pb;
-use dudo_proto::v1::ladder_server::Ladder;
 use rand::seq::SliceRandom;
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
-use tonic::{Request, Response, Status};
+use tonic::Status;
 
-use crate::accounts::{AccountError, bearer};
-use crate::service::{CODE_KEY, Dudo};
+use crate::node::Dudo;
+use crate::status::CODE_KEY;
 use crate::table::SeatAccount;
 pub use pools::Pool;
 
 /// How often the matchmaker looks for tables to make.
-const TICK: Duration = Duration::from_millis(250);
+pub(crate) const TICK: Duration = Duration::from_millis(250);
 /// The rating gap (in mu) a table may span at once, and how much it widens each second of
 /// the longest wait among its players.
-const GAP: f64 = 3.0;
-const GAP_PER_SECOND: f64 = 0.5;
+pub(crate) const GAP: f64 = 3.0;
+pub(crate) const GAP_PER_SECOND: f64 = 0.5;
 /// Updates waiting for one entrant before the newest are dropped (a seat it never hears of
 /// plays on under the clock).
-const ENTRANT_QUEUE: usize = 64;
+pub(crate) const ENTRANT_QUEUE: usize = 64;
 
 /// Who takes a seat at a ladder table.
 #[derive(Clone, Debug)]
@@ -56,27 +54,27 @@ pub struct Made {
     pub host_token: String,
 }
 
-struct Entrant {
-    id: u64,
-    account: SeatAccount,
-    name: String,
+pub(crate) struct Entrant {
+    pub(crate) id: u64,
+    pub(crate) account: SeatAccount,
+    pub(crate) name: String,
     /// The API token it entered with: checked again before each seat, so a token revoked
     /// (or an account suspended) while the stream is open takes no more seats.
-    token: String,
-    mu: f64,
-    score: f64,
-    since: Instant,
-    wants: u32,
-    tx: mpsc::Sender<Result<pb::LadderUpdate, Status>>,
+    pub(crate) token: String,
+    pub(crate) mu: f64,
+    pub(crate) score: f64,
+    pub(crate) since: Instant,
+    pub(crate) wants: u32,
+    pub(crate) tx: mpsc::Sender<Result<pb::LadderUpdate, Status>>,
 }
 
-struct Game {
+pub(crate) struct Game {
     pool: usize,
     /// The account at each seat, and the seat's token; none for a bot.
     seats: Vec<Option<(String, String)>>,
 }
 
-enum Command {
+pub(crate) enum Command {
     Enter {
         pool: String,
         entrant: Entrant,
@@ -113,8 +111,8 @@ enum Command {
 /// The ladder's handle: the pools and the matchmaker's queue.
 #[derive(Clone)]
 pub struct LadderHandle {
-    pools: std::sync::Arc<Vec<Pool>>,
-    tx: mpsc::Sender<Command>,
+    pub(crate) pools: std::sync::Arc<Vec<Pool>>,
+    pub(crate) tx: mpsc::Sender<Command>,
 }
 
 impl LadderHandle {
@@ -124,7 +122,7 @@ impl LadderHandle {
 }
 
 /// The task that owns every pool's queue.
-struct Matchmaker {
+pub(crate) struct Matchmaker {
     dudo: Dudo,
     pools: std::sync::Arc<Vec<Pool>>,
     queues: Vec<Vec<Entrant>>,
@@ -158,24 +156,24 @@ pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
     LadderHandle { pools, tx }
 }
 
-fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Status> {
+pub(crate) fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Status> {
     Ok(pb::LadderUpdate { update: Some(u) })
 }
 
-fn refused(code: &'static str, status: Status) -> Status {
+pub(crate) fn refused(code: &'static str, status: Status) -> Status {
     let mut status = status;
     status.metadata_mut().insert(CODE_KEY, tonic::metadata::MetadataValue::from_static(code));
     status
 }
 
-fn unix_millis_at(at: Instant) -> u64 {
+pub(crate) fn unix_millis_at(at: Instant) -> u64 {
     let now = crate::table::unix_millis();
     let ahead = at.saturating_duration_since(Instant::now()).as_millis();
     u64::try_from(now).unwrap_or(0).saturating_add(u64::try_from(ahead).unwrap_or(0))
 }
 
 impl Matchmaker {
-    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+    pub(crate) async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         let mut tick = tokio::time::interval(TICK);
         loop {
             tokio::select! {
@@ -188,7 +186,7 @@ impl Matchmaker {
         }
     }
 
-    fn handle(&mut self, command: Command) {
+    pub(crate) fn handle(&mut self, command: Command) {
         match command {
             Command::Enter { pool, entrant, reply } => {
                 let Some(p) = self.pools.iter().position(|p| p.name == pool) else {
@@ -347,12 +345,12 @@ impl Matchmaker {
     }
 
     /// Games `account` has in play in `pool`.
-    fn playing(&self, pool: usize, account: &str) -> u32 {
+    pub(crate) fn playing(&self, pool: usize, account: &str) -> u32 {
         self.playing.get(pool).and_then(|p| p.get(account)).copied().unwrap_or(0)
     }
 
     /// One of `account`'s games in `pool` ended (or was never made).
-    fn game_done(&mut self, pool: usize, account: &str) {
+    pub(crate) fn game_done(&mut self, pool: usize, account: &str) {
         let Some(playing) = self.playing.get_mut(pool) else { return };
         if let Some(n) = playing.get_mut(account) {
             *n = n.saturating_sub(1);
@@ -363,14 +361,14 @@ impl Matchmaker {
     }
 
     /// Tells every entrant of a pool where the queue stands.
-    fn tell_queue(&self, pool: usize) {
+    pub(crate) fn tell_queue(&self, pool: usize) {
         self.tell_queue_to(pool, |_| true);
     }
 
     /// Tells the entrants of a pool that `to` picks where the queue stands. A queue update
     /// is news, not a duty: it is left out for an entrant whose updates are backing up, so
     /// it never crowds out a seat, an end or a bench.
-    fn tell_queue_to(&self, pool: usize, to: impl Fn(&Entrant) -> bool) {
+    pub(crate) fn tell_queue_to(&self, pool: usize, to: impl Fn(&Entrant) -> bool) {
         let queue = &self.queues[pool];
         let waiting =
             u32::try_from(queue.iter().filter(|e| self.playing(pool, &e.account.id) < e.wants).count())
@@ -386,7 +384,7 @@ impl Matchmaker {
         }
     }
 
-    fn match_all(&mut self) {
+    pub(crate) fn match_all(&mut self) {
         let now = Instant::now();
         let _timed = Timed(now);
         self.benched.retain(|_, until| *until > now);
@@ -406,7 +404,7 @@ impl Matchmaker {
     /// table spans at most the gap). An anchor that finds too few may be filled with the pool's bots once it has
     /// waited `fill_after_seconds`; otherwise the next anchor tries, so one outlier never
     /// holds up the rest.
-    fn next_table(&self, pool: usize, now: Instant) -> Option<(Vec<usize>, Vec<String>)> {
+    pub(crate) fn next_table(&self, pool: usize, now: Instant) -> Option<(Vec<usize>, Vec<String>)> {
         let p = &self.pools[pool];
         let seats = p.seats as usize;
         let queue = &self.queues[pool];
@@ -449,7 +447,7 @@ impl Matchmaker {
         None
     }
 
-    fn make(&mut self, pool: usize, (chosen, bots): (Vec<usize>, Vec<String>)) {
+    pub(crate) fn make(&mut self, pool: usize, (chosen, bots): (Vec<usize>, Vec<String>)) {
         let mut seats: Vec<(LadderSeat, Option<u64>)> = Vec::new();
         let mut tokens = Vec::new();
         for &i in &chosen {
@@ -503,7 +501,7 @@ impl Matchmaker {
     /// Watches a ladder table as a spectator: its time-outs and its end, then its players'
     /// (account id, name) new ratings, which the store wrote with the game's record before
     /// the end was sent.
-    fn watch(&self, pool: usize, players: Vec<(String, String)>, made: Made) {
+    pub(crate) fn watch(&self, pool: usize, players: Vec<(String, String)>, made: Made) {
         let (dudo, tx) = (self.dudo.clone(), self.tx.clone());
         let pool_name = self.pools[pool].name.clone();
         tokio::spawn(async move {
@@ -552,7 +550,7 @@ impl Matchmaker {
 }
 
 /// Records how long a matchmaking pass took, when dropped.
-struct Timed(Instant);
+pub(crate) struct Timed(Instant);
 
 impl Drop for Timed {
     fn drop(&mut self) {
@@ -560,9 +558,9 @@ impl Drop for Timed {
     }
 }
 
-type LadderStream = Pin<Box<dyn Stream<Item = Result<pb::LadderUpdate, Status>> + Send>>;
+pub(crate) type LadderStream = Pin<Box<dyn Stream<Item = Result<pb::LadderUpdate, Status>> + Send>>;
 
-fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
+pub(crate) fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
     pb::LeaderboardEntry {
         name: r.name.clone(),
         kind: match r.kind.as_str() {
@@ -581,7 +579,7 @@ fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
 
 impl Dudo {
     /// A pool this server's ladder runs, or `no_such_pool` naming the ones it does.
-    fn known_pool(&self, pool: &str) -> Result<&Pool, Status> {
+    pub(crate) fn known_pool(&self, pool: &str) -> Result<&Pool, Status> {
         let handle = self.ladder_handle()?;
         if let Some(found) = handle.pools().iter().find(|p| p.name == pool) {
             return Ok(found);
@@ -594,136 +592,12 @@ impl Dudo {
         ))
     }
 
-    fn ladder_handle(&self) -> Result<&LadderHandle, Status> {
+    pub(crate) fn ladder_handle(&self) -> Result<&LadderHandle, Status> {
         self.ladder().ok_or_else(|| {
             refused(
                 "no_ladder",
                 Status::failed_precondition("this server runs no ladder: it keeps no records (--db none)"),
             )
         })
-    }
-}
-
-#[tonic::async_trait]
-impl Ladder for Dudo {
-    type EnterStream = LadderStream;
-
-    async fn list_pools(
-        &self,
-        _: Request<pb::ListPoolsRequest>,
-    ) -> Result<Response<pb::ListPoolsResponse>, Status> {
-        let handle = self.ladder_handle()?;
-        let pools = handle
-            .pools()
-            .iter()
-            .map(|p| pb::LadderPool {
-                name: p.name.clone(),
-                rules: p.preset.clone(),
-                seats: p.seats,
-                move_millis: p.move_millis,
-                max_games: p.max_games,
-                bots: p.bots.clone(),
-                call_window_millis: p.call_window_millis,
-                time_bank_millis: p.time_bank_millis,
-                fill_after_seconds: p.fill_after_seconds,
-                bench_after_timeouts: p.bench_after_timeouts,
-                bench_minutes: p.bench_minutes,
-            })
-            .collect();
-        Ok(Response::new(pb::ListPoolsResponse { pools }))
-    }
-
-    async fn enter(&self, request: Request<pb::EnterRequest>) -> Result<Response<Self::EnterStream>, Status> {
-        let handle = self.ladder_handle()?.clone();
-        let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
-        let account = self.account_of_api_token(&token).await?;
-        let slot = self.stream_slot(&request)?;
-        let req = request.into_inner();
-        let pool = self.known_pool(req.pool.trim())?;
-        let wants = if req.games == 0 { 1 } else { req.games };
-        if wants > pool.max_games {
-            return Err(refused(
-                "bad_request",
-                Status::invalid_argument(format!(
-                    "games: at most {} at once in {}",
-                    pool.max_games, pool.name
-                )),
-            ));
-        }
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records"))?;
-        let rating = store
-            .ladder_rating(&pool.name, &account.name)
-            .await
-            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
-        let (mu, score) = rating.map_or((25.0, 0.0), |r| (r.mu, r.score()));
-        let (tx, rx) = mpsc::channel(ENTRANT_QUEUE);
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let entrant = Entrant {
-            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            account: SeatAccount {
-                id: account.id.clone(),
-                kind: crate::accounts::kind_to_wire(account.kind),
-            },
-            name: account.name.clone(),
-            token,
-            mu,
-            score,
-            since: Instant::now(),
-            wants,
-            tx,
-        };
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        handle
-            .tx
-            .send(Command::Enter { pool: pool.name.clone(), entrant, reply })
-            .await
-            .map_err(|_| Status::unavailable("the ladder has stopped"))?;
-        answer.await.map_err(|_| Status::unavailable("the ladder has stopped"))??;
-        tracing::info!(account = %account.name, pool = %pool.name, games = wants, "entered the ladder");
-        let updates = ReceiverStream::new(rx).map(move |u| {
-            let _held = &slot;
-            u
-        });
-        Ok(Response::new(self.stopping().ending(updates)))
-    }
-
-    async fn leaderboard(
-        &self,
-        request: Request<pb::LeaderboardRequest>,
-    ) -> Result<Response<pb::LeaderboardResponse>, Status> {
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
-        let reader = request.remote_addr().map(|a| a.ip());
-        let req = request.into_inner();
-        self.known_pool(req.pool.trim())?;
-        let board = store
-            .leaderboard(req.pool.trim(), req.limit)
-            .await
-            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
-        self.answer_held(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }, reader)
-    }
-
-    async fn rating_history(
-        &self,
-        request: Request<pb::RatingHistoryRequest>,
-    ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
-        let reader = request.remote_addr().map(|a| a.ip());
-        let req = request.into_inner();
-        self.known_pool(req.pool.trim())?;
-        let points = store
-            .rating_history(req.pool.trim(), req.name.trim(), req.limit)
-            .await
-            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
-        let points = points
-            .into_iter()
-            .map(|p| pb::RatingPoint {
-                game: p.game,
-                mu: p.mu,
-                sigma: p.sigma,
-                place: u32::try_from(p.place).unwrap_or(0),
-                unix_millis: u64::try_from(p.at).unwrap_or(0),
-            })
-            .collect();
-        self.answer_held(pb::RatingHistoryResponse { points }, reader)
     }
 }

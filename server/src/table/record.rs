@@ -80,7 +80,7 @@ impl GameRecord {
         let (events, times) =
             cx.log.kept().map(|(event, t)| (event.clone(), u64::try_from(t).unwrap_or(0))).unzip();
         let replay = pb::Replay {
-            summary: Some(crate::history::summary_to_wire(&summary)),
+            summary: Some(summary_to_wire(&summary)),
             rules: Some(convert::rules_to_wire(cx.rules)),
             events,
             event_unix_millis: times,
@@ -88,5 +88,33 @@ impl GameRecord {
             moves: std::mem::take(&mut self.moves),
         };
         FinishedGame { summary, record: replay.encode_to_vec() }
+    }
+}
+
+/// A finished game's summary as the wire has it (History.ListGames, a replay's header).
+pub(crate) fn summary_to_wire(s: &GameSummary) -> pb::GameSummary {
+    let ms = |t: i64| u64::try_from(t).unwrap_or(0);
+    pb::GameSummary {
+        id: s.id.clone(),
+        table_id: s.table.clone(),
+        preset: s.preset.clone(),
+        started_unix_millis: ms(s.started_at),
+        finished_unix_millis: ms(s.finished_at),
+        players: s
+            .players
+            .iter()
+            .map(|p| pb::GamePlayer {
+                seat: p.seat,
+                name: p.name.clone(),
+                bot: p.bot.clone(),
+                place: p.place,
+                account: match p.account_kind.as_str() {
+                    "bot" => pb::AccountKind::Bot,
+                    "person" => pb::AccountKind::Person,
+                    _ => pb::AccountKind::None,
+                } as i32,
+            })
+            .collect(),
+        rating_pool: s.rating_pool.clone(),
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::history_server::History;
 use dudo_rules::Viewer;
-use dudo_store::{GameFilter, GameSummary, Store};
+use dudo_store::{GameFilter, Store};
 use prost::Message;
 use tokio::sync::mpsc;
 use tokio_stream::Stream;
@@ -20,8 +20,10 @@ use tonic::{Request, Response, Status};
 
 use crate::budget::Held;
 use crate::convert;
-use crate::service::{Dudo, status};
+use crate::node::Dudo;
+use crate::status::status;
 use crate::table::TableError;
+use crate::table::record::summary_to_wire;
 
 /// The largest stored record `GetReplay` answers in one message (a long game of six); a
 /// larger one is streamed by `WatchReplay`. An answer waits whole in the transport until
@@ -30,33 +32,6 @@ const MAX_ONE_REPLY: usize = 64 * 1024;
 
 /// The longest pause a replay stream makes, whatever the original pause was.
 const MAX_PAUSE: Duration = Duration::from_secs(5);
-
-pub fn summary_to_wire(s: &GameSummary) -> pb::GameSummary {
-    let ms = |t: i64| u64::try_from(t).unwrap_or(0);
-    pb::GameSummary {
-        id: s.id.clone(),
-        table_id: s.table.clone(),
-        preset: s.preset.clone(),
-        started_unix_millis: ms(s.started_at),
-        finished_unix_millis: ms(s.finished_at),
-        players: s
-            .players
-            .iter()
-            .map(|p| pb::GamePlayer {
-                seat: p.seat,
-                name: p.name.clone(),
-                bot: p.bot.clone(),
-                place: p.place,
-                account: match p.account_kind.as_str() {
-                    "bot" => pb::AccountKind::Bot,
-                    "person" => pb::AccountKind::Person,
-                    _ => pb::AccountKind::None,
-                } as i32,
-            })
-            .collect(),
-        rating_pool: s.rating_pool.clone(),
-    }
-}
 
 fn store_error(e: dudo_store::StoreError) -> Status {
     tracing::error!(error = %e, "history query failed");
@@ -108,7 +83,7 @@ impl Dudo {
                 MAX_ONE_REPLY / 1024
             ));
             if let Ok(code) = "replay_too_large".parse() {
-                status.metadata_mut().insert(crate::service::CODE_KEY, code);
+                status.metadata_mut().insert(crate::status::CODE_KEY, code);
             }
             return Err(status);
         }

@@ -1,0 +1,83 @@
+//! What one node allows: every limit a client can run into, with its default, in one
+//! struct the command line fills (`dudo-server --help` names each).
+
+/// What one server allows, each with a clear error when hit.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Tables the server holds at once.
+    pub max_tables: usize,
+    /// Tables one IP address may create.
+    pub max_tables_per_ip: usize,
+    /// Open streams (play, subscribe, watch) per IP address.
+    pub max_streams_per_ip: usize,
+    /// Open streams per connection (one client's TCP connection, known by its peer address).
+    pub max_streams_per_connection: usize,
+    /// Connections open at once from one address (more are closed as they come).
+    pub max_connections_per_ip: usize,
+    /// Seats a table may have.
+    pub max_seats: usize,
+    /// Calls a seat may make each second that the table was not waiting for (a burst of
+    /// twice that is allowed); moves answering a prompt do not count.
+    pub actions_per_second: u32,
+    /// Moves a whole table may make each second in answer to prompts: a bound that protects
+    /// the server from tables of programs playing flat out (people never come near it).
+    pub table_moves_per_second: u32,
+    /// The largest message a client may send, in bytes.
+    pub max_message_bytes: usize,
+    /// The most moves a game may have; a game that reaches it is stopped (0: no limit).
+    pub max_game_moves: u64,
+    /// The longest a game may last; one that outlasts it is stopped at its next move.
+    pub max_game_time: Option<std::time::Duration>,
+    /// The most memory a game's events may take (estimated, as the budget counts it); a game
+    /// that reaches it is stopped (0: no limit). Bounds what one game's streams, resumes and
+    /// record hold.
+    pub max_game_bytes: u64,
+    /// The memory clients may make the server hold in all (events of games in play, updates
+    /// waiting for readers, replays being read), estimated from the messages' sizes: past
+    /// it, new streams, games and replays are refused and games still growing are stopped.
+    pub memory_budget: usize,
+    /// Each address's share of the memory budget (0: no share of its own), so one address
+    /// that fills it is refused while everyone else plays on.
+    pub memory_per_address: usize,
+    /// How long a table lives with no call reaching it and no stream open on it.
+    pub idle_table: std::time::Duration,
+    /// How often to ping a quiet connection to learn whether it is still there (none: never).
+    pub keepalive: Option<std::time::Duration>,
+    /// The CPU built-in bots may take, per table and in all (see `bot_cpu`).
+    pub bot_cpu: crate::bot_cpu::BotCpuLimits,
+    /// A call's request must be whole within this (a handler answers at once, or opens its
+    /// stream at once): a half-sent request is dropped, and what it held given back.
+    pub request_time: std::time::Duration,
+    /// A connection with no call in flight for this long is closed (zero: never).
+    pub idle_connection: std::time::Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tables: 10_000,
+            max_tables_per_ip: 100,
+            max_streams_per_ip: 1_000,
+            max_streams_per_connection: 200,
+            max_connections_per_ip: 64,
+            max_seats: 64,
+            actions_per_second: 50,
+            table_moves_per_second: 2_000,
+            max_game_moves: 10_000,
+            max_game_time: Some(DEFAULT_GAME_TIME),
+            max_game_bytes: 16 * 1024 * 1024,
+            memory_budget: 512 * 1024 * 1024,
+            memory_per_address: 64 * 1024 * 1024,
+            max_message_bytes: 16 * 1024,
+            idle_table: std::time::Duration::from_secs(30 * 60),
+            keepalive: Some(std::time::Duration::from_secs(30)),
+            bot_cpu: crate::bot_cpu::BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.25) },
+            request_time: std::time::Duration::from_secs(60),
+            idle_connection: std::time::Duration::from_secs(30),
+        }
+    }
+}
+
+/// The longest a game lasts by default: a long evening; bots that play for hours only hold
+/// the server.
+pub const DEFAULT_GAME_TIME: std::time::Duration = std::time::Duration::from_secs(3 * 60 * 60);

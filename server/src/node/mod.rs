@@ -1,0 +1,562 @@
+//! The node: every table this process holds (the registry, by id and by join code), the
+//! limits and budgets that keep one client from taking it from the others, the store, the
+//! accounts and the ladder. The gRPC services (`services`) are thin adapters over it; the
+//! tables (`table`) sit below it, each a task it talks to over a bounded channel.
+
+mod limits;
+mod places;
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use dudo_proto::v1 as pb;
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Status};
+
+use crate::accounts::AccountSettings;
+use crate::budget::Budget;
+use crate::convert;
+use crate::status::{CODE_KEY, MAX_NAME_FIELD, bad_request, delivered, status};
+use crate::table::{self, Command, Table, TableError};
+use dudo_store::Store;
+
+pub use limits::{DEFAULT_GAME_TIME, Limits};
+pub(crate) use places::{PerIp, StreamSlot, TablePlace};
+
+/// A stream of play updates, as the Play and History services answer.
+pub(crate) type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::PlayUpdate, Status>> + Send>>;
+
+/// How many commands a table's queue holds before senders wait.
+pub(crate) const TABLE_QUEUE: usize = 256;
+
+#[derive(Clone)]
+pub(crate) struct TableHandle {
+    pub(crate) tx: mpsc::Sender<Command>,
+    /// The table's summary, kept current by its task: lists read it without a trip.
+    pub(crate) listed: tokio::sync::watch::Receiver<pb::TableSummary>,
+}
+
+/// Every table, by id and by join code.
+#[derive(Default)]
+pub(crate) struct Registry {
+    /// Ordered by id, so lists page in a stable order.
+    pub(crate) tables: std::collections::BTreeMap<String, TableHandle>,
+    pub(crate) codes: HashMap<String, String>,
+}
+
+/// The node's state, shared by every service: one registry of tables, and what bounds them.
+#[derive(Clone, Default)]
+pub struct Dudo {
+    pub(crate) registry: Arc<Mutex<Registry>>,
+    pub(crate) limits: Arc<Limits>,
+    pub(crate) per_ip: Arc<Mutex<PerIp>>,
+    /// Where tables' journals, finished games and ratings are kept (none: memory only).
+    pub(crate) store: Option<Store>,
+    /// The operator keeps ratings for ranked tables (`--ranked`).
+    pub(crate) ranked: bool,
+    /// What clients make the server hold, against `limits.memory_budget`.
+    pub(crate) budget: Arc<Budget>,
+    /// Each address's share of `budget` (tables it made, streams it reads, replays).
+    pub(crate) address_budgets: Arc<Mutex<HashMap<std::net::IpAddr, Arc<Budget>>>>,
+    /// Who may register, and the admin's token (hashed).
+    pub(crate) accounts: AccountSettings,
+    /// The ladder's matchmaker, when the server runs one.
+    pub(crate) ladder: Option<crate::ladder::LadderHandle>,
+    /// The CPU every table's built-in bots may take together.
+    pub(crate) bot_cpu: Arc<crate::bot_cpu::BotCpu>,
+    /// Set when the server stops: the streams no table owns end, and the ladder seats no one.
+    pub(crate) stopping: crate::stopping::Stopping,
+    /// Where the server's pages are (`http://HOST:PORT`): tables' links are `BASE/t/CODE`.
+    pub(crate) link_base: Arc<str>,
+}
+
+pub(crate) fn token_of<T>(request: &Request<T>) -> Result<String, Status> {
+    let value = request
+        .metadata()
+        .get("authorization")
+        .ok_or_else(|| Status::unauthenticated("send your seat token as `authorization: Bearer <token>`"))?;
+    let text = value.to_str().map_err(|_| Status::unauthenticated("the authorization header is not text"))?;
+    let token = text.strip_prefix("Bearer ").unwrap_or(text).trim();
+    if token.is_empty() {
+        return Err(Status::unauthenticated("the seat token is empty"));
+    }
+    Ok(token.to_string())
+}
+
+/// A join code: six letters people can read aloud.
+pub(crate) fn join_code() -> String {
+    const LETTERS: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ";
+    // From random bytes, not from a hex secret's characters (which would reach only a few letters).
+    let bytes: [u8; 6] = rand::Rng::random(&mut rand::rng());
+    bytes.iter().map(|&b| char::from(LETTERS[usize::from(b) % LETTERS.len()])).collect()
+}
+
+impl Dudo {
+    pub fn new(limits: Limits) -> Dudo {
+        let budget = Budget::new(limits.memory_budget);
+        let bot_cpu = crate::bot_cpu::BotCpu::new(limits.bot_cpu);
+        Dudo { limits: Arc::new(limits), budget, bot_cpu, ..Dudo::default() }
+    }
+
+    /// Tables' links start with `base` (`http://HOST:PORT`, as people reach the server).
+    pub fn with_link_base(mut self, base: &str) -> Dudo {
+        self.link_base = Arc::from(base.trim_end_matches('/'));
+        self
+    }
+
+    /// With these account settings (registration, the admin token).
+    pub fn with_accounts(mut self, accounts: AccountSettings) -> Dudo {
+        self.accounts = accounts;
+        self
+    }
+
+    pub(crate) fn account_settings(&self) -> &AccountSettings {
+        &self.accounts
+    }
+
+    /// Runs a ladder of `pools` (its matchmaker starts now).
+    pub fn with_ladder(mut self, pools: Vec<crate::ladder::Pool>) -> Dudo {
+        self.ladder = Some(crate::ladder::start(self.clone(), pools));
+        self
+    }
+
+    pub(crate) fn stopping(&self) -> &crate::stopping::Stopping {
+        &self.stopping
+    }
+
+    pub(crate) fn ladder(&self) -> Option<&crate::ladder::LadderHandle> {
+        self.ladder.as_ref()
+    }
+
+    /// A ladder table: the pool's rules and clock, its seats taken in order (accounts and
+    /// built-in bots), started. Its games count for `ladder:POOL`.
+    pub(crate) async fn make_ladder_table(
+        &self,
+        pool: &crate::ladder::Pool,
+        seats: Vec<crate::ladder::LadderSeat>,
+    ) -> Result<crate::ladder::Made, Status> {
+        use crate::ladder::LadderSeat;
+        if self.stopping.is_stopping() {
+            return Err(Status::unavailable("the server is shutting down"));
+        }
+        self.budget_room(&self.budget)?;
+        let rules = pool.rules().map_err(Status::internal)?;
+        let id = table::secret();
+        let code = join_code();
+        // The server hosts its ladder tables without a seat: every seat is a player's or a bot's.
+        let host_token = table::secret();
+        let clock = (pool.move_millis > 0).then(|| {
+            table::Clock::new(
+                std::time::Duration::from_millis(pool.move_millis.into()),
+                std::time::Duration::from_millis(pool.time_bank_millis.into()),
+            )
+        });
+        let table = Table::new(
+            rules,
+            table::Setup {
+                table: table::core::Setup {
+                    id: id.clone(),
+                    code: code.clone(),
+                    capacity: pool.seats as usize,
+                    seed: pool.seed,
+                    // Bots compete here: the pool's window, short beside the move clock, and
+                    // each seat's patience (see `table::window::Patience`).
+                    pacing: table::Pacing {
+                        clock,
+                        bot_pause: std::time::Duration::ZERO,
+                        call_window_millis: pool.call_window_millis,
+                    },
+                    rate: self.limits.actions_per_second,
+                    rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
+                    journalled: false,
+                    length: self.game_length(),
+                    budget: Arc::clone(&self.budget),
+                    host_token: Some(table::seats::token_hash(&host_token)),
+                },
+                table_rate: self.limits.table_moves_per_second,
+                store: self.store.clone(),
+                bot_cpu: self.bot_cpu.table_share(),
+                link_base: Arc::clone(&self.link_base),
+            },
+        );
+        let handle = self.spawn_table(table, id.clone(), code, None)?;
+        let mut tokens = Vec::new();
+        for seat in seats {
+            match seat {
+                LadderSeat::Account { account, name } => {
+                    let (_, token, _) = self
+                        .command(&handle, |reply| Command::Join { name, account: Some(account), reply })
+                        .await?;
+                    tokens.push(Some(token));
+                }
+                LadderSeat::Bot(bot) => {
+                    let token = host_token.clone();
+                    self.command(&handle, |reply| Command::AddBot { token, bot, reply }).await?;
+                    tokens.push(None);
+                }
+            }
+        }
+        let token = host_token.clone();
+        self.command(&handle, |reply| Command::Start { token, reply }).await?;
+        Ok(crate::ladder::Made { table: id, tokens, host_token })
+    }
+
+    /// The server's own spectator stream of a table (the ladder watches its tables so).
+    pub(crate) async fn watch_internal(&self, table: &str) -> Result<UpdateStream, Status> {
+        self.stream(table, None, None, None).await
+    }
+
+    /// Closes a table the server made (a ladder table, once its game is recorded).
+    pub(crate) async fn close_internal(&self, table: &str, host_token: &str) {
+        if let Ok(handle) = self.find(table) {
+            let token = host_token.to_string();
+            let _ = self.command(&handle, |reply| Command::Close { token, reply }).await;
+        }
+    }
+
+    /// Keeps tables, finished games and ratings in `store`; `ranked`: tables may ask for
+    /// ranked ratings.
+    pub fn with_store(mut self, store: Option<Store>, ranked: bool) -> Dudo {
+        self.store = store;
+        self.ranked = ranked;
+        self
+    }
+
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
+    /// Brings back every table the store holds that was still open, as it was; returns how
+    /// many. A table that had been idle for longer than the idle limit when the server
+    /// stopped is closed instead (the server would have closed it had it kept running; the
+    /// time the server was down does not count); one whose journal cannot be replayed is
+    /// left in the database as it is, with an error logged.
+    pub async fn recover(&self) -> Result<usize, dudo_store::StoreError> {
+        let Some(store) = &self.store else { return Ok(0) };
+        let now = table::unix_millis();
+        let idle = i64::try_from(self.limits.idle_table.as_millis()).unwrap_or(i64::MAX);
+        let open = store.open_tables().await?;
+        // The last moment the stopped server is known to have been running.
+        let alive = open.iter().filter_map(|t| t.entries.last()).map(|e| e.at).max().unwrap_or(now);
+        let mut recovered = 0;
+        for open in open {
+            let id = open.id.clone();
+            let last = open.entries.last().map_or(0, |e| e.at);
+            if alive.saturating_sub(last) > idle {
+                tracing::info!(table = %id, "not recovered: idle since before the restart");
+                store.close_table(&id, now).await?;
+                continue;
+            }
+            match Table::recover(
+                open,
+                store.clone(),
+                self.limits.table_moves_per_second,
+                self.game_length(),
+                Arc::clone(&self.budget),
+                self.bot_cpu.table_share(),
+                Arc::clone(&self.link_base),
+            ) {
+                Ok(table) => {
+                    let code = table.info().join_code;
+                    match self.spawn_table(table, id.clone(), code, None) {
+                        Ok(_) => recovered += 1,
+                        Err(e) => tracing::error!(table = %id, error = %e, "could not register the table"),
+                    }
+                }
+                Err(e) => {
+                    // Left open in the database, not closed: a later version may read it.
+                    tracing::error!(table = %id, error = %e, "could not recover the table; left as it is");
+                }
+            }
+        }
+        Ok(recovered)
+    }
+
+    /// Starts a table's task and registers it; it leaves the registry (and its creator's
+    /// count) when it ends.
+    pub(crate) fn spawn_table(
+        &self,
+        table: Table,
+        id: String,
+        code: String,
+        place: Option<TablePlace>,
+    ) -> Result<TableHandle, Status> {
+        let (tx, rx) = mpsc::channel(TABLE_QUEUE);
+        let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
+        let handle = TableHandle { tx, listed };
+        // Registered before its task starts, so a task that ends at once is also unregistered.
+        {
+            let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            // Checked again here, under the lock: every way a table is made (the ladder's
+            // too) counts against the server's limit.
+            if registry.tables.len() >= self.limits.max_tables {
+                return Err(Status::resource_exhausted(format!(
+                    "the server holds {} tables, its limit",
+                    self.limits.max_tables
+                )));
+            }
+            registry.tables.insert(id.clone(), handle.clone());
+            registry.codes.insert(code.clone(), id.clone());
+        }
+        let (registry, idle) = (Arc::clone(&self.registry), self.limits.idle_table);
+        let span = tracing::info_span!("table", table = %id);
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let ended = table.run(rx, listed_tx, idle).await;
+                // Closed (idle, or by its host): the table leaves the registry and the limits.
+                // One that could not save stays listed, answering UNAVAILABLE, so its players
+                // keep their seats for when the server restarts and brings it back.
+                if ended != table::Ended::Unsaved
+                    && let Ok(mut r) = registry.lock()
+                {
+                    r.tables.remove(&id);
+                    if r.codes.get(&code) == Some(&id) {
+                        r.codes.remove(&code);
+                    }
+                }
+                // Its creator's place is given back.
+                drop(place);
+            },
+            span,
+        ));
+        Ok(handle)
+    }
+
+    /// A place among the tables `ip` may create, or why there is none.
+    pub(crate) fn table_place(&self, ip: Option<std::net::IpAddr>) -> Result<Option<TablePlace>, Status> {
+        let Some(ip) = ip else { return Ok(None) };
+        let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+        let n = counts.tables.entry(ip).or_default();
+        if *n >= self.limits.max_tables_per_ip {
+            return Err(Status::resource_exhausted(format!(
+                "at most {} tables per address",
+                self.limits.max_tables_per_ip
+            )));
+        }
+        *n += 1;
+        Ok(Some(TablePlace { per_ip: Arc::clone(&self.per_ip), ip }))
+    }
+
+    pub(crate) fn game_length(&self) -> table::GameLength {
+        table::GameLength {
+            max_moves: self.limits.max_game_moves,
+            max_millis: self
+                .limits
+                .max_game_time
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            max_bytes: self.limits.max_game_bytes,
+        }
+    }
+
+    /// The server's memory budget, for what else holds client-made bytes (replays).
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
+    }
+
+    /// The budget what `ip` makes the server hold counts against: its share of the
+    /// server's (the server's own for an unknown address, or with no shares).
+    pub(crate) fn budget_for(&self, ip: Option<std::net::IpAddr>) -> Arc<Budget> {
+        let share = self.limits.memory_per_address;
+        // Without shares (or an address) no lock is taken: this runs for every call.
+        let Some(ip) = ip.filter(|_| share > 0) else { return Arc::clone(&self.budget) };
+        let Ok(mut shares) = self.address_budgets.lock() else { return Arc::clone(&self.budget) };
+        if shares.len() > 1024 {
+            // Shares nothing holds any more (no table, stream or replay) are let go.
+            shares.retain(|_, b| Arc::strong_count(b) > 1 || b.used() > 0);
+        }
+        Arc::clone(shares.entry(ip).or_insert_with(|| Budget::share(&self.budget, share)))
+    }
+
+    /// Refuses new work while `budget` (or the server's) holds as much as it allows.
+    /// `message` as an answer that holds its encoded size from `reader`'s share of the
+    /// budget until it is sent (the call gate keeps the hold with the answer's body): a
+    /// client that asks for large answers and never reads them runs out of its share, not
+    /// the server out of memory. Refused `server_busy` when the share cannot hold it.
+    pub(crate) fn answer_held<M: prost::Message>(
+        &self,
+        message: M,
+        reader: Option<std::net::IpAddr>,
+    ) -> Result<tonic::Response<M>, Status> {
+        // The message as built and its encoding on the way out: about twice its size.
+        let bytes = message.encoded_len().saturating_mul(2);
+        let held = self.budget_for(reader).hold(bytes).ok_or_else(|| status(TableError::ServerBusy))?;
+        let mut response = tonic::Response::new(message);
+        response.extensions_mut().insert(crate::call_gate::AnswerHeld(Arc::new(held)));
+        Ok(response)
+    }
+
+    pub(crate) fn budget_room(&self, budget: &Budget) -> Result<(), Status> {
+        if budget.full() {
+            return Err(status(TableError::ServerBusy));
+        }
+        Ok(())
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Takes one of the caller's stream slots, or says the limit is reached.
+    pub(crate) fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Status> {
+        let peer = request.remote_addr();
+        if let Some(peer) = peer {
+            let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+            if counts.connections.get(&peer).copied().unwrap_or(0) >= self.limits.max_streams_per_connection {
+                return Err(Status::resource_exhausted(format!(
+                    "at most {} open streams per connection",
+                    self.limits.max_streams_per_connection
+                )));
+            }
+            let n = counts.streams.entry(peer.ip()).or_default();
+            if *n >= self.limits.max_streams_per_ip {
+                return Err(Status::resource_exhausted(format!(
+                    "at most {} open streams per address",
+                    self.limits.max_streams_per_ip
+                )));
+            }
+            *n += 1;
+            *counts.connections.entry(peer).or_default() += 1;
+        }
+        metrics::gauge!("dudo_streams").increment(1.0);
+        Ok(StreamSlot { per_ip: Arc::clone(&self.per_ip), peer })
+    }
+
+    /// Tells every table the server is stopping, so their streams end and the transport
+    /// can finish.
+    pub async fn close_all(&self) {
+        self.stopping.stop();
+        let handles: Vec<TableHandle> = match self.registry.lock() {
+            Ok(r) => r.tables.values().cloned().collect(),
+            Err(_) => return,
+        };
+        for h in handles {
+            let _ = self.ask(&h, |reply| Command::Shutdown { reply }).await;
+        }
+    }
+
+    pub(crate) fn find(&self, table: &str) -> Result<TableHandle, Status> {
+        let key = table_key(table);
+        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        let id = registry.codes.get(&key.to_ascii_uppercase()).cloned().unwrap_or_else(|| key.to_string());
+        registry.tables.get(&id).cloned().ok_or_else(|| {
+            // Echoed cut short: an error's text travels in a header of bounded size.
+            let shown: String = table.chars().take(MAX_NAME_FIELD).collect();
+            Status::not_found(format!("no table {shown:?}"))
+        })
+    }
+
+    pub(crate) async fn ask<T>(
+        &self,
+        handle: &TableHandle,
+        command: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, Status> {
+        let (reply, answer) = oneshot::channel();
+        handle.tx.send(command(reply)).await.map_err(|_| Status::unavailable("the table has closed"))?;
+        answer.await.map_err(|_| Status::unavailable("the table has closed"))
+    }
+
+    /// Asks a table something it may refuse; a refusal becomes its status here.
+    pub(crate) async fn command<T>(
+        &self,
+        handle: &TableHandle,
+        command: impl FnOnce(table::Answer<T>) -> Command,
+    ) -> Result<T, Status> {
+        self.ask(handle, command).await?.map_err(status)
+    }
+
+    /// Plays `wire` for the seat holding `token` (none: it lets the claim pass): the one path
+    /// of `Act` and `Play` actions.
+    pub(crate) async fn act_on(
+        &self,
+        handle: &TableHandle,
+        token: &str,
+        wire: Option<&pb::Action>,
+        answers: Option<u64>,
+    ) -> Result<(), Status> {
+        let action = wire
+            .map(|wire| {
+                convert::action_from_wire(wire).map_err(|e| {
+                    let mut status = bad_request(e.to_string());
+                    if let Ok(code) = "bad_action".parse() {
+                        status.metadata_mut().insert(CODE_KEY, code);
+                    }
+                    status
+                })
+            })
+            .transpose()?;
+        let token = token.to_string();
+        let answers = answers.map(Some);
+        self.command(handle, |reply| Command::Act { token, action, answers, reply }).await
+    }
+
+    pub(crate) async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {
+        self.ask(handle, |reply| Command::Info { reply }).await
+    }
+
+    pub(crate) async fn stream(
+        &self,
+        table: &str,
+        token: Option<String>,
+        since: Option<u64>,
+        reader: Option<std::net::IpAddr>,
+    ) -> Result<UpdateStream, Status> {
+        let handle = self.find(table)?;
+        let budget = self.budget_for(reader);
+        self.budget_room(&budget)?;
+        let (tx, rx) = table::stream_channel(Arc::clone(&budget));
+        self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
+        // A stream the table let go of without saying why (every other end is said) fell
+        // too far behind, or found no room in a full memory budget: its reader is told
+        // which (judged when the stream ends), and resumes from a snapshot.
+        let why = tokio_stream::iter([()]).map(move |()| {
+            Err(status(if budget.full() { TableError::ServerBusy } else { TableError::TooFarBehind }))
+        });
+        let updates = rx.map(delivered).chain(why);
+        Ok(Box::pin(updates))
+    }
+}
+
+/// What names a table in a request: its id, its join code, or a link to it (the browser
+/// table's `http(s)://HOST:PORT/t/CODE`, or an older `dudo://join/CODE`).
+pub fn table_key(table: &str) -> &str {
+    match dudo_proto::link::parse(table) {
+        Some(link) => link.code,
+        None => table.trim().trim_start_matches("dudo://join/"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A large answer holds its size from its reader's share until it is dropped (sent), and
+    /// an answer the share cannot hold is refused `server_busy`.
+    #[tokio::test]
+    async fn a_large_answer_holds_its_size_until_sent() {
+        use dudo_proto::v1 as pb;
+        let limits = super::Limits { memory_per_address: 1024 * 1024, ..super::Limits::default() };
+        let dudo = super::Dudo::new(limits);
+        let reader = Some(std::net::IpAddr::from([127, 0, 0, 9]));
+        let game = |i: usize| pb::GameSummary { id: format!("{i:0>200}"), ..Default::default() };
+        let answer = |n: usize| pb::ListGamesResponse { games: (0..n).map(game).collect() };
+        let used = || dudo.budget_for(reader).used();
+        let held = dudo.answer_held(answer(1000), reader).unwrap();
+        assert!(used() >= 200 * 1000, "{}", used());
+        // Another like it does not fit the 1 MiB share while the first is unsent.
+        let refused = dudo.answer_held(answer(2000), reader).unwrap_err();
+        assert_eq!(
+            refused.metadata().get(super::CODE_KEY).and_then(|c| c.to_str().ok()),
+            Some("server_busy")
+        );
+        drop(held);
+        assert_eq!(used(), 0);
+    }
+
+    #[test]
+    fn a_table_is_named_by_its_code_or_a_link() {
+        use super::table_key;
+        assert_eq!(table_key("http://h:1/t/AAAAAA?next=/t/BBBBBB"), "AAAAAA");
+        assert_eq!(table_key(" dudo://join/CCCCCC "), "CCCCCC");
+        assert_eq!(table_key("DDDDDD"), "DDDDDD");
+    }
+}

@@ -1,0 +1,141 @@
+//! The Ladder service: the pools, entering one (a stream of seats and results), the boards
+//! and a player's rating history. The matchmaker itself is `crate::ladder`.
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::ladder_server::Ladder;
+use std::time::Instant;
+use tonic::{Request, Response, Status};
+
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::accounts::{AccountError, bearer};
+use crate::table::SeatAccount;
+
+use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream, entry_of, refused};
+use crate::node::Dudo;
+
+#[tonic::async_trait]
+impl Ladder for Dudo {
+    type EnterStream = LadderStream;
+
+    async fn list_pools(
+        &self,
+        _: Request<pb::ListPoolsRequest>,
+    ) -> Result<Response<pb::ListPoolsResponse>, Status> {
+        let handle = self.ladder_handle()?;
+        let pools = handle
+            .pools()
+            .iter()
+            .map(|p| pb::LadderPool {
+                name: p.name.clone(),
+                rules: p.preset.clone(),
+                seats: p.seats,
+                move_millis: p.move_millis,
+                max_games: p.max_games,
+                bots: p.bots.clone(),
+                call_window_millis: p.call_window_millis,
+                time_bank_millis: p.time_bank_millis,
+                fill_after_seconds: p.fill_after_seconds,
+                bench_after_timeouts: p.bench_after_timeouts,
+                bench_minutes: p.bench_minutes,
+            })
+            .collect();
+        Ok(Response::new(pb::ListPoolsResponse { pools }))
+    }
+
+    async fn enter(&self, request: Request<pb::EnterRequest>) -> Result<Response<Self::EnterStream>, Status> {
+        let handle = self.ladder_handle()?.clone();
+        let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
+        let account = self.account_of_api_token(&token).await?;
+        let slot = self.stream_slot(&request)?;
+        let req = request.into_inner();
+        let pool = self.known_pool(req.pool.trim())?;
+        let wants = if req.games == 0 { 1 } else { req.games };
+        if wants > pool.max_games {
+            return Err(refused(
+                "bad_request",
+                Status::invalid_argument(format!(
+                    "games: at most {} at once in {}",
+                    pool.max_games, pool.name
+                )),
+            ));
+        }
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records"))?;
+        let rating = store
+            .ladder_rating(&pool.name, &account.name)
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        let (mu, score) = rating.map_or((25.0, 0.0), |r| (r.mu, r.score()));
+        let (tx, rx) = mpsc::channel(ENTRANT_QUEUE);
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let entrant = Entrant {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            account: SeatAccount {
+                id: account.id.clone(),
+                kind: crate::accounts::kind_to_wire(account.kind),
+            },
+            name: account.name.clone(),
+            token,
+            mu,
+            score,
+            since: Instant::now(),
+            wants,
+            tx,
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        handle
+            .tx
+            .send(Command::Enter { pool: pool.name.clone(), entrant, reply })
+            .await
+            .map_err(|_| Status::unavailable("the ladder has stopped"))?;
+        answer.await.map_err(|_| Status::unavailable("the ladder has stopped"))??;
+        tracing::info!(account = %account.name, pool = %pool.name, games = wants, "entered the ladder");
+        let updates = ReceiverStream::new(rx).map(move |u| {
+            let _held = &slot;
+            u
+        });
+        Ok(Response::new(self.stopping().ending(updates)))
+    }
+
+    async fn leaderboard(
+        &self,
+        request: Request<pb::LeaderboardRequest>,
+    ) -> Result<Response<pb::LeaderboardResponse>, Status> {
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let reader = request.remote_addr().map(|a| a.ip());
+        let req = request.into_inner();
+        self.known_pool(req.pool.trim())?;
+        let board = store
+            .leaderboard(req.pool.trim(), req.limit)
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        self.answer_held(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }, reader)
+    }
+
+    async fn rating_history(
+        &self,
+        request: Request<pb::RatingHistoryRequest>,
+    ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let reader = request.remote_addr().map(|a| a.ip());
+        let req = request.into_inner();
+        self.known_pool(req.pool.trim())?;
+        let points = store
+            .rating_history(req.pool.trim(), req.name.trim(), req.limit)
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        let points = points
+            .into_iter()
+            .map(|p| pb::RatingPoint {
+                game: p.game,
+                mu: p.mu,
+                sigma: p.sigma,
+                place: u32::try_from(p.place).unwrap_or(0),
+                unix_millis: u64::try_from(p.at).unwrap_or(0),
+            })
+            .collect();
+        self.answer_held(pb::RatingHistoryResponse { points }, reader)
+    }
+}

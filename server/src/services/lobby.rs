@@ -1,0 +1,360 @@
+//! The Lobby service: making, finding, joining, hosting and closing tables. Each call
+//! checks its request, then asks the node (and through it the table's task).
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::lobby_server::Lobby;
+use dudo_rules::presets;
+use tonic::{Request, Response, Status};
+
+use std::sync::Arc;
+
+use crate::convert;
+use crate::node::{Dudo, join_code, token_of};
+use crate::status::{MAX_NAME_FIELD, bad_request, bounded, check_settings, status};
+use crate::table::{self, Command};
+use crate::table::{Table, TableError};
+
+/// Tables a list page holds unless asked for fewer, and at most.
+const LIST_PAGE: usize = 50;
+const LIST_PAGE_MAX: usize = 200;
+
+/// A bot that thinks longer than this only stalls its table.
+const MAX_BOT_THINK_MILLIS: u32 = 10_000;
+/// Bots that pause (rather than move at once) pause at least this long: a table of bots a
+/// millisecond apart would only burn the server.
+const MIN_BOT_THINK_MILLIS: u32 = 10;
+/// A call window for people: long enough to see the claim and decide.
+const DEFAULT_CALL_WINDOW_MILLIS: u32 = 3_000;
+const MIN_CALL_WINDOW_MILLIS: u32 = 100;
+const MAX_CALL_WINDOW_MILLIS: u32 = 60_000;
+/// The shortest move clock: shorter than a network round trip is no clock for people.
+const MIN_MOVE_MILLIS: u32 = 100;
+/// The longest move clock or time bank: a day.
+const MAX_CLOCK_MILLIS: u32 = 86_400_000;
+
+#[tonic::async_trait]
+impl Lobby for Dudo {
+    async fn create_table(
+        &self,
+        request: Request<pb::CreateTableRequest>,
+    ) -> Result<Response<pb::Joined>, Status> {
+        let ip = request.remote_addr().map(|a| a.ip());
+        table::seats::seat_name(&request.get_ref().name).map_err(status)?;
+        let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
+        let req = request.into_inner();
+        bounded("preset", &req.preset, MAX_NAME_FIELD)?;
+        bounded("rating_pool", &req.rating_pool, MAX_NAME_FIELD)?;
+        if let Some(rules) = &req.rules {
+            bounded("rules.name", &rules.name, MAX_NAME_FIELD)?;
+        }
+        check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
+        let budget = self.budget_for(ip);
+        self.budget_room(&budget)?;
+        {
+            let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            if registry.tables.len() >= self.limits.max_tables {
+                return Err(Status::resource_exhausted(format!(
+                    "the server holds {} tables, its limit",
+                    self.limits.max_tables
+                )));
+            }
+        }
+        // Taken now, checked and counted in one step: creations at once cannot all pass the
+        // check; a refusal below gives it back.
+        let place = self.table_place(ip)?;
+        let mut rules = match &req.rules {
+            Some(_) if !req.preset.is_empty() => {
+                return Err(bad_request("rules: give a preset or a whole rule set, not both"));
+            }
+            Some(wire) => {
+                let rules = convert::rules_from_wire(wire).map_err(|e| bad_request(format!("rules: {e}")))?;
+                rules.validate().map_err(|e| bad_request(format!("rules: {e}")))?;
+                rules
+            }
+            None => {
+                let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
+                presets::by_name(preset).ok_or_else(|| {
+                    bad_request(format!(
+                        "no preset {preset:?}; the presets are {}",
+                        presets::NAMES.join(", ")
+                    ))
+                })?
+            }
+        };
+        for setting in &req.settings {
+            rules = presets::with_setting(rules, &setting.path, &setting.value)
+                .map_err(|e| bad_request(e.to_string()))?;
+        }
+        let seats = if req.seats == 0 { u32::from(rules.players.min) } else { req.seats };
+        if seats as usize > self.limits.max_seats {
+            return Err(bad_request(format!("seats: at most {} at this server", self.limits.max_seats)));
+        }
+        if seats < u32::from(rules.players.min) || seats > u32::from(rules.players.max) {
+            return Err(bad_request(format!(
+                "seats: this rule set seats {} to {} players, not {seats}",
+                rules.players.min, rules.players.max
+            )));
+        }
+        if self.store.as_ref().is_some_and(|s| s.access() == dudo_store::Access::Reader) {
+            return Err(Status::failed_precondition("this server only reads records; it holds no tables"));
+        }
+        let rating_pool = match req.rating_pool.trim() {
+            "" => String::new(),
+            "ranked" if !self.ranked => {
+                return Err(Status::failed_precondition(
+                    "rating_pool: this server keeps no ranked ratings (its operator can start it with --ranked)",
+                ));
+            }
+            _ if self.store.is_none() => {
+                return Err(Status::failed_precondition(
+                    "rating_pool: this server keeps no records, so no ratings (it runs with --db none)",
+                ));
+            }
+            // Refused before a table is made for it (the table would refuse the seat).
+            "ranked" if account.is_none() && !req.host_only => {
+                return Err(status(TableError::AccountRequired));
+            }
+            // A seeded table deals what its creator can deal again at a table of its own:
+            // at a ranked table that would be reading the other players' dice.
+            "ranked" if req.seed.is_some() => {
+                return Err(bad_request(
+                    "seed: a ranked table deals from the server's randomness (a seed would let its creator know the dice)",
+                ));
+            }
+            pool @ ("ranked" | "arena") => pool.to_string(),
+            other => {
+                return Err(bad_request(format!(
+                    "rating_pool: \"ranked\", \"arena\" or empty, not {other:?}"
+                )));
+            }
+        };
+        if !table::journals_faithfully(&rules) {
+            return Err(Status::internal(
+                "rules: this rule set cannot be saved faithfully (a server bug; please report it)",
+            ));
+        }
+        let id = table::secret();
+        // A code in use is drawn again: two tables must never answer to one code.
+        let mut code = join_code();
+        for _ in 0..16 {
+            let taken = self
+                .registry
+                .lock()
+                .map_err(|_| Status::internal("registry poisoned"))?
+                .codes
+                .contains_key(&code);
+            if !taken {
+                break;
+            }
+            code = join_code();
+        }
+        let clock = (req.move_millis > 0).then(|| {
+            table::Clock::new(
+                std::time::Duration::from_millis(req.move_millis.into()),
+                std::time::Duration::from_millis(req.time_bank_millis.into()),
+            )
+        });
+        if req.bot_think_millis > MAX_BOT_THINK_MILLIS
+            || (req.bot_think_millis > 0 && req.bot_think_millis < MIN_BOT_THINK_MILLIS)
+        {
+            return Err(bad_request(format!(
+                "bot_think_millis: 0 (at once) or from {MIN_BOT_THINK_MILLIS} to {MAX_BOT_THINK_MILLIS}, not {}",
+                req.bot_think_millis
+            )));
+        }
+        if req.move_millis > 0 && !(MIN_MOVE_MILLIS..=MAX_CLOCK_MILLIS).contains(&req.move_millis) {
+            return Err(bad_request(format!(
+                "move_millis: 0 (no clock) or from {MIN_MOVE_MILLIS} to {MAX_CLOCK_MILLIS}, not {}",
+                req.move_millis
+            )));
+        }
+        if req.time_bank_millis > MAX_CLOCK_MILLIS {
+            return Err(bad_request(format!(
+                "time_bank_millis: at most {MAX_CLOCK_MILLIS}, not {}",
+                req.time_bank_millis
+            )));
+        }
+        let call_window_millis = req.call_window_millis.unwrap_or(DEFAULT_CALL_WINDOW_MILLIS);
+        if call_window_millis > 0
+            && !(MIN_CALL_WINDOW_MILLIS..=MAX_CALL_WINDOW_MILLIS).contains(&call_window_millis)
+        {
+            return Err(bad_request(format!(
+                "call_window_millis: 0 (until all have answered) or from {MIN_CALL_WINDOW_MILLIS} to {MAX_CALL_WINDOW_MILLIS}, not {call_window_millis}"
+            )));
+        }
+        let pacing = table::Pacing {
+            clock,
+            bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()),
+            call_window_millis,
+        };
+        // A host-only creator gets a host's token and no seat.
+        let host_token = req.host_only.then(table::secret);
+        let table = Table::new(
+            rules,
+            table::Setup {
+                table: table::core::Setup {
+                    id: id.clone(),
+                    code: code.clone(),
+                    capacity: seats as usize,
+                    seed: req.seed,
+                    pacing,
+                    rate: self.limits.actions_per_second,
+                    rating_pool,
+                    journalled: false,
+                    length: self.game_length(),
+                    budget,
+                    host_token: host_token.as_deref().map(table::seats::token_hash),
+                },
+                table_rate: self.limits.table_moves_per_second,
+                store: self.store.clone(),
+                bot_cpu: self.bot_cpu.table_share(),
+                link_base: Arc::clone(&self.link_base),
+            },
+        );
+        let handle = self.spawn_table(table, id, code, place)?;
+        let (seat, token, info, seated) = match host_token {
+            Some(token) => (0, token, self.info(&handle).await?, false),
+            None => {
+                let (seat, token, info) =
+                    self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
+                (seat, token, info, true)
+            }
+        };
+        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated }))
+    }
+
+    async fn join_table(
+        &self,
+        request: Request<pb::JoinTableRequest>,
+    ) -> Result<Response<pb::Joined>, Status> {
+        let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
+        let handle = self.find(&request.get_ref().table)?;
+        let (seat, token, info) =
+            self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
+        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated: true }))
+    }
+
+    async fn list_tables(
+        &self,
+        request: Request<pb::ListTablesRequest>,
+    ) -> Result<Response<pb::ListTablesResponse>, Status> {
+        let req = request.into_inner();
+        bounded("page_token", &req.page_token, MAX_NAME_FIELD)?;
+        let size = match req.page_size {
+            0 => LIST_PAGE,
+            n => (n as usize).min(LIST_PAGE_MAX),
+        };
+        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        let after = (std::ops::Bound::Excluded(req.page_token.clone()), std::ops::Bound::Unbounded);
+        let from = if req.page_token.is_empty() {
+            (std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+        } else {
+            after
+        };
+        let mut tables = Vec::with_capacity(size);
+        let mut next_page_token = String::new();
+        for (id, handle) in registry.tables.range::<String, _>(from) {
+            let summary = handle.listed.borrow();
+            if summary.state != pb::TableState::Waiting as i32 {
+                continue;
+            }
+            if tables.len() == size {
+                next_page_token = tables.last().map(|t: &pb::TableSummary| t.id.clone()).unwrap_or_default();
+                break;
+            }
+            debug_assert_eq!(&summary.id, id);
+            tables.push(summary.clone());
+        }
+        Ok(Response::new(pb::ListTablesResponse { tables, next_page_token }))
+    }
+
+    async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        bounded("bot", &req.bot, MAX_NAME_FIELD)?;
+        let handle = self.find(&req.table)?;
+        let info = self.command(&handle, |reply| Command::AddBot { token, bot: req.bot, reply }).await?;
+        Ok(Response::new(info))
+    }
+
+    async fn start_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        let info = self.command(&handle, |reply| Command::Start { token, reply }).await?;
+        Ok(Response::new(info))
+    }
+
+    async fn get_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let handle = self.find(&request.get_ref().table)?;
+        Ok(Response::new(self.info(&handle).await?))
+    }
+
+    async fn change_settings(
+        &self,
+        request: Request<pb::ChangeSettingsRequest>,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        let handle = self.find(&req.table)?;
+        check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
+        let settings = req.settings.into_iter().map(|s| (s.path, s.value)).collect();
+        let info = self.command(&handle, |reply| Command::ChangeSettings { token, settings, reply }).await?;
+        Ok(Response::new(info))
+    }
+
+    async fn remove_player(
+        &self,
+        request: Request<pb::RemovePlayerRequest>,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        let handle = self.find(&req.table)?;
+        let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
+        let info = self.command(&handle, |reply| Command::Remove { token, seat, reply }).await?;
+        Ok(Response::new(info))
+    }
+
+    async fn reset_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        let info = self.command(&handle, |reply| Command::Reset { token, reply }).await?;
+        Ok(Response::new(info))
+    }
+
+    async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        let info = self.command(&handle, |reply| Command::Leave { token, reply }).await?;
+        Ok(Response::new(info))
+    }
+
+    async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        let token = token_of(&request)?;
+        let handle = self.find(&request.get_ref().table)?;
+        let info = self.command(&handle, |reply| Command::Close { token, reply }).await?;
+        Ok(Response::new(info))
+    }
+
+    async fn list_presets(
+        &self,
+        _: Request<pb::ListPresetsRequest>,
+    ) -> Result<Response<pb::ListPresetsResponse>, Status> {
+        // The same for every call, for the life of the server: made once.
+        static PRESETS: std::sync::OnceLock<pb::ListPresetsResponse> = std::sync::OnceLock::new();
+        let presets = PRESETS.get_or_init(|| {
+            let presets = dudo_rules::presets::NAMES
+                .iter()
+                .filter_map(|&name| {
+                    let rules = dudo_rules::presets::by_name(name)?;
+                    Some(pb::Preset {
+                        name: name.to_string(),
+                        summary: dudo_rules::presets::summary(name).to_string(),
+                        rules: Some(convert::rules_to_wire(&rules)),
+                    })
+                })
+                .collect();
+            pb::ListPresetsResponse { presets }
+        });
+        Ok(Response::new(presets.clone()))
+    }
+}

@@ -1,0 +1,155 @@
+//! The Play service: a seat's stream (`Play`, `Subscribe`), its actions (`Act`) and a
+//! spectator's stream (`Watch`). Each stream is the table's deliveries to one audience.
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::play_server::Play;
+use tokio_stream::StreamExt;
+use tonic::{Request, Response, Status, Streaming};
+
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::node::{Dudo, UpdateStream, token_of};
+use crate::status::{RETRY_AFTER_KEY, bad_request, code_of, upward_error};
+use crate::table;
+
+/// The largest action a refusal echoes back, in encoded bytes (any real action is far smaller).
+const MAX_ECHOED_ACTION: usize = 1024;
+
+#[tonic::async_trait]
+impl Play for Dudo {
+    type PlayStream = UpdateStream;
+    type SubscribeStream = UpdateStream;
+    type WatchStream = UpdateStream;
+
+    async fn play(
+        &self,
+        request: Request<Streaming<pb::PlayRequest>>,
+    ) -> Result<Response<Self::PlayStream>, Status> {
+        let token = token_of(&request)?;
+        let slot = self.stream_slot(&request)?;
+        let reader = request.remote_addr().map(|a| a.ip());
+        let mut incoming = request.into_inner();
+        let hello = match incoming.next().await {
+            Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)), .. })) => h,
+            // A first message that cannot be read says why, as a later one would.
+            Some(Err(status)) => return Err(upward_error(&status)),
+            _ => {
+                return Err(bad_request("the first message of a play stream is a hello naming the table"));
+            }
+        };
+        let handle = self.find(&hello.table)?;
+        let updates = self.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
+        // Actions coming up are sent to the table; refusals come back down the stream.
+        let (refusals_tx, refusals_rx) = mpsc::channel::<Result<pb::PlayUpdate, Status>>(16);
+        let service = self.clone();
+        // Refusals the service makes before the table sees a message (it does not decode as
+        // an action, it is empty) cost no table anything, so they have a budget of their
+        // own: past it, the stream is read no faster than the seat's call rate.
+        let rate = f64::from(self.limits.actions_per_second.max(1));
+        tokio::spawn(async move {
+            let epoch = tokio::time::Instant::now();
+            let mut unread = table::rate::Bucket::full(rate, std::time::Duration::ZERO);
+            while let Some(message) = incoming.next().await {
+                let message = match message {
+                    Ok(message) => message,
+                    // A message that cannot be read (undecodable, too large) ends the stream
+                    // with a status saying so: never a stream that silently stops listening.
+                    Err(status) => {
+                        let _ = refusals_tx.send(Err(upward_error(&status))).await;
+                        break;
+                    }
+                };
+                let answers = message.answers;
+                let (wire, outcome) = match message.request {
+                    Some(pb::play_request::Request::Action(wire)) => {
+                        let outcome = service.act_on(&handle, &token, Some(&wire), answers).await;
+                        (Some(wire), outcome)
+                    }
+                    Some(pb::play_request::Request::PassCall(_)) => {
+                        (None, service.act_on(&handle, &token, None, answers).await)
+                    }
+                    // Said, not silently dropped: a client that sends these has a bug to find.
+                    Some(pb::play_request::Request::Hello(_)) => {
+                        (None, Err(bad_request("request: a play stream has one hello, first")))
+                    }
+                    None => (None, Err(bad_request("request: empty; send an action"))),
+                };
+                if let Err(status) = outcome {
+                    if matches!(code_of(&status).as_str(), "bad_request" | "bad_action")
+                        && let Err(wait) = unread.take(rate, epoch.elapsed())
+                    {
+                        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                        let _ = unread.take(rate, epoch.elapsed());
+                    }
+                    let rejected = pb::PlayUpdate {
+                        update: Some(pb::play_update::Update::Rejected(Box::new(pb::Rejected {
+                            // Echoed only when small: a refusal must not hold a flood's bytes.
+                            action: wire.filter(|w| prost::Message::encoded_len(w) <= MAX_ECHOED_ACTION),
+                            reason: status.message().to_string(),
+                            code: code_of(&status),
+                            retry_after_millis: status
+                                .metadata()
+                                .get(RETRY_AFTER_KEY)
+                                .and_then(|v| v.to_str().ok())
+                                .and_then(|v| v.parse().ok()),
+                        }))),
+                    };
+                    if refusals_tx.send(Ok(rejected)).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        // The stream ends when the table ends this seat's updates (dropped, reset, shutdown),
+        // whatever the refusals side is doing.
+        let updates = updates.map(Some).chain(tokio_stream::once(None));
+        let merged = updates
+            .merge(ReceiverStream::new(refusals_rx).map(Some))
+            .take_while(Option::is_some)
+            .map(move |u| {
+                let _held = &slot;
+                u.unwrap_or_else(|| Err(Status::aborted("stream ended")))
+            });
+        Ok(Response::new(Box::pin(merged)))
+    }
+
+    async fn subscribe(
+        &self,
+        request: Request<pb::SubscribeRequest>,
+    ) -> Result<Response<Self::SubscribeStream>, Status> {
+        let token = token_of(&request)?;
+        let slot = self.stream_slot(&request)?;
+        let reader = request.remote_addr().map(|a| a.ip());
+        let req = request.into_inner();
+        let stream = self.stream(&req.table, Some(token), req.since, reader).await?;
+        Ok(Response::new(Box::pin(stream.map(move |u| {
+            let _held = &slot;
+            u
+        }))))
+    }
+
+    async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
+        let token = token_of(&request)?;
+        let req = request.into_inner();
+        let wire = match (req.action, req.pass_call) {
+            (Some(_), true) => return Err(bad_request("pass_call: give an action or pass_call, not both")),
+            (None, false) => return Err(bad_request("action: no action given (or pass_call)")),
+            (wire, _) => wire,
+        };
+        let handle = self.find(&req.table)?;
+        self.act_on(&handle, &token, wire.as_ref(), req.answers).await?;
+        Ok(Response::new(pb::ActResponse {}))
+    }
+
+    async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
+        let slot = self.stream_slot(&request)?;
+        let reader = request.remote_addr().map(|a| a.ip());
+        let req = request.into_inner();
+        let stream = self.stream(&req.table, None, req.since, reader).await?;
+        Ok(Response::new(Box::pin(stream.map(move |u| {
+            let _held = &slot;
+            u
+        }))))
+    }
+}
