@@ -560,23 +560,6 @@ impl Drop for Timed {
 
 pub(crate) type LadderStream = Pin<Box<dyn Stream<Item = Result<pb::LadderUpdate, Status>> + Send>>;
 
-pub(crate) fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
-    pb::LeaderboardEntry {
-        name: r.name.clone(),
-        kind: match r.kind.as_str() {
-            "bot" => pb::AccountKind::Bot,
-            "person" => pb::AccountKind::Person,
-            _ => pb::AccountKind::None,
-        } as i32,
-        mu: r.mu,
-        sigma: r.sigma,
-        score: r.score(),
-        games: u64::try_from(r.games).unwrap_or(0),
-        wins: u64::try_from(r.wins).unwrap_or(0),
-        provisional: r.games < dudo_store::ladder::SETTLED_AFTER,
-    }
-}
-
 impl Dudo {
     /// A pool this server's ladder runs, or `no_such_pool` naming the ones it does.
     pub(crate) fn known_pool(&self, pool: &str) -> Result<&Pool, Status> {

@@ -13,7 +13,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::accounts::{AccountError, bearer};
 use crate::table::SeatAccount;
 
-use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream, entry_of, refused};
+use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream, refused};
 use crate::node::Dudo;
 
 #[tonic::async_trait]
@@ -137,5 +137,22 @@ impl Ladder for Dudo {
             })
             .collect();
         self.answer_held(pb::RatingHistoryResponse { points }, reader)
+    }
+}
+
+fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
+    pb::LeaderboardEntry {
+        name: r.name.clone(),
+        kind: match r.kind.as_str() {
+            "bot" => pb::AccountKind::Bot,
+            "person" => pb::AccountKind::Person,
+            _ => pb::AccountKind::None,
+        } as i32,
+        mu: r.mu,
+        sigma: r.sigma,
+        score: r.score(),
+        games: u64::try_from(r.games).unwrap_or(0),
+        wins: u64::try_from(r.wins).unwrap_or(0),
+        provisional: r.games < dudo_store::ladder::SETTLED_AFTER,
     }
 }

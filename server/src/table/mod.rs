@@ -6,14 +6,17 @@
 //! ([`journal`]) and the game's record ([`record`]). Every change comes in as one
 //! [`journal::Input`], live or replayed from the journal, with the time passed in.
 //!
-//! The task ([`Table::run`]) is thin: it takes [`Command`]s from the services over a bounded
-//! channel, checks who is asking (tokens, the host, the rate limit), turns a command into an
+//! The task ([`Table::run`]) is thin: it takes [`Command`]s (`command`) from the node over a
+//! bounded channel, checks who is asking (tokens, the host, the rate limit), turns a command into an
 //! input, and keeps the timers (the clock, a paused bot, idleness). Each turn of its loop
 //! writes what the last turn journalled and only then delivers what it caused (events,
-//! prompts, replies): nobody learns of anything the journal does not hold.
+//! prompts, replies): nobody learns of anything the journal does not hold. Each stream it
+//! feeds is a bounded channel whose bytes count against the budget (`channel`).
 
 pub mod bots;
+mod channel;
 pub mod clock;
+mod command;
 pub mod core;
 pub mod error;
 pub mod journal;
@@ -37,11 +40,12 @@ use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
+pub use self::channel::{StreamReader, StreamSink, stream_channel};
 pub use self::clock::{Clock, Now};
+pub use self::command::{Answer, Command};
 pub use self::core::{GameLength, Pacing, TableCore};
 pub use self::error::TableError;
 use self::journal::Input;
-use self::log::StreamBytes;
 pub use self::log::{Delivery, StreamEnd};
 pub use self::proofs::commitment;
 use self::rate::RateLimit;
@@ -49,73 +53,6 @@ pub use self::seats::SeatAccount;
 use self::seats::{SeatBot, token_hash};
 use crate::bot_cpu::TableShare;
 use crate::budget::Budget;
-
-/// What a lobby call that changes the table answers: the table as its own command left it.
-pub type Answer<T = pb::TableInfo> = oneshot::Sender<Result<T, TableError>>;
-
-/// What a session asks of a table.
-pub enum Command {
-    /// Take a seat: its number, its token (shown once) and the table.
-    Join {
-        name: String,
-        /// The account taking the seat (`name` is then the account's); none for a guest.
-        account: Option<SeatAccount>,
-        reply: Answer<(Seat, String, pb::TableInfo)>,
-    },
-    AddBot {
-        token: String,
-        bot: String,
-        reply: Answer,
-    },
-    Start {
-        token: String,
-        reply: Answer,
-    },
-    Info {
-        reply: oneshot::Sender<pb::TableInfo>,
-    },
-    Subscribe {
-        token: Option<String>,
-        since: Option<u64>,
-        tx: StreamSink,
-        reply: Answer<()>,
-    },
-    /// A seat's move or call; none: it lets the claim pass (its call window's `pass_call`).
-    Act {
-        token: String,
-        action: Option<Action>,
-        /// The prompt it answers (its `last_seq`), if the client said.
-        answers: Option<Option<u64>>,
-        reply: Answer<()>,
-    },
-    ChangeSettings {
-        token: String,
-        settings: Vec<(String, String)>,
-        reply: Answer,
-    },
-    Remove {
-        token: String,
-        seat: Seat,
-        reply: Answer,
-    },
-    Reset {
-        token: String,
-        reply: Answer,
-    },
-    Leave {
-        token: String,
-        reply: Answer,
-    },
-    /// The host closes the table for good: streams end, the table leaves the server.
-    Close {
-        token: String,
-        reply: Answer,
-    },
-    /// The server is stopping: tell every stream and close it.
-    Shutdown {
-        reply: oneshot::Sender<()>,
-    },
-}
 
 /// What a table is made with, besides its rules: the core's setup, and what only a running
 /// table needs.
@@ -148,63 +85,6 @@ pub enum RecoverError {
     NoCreation,
     #[error("entry {n}: {why}")]
     Entry { n: i64, why: TableError },
-}
-
-/// The table's end of a stream: a bounded channel (a full one drops the stream) and the
-/// count of bytes it holds.
-pub struct StreamSink {
-    tx: mpsc::Sender<Delivery>,
-    bytes: Arc<StreamBytes>,
-}
-
-impl log::Sink for StreamSink {
-    fn offer(&mut self, delivery: Delivery) -> Result<(), Delivery> {
-        self.tx.try_send(delivery).map_err(mpsc::error::TrySendError::into_inner)
-    }
-    fn is_closed(&self) -> bool {
-        self.tx.is_closed()
-    }
-    fn bytes(&self) -> &StreamBytes {
-        &self.bytes
-    }
-}
-
-/// The reader's end of a stream: takes deliveries, and gives back their bytes as it does
-/// (and, when dropped, what it never read).
-pub struct StreamReader {
-    rx: mpsc::Receiver<Delivery>,
-    bytes: Arc<StreamBytes>,
-}
-
-impl tokio_stream::Stream for StreamReader {
-    type Item = Delivery;
-
-    fn poll_next(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Delivery>> {
-        let polled = self.rx.poll_recv(cx);
-        if let std::task::Poll::Ready(Some(delivery)) = &polled {
-            self.bytes.release(delivery);
-        }
-        polled
-    }
-}
-
-impl Drop for StreamReader {
-    fn drop(&mut self) {
-        self.rx.close();
-        while let Ok(delivery) = self.rx.try_recv() {
-            self.bytes.release(&delivery);
-        }
-    }
-}
-
-/// A new stream's two ends, its bytes counted against `budget`.
-pub fn stream_channel(budget: Arc<Budget>) -> (StreamSink, StreamReader) {
-    let (tx, rx) = mpsc::channel(log::SUBSCRIBER_BUFFER);
-    let bytes = StreamBytes::new(budget);
-    (StreamSink { tx, bytes: Arc::clone(&bytes) }, StreamReader { rx, bytes })
 }
 
 /// The dice seed of a seeded table's game `number` (from 1): the table's seed for the first

@@ -1,0 +1,76 @@
+//! What a session asks of a table: the commands its task takes over its bounded channel,
+//! each with the channel its answer comes back on.
+
+use tokio::sync::oneshot;
+
+use dudo_proto::v1 as pb;
+use dudo_rules::{Action, Seat};
+
+use super::{SeatAccount, StreamSink, TableError};
+
+/// What a lobby call that changes the table answers: the table as its own command left it.
+pub type Answer<T = pb::TableInfo> = oneshot::Sender<Result<T, TableError>>;
+
+/// What a session asks of a table.
+pub enum Command {
+    /// Take a seat: its number, its token (shown once) and the table.
+    Join {
+        name: String,
+        /// The account taking the seat (`name` is then the account's); none for a guest.
+        account: Option<SeatAccount>,
+        reply: Answer<(Seat, String, pb::TableInfo)>,
+    },
+    AddBot {
+        token: String,
+        bot: String,
+        reply: Answer,
+    },
+    Start {
+        token: String,
+        reply: Answer,
+    },
+    Info {
+        reply: oneshot::Sender<pb::TableInfo>,
+    },
+    Subscribe {
+        token: Option<String>,
+        since: Option<u64>,
+        tx: StreamSink,
+        reply: Answer<()>,
+    },
+    /// A seat's move or call; none: it lets the claim pass (its call window's `pass_call`).
+    Act {
+        token: String,
+        action: Option<Action>,
+        /// The prompt it answers (its `last_seq`), if the client said.
+        answers: Option<Option<u64>>,
+        reply: Answer<()>,
+    },
+    ChangeSettings {
+        token: String,
+        settings: Vec<(String, String)>,
+        reply: Answer,
+    },
+    Remove {
+        token: String,
+        seat: Seat,
+        reply: Answer,
+    },
+    Reset {
+        token: String,
+        reply: Answer,
+    },
+    Leave {
+        token: String,
+        reply: Answer,
+    },
+    /// The host closes the table for good: streams end, the table leaves the server.
+    Close {
+        token: String,
+        reply: Answer,
+    },
+    /// The server is stopping: tell every stream and close it.
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
+}

@@ -1,0 +1,515 @@
+//! The table's core: seats, the game, the log, the clock, the bots, the dice proofs and the
+//! journal, with one way in. It knows no tokio, no gRPC status and no store: time comes in
+//! with each call, refusals are [`TableError`]s, and what must be saved waits in the
+//! journal for the task to write.
+//!
+//! [`TableCore::apply`] takes an [`Input`] (a seat joined, the rules changed, a game
+//! started, a move with or without a time-out, a seat removed, a reset) and applies exactly
+//! that: live play and recovery from the journal both go through it. [`TableCore::settle`]
+//! is what a live table does next (the bots move, the clock times whoever must move, the
+//! people who may act are prompted, every other stream is told whose turn it is); a rebuilt
+//! table settles once, when it is back. Settling and playing are in `turns`; what the
+//! streams are told, and what waits to be saved, in `streams`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::journal_entry::Entry;
+use dudo_proto::{TableEvent, convert};
+use dudo_rules::{Event, Game, RuleSet, Seat};
+use dudo_store::FinishedGame;
+
+use super::bots::BotMove;
+use super::clock::{Clock, Now};
+use super::error::TableError;
+use super::journal::{Input, Journal};
+use super::log::{EventLog, StreamEnd};
+use super::proofs::DiceProofs;
+use super::record::{self, GameRecord};
+use super::seats::{SeatSlot, Seats};
+use super::window::{CallWindow, Patience};
+use crate::budget::Budget;
+
+mod streams;
+mod turns;
+
+/// How a table is paced: its turn clock, how long its bots think, and how long seats have
+/// to call out of turn.
+#[derive(Clone, Debug, Default)]
+pub struct Pacing {
+    pub clock: Option<Clock>,
+    pub bot_pause: Duration,
+    /// The call window, in ms; 0: until every seat asked has answered, within the move
+    /// clock (or [`WINDOW_WITHOUT_CLOCK`]).
+    pub call_window_millis: u32,
+}
+
+/// The least time a seat is asked in a call window for: with less patience left, it is not
+/// asked (an answer cannot come back in less).
+const MIN_PATIENCE: Duration = Duration::from_millis(1);
+/// The longest a window waits for every seat to answer on a table without a move clock.
+pub const WINDOW_WITHOUT_CLOCK: Duration = Duration::from_secs(30);
+
+/// The longest game the server lets a table play: a game that reaches any of these is
+/// stopped, with a `game_stopped` event, and ranked as a game of rounds ends. Zero: no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameLength {
+    pub max_moves: u64,
+    pub max_millis: u64,
+    /// The encoded bytes of the game's events (what its streams, resumes and record hold).
+    pub max_bytes: u64,
+}
+
+/// What a table is made with, besides its rules.
+pub struct Setup {
+    pub id: String,
+    pub code: String,
+    pub capacity: usize,
+    /// A seeded table deals the same dice (and seeds its bots the same) every time.
+    pub seed: Option<u64>,
+    pub pacing: Pacing,
+    /// Calls a seat may make each second (kept with the table, for its journal).
+    pub rate: u32,
+    /// The ratings this table's games count for ("" for none).
+    pub rating_pool: String,
+    /// Whether the table keeps a journal (a running table keeps one when it has a store).
+    pub journalled: bool,
+    pub length: GameLength,
+    /// What the server lets clients make it hold; the table's events and streams count
+    /// against it.
+    pub budget: Arc<Budget>,
+    /// A host that holds no seat: the SHA-256 of its token.
+    pub host_token: Option<[u8; 32]>,
+}
+
+/// What an input caused, beyond the events it logged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Caused {
+    /// The seat a `Joined` input seated.
+    pub seat: Option<Seat>,
+}
+
+pub struct TableCore {
+    id: String,
+    code: String,
+    rules: Arc<RuleSet>,
+    /// Where the server's pages are, for the table's link (empty: a path alone).
+    link_base: Arc<str>,
+    seed: Option<u64>,
+    rate: u32,
+    rating_pool: String,
+    seats: Seats,
+    game: Option<Game>,
+    log: EventLog,
+    clock: Option<Clock>,
+    /// How long bots wait before moving (zero: they move at once, in one go).
+    bot_pause: Duration,
+    /// The bot move waiting out `bot_pause`.
+    bot_due: Option<BotMove>,
+    call_window_millis: u32,
+    /// The last claim's call window; none until a claim has callers out of turn, and again
+    /// after every move.
+    window: Option<CallWindow>,
+    /// The seat whose clock ran out while a window was open: its default move is held there.
+    timed_out_held: Option<Seat>,
+    /// Seats that let a call window lapse this game (ladder tables only): not asked again
+    /// until the next game, so a seat that never answers windows cannot hold every claim
+    /// for the whole window.
+    lapsed: Vec<Seat>,
+    /// How long each seat may keep this game waiting in call windows (ladder tables).
+    patience: Patience,
+    /// The person last asked to move, and when: how long its moves take.
+    prompted: Option<(Seat, Duration)>,
+    /// Whose move the clock was last (re)started for, at which point of the log: the clock
+    /// restarts only when that changes, not each time the table settles.
+    timed_for: Option<(Option<Seat>, u64, u32)>,
+    proofs: DiceProofs,
+    journal: Journal,
+    record: GameRecord,
+    /// Finished games to write with the journal.
+    finished: Vec<FinishedGame>,
+    /// The table as last announced to the streams, so only changes are sent.
+    announced: Option<pb::TableInfo>,
+    length: GameLength,
+    /// Counts changes to what a list shows of the table (seats, rules, state).
+    changes: u64,
+    /// CPU time spent playing built-in bots since the task last took it: what the table's
+    /// share of the server's CPU is charged (see `bot_cpu`).
+    thinking: Duration,
+}
+
+/// Bot moves played in one go: a table of bots playing at once hands back to the task after
+/// this many, or after [`BOT_SLICE`] of thinking, whichever comes first (the rest follow
+/// after other tables and calls have had their turn), so one table can never hold a worker
+/// thread for long, however many dice its bots weigh.
+const BOT_MOVES_AT_ONCE: usize = 256;
+/// The events a finished game keeps for resumes: its last round's reveal and result, with
+/// room to spare.
+const FINISHED_GAME_KEEPS: usize = 64;
+/// The most real time one go of bot moves takes (one move past it at most, and a bot's
+/// decision is bounded: see `dudo_rules::bots`).
+pub const BOT_SLICE: Duration = Duration::from_millis(2);
+
+impl TableCore {
+    /// A new table; `salt_secret` is what its dice commitments' salts are drawn from. With
+    /// a journal, its creation is the journal's first entry.
+    pub fn new(rules: RuleSet, setup: Setup, salt_secret: [u8; 32], now: Now) -> TableCore {
+        let Setup {
+            id,
+            code,
+            capacity,
+            seed,
+            pacing,
+            rate,
+            rating_pool,
+            journalled,
+            length,
+            budget,
+            host_token,
+        } = setup;
+        let mut core = TableCore {
+            id,
+            code,
+            rules: Arc::new(rules),
+            link_base: Arc::from(""),
+            seed,
+            rate,
+            rating_pool,
+            seats: Seats::new(capacity, host_token),
+            game: None,
+            log: EventLog::new(budget),
+            clock: pacing.clock,
+            bot_pause: pacing.bot_pause,
+            bot_due: None,
+            call_window_millis: pacing.call_window_millis,
+            window: None,
+            timed_out_held: None,
+            lapsed: Vec::new(),
+            patience: Patience::default(),
+            prompted: None,
+            timed_for: None,
+            proofs: DiceProofs::new(salt_secret),
+            journal: Journal::new(journalled),
+            record: GameRecord::default(),
+            finished: Vec::new(),
+            announced: None,
+            length,
+            changes: 0,
+            thinking: Duration::ZERO,
+        };
+        let created = core.journal.kept.then(|| Entry::Created(core.creation()));
+        core.journal.record(now.wall, created);
+        core
+    }
+
+    /// The table's first journal entry.
+    pub fn creation(&self) -> pb::TableCreated {
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        pb::TableCreated {
+            id: self.id.clone(),
+            code: self.code.clone(),
+            rules: Some(convert::rules_to_wire(&self.rules)),
+            capacity: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
+            seed: self.seed,
+            move_millis: self.clock.as_ref().map_or(0, |c| millis(c.per_move)),
+            bank_millis: self.clock.as_ref().map_or(0, |c| millis(c.bank)),
+            bot_think_millis: millis(self.bot_pause),
+            actions_per_second: self.rate,
+            salt_secret: self.proofs.secret().to_vec(),
+            rating_pool: self.rating_pool.clone(),
+            host_token_hash: self.seats.host_token().map(|h| h.to_vec()).unwrap_or_default(),
+            call_window_millis: self.call_window_millis.into(),
+        }
+    }
+
+    /// A table as its creation entry made it (recovery; no journal entry is made for it).
+    pub fn from_creation(
+        id: String,
+        code: String,
+        c: &pb::TableCreated,
+        length: GameLength,
+        budget: Arc<Budget>,
+    ) -> Result<TableCore, TableError> {
+        let bad = |why: String| TableError::Journal(why);
+        let wire = c.rules.as_ref().ok_or_else(|| bad("no rules".into()))?;
+        let rules = convert::rules_from_wire(wire).map_err(|e| bad(e.to_string()))?;
+        let secret: [u8; 32] =
+            c.salt_secret.as_slice().try_into().map_err(|_| bad("salt secret is not 32 bytes".into()))?;
+        let clock = (c.move_millis > 0)
+            .then(|| Clock::new(Duration::from_millis(c.move_millis), Duration::from_millis(c.bank_millis)));
+        let setup = Setup {
+            id,
+            code,
+            capacity: c.capacity as usize,
+            seed: c.seed,
+            pacing: Pacing {
+                clock,
+                bot_pause: Duration::from_millis(c.bot_think_millis),
+                call_window_millis: u32::try_from(c.call_window_millis).unwrap_or(u32::MAX),
+            },
+            rate: c.actions_per_second,
+            rating_pool: c.rating_pool.clone(),
+            journalled: true,
+            length,
+            budget,
+            host_token: match c.host_token_hash.as_slice() {
+                [] => None,
+                hash => Some(hash.try_into().map_err(|_| bad("host token hash is not 32 bytes".into()))?),
+            },
+        };
+        let mut core = TableCore::new(rules, setup, secret, Now::at(0));
+        core.journal.discard();
+        Ok(core)
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// Games started at this table (for game ids).
+    pub fn games_started(&self) -> u32 {
+        self.record.games
+    }
+
+    /// Whether nothing more fits in the memory budget this table counts against.
+    pub fn budget_full(&self) -> bool {
+        self.log.budget_full()
+    }
+
+    pub fn rate(&self) -> u32 {
+        self.rate
+    }
+
+    pub fn rules(&self) -> &Arc<RuleSet> {
+        &self.rules
+    }
+
+    pub fn seats(&self) -> &Seats {
+        &self.seats
+    }
+
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+
+    fn game_over(&self) -> bool {
+        self.game.as_ref().is_some_and(Game::is_over)
+    }
+
+    /// Applies one input, journals it and logs what it caused; a refused input changes
+    /// nothing. The one way a table's state changes, live or rebuilt.
+    pub fn apply(&mut self, input: Input, now: Now) -> Result<Caused, TableError> {
+        let mut caused = Caused::default();
+        // Made only when there is a journal to keep it (a table in memory plays without).
+        let mut entry = self.journal.kept.then(|| input.to_entry());
+        let table_changed = !matches!(input, Input::Moved { .. } | Input::WindowLapsed { .. });
+        let game_changed =
+            !matches!(input, Input::Joined { .. } | Input::RulesChanged { .. } | Input::WindowLapsed { .. });
+        match input {
+            Input::Joined { name, token_hash, bot, account } => {
+                if self.game.is_some() {
+                    return Err(TableError::GameStarted("nobody joins now"));
+                }
+                self.seats.check_room()?;
+                match &account {
+                    Some(a) if self.seats.holds(a) => return Err(TableError::AlreadySeated),
+                    // A rating is an account's: at a ranked table every person has one.
+                    None if bot.is_none() && self.rating_pool == "ranked" => {
+                        return Err(TableError::AccountRequired);
+                    }
+                    _ => {}
+                }
+                self.journal.record(now.wall, entry.take());
+                caused.seat = Some(self.seats.push(SeatSlot { name, token_hash, bot, account, left: false }));
+            }
+            Input::RulesChanged { rules } => {
+                if self.game.is_some() {
+                    return Err(TableError::GameStarted("settings change only before it starts"));
+                }
+                let (min, max) = (rules.players.min, rules.players.max);
+                let capacity = self.seats.capacity;
+                if capacity < usize::from(min) || capacity > usize::from(max) {
+                    return Err(TableError::SeatsOutsideRules { capacity, min, max });
+                }
+                if !super::journals_faithfully(&rules) {
+                    return Err(TableError::NotJournalable);
+                }
+                self.journal.record(now.wall, entry.take());
+                self.rules = rules;
+            }
+            Input::Started { seed, game_id } => {
+                if self.game.is_some() {
+                    return Err(TableError::GameStarted("it cannot start again"));
+                }
+                let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
+                self.journal.record(now.wall, entry.take());
+                self.game = Some(game);
+                self.lapsed.clear();
+                self.patience.begin(self.seats.len(), now.mono);
+                self.record.begin(game_id, seed, now.wall);
+                self.publish(events, now);
+            }
+            Input::Moved { seat, action, timed_out } => {
+                let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
+                let events = game.apply(seat, &action)?;
+                self.journal.record(now.wall, entry.take());
+                self.record.played += 1;
+                if self.journal.kept {
+                    self.record.moves.push(pb::GameMove {
+                        seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                        action: Some(convert::action_to_wire(&action)),
+                        timed_out,
+                    });
+                }
+                if timed_out {
+                    if let Some(clock) = self.clock.as_mut() {
+                        clock.ran_out(seat);
+                    }
+                    self.log_event(TableEvent::TurnTimedOut { seat, action }, now);
+                }
+                self.publish(events, now);
+            }
+            Input::Removed { seat, by_host } => self.remove(seat, by_host, entry.take(), now)?,
+            Input::Stopped { why, limit } => {
+                let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
+                if game.is_over() {
+                    return Err(TableError::Rule(dudo_rules::RuleError::GameOver));
+                }
+                let events = game.stop();
+                self.journal.record(now.wall, entry.take());
+                self.log_event(TableEvent::GameStopped { why, limit }, now);
+                self.publish(events, now);
+            }
+            Input::WindowLapsed { seats } => {
+                if self.game.as_ref().is_none_or(Game::is_over) {
+                    return Err(TableError::NotStarted);
+                }
+                self.journal.record(now.wall, entry.take());
+                for &seat in &seats {
+                    if !self.lapsed.contains(&seat) {
+                        self.lapsed.push(seat);
+                    }
+                }
+                self.log_event(TableEvent::CallWindowLapsed { seats }, now);
+            }
+            Input::Reset => {
+                self.journal.record(now.wall, entry.take());
+                self.game = None;
+                self.lapsed.clear();
+                self.bot_due = None;
+                self.log.forget();
+                self.proofs.reset();
+                self.seats.drop_left();
+                if let Some(clock) = self.clock.as_mut() {
+                    clock.reset();
+                }
+                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Reset));
+            }
+        }
+        if game_changed {
+            // A new position: the last claim's window (if any) is over.
+            self.window = None;
+        }
+        self.record_if_over(now);
+        if table_changed {
+            self.changes += 1;
+            self.announce_table();
+        }
+        Ok(caused)
+    }
+
+    /// Takes a seat out: before the start it frees the seat; during a game the engine allows
+    /// it only before the first call of a round, and the seat finishes below those still in.
+    /// The seat's own streams are told why (the host removed it, or it left) and end.
+    fn remove(
+        &mut self,
+        seat: Seat,
+        by_host: bool,
+        mut entry: Option<Entry>,
+        now: Now,
+    ) -> Result<(), TableError> {
+        if seat >= self.seats.len() {
+            return Err(TableError::NoSuchSeat { seat });
+        }
+        let why = if by_host { pb::reseated::Why::Removed } else { pb::reseated::Why::Left };
+        match self.game.as_mut() {
+            None => {
+                self.seats.free(seat)?;
+                self.journal.record(now.wall, entry.take());
+                self.log.end_seat(seat, StreamEnd::Reseated(why));
+                // Seats after it move down: every seat's stream must reconnect with its token
+                // (which finds its new number), so no stream carries another seat's dice.
+                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
+            }
+            Some(game) => {
+                let events = game.remove(seat)?;
+                self.journal.record(now.wall, entry.take());
+                let wire_seat = u32::try_from(seat).unwrap_or(u32::MAX);
+                self.record.moves.push(pb::GameMove { seat: wire_seat, action: None, timed_out: false });
+                // No rejoin: the token no longer answers, and a bot no longer plays.
+                self.seats.leave(seat);
+                self.log.end_seat(seat, StreamEnd::Reseated(why));
+                self.publish(events, now);
+            }
+        }
+        Ok(())
+    }
+
+    /// A game that just ended is recorded, whole, to be written with the input that ended it.
+    fn record_if_over(&mut self, now: Now) {
+        let Some(game) = self.game.as_ref().filter(|g| g.is_over()) else { return };
+        if self.record.recorded {
+            return;
+        }
+        self.changes += 1;
+        // Without a store nothing keeps records: none is made.
+        if self.journal.kept {
+            let cx = record::Context {
+                table: &self.id,
+                rules: &self.rules,
+                rating_pool: &self.rating_pool,
+                seats: &self.seats,
+                log: &self.log,
+            };
+            let finished = self.record.finish(game, now.wall, cx);
+            self.finished.push(finished);
+        } else {
+            self.record.recorded = true;
+        }
+        // The record has the whole game: a finished table keeps only its end for resumes (an
+        // earlier resume gets a snapshot of the final position), not its whole log, which
+        // would hold the budget until the table is closed.
+        self.log.keep_last(FINISHED_GAME_KEEPS);
+    }
+
+    /// Appends engine events to the log, with the dice proofs around them.
+    fn publish(&mut self, events: Vec<Event>, now: Now) {
+        for event in events {
+            if let Some(earlier) = self.proofs.before(&event, self.log.next_seq()) {
+                self.log_event(earlier, now);
+            }
+            let salts = self.proofs.after(&event);
+            self.log_event(TableEvent::Game(event), now);
+            if let Some(salts) = salts {
+                self.log_event(salts, now);
+            }
+        }
+        if let Some(commitments) = self.proofs.commitments() {
+            self.log_event(commitments, now);
+        }
+    }
+
+    fn log_event(&mut self, event: TableEvent, now: Now) {
+        let over = self.game_over();
+        self.log.append(event, now.wall, over);
+    }
+}

@@ -1,0 +1,372 @@
+//! What a live table does next: the bots move, the turn clock and the call window time the
+//! seats, moves and calls out of turn are played, and a game too long is stopped.
+
+use std::time::Duration;
+
+use dudo_proto::StopWhy;
+use dudo_rules::{Action, Game, Seat, Viewer};
+
+use super::*;
+use crate::table::bots::{self, BotMove};
+use crate::table::clock::{Clock, Now};
+use crate::table::error::TableError;
+use crate::table::window::{CallWindow, Decision};
+
+impl TableCore {
+    /// What a live table does after an input: the built-in bots move (at once, or one after
+    /// its pause), the clock times the person who must move, and every stream learns where
+    /// the game stands (a prompt for each person who may act, the view for the rest).
+    pub fn settle(&mut self, now: Now) {
+        self.bot_due = None;
+        self.enforce_length(now);
+        // Bots that move at once play here; with a pause, only what a call window decided
+        // (and bots' answers in it, which are never paused) plays now.
+        let at_once = self.bot_pause.is_zero();
+        let mut played_all = false;
+        // Real time, not the table's `now`: this bounds the work, it decides nothing in the game.
+        // What the bots cost is this thread's CPU time over the slice (wall time where the
+        // system cannot say): on a loaded machine, time the core spent elsewhere is not theirs.
+        // A table of people only thinks nothing: no clock read on their moves.
+        let bots = self.seats.any_bot();
+        let started = std::time::Instant::now();
+        let cpu = if bots { cpu_time::ThreadTime::try_now().ok() } else { None };
+        for n in 0..BOT_MOVES_AT_ONCE {
+            if n > 0 && started.elapsed() >= BOT_SLICE {
+                break;
+            }
+            let Some((seat, action)) = self.next_move(at_once, now) else {
+                played_all = true;
+                break;
+            };
+            if !self.play_bot(seat, action, now) {
+                played_all = true;
+                break;
+            }
+            self.enforce_length(now);
+        }
+        if !played_all {
+            // More to play: it comes back through the task's loop, at once.
+            if let Some((seat, action)) = self.next_move(at_once, now) {
+                self.bot_due = Some(BotMove { due: now.mono, seat, action, at_log_len: self.log.next_seq() });
+            }
+        } else if !at_once && let Some((seat, action)) = self.paused_bot_move() {
+            self.bot_due = Some(BotMove {
+                due: now.mono + self.bot_pause,
+                seat,
+                action,
+                at_log_len: self.log.next_seq(),
+            });
+        }
+        if bots {
+            self.thinking += cpu.and_then(|t| t.try_elapsed().ok()).unwrap_or_else(|| started.elapsed());
+        }
+        let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
+        // A seat whose move is held in the call window has moved: its clock stops.
+        let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
+        let person = turn.filter(|&t| !self.seats.is_bot(t) && !held(t));
+        let timed_for = Some((person, self.log.next_seq(), self.record.games));
+        if self.timed_for != timed_for {
+            if let Some(clock) = self.clock.as_mut() {
+                clock.restart(person, now.mono);
+            }
+            self.prompted = person.map(|p| (p, now.mono));
+            self.timed_for = timed_for;
+        }
+        self.tell_streams(now);
+    }
+
+    /// Stops a game in play that reached the server's length limit.
+    pub(super) fn enforce_length(&mut self, now: Now) {
+        if self.game.as_ref().is_none_or(Game::is_over) {
+            return;
+        }
+        let moves = self.record.played;
+        let lasted = u64::try_from(now.wall.saturating_sub(self.record.started_at)).unwrap_or(0);
+        let bytes = self.log.bytes() as u64;
+        let stop = if self.length.max_moves > 0 && moves >= self.length.max_moves {
+            Some((StopWhy::Moves, self.length.max_moves))
+        } else if self.length.max_millis > 0 && lasted >= self.length.max_millis {
+            Some((StopWhy::Time, self.length.max_millis))
+        } else if self.length.max_bytes > 0 && bytes >= self.length.max_bytes {
+            Some((StopWhy::Size, self.length.max_bytes))
+        } else if self.log.budget_exceeded() {
+            // The server holds more than its budget: the games still growing stop, rather
+            // than the server running out of memory (what they played is kept).
+            Some((StopWhy::Memory, bytes))
+        } else {
+            None
+        };
+        if let Some((why, limit)) = stop {
+            tracing::info!(moves, lasted_ms = lasted, bytes, ?why, "a game reached a limit and is stopped");
+            let _ = self.apply(Input::Stopped { why, limit }, now);
+        }
+    }
+
+    /// The next move to play now, if any: opens the claim's call window (the bots asked
+    /// answer at once), then plays what it decides; with no window open, the move of the bot
+    /// whose turn it is (when `bots_now`).
+    pub(super) fn next_move(&mut self, bots_now: bool, now: Now) -> Option<(Seat, Action)> {
+        let game = self.game.as_ref().filter(|g| !g.is_over())?;
+        let turn = game.turn();
+        if self.window.is_none() {
+            let limit = self.window_limit();
+            // A seeded table plays the same game whatever the timing: no patience there.
+            let patient = self.lapses_count() && self.seed.is_none();
+            // Each seat asked until its own time is up: the whole window, or on a ladder
+            // table what is left of its patience (see `Patience`), or not asked when none is.
+            let asked: Vec<(Seat, Duration, bool)> = game
+                .seats_to_ask()
+                .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s))
+                .filter_map(|s| {
+                    let allowed = self.patience.allows(s, now.mono);
+                    if !patient || self.seats.is_bot(s) || allowed >= limit {
+                        Some((s, now.mono + limit, true))
+                    } else {
+                        (allowed >= MIN_PATIENCE).then_some((s, now.mono + allowed, false))
+                    }
+                })
+                .collect();
+            if !asked.is_empty() {
+                for &(seat, _, _) in &asked {
+                    self.patience.asked(seat);
+                }
+                let mut window = CallWindow::open(asked.iter().copied(), now.mono);
+                for &(seat, _, _) in asked.iter().filter(|&&(s, _, _)| self.seats.is_bot(s)) {
+                    match bots::decide(game, &self.seats, seat) {
+                        Some(call) => window.call(seat, call, now.mono),
+                        None => window.pass(seat, now.mono),
+                    }
+                }
+                self.window = Some(window);
+            }
+        }
+        if let Some(window) = self.window.as_mut().filter(|w| w.is_open()) {
+            if bots_now
+                && let Some(t) = turn.filter(|&t| self.seats.is_bot(t) && !window.holds(t))
+                && let Some(action) = bots::decide(game, &self.seats, t)
+            {
+                window.hold(t, action);
+            }
+            let decision = window.decide();
+            if decision != Decision::Waiting {
+                self.patience.charge(window);
+            }
+            match decision {
+                Decision::Waiting => return None,
+                Decision::Call(seat, action) => {
+                    window.close();
+                    return Some((seat, action));
+                }
+                Decision::Closed(_) => {
+                    if let Some(held) = window.close() {
+                        return Some(held);
+                    }
+                }
+            }
+        }
+        let t = turn.filter(|&t| bots_now && self.seats.is_bot(t))?;
+        Some((t, bots::decide(game, &self.seats, t)?))
+    }
+
+    /// The move the bot whose turn it is will play after its pause (none while its move
+    /// waits in a call window, or when it is not a bot's turn).
+    pub(super) fn paused_bot_move(&self) -> Option<(Seat, Action)> {
+        let game = self.game.as_ref().filter(|g| !g.is_over())?;
+        let t = game.turn().filter(|&t| self.seats.is_bot(t))?;
+        if self.window.as_ref().is_some_and(|w| w.holds(t)) {
+            return None;
+        }
+        Some((t, bots::decide(game, &self.seats, t)?))
+    }
+
+    /// How long a call window stays open at most.
+    pub(super) fn window_limit(&self) -> Duration {
+        match (self.call_window_millis, &self.clock) {
+            (0, Some(clock)) => clock.per_move,
+            (0, None) => WINDOW_WITHOUT_CLOCK,
+            (ms, _) => Duration::from_millis(ms.into()),
+        }
+    }
+
+    /// When the open call window closes (monotonic), if one is waiting for someone.
+    pub fn window_closes(&self) -> Option<Duration> {
+        self.window.as_ref().and_then(CallWindow::closes)
+    }
+
+    /// Whether a seat that lets a call window lapse is not asked again this game (and named in
+    /// a `call_window_lapsed` event the ladder counts like a time-out). Ladder tables only: a
+    /// network seat there is a bot that can answer at once, while at a game night letting
+    /// the window close is how a person says no. Derived from the journalled rating pool, so
+    /// a rebuilt table decides the same.
+    pub(super) fn lapses_count(&self) -> bool {
+        self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
+    }
+
+    /// The call window's time is up: whoever has not answered lets the claim pass.
+    pub fn close_window(&mut self, now: Now) {
+        let lapsed = self.window.as_mut().map(|w| w.time_up(now.mono)).unwrap_or_default();
+        let seats: Vec<Seat> = lapsed.into_iter().filter(|&s| !self.seats.is_bot(s)).collect();
+        if self.lapses_count() && !seats.is_empty() {
+            let _ = self.apply(Input::WindowLapsed { seats }, now);
+        }
+        self.settle(now);
+    }
+
+    /// A person's move or call. In an open call window, a call waits for the window's
+    /// decision and the move of the seat whose turn it is is held until it closes; true when
+    /// the table must settle (something may have changed), false when only the seat's own
+    /// prompt is answered.
+    pub fn play(&mut self, seat: Seat, action: Action, now: Now) -> Result<bool, TableError> {
+        let game = self.game.as_ref().ok_or(TableError::NotStarted)?;
+        if let Some((asked, at)) = self.prompted.filter(|&(p, _)| p == seat && game.turn() == Some(seat)) {
+            self.patience.moved(asked, now.mono.saturating_sub(at));
+        }
+        if let Some(window) = self.window.as_mut() {
+            let my_turn = game.turn() == Some(seat);
+            if window.is_open() {
+                if window.waits_for(seat) {
+                    game.check(seat, &action)?;
+                    window.call(seat, action, now.mono);
+                    return Ok(self.answered(seat, now));
+                }
+                if my_turn && !window.holds(seat) {
+                    game.check(seat, &action)?;
+                    window.hold(seat, action);
+                    return Ok(self.answered(seat, now));
+                }
+                if window.asked(seat) || my_turn {
+                    return Err(TableError::AlreadyAnswered);
+                }
+            } else if window.asked(seat) && !my_turn {
+                return Err(TableError::CallWindowClosed);
+            }
+        }
+        self.apply(Input::Moved { seat, action, timed_out: false }, now)?;
+        Ok(true)
+    }
+
+    /// A person lets the last claim pass without calling.
+    pub fn pass_call(&mut self, seat: Seat, now: Now) -> Result<bool, TableError> {
+        match self.window.as_mut() {
+            Some(window) if window.waits_for(seat) => {
+                window.pass(seat, now.mono);
+                Ok(self.answered(seat, now))
+            }
+            Some(window) if window.asked(seat) && window.is_open() => Err(TableError::AlreadyAnswered),
+            _ => Err(TableError::NoCallWindow),
+        }
+    }
+
+    /// A seat answered in the window: true if the window may now decide; otherwise only the
+    /// seat's streams learn that it waits (its prompt is answered).
+    pub(super) fn answered(&mut self, seat: Seat, now: Now) -> bool {
+        if self.window.as_ref().is_none_or(|w| w.decide() != Decision::Waiting) {
+            return true;
+        }
+        let viewer = Viewer::Seat(seat);
+        if let Some(turn) = self.turn_for(viewer, now) {
+            self.log.queue_each(|v| (v == viewer).then(|| turn.clone()));
+        }
+        false
+    }
+
+    /// Plays a bot's move (its seat's default if the move is refused, never a stall); false
+    /// if nothing happened.
+    pub(super) fn play_bot(&mut self, seat: Seat, action: Action, now: Now) -> bool {
+        // The default move a time-out left in a call window is played as a time-out.
+        let timed_out = self.timed_out_held.take() == Some(seat);
+        if self.apply(Input::Moved { seat, action, timed_out }, now).is_ok() {
+            return true;
+        }
+        let fallback = self.game.as_ref().and_then(|g| g.default_action(seat));
+        fallback
+            .is_some_and(|action| self.apply(Input::Moved { seat, action, timed_out: false }, now).is_ok())
+    }
+
+    /// Whether the table is waiting for `seat`: a person's seat that may act now.
+    pub fn awaits(&self, seat: Seat) -> bool {
+        !self.seats.is_bot(seat) && self.game.as_ref().is_some_and(|g| !g.is_over() && self.asks(g, seat))
+    }
+
+    /// Whether `seat` is asked to act now: its turn (unless its move is held in the call
+    /// window), or its call out of turn while the window waits for it.
+    pub(super) fn asks(&self, game: &Game, seat: Seat) -> bool {
+        match self.window.as_ref().filter(|w| w.is_open()) {
+            Some(w) => w.waits_for(seat) || (game.turn() == Some(seat) && !w.holds(seat)),
+            None => game.turn() == Some(seat),
+        }
+    }
+
+    /// Prompts `seat` again, if it may still act (its last move was refused for the pace).
+    pub fn prompt_again(&mut self, seat: Seat, now: Now) {
+        if let Some(prompt) = self.prompt_for(seat, now) {
+            self.log.queue_each(|viewer| (viewer == Viewer::Seat(seat)).then(|| prompt.clone()));
+        }
+    }
+
+    /// When the clock runs out for the seat it is timing (monotonic).
+    pub fn deadline(&self) -> Option<Duration> {
+        self.clock.as_ref()?.deadline()
+    }
+
+    /// The real time bots took since this was last asked.
+    pub fn take_thinking(&mut self) -> Duration {
+        std::mem::take(&mut self.thinking)
+    }
+
+    /// When the paused bot's move is due (monotonic).
+    pub fn bot_due(&self) -> Option<Duration> {
+        self.bot_due.as_ref().map(|b| b.due)
+    }
+
+    /// The clock ran out: the seat's default action is played for it, and the log says so.
+    pub fn time_out(&mut self, now: Now) {
+        let Some(seat) = self.clock.as_ref().and_then(Clock::timing) else { return };
+        let action = self.game.as_ref().and_then(|g| g.default_action(seat));
+        // A call window is open on the claim: the default move waits in it like any move of
+        // the seat whose turn it is, and a call made in the window still wins.
+        if let (Some(window), Some(action)) = (self.window.as_mut().filter(|w| w.is_open()), action.clone()) {
+            window.hold(seat, action);
+            self.timed_out_held = Some(seat);
+            if let Some(clock) = self.clock.as_mut() {
+                clock.ran_out(seat);
+            }
+            self.settle(now);
+            return;
+        }
+        match action.map(|action| self.apply(Input::Moved { seat, action, timed_out: true }, now)) {
+            Some(Ok(_)) => self.settle(now),
+            // Nothing to play for it: the clock stops rather than fire again at once.
+            _ => {
+                if let Some(clock) = self.clock.as_mut() {
+                    clock.stop();
+                }
+            }
+        }
+    }
+
+    /// The paused bot's time has come: it moves if nothing happened since it chose.
+    pub fn bot_moves(&mut self, now: Now) {
+        let Some(due) = self.bot_due.take() else { return };
+        if due.at_log_len == self.log.next_seq() {
+            let turn = self.game.as_ref().and_then(Game::turn);
+            match self.window.as_mut().filter(|w| w.is_open()) {
+                // Its pause is over but the window is not: the move waits in it.
+                Some(window) if turn == Some(due.seat) => window.hold(due.seat, due.action),
+                _ => {
+                    self.play_bot(due.seat, due.action, now);
+                }
+            }
+        }
+        self.settle(now);
+    }
+
+    /// The banks as a rebuilt table's journal last recorded them.
+    pub fn restore_banks(&mut self, banks_millis: &[u64]) {
+        if let Some(clock) = self.clock.as_mut()
+            && !banks_millis.is_empty()
+        {
+            clock.restore(banks_millis.iter().map(|&ms| Duration::from_millis(ms)).collect());
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Calls out of turn: who is asked, who wins, and what the clock does meanwhile.
+
+use super::*;
+
+/// After a claim, every seat that may call out of turn is asked at once; the move of the
+/// seat whose turn it is waits; the first caller in play order from the claimant wins,
+/// whoever answered first; a second answer is refused.
+#[test]
+fn a_call_window_asks_every_caller_at_once_and_the_first_in_play_order_wins() {
+    let mut core = table(Pacing { call_window_millis: 3_000, ..Pacing::default() }, false);
+    let names = ["ana", "ben", "cat", "dan"];
+    for name in names {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (next, third, fourth) = ((bidder + 1) % 4, (bidder + 2) % 4, (bidder + 3) % 4);
+    assert!(core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap());
+    core.settle(at(2));
+    // The window closes 3 s on; the seats that may call calza are prompted with it.
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(5)));
+    let asked = watch(&mut core, Some(names[third]), None, at(2));
+    let prompt = asked.updates().into_iter().find_map(|u| match u {
+        Up::Prompt(p) => Some(p),
+        _ => None,
+    });
+    assert!(prompt.expect("the third seat is asked").call_window_unix_millis.is_some());
+    // The next seat raises: held, the game unchanged.
+    assert!(!core.play(next, Action::Bid(dudo_rules::Bid::new(3, 3)), at(3)).unwrap());
+    assert_eq!(core.game().unwrap().view(next).claims.len(), 1);
+    // The fourth seat calls first in time; the third (before it in play order) passes.
+    assert!(!core.play(fourth, Action::Calza, at(3)).unwrap());
+    assert_eq!(core.play(fourth, Action::Calza, at(3)), Err(TableError::AlreadyAnswered));
+    let all = watch(&mut core, None, None, at(3));
+    all.take();
+    assert!(core.pass_call(third, at(4)).unwrap());
+    core.settle(at(4));
+    core.deliver();
+    let called = all.updates().into_iter().find_map(|u| match u {
+        Up::Event(e) => match convert::event_from_wire(&e).ok()?.1 {
+            TableEvent::Game(event) => match event.kind {
+                dudo_rules::EventKind::CalzaCalled { seat } => Some(seat),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    });
+    assert_eq!(called, Some(fourth), "the fourth seat's calza is played, not the held raise");
+}
+
+/// A window nobody answers closes at its time: the claim stands, a late call is refused,
+/// and a move held in a window plays when it closes.
+#[test]
+fn a_call_window_closes_at_its_time_and_the_held_move_plays() {
+    let mut core = table(Pacing { call_window_millis: 3_000, ..Pacing::default() }, false);
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (next, third) = ((bidder + 1) % 3, (bidder + 2) % 3);
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap();
+    core.settle(at(2));
+    core.close_window(at(5));
+    assert_eq!(core.window_closes(), None);
+    assert_eq!(core.play(third, Action::Calza, at(5)), Err(TableError::CallWindowClosed));
+    assert_eq!(core.pass_call(third, at(5)), Err(TableError::NoCallWindow));
+    // The next seat raises (no window open: played at once); the new claim's window asks
+    // the first bidder, and the third seat's raise waits in it until it closes.
+    assert!(core.play(next, Action::Bid(dudo_rules::Bid::new(3, 3)), at(6)).unwrap());
+    core.settle(at(6));
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(9)));
+    assert!(!core.play(third, Action::Bid(dudo_rules::Bid::new(4, 3)), at(7)).unwrap());
+    assert_eq!(core.game().and_then(dudo_rules::Game::turn), Some(third));
+    core.close_window(at(9));
+    assert_eq!(core.game().and_then(dudo_rules::Game::turn), Some(bidder), "the held raise played");
+}
+
+/// The turn clock running out while a call window is open does not cut it short: the
+/// default move waits in the window like any held move, and a call made in time still wins.
+#[test]
+fn a_time_out_during_a_call_window_waits_in_it_and_a_call_still_wins() {
+    let clock = Clock::new(Duration::from_secs(1), Duration::ZERO);
+    let mut core =
+        table(Pacing { clock: Some(clock), call_window_millis: 3_000, ..Pacing::default() }, false);
+    for name in ["ana", "ben", "cat", "dan"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let fourth = (bidder + 3) % 4;
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap();
+    core.settle(at(2));
+    assert!(!core.play(fourth, Action::Calza, at(2)).unwrap());
+    let all = watch(&mut core, None, None, at(2));
+    all.take();
+    // The next seat's clock runs out at 3 s: its default move is held, the window still open.
+    core.time_out(at(3));
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(5)));
+    core.close_window(at(5));
+    core.deliver();
+    let kinds: Vec<TableEvent> = all
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            Up::Event(e) => convert::event_from_wire(&e).ok().map(|(_, k)| k),
+            _ => None,
+        })
+        .collect();
+    let called = kinds.iter().find_map(|k| match k {
+        TableEvent::Game(e) => match e.kind {
+            dudo_rules::EventKind::CalzaCalled { seat } => Some(seat),
+            _ => None,
+        },
+        _ => None,
+    });
+    assert_eq!(called, Some(fourth), "{kinds:?}");
+    assert!(
+        !kinds.iter().any(|k| matches!(k, TableEvent::TurnTimedOut { .. })),
+        "the held default was played"
+    );
+}
