@@ -1,5 +1,5 @@
 //! Where refusals meet gRPC status codes, once: a table's refusal ([`status`]), a request
-//! refused before any table sees it ([`bad_request`]), how a stream ends ([`delivered`]),
+//! refused before any table sees it (`bad_request`), how a stream ends (`delivered`),
 //! and the stable code every refusal carries in its metadata ([`CODE_KEY`]), which clients
 //! read instead of the text. The bounds on what a request may carry are here too, so every
 //! service refuses an oversized field the same way.

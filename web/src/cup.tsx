@@ -5,7 +5,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { useState } from "preact/hooks";
 import { Dice, Die } from "./dice";
 import { ActionSchema, type Legal, type View } from "./gen/dudo/v1/game_pb";
-import { faceSymbol, handDice, handOrder, handText, type HandGame } from "./hand";
+import { faceSymbol, handDice, handName, handOrder, handText, type HandGame } from "./hand";
 import { Undercall } from "./gen/dudo/v1/rules_pb";
 import type { Session, TableState } from "./session";
 import { useFocusOnArrival } from "./focus";
@@ -51,6 +51,7 @@ export function HandShown({ dice, game }: { dice: readonly number[]; game: HandG
   return (
     <span class="bid">
       <strong>{handText(game, dice)}</strong> <Dice faces={handOrder(game, dice)} size={22} game={game} />
+      {handName(game, dice) && <span class="hand-name"> ({handName(game, dice)})</span>}
     </span>
   );
 }
@@ -165,10 +166,12 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
           <div class="calls">
             <button type="button" onClick={() => send({ case: "claim", value: { dice: weakest } })}>
               Claim {handText(game, weakest)}
+              {handName(game, weakest) && ` (${handName(game, weakest)})`}
             </button>
             {knowsAll && (
               <button type="button" onClick={() => send({ case: "claim", value: { dice: seen } })}>
                 Claim what is there: {handText(game, seen)}
+                {handName(game, seen) && ` (${handName(game, seen)})`}
               </button>
             )}
           </div>

@@ -55,3 +55,34 @@ export function handOrder(game: HandGame | undefined, dice: readonly number[]): 
   const count = (f: number) => high.filter((d) => d === f).length;
   return high.sort((a, b) => count(b) - count(a) || b - a);
 }
+
+const POKER_NAMES = ["", "nines", "tens", "jacks", "queens", "kings", "aces"];
+const POKER_ONE = ["", "nine", "ten", "jack", "queen", "king", "ace"];
+const COUNT_WORDS = ["", "one", "a pair of", "three", "four", "five", "six"];
+
+/** A hand in words, as players say it: "two pairs, kings and tens", "three 6s", "Mexican".
+ * Only words: which hand beats which is the server's to say. */
+export function handName(game: HandGame | undefined, dice: readonly number[]): string {
+  if (!game || dice.length === 0 || dice.includes(0)) return "";
+  const many = (face: number) => (game === "poker_dice" ? POKER_NAMES[face] : `${face}s`);
+  const sorted = [...dice].sort((a, b) => a - b).join("");
+  if (game === "mexican" || game === "mexican_two_dice") {
+    if ((game === "mexican" && sorted === "123") || (game === "mexican_two_dice" && sorted === "12")) return "Mexican!";
+    if (new Set(dice).size === 1) return `${game === "mexican" ? "triple" : "double"} ${many(dice[0])}`;
+    return "";
+  }
+  // Groups by size, then face, as the hand is written.
+  const groups: [number, number][] = [];
+  for (const f of handOrder(game, dice)) {
+    const g = groups.find((x) => x[1] === f);
+    if (g) g[0] += 1;
+    else groups.push([1, f]);
+  }
+  const [[c1, f1], second] = groups;
+  if (c1 === 1) return game === "poker_dice" ? `${POKER_ONE[f1]} high` : `${f1} high`;
+  const first = c1 === 2 ? `a pair of ${many(f1)}` : `${COUNT_WORDS[c1] ?? c1} ${many(f1)}`;
+  if (!second || second[0] < 2) return first;
+  if (c1 === 3 && second[0] === 2 && dice.length === 5) return `full house, ${many(f1)} over ${many(second[1])}`;
+  if (c1 === 2 && second[0] === 2) return `two pairs, ${many(f1)} and ${many(second[1])}`;
+  return `${first} and ${second[0] === 2 ? `a pair of ${many(second[1])}` : `${COUNT_WORDS[second[0]] ?? second[0]} ${many(second[1])}`}`;
+}

@@ -125,7 +125,15 @@ export function TablePage({ code }: { code: string }) {
       {state.challenge && session && game && <Challenge state={state} game={game} name={session.name} />}
       {state.results && session && <ResultsTable state={state} name={session.name} />}
       {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} />}
-      {held?.seated && <LeaveButton table={table} held={held} onLeft={() => setHeld(undefined)} />}
+      {held?.seated && (
+        <LeaveButton
+          table={table}
+          held={held}
+          // The rules let a seat leave only between rounds, before the first bid (or claim).
+          midRound={!!state.view && !state.view.over && !!(state.view.currentBid || state.view.hand?.claim)}
+          onLeft={() => setHeld(undefined)}
+        />
+      )}
       <Story lines={state.lines} />
       {table.rules && <RulesPanel rules={table.rules} />}
     </div>
@@ -648,12 +656,13 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
   );
 }
 
-function LeaveButton({ table, held, onLeft }: { table: TableInfo; held: Held; onLeft: () => void }) {
+function LeaveButton({ table, held, midRound, onLeft }: { table: TableInfo; held: Held; midRound: boolean; onLeft: () => void }) {
   const [error, setError] = useState<string>();
   return (
     <p>
       <button
         type="button"
+        disabled={midRound}
         onClick={async () => {
           if (!confirm("Leave the table? Your seat goes for good; you can still watch.")) return;
           setError(undefined);
@@ -672,6 +681,7 @@ function LeaveButton({ table, held, onLeft }: { table: TableInfo; held: Held; on
       >
         Leave the table
       </button>
+      {midRound && !error && <span class="summary"> You may leave between rounds, before the first bid.</span>}
       {error && <span role="alert"> {error}</span>}
     </p>
   );
