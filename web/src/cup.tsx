@@ -188,7 +188,10 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
                 ))}
               </select>
             ))}
-            <button type="submit">Claim {handText(game, claim)}</button>
+            <button type="submit">
+              Claim {handText(game, claim)}
+              {handName(game, claim) && ` (${handName(game, claim)})`}
+            </button>
           </fieldset>
         </form>
       )}

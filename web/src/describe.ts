@@ -1,7 +1,7 @@
 // One line of the table's story per event, in the game's own words. The server decides and
 // counts; these lines only say what it sent.
 import type { Event, Hand } from "./gen/dudo/v1/game_pb";
-import { handText, type HandGame } from "./hand";
+import { handName, handText, type HandGame } from "./hand";
 
 type Names = (seat: number) => string;
 
@@ -13,6 +13,10 @@ const plural = (n: number, one: string) => `${n} ${n === 1 ? one : (MANY[one] ??
 export function describe(e: Event, name: Names, game?: HandGame, points = false): string | undefined {
   const k = e.kind;
   const hand = (h: Hand | undefined) => handText(game, h?.dice ?? []);
+  const said = (h: Hand | undefined) => {
+    const words = handName(game, h?.dice ?? []);
+    return words ? ` (${words})` : "";
+  };
   const faces = (dice: readonly number[]) => handText(game, dice).split("").join(" ");
   switch (k.case) {
     case "gameStarted":
@@ -80,8 +84,8 @@ export function describe(e: Event, name: Names, game?: HandGame, points = false)
       const spoken = hand(k.value.spoken);
       const claim = hand(k.value.claim);
       return spoken === claim
-        ? `${name(k.value.seat)} passes the cup: "${claim}".`
-        : `${name(k.value.seat)} passes the cup: "${spoken}", an undercall taken as better: ${claim}.`;
+        ? `${name(k.value.seat)} passes the cup: "${claim}"${said(k.value.claim)}.`
+        : `${name(k.value.seat)} passes the cup: "${spoken}", an undercall taken as better: ${claim}${said(k.value.claim)}.`;
     }
     case "handRevealed":
       return `The cup is lifted: ${faces(k.value.dice)}.`;

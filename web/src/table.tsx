@@ -319,6 +319,9 @@ function ReplayLink({ table, overAt }: { table: TableInfo; overAt?: number }) {
 /** `faces`: given when the odds are asked for. */
 function BidBoard({ view, held, name, faces, target }: { view: View; held?: Held; faces?: number; target?: number } & Names) {
   const bid = view.currentBid;
+  // A pass stands over the bid before it (the house rules): say who passed.
+  const last = view.claims.at(-1);
+  const lastPass = last?.kind.case === "pass" ? last.seat : undefined;
   return (
     <>
       {held?.seated && view.myDice.length > 0 && (
@@ -353,6 +356,7 @@ function BidBoard({ view, held, name, faces, target }: { view: View; held?: Held
           ) : (
             `No ${target !== undefined ? "guess" : "bid"} yet this round.`
           )}
+          {lastPass !== undefined && <span> · {name(lastPass)} passed</span>}
           {view.wild !== undefined && <span class="wild"> · wild: {view.wild}s</span>}
         </div>
       )}
