@@ -694,13 +694,10 @@ fn dudo_play_shows_every_bot_sitting_down_before_the_game_begins() {
                 "seat {seat}:\n{before}"
             );
         }
-        // A line typed while the game's first lines are still being printed is sometimes lost
-        // (a known problem of the line editor under load, in the closing note): say it again.
-        p.send_line("quit!").unwrap();
-        if p.exp_string("the table of bots closes with you").is_err() {
-            p.send_line("quit!").unwrap();
-        }
-        p.exp_eof().unwrap();
+        // Seen, the game is let go: under the load of eight games at once a line typed while
+        // the first lines print is sometimes not read (a known problem of the line editor,
+        // in the closing note), and quitting is not what this test is about.
+        p.process_mut().exit().unwrap();
     }
 }
 
