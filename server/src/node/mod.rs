@@ -4,6 +4,7 @@
 //! tables (`table`) sit below it, each a task it talks to over a bounded channel.
 
 mod limits;
+mod making;
 mod places;
 
 use std::collections::HashMap;
@@ -23,6 +24,7 @@ use crate::table::{self, Command, Table, TableError};
 use dudo_store::Store;
 
 pub use limits::{DEFAULT_GAME_TIME, Limits};
+pub(crate) use making::NewTable;
 pub(crate) use places::{PerIp, StreamSlot, TablePlace};
 
 /// A stream of play updates, as the Play and History services answer.
@@ -272,82 +274,6 @@ impl Dudo {
             }
         }
         Ok(recovered)
-    }
-
-    /// Starts a table's task and registers it; it leaves the registry (and its creator's
-    /// count) when it ends.
-    pub(crate) fn spawn_table(
-        &self,
-        table: Table,
-        id: String,
-        code: String,
-        place: Option<TablePlace>,
-    ) -> Result<TableHandle, Status> {
-        let (tx, rx) = mpsc::channel(TABLE_QUEUE);
-        let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
-        let handle = TableHandle { tx, listed };
-        // Registered before its task starts, so a task that ends at once is also unregistered.
-        {
-            let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
-            // Checked again here, under the lock: every way a table is made (the ladder's
-            // too) counts against the server's limit.
-            if registry.tables.len() >= self.limits.max_tables {
-                return Err(Status::resource_exhausted(format!(
-                    "the server holds {} tables, its limit",
-                    self.limits.max_tables
-                )));
-            }
-            registry.tables.insert(id.clone(), handle.clone());
-            registry.codes.insert(code.clone(), id.clone());
-        }
-        let (registry, idle) = (Arc::clone(&self.registry), self.limits.idle_table);
-        let span = tracing::info_span!("table", table = %id);
-        tokio::spawn(tracing::Instrument::instrument(
-            async move {
-                let ended = table.run(rx, listed_tx, idle).await;
-                // Closed (idle, or by its host): the table leaves the registry and the limits.
-                // One that could not save stays listed, answering UNAVAILABLE, so its players
-                // keep their seats for when the server restarts and brings it back.
-                if ended != table::Ended::Unsaved
-                    && let Ok(mut r) = registry.lock()
-                {
-                    r.tables.remove(&id);
-                    if r.codes.get(&code) == Some(&id) {
-                        r.codes.remove(&code);
-                    }
-                }
-                // Its creator's place is given back.
-                drop(place);
-            },
-            span,
-        ));
-        Ok(handle)
-    }
-
-    /// A place among the tables `ip` may create, or why there is none.
-    pub(crate) fn table_place(&self, ip: Option<std::net::IpAddr>) -> Result<Option<TablePlace>, Status> {
-        let Some(ip) = ip else { return Ok(None) };
-        let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
-        let n = counts.tables.entry(ip).or_default();
-        if *n >= self.limits.max_tables_per_ip {
-            return Err(Status::resource_exhausted(format!(
-                "at most {} tables per address",
-                self.limits.max_tables_per_ip
-            )));
-        }
-        *n += 1;
-        Ok(Some(TablePlace { per_ip: Arc::clone(&self.per_ip), ip }))
-    }
-
-    pub(crate) fn game_length(&self) -> table::GameLength {
-        table::GameLength {
-            max_moves: self.limits.max_game_moves,
-            max_millis: self
-                .limits
-                .max_game_time
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-            max_bytes: self.limits.max_game_bytes,
-        }
     }
 
     /// The server's memory budget, for what else holds client-made bytes (replays).

@@ -6,13 +6,10 @@ use dudo_proto::v1::lobby_server::Lobby;
 use dudo_rules::presets;
 use tonic::{Request, Response, Status};
 
-use std::sync::Arc;
-
 use crate::convert;
-use crate::node::{Dudo, join_code, token_of};
+use crate::node::{Dudo, NewTable, token_of};
 use crate::status::{MAX_NAME_FIELD, bad_request, bounded, check_settings, status};
 use crate::table::{self, Command};
-use crate::table::{Table, TableError};
 
 /// Tables a list page holds unless asked for fewer, and at most.
 const LIST_PAGE: usize = 50;
@@ -48,20 +45,6 @@ impl Lobby for Dudo {
             bounded("rules.name", &rules.name, MAX_NAME_FIELD)?;
         }
         check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
-        let budget = self.budget_for(ip);
-        self.budget_room(&budget)?;
-        {
-            let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
-            if registry.tables.len() >= self.limits.max_tables {
-                return Err(Status::resource_exhausted(format!(
-                    "the server holds {} tables, its limit",
-                    self.limits.max_tables
-                )));
-            }
-        }
-        // Taken now, checked and counted in one step: creations at once cannot all pass the
-        // check; a refusal below gives it back.
-        let place = self.table_place(ip)?;
         let mut rules = match &req.rules {
             Some(_) if !req.preset.is_empty() => {
                 return Err(bad_request("rules: give a preset or a whole rule set, not both"));
@@ -86,141 +69,24 @@ impl Lobby for Dudo {
                 .map_err(|e| bad_request(e.to_string()))?;
         }
         let seats = if req.seats == 0 { u32::from(rules.players.min) } else { req.seats };
-        if seats as usize > self.limits.max_seats {
-            return Err(bad_request(format!("seats: at most {} at this server", self.limits.max_seats)));
-        }
         if seats < u32::from(rules.players.min) || seats > u32::from(rules.players.max) {
             return Err(bad_request(format!(
                 "seats: this rule set seats {} to {} players, not {seats}",
                 rules.players.min, rules.players.max
             )));
         }
-        if self.store.as_ref().is_some_and(|s| s.access() == dudo_store::Access::Reader) {
-            return Err(Status::failed_precondition("this server only reads records; it holds no tables"));
-        }
-        let rating_pool = match req.rating_pool.trim() {
-            "" => String::new(),
-            "ranked" if !self.ranked => {
-                return Err(Status::failed_precondition(
-                    "rating_pool: this server keeps no ranked ratings (its operator can start it with --ranked)",
-                ));
-            }
-            _ if self.store.is_none() => {
-                return Err(Status::failed_precondition(
-                    "rating_pool: this server keeps no records, so no ratings (it runs with --db none)",
-                ));
-            }
-            // Refused before a table is made for it (the table would refuse the seat).
-            "ranked" if account.is_none() && !req.host_only => {
-                return Err(status(TableError::AccountRequired));
-            }
-            // A seeded table deals what its creator can deal again at a table of its own:
-            // at a ranked table that would be reading the other players' dice.
-            "ranked" if req.seed.is_some() => {
-                return Err(bad_request(
-                    "seed: a ranked table deals from the server's randomness (a seed would let its creator know the dice)",
-                ));
-            }
-            pool @ ("ranked" | "arena") => pool.to_string(),
-            other => {
-                return Err(bad_request(format!(
-                    "rating_pool: \"ranked\", \"arena\" or empty, not {other:?}"
-                )));
-            }
-        };
-        if !table::journals_faithfully(&rules) {
-            return Err(Status::internal(
-                "rules: this rule set cannot be saved faithfully (a server bug; please report it)",
-            ));
-        }
-        let id = table::secret();
-        // A code in use is drawn again: two tables must never answer to one code.
-        let mut code = join_code();
-        for _ in 0..16 {
-            let taken = self
-                .registry
-                .lock()
-                .map_err(|_| Status::internal("registry poisoned"))?
-                .codes
-                .contains_key(&code);
-            if !taken {
-                break;
-            }
-            code = join_code();
-        }
-        let clock = (req.move_millis > 0).then(|| {
-            table::Clock::new(
-                std::time::Duration::from_millis(req.move_millis.into()),
-                std::time::Duration::from_millis(req.time_bank_millis.into()),
-            )
-        });
-        if req.bot_think_millis > MAX_BOT_THINK_MILLIS
-            || (req.bot_think_millis > 0 && req.bot_think_millis < MIN_BOT_THINK_MILLIS)
-        {
-            return Err(bad_request(format!(
-                "bot_think_millis: 0 (at once) or from {MIN_BOT_THINK_MILLIS} to {MAX_BOT_THINK_MILLIS}, not {}",
-                req.bot_think_millis
-            )));
-        }
-        if req.move_millis > 0 && !(MIN_MOVE_MILLIS..=MAX_CLOCK_MILLIS).contains(&req.move_millis) {
-            return Err(bad_request(format!(
-                "move_millis: 0 (no clock) or from {MIN_MOVE_MILLIS} to {MAX_CLOCK_MILLIS}, not {}",
-                req.move_millis
-            )));
-        }
-        if req.time_bank_millis > MAX_CLOCK_MILLIS {
-            return Err(bad_request(format!(
-                "time_bank_millis: at most {MAX_CLOCK_MILLIS}, not {}",
-                req.time_bank_millis
-            )));
-        }
-        let call_window_millis = req.call_window_millis.unwrap_or(DEFAULT_CALL_WINDOW_MILLIS);
-        if call_window_millis > 0
-            && !(MIN_CALL_WINDOW_MILLIS..=MAX_CALL_WINDOW_MILLIS).contains(&call_window_millis)
-        {
-            return Err(bad_request(format!(
-                "call_window_millis: 0 (until all have answered) or from {MIN_CALL_WINDOW_MILLIS} to {MAX_CALL_WINDOW_MILLIS}, not {call_window_millis}"
-            )));
-        }
-        let pacing = table::Pacing {
-            clock,
-            bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()),
-            call_window_millis,
-        };
-        // A host-only creator gets a host's token and no seat.
-        let host_token = req.host_only.then(table::secret);
-        let table = Table::new(
+        let pacing = pacing(&req)?;
+        let new = NewTable {
             rules,
-            table::Setup {
-                table: table::core::Setup {
-                    id: id.clone(),
-                    code: code.clone(),
-                    capacity: seats as usize,
-                    seed: req.seed,
-                    pacing,
-                    rate: self.limits.actions_per_second,
-                    rating_pool,
-                    journalled: false,
-                    length: self.game_length(),
-                    budget,
-                    host_token: host_token.as_deref().map(table::seats::token_hash),
-                },
-                table_rate: self.limits.table_moves_per_second,
-                store: self.store.clone(),
-                bot_cpu: self.bot_cpu.table_share(),
-                link_base: Arc::clone(&self.link_base),
-            },
-        );
-        let handle = self.spawn_table(table, id, code, place)?;
-        let (seat, token, info, seated) = match host_token {
-            Some(token) => (0, token, self.info(&handle).await?, false),
-            None => {
-                let (seat, token, info) =
-                    self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
-                (seat, token, info, true)
-            }
+            seats: seats as usize,
+            seed: req.seed,
+            pacing,
+            rating_pool: req.rating_pool.trim().to_string(),
+            host_only: req.host_only,
+            name,
+            account,
         };
-        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated }))
+        Ok(Response::new(self.make_table(new, ip).await?))
     }
 
     async fn join_table(
@@ -357,4 +223,48 @@ impl Lobby for Dudo {
         });
         Ok(Response::new(presets.clone()))
     }
+}
+
+/// A new table's pacing, from the request: its move clock, its bots' pauses and its call
+/// window, each checked against its bounds.
+fn pacing(req: &pb::CreateTableRequest) -> Result<table::Pacing, Status> {
+    let clock = (req.move_millis > 0).then(|| {
+        table::Clock::new(
+            std::time::Duration::from_millis(req.move_millis.into()),
+            std::time::Duration::from_millis(req.time_bank_millis.into()),
+        )
+    });
+    if req.bot_think_millis > MAX_BOT_THINK_MILLIS
+        || (req.bot_think_millis > 0 && req.bot_think_millis < MIN_BOT_THINK_MILLIS)
+    {
+        return Err(bad_request(format!(
+            "bot_think_millis: 0 (at once) or from {MIN_BOT_THINK_MILLIS} to {MAX_BOT_THINK_MILLIS}, not {}",
+            req.bot_think_millis
+        )));
+    }
+    if req.move_millis > 0 && !(MIN_MOVE_MILLIS..=MAX_CLOCK_MILLIS).contains(&req.move_millis) {
+        return Err(bad_request(format!(
+            "move_millis: 0 (no clock) or from {MIN_MOVE_MILLIS} to {MAX_CLOCK_MILLIS}, not {}",
+            req.move_millis
+        )));
+    }
+    if req.time_bank_millis > MAX_CLOCK_MILLIS {
+        return Err(bad_request(format!(
+            "time_bank_millis: at most {MAX_CLOCK_MILLIS}, not {}",
+            req.time_bank_millis
+        )));
+    }
+    let call_window_millis = req.call_window_millis.unwrap_or(DEFAULT_CALL_WINDOW_MILLIS);
+    if call_window_millis > 0
+        && !(MIN_CALL_WINDOW_MILLIS..=MAX_CALL_WINDOW_MILLIS).contains(&call_window_millis)
+    {
+        return Err(bad_request(format!(
+            "call_window_millis: 0 (until all have answered) or from {MIN_CALL_WINDOW_MILLIS} to {MAX_CALL_WINDOW_MILLIS}, not {call_window_millis}"
+        )));
+    }
+    Ok(table::Pacing {
+        clock,
+        bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()),
+        call_window_millis,
+    })
 }

@@ -1,0 +1,221 @@
+//! Making a table: within the server's and the address's limits, under a join code no other
+//! table answers to, its task spawned and registered, its creator seated (or made a host
+//! without a seat).
+
+use std::sync::Arc;
+
+use dudo_proto::v1 as pb;
+use tokio::sync::mpsc;
+use tonic::Status;
+
+use super::{Dudo, TABLE_QUEUE, TableHandle, TablePlace, join_code};
+use crate::status::{bad_request, status};
+use crate::table::{self, Command, Table, TableError};
+
+/// A table the Lobby service has checked, for the node to make (`Dudo::make_table`).
+pub(crate) struct NewTable {
+    pub(crate) rules: dudo_rules::RuleSet,
+    pub(crate) seats: usize,
+    pub(crate) seed: Option<u64>,
+    pub(crate) pacing: table::Pacing,
+    /// "", "ranked" or "arena", as asked: whether this server keeps it is the node's to say.
+    pub(crate) rating_pool: String,
+    /// The creator hosts without a seat.
+    pub(crate) host_only: bool,
+    /// The creator's seat name, and account if it has one.
+    pub(crate) name: String,
+    pub(crate) account: Option<table::SeatAccount>,
+}
+
+impl Dudo {
+    /// Starts a table's task and registers it; it leaves the registry (and its creator's
+    /// count) when it ends.
+    pub(crate) fn spawn_table(
+        &self,
+        table: Table,
+        id: String,
+        code: String,
+        place: Option<TablePlace>,
+    ) -> Result<TableHandle, Status> {
+        let (tx, rx) = mpsc::channel(TABLE_QUEUE);
+        let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
+        let handle = TableHandle { tx, listed };
+        // Registered before its task starts, so a task that ends at once is also unregistered.
+        {
+            let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            // Checked again here, under the lock: every way a table is made (the ladder's
+            // too) counts against the server's limit.
+            if registry.tables.len() >= self.limits.max_tables {
+                return Err(Status::resource_exhausted(format!(
+                    "the server holds {} tables, its limit",
+                    self.limits.max_tables
+                )));
+            }
+            registry.tables.insert(id.clone(), handle.clone());
+            registry.codes.insert(code.clone(), id.clone());
+        }
+        let (registry, idle) = (Arc::clone(&self.registry), self.limits.idle_table);
+        let span = tracing::info_span!("table", table = %id);
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let ended = table.run(rx, listed_tx, idle).await;
+                // Closed (idle, or by its host): the table leaves the registry and the limits.
+                // One that could not save stays listed, answering UNAVAILABLE, so its players
+                // keep their seats for when the server restarts and brings it back.
+                if ended != table::Ended::Unsaved
+                    && let Ok(mut r) = registry.lock()
+                {
+                    r.tables.remove(&id);
+                    if r.codes.get(&code) == Some(&id) {
+                        r.codes.remove(&code);
+                    }
+                }
+                // Its creator's place is given back.
+                drop(place);
+            },
+            span,
+        ));
+        Ok(handle)
+    }
+
+    /// A place among the tables `ip` may create, or why there is none.
+    pub(crate) fn table_place(&self, ip: Option<std::net::IpAddr>) -> Result<Option<TablePlace>, Status> {
+        let Some(ip) = ip else { return Ok(None) };
+        let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+        let n = counts.tables.entry(ip).or_default();
+        if *n >= self.limits.max_tables_per_ip {
+            return Err(Status::resource_exhausted(format!(
+                "at most {} tables per address",
+                self.limits.max_tables_per_ip
+            )));
+        }
+        *n += 1;
+        Ok(Some(TablePlace { per_ip: Arc::clone(&self.per_ip), ip }))
+    }
+
+    pub(crate) fn game_length(&self) -> table::GameLength {
+        table::GameLength {
+            max_moves: self.limits.max_game_moves,
+            max_millis: self
+                .limits
+                .max_game_time
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            max_bytes: self.limits.max_game_bytes,
+        }
+    }
+
+    /// Makes a table the Lobby service has checked, and seats its creator (or makes them a
+    /// host without a seat): within the server's and the address's limits, its rating pool
+    /// one this server keeps, under a join code no other table answers to.
+    pub(crate) async fn make_table(
+        &self,
+        new: NewTable,
+        ip: Option<std::net::IpAddr>,
+    ) -> Result<pb::Joined, Status> {
+        let budget = self.budget_for(ip);
+        self.budget_room(&budget)?;
+        {
+            let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            if registry.tables.len() >= self.limits.max_tables {
+                return Err(Status::resource_exhausted(format!(
+                    "the server holds {} tables, its limit",
+                    self.limits.max_tables
+                )));
+            }
+        }
+        // Taken now, checked and counted in one step: creations at once cannot all pass the
+        // check; a refusal below gives it back.
+        let place = self.table_place(ip)?;
+        if new.seats > self.limits.max_seats {
+            return Err(bad_request(format!("seats: at most {} at this server", self.limits.max_seats)));
+        }
+        if self.store.as_ref().is_some_and(|s| s.access() == dudo_store::Access::Reader) {
+            return Err(Status::failed_precondition("this server only reads records; it holds no tables"));
+        }
+        let rating_pool = match new.rating_pool.as_str() {
+            "" => String::new(),
+            "ranked" if !self.ranked => {
+                return Err(Status::failed_precondition(
+                    "rating_pool: this server keeps no ranked ratings (its operator can start it with --ranked)",
+                ));
+            }
+            _ if self.store.is_none() => {
+                return Err(Status::failed_precondition(
+                    "rating_pool: this server keeps no records, so no ratings (it runs with --db none)",
+                ));
+            }
+            // Refused before a table is made for it (the table would refuse the seat).
+            "ranked" if new.account.is_none() && !new.host_only => {
+                return Err(status(TableError::AccountRequired));
+            }
+            // A seeded table deals what its creator can deal again at a table of its own:
+            // at a ranked table that would be reading the other players' dice.
+            "ranked" if new.seed.is_some() => {
+                return Err(bad_request(
+                    "seed: a ranked table deals from the server's randomness (a seed would let its creator know the dice)",
+                ));
+            }
+            pool @ ("ranked" | "arena") => pool.to_string(),
+            other => {
+                return Err(bad_request(format!(
+                    "rating_pool: \"ranked\", \"arena\" or empty, not {other:?}"
+                )));
+            }
+        };
+        if !table::journals_faithfully(&new.rules) {
+            return Err(Status::internal(
+                "rules: this rule set cannot be saved faithfully (a server bug; please report it)",
+            ));
+        }
+        let id = table::secret();
+        // A code in use is drawn again: two tables must never answer to one code.
+        let mut code = join_code();
+        for _ in 0..16 {
+            let taken = self
+                .registry
+                .lock()
+                .map_err(|_| Status::internal("registry poisoned"))?
+                .codes
+                .contains_key(&code);
+            if !taken {
+                break;
+            }
+            code = join_code();
+        }
+        // A host-only creator gets a host's token and no seat.
+        let host_token = new.host_only.then(table::secret);
+        let NewTable { rules, seats, seed, pacing, name, account, .. } = new;
+        let table = Table::new(
+            rules,
+            table::Setup {
+                table: table::core::Setup {
+                    id: id.clone(),
+                    code: code.clone(),
+                    capacity: seats,
+                    seed,
+                    pacing,
+                    rate: self.limits.actions_per_second,
+                    rating_pool,
+                    journalled: false,
+                    length: self.game_length(),
+                    budget,
+                    host_token: host_token.as_deref().map(table::seats::token_hash),
+                },
+                table_rate: self.limits.table_moves_per_second,
+                store: self.store.clone(),
+                bot_cpu: self.bot_cpu.table_share(),
+                link_base: Arc::clone(&self.link_base),
+            },
+        );
+        let handle = self.spawn_table(table, id, code, place)?;
+        let (seat, token, info, seated) = match host_token {
+            Some(token) => (0, token, self.info(&handle).await?, false),
+            None => {
+                let (seat, token, info) =
+                    self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
+                (seat, token, info, true)
+            }
+        };
+        Ok(pb::Joined { table: Some(info), seat: seat as u32, token, seated })
+    }
+}
