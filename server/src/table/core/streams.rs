@@ -9,7 +9,7 @@ use dudo_proto::v1::play_update::Update as Up;
 use dudo_rules::{Seat, Viewer};
 use dudo_store::FinishedGame;
 
-use super::*;
+use super::TableCore;
 use crate::table::clock::Now;
 use crate::table::error::TableError;
 use crate::table::log::{self, Sink, StreamEnd};
