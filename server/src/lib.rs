@@ -125,6 +125,11 @@ pub async fn serve(
             tracing::info!(tables = recovered, "tables recovered from the database");
         }
     }
+    if setup.recover
+        && let Some(store) = dudo.store().filter(|s| s.access() == dudo_store::Access::Owner)
+    {
+        prune_closed_tables(store.clone(), dudo.limits().keep_closed_tables);
+    }
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<LobbyServer<node::Dudo>>().await;
     health.set_serving::<PlayServer<node::Dudo>>().await;
@@ -233,4 +238,25 @@ fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
             header(status::CODE_KEY),
         ])
         .max_age(std::time::Duration::from_secs(24 * 60 * 60))
+}
+
+/// Forgets closed tables' journals once they are older than `keep`, at the start and every
+/// hour after (zero: never).
+fn prune_closed_tables(store: Store, keep: std::time::Duration) {
+    if keep.is_zero() {
+        return;
+    }
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(60 * 60));
+        loop {
+            every.tick().await;
+            let keep_millis = i64::try_from(keep.as_millis()).unwrap_or(i64::MAX);
+            let before = table::unix_millis().saturating_sub(keep_millis);
+            match store.prune_closed(before).await {
+                Ok(0) => {}
+                Ok(tables) => tracing::info!(tables, "closed tables' journals forgotten"),
+                Err(e) => tracing::warn!(error = %e, "forgetting closed tables' journals failed"),
+            }
+        }
+    });
 }

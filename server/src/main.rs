@@ -80,6 +80,10 @@ struct Args {
     /// it (a finished or abandoned table otherwise stays for ever).
     #[arg(long, env = "DUDO_IDLE_TABLE_SECONDS", default_value_t = 1800)]
     idle_table_seconds: u64,
+    /// Forget a closed table's journal this many days after it closed (0: keep them all).
+    /// Finished games keep their own records, replays included.
+    #[arg(long, env = "DUDO_KEEP_CLOSED_TABLES_DAYS", default_value_t = 7)]
+    keep_closed_tables_days: u64,
     /// Ping a connection quiet for this many seconds to learn whether it is still there; a
     /// vanished client's streams are freed about 10 s later (0: never ping).
     #[arg(long, env = "DUDO_KEEPALIVE_SECONDS", default_value_t = 30)]
@@ -200,6 +204,9 @@ async fn main() -> anyhow::Result<()> {
         memory_per_address: args.memory_per_address_mib.saturating_mul(1024 * 1024),
         max_message_bytes: args.max_message_bytes,
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
+        keep_closed_tables: std::time::Duration::from_secs(
+            args.keep_closed_tables_days.saturating_mul(24 * 60 * 60),
+        ),
         keepalive: (args.keepalive_seconds > 0)
             .then(|| std::time::Duration::from_secs(args.keepalive_seconds)),
         bot_cpu: dudo_server::bot_cpu::BotCpuLimits {

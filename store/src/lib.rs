@@ -551,6 +551,39 @@ impl Store {
         self.write(Batch { table: table.to_string(), closed_at: Some(at), ..Batch::default() }).await
     }
 
+    /// Forgets the journals of tables closed before `before` (Unix milliseconds): a closed
+    /// table is never rebuilt, and its finished games keep records of their own. A hundred
+    /// tables a transaction, so the writer is never held for long. Returns how many tables
+    /// were forgotten.
+    pub async fn prune_closed(&self, before: i64) -> Result<u64, StoreError> {
+        const TABLES_AT_ONCE: i64 = 100;
+        if self.access == Access::Reader {
+            return Err(StoreError::ReadOnly);
+        }
+        let mut forgotten = 0;
+        loop {
+            let mut tx = self.pool.begin().await?;
+            let ids: Vec<String> =
+                sqlx::query("SELECT id FROM tables WHERE closed_at IS NOT NULL AND closed_at < $1 LIMIT $2")
+                    .bind(before)
+                    .bind(TABLES_AT_ONCE)
+                    .fetch_all(&mut *tx)
+                    .await?
+                    .iter()
+                    .map(|row| row.try_get("id"))
+                    .collect::<Result<_, _>>()?;
+            for id in &ids {
+                sqlx::query("DELETE FROM journal WHERE table_id = $1").bind(id).execute(&mut *tx).await?;
+                sqlx::query("DELETE FROM tables WHERE id = $1").bind(id).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            forgotten += ids.len() as u64;
+            if (ids.len() as i64) < TABLES_AT_ONCE {
+                return Ok(forgotten);
+            }
+        }
+    }
+
     /// Finished games, newest first.
     pub async fn games(&self, filter: &GameFilter) -> Result<Vec<GameSummary>, StoreError> {
         let limit = if filter.limit == 0 { 50 } else { filter.limit.min(1000) };

@@ -148,6 +148,36 @@ async fn journals_come_back_in_order_and_closed_tables_do_not() {
     }
 }
 
+/// Closed tables' journals are forgotten after the time kept, open tables' never, and the
+/// finished games of a forgotten table keep their records.
+#[tokio::test]
+async fn closed_tables_are_forgotten_after_the_time_kept() {
+    for (backend, db) in databases("prune").await {
+        let store = Store::open(&db).await.unwrap();
+        let table = |id: &str, closed_at: Option<i64>| Batch {
+            table: id.into(),
+            new_table: Some(NewTable { code: id.to_uppercase(), created_at: 1 }),
+            entries: vec![entry(0), entry(1)],
+            finished: if id == "old" {
+                vec![game("old-1", "old", "fibbing", 500, &[("Ana", "")], "")]
+            } else {
+                vec![]
+            },
+            closed_at,
+        };
+        store.write(table("old", Some(1_000))).await.unwrap();
+        store.write(table("recent", Some(5_000))).await.unwrap();
+        store.write(table("open", None)).await.unwrap();
+        assert_eq!(store.prune_closed(2_000).await.unwrap(), 1, "{backend}");
+        assert_eq!(store.prune_closed(2_000).await.unwrap(), 0, "{backend}");
+        let open = store.open_tables().await.unwrap();
+        assert_eq!(open.len(), 1, "{backend}");
+        assert_eq!((open[0].id.as_str(), open[0].entries.len()), ("open", 2), "{backend}");
+        assert!(store.game("old-1").await.unwrap().is_some(), "{backend}: the game's record is kept");
+        assert_eq!(store.prune_closed(6_000).await.unwrap(), 1, "{backend}");
+    }
+}
+
 #[tokio::test]
 async fn many_tables_writing_at_once_are_all_committed() {
     for (backend, db) in databases("group").await {

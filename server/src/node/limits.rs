@@ -41,6 +41,9 @@ pub struct Limits {
     pub memory_per_address: usize,
     /// How long a table lives with no call reaching it and no stream open on it.
     pub idle_table: std::time::Duration,
+    /// How long a closed table's journal is kept before it is forgotten (zero: for ever).
+    /// Its finished games keep records of their own; only the table's inputs go.
+    pub keep_closed_tables: std::time::Duration,
     /// How often to ping a quiet connection to learn whether it is still there (none: never).
     pub keepalive: Option<std::time::Duration>,
     /// The CPU built-in bots may take, per table and in all (see `bot_cpu`).
@@ -70,6 +73,7 @@ impl Default for Limits {
             memory_per_address: 64 * 1024 * 1024,
             max_message_bytes: 16 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
+            keep_closed_tables: std::time::Duration::from_secs(7 * 24 * 60 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
             bot_cpu: crate::bot_cpu::BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.25) },
             request_time: std::time::Duration::from_secs(60),
