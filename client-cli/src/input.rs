@@ -40,12 +40,28 @@ pub enum Input {
 }
 
 struct Shared {
-    printer: Mutex<Option<Box<dyn ExternalPrinter + Send>>>,
+    /// Lines for the printer thread, the one caller of the editor's external printer. That
+    /// printer may wait for the editor (rustyline hands it one message at a time), and the
+    /// editor, once a line is read, waits for the table's loop: were the loop to print
+    /// itself, each could wait on the other for ever.
+    printing: Mutex<Option<std::sync::mpsc::Sender<String>>>,
+    printer_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// The terminal is gone (closed, hung up): the editor has stopped, and its printer would
     /// wait for it for ever (it thinks the terminal is still raw).
-    gone: AtomicBool,
+    gone: Arc<AtomicBool>,
     /// Standard output is a terminal: lines are wrapped at its width.
     wrap: bool,
+}
+
+impl Shared {
+    fn direct(wrap: bool) -> Shared {
+        Shared {
+            printing: Mutex::new(None),
+            printer_thread: Mutex::new(None),
+            gone: Arc::new(AtomicBool::new(false)),
+            wrap,
+        }
+    }
 }
 
 /// Where the table's lines go.
@@ -64,10 +80,9 @@ impl Output {
         let text = if self.shared.wrap { wrap(&text, width()) } else { text };
         // Always ended by a newline: while the editor is not reading, rustyline's printer
         // writes a message exactly as given, and lines without one would run together.
-        if !self.shared.gone.load(Ordering::SeqCst)
-            && let Ok(mut printer) = self.shared.printer.lock()
-            && let Some(p) = printer.as_mut()
-            && p.print(format!("{text}\n")).is_ok()
+        if let Ok(printing) = self.shared.printing.lock()
+            && let Some(queue) = printing.as_ref()
+            && queue.send(format!("{text}\n")).is_ok()
         {
             return;
         }
@@ -326,8 +341,18 @@ impl Reader {
     /// call more than once; dropping the reader calls it.
     pub fn close(&mut self) {
         self.resume = None;
-        if let Ok(mut printer) = self.output.shared.printer.lock() {
-            printer.take();
+        // The lines already queued are printed first (a printer stuck on an editor that has
+        // gone is not waited for long); from now on lines go straight to standard output.
+        let queue = self.output.shared.printing.lock().ok().and_then(|mut q| q.take());
+        drop(queue);
+        if let Some(thread) = self.output.shared.printer_thread.lock().ok().and_then(|mut t| t.take()) {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+            while !thread.is_finished() && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            }
         }
         if let Some(terminal) = self.terminal.take() {
             terminal.restore();
@@ -374,8 +399,26 @@ pub fn start(words: Words, colour: bool) -> (Reader, Output) {
             let (resume, resumed) = std::sync::mpsc::channel::<()>();
             let reading = Arc::new(AtomicBool::new(false));
             let in_editor = Arc::clone(&reading);
-            let shared =
-                Arc::new(Shared { printer: Mutex::new(printer), gone: AtomicBool::new(false), wrap });
+            let shared = Arc::new(Shared::direct(wrap));
+            if let Some(mut printer) = printer {
+                let (queue, lines) = std::sync::mpsc::channel::<String>();
+                let gone = Arc::clone(&shared.gone);
+                let thread = std::thread::spawn(move || {
+                    for text in lines {
+                        if gone.load(Ordering::SeqCst) || printer.print(text.clone()).is_err() {
+                            let mut out = std::io::stdout().lock();
+                            let _ = out.write_all(text.as_bytes());
+                            let _ = out.flush();
+                        }
+                    }
+                });
+                if let Ok(mut printing) = shared.printing.lock() {
+                    *printing = Some(queue);
+                }
+                if let Ok(mut slot) = shared.printer_thread.lock() {
+                    *slot = Some(thread);
+                }
+            }
             let editor_shared = Arc::clone(&shared);
             std::thread::spawn(move || {
                 loop {
@@ -431,10 +474,7 @@ pub fn start(words: Words, colour: bool) -> (Reader, Output) {
             }
         }
     });
-    let output = Output {
-        shared: Arc::new(Shared { printer: Mutex::new(None), gone: AtomicBool::new(false), wrap }),
-        interactive: false,
-    };
+    let output = Output { shared: Arc::new(Shared::direct(wrap)), interactive: false };
     let reader = Reader {
         lines: rx,
         resume: None,
