@@ -753,6 +753,7 @@ pub fn legal_to_wire(l: &Legal) -> pb::Legal {
         claim_from: l.claim_from.as_ref().map(hand_to_wire),
         dogs_life: l.dogs_life,
         claim_to: l.claim_to.as_ref().map(hand_to_wire),
+        claim_held: l.claim_held,
     }
 }
 
@@ -1185,6 +1186,7 @@ pub fn legal_from_wire(l: &pb::Legal, rules: &r::RuleSet) -> Result<Legal, Conve
             .transpose()?,
         claim_from: l.claim_from.as_ref().map(|h| hand_from_wire("legal.claim_from", Some(h))).transpose()?,
         claim_to: l.claim_to.as_ref().map(|h| hand_from_wire("legal.claim_to", Some(h))).transpose()?,
+        claim_held: l.claim_held,
         dogs_life: l.dogs_life,
         hand_game: rules.family.hand_game(),
     };

@@ -446,6 +446,14 @@ impl IndividualHand {
             {
                 out.claim_to = Some(under_top.clone());
             }
+            // The truth, when this seat has seen it whole and it is no undercall.
+            if self.known_to.contains(seat) && self.cup.len() == self.game.dice() {
+                let held = Hand::new(self.cup.clone());
+                let value = self.game.value(&held.dice);
+                out.claim_held = value >= self.game.value(&floor.dice)
+                    && out.claim_to.as_ref().is_none_or(|to| value <= self.game.value(&to.dice))
+                    && claim(&held);
+            }
         }
     }
 

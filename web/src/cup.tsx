@@ -168,7 +168,7 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
               Claim {handText(game, weakest)}
               {handName(game, weakest) && ` (${handName(game, weakest)})`}
             </button>
-            {knowsAll && (
+            {knowsAll && legal.claimHeld && (
               <button type="button" onClick={() => send({ case: "claim", value: { dice: seen } })}>
                 Claim what is there: {handText(game, seen)}
                 {handName(game, seen) && ` (${handName(game, seen)})`}

@@ -216,6 +216,10 @@ pub struct Legal {
     /// best claim is the hand below it.
     #[serde(default)]
     pub claim_to: Option<crate::hand::Hand>,
+    /// Individual hand: the hand under the cup, which this seat has seen whole, is itself a
+    /// claim allowed now (not an undercall): claiming the truth is on offer.
+    #[serde(default)]
+    pub claim_held: bool,
     /// Individual hand: take or decline the dog's life.
     pub dogs_life: bool,
     /// Individual hand: which game, so the actions can be listed.

@@ -434,6 +434,20 @@ proptest! {
         while !game.is_over() {
             steps += 1;
             prop_assert!(steps < 20_000, "game did not end: {:?}", rules.family);
+            // `claim_held` offers the truth exactly when claiming it is no undercall.
+            if let Some(turn) = game.turn()
+                && let Some(hand) = game.view(turn).hand
+                && hand.dice.iter().all(Option::is_some)
+                && game.legal(turn).claim_from.is_some()
+            {
+                let truth = dudo_rules::hand::Hand::new(hand.dice.iter().flatten().copied().collect());
+                let mut trial = game.clone();
+                let honest = match trial.apply(turn, &Action::Claim(truth)) {
+                    Ok(events) => events.iter().any(|e| matches!(&e.kind, EventKind::Claimed { spoken, claim, .. } if spoken == claim)),
+                    Err(_) => false,
+                };
+                prop_assert_eq!(game.legal(turn).claim_held, honest);
+            }
             let (seat, action) = if rng.random_bool(0.3) {
                 random_hand_action(&mut rng, &game)
             } else {
