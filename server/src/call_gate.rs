@@ -181,12 +181,12 @@ where
         let mut ticket = None;
         if REPLAYS.contains(&request.uri().path()) {
             let Some(t) = self.gate.replays.take(ip, IN_FLIGHT, usize::MAX) else {
-                let mut status = tonic::Status::resource_exhausted(format!(
-                    "at most {IN_FLIGHT} replays (GetReplay answers unsent, WatchReplay streams open) at once per address: finish the ones asked for first"
-                ));
-                if let Ok(code) = "rate_limited".parse() {
-                    status.metadata_mut().insert(crate::status::CODE_KEY, code);
-                }
+                let status = crate::status::refused(
+                    "rate_limited",
+                    tonic::Status::resource_exhausted(format!(
+                        "at most {IN_FLIGHT} replays (GetReplay answers unsent, WatchReplay streams open) at once per address: finish the ones asked for first"
+                    )),
+                );
                 return Box::pin(async move { Ok(status.into_http()) });
             };
             ticket = Some(t);

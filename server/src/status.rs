@@ -37,12 +37,16 @@ pub fn status(e: TableError) -> Status {
     status
 }
 
+/// `status` carrying the stable `code` clients read (see [`CODE_KEY`]).
+pub(crate) fn refused(code: &'static str, mut status: Status) -> Status {
+    status.metadata_mut().insert(CODE_KEY, tonic::metadata::MetadataValue::from_static(code));
+    status
+}
+
 /// A request the service refuses before any table sees it, with the field at fault named in
 /// the text and `bad_request` as its code.
 pub(crate) fn bad_request(message: impl Into<String>) -> Status {
-    let mut status = Status::invalid_argument(message);
-    status.metadata_mut().insert(CODE_KEY, tonic::metadata::MetadataValue::from_static("bad_request"));
-    status
+    refused("bad_request", Status::invalid_argument(message))
 }
 
 /// The code a status carries (see [`CODE_KEY`]), or one made from its gRPC code.

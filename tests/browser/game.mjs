@@ -6,7 +6,7 @@
 // usage: node game.mjs HOST:PORT [SCREENSHOT_DIR]
 // Prints what it checked; exits non-zero with the reason on the first failure.
 import { createServer, connect } from "node:net";
-import { chromium } from "playwright-core";
+import { fail, launch } from "./common.mjs";
 
 const [addr, shots] = process.argv.slice(2);
 const base = `http://${addr}`;
@@ -48,16 +48,7 @@ async function proxy(target) {
   };
 }
 
-function fail(why) {
-  console.error(`FAIL: ${why}`);
-  process.exit(1);
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.DUDO_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-background-networking"],
-});
+const browser = await launch();
 try {
   // Ana sets up the table.
   const anaContext = await browser.newContext({ viewport: { width: 900, height: 1000 } });

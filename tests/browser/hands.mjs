@@ -6,7 +6,7 @@
 //
 // usage: node hands.mjs HOST:PORT PRESET...
 // Prints what it checked; exits non-zero with the reason on the first failure.
-import { chromium } from "playwright-core";
+import { fail, launch } from "./common.mjs";
 
 const [addr, ...presets] = process.argv.slice(2);
 // With DUDO_SCREENSHOTS=DIR, a poker-dice turn is left there as hand.png (docs/playing.md).
@@ -14,19 +14,10 @@ const shots = process.env.DUDO_SCREENSHOTS;
 let shotHand = !shots;
 const base = `http://${addr}`;
 
-function fail(why) {
-  console.error(`FAIL: ${why}`);
-  process.exit(1);
-}
-
 /** The symbols a hand of this game is written in. */
 const SYMBOLS = { "poker-dice": /^[9TJQKA]{5}$/, stanford: /^[1-6]{6}$/, mexican: /^[1-6]{3}$/, "mexican-two-dice": /^[1-6]{2}$/ };
 
-const browser = await chromium.launch({
-  executablePath: process.env.DUDO_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-background-networking"],
-});
+const browser = await launch();
 try {
   for (const preset of presets) {
     const started = Date.now();

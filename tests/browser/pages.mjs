@@ -5,21 +5,12 @@
 //
 // usage: node pages.mjs HOST:PORT POOL NAME GAMES
 // Prints what it checked; exits non-zero with the reason on the first failure.
-import { chromium } from "playwright-core";
+import { fail, launch } from "./common.mjs";
 
 const [addr, pool, name, games] = process.argv.slice(2);
 const base = `http://${addr}`;
 
-function fail(why) {
-  console.error(`FAIL: ${why}`);
-  process.exit(1);
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.DUDO_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-background-networking"],
-});
+const browser = await launch();
 try {
   const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
   const errors = [];

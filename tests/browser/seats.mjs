@@ -4,15 +4,11 @@
 //
 // usage: node seats.mjs HOST:PORT SERVER_PID N
 import { readFileSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { launch } from "./common.mjs";
 
 const [addr, pid, n] = process.argv.slice(2);
 const rss = () => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]);
-const browser = await chromium.launch({
-  executablePath: process.env.DUDO_CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-background-networking"],
-});
+const browser = await launch();
 const weights = [];
 const first = await (await browser.newContext()).newPage();
 first.on("response", async (r) => {

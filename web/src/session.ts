@@ -102,9 +102,22 @@ export class Session {
     void this.run();
   }
 
-  /** Keeps what a reload resumes from (full or refused storage only means a reload starts
-   * from a fresh snapshot). */
+  private keeping?: ReturnType<typeof setTimeout>;
+
+  /** Keeps what a reload resumes from, at most twice a second (a table of bots sends events
+   * by the hundred): the story and the last event seen are kept together, so a reload
+   * resumes after that event whatever came since. Full or refused storage only means a
+   * reload starts from a fresh snapshot. */
   private keep() {
+    if (this.keeping === undefined) {
+      this.keeping = setTimeout(() => {
+        this.keeping = undefined;
+        this.keepNow();
+      }, 500);
+    }
+  }
+
+  private keepNow() {
     if (this.since === undefined) return;
     const s = this.state;
     const kept: Kept = {
@@ -132,6 +145,8 @@ export class Session {
 
   close() {
     this.stop.abort();
+    clearTimeout(this.keeping);
+    this.keepNow();
   }
 
   private set(change: Partial<TableState>) {
@@ -168,6 +183,7 @@ export class Session {
         if (code === Code.Unauthenticated && this.held?.seated) {
           forget(this.held.table);
           localStorage.removeItem(this.key);
+          this.since = undefined; // nothing to keep for a seat that is gone
           this.set({ ended: "Your seat is gone: the host removed you, or you left.", link: "lost" });
           return;
         }

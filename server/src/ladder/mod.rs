@@ -26,7 +26,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::Status;
 
 use crate::node::Dudo;
-use crate::status::CODE_KEY;
+use crate::status::refused;
 use crate::table::SeatAccount;
 pub use pools::Pool;
 
@@ -158,12 +158,6 @@ pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
 
 pub(crate) fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Status> {
     Ok(pb::LadderUpdate { update: Some(u) })
-}
-
-pub(crate) fn refused(code: &'static str, status: Status) -> Status {
-    let mut status = status;
-    status.metadata_mut().insert(CODE_KEY, tonic::metadata::MetadataValue::from_static(code));
-    status
 }
 
 pub(crate) fn unix_millis_at(at: Instant) -> u64 {

@@ -1,6 +1,7 @@
-//! Making a table: within the server's and the address's limits, under a join code no other
-//! table answers to, its task spawned and registered, its creator seated (or made a host
-//! without a seat).
+//! Making a table: a player's (within the server's and the address's limits, its creator
+//! seated or made a host without a seat) or the ladder's (its seats taken in order and
+//! started), each under a join code no other table answers to, its task spawned and
+//! registered.
 
 use std::sync::Arc;
 
@@ -168,43 +169,24 @@ impl Dudo {
             ));
         }
         let id = table::secret();
-        // A code in use is drawn again: two tables must never answer to one code.
-        let mut code = join_code();
-        for _ in 0..16 {
-            let taken = self
-                .registry
-                .lock()
-                .map_err(|_| Status::internal("registry poisoned"))?
-                .codes
-                .contains_key(&code);
-            if !taken {
-                break;
-            }
-            code = join_code();
-        }
+        let code = self.free_join_code()?;
         // A host-only creator gets a host's token and no seat.
         let host_token = new.host_only.then(table::secret);
         let NewTable { rules, seats, seed, pacing, name, account, .. } = new;
-        let table = Table::new(
+        let table = self.new_table(
             rules,
-            table::Setup {
-                table: table::core::Setup {
-                    id: id.clone(),
-                    code: code.clone(),
-                    capacity: seats,
-                    seed,
-                    pacing,
-                    rate: self.limits.actions_per_second,
-                    rating_pool,
-                    journalled: false,
-                    length: self.game_length(),
-                    budget,
-                    host_token: host_token.as_deref().map(table::seats::token_hash),
-                },
-                table_rate: self.limits.table_moves_per_second,
-                store: self.store.clone(),
-                bot_cpu: self.bot_cpu.table_share(),
-                link_base: Arc::clone(&self.link_base),
+            table::core::Setup {
+                id: id.clone(),
+                code: code.clone(),
+                capacity: seats,
+                seed,
+                pacing,
+                rate: self.limits.actions_per_second,
+                rating_pool,
+                journalled: false,
+                length: self.game_length(),
+                budget,
+                host_token: host_token.as_deref().map(table::seats::token_hash),
             },
         );
         let handle = self.spawn_table(table, id, code, place)?;
@@ -217,5 +199,100 @@ impl Dudo {
             }
         };
         Ok(pb::Joined { table: Some(info), seat: seat as u32, token, seated })
+    }
+
+    /// A ladder table: the pool's rules and clock, its seats taken in order (accounts and
+    /// built-in bots), started. Its games count for `ladder:POOL`.
+    pub(crate) async fn make_ladder_table(
+        &self,
+        pool: &crate::ladder::Pool,
+        seats: Vec<crate::ladder::LadderSeat>,
+    ) -> Result<crate::ladder::Made, Status> {
+        use crate::ladder::LadderSeat;
+        if self.stopping.is_stopping() {
+            return Err(Status::unavailable("the server is shutting down"));
+        }
+        self.budget_room(&self.budget)?;
+        let rules = pool.rules().map_err(Status::internal)?;
+        let id = table::secret();
+        let code = self.free_join_code()?;
+        // The server hosts its ladder tables without a seat: every seat is a player's or a bot's.
+        let host_token = table::secret();
+        let clock = (pool.move_millis > 0).then(|| {
+            table::Clock::new(
+                std::time::Duration::from_millis(pool.move_millis.into()),
+                std::time::Duration::from_millis(pool.time_bank_millis.into()),
+            )
+        });
+        let table = self.new_table(
+            rules,
+            table::core::Setup {
+                id: id.clone(),
+                code: code.clone(),
+                capacity: pool.seats as usize,
+                seed: pool.seed,
+                // Bots compete here: the pool's window, short beside the move clock, and
+                // each seat's patience (see `table::window::Patience`).
+                pacing: table::Pacing {
+                    clock,
+                    bot_pause: std::time::Duration::ZERO,
+                    call_window_millis: pool.call_window_millis,
+                },
+                rate: self.limits.actions_per_second,
+                rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
+                journalled: false,
+                length: self.game_length(),
+                budget: Arc::clone(&self.budget),
+                host_token: Some(table::seats::token_hash(&host_token)),
+            },
+        );
+        let handle = self.spawn_table(table, id.clone(), code, None)?;
+        let mut tokens = Vec::new();
+        for seat in seats {
+            match seat {
+                LadderSeat::Account { account, name } => {
+                    let (_, token, _) = self
+                        .command(&handle, |reply| Command::Join { name, account: Some(account), reply })
+                        .await?;
+                    tokens.push(Some(token));
+                }
+                LadderSeat::Bot(bot) => {
+                    let token = host_token.clone();
+                    self.command(&handle, |reply| Command::AddBot { token, bot, reply }).await?;
+                    tokens.push(None);
+                }
+            }
+        }
+        let token = host_token.clone();
+        self.command(&handle, |reply| Command::Start { token, reply }).await?;
+        Ok(crate::ladder::Made { table: id, tokens, host_token })
+    }
+
+    /// A join code no table of this node answers to (drawn again while one does).
+    fn free_join_code(&self) -> Result<String, Status> {
+        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        let mut code = join_code();
+        for _ in 0..16 {
+            if !registry.codes.contains_key(&code) {
+                break;
+            }
+            code = join_code();
+        }
+        Ok(code)
+    }
+
+    /// A table with its own setup and what every table of this node shares: the table's
+    /// move rate, the store, a share of the bots' CPU, the link base.
+    fn new_table(&self, rules: dudo_rules::RuleSet, own: table::core::Setup) -> Table {
+        Table::new(
+            rules,
+            table::Setup {
+                table: own,
+                table_rate: self.limits.table_moves_per_second,
+                store: self.store.clone(),
+                bot_cpu: self.bot_cpu.table_share(),
+                link_base: Arc::clone(&self.link_base),
+            },
+        )
     }
 }

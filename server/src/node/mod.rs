@@ -19,7 +19,7 @@ use tonic::{Request, Status};
 use crate::accounts::AccountSettings;
 use crate::budget::Budget;
 use crate::convert;
-use crate::status::{CODE_KEY, MAX_NAME_FIELD, bad_request, delivered, status};
+use crate::status::{MAX_NAME_FIELD, delivered, refused, status};
 use crate::table::{self, Command, Table, TableError};
 use dudo_store::Store;
 
@@ -130,79 +130,6 @@ impl Dudo {
 
     pub(crate) fn ladder(&self) -> Option<&crate::ladder::LadderHandle> {
         self.ladder.as_ref()
-    }
-
-    /// A ladder table: the pool's rules and clock, its seats taken in order (accounts and
-    /// built-in bots), started. Its games count for `ladder:POOL`.
-    pub(crate) async fn make_ladder_table(
-        &self,
-        pool: &crate::ladder::Pool,
-        seats: Vec<crate::ladder::LadderSeat>,
-    ) -> Result<crate::ladder::Made, Status> {
-        use crate::ladder::LadderSeat;
-        if self.stopping.is_stopping() {
-            return Err(Status::unavailable("the server is shutting down"));
-        }
-        self.budget_room(&self.budget)?;
-        let rules = pool.rules().map_err(Status::internal)?;
-        let id = table::secret();
-        let code = join_code();
-        // The server hosts its ladder tables without a seat: every seat is a player's or a bot's.
-        let host_token = table::secret();
-        let clock = (pool.move_millis > 0).then(|| {
-            table::Clock::new(
-                std::time::Duration::from_millis(pool.move_millis.into()),
-                std::time::Duration::from_millis(pool.time_bank_millis.into()),
-            )
-        });
-        let table = Table::new(
-            rules,
-            table::Setup {
-                table: table::core::Setup {
-                    id: id.clone(),
-                    code: code.clone(),
-                    capacity: pool.seats as usize,
-                    seed: pool.seed,
-                    // Bots compete here: the pool's window, short beside the move clock, and
-                    // each seat's patience (see `table::window::Patience`).
-                    pacing: table::Pacing {
-                        clock,
-                        bot_pause: std::time::Duration::ZERO,
-                        call_window_millis: pool.call_window_millis,
-                    },
-                    rate: self.limits.actions_per_second,
-                    rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
-                    journalled: false,
-                    length: self.game_length(),
-                    budget: Arc::clone(&self.budget),
-                    host_token: Some(table::seats::token_hash(&host_token)),
-                },
-                table_rate: self.limits.table_moves_per_second,
-                store: self.store.clone(),
-                bot_cpu: self.bot_cpu.table_share(),
-                link_base: Arc::clone(&self.link_base),
-            },
-        );
-        let handle = self.spawn_table(table, id.clone(), code, None)?;
-        let mut tokens = Vec::new();
-        for seat in seats {
-            match seat {
-                LadderSeat::Account { account, name } => {
-                    let (_, token, _) = self
-                        .command(&handle, |reply| Command::Join { name, account: Some(account), reply })
-                        .await?;
-                    tokens.push(Some(token));
-                }
-                LadderSeat::Bot(bot) => {
-                    let token = host_token.clone();
-                    self.command(&handle, |reply| Command::AddBot { token, bot, reply }).await?;
-                    tokens.push(None);
-                }
-            }
-        }
-        let token = host_token.clone();
-        self.command(&handle, |reply| Command::Start { token, reply }).await?;
-        Ok(crate::ladder::Made { table: id, tokens, host_token })
     }
 
     /// The server's own spectator stream of a table (the ladder watches its tables so).
@@ -403,13 +330,8 @@ impl Dudo {
     ) -> Result<(), Status> {
         let action = wire
             .map(|wire| {
-                convert::action_from_wire(wire).map_err(|e| {
-                    let mut status = bad_request(e.to_string());
-                    if let Ok(code) = "bad_action".parse() {
-                        status.metadata_mut().insert(CODE_KEY, code);
-                    }
-                    status
-                })
+                convert::action_from_wire(wire)
+                    .map_err(|e| refused("bad_action", Status::invalid_argument(e.to_string())))
             })
             .transpose()?;
         let token = token.to_string();
@@ -471,7 +393,7 @@ mod tests {
         // Another like it does not fit the 1 MiB share while the first is unsent.
         let refused = dudo.answer_held(answer(2000), reader).unwrap_err();
         assert_eq!(
-            refused.metadata().get(super::CODE_KEY).and_then(|c| c.to_str().ok()),
+            refused.metadata().get(crate::status::CODE_KEY).and_then(|c| c.to_str().ok()),
             Some("server_busy")
         );
         drop(held);

@@ -5,7 +5,6 @@
 //! "replay" audience may see: every hidden fact (all the dice), nothing seat-private (what one
 //! seat saw under a cup before a re-roll stays unseen, as at the table).
 
-use std::pin::Pin;
 use std::time::Duration;
 
 use dudo_proto::v1 as pb;
@@ -14,14 +13,13 @@ use dudo_rules::Viewer;
 use dudo_store::{GameFilter, Store};
 use prost::Message;
 use tokio::sync::mpsc;
-use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::budget::Held;
 use crate::convert;
-use crate::node::Dudo;
-use crate::status::status;
+use crate::node::{Dudo, UpdateStream};
+use crate::status::{refused, status};
 use crate::table::TableError;
 use crate::table::record::summary_to_wire;
 
@@ -77,15 +75,14 @@ impl Dudo {
         let size = store.record_size(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
         if one_reply && size > MAX_ONE_REPLY {
             let shown: String = game.trim().chars().take(64).collect();
-            let mut status = Status::failed_precondition(format!(
-                "game {shown}: its record is {} KiB, more than one answer carries ({} KiB): WatchReplay streams it",
-                size / 1024,
-                MAX_ONE_REPLY / 1024
+            return Err(refused(
+                "replay_too_large",
+                Status::failed_precondition(format!(
+                    "game {shown}: its record is {} KiB, more than one answer carries ({} KiB): WatchReplay streams it",
+                    size / 1024,
+                    MAX_ONE_REPLY / 1024
+                )),
             ));
-            if let Ok(code) = "replay_too_large".parse() {
-                status.metadata_mut().insert(crate::status::CODE_KEY, code);
-            }
-            return Err(status);
         }
         let held = budget.hold(size.saturating_mul(6)).ok_or_else(|| status(TableError::ServerBusy))?;
         let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
@@ -105,8 +102,6 @@ impl Dudo {
         Ok((replay, held))
     }
 }
-
-type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::PlayUpdate, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl History for Dudo {

@@ -13,8 +13,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::accounts::{AccountError, bearer};
 use crate::table::SeatAccount;
 
-use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream, refused};
+use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream};
 use crate::node::Dudo;
+use crate::status::refused;
 
 #[tonic::async_trait]
 impl Ladder for Dudo {
