@@ -14,6 +14,7 @@ pub mod call_gate;
 pub mod connections;
 pub mod ladder;
 pub mod node;
+pub mod node_port;
 pub mod services;
 pub mod status;
 pub mod stopping;
@@ -97,6 +98,30 @@ pub async fn serve(
     setup: Setup,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
+    serve_node(listener, None, setup, shutdown).await
+}
+
+/// One node of a cluster on a shared PostgreSQL database (its store opened as a
+/// [`dudo_store::Access::Member`]): serves clients on `listener` as [`serve`] does, and the
+/// other nodes on `node_listener` (calls for the tables this node holds). Tables come to it
+/// by adoption, not recovery. When `shutdown` completes it drains: every table is handed to
+/// the other nodes before the server stops.
+pub async fn serve_cluster(
+    listener: TcpListener,
+    node_listener: TcpListener,
+    cluster: node::cluster::ClusterSetup,
+    setup: Setup,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
+    serve_node(listener, Some((node_listener, cluster)), Setup { recover: false, ..setup }, shutdown).await
+}
+
+async fn serve_node(
+    listener: TcpListener,
+    cluster: Option<(TcpListener, node::cluster::ClusterSetup)>,
+    setup: Setup,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
     let max_message = setup.limits.max_message_bytes;
     let keepalive = setup.limits.keepalive;
     let most_connections = setup.limits.max_connections_per_ip;
@@ -111,6 +136,13 @@ pub async fn serve(
         .with_store(setup.store, setup.ranked)
         .with_accounts(setup.accounts)
         .with_link_base(&link_base);
+    let node_listener = match cluster {
+        Some((node_listener, cluster)) => {
+            dudo = dudo.with_cluster(cluster);
+            Some(node_listener)
+        }
+        None => None,
+    };
     if has_store {
         dudo = dudo.with_ladder(setup.ladder.unwrap_or_else(ladder::pools::builtin));
     }
@@ -125,8 +157,9 @@ pub async fn serve(
             tracing::info!(tables = recovered, "tables recovered from the database");
         }
     }
-    if setup.recover
-        && let Some(store) = dudo.store().filter(|s| s.access() == dudo_store::Access::Owner)
+    // Any node of a cluster may forget closed tables: it is the same work wherever it runs.
+    if (setup.recover || dudo.cluster().is_some())
+        && let Some(store) = dudo.store().filter(|s| s.access() != dudo_store::Access::Reader)
     {
         prune_closed_tables(store.clone(), dudo.limits().keep_closed_tables);
     }
@@ -158,10 +191,20 @@ pub async fn serve(
     let closer = dudo.clone();
     let incoming_dudo = dudo.clone();
     let calls = connections::Calls::default();
+    // The node port stops with the public one (after the drain: forwarded streams are told).
+    let (nodes_stop, nodes_stopped) = tokio::sync::oneshot::channel::<()>();
+    let nodes = node_listener.map(|listener| {
+        dudo.run_cluster();
+        tokio::spawn(node_port::serve(listener, dudo.clone(), async move {
+            let _ = nodes_stopped.await;
+        }))
+    });
     let shutdown = async move {
         shutdown.await;
-        // Open streams are told and closed, so the transport stops at once.
+        // Open streams are told and closed (a cluster's node hands its tables over first),
+        // so the transport stops at once.
         closer.close_all().await;
+        let _ = nodes_stop.send(());
     };
     let served = tonic::transport::Server::builder()
         // A client that vanished without closing its connection (a laptop lid, a dropped
@@ -198,6 +241,13 @@ pub async fn serve(
         )
         .await;
     sampler.abort();
+    if let Some(nodes) = nodes {
+        match nodes.await {
+            Ok(Err(e)) => tracing::warn!(error = %e, "the node port failed"),
+            Err(e) => tracing::warn!(error = %e, "the node port's task failed"),
+            Ok(Ok(())) => {}
+        }
+    }
     served?;
     Ok(())
 }

@@ -125,6 +125,32 @@ struct Args {
     /// (fibbing-4 and perudo-jonti-2). A server with no records (--db none) runs no ladder.
     #[arg(long, env = "DUDO_LADDER")]
     ladder: Option<std::path::PathBuf>,
+    /// Run as one node of a cluster: several servers on one PostgreSQL database (--db
+    /// postgres://…), any of which answers any call (see docs/deploy.md).
+    #[arg(long, env = "DUDO_CLUSTER")]
+    cluster: bool,
+    /// In a cluster, where the other nodes send calls for this node's tables.
+    #[arg(long, env = "DUDO_NODE_LISTEN", default_value = "127.0.0.1:0", requires = "cluster")]
+    node_listen: String,
+    /// In a cluster, the URL the other nodes reach --node-listen at (http://10.0.0.7:7001).
+    /// Default: http:// and the address --node-listen is bound to.
+    #[arg(long, env = "DUDO_NODE_ADDRESS", requires = "cluster")]
+    node_address: Option<String>,
+    /// In a cluster, this node's name, unique among the nodes (a pod's name). Default: the
+    /// host's name and a random suffix.
+    #[arg(long, env = "DUDO_NODE_ID", requires = "cluster")]
+    node_id: Option<String>,
+    /// The secret the nodes of a cluster share: a call from one node to another carries it.
+    /// Prefer DUDO_CLUSTER_KEY or --cluster-key-file to a flag. Never logged.
+    #[arg(long, env = "DUDO_CLUSTER_KEY", hide_env_values = true, requires = "cluster")]
+    cluster_key: Option<String>,
+    /// A file holding the cluster's key (its first line).
+    #[arg(long, env = "DUDO_CLUSTER_KEY_FILE", conflicts_with = "cluster_key", requires = "cluster")]
+    cluster_key_file: Option<std::path::PathBuf>,
+    /// In a cluster, how long a node's hold on its tables lasts unrenewed, in milliseconds:
+    /// the tables of a node that dies wait this long for another node to adopt them.
+    #[arg(long, env = "DUDO_LEASE_MILLIS", default_value_t = 5_000, requires = "cluster")]
+    lease_millis: u64,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
     metrics_listen: Option<std::net::SocketAddr>,
@@ -146,7 +172,7 @@ async fn main() -> anyhow::Result<()> {
         let ansi = std::io::stderr().is_terminal();
         tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(ansi).with_env_filter(filter).init();
     }
-    let store = open_store(args.db.as_deref()).await?;
+    let store = open_store(args.db.as_deref(), args.cluster).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
     if let Some(addr) = args.metrics_listen {
         metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;
@@ -269,7 +295,54 @@ async fn main() -> anyhow::Result<()> {
         public_url,
         allowed_origins: args.allowed_origins,
     };
-    dudo_server::serve(listener, setup, shutdown).await?;
+    if !args.cluster {
+        dudo_server::serve(listener, setup, shutdown).await?;
+        return Ok(());
+    }
+    let node_listener = tokio::net::TcpListener::bind(&args.node_listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("--node-listen {}: {e}", args.node_listen))?;
+    let bound = node_listener.local_addr()?;
+    let address = match args.node_address {
+        Some(address) if address.starts_with("http://") || address.starts_with("https://") => address,
+        Some(address) => anyhow::bail!("--node-address: an http:// URL, not {address:?}"),
+        None if bound.ip().is_unspecified() => anyhow::bail!(
+            "--node-listen {bound} is every interface: give --node-address http://THIS-NODE:{} so the others can reach it",
+            bound.port()
+        ),
+        None => format!("http://{bound}"),
+    };
+    let key = match &args.cluster_key_file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("--cluster-key-file {}: {e}", path.display()))?
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        None => args.cluster_key.clone().unwrap_or_default(),
+    };
+    if key.len() < 16 {
+        anyhow::bail!("--cluster needs a key of at least 16 characters (DUDO_CLUSTER_KEY or --cluster-key-file)");
+    }
+    if args.lease_millis < 500 {
+        anyhow::bail!("--lease-millis: at least 500, not {}", args.lease_millis);
+    }
+    let node = args.node_id.unwrap_or_else(|| {
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "node".to_string());
+        format!("{host}-{}", &dudo_server::table::secret()[..8])
+    });
+    {
+        use std::io::Write;
+        let line = format!("dudo-server node {node} takes the other nodes' calls on {address}\n");
+        let _ = std::io::stdout().lock().write_all(line.as_bytes());
+    }
+    let cluster = dudo_server::node::cluster::ClusterSetup {
+        node,
+        address,
+        key,
+        lease: std::time::Duration::from_millis(args.lease_millis),
+    };
+    dudo_server::serve_cluster(listener, node_listener, cluster, setup, shutdown).await?;
     Ok(())
 }
 
@@ -281,8 +354,15 @@ fn cores(percent: f64) -> anyhow::Result<Option<f64>> {
     Ok((percent > 0.0).then_some(percent / 100.0))
 }
 
-/// Opens the database `--db` names (or the default file), or none for `--db none`.
-async fn open_store(db: Option<&str>) -> anyhow::Result<Option<dudo_server::Store>> {
+/// Opens the database `--db` names (or the default file), or none for `--db none`; as one
+/// of a cluster's members with `--cluster`.
+async fn open_store(db: Option<&str>, cluster: bool) -> anyhow::Result<Option<dudo_server::Store>> {
+    if cluster {
+        let Some(db) = db.filter(|db| db.starts_with("postgres")) else {
+            anyhow::bail!("--cluster needs a PostgreSQL database: --db postgres://user@host/database");
+        };
+        return Ok(Some(dudo_server::Store::open_as(db, dudo_store::Access::Member).await?));
+    }
     let db = match db {
         Some("none") => return Ok(None),
         Some(db) => db.to_string(),

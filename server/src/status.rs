@@ -83,6 +83,10 @@ pub(crate) fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
         Delivery::End(StreamEnd::Unsaved) => Err(Status::unavailable(
             "the server could not save the table; it is back when the server restarts",
         )),
+        Delivery::End(StreamEnd::Moved) => Err(refused(
+            "table_moved",
+            Status::unavailable("the table moved to another node of the cluster: reconnect to resume"),
+        )),
         // A `reseated` update came just before: clients read that, not this text.
         Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Removed)) => {
             Err(Status::unauthenticated("the host removed you from the table"))

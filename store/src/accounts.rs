@@ -90,7 +90,7 @@ const ACCOUNT_COLUMNS: &str = "id, name, kind, created_at, suspended_at";
 impl Store {
     fn owner(&self) -> Result<(), StoreError> {
         match self.access {
-            Access::Owner => Ok(()),
+            Access::Owner | Access::Member => Ok(()),
             Access::Reader => Err(StoreError::ReadOnly),
         }
     }

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod accounts;
+pub mod cluster;
 pub mod elo;
 pub mod ladder;
 
@@ -36,6 +37,10 @@ pub enum StoreError {
     Query(#[from] sqlx::Error),
     #[error("the store's writer has stopped")]
     WriterGone,
+    /// The table's lease has moved to another node (this one was paused, cut off, or
+    /// drained): it must stop and let its streams reconnect through the new owner.
+    #[error("table {table}: another node owns it now")]
+    Fenced { table: String },
     /// Another writer holds the table: trying again cannot help.
     #[error(
         "table {table}: journal entry {entry} is already in the database with other contents; another server is writing this table"
@@ -47,6 +52,12 @@ pub enum StoreError {
     InUse { path: String },
     #[error("the database {url} is in use by another dudo server (it holds the schema's advisory lock)")]
     InUseElsewhere { url: String },
+    #[error(
+        "the database {url} is in use by a dudo server that is not a cluster's node: stop it, or run every server with --cluster"
+    )]
+    OwnedAlone { url: String },
+    #[error("a cluster needs a PostgreSQL database (postgres://…), not {db}")]
+    ClusterNeedsPostgres { db: String },
     #[error("this store only reads records")]
     ReadOnly,
     #[error(
@@ -92,6 +103,9 @@ pub enum Access {
     Owner,
     /// Reads history and ratings (and writes nothing a server would resume).
     Reader,
+    /// One node of a cluster on a PostgreSQL database: runs the tables it holds leases on,
+    /// beside other members (never beside an owner).
+    Member,
 }
 
 /// Which database a store is on.
@@ -138,6 +152,9 @@ pub struct Batch {
     pub finished: Vec<FinishedGame>,
     /// The table will not be resumed (closed by its host, idle, or failed).
     pub closed_at: Option<i64>,
+    /// In a cluster, the writer's lease: the batch is refused ([`StoreError::Fenced`]) unless
+    /// the table is still the writer's, at this epoch. A new table starts under it.
+    pub lease: Option<cluster::Lease>,
 }
 
 #[derive(Clone, Debug)]
@@ -202,6 +219,8 @@ pub struct OpenTable {
     pub id: String,
     pub code: String,
     pub entries: Vec<Entry>,
+    /// The lease's epoch it was taken at (0 on a single server).
+    pub epoch: i64,
 }
 
 /// What to list of the finished games; empty fields do not filter.
@@ -238,6 +257,7 @@ struct Queued {
 #[derive(Debug)]
 enum WriteFailure {
     Conflict { table: String, entry: i64 },
+    Fenced { table: String },
     Database(sqlx::Error),
 }
 
@@ -251,6 +271,7 @@ impl std::fmt::Display for WriteFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WriteFailure::Conflict { table, entry } => write!(f, "table {table}: entry {entry} conflicts"),
+            WriteFailure::Fenced { table } => write!(f, "table {table}: its lease moved on"),
             WriteFailure::Database(e) => e.fmt(f),
         }
     }
@@ -275,6 +296,7 @@ fn migrator(backend: Backend) -> Migrator {
             migration(1, "records", include_str!("../migrations/0001_records.sql")),
             migration(2, "accounts", include_str!("../migrations/0002_accounts.sql")),
             migration(3, "ladder", include_str!("../migrations/0003_ladder.sql")),
+            migration(4, "cluster", include_str!("../migrations/0004_cluster.sql")),
         ]),
         ..Migrator::DEFAULT
     }
@@ -366,19 +388,29 @@ fn lock(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
 
 /// Holds an advisory lock on the schema for this process's life, on a session of its own;
 /// PostgreSQL lets go of it when the session ends, however the process ends.
-async fn schema_lock(options: &AnyConnectOptions, place: &str) -> Result<Lock, StoreError> {
+///
+/// A cluster's members share the lock; a single owner holds it alone, so a lone server never
+/// runs beside a cluster on one database (it would resume the cluster's tables).
+async fn schema_lock(options: &AnyConnectOptions, place: &str, access: Access) -> Result<Lock, StoreError> {
     use sqlx::Connection;
     let open_error = |source| StoreError::Open { url: place.to_string(), source };
     let mut session = sqlx::AnyConnection::connect_with(options).await.map_err(open_error)?;
-    let got: i64 = sqlx::query(
-        "SELECT CAST(CASE WHEN pg_try_advisory_lock(hashtext('dudo:' || current_schema())) THEN 1 ELSE 0 END AS BIGINT) AS got",
-    )
+    let take = match access {
+        Access::Member => "pg_try_advisory_lock_shared",
+        _ => "pg_try_advisory_lock",
+    };
+    let got: i64 = sqlx::query(&format!(
+        "SELECT CAST(CASE WHEN {take}(hashtext('dudo:' || current_schema())) THEN 1 ELSE 0 END AS BIGINT) AS got",
+    ))
     .fetch_one(&mut session)
     .await
     .and_then(|row| row.try_get("got"))
     .map_err(open_error)?;
     if got != 1 {
-        return Err(StoreError::InUseElsewhere { url: place.to_string() });
+        return Err(match access {
+            Access::Member => StoreError::OwnedAlone { url: place.to_string() },
+            _ => StoreError::InUseElsewhere { url: place.to_string() },
+        });
     }
     Ok(Lock::Session(std::sync::Mutex::new(session)))
 }
@@ -411,6 +443,9 @@ impl Store {
             return Err(StoreError::Unsupported { db: shown(db) });
         }
         let (mut url, backend) = url_of(db);
+        if access == Access::Member && backend != Backend::Postgres {
+            return Err(StoreError::ClusterNeedsPostgres { db: shown(db) });
+        }
         if url == "sqlite::memory:" {
             // Named, so that every connection (the pool's, and the anchor below) opens the
             // same in-memory database: sqlx names `:memory:` anew at each connection.
@@ -464,14 +499,16 @@ impl Store {
             .connect_with(options.clone())
             .await
             .map_err(open_error)?;
-        if access == Access::Owner {
+        if access != Access::Reader {
             migrator(backend)
                 .run(&pool)
                 .await
                 .map_err(|source| StoreError::Migrate { url: place.clone(), source })?;
         }
         let lock = match (backend, access) {
-            (Backend::Postgres, Access::Owner) => Some(schema_lock(&options, &place).await?),
+            (Backend::Postgres, Access::Owner | Access::Member) => {
+                Some(schema_lock(&options, &place, access).await?)
+            }
             _ => file_lock,
         };
         // Reads never take the writer's connections: on a SQLite file, WAL lets them read
@@ -520,6 +557,7 @@ impl Store {
         match committed.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(WriteFailure::Conflict { table, entry })) => Err(StoreError::Conflict { table, entry }),
+            Ok(Err(WriteFailure::Fenced { table })) => Err(StoreError::Fenced { table }),
             Ok(Err(WriteFailure::Database(e))) => Err(StoreError::Query(e)),
             Err(_) => Err(StoreError::WriterGone),
         }
@@ -534,16 +572,21 @@ impl Store {
         for row in rows {
             let id: String = row.try_get("id")?;
             let code: String = row.try_get("code")?;
-            let entries = sqlx::query("SELECT n, at, entry FROM journal WHERE table_id = $1 ORDER BY n")
-                .bind(&id)
-                .fetch_all(&self.pool)
-                .await?
-                .into_iter()
-                .map(|r| Ok(Entry { n: r.try_get("n")?, at: r.try_get("at")?, bytes: r.try_get("entry")? }))
-                .collect::<Result<Vec<_>, sqlx::Error>>()?;
-            tables.push(OpenTable { id, code, entries });
+            let entries = self.journal_of(&id).await?;
+            tables.push(OpenTable { id, code, entries, epoch: 0 });
         }
         Ok(tables)
+    }
+
+    /// A table's journal, in order.
+    pub(crate) async fn journal_of(&self, table: &str) -> Result<Vec<Entry>, StoreError> {
+        Ok(sqlx::query("SELECT n, at, entry FROM journal WHERE table_id = $1 ORDER BY n")
+            .bind(table)
+            .fetch_all(&self.pool)
+            .await?
+            .into_iter()
+            .map(|r| Ok(Entry { n: r.try_get("n")?, at: r.try_get("at")?, bytes: r.try_get("entry")? }))
+            .collect::<Result<Vec<_>, sqlx::Error>>()?)
     }
 
     /// Marks a table as never to be resumed (one that could not be recovered, say).
@@ -751,14 +794,36 @@ async fn commit(pool: &AnyPool, backend: Backend, batches: &[&Batch]) -> Result<
         if let Some(new) = &b.new_table {
             // Idempotent, as every write here: a batch retried after a commit whose answer was
             // lost must not fail on what it already wrote.
-            sqlx::query(
-                "INSERT INTO tables (id, code, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
-            )
+            let now = cluster::now_sql(backend);
+            sqlx::query(&format!(
+                "INSERT INTO tables (id, code, created_at, owner, epoch, lease_until) \
+                 VALUES ($1, $2, $3, $4, $5, {now} + $6) ON CONFLICT (id) DO NOTHING"
+            ))
             .bind(&b.table)
             .bind(&new.code)
             .bind(new.created_at)
+            .bind(b.lease.as_ref().map(|l| l.node.clone()))
+            .bind(b.lease.as_ref().map_or(0, |l| l.epoch))
+            .bind(b.lease.as_ref().map_or(0, |l| l.millis))
             .execute(&mut *tx)
             .await?;
+        }
+    }
+    // Fencing: each leased batch's table must still be its writer's, at its epoch. The row
+    // stays locked until the commit, so a node adopting the table waits for this write or
+    // this write sees the table gone; never both. By id, the order renewals lock in.
+    let mut leased: Vec<(&str, &cluster::Lease)> =
+        batches.iter().filter_map(|b| b.lease.as_ref().map(|l| (b.table.as_str(), l))).collect();
+    leased.sort_unstable_by_key(|&(table, _)| table);
+    for (table, lease) in leased {
+        let held = sqlx::query("UPDATE tables SET epoch = epoch WHERE id = $1 AND owner = $2 AND epoch = $3")
+            .bind(table)
+            .bind(&lease.node)
+            .bind(lease.epoch)
+            .execute(&mut *tx)
+            .await?;
+        if held.rows_affected() == 0 {
+            return Err(WriteFailure::Fenced { table: table.to_string() });
         }
     }
     // Journal entries, many rows to a statement: one round trip per few hundred entries.

@@ -164,6 +164,7 @@ async fn closed_tables_are_forgotten_after_the_time_kept() {
                 vec![]
             },
             closed_at,
+            lease: None,
         };
         store.write(table("old", Some(1_000))).await.unwrap();
         store.write(table("recent", Some(5_000))).await.unwrap();
@@ -512,5 +513,93 @@ async fn ladder_games_move_weng_lin_ratings_once_each_with_a_history() {
         assert_eq!(history.iter().map(|p| p.game.as_str()).collect::<Vec<_>>(), ["g2", "g1"]);
         assert_eq!(history[0].mu, board[0].mu);
         assert!(store.leaderboard("other", 0).await.unwrap().is_empty());
+    }
+}
+
+/// A table's lease: another node takes it only once it runs out or is let go, each hand-over
+/// is a new epoch, and the node that lost it can write nothing more into its journal.
+#[tokio::test]
+async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is_fenced() {
+    use dudo_store::cluster::{Lease, Node};
+    for (backend, db) in databases("lease").await {
+        let store = Store::open(&db).await.unwrap();
+        let lease = |node: &str, epoch, millis| Some(Lease { node: node.into(), epoch, millis });
+        let made = Batch {
+            table: "t1".into(),
+            new_table: Some(NewTable { code: "ABCDEF".into(), created_at: 5 }),
+            entries: vec![entry(0), entry(1)],
+            lease: lease("a", 1, 60_000),
+            ..Batch::default()
+        };
+        store.write(made).await.unwrap();
+        assert!(store.adopt("b", 60_000, 10).await.unwrap().is_empty(), "{backend}: the lease holds");
+        assert_eq!(store.renew("a", 60_000).await.unwrap(), [("t1".to_string(), 1)], "{backend}");
+        let next = |n, epoch| Batch { table: "t1".into(), entries: vec![entry(n)], lease: lease("a", epoch, 0), ..Batch::default() };
+        store.write(next(2, 1)).await.unwrap();
+        // A lease at another epoch was never this table's.
+        assert!(matches!(store.write(next(3, 7)).await, Err(StoreError::Fenced { .. })), "{backend}");
+
+        // A let go of it: B adopts it at the next epoch, with all A wrote.
+        store.release("t1", &Lease { node: "a".into(), epoch: 1, millis: 0 }).await.unwrap();
+        let adopted = store.adopt("b", 60_000, 10).await.unwrap();
+        assert_eq!(adopted.len(), 1, "{backend}");
+        assert_eq!((adopted[0].id.as_str(), adopted[0].code.as_str(), adopted[0].epoch), ("t1", "ABCDEF", 2));
+        assert_eq!(adopted[0].entries.iter().map(|e| e.n).collect::<Vec<_>>(), [0, 1, 2], "{backend}");
+        // A, paused through all that, wakes and writes: refused, and the journal is B's alone.
+        assert!(matches!(store.write(next(3, 1)).await, Err(StoreError::Fenced { .. })), "{backend}");
+        assert!(store.renew("a", 60_000).await.unwrap().is_empty(), "{backend}");
+        assert_eq!(store.renew("b", 60_000).await.unwrap(), [("t1".to_string(), 2)], "{backend}");
+        let b_writes = Batch { table: "t1".into(), entries: vec![entry(3)], lease: lease("b", 2, 0), ..Batch::default() };
+        store.write(b_writes).await.unwrap();
+
+        // Who holds it, found by id or code once B is heard from; a lease that ran out is
+        // adopted without being let go.
+        assert_eq!(store.owner_of("ABCDEF").await.unwrap().unwrap().node, None, "{backend}: B not heard from yet");
+        let b = Node { id: "b".into(), address: "http://127.0.0.2:7000".into(), tables: 1, draining: false };
+        store.heartbeat(&b).await.unwrap();
+        assert_eq!(store.owner_of("ABCDEF").await.unwrap().unwrap().node.as_ref(), Some(&b), "{backend}");
+        assert_eq!(store.owner_of("t1").await.unwrap().unwrap().table, "t1");
+        assert!(store.owner_of("ZZZZZZ").await.unwrap().is_none());
+        assert!(store.code_in_use("ABCDEF").await.unwrap() && !store.code_in_use("ZZZZZZ").await.unwrap());
+        assert_eq!(store.nodes(60_000).await.unwrap(), [b.clone()], "{backend}");
+        store.renew("b", 1).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert_eq!(store.owner_of("t1").await.unwrap().unwrap().node, None, "{backend}: the lease ran out");
+        let adopted = store.adopt("c", 60_000, 10).await.unwrap();
+        assert_eq!((adopted.len(), adopted[0].epoch, adopted[0].entries.len()), (1, 3, 4), "{backend}");
+
+        // A job is one node's until it is not renewed in time.
+        assert!(store.hold_job("matchmaker", "a", 60_000).await.unwrap(), "{backend}");
+        assert!(!store.hold_job("matchmaker", "b", 60_000).await.unwrap(), "{backend}");
+        assert!(store.hold_job("matchmaker", "a", 1).await.unwrap(), "{backend}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert!(store.hold_job("matchmaker", "b", 60_000).await.unwrap(), "{backend}: a's ran out");
+        store.leave("b").await.unwrap();
+        assert!(store.nodes(60_000).await.unwrap().is_empty());
+        assert!(store.hold_job("matchmaker", "a", 60_000).await.unwrap(), "{backend}: b left it");
+    }
+}
+
+/// A cluster's nodes share a PostgreSQL database; a lone server never runs beside them, and
+/// a cluster cannot be on SQLite.
+#[tokio::test]
+async fn a_clusters_nodes_share_the_database_and_a_lone_server_is_kept_out() {
+    use dudo_store::Access;
+    for (backend, db) in databases("members").await {
+        if backend == "sqlite" {
+            let refused = Store::open_as(&db, Access::Member).await.err().unwrap();
+            assert!(matches!(refused, StoreError::ClusterNeedsPostgres { .. }), "{refused}");
+            continue;
+        }
+        let first = Store::open_as(&db, Access::Member).await.unwrap();
+        let second = Store::open_as(&db, Access::Member).await.unwrap();
+        let alone = Store::open(&db).await.err().unwrap().to_string();
+        assert!(alone.contains("in use by another dudo"), "{alone}");
+        drop((first, second));
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let lone = Store::open(&db).await.unwrap();
+        let member = Store::open_as(&db, Access::Member).await.err().unwrap().to_string();
+        assert!(member.contains("not a cluster's node"), "{member}");
+        drop(lone);
     }
 }

@@ -16,3 +16,18 @@ export function fail(why) {
   console.error(`FAIL: ${why}`);
   process.exit(1);
 }
+
+/**
+ * The lines of a page's story once its last one tells the game's end. Each page hears the end
+ * on its own stream, so a second page may hear it a moment after the first; waits up to `ms`
+ * and returns the story as it is then, ended or not, for the caller to judge.
+ */
+export async function storyOnceEnded(page, ms = 10_000) {
+  const lines = page.getByRole("region", { name: "What happened" }).locator("li");
+  const until = Date.now() + ms;
+  for (;;) {
+    const story = await lines.allTextContents();
+    if (story.at(-1)?.startsWith("Game over") || Date.now() > until) return story;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -6,7 +6,7 @@
 // usage: node game.mjs HOST:PORT [SCREENSHOT_DIR]
 // Prints what it checked; exits non-zero with the reason on the first failure.
 import { createServer, connect } from "node:net";
-import { fail, launch } from "./common.mjs";
+import { fail, launch, storyOnceEnded } from "./common.mjs";
 
 const [addr, shots] = process.argv.slice(2);
 const base = `http://${addr}`;
@@ -188,8 +188,7 @@ try {
   if (reveals === 0) fail("no reveal was seen");
 
   // Both people saw the same story, with nothing lost or repeated across Ben's cut.
-  const story = async (page) => page.getByRole("region", { name: "What happened" }).locator("li").allTextContents();
-  const [anaStory, benStory, catStory] = [await story(ana), await story(ben), await story(cat)];
+  const [anaStory, benStory, catStory] = [await storyOnceEnded(ana), await storyOnceEnded(ben), await storyOnceEnded(cat)];
   if (anaStory.join("\n") !== benStory.join("\n")) {
     fail(`the stories differ:\nAna:\n${anaStory.join("\n")}\nBen:\n${benStory.join("\n")}`);
   }

@@ -41,12 +41,19 @@ impl Dudo {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
         let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
         let handle = TableHandle { tx, listed };
+        let cluster = self.cluster.clone();
+        let forget = move |id: &str| {
+            if let Some(c) = &cluster {
+                c.forget(id);
+            }
+        };
         // Registered before its task starts, so a task that ends at once is also unregistered.
         {
             let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
             // Checked again here, under the lock: every way a table is made (the ladder's
             // too) counts against the server's limit.
             if registry.tables.len() >= self.limits.max_tables {
+                forget(&id);
                 return Err(Status::resource_exhausted(format!(
                     "the server holds {} tables, its limit",
                     self.limits.max_tables
@@ -60,6 +67,7 @@ impl Dudo {
         tokio::spawn(tracing::Instrument::instrument(
             async move {
                 let ended = table.run(rx, listed_tx, idle).await;
+                forget(&id);
                 // Closed (idle, or by its host): the table leaves the registry and the limits.
                 // One that could not save stays listed, answering UNAVAILABLE, so its players
                 // keep their seats for when the server restarts and brings it back.
@@ -169,7 +177,7 @@ impl Dudo {
             ));
         }
         let id = table::secret();
-        let code = self.free_join_code()?;
+        let code = self.free_join_code().await?;
         // A host-only creator gets a host's token and no seat.
         let host_token = new.host_only.then(table::secret);
         let NewTable { rules, seats, seed, pacing, name, account, .. } = new;
@@ -215,7 +223,7 @@ impl Dudo {
         self.budget_room(&self.budget)?;
         let rules = pool.rules().map_err(Status::internal)?;
         let id = table::secret();
-        let code = self.free_join_code()?;
+        let code = self.free_join_code().await?;
         // The server hosts its ladder tables without a seat: every seat is a player's or a bot's.
         let host_token = table::secret();
         let clock = (pool.move_millis > 0).then(|| {
@@ -268,12 +276,19 @@ impl Dudo {
         Ok(crate::ladder::Made { table: id, tokens, host_token })
     }
 
-    /// A join code no table of this node answers to (drawn again while one does).
-    fn free_join_code(&self) -> Result<String, Status> {
-        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+    /// A join code no table answers to, of this node or (in a cluster) any other (drawn
+    /// again while one does).
+    async fn free_join_code(&self) -> Result<String, Status> {
         let mut code = join_code();
         for _ in 0..16 {
-            if !registry.codes.contains_key(&code) {
+            let here = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?.codes.contains_key(&code);
+            let elsewhere = match (&self.cluster, &self.store) {
+                (Some(_), Some(store)) if !here => {
+                    store.code_in_use(&code).await.map_err(|e| Status::unavailable(e.to_string()))?
+                }
+                _ => false,
+            };
+            if !here && !elsewhere {
                 break;
             }
             code = join_code();
@@ -284,6 +299,7 @@ impl Dudo {
     /// A table with its own setup and what every table of this node shares: the table's
     /// move rate, the store, a share of the bots' CPU, the link base.
     fn new_table(&self, rules: dudo_rules::RuleSet, own: table::core::Setup) -> Table {
+        let lease = self.first_lease(&own.id);
         Table::new(
             rules,
             table::Setup {
@@ -292,6 +308,7 @@ impl Dudo {
                 store: self.store.clone(),
                 bot_cpu: self.bot_cpu.table_share(),
                 link_base: Arc::clone(&self.link_base),
+                lease,
             },
         )
     }

@@ -3,6 +3,7 @@
 //! accounts and the ladder. The gRPC services (`services`) are thin adapters over it; the
 //! tables (`table`) sit below it, each a task it talks to over a bounded channel.
 
+pub mod cluster;
 mod limits;
 mod making;
 mod places;
@@ -72,6 +73,8 @@ pub struct Dudo {
     pub(crate) stopping: crate::stopping::Stopping,
     /// Where the server's pages are (`http://HOST:PORT`): tables' links are `BASE/t/CODE`.
     pub(crate) link_base: Arc<str>,
+    /// The cluster this node is one of (none: it runs alone).
+    pub(crate) cluster: Option<Arc<cluster::Cluster>>,
 }
 
 pub(crate) fn token_of<T>(request: &Request<T>) -> Result<String, Status> {
@@ -186,6 +189,7 @@ impl Dudo {
                 Arc::clone(&self.budget),
                 self.bot_cpu.table_share(),
                 Arc::clone(&self.link_base),
+                None,
             ) {
                 Ok(table) => {
                     let code = table.info().join_code;
@@ -280,6 +284,11 @@ impl Dudo {
     /// can finish.
     pub async fn close_all(&self) {
         self.stopping.stop();
+        if self.cluster.is_some() {
+            // A cluster's node hands its tables to the others instead.
+            self.drain().await;
+            return;
+        }
         let handles: Vec<TableHandle> = match self.registry.lock() {
             Ok(r) => r.tables.values().cloned().collect(),
             Err(_) => return,

@@ -2,10 +2,12 @@
 //! checks its request, then asks the node (and through it the table's task).
 
 use dudo_proto::v1 as pb;
+use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::lobby_server::Lobby;
 use dudo_rules::presets;
 use tonic::{Request, Response, Status};
 
+use super::forward::{copy, forwarded};
 use crate::convert;
 use crate::node::{Dudo, NewTable, token_of};
 use crate::status::{MAX_NAME_FIELD, bad_request, bounded, check_settings, status};
@@ -35,6 +37,15 @@ impl Lobby for Dudo {
         &self,
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
+        // In a cluster, a node with fewer tables makes it (served here if it cannot be reached).
+        if let Some(peer) = self.placement(forwarded(&request)).await {
+            match LobbyClient::new(peer).create_table(self.onward(copy(&request))).await {
+                Err(e) if e.code() == tonic::Code::Unavailable && e.metadata().get(crate::status::CODE_KEY).is_none() => {
+                    tracing::warn!(error = %e, "the node with fewest tables did not answer; the table is made here");
+                }
+                answered => return answered,
+            }
+        }
         let ip = request.remote_addr().map(|a| a.ip());
         table::seats::seat_name(&request.get_ref().name).map_err(status)?;
         let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
@@ -93,6 +104,9 @@ impl Lobby for Dudo {
         &self,
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).join_table(self.onward(request)).await;
+        }
         let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
         let handle = self.find(&request.get_ref().table)?;
         let (seat, token, info) =
@@ -135,6 +149,9 @@ impl Lobby for Dudo {
     }
 
     async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).add_bot(self.onward(request)).await;
+        }
         let token = token_of(&request)?;
         let req = request.into_inner();
         bounded("bot", &req.bot, MAX_NAME_FIELD)?;
@@ -144,6 +161,9 @@ impl Lobby for Dudo {
     }
 
     async fn start_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).start_game(self.onward(request)).await;
+        }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
         let info = self.command(&handle, |reply| Command::Start { token, reply }).await?;
@@ -151,6 +171,9 @@ impl Lobby for Dudo {
     }
 
     async fn get_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).get_table(self.onward(request)).await;
+        }
         let handle = self.find(&request.get_ref().table)?;
         Ok(Response::new(self.info(&handle).await?))
     }
@@ -159,6 +182,9 @@ impl Lobby for Dudo {
         &self,
         request: Request<pb::ChangeSettingsRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).change_settings(self.onward(request)).await;
+        }
         let token = token_of(&request)?;
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
@@ -172,6 +198,9 @@ impl Lobby for Dudo {
         &self,
         request: Request<pb::RemovePlayerRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).remove_player(self.onward(request)).await;
+        }
         let token = token_of(&request)?;
         let req = request.into_inner();
         let handle = self.find(&req.table)?;
@@ -181,6 +210,9 @@ impl Lobby for Dudo {
     }
 
     async fn reset_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).reset_table(self.onward(request)).await;
+        }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
         let info = self.command(&handle, |reply| Command::Reset { token, reply }).await?;
@@ -188,6 +220,9 @@ impl Lobby for Dudo {
     }
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).leave(self.onward(request)).await;
+        }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
         let info = self.command(&handle, |reply| Command::Leave { token, reply }).await?;
@@ -195,6 +230,9 @@ impl Lobby for Dudo {
     }
 
     async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return LobbyClient::new(peer).close_table(self.onward(request)).await;
+        }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
         let info = self.command(&handle, |reply| Command::Close { token, reply }).await?;

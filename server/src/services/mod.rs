@@ -3,6 +3,7 @@
 //! back to an answer or a status (`crate::status`). Nothing below them imports them.
 
 mod accounts;
+mod forward;
 mod history;
 mod ladder;
 mod lobby;

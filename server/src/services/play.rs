@@ -2,6 +2,7 @@
 //! spectator's stream (`Watch`). Each stream is the table's deliveries to one audience.
 
 use dudo_proto::v1 as pb;
+use dudo_proto::v1::play_client::PlayClient;
 use dudo_proto::v1::play_server::Play;
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status, Streaming};
@@ -28,7 +29,10 @@ impl Play for Dudo {
     ) -> Result<Response<Self::PlayStream>, Status> {
         let token = token_of(&request)?;
         let slot = self.stream_slot(&request)?;
-        let reader = request.remote_addr().map(|a| a.ip());
+        let client = request.remote_addr();
+        let reader = client.map(|a| a.ip());
+        let is_forwarded = super::forward::forwarded(&request);
+        let metadata = request.metadata().clone();
         let mut incoming = request.into_inner();
         let hello = match incoming.next().await {
             Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)), .. })) => h,
@@ -38,6 +42,16 @@ impl Play for Dudo {
                 return Err(bad_request("the first message of a play stream is a hello naming the table"));
             }
         };
+        if let Some(peer) = self.route_play(&hello.table, is_forwarded).await? {
+            // The hello first, then whatever the client sends, up to its first unreadable message.
+            let first = pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)), answers: None };
+            let upward = tokio_stream::once(first).chain(incoming.map_while(Result::ok));
+            let updates = PlayClient::new(peer).play(self.onward_parts(metadata, client, upward)).await?;
+            return Ok(Response::new(Box::pin(updates.into_inner().map(move |u| {
+                let _held = &slot;
+                u
+            }))));
+        }
         let handle = self.find(&hello.table)?;
         let updates = self.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
         // Actions coming up are sent to the table; refusals come back down the stream.
@@ -120,6 +134,13 @@ impl Play for Dudo {
     ) -> Result<Response<Self::SubscribeStream>, Status> {
         let token = token_of(&request)?;
         let slot = self.stream_slot(&request)?;
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            let updates = PlayClient::new(peer).subscribe(self.onward(request)).await?.into_inner();
+            return Ok(Response::new(Box::pin(updates.map(move |u| {
+                let _held = &slot;
+                u
+            }))));
+        }
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let stream = self.stream(&req.table, Some(token), req.since, reader).await?;
@@ -131,6 +152,9 @@ impl Play for Dudo {
 
     async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
         let token = token_of(&request)?;
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            return PlayClient::new(peer).act(self.onward(request)).await;
+        }
         let req = request.into_inner();
         let wire = match (req.action, req.pass_call) {
             (Some(_), true) => return Err(bad_request("pass_call: give an action or pass_call, not both")),
@@ -144,6 +168,13 @@ impl Play for Dudo {
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
         let slot = self.stream_slot(&request)?;
+        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
+            let updates = PlayClient::new(peer).watch(self.onward(request)).await?.into_inner();
+            return Ok(Response::new(Box::pin(updates.map(move |u| {
+                let _held = &slot;
+                u
+            }))));
+        }
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let stream = self.stream(&req.table, None, req.since, reader).await?;

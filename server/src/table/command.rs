@@ -69,6 +69,11 @@ pub enum Command {
         token: String,
         reply: Answer,
     },
+    /// The node lets go of the table (draining, or it lost the lease): its streams are told
+    /// to reconnect, and its task ends once what it journalled is written.
+    Release {
+        reply: oneshot::Sender<()>,
+    },
     /// The server is stopping: tell every stream and close it.
     Shutdown {
         reply: oneshot::Sender<()>,

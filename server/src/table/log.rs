@@ -95,6 +95,8 @@ pub enum StreamEnd {
     ShuttingDown,
     /// The table could not be saved; it is back when the server restarts.
     Unsaved,
+    /// Another node of the cluster holds the table now: reconnecting finds it there.
+    Moved,
 }
 
 /// The bytes of updates one stream holds (queued, and not yet taken by its reader), bounded

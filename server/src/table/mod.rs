@@ -34,6 +34,7 @@ use dudo_proto::convert;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
 use dudo_rules::{Action, RuleSet, Seat, seed_from_u64};
+use dudo_store::cluster::Lease;
 use dudo_store::{Batch, NewTable, Store, StoreError};
 use prost::Message;
 use rand::Rng;
@@ -65,6 +66,8 @@ pub struct Setup {
     pub bot_cpu: TableShare,
     /// Where the server's pages are (`http://HOST:PORT`), for the table's link.
     pub link_base: Arc<str>,
+    /// In a cluster, this node's lease on the table: every journal write carries it.
+    pub lease: Option<Lease>,
 }
 
 /// Why a table's task ended.
@@ -74,8 +77,10 @@ pub enum Ended {
     Closed,
     /// Its journal could not be written: it is back, as saved, when the server restarts.
     Unsaved,
-    /// The server let go of it (stopping); the journal keeps it.
+    /// The server let go of it (stopping, or draining); the journal keeps it.
     Released,
+    /// Another node of the cluster took it (this one's journal writes were refused).
+    Moved,
 }
 
 /// Why a journal could not be replayed.
@@ -146,12 +151,16 @@ pub struct Table {
     epoch: Instant,
     /// The CPU its bots may take: past it, their next moves wait.
     bot_cpu: TableShare,
+    /// In a cluster, this node's lease on the table (see [`Setup::lease`]).
+    lease: Option<Lease>,
+    /// The node let go of the table: the task ends once the journal is written.
+    released: bool,
 }
 
 impl Table {
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
-        let Setup { table: mut core_setup, table_rate, store, bot_cpu, link_base } = setup;
+        let Setup { table: mut core_setup, table_rate, store, bot_cpu, link_base, lease } = setup;
         let now = Now { wall: unix_millis(), mono: Duration::ZERO };
         core_setup.journalled = store.is_some();
         let unwritten =
@@ -159,7 +168,7 @@ impl Table {
         let mut core = TableCore::new(rules, core_setup, rand::rng().random(), now);
         core.set_link_base(link_base);
         let rate = RateLimit::new(core.rate(), table_rate);
-        Table::around(core, store, unwritten, 0, rate, bot_cpu)
+        Table::around(core, store, unwritten, 0, rate, bot_cpu, lease)
     }
 
     fn around(
@@ -169,6 +178,7 @@ impl Table {
         entries: i64,
         rate: RateLimit,
         bot_cpu: TableShare,
+        lease: Option<Lease>,
     ) -> Table {
         let epoch = Instant::now();
         Table {
@@ -182,12 +192,16 @@ impl Table {
             reprompt: Vec::new(),
             epoch,
             bot_cpu,
+            lease,
+            released: false,
         }
     }
 
     /// Rebuilds a table from its journal, through the same inputs live play takes, as it was
     /// after the last entry; its clock restarts now for whoever must move, with each seat's
-    /// bank as the journal last recorded it.
+    /// bank as the journal last recorded it. In a cluster, `lease` is the one this node
+    /// adopted it under.
+    #[allow(clippy::too_many_arguments)]
     pub fn recover(
         open: dudo_store::OpenTable,
         store: Store,
@@ -196,6 +210,7 @@ impl Table {
         budget: Arc<Budget>,
         bot_cpu: TableShare,
         link_base: Arc<str>,
+        lease: Option<Lease>,
     ) -> Result<Table, RecoverError> {
         let mut entries = open.entries.into_iter();
         let first = entries.next().ok_or(RecoverError::NoCreation)?;
@@ -219,7 +234,7 @@ impl Table {
         // written with the move that ended it.
         core.discard_unsaved();
         let rate = RateLimit::new(core.rate(), table_rate);
-        let mut table = Table::around(core, Some(store), None, next, rate, bot_cpu);
+        let mut table = Table::around(core, Some(store), None, next, rate, bot_cpu, lease);
         // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
         let now = table.now();
         table.core.settle(now);
@@ -254,10 +269,13 @@ impl Table {
         let mut listed_at = self.core.changes();
         let ended = loop {
             // Each turn: write what the last turn journalled, deliver what it caused, then wait.
-            if !self.save().await {
-                break Ended::Unsaved;
+            if let Err(ended) = self.save().await {
+                break ended;
             }
             self.deliver();
+            if self.released {
+                break Ended::Released;
+            }
             if self.core.changes() != listed_at {
                 listed_at = self.core.changes();
                 listed.send_replace(self.core.summary());
@@ -322,12 +340,12 @@ impl Table {
         ended
     }
 
-    /// Makes the journal durable. False if it could not be written: the table then stops,
-    /// and nothing that was not saved has been sent.
-    async fn save(&mut self) -> bool {
-        let Some(store) = &self.store else { return true };
+    /// Makes the journal durable. If it could not be written (or another node holds the
+    /// table now) the table stops, and nothing that was not saved has been sent.
+    async fn save(&mut self) -> Result<(), Ended> {
+        let Some(store) = &self.store else { return Ok(()) };
         if !self.core.has_unsaved() && self.unwritten.is_none() && self.closed_at.is_none() {
-            return true;
+            return Ok(());
         }
         let (journal, finished) = self.core.take_unsaved();
         let first = self.entries;
@@ -343,6 +361,7 @@ impl Table {
             entries,
             finished,
             closed_at: self.closed_at,
+            lease: self.lease.clone(),
         });
         let started = Instant::now();
         let mut outcome = store.write_shared(Arc::clone(&batch)).await;
@@ -359,15 +378,21 @@ impl Table {
             outcome = store.write_shared(Arc::clone(&batch)).await;
         }
         if let Err(e) = outcome {
-            tracing::error!(error = %e, "could not save the table; it stops");
             // Replies are dropped unsent (their callers hear the table closed) and every
             // stream ends: nobody learns of anything the journal does not hold.
             self.replies.clear();
+            if let StoreError::Fenced { .. } = e {
+                tracing::warn!("another node holds the table now; its streams are sent there");
+                metrics::counter!("dudo_tables_lost_total").increment(1);
+                self.core.abandon_streams(StreamEnd::Moved);
+                return Err(Ended::Moved);
+            }
+            tracing::error!(error = %e, "could not save the table; it stops");
             self.core.abandon_streams(StreamEnd::Unsaved);
-            return false;
+            return Err(Ended::Unsaved);
         }
         metrics::histogram!("dudo_journal_write_seconds").record(started.elapsed().as_secs_f64());
-        true
+        Ok(())
     }
 
     /// Sends what waited for the journal: each stream's outbox, then the replies.
@@ -511,6 +536,11 @@ impl Table {
                     self.core.info()
                 });
                 self.reply(reply, result);
+            }
+            Command::Release { reply } => {
+                self.core.end_streams(StreamEnd::Moved);
+                self.released = true;
+                self.reply(reply, ());
             }
             Command::Shutdown { reply } => {
                 self.core.end_streams(StreamEnd::ShuttingDown);

@@ -1,0 +1,369 @@
+//! The node as one of a cluster on one PostgreSQL database: the leases it holds on its tables
+//! (renewed in the background; a table whose lease moved on is let go), the tables it adopts
+//! when another node's leases run out, where a call for a table held elsewhere goes, and the
+//! drain that hands every table over when the node is told to stop.
+//!
+//! The database decides who owns what (`dudo_store::cluster`); this module only acts on it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dudo_store::cluster::{Lease, Node};
+use tonic::Status;
+use tonic::transport::{Channel, Endpoint};
+
+use super::Dudo;
+use crate::status::refused;
+use crate::table::{self, Command, Table};
+
+/// Metadata a node puts on a call it forwards: the cluster's key, which the node port
+/// requires, and the address of the client the call came from.
+pub(crate) const NODE_KEY: &str = "dudo-node-key";
+pub(crate) const CLIENT_ADDR: &str = "dudo-client-addr";
+
+/// Tables one node adopts in one look (the others take the rest at once).
+const ADOPT_AT_ONCE: i64 = 64;
+
+/// How a node joins a cluster.
+#[derive(Clone, Debug)]
+pub struct ClusterSetup {
+    /// This node's id, unique in the cluster (a pod's name, or random).
+    pub node: String,
+    /// Where the other nodes reach this one's node port (`http://10.0.0.7:7001`).
+    pub address: String,
+    /// The secret every node of the cluster shares; forwarded calls carry it.
+    pub key: String,
+    /// How long a lease lasts unrenewed: a node that dies holds its tables this long.
+    pub lease: Duration,
+}
+
+/// A call forwarded to this node by another (put among a request's extensions by the node
+/// port): it is served here, never forwarded again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Forwarded;
+
+/// The cluster as this node sees it.
+pub(crate) struct Cluster {
+    setup: ClusterSetup,
+    /// Told to stop: no new tables here, and none adopted.
+    draining: AtomicBool,
+    /// One channel per other node, by address, made when first needed (tonic reconnects).
+    peers: Mutex<HashMap<String, Channel>>,
+    /// Each table's lease as this node holds it, by table id.
+    leases: Mutex<HashMap<String, i64>>,
+}
+
+/// Where a call for a table is served.
+pub(crate) enum Route {
+    Here,
+    /// At another node, over this channel.
+    There(Channel),
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl Cluster {
+    pub(crate) fn new(setup: ClusterSetup) -> Cluster {
+        Cluster {
+            setup,
+            draining: AtomicBool::new(false),
+            peers: Mutex::default(),
+            leases: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn node(&self) -> &str {
+        &self.setup.node
+    }
+
+    pub(crate) fn key(&self) -> &str {
+        &self.setup.key
+    }
+
+    /// The lease a table made here starts with.
+    pub(crate) fn first_lease(&self, table: &str) -> Lease {
+        self.hold(table, 1);
+        Lease { node: self.setup.node.clone(), epoch: 1, millis: millis(self.setup.lease) }
+    }
+
+    fn hold(&self, table: &str, epoch: i64) {
+        if let Ok(mut leases) = self.leases.lock() {
+            leases.insert(table.to_string(), epoch);
+        }
+    }
+
+    /// Forgets a table's lease (its task ended).
+    pub(crate) fn forget(&self, table: &str) {
+        if let Ok(mut leases) = self.leases.lock() {
+            leases.remove(table);
+        }
+    }
+
+    fn lease_of(&self, table: &str) -> Option<Lease> {
+        let epoch = *self.leases.lock().ok()?.get(table)?;
+        Some(Lease { node: self.setup.node.clone(), epoch, millis: millis(self.setup.lease) })
+    }
+
+    pub(crate) fn draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// A channel to the node at `address` (lazily connected; shared by every call to it).
+    fn peer(&self, address: &str) -> Result<Channel, Status> {
+        let mut peers = self.peers.lock().map_err(|_| Status::internal("peers poisoned"))?;
+        if let Some(channel) = peers.get(address) {
+            return Ok(channel.clone());
+        }
+        let endpoint = Endpoint::from_shared(address.to_string())
+            .map_err(|e| Status::internal(format!("node address {address:?}: {e}")))?
+            .connect_timeout(Duration::from_secs(2))
+            .http2_keep_alive_interval(Duration::from_secs(10))
+            .keep_alive_timeout(Duration::from_secs(5));
+        let channel = endpoint.connect_lazy();
+        peers.insert(address.to_string(), channel.clone());
+        Ok(channel)
+    }
+}
+
+/// Said while a table has no owner (its node died and no other has adopted it yet, or it is
+/// being rebuilt): clients try again, as they do for a restarting server.
+fn changing_hands() -> Status {
+    refused(
+        "table_moved",
+        Status::unavailable("the table is moving to another node of the cluster: try again in a moment"),
+    )
+}
+
+impl Dudo {
+    /// Joins the cluster: starts renewing, adopting and saying this node is alive.
+    pub fn with_cluster(mut self, setup: ClusterSetup) -> Dudo {
+        self.cluster = Some(Arc::new(Cluster::new(setup)));
+        self
+    }
+
+    pub(crate) fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.cluster.as_ref()
+    }
+
+    /// Where a call for `table` (an id, a code or a link) is served. `forwarded`: the call
+    /// came from another node, and is served here whatever this node holds.
+    pub(crate) async fn route(&self, table: &str, forwarded: bool) -> Result<Route, Status> {
+        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Ok(Route::Here) };
+        if forwarded || self.find(table).is_ok() {
+            return Ok(Route::Here);
+        }
+        let key = super::table_key(table);
+        let owner = store.owner_of(key).await.map_err(|e| Status::unavailable(e.to_string()))?;
+        match owner {
+            // No such open table anywhere: `find` says so, as on one node.
+            None => Ok(Route::Here),
+            Some(owner) => match owner.node {
+                Some(node) if node.id != cluster.node() => {
+                    metrics::counter!("dudo_forwarded_calls_total").increment(1);
+                    Ok(Route::There(cluster.peer(&node.address)?))
+                }
+                // Ours but not here yet (being rebuilt), or no one's for a moment.
+                _ => Err(changing_hands()),
+            },
+        }
+    }
+
+    /// The node a new table should be made at: another one if it holds fewer tables than
+    /// this one (by more than one, so that nodes do not pass creations back and forth).
+    pub(crate) async fn placement(&self, forwarded: bool) -> Option<Channel> {
+        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return None };
+        if forwarded {
+            return None;
+        }
+        let here = i64::try_from(self.table_count()).unwrap_or(i64::MAX);
+        let alive = millis(cluster.setup.lease);
+        let nodes = store.nodes(alive).await.ok()?;
+        let fewest = nodes.into_iter().filter(|n| !n.draining && n.id != cluster.node()).min_by_key(|n| n.tables)?;
+        if fewest.tables + 1 < here || cluster.draining() {
+            metrics::counter!("dudo_forwarded_calls_total").increment(1);
+            return cluster.peer(&fewest.address).ok();
+        }
+        None
+    }
+
+    pub(crate) fn table_count(&self) -> usize {
+        self.registry.lock().map_or(0, |r| r.tables.len())
+    }
+
+    /// The lease a new table of this node starts under (none outside a cluster).
+    pub(crate) fn first_lease(&self, table: &str) -> Option<Lease> {
+        self.cluster.as_ref().map(|c| c.first_lease(table))
+    }
+
+    /// Keeps this node's place in the cluster until the process ends: says it is alive,
+    /// renews its leases (letting go of tables another node took), and adopts tables whose
+    /// leases ran out. Renewal comes at a fifth of the lease, adoption every quarter second.
+    pub fn run_cluster(&self) {
+        let Some(cluster) = self.cluster.clone() else { return };
+        let dudo = self.clone();
+        tokio::spawn(async move {
+            let renew_every = (cluster.setup.lease / 5).max(Duration::from_millis(100));
+            let mut renew = tokio::time::interval(renew_every);
+            let mut adopt = tokio::time::interval(Duration::from_millis(250));
+            renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            adopt.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = renew.tick() => dudo.renew(&cluster).await,
+                    _ = adopt.tick(), if !cluster.draining() => dudo.adopt(&cluster).await,
+                }
+                if dudo.stopping.is_stopping() && cluster.draining() {
+                    break;
+                }
+            }
+        });
+    }
+
+    async fn renew(&self, cluster: &Cluster) {
+        let Some(store) = &self.store else { return };
+        let node = Node {
+            id: cluster.node().to_string(),
+            address: cluster.setup.address.clone(),
+            tables: i64::try_from(self.table_count()).unwrap_or(i64::MAX),
+            draining: cluster.draining(),
+        };
+        if let Err(e) = store.heartbeat(&node).await {
+            metrics::counter!("dudo_lease_renew_failures_total").increment(1);
+            tracing::warn!(error = %e, "could not tell the cluster this node is alive");
+        }
+        let held = match store.renew(cluster.node(), millis(cluster.setup.lease)).await {
+            Ok(held) => held.into_iter().collect::<HashMap<_, _>>(),
+            Err(e) => {
+                metrics::counter!("dudo_lease_renew_failures_total").increment(1);
+                tracing::warn!(error = %e, "could not renew this node's leases");
+                return;
+            }
+        };
+        // Tables another node took while this one could not renew (it was paused, or cut
+        // off): their streams are sent to the new owner at once, not at the next write.
+        let unrenewed: Vec<(String, bool, super::TableHandle)> = {
+            let Ok(leases) = cluster.leases.lock() else { return };
+            let Ok(registry) = self.registry.lock() else { return };
+            leases
+                .iter()
+                .filter(|(id, epoch)| held.get(*id) != Some(epoch))
+                .filter_map(|(id, _)| registry.tables.get(id).map(|h| (id.clone(), held.contains_key(id), h.clone())))
+                .collect()
+        };
+        let mut lost = Vec::new();
+        for (id, at_other_epoch, handle) in unrenewed {
+            // Not renewed at all: a table made since its first write may not be written yet
+            // (or it closed); only one another node owns is lost.
+            let elsewhere = at_other_epoch
+                || match store.owner_of(&id).await {
+                    Ok(Some(owner)) => !owner.node.is_some_and(|n| n.id == cluster.node()),
+                    _ => false,
+                };
+            if elsewhere {
+                lost.push((id, handle));
+            }
+        }
+        for (id, handle) in lost {
+            tracing::warn!(table = %id, "another node holds the table now; letting it go");
+            metrics::counter!("dudo_tables_lost_total").increment(1);
+            let _ = self.ask(&handle, |reply| Command::Release { reply }).await;
+        }
+        metrics::gauge!("dudo_tables_owned").set(held.len() as f64);
+    }
+
+    async fn adopt(&self, cluster: &Cluster) {
+        let Some(store) = &self.store else { return };
+        if self.stopping.is_stopping() {
+            return;
+        }
+        let room = self.limits.max_tables.saturating_sub(self.table_count());
+        let most = i64::try_from(room).unwrap_or(i64::MAX).min(ADOPT_AT_ONCE);
+        if most == 0 {
+            return;
+        }
+        let adopted = match store.adopt(cluster.node(), millis(cluster.setup.lease), most).await {
+            Ok(adopted) => adopted,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look for tables to adopt");
+                return;
+            }
+        };
+        for open in adopted {
+            let (id, epoch) = (open.id.clone(), open.epoch);
+            // How long it had no owner: from its last entry (a drained table's last word).
+            let last = open.entries.last().map_or(0, |e| e.at);
+            cluster.hold(&id, epoch);
+            let lease = cluster.lease_of(&id);
+            match Table::recover(
+                open,
+                store.clone(),
+                self.limits.table_moves_per_second,
+                self.game_length(),
+                Arc::clone(&self.budget),
+                self.bot_cpu.table_share(),
+                Arc::clone(&self.link_base),
+                lease,
+            ) {
+                Ok(table) => {
+                    let code = table.info().join_code;
+                    if let Err(e) = self.spawn_table(table, id.clone(), code, None) {
+                        tracing::error!(table = %id, error = %e, "could not register an adopted table");
+                        continue;
+                    }
+                    metrics::counter!("dudo_adoptions_total").increment(1);
+                    let gap = table::unix_millis().saturating_sub(last).max(0);
+                    metrics::histogram!("dudo_ownerless_seconds").record(gap as f64 / 1000.0);
+                    tracing::info!(table = %id, epoch, "adopted");
+                }
+                Err(e) => {
+                    // No node could rebuild it: closed, rather than passed round for ever.
+                    tracing::error!(table = %id, error = %e, "could not rebuild an adopted table; closing it");
+                    let _ = store.close_table(&id, table::unix_millis()).await;
+                }
+            }
+        }
+    }
+
+    /// Hands every table over (the node was told to stop): no new ones come here, each is
+    /// let go once its journal is written, and its lease released, so another node adopts
+    /// it at once; its streams are told to reconnect. Then the node leaves the cluster.
+    pub(crate) async fn drain(&self) {
+        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return };
+        cluster.draining.store(true, Ordering::Relaxed);
+        let node = Node {
+            id: cluster.node().to_string(),
+            address: cluster.setup.address.clone(),
+            tables: 0,
+            draining: true,
+        };
+        let _ = store.heartbeat(&node).await;
+        let tables: Vec<(String, super::TableHandle)> = match self.registry.lock() {
+            Ok(r) => r.tables.iter().map(|(id, h)| (id.clone(), h.clone())).collect(),
+            Err(_) => return,
+        };
+        let started = tokio::time::Instant::now();
+        let mut releases = tokio::task::JoinSet::new();
+        for (id, handle) in tables {
+            let (dudo, store) = (self.clone(), store.clone());
+            // Taken first: the lease is forgotten when the task ends.
+            let lease = cluster.lease_of(&id);
+            releases.spawn(async move {
+                let _ = dudo.ask(&handle, |reply| Command::Release { reply }).await;
+                // The task writes what it journalled, then ends, closing its channel.
+                let ended = tokio::time::timeout(Duration::from_secs(5), handle.tx.closed()).await;
+                if let (Ok(()), Some(lease)) = (ended, lease)
+                    && let Err(e) = store.release(&id, &lease).await
+                {
+                    tracing::warn!(table = %id, error = %e, "could not release the lease; it runs out instead");
+                }
+            });
+        }
+        let released = releases.join_all().await.len();
+        let _ = store.leave(cluster.node()).await;
+        tracing::info!(tables = released, millis = started.elapsed().as_millis() as u64, "drained");
+    }
+}

@@ -1,0 +1,221 @@
+//! What lets several servers share one database: each open table's lease (which node owns it,
+//! in which epoch, until when), the nodes themselves, and leases on jobs that run once per
+//! cluster.
+//!
+//! Times here are the database's clock, never a node's: nodes whose clocks disagree still
+//! agree on whether a lease has run out. Every change of hands goes through one `UPDATE` that
+//! the journal's fencing (in [`crate::Store::write`]) serialises with: a node that lost a
+//! table cannot write into it, however long it was paused.
+
+use sqlx::Row;
+
+use crate::{Backend, OpenTable, Store, StoreError};
+
+/// A node's hold on one table: journal writes carry it, and are refused once the table's
+/// epoch has moved on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// The owning node's id.
+    pub node: String,
+    pub epoch: i64,
+    /// How long a new table's first lease lasts (renewals say their own).
+    pub millis: i64,
+}
+
+/// A node of the cluster, as the others see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    pub id: String,
+    /// Where the other nodes reach it (`http://10.0.0.7:7000`).
+    pub address: String,
+    pub tables: i64,
+    pub draining: bool,
+}
+
+/// Who holds an open table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub table: String,
+    /// Its node, if its lease has one (none while it waits to be adopted).
+    pub node: Option<Node>,
+}
+
+/// The database's clock, in Unix milliseconds, as SQL.
+pub(crate) fn now_sql(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Postgres => "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+        Backend::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
+    }
+}
+
+impl Store {
+    fn member(&self) -> Result<(), StoreError> {
+        match self.access {
+            crate::Access::Reader => Err(StoreError::ReadOnly),
+            _ => Ok(()),
+        }
+    }
+
+    /// Renews every lease `node` holds for `millis` more; returns the tables it still holds,
+    /// with their epochs (a table missing from them, or at another epoch, was adopted by
+    /// another node while this one was not renewing).
+    pub async fn renew(&self, node: &str, millis: i64) -> Result<Vec<(String, i64)>, StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        // Rows are locked in the order journal writes lock them (by id), so the two never
+        // wait for each other in a circle.
+        let lock = match self.backend {
+            Backend::Postgres => " FOR UPDATE",
+            Backend::Sqlite => "",
+        };
+        let rows = sqlx::query(&format!(
+            "UPDATE tables SET lease_until = {now} + $2 WHERE id IN \
+             (SELECT id FROM tables WHERE owner = $1 AND closed_at IS NULL ORDER BY id{lock}) RETURNING id, epoch"
+        ))
+        .bind(node)
+        .bind(millis)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("epoch")?))).collect::<Result<_, sqlx::Error>>()?)
+    }
+
+    /// Takes up to `most` open tables whose leases have run out (their node died, was
+    /// paused, or let them go), each at its next epoch, with their journals to rebuild them
+    /// from. Nodes adopting at once take different tables.
+    pub async fn adopt(&self, node: &str, millis: i64, most: i64) -> Result<Vec<OpenTable>, StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        // PostgreSQL: a table another node is adopting, or writing, right now is skipped (its
+        // row is locked), not waited for.
+        let skip = match self.backend {
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        let rows = sqlx::query(&format!(
+            "UPDATE tables SET owner = $1, epoch = epoch + 1, lease_until = {now} + $2 \
+             WHERE id IN (SELECT id FROM tables WHERE closed_at IS NULL AND lease_until < {now} \
+                          ORDER BY lease_until, id LIMIT $3{skip}) \
+             RETURNING id, code, epoch"
+        ))
+        .bind(node)
+        .bind(millis)
+        .bind(most)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut adopted = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: String = row.try_get("id")?;
+            // Read after the lease moved: the last owner can write nothing more, so this is all.
+            let entries = self.journal_of(&id).await?;
+            adopted.push(OpenTable { id, code: row.try_get("code")?, entries, epoch: row.try_get("epoch")? });
+        }
+        Ok(adopted)
+    }
+
+    /// Lets go of a table at once (a node draining): the next node to look adopts it.
+    pub async fn release(&self, table: &str, lease: &Lease) -> Result<(), StoreError> {
+        self.member()?;
+        sqlx::query("UPDATE tables SET lease_until = 0 WHERE id = $1 AND owner = $2 AND epoch = $3")
+            .bind(table)
+            .bind(&lease.node)
+            .bind(lease.epoch)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Says `node` is alive, where it is reached, how many tables it holds and whether it is
+    /// draining.
+    pub async fn heartbeat(&self, node: &Node) -> Result<(), StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        sqlx::query(&format!(
+            "INSERT INTO nodes (id, address, tables, draining, seen_at) VALUES ($1, $2, $3, $4, {now}) \
+             ON CONFLICT (id) DO UPDATE SET address = excluded.address, tables = excluded.tables, \
+             draining = excluded.draining, seen_at = excluded.seen_at"
+        ))
+        .bind(&node.id)
+        .bind(&node.address)
+        .bind(node.tables)
+        .bind(i64::from(node.draining))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Forgets a node (it stopped, having let go of all it held).
+    pub async fn leave(&self, node: &str) -> Result<(), StoreError> {
+        self.member()?;
+        sqlx::query("DELETE FROM nodes WHERE id = $1").bind(node).execute(&self.pool).await?;
+        sqlx::query("DELETE FROM cluster_jobs WHERE owner = $1").bind(node).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// The nodes heard from in the last `within` milliseconds, fewest tables first.
+    pub async fn nodes(&self, within: i64) -> Result<Vec<Node>, StoreError> {
+        let now = now_sql(self.backend);
+        let rows = sqlx::query(&format!(
+            "SELECT id, address, tables, draining FROM nodes WHERE seen_at >= {now} - $1 ORDER BY tables, id"
+        ))
+        .bind(within)
+        .fetch_all(&self.reads)
+        .await?;
+        rows.iter().map(|r| Ok(node_of(r)?)).collect()
+    }
+
+    /// Who holds the open table with this id or join code (none: no such open table).
+    pub async fn owner_of(&self, table: &str) -> Result<Option<Owner>, StoreError> {
+        let now = now_sql(self.backend);
+        let row = sqlx::query(&format!(
+            "SELECT t.id AS table_id, n.id, n.address, n.tables, n.draining FROM tables t \
+             LEFT JOIN nodes n ON n.id = t.owner AND t.lease_until >= {now} \
+             WHERE (t.id = $1 OR t.code = $1) AND t.closed_at IS NULL LIMIT 1"
+        ))
+        .bind(table)
+        .fetch_optional(&self.reads)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let node = match row.try_get::<Option<String>, _>("id")? {
+            Some(_) => Some(node_of(&row)?),
+            None => None,
+        };
+        Ok(Some(Owner { table: row.try_get("table_id")?, node }))
+    }
+
+    /// Whether an open table anywhere in the cluster answers to `code`.
+    pub async fn code_in_use(&self, code: &str) -> Result<bool, StoreError> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT CAST(1 AS BIGINT) FROM tables WHERE code = $1 AND closed_at IS NULL LIMIT 1")
+                .bind(code)
+                .fetch_optional(&self.reads)
+                .await?;
+        Ok(found.is_some())
+    }
+
+    /// Takes or renews `job` for `node` for `millis`; true if `node` holds it now. A job
+    /// changes hands only once its holder has not renewed it in time.
+    pub async fn hold_job(&self, job: &str, node: &str, millis: i64) -> Result<bool, StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        let held = sqlx::query(&format!(
+            "INSERT INTO cluster_jobs (job, owner, lease_until) VALUES ($1, $2, {now} + $3) \
+             ON CONFLICT (job) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until \
+             WHERE cluster_jobs.owner = excluded.owner OR cluster_jobs.lease_until < {now}"
+        ))
+        .bind(job)
+        .bind(node)
+        .bind(millis)
+        .execute(&self.pool)
+        .await?;
+        Ok(held.rows_affected() == 1)
+    }
+}
+
+fn node_of(row: &sqlx::any::AnyRow) -> Result<Node, sqlx::Error> {
+    Ok(Node {
+        id: row.try_get("id")?,
+        address: row.try_get("address")?,
+        tables: row.try_get("tables")?,
+        draining: row.try_get::<i64, _>("draining")? != 0,
+    })
+}
