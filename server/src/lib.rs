@@ -199,8 +199,11 @@ async fn serve_node(
             let _ = nodes_stopped.await;
         }))
     });
+    let health_at_stop = health.clone();
     let shutdown = async move {
         shutdown.await;
+        // Readiness fails at once, so a load balancer sends no new calls here while it drains.
+        health_at_stop.set_service_status("", tonic_health::ServingStatus::NotServing).await;
         // Open streams are told and closed (a cluster's node hands its tables over first),
         // so the transport stops at once.
         closer.close_all().await;

@@ -163,7 +163,7 @@ async fn main() -> anyhow::Result<()> {
     // the table's own warnings say what matters.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         // The metrics exporter logs every failed accept: at the descriptor limit, megabytes a scrape.
-        .unwrap_or_else(|_| "info,sqlx::query=error,metrics_exporter_prometheus=error".into());
+        .unwrap_or_else(|_| "info,sqlx::query=error,sqlx::postgres::notice=warn,metrics_exporter_prometheus=error".into());
     if args.log_format == "json" {
         tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_env_filter(filter).init();
     } else {

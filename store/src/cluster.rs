@@ -2,7 +2,8 @@
 //! in which epoch, until when), the nodes themselves, and leases on jobs that run once per
 //! cluster.
 //!
-//! Times here are the database's clock, never a node's: nodes whose clocks disagree still
+//! Only PostgreSQL holds a cluster: its row locks (and `SKIP LOCKED`) are what make a lease
+//! change hands safely. Times here are the database's clock, never a node's: nodes whose clocks disagree still
 //! agree on whether a lease has run out. Every change of hands goes through one `UPDATE` that
 //! the journal's fencing (in [`crate::Store::write`]) serialises with: a node that lost a
 //! table cannot write into it, however long it was paused.
@@ -49,10 +50,23 @@ pub(crate) fn now_sql(backend: Backend) -> &'static str {
 }
 
 impl Store {
+    /// Leases are PostgreSQL's (its row locks and `SKIP LOCKED` are what make them safe),
+    /// and a reader holds none.
     fn member(&self) -> Result<(), StoreError> {
+        if self.backend != Backend::Postgres {
+            return Err(StoreError::ClusterNeedsPostgres { db: self.place.clone() });
+        }
         match self.access {
             crate::Access::Reader => Err(StoreError::ReadOnly),
             _ => Ok(()),
+        }
+    }
+
+    /// What only a cluster's database answers (readers may ask it too).
+    fn cluster_db(&self) -> Result<(), StoreError> {
+        match self.backend {
+            Backend::Postgres => Ok(()),
+            Backend::Sqlite => Err(StoreError::ClusterNeedsPostgres { db: self.place.clone() }),
         }
     }
 
@@ -64,13 +78,9 @@ impl Store {
         let now = now_sql(self.backend);
         // Rows are locked in the order journal writes lock them (by id), so the two never
         // wait for each other in a circle.
-        let lock = match self.backend {
-            Backend::Postgres => " FOR UPDATE",
-            Backend::Sqlite => "",
-        };
         let rows = sqlx::query(&format!(
             "UPDATE tables SET lease_until = {now} + $2 WHERE id IN \
-             (SELECT id FROM tables WHERE owner = $1 AND closed_at IS NULL ORDER BY id{lock}) RETURNING id, epoch"
+             (SELECT id FROM tables WHERE owner = $1 AND closed_at IS NULL ORDER BY id FOR UPDATE) RETURNING id, epoch"
         ))
         .bind(node)
         .bind(millis)
@@ -81,21 +91,21 @@ impl Store {
 
     /// Takes up to `most` open tables whose leases have run out (their node died, was
     /// paused, or let them go), each at its next epoch, with their journals to rebuild them
-    /// from. Nodes adopting at once take different tables.
-    pub async fn adopt(&self, node: &str, millis: i64, most: i64) -> Result<Vec<OpenTable>, StoreError> {
+    /// from, and how long (in milliseconds) each had been without an owner. Nodes adopting
+    /// at once take different tables.
+    pub async fn adopt(&self, node: &str, millis: i64, most: i64) -> Result<Vec<(OpenTable, i64)>, StoreError> {
         self.member()?;
         let now = now_sql(self.backend);
-        // PostgreSQL: a table another node is adopting, or writing, right now is skipped (its
-        // row is locked), not waited for.
-        let skip = match self.backend {
-            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
-            Backend::Sqlite => "",
-        };
+        // A table another node is adopting, or writing, right now is skipped (its row is
+        // locked), not waited for.
+        // The old lease's end comes back too: how long the table had no owner.
         let rows = sqlx::query(&format!(
-            "UPDATE tables SET owner = $1, epoch = epoch + 1, lease_until = {now} + $2 \
-             WHERE id IN (SELECT id FROM tables WHERE closed_at IS NULL AND lease_until < {now} \
-                          ORDER BY lease_until, id LIMIT $3{skip}) \
-             RETURNING id, code, epoch"
+            "WITH lapsed AS (SELECT id, lease_until FROM tables WHERE closed_at IS NULL AND lease_until < {now} \
+                             ORDER BY lease_until, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
+             UPDATE tables SET owner = $1, epoch = epoch + 1, lease_until = {now} + $2 FROM lapsed \
+             WHERE tables.id = lapsed.id \
+             RETURNING tables.id AS id, tables.code AS code, tables.epoch AS epoch, \
+                       {now} - lapsed.lease_until AS ownerless"
         ))
         .bind(node)
         .bind(millis)
@@ -107,7 +117,8 @@ impl Store {
             let id: String = row.try_get("id")?;
             // Read after the lease moved: the last owner can write nothing more, so this is all.
             let entries = self.journal_of(&id).await?;
-            adopted.push(OpenTable { id, code: row.try_get("code")?, entries, epoch: row.try_get("epoch")? });
+            let table = OpenTable { id, code: row.try_get("code")?, entries, epoch: row.try_get("epoch")? };
+            adopted.push((table, row.try_get::<i64, _>("ownerless")?.max(0)));
         }
         Ok(adopted)
     }
@@ -115,7 +126,9 @@ impl Store {
     /// Lets go of a table at once (a node draining): the next node to look adopts it.
     pub async fn release(&self, table: &str, lease: &Lease) -> Result<(), StoreError> {
         self.member()?;
-        sqlx::query("UPDATE tables SET lease_until = 0 WHERE id = $1 AND owner = $2 AND epoch = $3")
+        // Run out now (not at 0): the time it waits for its next owner is counted from here.
+        let now = now_sql(self.backend);
+        sqlx::query(&format!("UPDATE tables SET lease_until = {now} - 1 WHERE id = $1 AND owner = $2 AND epoch = $3"))
             .bind(table)
             .bind(&lease.node)
             .bind(lease.epoch)
@@ -153,6 +166,7 @@ impl Store {
 
     /// The nodes heard from in the last `within` milliseconds, fewest tables first.
     pub async fn nodes(&self, within: i64) -> Result<Vec<Node>, StoreError> {
+        self.cluster_db()?;
         let now = now_sql(self.backend);
         let rows = sqlx::query(&format!(
             "SELECT id, address, tables, draining FROM nodes WHERE seen_at >= {now} - $1 ORDER BY tables, id"
@@ -165,6 +179,7 @@ impl Store {
 
     /// Who holds the open table with this id or join code (none: no such open table).
     pub async fn owner_of(&self, table: &str) -> Result<Option<Owner>, StoreError> {
+        self.cluster_db()?;
         let now = now_sql(self.backend);
         let row = sqlx::query(&format!(
             "SELECT t.id AS table_id, n.id, n.address, n.tables, n.draining FROM tables t \
@@ -184,6 +199,7 @@ impl Store {
 
     /// Whether an open table anywhere in the cluster answers to `code`.
     pub async fn code_in_use(&self, code: &str) -> Result<bool, StoreError> {
+        self.cluster_db()?;
         let found: Option<i64> =
             sqlx::query_scalar("SELECT CAST(1 AS BIGINT) FROM tables WHERE code = $1 AND closed_at IS NULL LIMIT 1")
                 .bind(code)
@@ -208,6 +224,22 @@ impl Store {
         .execute(&self.pool)
         .await?;
         Ok(held.rows_affected() == 1)
+    }
+}
+
+impl Store {
+    /// The live node holding `job` (none: no node holds it now).
+    pub async fn job_holder(&self, job: &str) -> Result<Option<Node>, StoreError> {
+        self.cluster_db()?;
+        let now = now_sql(self.backend);
+        let row = sqlx::query(&format!(
+            "SELECT n.id, n.address, n.tables, n.draining FROM cluster_jobs j JOIN nodes n ON n.id = j.owner \
+             WHERE j.job = $1 AND j.lease_until >= {now}"
+        ))
+        .bind(job)
+        .fetch_optional(&self.reads)
+        .await?;
+        Ok(row.as_ref().map(node_of).transpose()?)
     }
 }
 

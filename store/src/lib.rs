@@ -473,7 +473,7 @@ impl Store {
         {
             use sqlx::Connection;
             let mut first = sqlx::AnyConnection::connect_with(&options).await.map_err(open_error)?;
-            prepare(&mut first, backend).await.map_err(open_error)?;
+            prepare(&mut first, backend, access).await.map_err(open_error)?;
             let _ = first.close().await;
         }
         let sqlite = backend == Backend::Sqlite;
@@ -495,7 +495,7 @@ impl Store {
             .idle_timeout(if sqlite { None } else { Some(Duration::from_secs(600)) })
             .max_lifetime(if sqlite { None } else { Some(Duration::from_secs(1800)) })
             .acquire_timeout(Duration::from_secs(30))
-            .after_connect(move |conn, _| Box::pin(prepare(conn, backend)))
+            .after_connect(move |conn, _| Box::pin(prepare(conn, backend, access)))
             .connect_with(options.clone())
             .await
             .map_err(open_error)?;
@@ -517,7 +517,7 @@ impl Store {
             true => AnyPoolOptions::new()
                 .max_connections(if sqlite { 2 } else { 4 })
                 .acquire_timeout(Duration::from_secs(30))
-                .after_connect(move |conn, _| Box::pin(prepare(conn, backend)))
+                .after_connect(move |conn, _| Box::pin(prepare(conn, backend, access)))
                 .connect_with(options)
                 .await
                 .map_err(open_error)?,
@@ -732,7 +732,14 @@ impl Store {
 }
 
 /// Settings every connection needs.
-async fn prepare(conn: &mut sqlx::AnyConnection, backend: Backend) -> Result<(), sqlx::Error> {
+async fn prepare(conn: &mut sqlx::AnyConnection, backend: Backend, access: Access) -> Result<(), sqlx::Error> {
+    if access == Access::Member {
+        // A node paused (or cut off) in the middle of a transaction would hold its tables'
+        // rows locked, and no other node could adopt them: PostgreSQL ends such a
+        // transaction after a second, letting go of its locks (its commit then fails, as a
+        // fenced write would).
+        sqlx::query("SET idle_in_transaction_session_timeout = 1000").execute(&mut *conn).await?;
+    }
     if backend == Backend::Sqlite {
         // WAL: readers do not wait for the writer; FULL: a commit is on disk before it
         // returns, so nothing a player saw is lost to a crash (or a power cut).
@@ -780,7 +787,8 @@ async fn write_loop(pool: AnyPool, backend: Backend, mut queue: mpsc::Receiver<Q
         // One table's bad batch must not fail the others: each is tried on its own.
         for q in group.drain(..) {
             let outcome = commit(&pool, backend, &[q.batch.as_ref()]).await;
-            if let Err(e) = &outcome {
+            // A fenced table is its own to report (it stops, and says where its streams go).
+            if let Some(e) = outcome.as_ref().err().filter(|e| !matches!(e, WriteFailure::Fenced { .. })) {
                 tracing::error!(error = %e, table = %q.batch.table, "the store could not commit");
             }
             let _ = q.done.send(outcome);

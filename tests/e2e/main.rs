@@ -13,6 +13,9 @@ mod browser;
 mod bots;
 // Calls out of turn: the call window, the same game through a slow proxy.
 mod calls;
+// The cluster: nodes on one PostgreSQL database behind one address; a node killed, paused
+// or restarted mid-game, and every game finishes as if nothing happened.
+mod cluster;
 // The command line: scripts, simulate, rules, mistakes named as typed.
 mod cli;
 // The Rust client library: sessions that reconnect and resume.

@@ -15,7 +15,7 @@ use dudo_rules::{Action, Event, EventKind};
 /// A bot whose every decision follows from what it sees, not from a generator carried
 /// along: asked the same question again after a reconnect, it answers the same, as a
 /// person replaying their turn would.
-struct Steady(u64);
+pub(crate) struct Steady(pub(crate) u64);
 
 impl Bot for Steady {
     fn act(&mut self, turn: &Turn) -> Action {
@@ -26,14 +26,14 @@ impl Bot for Steady {
     }
 }
 
-const SEEDS: [u64; 4] = [11, 12, 13, 14];
+pub(crate) const SEEDS: [u64; 4] = [11, 12, 13, 14];
 
 // perudo-jonti: nobody may call out of turn (Jonti is on one's turn), so no bot's call races a
 // person's: each run plays each table's moves in one order, whatever the timing.
 
 /// Seats the tables (the creator's seat played by a [`Steady`] bot through the SDK, three
 /// built-in bots), starts them, and returns the SDK players' tasks by seed.
-async fn start_tables(addr: &str) -> Vec<(String, tokio::task::JoinHandle<dudo_bot::Outcome>)> {
+pub(crate) async fn start_tables(addr: &str) -> Vec<(String, tokio::task::JoinHandle<dudo_bot::Outcome>)> {
     let client = Client::connect(addr).await.unwrap();
     let mut players = Vec::new();
     for seed in SEEDS {
@@ -63,7 +63,7 @@ async fn start_tables(addr: &str) -> Vec<(String, tokio::task::JoinHandle<dudo_b
 
 /// Each seed's finished game as events, without the dice commitments and their salts (those
 /// are drawn from each table's own secret), and its standings.
-async fn results(addr: &str) -> HashMap<u64, (Vec<(u64, Event)>, Vec<u32>)> {
+pub(crate) async fn results(addr: &str) -> HashMap<u64, (Vec<(u64, Event)>, Vec<u32>)> {
     let client = Client::connect(addr).await.unwrap();
     let games = client.games(pb::ListGamesRequest::default()).await.unwrap();
     assert_eq!(games.len(), SEEDS.len(), "every game is recorded once: {games:?}");
@@ -109,7 +109,7 @@ fn first_roll_matches(events: &[(u64, Event)], seed: u64) -> bool {
 }
 
 /// Every salt a replay reveals opens the commitment made for it, across the restart.
-fn commitments_hold(replay: &pb::Replay) -> usize {
+pub(crate) fn commitments_hold(replay: &pb::Replay) -> usize {
     let mut committed: HashMap<(u32, usize), String> = HashMap::new();
     let mut opened = 0;
     for wire in &replay.events {

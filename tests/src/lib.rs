@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::Duration;
 
 /// The path of a workspace binary (`dudo`, `dudo-server`) built next to this test.
 ///
@@ -201,4 +202,32 @@ impl Drop for Restartable {
 pub fn skipped(test: &str, why: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "\nnote: {test} SKIPPED: {why}");
+}
+
+/// A TCP balancer in front of several servers, as a Kubernetes Service or a load balancer
+/// stands in front of a cluster's nodes: each connection goes to the next server in turn
+/// that accepts it (one that is down is passed over), its bytes copied both ways until
+/// either side closes. Returns the address clients use.
+pub async fn balancer(servers: Vec<String>) -> std::io::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?.to_string();
+    tokio::spawn(async move {
+        let mut next = 0usize;
+        while let Ok((mut client, _)) = listener.accept().await {
+            let start = next;
+            next = next.wrapping_add(1);
+            let servers = servers.clone();
+            tokio::spawn(async move {
+                for i in 0..servers.len() {
+                    let server = &servers[(start + i) % servers.len()];
+                    let connect = tokio::net::TcpStream::connect(server);
+                    if let Ok(Ok(mut upstream)) = tokio::time::timeout(Duration::from_secs(1), connect).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    Ok(addr)
 }

@@ -26,6 +26,10 @@ pub(crate) const CLIENT_ADDR: &str = "dudo-client-addr";
 /// Tables one node adopts in one look (the others take the rest at once).
 const ADOPT_AT_ONCE: i64 = 64;
 
+/// The job of running the ladder's matchmaker: one node holds it, and the others send
+/// entries there, so that everyone waiting in a pool waits in one queue.
+const LADDER_JOB: &str = "ladder";
+
 /// How a node joins a cluster.
 #[derive(Clone, Debug)]
 pub struct ClusterSetup {
@@ -49,6 +53,8 @@ pub(crate) struct Cluster {
     setup: ClusterSetup,
     /// Told to stop: no new tables here, and none adopted.
     draining: AtomicBool,
+    /// This node runs the cluster's ladder (holds [`LADDER_JOB`]).
+    ladder_here: AtomicBool,
     /// One channel per other node, by address, made when first needed (tonic reconnects).
     peers: Mutex<HashMap<String, Channel>>,
     /// Each table's lease as this node holds it, by table id.
@@ -71,6 +77,7 @@ impl Cluster {
         Cluster {
             setup,
             draining: AtomicBool::new(false),
+            ladder_here: AtomicBool::new(false),
             peers: Mutex::default(),
             leases: Mutex::default(),
         }
@@ -172,6 +179,24 @@ impl Dudo {
         }
     }
 
+    /// Where a ladder entry is served: at the node running the cluster's matchmaker.
+    pub(crate) async fn route_ladder(&self, forwarded: bool) -> Result<Route, Status> {
+        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Ok(Route::Here) };
+        if forwarded || cluster.ladder_here.load(Ordering::Relaxed) {
+            return Ok(Route::Here);
+        }
+        match store.job_holder(LADDER_JOB).await.map_err(|e| Status::unavailable(e.to_string()))? {
+            Some(node) if node.id != cluster.node() => {
+                metrics::counter!("dudo_forwarded_calls_total").increment(1);
+                Ok(Route::There(cluster.peer(&node.address)?))
+            }
+            _ => Err(refused(
+                "ladder_moving",
+                Status::unavailable("the ladder is moving to another node of the cluster: enter again in a moment"),
+            )),
+        }
+    }
+
     /// The node a new table should be made at: another one if it holds fewer tables than
     /// this one (by more than one, so that nodes do not pass creations back and forth).
     pub(crate) async fn placement(&self, forwarded: bool) -> Option<Channel> {
@@ -188,6 +213,13 @@ impl Dudo {
             return cluster.peer(&fewest.address).ok();
         }
         None
+    }
+
+    /// Channels to every other live node (none outside a cluster).
+    pub(crate) async fn other_nodes(&self) -> Vec<Channel> {
+        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Vec::new() };
+        let nodes = store.nodes(millis(cluster.setup.lease)).await.unwrap_or_default();
+        nodes.iter().filter(|n| n.id != cluster.node()).filter_map(|n| cluster.peer(&n.address).ok()).collect()
     }
 
     pub(crate) fn table_count(&self) -> usize {
@@ -234,6 +266,13 @@ impl Dudo {
         if let Err(e) = store.heartbeat(&node).await {
             metrics::counter!("dudo_lease_renew_failures_total").increment(1);
             tracing::warn!(error = %e, "could not tell the cluster this node is alive");
+        }
+        // The ladder's matchmaker runs where this job is held; a draining node lets it go.
+        let ladder = !cluster.draining()
+            && self.ladder.is_some()
+            && store.hold_job(LADDER_JOB, cluster.node(), millis(cluster.setup.lease)).await.unwrap_or(false);
+        if cluster.ladder_here.swap(ladder, Ordering::Relaxed) != ladder {
+            tracing::info!(here = ladder, "the cluster's ladder");
         }
         let held = match store.renew(cluster.node(), millis(cluster.setup.lease)).await {
             Ok(held) => held.into_iter().collect::<HashMap<_, _>>(),
@@ -292,10 +331,8 @@ impl Dudo {
                 return;
             }
         };
-        for open in adopted {
+        for (open, ownerless) in adopted {
             let (id, epoch) = (open.id.clone(), open.epoch);
-            // How long it had no owner: from its last entry (a drained table's last word).
-            let last = open.entries.last().map_or(0, |e| e.at);
             cluster.hold(&id, epoch);
             let lease = cluster.lease_of(&id);
             match Table::recover(
@@ -315,9 +352,8 @@ impl Dudo {
                         continue;
                     }
                     metrics::counter!("dudo_adoptions_total").increment(1);
-                    let gap = table::unix_millis().saturating_sub(last).max(0);
-                    metrics::histogram!("dudo_ownerless_seconds").record(gap as f64 / 1000.0);
-                    tracing::info!(table = %id, epoch, "adopted");
+                    metrics::histogram!("dudo_ownerless_seconds").record(ownerless as f64 / 1000.0);
+                    tracing::info!(table = %id, epoch, ownerless_ms = ownerless, "adopted");
                 }
                 Err(e) => {
                     // No node could rebuild it: closed, rather than passed round for ever.
@@ -334,6 +370,7 @@ impl Dudo {
     pub(crate) async fn drain(&self) {
         let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return };
         cluster.draining.store(true, Ordering::Relaxed);
+        cluster.ladder_here.store(false, Ordering::Relaxed);
         let node = Node {
             id: cluster.node().to_string(),
             address: cluster.setup.address.clone(),

@@ -2,6 +2,7 @@
 //! and a player's rating history. The matchmaker itself is `crate::ladder`.
 
 use dudo_proto::v1 as pb;
+use dudo_proto::v1::ladder_client::LadderClient;
 use dudo_proto::v1::ladder_server::Ladder;
 use std::time::Instant;
 use tonic::{Request, Response, Status};
@@ -51,6 +52,15 @@ impl Ladder for Dudo {
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
         let account = self.account_of_api_token(&token).await?;
         let slot = self.stream_slot(&request)?;
+        if let crate::node::cluster::Route::There(peer) =
+            self.route_ladder(super::forward::forwarded(&request)).await?
+        {
+            let updates = LadderClient::new(peer).enter(self.onward(request)).await?.into_inner();
+            return Ok(Response::new(self.stopping().ending(updates.map(move |u| {
+                let _held = &slot;
+                u
+            }))));
+        }
         let req = request.into_inner();
         let pool = self.known_pool(req.pool.trim())?;
         let wants = if req.games == 0 { 1 } else { req.games };

@@ -118,34 +118,42 @@ impl Lobby for Dudo {
         &self,
         request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        let req = request.into_inner();
+        let req = request.get_ref();
         bounded("page_token", &req.page_token, MAX_NAME_FIELD)?;
         let size = match req.page_size {
             0 => LIST_PAGE,
             n => (n as usize).min(LIST_PAGE_MAX),
         };
-        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
-        let after = (std::ops::Bound::Excluded(req.page_token.clone()), std::ops::Bound::Unbounded);
-        let from = if req.page_token.is_empty() {
-            (std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
-        } else {
-            after
-        };
-        let mut tables = Vec::with_capacity(size);
-        let mut next_page_token = String::new();
-        for (id, handle) in registry.tables.range::<String, _>(from) {
-            let summary = handle.listed.borrow();
-            if summary.state != pb::TableState::Waiting as i32 {
-                continue;
-            }
-            if tables.len() == size {
-                next_page_token = tables.last().map(|t: &pb::TableSummary| t.id.clone()).unwrap_or_default();
-                break;
-            }
-            debug_assert_eq!(&summary.id, id);
-            tables.push(summary.clone());
+        let mut page = self.tables_here(&req.page_token, size)?;
+        if forwarded(&request) {
+            return Ok(Response::new(page));
         }
-        Ok(Response::new(pb::ListTablesResponse { tables, next_page_token }))
+        // In a cluster, each other node's page after the same token: the first `size` of them
+        // all are the cluster's page.
+        let mut asks = tokio::task::JoinSet::new();
+        for peer in self.other_nodes().await {
+            let request = self.onward(copy(&request));
+            asks.spawn(async move {
+                let mut lobby = LobbyClient::new(peer);
+                let answer = tokio::time::timeout(std::time::Duration::from_secs(2), lobby.list_tables(request));
+                // A node that does not answer in time is left out of this page.
+                answer.await.ok().and_then(Result::ok).map(Response::into_inner)
+            });
+        }
+        let mut more = !page.next_page_token.is_empty();
+        for other in asks.join_all().await.into_iter().flatten() {
+            more |= !other.next_page_token.is_empty();
+            page.tables.extend(other.tables.into_iter().take(size));
+        }
+        page.tables.sort_by(|a, b| a.id.cmp(&b.id));
+        page.tables.dedup_by(|a, b| a.id == b.id);
+        more |= page.tables.len() > size;
+        page.tables.truncate(size);
+        page.next_page_token = match (more, page.tables.last()) {
+            (true, Some(last)) => last.id.clone(),
+            _ => String::new(),
+        };
+        Ok(Response::new(page))
     }
 
     async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {
@@ -260,6 +268,32 @@ impl Lobby for Dudo {
             pb::ListPresetsResponse { presets }
         });
         Ok(Response::new(presets.clone()))
+    }
+}
+
+impl Dudo {
+    /// The waiting tables this node holds, a page of `size` after `page_token` (by id).
+    fn tables_here(&self, page_token: &str, size: usize) -> Result<pb::ListTablesResponse, Status> {
+        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        let from = match page_token {
+            "" => std::ops::Bound::Unbounded,
+            token => std::ops::Bound::Excluded(token.to_string()),
+        };
+        let mut tables = Vec::with_capacity(size);
+        let mut next_page_token = String::new();
+        for (id, handle) in registry.tables.range::<String, _>((from, std::ops::Bound::Unbounded)) {
+            let summary = handle.listed.borrow();
+            if summary.state != pb::TableState::Waiting as i32 {
+                continue;
+            }
+            if tables.len() == size {
+                next_page_token = tables.last().map(|t: &pb::TableSummary| t.id.clone()).unwrap_or_default();
+                break;
+            }
+            debug_assert_eq!(&summary.id, id);
+            tables.push(summary.clone());
+        }
+        Ok(pb::ListTablesResponse { tables, next_page_token })
     }
 }
 
