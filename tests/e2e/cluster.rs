@@ -242,3 +242,99 @@ async fn a_rolling_restart_of_every_node_loses_and_repeats_nothing() {
     }
     same_games(&cluster.addr, players, &expected, "after a rolling restart").await;
 }
+
+/// 200 tables, each made at one node, its seats played by the SDK (through the client
+/// library) connected to other nodes, a few by the Python example bot at yet another node,
+/// the rest by built-in bots: every game finishes and is recorded once, whichever node held it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_tables_made_and_played_through_any_node_all_finish() {
+    const TABLES: usize = 200;
+    let Some(db) = database("many").await else { return };
+    let cluster = Cluster::start(db, 3).await;
+    let at = |i: usize| cluster.nodes[i % cluster.nodes.len()].listen.clone();
+    let mut clients = Vec::new();
+    for i in 0..cluster.nodes.len() {
+        clients.push(Client::connect(&at(i)).await.unwrap());
+    }
+    let python = dudo_tests::python();
+    let mut players = Vec::new();
+    let mut pythons = Vec::new();
+    for t in 0..TABLES {
+        let maker = &clients[t % 3];
+        let key = maker
+            .create(dudo_client::dudo_proto::v1::CreateTableRequest {
+                preset: "perudo-jonti".into(),
+                name: "Sam".into(),
+                seats: 3,
+                seed: Some(t as u64),
+                settings: vec![dudo_client::dudo_proto::v1::Setting { path: "dice.start".into(), value: "2".into() }],
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        // Every tenth table's last seat is a second person, at a third node; three tables'
+        // are the Python example bot's; the others, a built-in bot.
+        let second = if t % 10 == 0 {
+            let joined = clients[(t + 2) % 3].join(&key.table, "Pat").await.unwrap();
+            Some(joined)
+        } else if t < 3 && python.is_ok() {
+            let script = dudo_tests::root().join("bot-sdk/examples/python/bot.py");
+            let child = std::process::Command::new(python.as_ref().unwrap())
+                .arg(script)
+                .args([&at(t + 2), &key.table, "Pyro"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            pythons.push(child);
+            // Seated before the start.
+            let until = std::time::Instant::now() + Duration::from_secs(30);
+            while maker.table(&key.table).await.unwrap().players.len() < 2 {
+                assert!(std::time::Instant::now() < until, "the Python bot took its seat");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            None
+        } else {
+            maker.add_bot(&key, "odds").await.unwrap();
+            None
+        };
+        maker.add_bot(&key, "random").await.unwrap();
+        maker.start(&key).await.unwrap();
+        // The creator's seat, played through the next node.
+        let client = clients[(t + 1) % 3].clone();
+        players.push(tokio::spawn(async move {
+            dudo_bot::play(&mut crate::recovery::Steady(t as u64), &client, &key).await.unwrap()
+        }));
+        if let Some(second) = second {
+            let client = clients[(t + 2) % 3].clone();
+            players.push(tokio::spawn(async move {
+                dudo_bot::play(&mut crate::recovery::Steady(t as u64 + 1000), &client, &second).await.unwrap()
+            }));
+        }
+    }
+    if let Err(why) = &python {
+        dudo_tests::skipped("cluster::two_hundred_tables…: the Python bots", why);
+    }
+    for player in players {
+        tokio::time::timeout(Duration::from_secs(180), player).await.expect("every game finished").unwrap();
+    }
+    for child in pythons {
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await.unwrap().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("Pyro: game over, place"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Recorded once each, and the same list from every node.
+    for client in &clients {
+        let request = dudo_client::dudo_proto::v1::ListGamesRequest { limit: 1000, ..Default::default() };
+        let games = client.games(request).await.unwrap();
+        assert_eq!(games.len(), TABLES, "every game recorded once");
+    }
+    // The tables spread over the nodes (each made where fewest were).
+    let mut held = [0usize; 3];
+    for t in cluster.store.open_tables().await.unwrap() {
+        if let Some(i) = cluster.owner(&t.id).await {
+            held[i] += 1;
+        }
+    }
+    assert!(held.iter().all(|&n| n >= TABLES / 6), "tables spread over the nodes: {held:?}");
+}

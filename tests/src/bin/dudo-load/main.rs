@@ -11,6 +11,9 @@
 //!   (p50/p99 per call). `--bot-tables N` first starts N host-only tables of 64 reader bots
 //!   with 20 dice each, from the same address (the attack of issue 21: bots that would eat
 //!   the CPU), and keeps them playing through the run.
+//! - `cluster`: the same games on `--nodes` cluster nodes on one PostgreSQL database, with a
+//!   node killed or drained mid-run: failover and drain times, the forwarding hop (see
+//!   `cluster.rs`).
 //! - `idle`: N seats joined and subscribed but not playing; reports the server's resident
 //!   memory per seat.
 //! - `ladder`: N bot accounts queued at once on a four-seat ladder pool (see `ladder.rs`);
@@ -21,6 +24,7 @@
 //! Run: `cargo run --release -p dudo-tests --bin dudo-load -- play --tables 1000 --seconds 10`
 //! and `... -- idle --seats 10000`. Every loop is bounded in count and time.
 
+mod cluster;
 mod ladder;
 
 use std::collections::HashMap;
@@ -451,6 +455,21 @@ async fn main() -> anyhow::Result<()> {
             let bot_tables = flag("--bot-tables", 0) as usize;
             play(tables, seconds, think, db, flag("--rss-every", 0), calza_on_turn, bot_tables).await
         }
+        Some("cluster") => {
+            let at = |name: &str| (flag(name, 0) > 0).then(|| flag(name, 0));
+            cluster::run(cluster::Options {
+                nodes: flag("--nodes", 3) as usize,
+                tables: flag("--tables", 300) as usize,
+                seconds: flag("--seconds", 30),
+                think: Duration::from_millis(flag("--think-ms", 100)),
+                db: db.to_string(),
+                lease_millis: flag("--lease-millis", 5000),
+                kill_at: at("--kill-at"),
+                drain_at: at("--drain-at"),
+                rss_every: flag("--rss-every", 0),
+            })
+            .await
+        }
         Some("idle") => idle(flag("--seats", 10_000) as usize, db).await,
         Some("ladder") => ladder::queue(flag("--bots", 1000) as usize, flag("--seconds", 30)).await,
         Some("ladder-sort") => {
@@ -465,7 +484,7 @@ async fn main() -> anyhow::Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] [--calza-on-turn] [--bot-tables N] | idle [--seats N] [--db DB] | ladder [--bots N] [--seconds S] | ladder-sort [--per-kind N] [--games G] [--at-once N] [--board]"
+                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] [--calza-on-turn] [--bot-tables N] | cluster --db postgres://… [--nodes N] [--tables N] [--seconds S] [--think-ms MS] [--lease-millis MS] [--kill-at S] [--drain-at S] [--rss-every S] | idle [--seats N] [--db DB] | ladder [--bots N] [--seconds S] | ladder-sort [--per-kind N] [--games G] [--at-once N] [--board]"
             );
             std::process::exit(2);
         }
