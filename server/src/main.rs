@@ -163,7 +163,9 @@ async fn main() -> anyhow::Result<()> {
     // the table's own warnings say what matters.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         // The metrics exporter logs every failed accept: at the descriptor limit, megabytes a scrape.
-        .unwrap_or_else(|_| "info,sqlx::query=error,sqlx::postgres::notice=warn,metrics_exporter_prometheus=error".into());
+        .unwrap_or_else(|_| {
+            "info,sqlx::query=error,sqlx::postgres::notice=warn,metrics_exporter_prometheus=error".into()
+        });
     if args.log_format == "json" {
         tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_env_filter(filter).init();
     } else {
@@ -322,7 +324,9 @@ async fn main() -> anyhow::Result<()> {
         None => args.cluster_key.clone().unwrap_or_default(),
     };
     if key.len() < 16 {
-        anyhow::bail!("--cluster needs a key of at least 16 characters (DUDO_CLUSTER_KEY or --cluster-key-file)");
+        anyhow::bail!(
+            "--cluster needs a key of at least 16 characters (DUDO_CLUSTER_KEY or --cluster-key-file)"
+        );
     }
     if args.lease_millis < 500 {
         anyhow::bail!("--lease-millis: at least 500, not {}", args.lease_millis);

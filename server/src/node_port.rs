@@ -38,7 +38,9 @@ pub async fn serve(
     let gate = move |mut request: Request<()>| -> Result<Request<()>, Status> {
         let given = request.metadata().get(NODE_KEY).map(|v| v.as_bytes()).unwrap_or_default();
         if key.is_empty() || !same_key(given, &key) {
-            return Err(Status::unauthenticated("this is a cluster's node port: the cluster's key is missing or wrong"));
+            return Err(Status::unauthenticated(
+                "this is a cluster's node port: the cluster's key is missing or wrong",
+            ));
         }
         let client = request
             .metadata()

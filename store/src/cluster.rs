@@ -86,14 +86,22 @@ impl Store {
         .bind(millis)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("epoch")?))).collect::<Result<_, sqlx::Error>>()?)
+        Ok(rows
+            .iter()
+            .map(|r| Ok((r.try_get("id")?, r.try_get("epoch")?)))
+            .collect::<Result<_, sqlx::Error>>()?)
     }
 
     /// Takes up to `most` open tables whose leases have run out (their node died, was
     /// paused, or let them go), each at its next epoch, with their journals to rebuild them
     /// from, and how long (in milliseconds) each had been without an owner. Nodes adopting
     /// at once take different tables.
-    pub async fn adopt(&self, node: &str, millis: i64, most: i64) -> Result<Vec<(OpenTable, i64)>, StoreError> {
+    pub async fn adopt(
+        &self,
+        node: &str,
+        millis: i64,
+        most: i64,
+    ) -> Result<Vec<(OpenTable, i64)>, StoreError> {
         self.member()?;
         let now = now_sql(self.backend);
         // A table another node is adopting, or writing, right now is skipped (its row is
@@ -128,12 +136,14 @@ impl Store {
         self.member()?;
         // Run out now (not at 0): the time it waits for its next owner is counted from here.
         let now = now_sql(self.backend);
-        sqlx::query(&format!("UPDATE tables SET lease_until = {now} - 1 WHERE id = $1 AND owner = $2 AND epoch = $3"))
-            .bind(table)
-            .bind(&lease.node)
-            .bind(lease.epoch)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(&format!(
+            "UPDATE tables SET lease_until = {now} - 1 WHERE id = $1 AND owner = $2 AND epoch = $3"
+        ))
+        .bind(table)
+        .bind(&lease.node)
+        .bind(lease.epoch)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -200,11 +210,12 @@ impl Store {
     /// Whether an open table anywhere in the cluster answers to `code`.
     pub async fn code_in_use(&self, code: &str) -> Result<bool, StoreError> {
         self.cluster_db()?;
-        let found: Option<i64> =
-            sqlx::query_scalar("SELECT CAST(1 AS BIGINT) FROM tables WHERE code = $1 AND closed_at IS NULL LIMIT 1")
-                .bind(code)
-                .fetch_optional(&self.reads)
-                .await?;
+        let found: Option<i64> = sqlx::query_scalar(
+            "SELECT CAST(1 AS BIGINT) FROM tables WHERE code = $1 AND closed_at IS NULL LIMIT 1",
+        )
+        .bind(code)
+        .fetch_optional(&self.reads)
+        .await?;
         Ok(found.is_some())
     }
 

@@ -732,7 +732,11 @@ impl Store {
 }
 
 /// Settings every connection needs.
-async fn prepare(conn: &mut sqlx::AnyConnection, backend: Backend, access: Access) -> Result<(), sqlx::Error> {
+async fn prepare(
+    conn: &mut sqlx::AnyConnection,
+    backend: Backend,
+    access: Access,
+) -> Result<(), sqlx::Error> {
     if access == Access::Member {
         // A node paused (or cut off) in the middle of a transaction would hold its tables'
         // rows locked, and no other node could adopt them: PostgreSQL ends such a

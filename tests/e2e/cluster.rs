@@ -13,7 +13,7 @@ use dudo_rules::EventKind;
 use dudo_store::{Access, Store};
 use dudo_tests::{ServerProcess, binary, start_server};
 
-use crate::recovery::{SEEDS, commitments_hold, results, start_tables};
+use crate::recovery::{Results, SEEDS, commitments_hold, results, start_tables};
 
 const KEY: &str = "the-test-clusters-own-key";
 /// Short, so that a dead node's tables are adopted within the test's patience.
@@ -77,7 +77,12 @@ impl Cluster {
             nodes.push(Node { id: format!("node-{i}"), listen: format!("127.0.0.1:{port}"), process: None });
         }
         let addr = dudo_tests::balancer(nodes.iter().map(|n| n.listen.clone()).collect()).await.unwrap();
-        let mut cluster = Cluster { store: Store::open_as(&db, Access::Reader).await.unwrap_or_else(|_| panic!()), db, nodes, addr };
+        let mut cluster = Cluster {
+            store: Store::open_as(&db, Access::Reader).await.unwrap_or_else(|_| panic!()),
+            db,
+            nodes,
+            addr,
+        };
         for i in 0..size {
             cluster.start_node(i);
         }
@@ -117,7 +122,7 @@ impl Cluster {
 }
 
 /// The uninterrupted run: the same games on one server in this process.
-async fn uninterrupted() -> std::collections::HashMap<u64, (Vec<(u64, dudo_rules::Event)>, Vec<u32>)> {
+async fn uninterrupted() -> Results {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let calm = listener.local_addr().unwrap().to_string();
     let store = dudo_server::Store::open(":memory:").await.unwrap();
@@ -152,7 +157,7 @@ async fn until_round(addr: &str, table: &str, round: usize) {
 async fn same_games(
     addr: &str,
     players: Vec<(String, tokio::task::JoinHandle<dudo_bot::Outcome>)>,
-    expected: &std::collections::HashMap<u64, (Vec<(u64, dudo_rules::Event)>, Vec<u32>)>,
+    expected: &Results,
     what: &str,
 ) {
     for (table, player) in players {
@@ -236,7 +241,14 @@ async fn a_rolling_restart_of_every_node_loses_and_repeats_nothing() {
         // SIGTERM: the node drains (hands every table over) and stops; then it comes back.
         cluster.signal(i, "-TERM");
         let mut process = cluster.nodes[i].process.take().unwrap();
-        let stopped = tokio::task::spawn_blocking(move || process.child.wait()).await.unwrap().unwrap();
+        let until = std::time::Instant::now() + Duration::from_secs(15);
+        let stopped = loop {
+            if let Some(status) = process.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(std::time::Instant::now() < until, "node {i} stops within 15 s of SIGTERM");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
         assert!(stopped.success(), "node {i} stopped cleanly after draining: {stopped}");
         cluster.start_node(i);
     }
@@ -267,7 +279,10 @@ async fn two_hundred_tables_made_and_played_through_any_node_all_finish() {
                 name: "Sam".into(),
                 seats: 3,
                 seed: Some(t as u64),
-                settings: vec![dudo_client::dudo_proto::v1::Setting { path: "dice.start".into(), value: "2".into() }],
+                settings: vec![dudo_client::dudo_proto::v1::Setting {
+                    path: "dice.start".into(),
+                    value: "2".into(),
+                }],
                 ..Default::default()
             })
             .await
@@ -321,7 +336,11 @@ async fn two_hundred_tables_made_and_played_through_any_node_all_finish() {
     for child in pythons {
         let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await.unwrap().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(stdout.contains("Pyro: game over, place"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            stdout.contains("Pyro: game over, place"),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     // Recorded once each, and the same list from every node.
     for client in &clients {

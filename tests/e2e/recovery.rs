@@ -26,6 +26,9 @@ impl Bot for Steady {
     }
 }
 
+/// Each seed's finished game: its events (without commitments and salts) and its standings.
+pub(crate) type Results = HashMap<u64, (Vec<(u64, Event)>, Vec<u32>)>;
+
 pub(crate) const SEEDS: [u64; 4] = [11, 12, 13, 14];
 
 // perudo-jonti: nobody may call out of turn (Jonti is on one's turn), so no bot's call races a
@@ -63,7 +66,7 @@ pub(crate) async fn start_tables(addr: &str) -> Vec<(String, tokio::task::JoinHa
 
 /// Each seed's finished game as events, without the dice commitments and their salts (those
 /// are drawn from each table's own secret), and its standings.
-pub(crate) async fn results(addr: &str) -> HashMap<u64, (Vec<(u64, Event)>, Vec<u32>)> {
+pub(crate) async fn results(addr: &str) -> Results {
     let client = Client::connect(addr).await.unwrap();
     let games = client.games(pb::ListGamesRequest::default()).await.unwrap();
     assert_eq!(games.len(), SEEDS.len(), "every game is recorded once: {games:?}");

@@ -221,7 +221,8 @@ pub async fn balancer(servers: Vec<String>) -> std::io::Result<String> {
                 for i in 0..servers.len() {
                     let server = &servers[(start + i) % servers.len()];
                     let connect = tokio::net::TcpStream::connect(server);
-                    if let Ok(Ok(mut upstream)) = tokio::time::timeout(Duration::from_secs(1), connect).await {
+                    if let Ok(Ok(mut upstream)) = tokio::time::timeout(Duration::from_secs(1), connect).await
+                    {
                         let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
                         return;
                     }

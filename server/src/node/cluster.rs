@@ -160,8 +160,13 @@ impl Dudo {
     /// came from another node, and is served here whatever this node holds.
     pub(crate) async fn route(&self, table: &str, forwarded: bool) -> Result<Route, Status> {
         let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Ok(Route::Here) };
-        if forwarded || self.find(table).is_ok() {
+        if self.find(table).is_ok() {
             return Ok(Route::Here);
+        }
+        if forwarded {
+            // Sent here as its owner, but let go of since (drained, or lost): the caller
+            // tries again and finds its new owner.
+            return Err(changing_hands());
         }
         let key = super::table_key(table);
         let owner = store.owner_of(key).await.map_err(|e| Status::unavailable(e.to_string()))?;
@@ -192,7 +197,9 @@ impl Dudo {
             }
             _ => Err(refused(
                 "ladder_moving",
-                Status::unavailable("the ladder is moving to another node of the cluster: enter again in a moment"),
+                Status::unavailable(
+                    "the ladder is moving to another node of the cluster: enter again in a moment",
+                ),
             )),
         }
     }
@@ -207,7 +214,8 @@ impl Dudo {
         let here = i64::try_from(self.table_count()).unwrap_or(i64::MAX);
         let alive = millis(cluster.setup.lease);
         let nodes = store.nodes(alive).await.ok()?;
-        let fewest = nodes.into_iter().filter(|n| !n.draining && n.id != cluster.node()).min_by_key(|n| n.tables)?;
+        let fewest =
+            nodes.into_iter().filter(|n| !n.draining && n.id != cluster.node()).min_by_key(|n| n.tables)?;
         if fewest.tables + 1 < here || cluster.draining() {
             metrics::counter!("dudo_forwarded_calls_total").increment(1);
             return cluster.peer(&fewest.address).ok();
@@ -219,7 +227,11 @@ impl Dudo {
     pub(crate) async fn other_nodes(&self) -> Vec<Channel> {
         let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Vec::new() };
         let nodes = store.nodes(millis(cluster.setup.lease)).await.unwrap_or_default();
-        nodes.iter().filter(|n| n.id != cluster.node()).filter_map(|n| cluster.peer(&n.address).ok()).collect()
+        nodes
+            .iter()
+            .filter(|n| n.id != cluster.node())
+            .filter_map(|n| cluster.peer(&n.address).ok())
+            .collect()
     }
 
     pub(crate) fn table_count(&self) -> usize {
@@ -246,7 +258,15 @@ impl Dudo {
             loop {
                 tokio::select! {
                     _ = renew.tick() => dudo.renew(&cluster).await,
-                    _ = adopt.tick(), if !cluster.draining() => dudo.adopt(&cluster).await,
+                    _ = adopt.tick(), if !cluster.draining() => {
+                        // A full look means more are waiting (a node drained or died with
+                        // many): look again at once rather than at the next tick.
+                        for _ in 0..16 {
+                            if dudo.adopt(&cluster).await < ADOPT_AT_ONCE as usize {
+                                break;
+                            }
+                        }
+                    }
                 }
                 if dudo.stopping.is_stopping() && cluster.draining() {
                     break;
@@ -290,7 +310,9 @@ impl Dudo {
             leases
                 .iter()
                 .filter(|(id, epoch)| held.get(*id) != Some(epoch))
-                .filter_map(|(id, _)| registry.tables.get(id).map(|h| (id.clone(), held.contains_key(id), h.clone())))
+                .filter_map(|(id, _)| {
+                    registry.tables.get(id).map(|h| (id.clone(), held.contains_key(id), h.clone()))
+                })
                 .collect()
         };
         let mut lost = Vec::new();
@@ -299,7 +321,7 @@ impl Dudo {
             // (or it closed); only one another node owns is lost.
             let elsewhere = at_other_epoch
                 || match store.owner_of(&id).await {
-                    Ok(Some(owner)) => !owner.node.is_some_and(|n| n.id == cluster.node()),
+                    Ok(Some(owner)) => owner.node.is_none_or(|n| n.id != cluster.node()),
                     _ => false,
                 };
             if elsewhere {
@@ -314,23 +336,25 @@ impl Dudo {
         metrics::gauge!("dudo_tables_owned").set(held.len() as f64);
     }
 
-    async fn adopt(&self, cluster: &Cluster) {
-        let Some(store) = &self.store else { return };
+    /// Adopts what one look finds; returns how many tables it took.
+    async fn adopt(&self, cluster: &Cluster) -> usize {
+        let Some(store) = &self.store else { return 0 };
         if self.stopping.is_stopping() {
-            return;
+            return 0;
         }
         let room = self.limits.max_tables.saturating_sub(self.table_count());
         let most = i64::try_from(room).unwrap_or(i64::MAX).min(ADOPT_AT_ONCE);
         if most == 0 {
-            return;
+            return 0;
         }
         let adopted = match store.adopt(cluster.node(), millis(cluster.setup.lease), most).await {
             Ok(adopted) => adopted,
             Err(e) => {
                 tracing::warn!(error = %e, "could not look for tables to adopt");
-                return;
+                return 0;
             }
         };
+        let taken = adopted.len();
         for (open, ownerless) in adopted {
             let (id, epoch) = (open.id.clone(), open.epoch);
             cluster.hold(&id, epoch);
@@ -362,6 +386,7 @@ impl Dudo {
                 }
             }
         }
+        taken
     }
 
     /// Hands every table over (the node was told to stop): no new ones come here, each is

@@ -281,7 +281,12 @@ impl Dudo {
     async fn free_join_code(&self) -> Result<String, Status> {
         let mut code = join_code();
         for _ in 0..16 {
-            let here = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?.codes.contains_key(&code);
+            let here = self
+                .registry
+                .lock()
+                .map_err(|_| Status::internal("registry poisoned"))?
+                .codes
+                .contains_key(&code);
             let elsewhere = match (&self.cluster, &self.store) {
                 (Some(_), Some(store)) if !here => {
                     store.code_in_use(&code).await.map_err(|e| Status::unavailable(e.to_string()))?

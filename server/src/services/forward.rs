@@ -18,7 +18,11 @@ pub(crate) fn forwarded<T>(request: &Request<T>) -> bool {
 
 impl Dudo {
     /// The node to send a call for `table` to, if not this one.
-    pub(crate) async fn elsewhere<T>(&self, table: &str, request: &Request<T>) -> Result<Option<Channel>, Status> {
+    pub(crate) async fn elsewhere<T>(
+        &self,
+        table: &str,
+        request: &Request<T>,
+    ) -> Result<Option<Channel>, Status> {
         match self.route(table, forwarded(request)).await? {
             Route::Here => Ok(None),
             Route::There(peer) => Ok(Some(peer)),
@@ -33,6 +37,20 @@ impl Dudo {
         }
     }
 
+    /// A stream another node answers, passed on to the client while it holds `slot`; it ends
+    /// when this node stops (no table of this node's ends it), and the client reconnects.
+    pub(crate) fn relayed(
+        &self,
+        updates: tonic::Streaming<dudo_proto::v1::PlayUpdate>,
+        slot: crate::node::StreamSlot,
+    ) -> crate::node::UpdateStream {
+        use tokio_stream::StreamExt;
+        self.stopping().ending(updates.map(move |u| {
+            let _held = &slot;
+            u
+        }))
+    }
+
     /// `request` as it is sent on to another node.
     pub(crate) fn onward<T>(&self, request: Request<T>) -> Request<T> {
         let client = request.remote_addr();
@@ -42,7 +60,12 @@ impl Dudo {
 
     /// A request to another node: the client's `metadata` and `message`, with the cluster's
     /// key and where the client is (for the limits each address has there).
-    pub(crate) fn onward_parts<T>(&self, mut metadata: MetadataMap, client: Option<SocketAddr>, message: T) -> Request<T> {
+    pub(crate) fn onward_parts<T>(
+        &self,
+        mut metadata: MetadataMap,
+        client: Option<SocketAddr>,
+        message: T,
+    ) -> Request<T> {
         if let Some(key) = self.cluster().and_then(|c| MetadataValue::try_from(c.key()).ok()) {
             metadata.insert(NODE_KEY, key);
         }
@@ -61,7 +84,8 @@ impl Dudo {
 /// A copy of a request, to send on while keeping the original (in case the other node
 /// cannot be reached and the call is served here after all).
 pub(crate) fn copy<T: Clone>(request: &Request<T>) -> Request<T> {
-    let mut copy = Request::from_parts(request.metadata().clone(), Extensions::default(), request.get_ref().clone());
+    let mut copy =
+        Request::from_parts(request.metadata().clone(), Extensions::default(), request.get_ref().clone());
     if let Some(info) = request.extensions().get::<tonic::transport::server::TcpConnectInfo>() {
         copy.extensions_mut().insert(info.clone());
     }

@@ -40,7 +40,10 @@ impl Lobby for Dudo {
         // In a cluster, a node with fewer tables makes it (served here if it cannot be reached).
         if let Some(peer) = self.placement(forwarded(&request)).await {
             match LobbyClient::new(peer).create_table(self.onward(copy(&request))).await {
-                Err(e) if e.code() == tonic::Code::Unavailable && e.metadata().get(crate::status::CODE_KEY).is_none() => {
+                Err(e)
+                    if e.code() == tonic::Code::Unavailable
+                        && e.metadata().get(crate::status::CODE_KEY).is_none() =>
+                {
                     tracing::warn!(error = %e, "the node with fewest tables did not answer; the table is made here");
                 }
                 answered => return answered,
@@ -135,7 +138,8 @@ impl Lobby for Dudo {
             let request = self.onward(copy(&request));
             asks.spawn(async move {
                 let mut lobby = LobbyClient::new(peer);
-                let answer = tokio::time::timeout(std::time::Duration::from_secs(2), lobby.list_tables(request));
+                let answer =
+                    tokio::time::timeout(std::time::Duration::from_secs(2), lobby.list_tables(request));
                 // A node that does not answer in time is left out of this page.
                 answer.await.ok().and_then(Result::ok).map(Response::into_inner)
             });

@@ -44,13 +44,11 @@ impl Play for Dudo {
         };
         if let Some(peer) = self.route_play(&hello.table, is_forwarded).await? {
             // The hello first, then whatever the client sends, up to its first unreadable message.
-            let first = pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)), answers: None };
+            let first =
+                pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)), answers: None };
             let upward = tokio_stream::once(first).chain(incoming.map_while(Result::ok));
             let updates = PlayClient::new(peer).play(self.onward_parts(metadata, client, upward)).await?;
-            return Ok(Response::new(Box::pin(updates.into_inner().map(move |u| {
-                let _held = &slot;
-                u
-            }))));
+            return Ok(Response::new(self.relayed(updates.into_inner(), slot)));
         }
         let handle = self.find(&hello.table)?;
         let updates = self.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
@@ -136,10 +134,7 @@ impl Play for Dudo {
         let slot = self.stream_slot(&request)?;
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
             let updates = PlayClient::new(peer).subscribe(self.onward(request)).await?.into_inner();
-            return Ok(Response::new(Box::pin(updates.map(move |u| {
-                let _held = &slot;
-                u
-            }))));
+            return Ok(Response::new(self.relayed(updates, slot)));
         }
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
@@ -170,10 +165,7 @@ impl Play for Dudo {
         let slot = self.stream_slot(&request)?;
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
             let updates = PlayClient::new(peer).watch(self.onward(request)).await?.into_inner();
-            return Ok(Response::new(Box::pin(updates.map(move |u| {
-                let _held = &slot;
-                u
-            }))));
+            return Ok(Response::new(self.relayed(updates, slot)));
         }
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();

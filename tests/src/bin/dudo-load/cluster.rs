@@ -149,13 +149,22 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     for t in tasks {
         match t.await {
             Ok(Ok(events)) => tables_events.push(events),
-            _ => failed += 1,
+            Ok(Err(e)) => {
+                failed += 1;
+                if failed <= 3 {
+                    eprintln!("a table failed: {e:#}");
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("a table's task failed: {e}");
+            }
         }
     }
     let rss = sampler.await.unwrap_or_default();
     let total = tally.actions.load(Ordering::Relaxed);
     println!(
-        "cluster: {} nodes, {} tables ({failed} failed, {} stalled), {} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; {} calls refused, {} streams broken and resumed",
+        "cluster: {} nodes, {} tables ({failed} failed, {} stalled), {} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; {} calls refused or cut off, {} streams broken and resumed",
         o.nodes,
         o.tables,
         tally.stalled.load(Ordering::Relaxed),
@@ -250,7 +259,11 @@ async fn owned_by(store: &dudo_store::Store, node: &str) -> anyhow::Result<Vec<S
 
 /// `GetTable` for up to `most` tables, straight to each one's owner and through another
 /// node: each call's time in microseconds, sorted.
-async fn hop(store: &dudo_store::Store, addrs: &[String], most: usize) -> anyhow::Result<(Vec<u64>, Vec<u64>)> {
+async fn hop(
+    store: &dudo_store::Store,
+    addrs: &[String],
+    most: usize,
+) -> anyhow::Result<(Vec<u64>, Vec<u64>)> {
     let mut lobbies = Vec::new();
     for addr in addrs {
         lobbies.push(LobbyClient::new(Channel::from_shared(format!("http://{addr}"))?.connect().await?));
@@ -286,7 +299,12 @@ async fn play_table(
     let mut lobby = LobbyClient::new(ch.clone());
     let mut play = PlayClient::new(ch);
     let joined = lobby
-        .create_table(pb::CreateTableRequest { preset: "fibbing".into(), name: "load".into(), seats: 3, ..Default::default() })
+        .create_table(pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "load".into(),
+            seats: 3,
+            ..Default::default()
+        })
         .await?
         .into_inner();
     let id = joined.table.map(|t| t.id).unwrap_or_default();
@@ -335,7 +353,8 @@ async fn play_table(
                     let factor = 0.5 + (jitter >> 33) as f64 / (1u64 << 31) as f64;
                     tokio::time::sleep(think.mul_f64(factor)).await;
                 }
-                let act = pb::ActRequest { table: id.clone(), action, pass_call: window, answers: p.last_seq };
+                let act =
+                    pb::ActRequest { table: id.clone(), action, pass_call: window, answers: p.last_seq };
                 if play.act(authed(act, &token)).await.is_err() {
                     tally.refused.fetch_add(1, Ordering::Relaxed);
                 }
@@ -385,7 +404,14 @@ where
     loop {
         match call().await {
             Ok(v) => return Ok(v),
-            Err(e) if e.code() == tonic::Code::Unavailable && Instant::now() < deadline => {
+            // No node (it died or drained), or the connection to it broke: as the client
+            // library does, try again.
+            Err(e)
+                if matches!(
+                    e.code(),
+                    tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled
+                ) && Instant::now() < deadline =>
+            {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
             Err(e) => return Err(e.into()),
