@@ -51,6 +51,8 @@ pub enum ServeError {
     Store(#[from] dudo_store::StoreError),
     #[error("the listener: {0}")]
     Listener(#[from] std::io::Error),
+    #[error("{0}")]
+    Cluster(#[from] node::cluster::JoinError),
 }
 
 /// What a server is run with besides its listener.
@@ -193,6 +195,9 @@ async fn serve_node(
     let calls = connections::Calls::default();
     // The node port stops with the public one (after the drain: forwarded streams are told).
     let (nodes_stop, nodes_stopped) = tokio::sync::oneshot::channel::<()>();
+    if node_listener.is_some() {
+        dudo.join_cluster().await?;
+    }
     let nodes = node_listener.map(|listener| {
         dudo.run_cluster();
         tokio::spawn(node_port::serve(listener, dudo.clone(), async move {

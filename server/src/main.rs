@@ -130,26 +130,26 @@ struct Args {
     #[arg(long, env = "DUDO_CLUSTER")]
     cluster: bool,
     /// In a cluster, where the other nodes send calls for this node's tables.
-    #[arg(long, env = "DUDO_NODE_LISTEN", default_value = "127.0.0.1:0", requires = "cluster")]
+    #[arg(long, env = "DUDO_NODE_LISTEN", default_value = "127.0.0.1:0")]
     node_listen: String,
     /// In a cluster, the URL the other nodes reach --node-listen at (http://10.0.0.7:7001).
     /// Default: http:// and the address --node-listen is bound to.
-    #[arg(long, env = "DUDO_NODE_ADDRESS", requires = "cluster")]
+    #[arg(long, env = "DUDO_NODE_ADDRESS")]
     node_address: Option<String>,
     /// In a cluster, this node's name, unique among the nodes (a pod's name). Default: the
     /// host's name and a random suffix.
-    #[arg(long, env = "DUDO_NODE_ID", requires = "cluster")]
+    #[arg(long, env = "DUDO_NODE_ID")]
     node_id: Option<String>,
     /// The secret the nodes of a cluster share: a call from one node to another carries it.
     /// Prefer DUDO_CLUSTER_KEY or --cluster-key-file to a flag. Never logged.
-    #[arg(long, env = "DUDO_CLUSTER_KEY", hide_env_values = true, requires = "cluster")]
+    #[arg(long, env = "DUDO_CLUSTER_KEY", hide_env_values = true)]
     cluster_key: Option<String>,
     /// A file holding the cluster's key (its first line).
-    #[arg(long, env = "DUDO_CLUSTER_KEY_FILE", conflicts_with = "cluster_key", requires = "cluster")]
+    #[arg(long, env = "DUDO_CLUSTER_KEY_FILE", conflicts_with = "cluster_key")]
     cluster_key_file: Option<std::path::PathBuf>,
     /// In a cluster, how long a node's hold on its tables lasts unrenewed, in milliseconds:
     /// the tables of a node that dies wait this long for another node to adopt them.
-    #[arg(long, env = "DUDO_LEASE_MILLIS", default_value_t = 5_000, requires = "cluster")]
+    #[arg(long, env = "DUDO_LEASE_MILLIS", default_value_t = 5_000)]
     lease_millis: u64,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
@@ -174,6 +174,11 @@ async fn main() -> anyhow::Result<()> {
         let ansi = std::io::stderr().is_terminal();
         tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(ansi).with_env_filter(filter).init();
     }
+    // A cluster's settings are checked before anything starts (or says it has).
+    let cluster = match args.cluster {
+        true => Some(cluster_settings(&args).await?),
+        false => None,
+    };
     let store = open_store(args.db.as_deref(), args.cluster).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
     if let Some(addr) = args.metrics_listen {
@@ -190,6 +195,10 @@ async fn main() -> anyhow::Result<()> {
     };
     if let Some(addr) = args.metrics_listen {
         banner += &format!("dudo-server metrics on http://{addr}/metrics\n");
+    }
+    if let Some(node) = &cluster {
+        banner +=
+            &format!("dudo-server node {} takes the other nodes' calls on {}\n", node.node, node.address);
     }
     {
         use std::io::Write;
@@ -297,15 +306,28 @@ async fn main() -> anyhow::Result<()> {
         public_url,
         allowed_origins: args.allowed_origins,
     };
-    if !args.cluster {
+    let Some(Node { listener: node_listener, address, key, node }) = cluster else {
         dudo_server::serve(listener, setup, shutdown).await?;
         return Ok(());
-    }
+    };
+    let cluster = dudo_server::node::cluster::ClusterSetup {
+        node,
+        address,
+        key,
+        lease: std::time::Duration::from_millis(args.lease_millis),
+    };
+    dudo_server::serve_cluster(listener, node_listener, cluster, setup, shutdown).await?;
+    Ok(())
+}
+
+/// The node port, bound, the address the other nodes reach it at, the cluster's key and
+/// this node's id.
+async fn cluster_settings(args: &Args) -> anyhow::Result<Node> {
     let node_listener = tokio::net::TcpListener::bind(&args.node_listen)
         .await
         .map_err(|e| anyhow::anyhow!("--node-listen {}: {e}", args.node_listen))?;
     let bound = node_listener.local_addr()?;
-    let address = match args.node_address {
+    let address = match args.node_address.clone() {
         Some(address) if address.starts_with("http://") || address.starts_with("https://") => address,
         Some(address) => anyhow::bail!("--node-address: an http:// URL, not {address:?}"),
         None if bound.ip().is_unspecified() => anyhow::bail!(
@@ -331,23 +353,22 @@ async fn main() -> anyhow::Result<()> {
     if args.lease_millis < 500 {
         anyhow::bail!("--lease-millis: at least 500, not {}", args.lease_millis);
     }
-    let node = args.node_id.unwrap_or_else(|| {
+    let node = args.node_id.clone().unwrap_or_else(|| {
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "node".to_string());
         format!("{host}-{}", &dudo_server::table::secret()[..8])
     });
-    {
-        use std::io::Write;
-        let line = format!("dudo-server node {node} takes the other nodes' calls on {address}\n");
-        let _ = std::io::stdout().lock().write_all(line.as_bytes());
-    }
-    let cluster = dudo_server::node::cluster::ClusterSetup {
-        node,
-        address,
-        key,
-        lease: std::time::Duration::from_millis(args.lease_millis),
-    };
-    dudo_server::serve_cluster(listener, node_listener, cluster, setup, shutdown).await?;
-    Ok(())
+    Ok(Node { listener: node_listener, address, key, node })
+}
+
+/// A cluster node's own settings, checked.
+struct Node {
+    /// The node port.
+    listener: tokio::net::TcpListener,
+    /// Where the other nodes reach it.
+    address: String,
+    key: String,
+    /// This node's id.
+    node: String,
 }
 
 /// A share of the CPU given in percent of one core, as a fraction (0: no limit).

@@ -27,6 +27,21 @@ fn same_key(given: &[u8], key: &[u8]) -> bool {
     given.len() == key.len() && given.iter().zip(key).fold(0u8, |d, (a, b)| d | (a ^ b)) == 0
 }
 
+/// Counts a call refused for its key, and says so in the log at most every ten seconds (a
+/// node with another key, or someone knocking: either way the operator should know).
+fn refused_key(from: Option<SocketAddr>) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST_SAID: AtomicU64 = AtomicU64::new(0);
+    metrics::counter!("dudo_node_port_refused_total").increment(1);
+    let now = u64::try_from(crate::table::unix_millis()).unwrap_or(0) / 1000;
+    let last = LAST_SAID.load(Ordering::Relaxed);
+    if now >= last + 10 && LAST_SAID.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+    {
+        let from = from.map_or_else(|| "an unknown address".to_string(), |a| a.to_string());
+        tracing::warn!(%from, "a call to the node port without the cluster's key was refused (a node with another key?)");
+    }
+}
+
 /// Serves the other nodes on `listener` until `shutdown` completes.
 pub async fn serve(
     listener: TcpListener,
@@ -38,6 +53,7 @@ pub async fn serve(
     let gate = move |mut request: Request<()>| -> Result<Request<()>, Status> {
         let given = request.metadata().get(NODE_KEY).map(|v| v.as_bytes()).unwrap_or_default();
         if key.is_empty() || !same_key(given, &key) {
+            refused_key(request.remote_addr());
             return Err(Status::unauthenticated(
                 "this is a cluster's node port: the cluster's key is missing or wrong",
             ));

@@ -9,13 +9,15 @@ CREATE INDEX tables_owner ON tables (owner);
 CREATE INDEX tables_code ON tables (code);
 
 -- The nodes: where the others reach each one, how many tables it holds (a new table goes to
--- the node with fewest), whether it is draining, and when it was last heard from.
+-- the node with fewest), whether it is draining, when it was last heard from, and a hash of
+-- its cluster key (a node started with another key is refused before it takes any table).
 CREATE TABLE nodes (
     id TEXT PRIMARY KEY,
     address TEXT NOT NULL,
     tables BIGINT NOT NULL,
     draining BIGINT NOT NULL,
-    seen_at BIGINT NOT NULL
+    seen_at BIGINT NOT NULL,
+    key_hash TEXT NOT NULL DEFAULT ''
 );
 
 -- What runs once per cluster (the ladder's matchmaker, say): the node holding each, until when.

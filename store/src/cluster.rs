@@ -147,23 +147,55 @@ impl Store {
         Ok(())
     }
 
-    /// Says `node` is alive, where it is reached, how many tables it holds and whether it is
-    /// draining.
-    pub async fn heartbeat(&self, node: &Node) -> Result<(), StoreError> {
+    /// Says `node` is alive, where it is reached, how many tables it holds, whether it is
+    /// draining, and the hash of its cluster key.
+    pub async fn heartbeat(&self, node: &Node, key_hash: &str) -> Result<(), StoreError> {
         self.member()?;
         let now = now_sql(self.backend);
         sqlx::query(&format!(
-            "INSERT INTO nodes (id, address, tables, draining, seen_at) VALUES ($1, $2, $3, $4, {now}) \
+            "INSERT INTO nodes (id, address, tables, draining, seen_at, key_hash) VALUES ($1, $2, $3, $4, {now}, $5) \
              ON CONFLICT (id) DO UPDATE SET address = excluded.address, tables = excluded.tables, \
-             draining = excluded.draining, seen_at = excluded.seen_at"
+             draining = excluded.draining, seen_at = excluded.seen_at, key_hash = excluded.key_hash"
         ))
         .bind(&node.id)
         .bind(&node.address)
         .bind(node.tables)
         .bind(i64::from(node.draining))
+        .bind(key_hash)
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    /// The nodes heard from in the last `within` milliseconds, each with the hash of its
+    /// cluster key: what a node checks before it joins.
+    pub async fn live_keys(&self, within: i64) -> Result<Vec<(String, String)>, StoreError> {
+        self.cluster_db()?;
+        let now = now_sql(self.backend);
+        let rows =
+            sqlx::query(&format!("SELECT id, key_hash FROM nodes WHERE seen_at >= {now} - $1 ORDER BY id"))
+                .bind(within)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows
+            .iter()
+            .map(|r| Ok((r.try_get("id")?, r.try_get("key_hash")?)))
+            .collect::<Result<_, sqlx::Error>>()?)
+    }
+
+    /// Lets go of every table and job `node` holds: what a node does as it starts, for the
+    /// tables an earlier run of it held when it died (no process holds them now).
+    pub async fn release_all(&self, node: &str) -> Result<u64, StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        let released = sqlx::query(&format!(
+            "UPDATE tables SET lease_until = {now} - 1 WHERE owner = $1 AND closed_at IS NULL AND lease_until >= {now}"
+        ))
+        .bind(node)
+        .execute(&self.pool)
+        .await?;
+        sqlx::query("DELETE FROM cluster_jobs WHERE owner = $1").bind(node).execute(&self.pool).await?;
+        Ok(released.rows_affected())
     }
 
     /// Forgets a node (it stopped, having let go of all it held).

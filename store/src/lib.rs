@@ -50,7 +50,9 @@ pub enum StoreError {
         "the database {path} is in use by another dudo process (a dudo-server, or dudo play or arena; it holds {path}.lock)"
     )]
     InUse { path: String },
-    #[error("the database {url} is in use by another dudo server (it holds the schema's advisory lock)")]
+    #[error(
+        "the database {url} is in use by another dudo server (it holds the schema's advisory lock): stop it, or give this server a database of its own; if the other is a cluster's node, start this one with --cluster too"
+    )]
     InUseElsewhere { url: String },
     #[error(
         "the database {url} is in use by a dudo server that is not a cluster's node: stop it, or run every server with --cluster"

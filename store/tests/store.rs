@@ -578,7 +578,8 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
             "{backend}: B not heard from yet"
         );
         let b = Node { id: "b".into(), address: "http://127.0.0.2:7000".into(), tables: 1, draining: false };
-        store.heartbeat(&b).await.unwrap();
+        store.heartbeat(&b, "hash-b").await.unwrap();
+        assert_eq!(store.live_keys(60_000).await.unwrap(), [("b".to_string(), "hash-b".to_string())]);
         assert_eq!(store.owner_of("ABCDEF").await.unwrap().unwrap().node.as_ref(), Some(&b), "{backend}");
         assert_eq!(store.owner_of("t1").await.unwrap().unwrap().table, "t1");
         assert!(store.owner_of("ZZZZZZ").await.unwrap().is_none());
@@ -598,6 +599,8 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         assert!(store.hold_job("matchmaker", "b", 60_000).await.unwrap(), "{backend}: a's ran out");
         assert_eq!(store.job_holder("matchmaker").await.unwrap().map(|n| n.id), Some("b".to_string()));
+        // B dies and comes back: it lets go of what its earlier run held.
+        assert_eq!(store.release_all("b").await.unwrap(), 0, "{backend}: t1 is c's now");
         store.leave("b").await.unwrap();
         assert!(store.nodes(60_000).await.unwrap().is_empty());
         assert!(store.hold_job("matchmaker", "a", 60_000).await.unwrap(), "{backend}: b left it");

@@ -357,3 +357,27 @@ async fn two_hundred_tables_made_and_played_through_any_node_all_finish() {
     }
     assert!(held.iter().all(|&n| n >= TABLES / 6), "tables spread over the nodes: {held:?}");
 }
+
+/// A second process under a running node's id, or with another key, is refused at start
+/// with the reason (two processes under one id would renew each other's leases for ever).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_with_a_running_nodes_id_or_another_key_is_refused_at_start() {
+    let Some(db) = database("refused").await else { return };
+    let cluster = Cluster::start(db.clone(), 1).await;
+    let start = |id: &str, key: &str| {
+        let (db, id, key) = (db.clone(), id.to_string(), key.to_string());
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(binary("dudo-server"))
+                .args(["--cluster", "--db", &db, "--listen", "127.0.0.1:0", "--node-id", &id])
+                .args(["--cluster-key", &key, "--lease-millis", LEASE_MILLIS])
+                .output()
+                .unwrap()
+        })
+    };
+    let twin = start(&cluster.nodes[0].id, KEY).await.unwrap();
+    let said = String::from_utf8_lossy(&twin.stderr);
+    assert!(!twin.status.success() && said.contains("is in use by a running node"), "{said}");
+    let stranger = start("node-9", "another-key-of-enough-length").await.unwrap();
+    let said = String::from_utf8_lossy(&stranger.stderr);
+    assert!(!stranger.status.success() && said.contains("cluster key is not the one"), "{said}");
+}

@@ -43,6 +43,21 @@ pub struct ClusterSetup {
     pub lease: Duration,
 }
 
+/// Why a node could not join its cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    #[error(
+        "the node id {node:?} is in use by a running node (heard from in the last {lease_millis} ms): give each node an id of its own (--node-id)"
+    )]
+    IdInUse { node: String, lease_millis: i64 },
+    #[error(
+        "this node's cluster key is not the one the running nodes ({nodes}) share: give every node the same key (DUDO_CLUSTER_KEY or --cluster-key-file)"
+    )]
+    OtherKey { nodes: String },
+    #[error("the cluster's database: {0}")]
+    Store(#[from] dudo_store::StoreError),
+}
+
 /// A call forwarded to this node by another (put among a request's extensions by the node
 /// port): it is served here, never forwarded again.
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +104,11 @@ impl Cluster {
 
     pub(crate) fn key(&self) -> &str {
         &self.setup.key
+    }
+
+    /// The key's hash, as the nodes compare keys in the database (never the key itself).
+    fn key_hash(&self) -> String {
+        table::proofs::hex(&table::seats::token_hash(&self.setup.key))
     }
 
     /// The lease a table made here starts with.
@@ -243,6 +263,41 @@ impl Dudo {
         self.cluster.as_ref().map(|c| c.first_lease(table))
     }
 
+    /// Joins the cluster, before the node serves anyone: refused if a running node has this
+    /// node's id (one that ran under it and died is waited for, a lease's length at most) or
+    /// another key. Then every table an earlier run of this node held is let go (no process
+    /// holds them now; the others adopt them at once), and the node says it is here.
+    pub(crate) async fn join_cluster(&self) -> Result<(), JoinError> {
+        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Ok(()) };
+        let lease = millis(cluster.setup.lease);
+        let hash = cluster.key_hash();
+        let until = tokio::time::Instant::now() + cluster.setup.lease * 2;
+        loop {
+            let live = store.live_keys(lease).await?;
+            let others: Vec<&str> = live
+                .iter()
+                .filter(|(id, key)| id != cluster.node() && *key != hash)
+                .map(|(id, _)| id.as_str())
+                .collect();
+            if !others.is_empty() {
+                return Err(JoinError::OtherKey { nodes: others.join(", ") });
+            }
+            if !live.iter().any(|(id, _)| id == cluster.node()) {
+                break;
+            }
+            if tokio::time::Instant::now() >= until {
+                return Err(JoinError::IdInUse { node: cluster.node().to_string(), lease_millis: lease });
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        let released = store.release_all(cluster.node()).await?;
+        if released > 0 {
+            tracing::info!(tables = released, "let go of the tables an earlier run of this node held");
+        }
+        self.renew(cluster).await;
+        Ok(())
+    }
+
     /// Keeps this node's place in the cluster until the process ends: says it is alive,
     /// renews its leases (letting go of tables another node took), and adopts tables whose
     /// leases ran out. Renewal comes at a fifth of the lease, adoption every quarter second.
@@ -283,7 +338,7 @@ impl Dudo {
             tables: i64::try_from(self.table_count()).unwrap_or(i64::MAX),
             draining: cluster.draining(),
         };
-        if let Err(e) = store.heartbeat(&node).await {
+        if let Err(e) = store.heartbeat(&node, &cluster.key_hash()).await {
             metrics::counter!("dudo_lease_renew_failures_total").increment(1);
             tracing::warn!(error = %e, "could not tell the cluster this node is alive");
         }
@@ -302,6 +357,22 @@ impl Dudo {
                 return;
             }
         };
+        // Leases the database says are this node's but no table here holds (one it could not
+        // save or register while the database was away): let go, for another node to adopt.
+        let strays: Vec<(String, i64)> = match cluster.leases.lock() {
+            Ok(leases) => held
+                .iter()
+                .filter(|(id, _)| !leases.contains_key(*id))
+                .map(|(id, e)| (id.clone(), *e))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        for (id, epoch) in strays {
+            let lease = Lease { node: cluster.node().to_string(), epoch, millis: 0 };
+            if store.release(&id, &lease).await.is_ok() {
+                tracing::warn!(table = %id, "held no table behind this node's lease; let it go");
+            }
+        }
         // Tables another node took while this one could not renew (it was paused, or cut
         // off): their streams are sent to the new owner at once, not at the next write.
         let unrenewed: Vec<(String, bool, super::TableHandle)> = {
@@ -359,6 +430,7 @@ impl Dudo {
             let (id, epoch) = (open.id.clone(), open.epoch);
             cluster.hold(&id, epoch);
             let lease = cluster.lease_of(&id);
+            let lease_again = lease.clone();
             match Table::recover(
                 open,
                 store.clone(),
@@ -372,7 +444,12 @@ impl Dudo {
                 Ok(table) => {
                     let code = table.info().join_code;
                     if let Err(e) = self.spawn_table(table, id.clone(), code, None) {
-                        tracing::error!(table = %id, error = %e, "could not register an adopted table");
+                        // Let go at once, for a node with room: a lease held here with no
+                        // table behind it would be renewed for ever.
+                        tracing::warn!(table = %id, error = %e, "could not hold an adopted table; letting it go");
+                        if let Some(lease) = lease_again {
+                            let _ = store.release(&id, &lease).await;
+                        }
                         continue;
                     }
                     metrics::counter!("dudo_adoptions_total").increment(1);
@@ -389,6 +466,21 @@ impl Dudo {
         taken
     }
 
+    /// Lets go of a table this node could not save (in a cluster); true if it was let go.
+    pub(crate) async fn release_unsaved(&self, table: &str) -> bool {
+        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return false };
+        let Some(lease) = cluster.lease_of(table) else { return false };
+        match store.release(table, &lease).await {
+            Ok(()) => {
+                tracing::warn!(table, "could not save the table; another node takes it from its journal");
+                true
+            }
+            // The database is away: once it is back, the next renewal finds the lease with no
+            // table behind it and lets it go.
+            Err(_) => true,
+        }
+    }
+
     /// Hands every table over (the node was told to stop): no new ones come here, each is
     /// let go once its journal is written, and its lease released, so another node adopts
     /// it at once; its streams are told to reconnect. Then the node leaves the cluster.
@@ -402,7 +494,7 @@ impl Dudo {
             tables: 0,
             draining: true,
         };
-        let _ = store.heartbeat(&node).await;
+        let _ = store.heartbeat(&node, &cluster.key_hash()).await;
         let tables: Vec<(String, super::TableHandle)> = match self.registry.lock() {
             Ok(r) => r.tables.iter().map(|(id, h)| (id.clone(), h.clone())).collect(),
             Err(_) => return,

@@ -64,14 +64,18 @@ impl Dudo {
         }
         let (registry, idle) = (Arc::clone(&self.registry), self.limits.idle_table);
         let span = tracing::info_span!("table", table = %id);
+        let node = self.clone();
         tokio::spawn(tracing::Instrument::instrument(
             async move {
                 let ended = table.run(rx, listed_tx, idle).await;
+                // In a cluster, a table this node could not save is let go: another node
+                // rebuilds it from its journal (all anyone was told).
+                let handed_on = ended == table::Ended::Unsaved && node.release_unsaved(&id).await;
                 forget(&id);
                 // Closed (idle, or by its host): the table leaves the registry and the limits.
                 // One that could not save stays listed, answering UNAVAILABLE, so its players
                 // keep their seats for when the server restarts and brings it back.
-                if ended != table::Ended::Unsaved
+                if (ended != table::Ended::Unsaved || handed_on)
                     && let Ok(mut r) = registry.lock()
                 {
                     r.tables.remove(&id);
