@@ -226,7 +226,7 @@ impl Store {
         let row = sqlx::query(&format!(
             "SELECT t.id AS table_id, n.id, n.address, n.tables, n.draining FROM tables t \
              LEFT JOIN nodes n ON n.id = t.owner AND t.lease_until >= {now} \
-             WHERE (t.id = $1 OR t.code = $1) AND t.closed_at IS NULL LIMIT 1"
+             WHERE (t.id = $1 OR t.code = UPPER($1)) AND t.closed_at IS NULL LIMIT 1"
         ))
         .bind(table)
         .fetch_optional(&self.reads)

@@ -582,6 +582,7 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
         assert_eq!(store.live_keys(60_000).await.unwrap(), [("b".to_string(), "hash-b".to_string())]);
         assert_eq!(store.owner_of("ABCDEF").await.unwrap().unwrap().node.as_ref(), Some(&b), "{backend}");
         assert_eq!(store.owner_of("t1").await.unwrap().unwrap().table, "t1");
+        assert_eq!(store.owner_of("abcdef").await.unwrap().unwrap().table, "t1", "a code in any case");
         assert!(store.owner_of("ZZZZZZ").await.unwrap().is_none());
         assert!(store.code_in_use("ABCDEF").await.unwrap() && !store.code_in_use("ZZZZZZ").await.unwrap());
         assert_eq!(store.nodes(60_000).await.unwrap(), std::slice::from_ref(&b), "{backend}");

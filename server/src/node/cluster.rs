@@ -148,8 +148,11 @@ impl Cluster {
         let endpoint = Endpoint::from_shared(address.to_string())
             .map_err(|e| Status::internal(format!("node address {address:?}: {e}")))?
             .connect_timeout(Duration::from_secs(2))
-            .http2_keep_alive_interval(Duration::from_secs(10))
-            .keep_alive_timeout(Duration::from_secs(5));
+            // A paused or cut-off node is noticed within seconds: the streams relayed to it
+            // end, and their clients find the table's next owner.
+            .http2_keep_alive_interval(Duration::from_secs(2))
+            .keep_alive_timeout(Duration::from_secs(3))
+            .keep_alive_while_idle(true);
         let channel = endpoint.connect_lazy();
         peers.insert(address.to_string(), channel.clone());
         Ok(channel)
@@ -158,7 +161,7 @@ impl Cluster {
 
 /// Said while a table has no owner (its node died and no other has adopted it yet, or it is
 /// being rebuilt): clients try again, as they do for a restarting server.
-fn changing_hands() -> Status {
+pub(crate) fn changing_hands() -> Status {
     refused(
         "table_moved",
         Status::unavailable("the table is moving to another node of the cluster: try again in a moment"),
@@ -303,28 +306,32 @@ impl Dudo {
     /// leases ran out. Renewal comes at a fifth of the lease, adoption every quarter second.
     pub fn run_cluster(&self) {
         let Some(cluster) = self.cluster.clone() else { return };
+        // Two tasks: adopting a table (reading and replaying its journal) never delays the
+        // renewals that keep every other table of this node its own.
+        let (dudo, renewing) = (self.clone(), Arc::clone(&cluster));
+        tokio::spawn(async move {
+            let mut renew = tokio::time::interval((renewing.setup.lease / 5).max(Duration::from_millis(100)));
+            renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                renew.tick().await;
+                dudo.renew(&renewing).await;
+                if dudo.stopping.is_stopping() && renewing.draining() {
+                    break;
+                }
+            }
+        });
         let dudo = self.clone();
         tokio::spawn(async move {
-            let renew_every = (cluster.setup.lease / 5).max(Duration::from_millis(100));
-            let mut renew = tokio::time::interval(renew_every);
             let mut adopt = tokio::time::interval(Duration::from_millis(250));
-            renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             adopt.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = renew.tick() => dudo.renew(&cluster).await,
-                    _ = adopt.tick(), if !cluster.draining() => {
-                        // A full look means more are waiting (a node drained or died with
-                        // many): look again at once rather than at the next tick.
-                        for _ in 0..16 {
-                            if dudo.adopt(&cluster).await < ADOPT_AT_ONCE as usize {
-                                break;
-                            }
-                        }
+            while !cluster.draining() && !dudo.stopping.is_stopping() {
+                adopt.tick().await;
+                // A full look means more are waiting (a node drained or died with many):
+                // look again at once rather than at the next tick.
+                for _ in 0..16 {
+                    if dudo.adopt(&cluster).await < ADOPT_AT_ONCE as usize {
+                        break;
                     }
-                }
-                if dudo.stopping.is_stopping() && cluster.draining() {
-                    break;
                 }
             }
         });
@@ -431,16 +438,20 @@ impl Dudo {
             cluster.hold(&id, epoch);
             let lease = cluster.lease_of(&id);
             let lease_again = lease.clone();
-            match Table::recover(
-                open,
-                store.clone(),
-                self.limits.table_moves_per_second,
-                self.game_length(),
-                Arc::clone(&self.budget),
-                self.bot_cpu.table_share(),
-                Arc::clone(&self.link_base),
-                lease,
-            ) {
+            // Replayed off the runtime's threads: a long journal takes its time without
+            // holding up the tables already here.
+            let (store_, length, budget) = (store.clone(), self.game_length(), Arc::clone(&self.budget));
+            let (rate, share, link) =
+                (self.limits.table_moves_per_second, self.bot_cpu.table_share(), Arc::clone(&self.link_base));
+            let rebuilt = tokio::task::spawn_blocking(move || {
+                Table::recover(open, store_, rate, length, budget, share, link, lease)
+            })
+            .await;
+            let Ok(rebuilt) = rebuilt else {
+                tracing::error!(table = %id, "rebuilding an adopted table failed");
+                continue;
+            };
+            match rebuilt {
                 Ok(table) => {
                     let code = table.info().join_code;
                     if let Err(e) = self.spawn_table(table, id.clone(), code, None) {

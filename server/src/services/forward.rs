@@ -11,6 +11,26 @@ use tonic::{Extensions, Request, Status};
 use crate::node::Dudo;
 use crate::node::cluster::{CLIENT_ADDR, Forwarded, NODE_KEY, Route};
 
+/// Updates a relayed stream holds for its client, and their bytes (as the table's own
+/// streams are bounded).
+const RELAY_UPDATES: usize = 1024;
+const RELAY_BYTES: usize = 1024 * 1024;
+
+/// What another node's failure means to the client: the node that held the table died, or
+/// the connection to it broke, so the table is changing hands (clients resume, as they do
+/// for `table_moved`). A refusal with a code of its own passes as it is.
+pub(crate) fn from_peer(status: Status) -> Status {
+    if status.metadata().get(crate::status::CODE_KEY).is_some() {
+        return status;
+    }
+    match status.code() {
+        tonic::Code::Unknown | tonic::Code::Unavailable | tonic::Code::Cancelled => {
+            crate::node::cluster::changing_hands()
+        }
+        _ => status,
+    }
+}
+
 /// Whether another node sent this call (it is served here, never sent on again).
 pub(crate) fn forwarded<T>(request: &Request<T>) -> bool {
     request.extensions().get::<Forwarded>().is_some()
@@ -39,16 +59,65 @@ impl Dudo {
 
     /// A stream another node answers, passed on to the client while it holds `slot`; it ends
     /// when this node stops (no table of this node's ends it), and the client reconnects.
+    ///
+    /// The other node's updates are read as they come, whatever the client does: every
+    /// relayed stream to that node shares one connection, and one left unread would stop
+    /// them all. A client that falls [`RELAY_UPDATES`] or [`RELAY_BYTES`] behind is dropped
+    /// as the table drops a slow reader (`too_far_behind`), and resumes.
     pub(crate) fn relayed(
         &self,
-        updates: tonic::Streaming<dudo_proto::v1::PlayUpdate>,
+        mut updates: tonic::Streaming<dudo_proto::v1::PlayUpdate>,
         slot: crate::node::StreamSlot,
     ) -> crate::node::UpdateStream {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         use tokio_stream::StreamExt;
-        self.stopping().ending(updates.map(move |u| {
+        let (tx, rx) = tokio::sync::mpsc::channel(RELAY_UPDATES);
+        let held = Arc::new(AtomicUsize::new(0));
+        let behind = Arc::new(AtomicBool::new(false));
+        let (held_by_reader, behind_at_end) = (Arc::clone(&held), Arc::clone(&behind));
+        tokio::spawn(async move {
+            loop {
+                let next = tokio::select! {
+                    next = updates.message() => next,
+                    () = tx.closed() => return,
+                };
+                let item = match next {
+                    Ok(Some(update)) => {
+                        let size = prost::Message::encoded_len(&update);
+                        if held.load(Ordering::Relaxed) + size > RELAY_BYTES {
+                            behind.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                        held.fetch_add(size, Ordering::Relaxed);
+                        Ok((update, size))
+                    }
+                    Ok(None) => return,
+                    Err(status) => Err(from_peer(status)),
+                };
+                let last = item.is_err();
+                if tx.try_send(item).is_err() {
+                    behind.store(true, Ordering::Relaxed);
+                    return;
+                }
+                if last {
+                    return;
+                }
+            }
+        });
+        let relayed = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |item| {
             let _held = &slot;
-            u
-        }))
+            item.map(|(update, size)| {
+                held_by_reader.fetch_sub(size, Ordering::Relaxed);
+                update
+            })
+        });
+        let why = tokio_stream::iter([()]).filter_map(move |()| {
+            behind_at_end
+                .load(Ordering::Relaxed)
+                .then(|| Err(crate::status::status(crate::table::TableError::TooFarBehind)))
+        });
+        self.stopping().ending(relayed.chain(why))
     }
 
     /// `request` as it is sent on to another node.

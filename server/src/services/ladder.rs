@@ -14,6 +14,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::accounts::{AccountError, bearer};
 use crate::table::SeatAccount;
 
+use super::forward::from_peer;
 use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream};
 use crate::node::Dudo;
 use crate::status::refused;
@@ -55,7 +56,8 @@ impl Ladder for Dudo {
         if let crate::node::cluster::Route::There(peer) =
             self.route_ladder(super::forward::forwarded(&request)).await?
         {
-            let updates = LadderClient::new(peer).enter(self.onward(request)).await?.into_inner();
+            let updates =
+                LadderClient::new(peer).enter(self.onward(request)).await.map_err(from_peer)?.into_inner();
             return Ok(Response::new(self.stopping().ending(updates.map(move |u| {
                 let _held = &slot;
                 u

@@ -7,7 +7,7 @@ use dudo_proto::v1::lobby_server::Lobby;
 use dudo_rules::presets;
 use tonic::{Request, Response, Status};
 
-use super::forward::{copy, forwarded};
+use super::forward::{copy, forwarded, from_peer};
 use crate::convert;
 use crate::node::{Dudo, NewTable, token_of};
 use crate::status::{MAX_NAME_FIELD, bad_request, bounded, check_settings, status};
@@ -108,7 +108,7 @@ impl Lobby for Dudo {
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).join_table(self.onward(request)).await;
+            return LobbyClient::new(peer).join_table(self.onward(request)).await.map_err(from_peer);
         }
         let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
         let handle = self.find(&request.get_ref().table)?;
@@ -162,7 +162,7 @@ impl Lobby for Dudo {
 
     async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).add_bot(self.onward(request)).await;
+            return LobbyClient::new(peer).add_bot(self.onward(request)).await.map_err(from_peer);
         }
         let token = token_of(&request)?;
         let req = request.into_inner();
@@ -174,7 +174,7 @@ impl Lobby for Dudo {
 
     async fn start_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).start_game(self.onward(request)).await;
+            return LobbyClient::new(peer).start_game(self.onward(request)).await.map_err(from_peer);
         }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
@@ -184,7 +184,7 @@ impl Lobby for Dudo {
 
     async fn get_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).get_table(self.onward(request)).await;
+            return LobbyClient::new(peer).get_table(self.onward(request)).await.map_err(from_peer);
         }
         let handle = self.find(&request.get_ref().table)?;
         Ok(Response::new(self.info(&handle).await?))
@@ -195,7 +195,7 @@ impl Lobby for Dudo {
         request: Request<pb::ChangeSettingsRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).change_settings(self.onward(request)).await;
+            return LobbyClient::new(peer).change_settings(self.onward(request)).await.map_err(from_peer);
         }
         let token = token_of(&request)?;
         let req = request.into_inner();
@@ -211,7 +211,7 @@ impl Lobby for Dudo {
         request: Request<pb::RemovePlayerRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).remove_player(self.onward(request)).await;
+            return LobbyClient::new(peer).remove_player(self.onward(request)).await.map_err(from_peer);
         }
         let token = token_of(&request)?;
         let req = request.into_inner();
@@ -223,7 +223,7 @@ impl Lobby for Dudo {
 
     async fn reset_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).reset_table(self.onward(request)).await;
+            return LobbyClient::new(peer).reset_table(self.onward(request)).await.map_err(from_peer);
         }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
@@ -233,7 +233,7 @@ impl Lobby for Dudo {
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).leave(self.onward(request)).await;
+            return LobbyClient::new(peer).leave(self.onward(request)).await.map_err(from_peer);
         }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;
@@ -243,7 +243,7 @@ impl Lobby for Dudo {
 
     async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).close_table(self.onward(request)).await;
+            return LobbyClient::new(peer).close_table(self.onward(request)).await.map_err(from_peer);
         }
         let token = token_of(&request)?;
         let handle = self.find(&request.get_ref().table)?;

@@ -10,6 +10,7 @@ use tonic::{Request, Response, Status, Streaming};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::forward::from_peer;
 use crate::node::{Dudo, UpdateStream, token_of};
 use crate::status::{RETRY_AFTER_KEY, bad_request, code_of, upward_error};
 use crate::table;
@@ -47,7 +48,10 @@ impl Play for Dudo {
             let first =
                 pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)), answers: None };
             let upward = tokio_stream::once(first).chain(incoming.map_while(Result::ok));
-            let updates = PlayClient::new(peer).play(self.onward_parts(metadata, client, upward)).await?;
+            let updates = PlayClient::new(peer)
+                .play(self.onward_parts(metadata, client, upward))
+                .await
+                .map_err(from_peer)?;
             return Ok(Response::new(self.relayed(updates.into_inner(), slot)));
         }
         let handle = self.find(&hello.table)?;
@@ -133,7 +137,8 @@ impl Play for Dudo {
         let token = token_of(&request)?;
         let slot = self.stream_slot(&request)?;
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            let updates = PlayClient::new(peer).subscribe(self.onward(request)).await?.into_inner();
+            let updates =
+                PlayClient::new(peer).subscribe(self.onward(request)).await.map_err(from_peer)?.into_inner();
             return Ok(Response::new(self.relayed(updates, slot)));
         }
         let reader = request.remote_addr().map(|a| a.ip());
@@ -148,7 +153,7 @@ impl Play for Dudo {
     async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
         let token = token_of(&request)?;
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return PlayClient::new(peer).act(self.onward(request)).await;
+            return PlayClient::new(peer).act(self.onward(request)).await.map_err(from_peer);
         }
         let req = request.into_inner();
         let wire = match (req.action, req.pass_call) {
@@ -164,7 +169,8 @@ impl Play for Dudo {
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
         let slot = self.stream_slot(&request)?;
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            let updates = PlayClient::new(peer).watch(self.onward(request)).await?.into_inner();
+            let updates =
+                PlayClient::new(peer).watch(self.onward(request)).await.map_err(from_peer)?.into_inner();
             return Ok(Response::new(self.relayed(updates, slot)));
         }
         let reader = request.remote_addr().map(|a| a.ip());

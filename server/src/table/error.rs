@@ -68,6 +68,13 @@ pub enum TableError {
     /// The server holds as much as its memory budget allows.
     #[error("the server is at its memory budget; try again later")]
     ServerBusy,
+    /// The table's journal is as long as one table's may be: a reset (another game) is
+    /// refused, so that rebuilding the table (a restart, or another node adopting it) stays
+    /// quick.
+    #[error(
+        "this table has kept {entries} entries in its journal, as many as one table may: make a new table for the next game"
+    )]
+    TableSpent { entries: i64 },
     /// A journal entry that cannot be replayed (recovery only).
     #[error("journal: {0}")]
     Journal(String),
@@ -111,6 +118,7 @@ impl TableError {
             TableError::CallWindowClosed => "call_window_closed",
             TableError::NoCallWindow => "no_call_window",
             TableError::StalePrompt => "stale_prompt",
+            TableError::TableSpent { .. } => "table_spent",
             TableError::Journal(_) => "journal",
         }
     }
@@ -126,7 +134,8 @@ impl TableError {
             | TableError::AlreadyAnswered
             | TableError::CallWindowClosed
             | TableError::NoCallWindow
-            | TableError::StalePrompt => Kind::FailedPrecondition,
+            | TableError::StalePrompt
+            | TableError::TableSpent { .. } => Kind::FailedPrecondition,
             TableError::AccountRequired => Kind::PermissionDenied,
             TableError::NotSeated => Kind::Unauthenticated,
             TableError::NotHost => Kind::PermissionDenied,

@@ -128,6 +128,12 @@ pub fn unix_millis() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// The most entries a table's journal takes before it refuses another game (a reset): a
+/// journal is replayed whole to rebuild its table, and this many replay in about a second.
+/// A game is bounded by its own limits (`--max-game-moves`), so a table stays within this
+/// and one game's length.
+pub const MAX_JOURNAL_ENTRIES: i64 = 50_000;
+
 /// A reply waiting, like the events, for the journal to be durable.
 type Reply = Box<dyn FnOnce() + Send>;
 
@@ -514,6 +520,9 @@ impl Table {
             }
             Command::Reset { token, reply } => {
                 let result = self.core.seats().host_only(&token).and_then(|_| {
+                    if self.entries >= MAX_JOURNAL_ENTRIES {
+                        return Err(TableError::TableSpent { entries: self.entries });
+                    }
                     let info = self.input(Input::Reset);
                     self.rate.reset();
                     info
