@@ -314,9 +314,15 @@ impl Dudo {
         handle: &TableHandle,
         command: impl FnOnce(oneshot::Sender<T>) -> Command,
     ) -> Result<T, Status> {
+        // In a cluster a table's task ends when the table moves to another node: the caller
+        // tries again and finds it there.
+        let closed = || match self.cluster {
+            Some(_) => cluster::changing_hands(),
+            None => Status::unavailable("the table has closed"),
+        };
         let (reply, answer) = oneshot::channel();
-        handle.tx.send(command(reply)).await.map_err(|_| Status::unavailable("the table has closed"))?;
-        answer.await.map_err(|_| Status::unavailable("the table has closed"))
+        handle.tx.send(command(reply)).await.map_err(|_| closed())?;
+        answer.await.map_err(|_| closed())
     }
 
     /// Asks a table something it may refuse; a refusal becomes its status here.
