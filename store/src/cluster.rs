@@ -167,6 +167,29 @@ impl Store {
         Ok(())
     }
 
+    /// Takes `node`'s id for this process, unless a process under that id was heard from in
+    /// the last `within` milliseconds; true if taken. One statement, so two processes
+    /// starting under one id at once cannot both take it.
+    pub async fn claim_node(&self, node: &Node, key_hash: &str, within: i64) -> Result<bool, StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        let claimed = sqlx::query(&format!(
+            "INSERT INTO nodes (id, address, tables, draining, seen_at, key_hash) VALUES ($1, $2, $3, $4, {now}, $5) \
+             ON CONFLICT (id) DO UPDATE SET address = excluded.address, tables = excluded.tables, \
+             draining = excluded.draining, seen_at = excluded.seen_at, key_hash = excluded.key_hash \
+             WHERE nodes.seen_at < {now} - $6"
+        ))
+        .bind(&node.id)
+        .bind(&node.address)
+        .bind(node.tables)
+        .bind(i64::from(node.draining))
+        .bind(key_hash)
+        .bind(within)
+        .execute(&self.pool)
+        .await?;
+        Ok(claimed.rows_affected() == 1)
+    }
+
     /// The nodes heard from in the last `within` milliseconds, each with the hash of its
     /// cluster key: what a node checks before it joins.
     pub async fn live_keys(&self, within: i64) -> Result<Vec<(String, String)>, StoreError> {

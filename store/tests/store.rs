@@ -600,6 +600,9 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         assert!(store.hold_job("matchmaker", "b", 60_000).await.unwrap(), "{backend}: a's ran out");
         assert_eq!(store.job_holder("matchmaker").await.unwrap().map(|n| n.id), Some("b".to_string()));
+        // A second process under B's id cannot take it while B is heard from.
+        assert!(!store.claim_node(&b, "hash-b", 60_000).await.unwrap(), "{backend}");
+        assert!(store.claim_node(&b, "hash-b", 0).await.unwrap(), "{backend}: once b is silent");
         // B dies and comes back: it lets go of what its earlier run held.
         assert_eq!(store.release_all("b").await.unwrap(), 0, "{backend}: t1 is c's now");
         store.leave("b").await.unwrap();

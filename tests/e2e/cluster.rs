@@ -86,6 +86,12 @@ impl Cluster {
         for i in 0..size {
             cluster.start_node(i);
         }
+        // Each node has joined (said it is here) before the test goes on.
+        let until = std::time::Instant::now() + Duration::from_secs(20);
+        while cluster.store.nodes(60_000).await.map_or(0, |n| n.len()) < size {
+            assert!(std::time::Instant::now() < until, "every node joined the cluster");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         cluster
     }
 
@@ -374,10 +380,12 @@ async fn a_node_with_a_running_nodes_id_or_another_key_is_refused_at_start() {
                 .unwrap()
         })
     };
-    let twin = start(&cluster.nodes[0].id, KEY).await.unwrap();
+    let within = |started| tokio::time::timeout(Duration::from_secs(30), started);
+    let twin = within(start(&cluster.nodes[0].id, KEY)).await.expect("refused within 30 s").unwrap();
     let said = String::from_utf8_lossy(&twin.stderr);
     assert!(!twin.status.success() && said.contains("is in use by a running node"), "{said}");
-    let stranger = start("node-9", "another-key-of-enough-length").await.unwrap();
+    let stranger =
+        within(start("node-9", "another-key-of-enough-length")).await.expect("refused within 30 s").unwrap();
     let said = String::from_utf8_lossy(&stranger.stderr);
     assert!(!stranger.status.success() && said.contains("cluster key is not the one"), "{said}");
 }

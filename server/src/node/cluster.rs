@@ -285,7 +285,13 @@ impl Dudo {
             if !others.is_empty() {
                 return Err(JoinError::OtherKey { nodes: others.join(", ") });
             }
-            if !live.iter().any(|(id, _)| id == cluster.node()) {
+            let me = Node {
+                id: cluster.node().to_string(),
+                address: cluster.setup.address.clone(),
+                tables: 0,
+                draining: false,
+            };
+            if store.claim_node(&me, &hash, lease).await? {
                 break;
             }
             if tokio::time::Instant::now() >= until {
