@@ -9,11 +9,10 @@
 use std::time::Duration;
 
 use dudo_client::Client;
-use dudo_rules::EventKind;
 use dudo_store::{Access, Store};
 use dudo_tests::{ServerProcess, binary, start_server};
 
-use crate::recovery::{Results, SEEDS, commitments_hold, results, start_tables};
+use crate::recovery::{SEEDS, same_games, start_tables, uninterrupted, until_round};
 
 const KEY: &str = "the-test-clusters-own-key";
 /// Short, so that a dead node's tables are adopted within the test's patience.
@@ -23,20 +22,9 @@ const LEASE_MILLIS: &str = "2000";
 async fn database(test: &str) -> Option<String> {
     let base = std::env::var("DUDO_TEST_POSTGRES")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
-    sqlx::any::install_default_drivers();
     let schema = format!("dudo_cluster_{test}_{}", std::process::id());
-    let made = async {
-        let pool = sqlx::AnyPool::connect(&base).await?;
-        sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE")).execute(&pool).await?;
-        sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&pool).await?;
-        pool.close().await;
-        Ok::<_, sqlx::Error>(())
-    };
-    match tokio::time::timeout(Duration::from_secs(5), made).await {
-        Ok(Ok(())) => {
-            let sep = if base.contains('?') { '&' } else { '?' };
-            Some(format!("{base}{sep}options[search_path]={schema}"))
-        }
+    match tokio::time::timeout(Duration::from_secs(5), dudo_tests::fresh_schema(&base, &schema)).await {
+        Ok(Ok(url)) => Some(url),
         failed => {
             let why = match failed {
                 Ok(Err(e)) => e.to_string(),
@@ -124,64 +112,6 @@ impl Cluster {
         let pid = self.nodes[i].process.as_ref().unwrap().child.id().to_string();
         let status = std::process::Command::new("kill").args([signal, &pid]).status().unwrap();
         assert!(status.success(), "kill {signal} {pid}");
-    }
-}
-
-/// The uninterrupted run: the same games on one server in this process.
-async fn uninterrupted() -> Results {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let calm = listener.local_addr().unwrap().to_string();
-    let store = dudo_server::Store::open(":memory:").await.unwrap();
-    let setup = dudo_server::Setup { store: Some(store), ..Default::default() };
-    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
-    for (_, player) in start_tables(&calm).await {
-        tokio::time::timeout(Duration::from_secs(120), player).await.unwrap().unwrap();
-    }
-    results(&calm).await
-}
-
-/// Waits until `table` has begun its `round`th round, as a spectator through the balancer sees.
-async fn until_round(addr: &str, table: &str, round: usize) {
-    let client = Client::connect(addr).await.unwrap();
-    let mut watch = client.watch(table, None);
-    let mut rounds = 0;
-    while rounds < round {
-        match tokio::time::timeout(Duration::from_secs(30), watch.next()).await {
-            Ok(Some(Ok(dudo_client::Update::Event { event, .. }))) => {
-                if matches!(event.game(), Some(EventKind::RoundStarted { .. })) {
-                    rounds += 1;
-                }
-            }
-            Ok(Some(_)) => {}
-            other => panic!("the watched table stopped before round {round}: {other:?}"),
-        }
-    }
-}
-
-/// Every game finished through the balancer as the uninterrupted run did, each recorded once,
-/// its dice commitments opened by its salts.
-async fn same_games(
-    addr: &str,
-    players: Vec<(String, tokio::task::JoinHandle<dudo_bot::Outcome>)>,
-    expected: &Results,
-    what: &str,
-) {
-    for (table, player) in players {
-        let outcome = tokio::time::timeout(Duration::from_secs(120), player)
-            .await
-            .unwrap_or_else(|_| panic!("{what}: table {table} did not finish"))
-            .unwrap();
-        assert!(outcome.dice_checked > 0, "{what}: the SDK checked the dice commitments");
-    }
-    let got = results(addr).await;
-    for seed in SEEDS {
-        let (want, got) = (&expected[&seed], &got[&seed]);
-        assert_eq!(want.1, got.1, "{what}: seed {seed}: the same standings");
-        assert_eq!(want.0, got.0, "{what}: seed {seed}: the same game, event for event");
-    }
-    let client = Client::connect(addr).await.unwrap();
-    for g in client.games(Default::default()).await.unwrap() {
-        assert!(commitments_hold(&client.replay(&g.id).await.unwrap()) > 0, "{what}: {}", g.id);
     }
 }
 

@@ -141,9 +141,8 @@ pub(crate) fn commitments_hold(replay: &pb::Replay) -> usize {
     opened
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_nothing_happened() {
-    // The uninterrupted run, on a server in this process with an in-memory database.
+/// The uninterrupted run: the same games on one server in this process.
+pub(crate) async fn uninterrupted() -> Results {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let calm = listener.local_addr().unwrap().to_string();
     let store = dudo_server::Store::open(":memory:").await.unwrap();
@@ -152,17 +151,15 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
     for (_, player) in start_tables(&calm).await {
         tokio::time::timeout(Duration::from_secs(120), player).await.unwrap().unwrap();
     }
-    let expected = results(&calm).await;
+    results(&calm).await
+}
 
-    // The same games on the real binary, killed mid-round and restarted on its database.
-    let server = dudo_tests::Restartable::new("recovery");
-    let mut first = server.start().unwrap();
-    let players = start_tables(&first.addr).await;
-    let client = Client::connect(&first.addr).await.unwrap();
-    // Killed during the second round of the last table (the others are as far or further).
-    let mut watch = client.watch(&players[SEEDS.len() - 1].0, None);
+/// Waits until `table` has begun its `round`th round, as a spectator at `addr` sees.
+pub(crate) async fn until_round(addr: &str, table: &str, round: usize) {
+    let client = Client::connect(addr).await.unwrap();
+    let mut watch = client.watch(table, None);
     let mut rounds = 0;
-    while rounds < 2 {
+    while rounds < round {
         match tokio::time::timeout(Duration::from_secs(30), watch.next()).await {
             Ok(Some(Ok(dudo_client::Update::Event { event, .. }))) => {
                 if matches!(event.game(), Some(EventKind::RoundStarted { .. })) {
@@ -170,10 +167,48 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
                 }
             }
             Ok(Some(_)) => {}
-            other => panic!("the watched table stopped before its second round: {other:?}"),
+            other => panic!("the watched table stopped before round {round}: {other:?}"),
         }
     }
-    drop(watch);
+}
+
+/// Every game finished, its players reading from `addr`, as the uninterrupted run did, each recorded once,
+/// its dice commitments opened by its salts.
+pub(crate) async fn same_games(
+    addr: &str,
+    players: Vec<(String, tokio::task::JoinHandle<dudo_bot::Outcome>)>,
+    expected: &Results,
+    what: &str,
+) {
+    for (table, player) in players {
+        let outcome = tokio::time::timeout(Duration::from_secs(120), player)
+            .await
+            .unwrap_or_else(|_| panic!("{what}: table {table} did not finish"))
+            .unwrap();
+        assert!(outcome.dice_checked > 0, "{what}: the SDK checked the dice commitments");
+    }
+    let got = results(addr).await;
+    for seed in SEEDS {
+        let (want, got) = (&expected[&seed], &got[&seed]);
+        assert_eq!(want.1, got.1, "{what}: seed {seed}: the same standings");
+        assert_eq!(want.0, got.0, "{what}: seed {seed}: the same game, event for event");
+    }
+    let client = Client::connect(addr).await.unwrap();
+    for g in client.games(Default::default()).await.unwrap() {
+        assert!(commitments_hold(&client.replay(&g.id).await.unwrap()) > 0, "{what}: {}", g.id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_nothing_happened() {
+    let expected = uninterrupted().await;
+    // The same games on the real binary, killed mid-round and restarted on its database.
+    let server = dudo_tests::Restartable::new("recovery");
+    let mut first = server.start().unwrap();
+    let players = start_tables(&first.addr).await;
+    // Killed during the second round of the last table (the others are as far or further).
+    until_round(&first.addr, &players[SEEDS.len() - 1].0, 2).await;
+    let client = Client::connect(&first.addr).await.unwrap();
     assert!(
         client.games(pb::ListGamesRequest::default()).await.unwrap().is_empty(),
         "the kill must come mid-game: no game may have finished yet"
@@ -182,29 +217,7 @@ async fn a_server_killed_mid_round_comes_back_and_finishes_every_game_as_if_noth
     first.child.wait().unwrap();
     let mut second = server.start().unwrap();
     // The SDK players reconnect with their tokens and resume from their last sequence number.
-    for (table, player) in players {
-        let outcome = tokio::time::timeout(Duration::from_secs(120), player)
-            .await
-            .unwrap_or_else(|_| panic!("table {table} did not finish after the restart"))
-            .unwrap();
-        assert!(outcome.dice_checked > 0, "the SDK checked the dice commitments across the restart");
-    }
-    let recovered = results(&second.addr).await;
-    for seed in SEEDS {
-        let (want, got) = (&expected[&seed], &recovered[&seed]);
-        assert_eq!(want.1, got.1, "seed {seed}: the same standings");
-        assert_eq!(want.0.len(), got.0.len(), "seed {seed}: as many events");
-        assert_eq!(want.0, got.0, "seed {seed}: the same game, event for event");
-    }
-    let client = Client::connect(&second.addr).await.unwrap();
-    for g in client.games(pb::ListGamesRequest::default()).await.unwrap() {
-        let replay = client.replay(&g.id).await.unwrap();
-        assert!(
-            commitments_hold(&replay) > 0,
-            "{}: salts revealed after the restart open the commitments",
-            g.id
-        );
-    }
+    same_games(&second.addr, players, &expected, "after the restart").await;
     second.child.kill().unwrap();
     second.child.wait().unwrap();
 }

@@ -232,3 +232,16 @@ pub async fn balancer(servers: Vec<String>) -> std::io::Result<String> {
     });
     Ok(addr)
 }
+
+/// A fresh, empty PostgreSQL schema `schema` on the database at `base` (dropped first if an
+/// earlier run left it), as the URL a server takes: what the cluster tests and
+/// `dudo-load cluster` run on.
+pub async fn fresh_schema(base: &str, schema: &str) -> Result<String, sqlx::Error> {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(base).await?;
+    sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE")).execute(&pool).await?;
+    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&pool).await?;
+    pool.close().await;
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Ok(format!("{base}{sep}options[search_path]={schema}"))
+}

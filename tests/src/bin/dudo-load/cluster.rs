@@ -49,14 +49,8 @@ struct Tally {
 
 /// A fresh schema on `db` for this run, as the URL the nodes take.
 async fn schema(db: &str) -> anyhow::Result<(String, String)> {
-    sqlx::any::install_default_drivers();
     let name = format!("dudo_load_cluster_{}", std::process::id());
-    let pool = sqlx::AnyPool::connect(db).await?;
-    sqlx::query(&format!("DROP SCHEMA IF EXISTS {name} CASCADE")).execute(&pool).await?;
-    sqlx::query(&format!("CREATE SCHEMA {name}")).execute(&pool).await?;
-    pool.close().await;
-    let sep = if db.contains('?') { '&' } else { '?' };
-    Ok((format!("{db}{sep}options[search_path]={name}"), name))
+    Ok((dudo_tests::fresh_schema(db, &name).await?, name))
 }
 
 fn pct(sorted: &[u64], p: f64) -> u64 {
