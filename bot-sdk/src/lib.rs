@@ -159,7 +159,8 @@ pub enum BotError {
 /// Where to play.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// `host:port` of the dudo server.
+    /// The dudo server: `host:port`, or `https://host:port` for one with TLS (checked against
+    /// the system's roots, or the CA certificate `DUDO_CA_CERT` names).
     pub server: String,
     /// The join code (or link, or table id).
     pub table: String,

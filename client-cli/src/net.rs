@@ -7,8 +7,10 @@ use dudo_client::dudo_proto::v1 as pb;
 /// Where the dudo server is.
 #[derive(Args, Clone, Debug)]
 pub struct ServerArgs {
-    /// The server's address, host:port [default: for a table you hold a seat at, the server
-    /// you took it on; otherwise 127.0.0.1:50051].
+    /// The server's address, host:port, or https://host:port for one with TLS (checked
+    /// against the system's roots, or the CA certificate that DUDO_CA_CERT names)
+    /// [default: for a table you hold a seat at, the server you took it on; otherwise
+    /// 127.0.0.1:50051].
     #[arg(long = "server", env = "DUDO_SERVER", value_name = "HOST:PORT", global = true)]
     pub(crate) given: Option<String>,
     /// The address in use: given, remembered for the table, or the default.

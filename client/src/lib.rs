@@ -18,7 +18,7 @@ use dudo_proto::v1::history_client::HistoryClient;
 use dudo_proto::v1::ladder_client::LadderClient;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::play_client::PlayClient;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
 pub use dudo_proto;
 pub use dudo_proto::TableEvent;
@@ -30,8 +30,10 @@ pub use tonic::Code;
 /// What went wrong talking to a server.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    #[error("{addr} is not a server address (write host:port or http://host:port): {why}")]
+    #[error("{addr} is not a server address (write host:port, http://host:port or https://host:port): {why}")]
     Address { addr: String, why: String },
+    #[error("the CA certificate {path} (DUDO_CA_CERT or --ca-cert): {why}")]
+    CaCert { path: String, why: String },
     #[error("cannot reach the dudo server at {addr}: {source}")]
     Connect {
         addr: String,
@@ -113,12 +115,50 @@ pub struct Client {
     account: Option<String>,
 }
 
-/// `host:port` or a URL, as an endpoint tonic can dial.
-fn endpoint(addr: &str) -> Result<Endpoint, ClientError> {
+/// How an `https://` server's certificate is checked.
+#[derive(Clone, Debug, Default)]
+pub struct Tls {
+    /// A CA certificate (PEM file) to check it against instead of the system's roots: a
+    /// server whose certificate a private CA signed, or a self-signed one.
+    pub ca_cert: Option<std::path::PathBuf>,
+}
+
+impl Tls {
+    /// The environment's choice: the CA certificate `DUDO_CA_CERT` names, if it is set.
+    pub fn from_env() -> Tls {
+        Tls { ca_cert: std::env::var_os("DUDO_CA_CERT").filter(|v| !v.is_empty()).map(Into::into) }
+    }
+
+    /// tonic's TLS settings for a server named `host`.
+    fn config(&self, host: &str) -> Result<ClientTlsConfig, ClientError> {
+        let config = ClientTlsConfig::new().domain_name(host);
+        let Some(path) = &self.ca_cert else { return Ok(config.with_native_roots()) };
+        let bad = |why: String| ClientError::CaCert { path: path.display().to_string(), why };
+        let pem = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+        if !String::from_utf8_lossy(&pem).contains("-----BEGIN CERTIFICATE-----") {
+            return Err(
+                bad("no certificate in it (a PEM file of -----BEGIN CERTIFICATE----- blocks)".into()),
+            );
+        }
+        Ok(config.ca_certificate(Certificate::from_pem(pem)))
+    }
+}
+
+/// `host:port` or a URL, as an endpoint tonic can dial: `https://` with TLS, checked as
+/// `tls` says.
+fn endpoint(addr: &str, tls: &Tls) -> Result<Endpoint, ClientError> {
     let url = if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") };
     let bad = |why: String| ClientError::Address { addr: addr.to_string(), why };
-    Ok(Endpoint::from_shared(url)
-        .map_err(|e| bad(e.to_string()))?
+    let mut endpoint = Endpoint::from_shared(url).map_err(|e| bad(e.to_string()))?;
+    match endpoint.uri().scheme_str() {
+        Some("http") => {}
+        Some("https") => {
+            let host = endpoint.uri().host().unwrap_or_default().trim_matches(['[', ']']).to_string();
+            endpoint = endpoint.tls_config(tls.config(&host)?).map_err(|e| bad(e.to_string()))?;
+        }
+        _ => return Err(bad("the scheme is http:// or https://".into())),
+    }
+    Ok(endpoint
         .connect_timeout(Duration::from_secs(5))
         // Noticing a dead connection quickly is what lets a session reconnect by itself.
         .http2_keep_alive_interval(Duration::from_secs(20))
@@ -128,9 +168,16 @@ fn endpoint(addr: &str) -> Result<Endpoint, ClientError> {
 }
 
 impl Client {
-    /// Connects to a server at `addr` (`host:port`, or `http://host:port`).
+    /// Connects to a server at `addr` (`host:port`, `http://host:port`, or
+    /// `https://host:port` checked against the system's roots or the CA certificate
+    /// `DUDO_CA_CERT` names).
     pub async fn connect(addr: &str) -> Result<Client, ClientError> {
-        let channel = endpoint(addr)?
+        Client::connect_with(addr, &Tls::from_env()).await
+    }
+
+    /// [`Client::connect`], an `https://` server's certificate checked as `tls` says.
+    pub async fn connect_with(addr: &str, tls: &Tls) -> Result<Client, ClientError> {
+        let channel = endpoint(addr, tls)?
             .connect()
             .await
             .map_err(|source| ClientError::Connect { addr: addr.to_string(), source })?;

@@ -7,6 +7,8 @@
 //! its address's slot when it is accepted, and it is closed unless within [`OPENING_TIME`]
 //! it sends HTTP/2's preface and first frame, or an HTTP/1.1 (gRPC-Web) request's whole
 //! head. Until then it holds nothing of the budget; after, what its transport may buffer.
+//! With TLS (tls.rs) the handshake comes first, within the same time, and the opening is
+//! read from what it decrypts.
 //! At the descriptor limit the accept loop backs off rather than spin.
 //!
 //! An admitted connection that has had nothing owed to it and no answer taken from it for
@@ -48,6 +50,8 @@ pub const CONNECTION_BYTES: usize =
     CONNECTION_WINDOW as usize + crate::call_gate::MAX_HEADER_BYTES as usize + 16 * 1024;
 /// An HTTP/1.1 connection's: hyper reads a request's head into a buffer of up to ~400 KiB.
 pub const HTTP1_CONNECTION_BYTES: usize = 416 * 1024;
+/// What TLS adds to a connection: rustls' buffers of a record each way, and its state.
+pub const TLS_BYTES: usize = 48 * 1024;
 /// Connections an address may open past its share of the budget, and all addresses together.
 const PAST_BUDGET: usize = 2;
 const PAST_BUDGET_ALL: usize = 64;
@@ -60,6 +64,7 @@ pub fn incoming(
     most: usize,
     dudo: crate::node::Dudo,
     calls: Calls,
+    tls: Option<crate::tls::ServerTls>,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Counted>> {
     let idle = dudo.limits().idle_connection;
     let (tx, rx) = tokio::sync::mpsc::channel(64);
@@ -86,19 +91,28 @@ pub fn incoming(
             let Some(slot) = counted.take_slot(peer.ip(), most) else { continue };
             let (tx, dudo, past_budget, calls) =
                 (tx.clone(), dudo.clone(), past_budget.clone(), calls.clone());
+            let acceptor = tls.as_ref().and_then(crate::tls::ServerTls::acceptor);
+            if tls.is_some() && acceptor.is_none() {
+                continue;
+            }
             tokio::spawn(async move {
                 let _ = stream.set_nodelay(true);
-                let mut stream = stream;
-                let Ok(Some((transport, opening))) =
-                    tokio::time::timeout(OPENING_TIME, read_opening(&mut stream)).await.unwrap_or(Ok(None))
-                else {
+                // The handshake is part of the opening, and has its time.
+                let opened = tokio::time::timeout(OPENING_TIME, async move {
+                    let mut wire = match acceptor {
+                        Some(acceptor) => Wire::Tls(Box::new(acceptor.accept(stream).await?)),
+                        None => Wire::Plain(stream),
+                    };
+                    Ok::<_, std::io::Error>(read_opening(&mut wire).await?.map(|opened| (wire, opened)))
+                });
+                let Ok(Some((stream, (transport, opening)))) = opened.await.unwrap_or(Ok(None)) else {
                     tracing::debug!(%peer, "connection closed: no opening within {OPENING_TIME:?}");
                     return;
                 };
                 let bytes = match transport {
                     Transport::Http2 => CONNECTION_BYTES,
                     Transport::Http1 => HTTP1_CONNECTION_BYTES,
-                };
+                } + if stream.is_tls() { TLS_BYTES } else { 0 };
                 // Past the budget, an address may still open a few connections for the calls
                 // that free memory and health checks (the only ones served then).
                 let memory = match dudo.budget_for(Some(peer.ip())).hold(bytes) {
@@ -177,7 +191,7 @@ enum Transport {
 /// Reads a connection's opening (HTTP/2's preface and first frame, or an HTTP/1.1 request's
 /// head); none if it closed first or sent something else. What was read is replayed to the
 /// transport.
-async fn read_opening(stream: &mut TcpStream) -> std::io::Result<Option<(Transport, Vec<u8>)>> {
+async fn read_opening(stream: &mut Wire) -> std::io::Result<Option<(Transport, Vec<u8>)>> {
     let mut read = Vec::with_capacity(512);
     let mut chunk = [0u8; 2048];
     loop {
@@ -243,6 +257,79 @@ fn request_line(read: &[u8]) -> bool {
     method && target && version && parts.next().is_none()
 }
 
+/// A connection's bytes: as they come, or through TLS (`--tls-cert`).
+pub enum Wire {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
+}
+
+impl Wire {
+    fn is_tls(&self) -> bool {
+        matches!(self, Wire::Tls(_))
+    }
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        match self {
+            Wire::Plain(tcp) => tcp.connect_info(),
+            Wire::Tls(tls) => tls.get_ref().0.connect_info(),
+        }
+    }
+}
+
+impl AsyncRead for Wire {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_read(cx, buf),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Wire {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_write(cx, buf),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_flush(cx),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_shutdown(cx),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_shutdown(cx),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_write_vectored(cx, bufs),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Wire::Plain(tcp) => tcp.is_write_vectored(),
+            Wire::Tls(tls) => tls.is_write_vectored(),
+        }
+    }
+}
+
 /// Open connections per address.
 #[derive(Clone, Default)]
 pub struct Connections {
@@ -284,7 +371,7 @@ impl Drop for Slot {
 
 /// An admitted connection: its opening (read to judge it) is replayed first.
 pub struct Counted {
-    stream: TcpStream,
+    stream: Wire,
     opening: Vec<u8>,
     /// How much of `opening` the transport has read.
     read: usize,

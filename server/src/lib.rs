@@ -19,6 +19,7 @@ pub mod services;
 pub mod status;
 pub mod stopping;
 pub mod table;
+pub mod tls;
 pub mod web_page;
 
 use std::future::Future;
@@ -76,6 +77,8 @@ pub struct Setup {
     /// Origins whose pages may call the server from a browser (CORS), besides the server's
     /// own page, which needs none: `https://dudo.example.org`.
     pub allowed_origins: Vec<String>,
+    /// TLS on the client port (`--tls-cert`, `--tls-key`); none: plaintext.
+    pub tls: Option<tls::ServerTls>,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -130,10 +133,12 @@ async fn serve_node(
     let streams_per_connection = u32::try_from(setup.limits.max_streams_per_connection).unwrap_or(u32::MAX);
     let has_store = setup.store.is_some();
     let allowed_origins = setup.allowed_origins.clone();
+    let tls = setup.tls.clone();
     let link_base = match &setup.public_url {
         Some(url) => url.clone(),
-        None => link_base(listener.local_addr()?),
+        None => link_base(listener.local_addr()?, tls.is_some()),
     };
+    let tls_watch = tls.as_ref().map(tls::ServerTls::watch);
     let mut dudo = node::Dudo::new(setup.limits)
         .with_store(setup.store, setup.ranked)
         .with_accounts(setup.accounts)
@@ -244,11 +249,14 @@ async fn serve_node(
         .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(
-            connections::incoming(listener, most_connections, incoming_dudo, calls),
+            connections::incoming(listener, most_connections, incoming_dudo, calls, tls),
             shutdown,
         )
         .await;
     sampler.abort();
+    if let Some(watch) = tls_watch {
+        watch.abort();
+    }
     if let Some(nodes) = nodes {
         match nodes.await {
             Ok(Err(e)) => tracing::warn!(error = %e, "the node port failed"),
@@ -260,17 +268,19 @@ async fn serve_node(
     Ok(())
 }
 
-/// Tables' links when no public URL is given: `http://` and the listening address, with
-/// `localhost` for an address that means every interface (a link must name one).
-fn link_base(listening: std::net::SocketAddr) -> String {
+/// Tables' links when no public URL is given: `http://` (`https://` with TLS) and the
+/// listening address, with `localhost` for an address that means every interface (a link
+/// must name one).
+fn link_base(listening: std::net::SocketAddr, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
     if listening.ip().is_unspecified() {
         tracing::warn!(
-            "tables' links name localhost: give --public-url http://HOST:{} so that others can open them",
+            "tables' links name localhost: give --public-url {scheme}://HOST:{} so that others can open them",
             listening.port()
         );
-        return format!("http://localhost:{}", listening.port());
+        return format!("{scheme}://localhost:{}", listening.port());
     }
-    format!("http://{listening}")
+    format!("{scheme}://{listening}")
 }
 
 /// CORS for pages from `origins` (none: no other origin's page may call). gRPC-Web's headers

@@ -151,6 +151,14 @@ struct Args {
     /// the tables of a node that dies wait this long for another node to adopt them.
     #[arg(long, env = "DUDO_LEASE_MILLIS", default_value_t = 5_000)]
     lease_millis: u64,
+    /// TLS on the client port: the certificate chain (PEM, the server's certificate first).
+    /// Clients then connect with https:// addresses. Renewed files are picked up within a
+    /// minute.
+    #[arg(long, env = "DUDO_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+    /// The certificate's private key (PEM).
+    #[arg(long, env = "DUDO_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
     /// Serve Prometheus metrics on this address (GET /metrics), e.g. 127.0.0.1:9090.
     #[arg(long, env = "DUDO_METRICS_LISTEN")]
     metrics_listen: Option<std::net::SocketAddr>,
@@ -179,16 +187,26 @@ async fn main() -> anyhow::Result<()> {
         true => Some(cluster_settings(&args).await?),
         false => None,
     };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(dudo_server::tls::ServerTls::load(cert, key)?),
+        _ => None,
+    };
     let store = open_store(args.db.as_deref(), args.cluster).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen).await?;
     if let Some(addr) = args.metrics_listen {
         metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;
     }
-    tracing::info!(address = %listener.local_addr()?, "dudo-server listening");
+    tracing::info!(address = %listener.local_addr()?, tls = tls.is_some(), "dudo-server listening");
     // Printed on stdout too, so scripts and tests that bind port 0 learn the port: every
     // line in one write, and a reader that closed the pipe after the first line (as
     // `dudo-load` does) is no error: a panicking `println!` would take the server down.
     let mut banner = format!("dudo-server listening on {}\n", listener.local_addr()?);
+    if tls.is_some() {
+        banner += &format!(
+            "dudo-server speaks TLS there: clients connect to https://HOST:{}\n",
+            listener.local_addr()?.port()
+        );
+    }
     banner += &match &store {
         Some(store) => format!("dudo-server keeps its records in {}\n", store.place()),
         None => "dudo-server keeps no records (--db none): tables end with the server\n".to_string(),
@@ -305,6 +323,7 @@ async fn main() -> anyhow::Result<()> {
         ladder,
         public_url,
         allowed_origins: args.allowed_origins,
+        tls,
     };
     let Some(Node { listener: node_listener, address, key, node }) = cluster else {
         dudo_server::serve(listener, setup, shutdown).await?;

@@ -15,6 +15,15 @@ use dudo_tests::{binary, example, python, root};
 async fn game_with(join: impl FnOnce(&str, &str) -> std::process::Child) -> std::process::Output {
     let addr = crate::serve().await;
     let client = Client::connect(&addr).await.unwrap();
+    game_on(&addr, &client, join).await
+}
+
+/// [`game_with`] on the server at `addr`, through `client`.
+pub(crate) async fn game_on(
+    addr: &str,
+    client: &Client,
+    join: impl FnOnce(&str, &str) -> std::process::Child,
+) -> std::process::Output {
     let request = dudo_client::dudo_proto::v1::CreateTableRequest {
         name: "Host".into(),
         seats: 3,
@@ -22,7 +31,7 @@ async fn game_with(join: impl FnOnce(&str, &str) -> std::process::Child) -> std:
     };
     let key = client.create(request).await.unwrap();
     let mut watch = client.watch(&key.table, None);
-    let child = join(&addr, &key.info.join_code);
+    let child = join(addr, &key.info.join_code);
     // Wait for the outside bot to sit down.
     loop {
         match tokio::time::timeout(Duration::from_secs(60), watch.next()).await.expect("nobody joined") {

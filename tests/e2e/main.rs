@@ -28,6 +28,8 @@ mod records;
 mod recovery;
 // The server: the protocol, limits, memory bounds, hostile input.
 mod server;
+// TLS: https:// for every client, clients that do not trust or speak it, renewal.
+mod tls;
 // The terminal client in a pseudo-terminal, as a person uses it.
 mod tty;
 

@@ -1,11 +1,14 @@
 // A complete dudo bot in Node.js, with @grpc/grpc-js and the protos loaded from proto/ at start.
 //
 //     node bot.js HOST:PORT JOINCODE [NAME]
+//     node bot.js https://HOST:PORT JOINCODE [NAME]   (a server with TLS; DUDO_CA_CERT names
+//                                                     a CA certificate to trust)
 //
 // or with DUDO_SERVER and DUDO_TABLE set (DUDO_API_TOKEN to sit as an account; DUDO_TOKEN and
 // DUDO_SEAT to play a seat already held, as `dudo ladder --bot` and `dudo arena --external` do).
 // It plays one game and prints its place. `npm ci` here installs what it needs.
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -59,10 +62,14 @@ const call = (client, method, request, metadata = new grpc.Metadata()) =>
 
 async function main() {
   const [argServer, argTable, argName] = process.argv.slice(2);
-  const server = argServer || process.env.DUDO_SERVER || '127.0.0.1:50051';
+  const address = argServer || process.env.DUDO_SERVER || '127.0.0.1:50051';
   let table = argTable || process.env.DUDO_TABLE;
   const name = argName || process.env.DUDO_BOT_NAME || 'nodebot';
-  const credentials = grpc.credentials.createInsecure();
+  // https:// is TLS, checked against the system's roots or the CA that DUDO_CA_CERT names.
+  const tls = address.startsWith('https://');
+  const server = address.replace(/^https?:\/\//, '').replace(/\/$/, '');
+  const ca = process.env.DUDO_CA_CERT ? fs.readFileSync(process.env.DUDO_CA_CERT) : null;
+  const credentials = tls ? grpc.credentials.createSsl(ca) : grpc.credentials.createInsecure();
   const lobby = new dudo.Lobby(server, credentials);
   const play = new dudo.Play(server, credentials);
   let token;

@@ -1,6 +1,8 @@
 """A complete dudo bot in Python, with grpcio and stubs generated from proto/.
 
     python bot.py HOST:PORT JOINCODE [NAME]
+    python bot.py https://HOST:PORT JOINCODE [NAME]     (a server with TLS; DUDO_CA_CERT
+                                                        names a CA certificate to trust)
 
 or with DUDO_SERVER and DUDO_TABLE set (DUDO_API_TOKEN to sit as an account; DUDO_TOKEN and
 DUDO_SEAT to play a seat already held, as `dudo arena --external NAME='python bot.py'` does). It plays one game and prints
@@ -57,13 +59,23 @@ def choose(pb, rules, view, legal, faces):
 # ---- end of the bot's logic ----
 
 
+def open_channel(server):
+    """host:port in plaintext; https://host:port with TLS, checked against the system's roots
+    or the CA certificate DUDO_CA_CERT names (as the dudo command does)."""
+    if not server.startswith("https://"):
+        return grpc.insecure_channel(server.removeprefix("http://"))
+    ca = os.environ.get("DUDO_CA_CERT")
+    roots = open(ca, "rb").read() if ca else None
+    return grpc.secure_channel(server.removeprefix("https://").rstrip("/"), grpc.ssl_channel_credentials(roots))
+
+
 def main():
     args = sys.argv[1:] + [None] * 3
     server = args[0] or os.environ.get("DUDO_SERVER", "127.0.0.1:50051")
     table = args[1] or os.environ["DUDO_TABLE"]
     name = args[2] or os.environ.get("DUDO_BOT_NAME", "pybot")
     pb, rules, service, rpc = load_stubs()
-    channel = grpc.insecure_channel(server)
+    channel = open_channel(server)
     lobby, play = rpc.LobbyStub(channel), rpc.PlayStub(channel)
     if os.environ.get("DUDO_TOKEN"):
         token, seat = os.environ["DUDO_TOKEN"], int(os.environ.get("DUDO_SEAT", "0"))
