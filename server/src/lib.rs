@@ -18,6 +18,7 @@ pub mod node_port;
 pub mod services;
 pub mod status;
 pub mod stopping;
+pub mod stored_record;
 pub mod table;
 pub mod tls;
 pub mod web_page;

@@ -20,6 +20,7 @@ use crate::budget::Held;
 use crate::convert;
 use crate::node::{Dudo, UpdateStream};
 use crate::status::{refused, status};
+use crate::stored_record;
 use crate::table::TableError;
 use crate::table::record::summary_to_wire;
 
@@ -73,21 +74,33 @@ impl Dudo {
         };
         // Judged by its size before it is read: a refusal costs the server next to nothing.
         let size = store.record_size(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
-        if one_reply && size > MAX_ONE_REPLY {
+        let too_large = |bytes: usize| {
             let shown: String = game.trim().chars().take(64).collect();
-            return Err(refused(
+            refused(
                 "replay_too_large",
                 Status::failed_precondition(format!(
                     "game {shown}: its record is {} KiB, more than one answer carries ({} KiB): WatchReplay streams it",
-                    size / 1024,
+                    bytes / 1024,
                     MAX_ONE_REPLY / 1024
                 )),
-            ));
+            )
+        };
+        if one_reply && size > MAX_ONE_REPLY {
+            return Err(too_large(size));
         }
-        let held = budget.hold(size.saturating_mul(6)).ok_or_else(|| status(TableError::ServerBusy))?;
+        let reading = budget.hold(size.saturating_mul(2)).ok_or_else(|| status(TableError::ServerBusy))?;
         let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
-        let mut replay = pb::Replay::decode(found.record.as_slice())
-            .map_err(|e| Status::internal(format!("game {game}: its record does not decode: {e}")))?;
+        // A compact record's events are made again by the engine: more than it stores.
+        let held = budget
+            .hold(size.saturating_mul(stored_record::read_factor(&found.record)))
+            .ok_or_else(|| status(TableError::ServerBusy))?;
+        drop(reading);
+        let record = found.record;
+        let decoded = tokio::task::spawn_blocking(move || stored_record::decode(&record))
+            .await
+            .map_err(|e| Status::internal(format!("game {game}: reading its record failed: {e}")))?;
+        let mut replay =
+            decoded.map_err(|e| Status::internal(format!("game {game}: its record cannot be read: {e}")))?;
         let mut events = Vec::with_capacity(replay.events.len());
         let mut times = Vec::with_capacity(replay.events.len());
         for (i, wire) in replay.events.into_iter().enumerate() {
@@ -99,6 +112,9 @@ impl Dudo {
         }
         replay.events = events;
         replay.event_unix_millis = times;
+        if one_reply && replay.encoded_len() > MAX_ONE_REPLY {
+            return Err(too_large(replay.encoded_len()));
+        }
         Ok((replay, held))
     }
 }

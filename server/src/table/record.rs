@@ -6,7 +6,6 @@ use dudo_proto::convert;
 use dudo_proto::v1 as pb;
 use dudo_rules::{Game, RuleSet, Seed};
 use dudo_store::{FinishedGame, GamePlayer, GameSummary};
-use prost::Message;
 
 use super::log::EventLog;
 use super::seats::Seats;
@@ -32,6 +31,9 @@ pub struct Context<'a> {
     pub rating_pool: &'a str,
     pub seats: &'a Seats,
     pub log: &'a EventLog,
+    /// What the table drew its dice salts from: the stored record makes the game's
+    /// commitments and salts again from it.
+    pub dice_secret: [u8; 32],
 }
 
 impl GameRecord {
@@ -87,7 +89,7 @@ impl GameRecord {
             seed: self.seed.to_vec(),
             moves: std::mem::take(&mut self.moves),
         };
-        FinishedGame { summary, record: replay.encode_to_vec() }
+        FinishedGame { summary, record: crate::stored_record::encode(&replay, cx.dice_secret) }
     }
 }
 

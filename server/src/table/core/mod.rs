@@ -479,6 +479,7 @@ impl TableCore {
                 rating_pool: &self.rating_pool,
                 seats: &self.seats,
                 log: &self.log,
+                dice_secret: self.proofs.secret(),
             };
             let finished = self.record.finish(game, now.wall, cx);
             self.finished.push(finished);

@@ -19,6 +19,7 @@ use super::seats::{SeatBot, token_hash};
 use crate::budget::Budget;
 
 mod limits;
+mod records;
 mod windows;
 
 /// A stream that keeps what it is sent, read as soon as sent (it holds nothing).
