@@ -31,9 +31,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::time::{Instant, Sleep};
 use tonic::transport::server::{Connected, TcpConnectInfo};
+
+use crate::tls::Wire;
 
 /// How long a new connection has to send its opening (see the module's doc).
 pub const OPENING_TIME: Duration = Duration::from_secs(5);
@@ -255,79 +257,6 @@ fn request_line(read: &[u8]) -> bool {
     let target = parts.next().is_some_and(|t| !t.is_empty());
     let version = parts.next().is_some_and(|v| v.starts_with(b"HTTP/1."));
     method && target && version && parts.next().is_none()
-}
-
-/// A connection's bytes: as they come, or through TLS (`--tls-cert`).
-pub enum Wire {
-    Plain(TcpStream),
-    Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
-}
-
-impl Wire {
-    fn is_tls(&self) -> bool {
-        matches!(self, Wire::Tls(_))
-    }
-
-    fn connect_info(&self) -> TcpConnectInfo {
-        match self {
-            Wire::Plain(tcp) => tcp.connect_info(),
-            Wire::Tls(tls) => tls.get_ref().0.connect_info(),
-        }
-    }
-}
-
-impl AsyncRead for Wire {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Wire::Plain(tcp) => Pin::new(tcp).poll_read(cx, buf),
-            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Wire {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        match self.get_mut() {
-            Wire::Plain(tcp) => Pin::new(tcp).poll_write(cx, buf),
-            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Wire::Plain(tcp) => Pin::new(tcp).poll_flush(cx),
-            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Wire::Plain(tcp) => Pin::new(tcp).poll_shutdown(cx),
-            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_shutdown(cx),
-        }
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        match self.get_mut() {
-            Wire::Plain(tcp) => Pin::new(tcp).poll_write_vectored(cx, bufs),
-            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_write_vectored(cx, bufs),
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        match self {
-            Wire::Plain(tcp) => tcp.is_write_vectored(),
-            Wire::Tls(tls) => tls.is_write_vectored(),
-        }
-    }
 }
 
 /// Open connections per address.

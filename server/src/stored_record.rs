@@ -163,7 +163,7 @@ fn expand(compact: &CompactReplay) -> Result<pb::Replay, RecordError> {
     if count > MOST_EVENTS {
         return Err(RecordError::Field("events", format!("{count} times")));
     }
-    if compact.seq_jumps.len() % 2 != 0 {
+    if !compact.seq_jumps.len().is_multiple_of(2) {
         return Err(RecordError::Field("sequence numbers", "a jump without its step".into()));
     }
     if compact.table_events.len() != compact.table_event_places.len() {

@@ -12,8 +12,14 @@
 //! one kept.
 
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::{Arc, RwLock};
+use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
@@ -145,5 +151,78 @@ impl CertFiles {
         // gRPC needs HTTP/2; browsers may ask for either for gRPC-Web and the page.
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(Loaded { acceptor: TlsAcceptor::from(Arc::new(config)), stamps })
+    }
+}
+
+/// A connection's bytes: as they come, or through TLS (`--tls-cert`).
+pub enum Wire {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
+}
+
+impl Wire {
+    pub fn is_tls(&self) -> bool {
+        matches!(self, Wire::Tls(_))
+    }
+
+    pub fn connect_info(&self) -> TcpConnectInfo {
+        match self {
+            Wire::Plain(tcp) => tcp.connect_info(),
+            Wire::Tls(tls) => tls.get_ref().0.connect_info(),
+        }
+    }
+}
+
+impl AsyncRead for Wire {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_read(cx, buf),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Wire {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_write(cx, buf),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_flush(cx),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_shutdown(cx),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_shutdown(cx),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Wire::Plain(tcp) => Pin::new(tcp).poll_write_vectored(cx, bufs),
+            Wire::Tls(tls) => Pin::new(tls.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Wire::Plain(tcp) => tcp.is_write_vectored(),
+            Wire::Tls(tls) => tls.is_write_vectored(),
+        }
     }
 }

@@ -76,6 +76,9 @@ pub(crate) struct Cluster {
     leases: Mutex<HashMap<String, i64>>,
 }
 
+/// How often the channels to nodes that left are let go of.
+const PRUNE_PEERS_EVERY: Duration = Duration::from_secs(60);
+
 /// Where a call for a table is served.
 pub(crate) enum Route {
     Here,
@@ -318,9 +321,14 @@ impl Dudo {
         tokio::spawn(async move {
             let mut renew = tokio::time::interval((renewing.setup.lease / 5).max(Duration::from_millis(100)));
             renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut pruned = tokio::time::Instant::now();
             loop {
                 renew.tick().await;
                 dudo.renew(&renewing).await;
+                if pruned.elapsed() >= PRUNE_PEERS_EVERY {
+                    dudo.prune_peers(&renewing).await;
+                    pruned = tokio::time::Instant::now();
+                }
                 if dudo.stopping.is_stopping() && renewing.draining() {
                     break;
                 }
@@ -341,6 +349,18 @@ impl Dudo {
                 }
             }
         });
+    }
+
+    /// Lets go of the channels to nodes that are no longer in the cluster: a node that comes
+    /// back (a pod rescheduled) often has a new address, and the old one's channel would
+    /// otherwise be kept for ever.
+    async fn prune_peers(&self, cluster: &Cluster) {
+        let Some(store) = &self.store else { return };
+        let Ok(nodes) = store.nodes(millis(cluster.setup.lease)).await else { return };
+        let live: std::collections::HashSet<&str> = nodes.iter().map(|n| n.address.as_str()).collect();
+        if let Ok(mut peers) = cluster.peers.lock() {
+            peers.retain(|address, _| live.contains(address.as_str()));
+        }
     }
 
     async fn renew(&self, cluster: &Cluster) {

@@ -26,14 +26,14 @@ pub mod rate;
 pub mod record;
 pub mod seats;
 pub mod window;
+mod words;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use dudo_proto::convert;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
-use dudo_rules::{Action, RuleSet, Seat, seed_from_u64};
+use dudo_rules::{Action, RuleSet, Seat};
 use dudo_store::cluster::Lease;
 use dudo_store::{Batch, NewTable, Store, StoreError};
 use prost::Message;
@@ -52,6 +52,8 @@ pub use self::proofs::commitment;
 use self::rate::RateLimit;
 pub use self::seats::SeatAccount;
 use self::seats::{SeatBot, token_hash};
+use self::words::game_seed;
+pub use self::words::{game_id, journals_faithfully, secret, unix_millis};
 use crate::bot_cpu::TableShare;
 use crate::budget::Budget;
 
@@ -90,42 +92,6 @@ pub enum RecoverError {
     NoCreation,
     #[error("entry {n}: {why}")]
     Entry { n: i64, why: TableError },
-}
-
-/// The dice seed of a seeded table's game `number` (from 1): the table's seed for the first
-/// (the game `dudo simulate` plays with it), then the game's number mixed in, so that a reset
-/// does not deal again the dice a finished game's public replay shows.
-fn game_seed(table_seed: u64, number: u32) -> dudo_rules::Seed {
-    let mut seed = seed_from_u64(table_seed);
-    if number > 1 {
-        seed[8..12].copy_from_slice(&number.to_le_bytes());
-    }
-    seed
-}
-
-/// The id of a table's `n`th game (from 1): short enough to copy, unique enough (64 random
-/// bits): the table id's first 16 hex digits and the count.
-pub fn game_id(table: &str, n: u32) -> String {
-    format!("{}-{n}", table.get(..16).unwrap_or(table))
-}
-
-/// A random secret, 128 bits, as hex.
-pub fn secret() -> String {
-    let bytes: [u8; 16] = rand::rng().random();
-    proofs::hex(&bytes)
-}
-
-/// Whether rules come back from the journal as they went in: a table whose rules would not
-/// could not be rebuilt the same, so it is refused rather than started.
-pub fn journals_faithfully(rules: &RuleSet) -> bool {
-    convert::rules_from_wire(&convert::rules_to_wire(rules)).is_ok_and(|back| back == *rules)
-}
-
-/// Now, in Unix milliseconds.
-pub fn unix_millis() -> i64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// The most entries a table's journal takes before it refuses another game (a reset): a
