@@ -34,7 +34,7 @@ pub enum ClientError {
     Address { addr: String, why: String },
     #[error("the CA certificate {path} (DUDO_CA_CERT or --ca-cert): {why}")]
     CaCert { path: String, why: String },
-    #[error("cannot reach the dudo server at {addr}: {source}")]
+    #[error("cannot reach the dudo server at {addr}: {}{}", causes(source), hint(addr, source))]
     Connect {
         addr: String,
         #[source]
@@ -49,6 +49,36 @@ pub enum ClientError {
     Token,
     #[error("the session has ended")]
     Closed,
+}
+
+/// An error and what caused it, as one line: tonic's transport error alone says only
+/// "transport error", its causes say why (refused, a certificate not trusted, ...).
+fn causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut said = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !said.contains(&text) {
+            said = format!("{said}: {text}");
+        }
+        cause = c.source();
+    }
+    said
+}
+
+/// What to do about a connection that failed, where its causes tell.
+fn hint(addr: &str, e: &tonic::transport::Error) -> &'static str {
+    let said = causes(e);
+    if said.contains("CaUsedAsEndEntity") {
+        " (the server's certificate is a CA's: a self-signed one must say basicConstraints \
+         CA:FALSE, as docs/deploy.md shows)"
+    } else if said.contains("UnknownIssuer") || said.contains("certificate") {
+        " (its certificate is not one this client trusts: set DUDO_CA_CERT to the CA's certificate)"
+    } else if !addr.starts_with("https://") && said == "transport error" {
+        " (a server with TLS is reached at https://HOST:PORT)"
+    } else {
+        ""
+    }
 }
 
 impl From<tonic::Status> for ClientError {
