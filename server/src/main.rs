@@ -270,6 +270,7 @@ async fn main() -> anyhow::Result<()> {
         },
         request_time: dudo_server::node::Limits::default().request_time,
         idle_connection: std::time::Duration::from_secs(args.idle_connection_seconds),
+        max_journal_entries: dudo_server::node::Limits::default().max_journal_entries,
     };
     let admin_token = match &args.admin_token_file {
         Some(path) => Some(

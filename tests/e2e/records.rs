@@ -361,3 +361,33 @@ async fn a_large_record_is_streamed_not_answered_at_once() {
     let took = started.elapsed();
     assert!(took < std::time::Duration::from_millis(events / 2), "{events} events took {took:?}");
 }
+
+/// A table whose journal has grown past the server's limit refuses another game (a journal
+/// is replayed whole to rebuild its table), says so by name, and stays as it was.
+#[tokio::test]
+async fn a_table_whose_journal_is_full_refuses_another_game() {
+    let store = dudo_server::Store::open(":memory:").await.unwrap();
+    let limits = dudo_server::node::Limits { max_journal_entries: 20, ..Default::default() };
+    let addr = server_with(dudo_server::Setup { store: Some(store), limits, ..Default::default() }).await;
+    let client = Client::connect(&addr).await.unwrap();
+    let key = client
+        .create(pb::CreateTableRequest { name: "Ana".into(), seats: 3, seed: Some(4), ..Default::default() })
+        .await
+        .unwrap();
+    client.add_bot(&key, "odds").await.unwrap();
+    client.add_bot(&key, "reader").await.unwrap();
+    // A few entries in: another game is no trouble.
+    client.start(&key).await.unwrap();
+    client.reset(&key).await.unwrap();
+    client.start(&key).await.unwrap();
+    let mut bot = dudo_bot::builtin("odds", 4).unwrap();
+    let outcome = dudo_bot::play(&mut bot, &client, &key).await.unwrap();
+    assert_eq!(outcome.standings.len(), 3);
+    // A whole game later the journal is past 20 entries.
+    let refused = client.reset(&key).await.unwrap_err();
+    assert_eq!(refused.code(), Some(Code::FailedPrecondition), "{refused}");
+    assert_eq!(refused.refusal_code(), Some("table_spent"), "{refused}");
+    assert!(refused.to_string().contains("entries"), "{refused}");
+    let table = client.table(&key.table).await.unwrap();
+    assert_eq!(table.state, pb::TableState::Over as i32, "the finished game stays: {table:?}");
+}

@@ -53,6 +53,10 @@ pub struct Limits {
     pub request_time: std::time::Duration,
     /// A connection with no call in flight for this long is closed (zero: never).
     pub idle_connection: std::time::Duration,
+    /// The most entries a table's journal takes before the table refuses another game (a
+    /// reset, `table_spent`): a journal is replayed whole to rebuild its table (at a restart,
+    /// or when another node adopts it), and this many replay in about a second.
+    pub max_journal_entries: u64,
 }
 
 impl Default for Limits {
@@ -78,6 +82,7 @@ impl Default for Limits {
             bot_cpu: crate::bot_cpu::BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.25) },
             request_time: std::time::Duration::from_secs(60),
             idle_connection: std::time::Duration::from_secs(30),
+            max_journal_entries: 50_000,
         }
     }
 }

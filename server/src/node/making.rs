@@ -114,6 +114,7 @@ impl Dudo {
                 .max_game_time
                 .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             max_bytes: self.limits.max_game_bytes,
+            max_journal_entries: self.limits.max_journal_entries,
         }
     }
 

@@ -94,12 +94,6 @@ pub enum RecoverError {
     Entry { n: i64, why: TableError },
 }
 
-/// The most entries a table's journal takes before it refuses another game (a reset): a
-/// journal is replayed whole to rebuild its table, and this many replay in about a second.
-/// A game is bounded by its own limits (`--max-game-moves`), so a table stays within this
-/// and one game's length.
-pub const MAX_JOURNAL_ENTRIES: i64 = 50_000;
-
 /// A reply waiting, like the events, for the journal to be durable.
 type Reply = Box<dyn FnOnce() + Send>;
 
@@ -486,7 +480,8 @@ impl Table {
             }
             Command::Reset { token, reply } => {
                 let result = self.core.seats().host_only(&token).and_then(|_| {
-                    if self.entries >= MAX_JOURNAL_ENTRIES {
+                    let most = self.core.length().max_journal_entries;
+                    if most > 0 && u64::try_from(self.entries).is_ok_and(|n| n >= most) {
                         return Err(TableError::TableSpent { entries: self.entries });
                     }
                     let info = self.input(Input::Reset);

@@ -59,6 +59,9 @@ pub struct GameLength {
     pub max_millis: u64,
     /// The encoded bytes of the game's events (what its streams, resumes and record hold).
     pub max_bytes: u64,
+    /// The table's journal entries, past which it refuses another game (see
+    /// `Limits::max_journal_entries`).
+    pub max_journal_entries: u64,
 }
 
 /// What a table is made with, besides its rules.
@@ -287,6 +290,10 @@ impl TableCore {
 
     pub fn rate(&self) -> u32 {
         self.rate
+    }
+
+    pub fn length(&self) -> GameLength {
+        self.length
     }
 
     pub fn rules(&self) -> &Arc<RuleSet> {
