@@ -434,59 +434,146 @@ async fn idle(seats: usize, db: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A load tool for dudo-server, on loopback: it starts the real server binary (built next to
+/// it) with its limits raised, and drives it as many clients at once.
+#[derive(clap::Parser)]
+#[command(name = "dudo-load")]
+struct Cli {
+    #[command(subcommand)]
+    load: Load,
+}
+
+#[derive(clap::Subcommand)]
+enum Load {
+    /// Tables of a person (this tool) and two odds bots, played for a while: actions a second
+    /// and the latency from an action to its event on the person's stream.
+    ///
+    /// Example: dudo-load play --tables 100 --seconds 10 --think-ms 0
+    Play {
+        /// Tables played at once.
+        #[arg(long, default_value_t = 1000)]
+        tables: usize,
+        /// How long to play, after a second's warm-up.
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+        /// The person's pause before each move and each call-window answer, in milliseconds.
+        #[arg(long = "think-ms", default_value_t = 0)]
+        think_ms: u64,
+        /// Where the server keeps its records: none, a SQLite file, postgres://...
+        #[arg(long, default_value = "none")]
+        db: String,
+        /// Print the server's resident memory every this many seconds (0: at the end only).
+        #[arg(long = "rss-every", default_value_t = 0)]
+        rss_every: u64,
+        /// Play a rule set without call windows (Calza on one's own turn).
+        #[arg(long = "calza-on-turn")]
+        calza_on_turn: bool,
+        /// First start this many host-only tables of 64 reader bots with 20 dice each (bots
+        /// that would eat the CPU), kept playing through the run.
+        #[arg(long = "bot-tables", default_value_t = 0)]
+        bot_tables: usize,
+    },
+    /// The same games on several cluster nodes on one PostgreSQL database, with a node killed
+    /// or drained mid-run: failover and drain times, the forwarding hop.
+    ///
+    /// Example: dudo-load cluster --db postgres://127.0.0.1/test --tables 100 --kill-at 10
+    Cluster {
+        /// The cluster's database (PostgreSQL).
+        #[arg(long)]
+        db: String,
+        #[arg(long, default_value_t = 3)]
+        nodes: usize,
+        #[arg(long, default_value_t = 300)]
+        tables: usize,
+        #[arg(long, default_value_t = 30)]
+        seconds: u64,
+        #[arg(long = "think-ms", default_value_t = 100)]
+        think_ms: u64,
+        /// The nodes' lease, in milliseconds.
+        #[arg(long = "lease-millis", default_value_t = 5000)]
+        lease_millis: u64,
+        /// Kill one node (SIGKILL) this many seconds in.
+        #[arg(long = "kill-at")]
+        kill_at: Option<u64>,
+        /// Drain one node (SIGTERM) this many seconds in.
+        #[arg(long = "drain-at")]
+        drain_at: Option<u64>,
+        /// Print every node's resident memory every this many seconds.
+        #[arg(long = "rss-every", default_value_t = 0)]
+        rss_every: u64,
+    },
+    /// Seats joined and subscribed but not playing: the server's resident memory per seat.
+    ///
+    /// Example: dudo-load idle --seats 10000
+    Idle {
+        #[arg(long, default_value_t = 10_000)]
+        seats: usize,
+        #[arg(long, default_value = "none")]
+        db: String,
+    },
+    /// Bot accounts queued at once on a four-seat ladder pool: the time until all are seated,
+    /// games a second, and the matchmaker's time.
+    ///
+    /// Example: dudo-load ladder --bots 1000 --seconds 30
+    Ladder {
+        #[arg(long, default_value_t = 1000)]
+        bots: usize,
+        #[arg(long, default_value_t = 30)]
+        seconds: u64,
+    },
+    /// Accounts playing the SDK's random, odds and reader strategies on one pool: after how
+    /// many games each the board sorts them in that order.
+    ///
+    /// Example: dudo-load ladder-sort --per-kind 4 --games 200
+    LadderSort {
+        #[arg(long = "per-kind", default_value_t = 4)]
+        per_kind: usize,
+        #[arg(long, default_value_t = 200)]
+        games: usize,
+        #[arg(long = "at-once", default_value_t = 4)]
+        at_once: u32,
+        /// Print the board as it goes.
+        #[arg(long)]
+        board: bool,
+    },
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str, default: u64| -> u64 {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    // Where the server keeps its records: none (the default), a SQLite file, postgres://…
-    let db =
-        args.iter().position(|a| a == "--db").and_then(|i| args.get(i + 1)).map_or("none", String::as_str);
-    match args.get(1).map(String::as_str) {
-        Some("play") => {
-            let think = Duration::from_millis(flag("--think-ms", 0));
-            let (tables, seconds) = (flag("--tables", 1000) as usize, flag("--seconds", 10));
-            let calza_on_turn = args.iter().any(|a| a == "--calza-on-turn");
-            let bot_tables = flag("--bot-tables", 0) as usize;
-            play(tables, seconds, think, db, flag("--rss-every", 0), calza_on_turn, bot_tables).await
+    use clap::Parser;
+    match Cli::parse().load {
+        Load::Play { tables, seconds, think_ms, db, rss_every, calza_on_turn, bot_tables } => {
+            let think = Duration::from_millis(think_ms);
+            play(tables, seconds, think, &db, rss_every, calza_on_turn, bot_tables).await
         }
-        Some("cluster") => {
-            let at = |name: &str| (flag(name, 0) > 0).then(|| flag(name, 0));
+        Load::Cluster {
+            db,
+            nodes,
+            tables,
+            seconds,
+            think_ms,
+            lease_millis,
+            kill_at,
+            drain_at,
+            rss_every,
+        } => {
             cluster::run(cluster::Options {
-                nodes: flag("--nodes", 3) as usize,
-                tables: flag("--tables", 300) as usize,
-                seconds: flag("--seconds", 30),
-                think: Duration::from_millis(flag("--think-ms", 100)),
-                db: db.to_string(),
-                lease_millis: flag("--lease-millis", 5000),
-                kill_at: at("--kill-at"),
-                drain_at: at("--drain-at"),
-                rss_every: flag("--rss-every", 0),
+                nodes,
+                tables,
+                seconds,
+                think: Duration::from_millis(think_ms),
+                db,
+                lease_millis,
+                kill_at,
+                drain_at,
+                rss_every,
             })
             .await
         }
-        Some("idle") => idle(flag("--seats", 10_000) as usize, db).await,
-        Some("ladder") => ladder::queue(flag("--bots", 1000) as usize, flag("--seconds", 30)).await,
-        Some("ladder-sort") => {
-            let board = args.iter().any(|a| a == "--board");
-            ladder::sort(
-                flag("--per-kind", 4) as usize,
-                flag("--games", 200) as usize,
-                flag("--at-once", 4) as u32,
-                board,
-            )
-            .await
-        }
-        _ => {
-            eprintln!(
-                "usage: dudo-load play [--tables N] [--seconds S] [--think-ms MS] [--db DB] [--rss-every S] [--calza-on-turn] [--bot-tables N] | cluster --db postgres://… [--nodes N] [--tables N] [--seconds S] [--think-ms MS] [--lease-millis MS] [--kill-at S] [--drain-at S] [--rss-every S] | idle [--seats N] [--db DB] | ladder [--bots N] [--seconds S] | ladder-sort [--per-kind N] [--games G] [--at-once N] [--board]"
-            );
-            std::process::exit(2);
+        Load::Idle { seats, db } => idle(seats, &db).await,
+        Load::Ladder { bots, seconds } => ladder::queue(bots, seconds).await,
+        Load::LadderSort { per_kind, games, at_once, board } => {
+            ladder::sort(per_kind, games, at_once, board).await
         }
     }
 }
