@@ -175,6 +175,7 @@ async fn play(
     let warmup = Instant::now() + Duration::from_secs(3);
     let deadline = warmup + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
+    let health = health_probe(&server.addr, warmup, deadline).await?;
     let cpu_at_warmup = {
         let pid = server.pid();
         tokio::spawn(async move {
@@ -338,6 +339,14 @@ async fn play(
             .copied()
             .unwrap_or(0)
     };
+    let mut health = health.await.unwrap_or_default();
+    health.sort_unstable();
+    let health_pct = |p: f64| {
+        health
+            .get(((health.len() as f64 * p) as usize).min(health.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0)
+    };
     if let Some(sampler) = sampler {
         let samples = sampler.await.unwrap_or_default();
         let shown: Vec<String> =
@@ -361,6 +370,13 @@ async fn play(
         cpu.as_secs_f64() * 1e6 / total.max(1) as f64
     );
     println!(
+        "health check beside it (grpc.health.v1.Health/Check, one at a time): p50 {} µs, p99 {} µs ({} calls); action latency p50 = {:.1}× the health check's",
+        health_pct(0.5),
+        health_pct(0.99),
+        health.len(),
+        f64::from(pct(0.5)) / f64::from(health_pct(0.5).max(1))
+    );
+    println!(
         "calls (create, add bot, start, act, reset): p50 {} µs, p99 {} µs, max {} µs ({} calls)",
         call_pct(0.5),
         call_pct(0.99),
@@ -371,6 +387,30 @@ async fn play(
         anyhow::bail!("{stalled} tables stalled and {failed} failed");
     }
     Ok(())
+}
+
+/// A raw tonic unary call's round trips on the same server during the measured run (one at a
+/// time, on a connection of its own): the floor an action's latency is compared with.
+async fn health_probe(
+    addr: &str,
+    warmup: Instant,
+    deadline: Instant,
+) -> anyhow::Result<tokio::task::JoinHandle<Vec<u32>>> {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let mut health = HealthClient::new(Channel::from_shared(format!("http://{addr}"))?.connect().await?);
+    Ok(tokio::spawn(async move {
+        let mut taken = Vec::new();
+        tokio::time::sleep_until(warmup.into()).await;
+        while Instant::now() < deadline {
+            let call = Instant::now();
+            if health.check(HealthCheckRequest { service: String::new() }).await.is_ok() {
+                taken.push(micros(call));
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        taken
+    }))
 }
 
 fn micros(since: Instant) -> u32 {
