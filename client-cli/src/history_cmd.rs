@@ -21,7 +21,8 @@ use dudo_rules::describe::{Narrator, there_were};
 /// Where the records are: a server, or a local database.
 #[derive(Args, Clone, Debug)]
 pub struct RecordsArgs {
-    /// Ask this server (host:port) instead of reading the local database.
+    /// Ask this server (host:port, or https://host:port for one with TLS) instead of reading
+    /// the local database.
     #[arg(long)]
     pub server: Option<String>,
     /// The games `dudo arena` played (kept apart, in arena.db) instead of yours.

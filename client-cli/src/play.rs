@@ -28,7 +28,8 @@ pub struct PlayArgs {
     /// Seed for the dice, to replay the same game (default: fresh dice from the server).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Play on this server (host:port) instead of one embedded in this process.
+    /// Play on this server (host:port, or https://host:port for one with TLS) instead of one
+    /// embedded in this process.
     #[arg(long, env = "DUDO_SERVER")]
     pub server: Option<String>,
     /// How long each bot thinks before it calls, in milliseconds: time to follow the play.

@@ -32,16 +32,14 @@ pub use tonic::Code;
 pub enum ClientError {
     #[error("{addr} is not a server address (write host:port, http://host:port or https://host:port): {why}")]
     Address { addr: String, why: String },
-    #[error("the CA certificate {path} (DUDO_CA_CERT or --ca-cert): {why}")]
+    #[error("the CA certificate {path} (DUDO_CA_CERT): {why}")]
     CaCert { path: String, why: String },
-    #[error("cannot reach the dudo server at {addr}: {}{}", causes(source), hint(addr, source))]
-    Connect {
-        addr: String,
-        #[source]
-        source: tonic::transport::Error,
-    },
+    /// The connection failed: `cause` says why (its own causes are in the message, so it is
+    /// not given again as this error's source), `hint` what to do about it.
+    #[error("cannot reach the dudo server at {addr}: {}{hint}", causes(cause))]
+    Connect { addr: String, cause: tonic::transport::Error, hint: &'static str },
     /// The server refused: its message names the rule or field at fault.
-    #[error("{}", status.message())]
+    #[error("{}{}", status.message(), broken(status))]
     Refused { status: tonic::Status },
     #[error("the server sent something this client cannot read: {0}")]
     Wire(#[from] ConvertError),
@@ -57,7 +55,9 @@ fn causes(e: &(dyn std::error::Error + 'static)) -> String {
     let mut said = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {
-        let text = c.to_string();
+        // rustls says some things as a struct's debug form: its name is enough.
+        let full = c.to_string();
+        let text = full.split(" { ").next().unwrap_or_default().to_string();
         if !said.contains(&text) {
             said = format!("{said}: {text}");
         }
@@ -66,15 +66,39 @@ fn causes(e: &(dyn std::error::Error + 'static)) -> String {
     said
 }
 
-/// What to do about a connection that failed, where its causes tell.
-fn hint(addr: &str, e: &tonic::transport::Error) -> &'static str {
+/// A hint for a call that failed because the connection under it broke (no refusal of the
+/// server's, which always names itself with `dudo-code`): most often a scheme that does not
+/// match the server's.
+fn broken(status: &tonic::Status) -> &'static str {
+    let message = status.message();
+    let transport = message.contains("h2 protocol error")
+        || message.contains("operation was canceled")
+        || message.contains("transport error");
+    if transport && status.metadata().get("dudo-code").is_none() {
+        " (the connection broke: a server with TLS is dialled https://HOST:PORT, one without it HOST:PORT)"
+    } else {
+        ""
+    }
+}
+
+/// What to do about a connection to `addr` that failed (checked against the CA certificate
+/// `DUDO_CA_CERT` names when `own_ca`), where its causes tell.
+fn hint(addr: &str, own_ca: bool, e: &tonic::transport::Error) -> &'static str {
     let said = causes(e);
+    let https = addr.to_ascii_lowercase().starts_with("https://");
     if said.contains("CaUsedAsEndEntity") {
         " (the server's certificate is a CA's: a self-signed one must say basicConstraints \
          CA:FALSE, as docs/deploy.md shows)"
-    } else if said.contains("UnknownIssuer") || said.contains("certificate") {
-        " (its certificate is not one this client trusts: set DUDO_CA_CERT to the CA's certificate)"
-    } else if !addr.starts_with("https://") && said == "transport error" {
+    } else if said.contains("NotValidForName") || said.contains("not valid for name") {
+        " (the server's certificate does not name the address dialled: dial a name it lists, \
+         or make it with a subjectAltName for this address)"
+    } else if said.contains("certificate") && own_ca {
+        " (the CA certificate DUDO_CA_CERT names did not sign the server's)"
+    } else if said.contains("certificate") {
+        " (its certificate is not one this client trusts: set DUDO_CA_CERT to its CA's certificate)"
+    } else if https && said.contains("tls handshake eof") {
+        " (the server does not speak TLS: dial it as HOST:PORT, without https://)"
+    } else if !https && said == "transport error" {
         " (a server with TLS is reached at https://HOST:PORT)"
     } else {
         ""
@@ -207,10 +231,11 @@ impl Client {
 
     /// [`Client::connect`], an `https://` server's certificate checked as `tls` says.
     pub async fn connect_with(addr: &str, tls: &Tls) -> Result<Client, ClientError> {
-        let channel = endpoint(addr, tls)?
-            .connect()
-            .await
-            .map_err(|source| ClientError::Connect { addr: addr.to_string(), source })?;
+        let channel = endpoint(addr, tls)?.connect().await.map_err(|cause| ClientError::Connect {
+            addr: addr.to_string(),
+            hint: hint(addr, tls.ca_cert.is_some(), &cause),
+            cause,
+        })?;
         Ok(Client {
             lobby: LobbyClient::new(channel.clone()),
             play: PlayClient::new(channel.clone()),

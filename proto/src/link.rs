@@ -5,7 +5,8 @@
 /// What a link names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link<'a> {
-    /// The server, `host:port` (the scheme's port when the link gives none).
+    /// The server as clients dial it: `host:port` for an http link, `https://host:port` for
+    /// an https one (the scheme's port when the link gives none).
     pub server: String,
     /// The table's code (or id): the path's segment after `/t/`.
     pub code: &'a str,
@@ -29,6 +30,8 @@ pub fn parse(link: &str) -> Option<Link<'_>> {
     // A port of its own, unless the host is a bare IPv6 address.
     let has_port = host.rsplit_once(':').is_some_and(|(h, p)| !h.ends_with(':') && p.parse::<u16>().is_ok());
     let server = if has_port { host.to_string() } else { format!("{host}:{port}") };
+    // An https link's server speaks TLS: clients must dial it so.
+    let server = if scheme == "https" { format!("https://{server}") } else { server };
     Some(Link { server, code })
 }
 
@@ -44,7 +47,11 @@ mod tests {
     fn a_link_names_its_server_and_the_table_its_path_does() {
         let link = parse("http://127.0.0.1:50051/t/ABCDEF").unwrap();
         assert_eq!((link.server.as_str(), link.code), ("127.0.0.1:50051", "ABCDEF"));
-        assert_eq!(parse("https://dudo.example.org/t/ABCDEF/").unwrap().server, "dudo.example.org:443");
+        assert_eq!(
+            parse("https://dudo.example.org/t/ABCDEF/").unwrap().server,
+            "https://dudo.example.org:443"
+        );
+        assert_eq!(parse("https://127.0.0.1:50443/t/ABCDEF").unwrap().server, "https://127.0.0.1:50443");
         assert_eq!(code("http://h/t/AAAAAA?next=/t/BBBBBB"), Some("AAAAAA"));
         assert_eq!(code("http://h/t/AAAAAA#/t/BBBBBB"), Some("AAAAAA"));
         assert_eq!(code("http://h/t/AAAAAA/t/BBBBBB"), Some("AAAAAA"));

@@ -3,7 +3,7 @@
 //! a remote bot receives, so nothing here can peek.
 
 use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::action::Action;
 use crate::bid::Bid;
@@ -36,9 +36,18 @@ pub fn seat_seed(game_seed: u64, seat: usize) -> u64 {
 /// (`View::moves`), never from the bot's decisions before it. A bot therefore decides the
 /// same wherever it runs (in `dudo simulate`, on a server, in the SDK) and however often it
 /// is asked, which is what makes a seeded game replay the same everywhere.
-fn decision_rng(seed: u64, view: &View) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(mix(seed ^ view.moves.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+///
+/// A bot's choices are not a secret to keep from anyone who could learn its seed (the
+/// dice are: they come from `DiceSource`'s ChaCha12), so the generator is a small fast one,
+/// named rather than rand's `SmallRng`, whose algorithm may differ between platforms and
+/// versions: a decision must be the same everywhere. ChaCha8 cost a fifth of a simulated
+/// game (BENCHMARKS.md).
+fn decision_rng(seed: u64, view: &View) -> DecisionRng {
+    DecisionRng::seed_from_u64(mix(seed ^ view.moves.wrapping_mul(0xD1B5_4A32_D192_ED03)))
 }
+
+/// The generator of a bot's decisions.
+type DecisionRng = Xoshiro256PlusPlus;
 
 /// SplitMix64's finaliser: neighbouring inputs share nothing.
 fn mix(mut z: u64) -> u64 {
@@ -64,12 +73,12 @@ pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
 pub struct RandomBot {
     /// The seat's seed; each decision's randomness is drawn from it and the move count.
     seed: u64,
-    rng: ChaCha8Rng,
+    rng: DecisionRng,
 }
 
 impl RandomBot {
     pub fn new(seed: u64) -> Self {
-        RandomBot { seed, rng: ChaCha8Rng::seed_from_u64(seed) }
+        RandomBot { seed, rng: DecisionRng::seed_from_u64(seed) }
     }
 }
 
@@ -260,17 +269,17 @@ impl Beliefs for Knowledge {
 pub struct OddsBot {
     /// The seat's seed; each decision's randomness is drawn from it and the move count.
     seed: u64,
-    rng: ChaCha8Rng,
+    rng: DecisionRng,
 }
 
 impl OddsBot {
     pub fn new(seed: u64) -> Self {
-        OddsBot { seed, rng: ChaCha8Rng::seed_from_u64(seed) }
+        OddsBot { seed, rng: DecisionRng::seed_from_u64(seed) }
     }
 }
 
 /// The least raise on the face most likely to be there.
-fn best_raise(rng: &mut ChaCha8Rng, know: &impl Beliefs, legal: &Legal) -> Option<(Bid, f64)> {
+fn best_raise(rng: &mut DecisionRng, know: &impl Beliefs, legal: &Legal) -> Option<(Bid, f64)> {
     let mut best: Option<(Bid, f64)> = None;
     for r in &legal.bids {
         let bid = Bid::new(r.min_quantity, r.face);
@@ -436,7 +445,7 @@ impl Bot for OddsBot {
 /// when the bid is less likely true than its best raise, raise to the likeliest least raise,
 /// call exact when that is the likeliest way to win.
 fn common_hand_move(
-    rng: &mut ChaCha8Rng,
+    rng: &mut DecisionRng,
     know: &impl Beliefs,
     rules: &RuleSet,
     view: &View,
@@ -499,12 +508,12 @@ fn out_of_turn(know: &impl Beliefs, rules: &RuleSet, view: &View, legal: &Legal)
 pub struct ReaderBot {
     /// The seat's seed; each decision's randomness is drawn from it and the move count.
     seed: u64,
-    rng: ChaCha8Rng,
+    rng: DecisionRng,
 }
 
 impl ReaderBot {
     pub fn new(seed: u64) -> Self {
-        ReaderBot { seed, rng: ChaCha8Rng::seed_from_u64(seed) }
+        ReaderBot { seed, rng: DecisionRng::seed_from_u64(seed) }
     }
 }
 

@@ -102,7 +102,13 @@ pub fn incoming(
                 // The handshake is part of the opening, and has its time.
                 let opened = tokio::time::timeout(OPENING_TIME, async move {
                     let mut wire = match acceptor {
-                        Some(acceptor) => Wire::Tls(Box::new(acceptor.accept(stream).await?)),
+                        Some(acceptor) => {
+                            let mut stream = stream;
+                            if crate::tls::plaintext_answered(&mut stream).await? {
+                                return Ok(None);
+                            }
+                            Wire::Tls(Box::new(acceptor.accept(stream).await?))
+                        }
                         None => Wire::Plain(stream),
                     };
                     Ok::<_, std::io::Error>(read_opening(&mut wire).await?.map(|opened| (wire, opened)))

@@ -93,7 +93,8 @@ struct Args {
     #[arg(long, env = "DUDO_IDLE_CONNECTION_SECONDS", default_value_t = 30)]
     idle_connection_seconds: u64,
     /// Where people reach this server (https://dudo.example.org, or http://HOST:PORT), for
-    /// tables' links (URL/t/CODE, the browser table's page). Default: http:// and --listen.
+    /// tables' links (URL/t/CODE, the browser table's page). Default: http:// (https://
+    /// with --tls-cert) and --listen.
     #[arg(long, env = "DUDO_PUBLIC_URL")]
     public_url: Option<String>,
     /// An origin whose pages may call this server from a browser (CORS), like

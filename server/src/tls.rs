@@ -120,6 +120,30 @@ impl ServerTls {
     }
 }
 
+/// Whether a connection to the TLS port opened in plaintext, and was told so: an HTTP/1.1
+/// request (curl, a browser given http://) is answered `400` with a line saying to use
+/// https://, so the mistake is named where it is made. Anything else that is not a TLS
+/// handshake is left to the handshake, which refuses it.
+pub async fn plaintext_answered(stream: &mut TcpStream) -> std::io::Result<bool> {
+    use tokio::io::AsyncWriteExt;
+    let mut first = [0u8; 8];
+    let n = stream.peek(&mut first).await?;
+    let first = &first[..n];
+    // A TLS record of the handshake starts 0x16; HTTP/2's preface "PRI *" gets nothing back
+    // a gRPC client would show (the client library says what to try instead).
+    if first.is_empty() || first[0] == 0x16 || first.starts_with(b"PRI ") || !first[0].is_ascii_uppercase() {
+        return Ok(false);
+    }
+    let said = "This port speaks TLS: use https://\n";
+    let answer = format!(
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{said}",
+        said.len()
+    );
+    stream.write_all(answer.as_bytes()).await?;
+    let _ = stream.shutdown().await;
+    Ok(true)
+}
+
 impl CertFiles {
     fn stamps(&self) -> Stamps {
         let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();

@@ -140,6 +140,44 @@ async fn a_server_with_tls_is_played_through_https_by_the_cli_the_sdk_and_python
     );
     let (ok, out) = dudo(&url.replace("localhost", "127.0.0.1"), &["list"]);
     assert!(ok, "the certificate names 127.0.0.1 too: {out}");
+    let (ok, out) = dudo(&url, &["list"]);
+    assert!(ok, "{out}");
+    // The CLI names what is wrong: a CA that did not sign the server's certificate, or
+    // plaintext at a port that speaks TLS.
+    let wrong_ca = Command::new(binary("dudo"))
+        .args(["list", "--server", &url])
+        .env("DUDO_HOME", &dir)
+        .env("DUDO_CA_CERT", &other.ca)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&wrong_ca.stderr);
+    assert!(said.contains("DUDO_CA_CERT names did not sign"), "{said}");
+    let (ok, out) = dudo(&format!("127.0.0.1:{port}"), &["list"]);
+    assert!(!ok && out.contains("https://HOST:PORT"), "{out}");
+
+    // A table's https link is enough to find the table and the server, over TLS.
+    let ip_url = url.replace("localhost", "127.0.0.1");
+    let (ok, out) = dudo(&ip_url, &["create", "--detach", "--seats", "2", "--name", "Bo"]);
+    assert!(ok, "{out}");
+    let link = out.split_whitespace().find(|w| w.starts_with("https://") && w.contains("/t/")).unwrap();
+    let by_link = Command::new(binary("dudo"))
+        .args(["host", "--table", link, "who"])
+        .env("DUDO_HOME", &dir)
+        .env("DUDO_CA_CERT", &pki.ca)
+        .env_remove("DUDO_SERVER")
+        .output()
+        .unwrap();
+    let said =
+        format!("{}{}", String::from_utf8_lossy(&by_link.stdout), String::from_utf8_lossy(&by_link.stderr));
+    assert!(by_link.status.success() && said.contains("Bo"), "{said}");
+
+    // A browser (or curl) given http:// at the TLS port is told to use https://.
+    let mut plain = tokio::net::TcpStream::connect(format!("127.0.0.1:{port}")).await.unwrap();
+    plain.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\n\r\n").await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), plain.read_to_end(&mut answer)).await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 400") && answer.contains("use https://"), "{answer}");
 
     // Plaintext on the TLS port gets nowhere (and takes nothing from the others).
     let plain = async { Client::connect(&format!("127.0.0.1:{port}")).await?.list(10).await };
