@@ -72,6 +72,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
                     let mut tally =
                         Tally { wins: vec![0; seats], place_sum: vec![0; seats], ..Tally::default() };
                     let mut i = t;
+                    // One game's buffers for the thread's every game.
+                    let mut runner = sim::Runner::default();
                     while i < args.games {
                         let seed = game_seed(args.seed, i);
                         let mut table: Vec<Box<dyn bots::Bot>> = names
@@ -79,7 +81,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
                             .enumerate()
                             .filter_map(|(s, n)| bots::by_name(n, bots::seat_seed(seed, s)))
                             .collect();
-                        let outcome = sim::play(rules, &mut table, seed_from_u64(seed))?;
+                        let outcome = runner.play(rules, &mut table, seed_from_u64(seed))?;
                         if let Some(&w) = outcome.standings.first() {
                             tally.wins[w] += 1;
                         }

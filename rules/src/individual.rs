@@ -168,6 +168,11 @@ impl IndividualHand {
     pub fn rules(&self) -> &RuleSet {
         &self.rules
     }
+
+    /// The rules, shared: what a caller compares to know the game is played by the same.
+    pub fn rules_arc(&self) -> &Arc<RuleSet> {
+        &self.rules
+    }
     pub fn seats(&self) -> usize {
         self.players.len()
     }

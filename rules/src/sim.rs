@@ -46,48 +46,90 @@ pub fn play_into(
     seed: Seed,
     events: &mut impl EventSink,
 ) -> Result<Outcome, SimError> {
-    let mut game = Game::start_into(Arc::clone(rules), bots.len(), DiceSource::new(seed), None, events)?;
-    // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
-    let limit = 1_000_000u64;
-    let mut actions = 0u64;
-    // A view per seat and one set of legal actions, refilled for each question: no
-    // allocation per turn.
-    let mut views = vec![View::default(); bots.len()];
-    let mut legal = Legal::default();
-    while !game.is_over() {
-        if actions >= limit {
-            return Err(SimError::TooLong(limit));
-        }
-        let turn = game.turn().unwrap_or(0);
-        let mut chosen = None;
-        for seat in game.seats_to_ask() {
-            if seat == turn {
-                continue;
-            }
-            game.legal_into(seat, &mut legal);
-            game.view_into(Some(seat), &mut views[seat]);
-            if let Some(a) = bots[seat].interject(game.rules(), &views[seat], &legal) {
-                chosen = Some((seat, a));
-                break;
-            }
-        }
-        let (seat, action) = match chosen {
-            Some(c) => c,
-            None => {
-                game.legal_into(turn, &mut legal);
-                game.view_into(Some(turn), &mut views[turn]);
-                (turn, bots[turn].act(game.rules(), &views[turn], &legal))
-            }
-        };
-        game.apply_into(seat, &action, events).map_err(|error| SimError::IllegalAction {
-            bot: bots[seat].name(),
-            seat,
-            action: action.to_string(),
-            error,
-        })?;
-        actions += 1;
+    Runner::default().play_into(rules, bots, seed, events)
+}
+
+/// Games played one after another on the same buffers: the game (dealt again with
+/// `Game::restart`, which keeps its allocations and skips checking the rules again), each
+/// seat's view and the legal actions. A long simulation allocates once per thread, not per
+/// game or per move; each game is the one [`play`] plays with the same seed.
+#[derive(Default)]
+pub struct Runner {
+    /// The last game, kept for the next with the same rules and seats.
+    game: Option<Game>,
+    /// A view per seat and one set of legal actions, refilled for each question.
+    views: Vec<View>,
+    legal: Legal,
+}
+
+impl Runner {
+    /// [`play`], on this runner's buffers.
+    pub fn play(
+        &mut self,
+        rules: &Arc<RuleSet>,
+        bots: &mut [Box<dyn Bot>],
+        seed: Seed,
+    ) -> Result<Outcome, SimError> {
+        self.play_into(rules, bots, seed, &mut Discard)
     }
-    Ok(Outcome { standings: game.standings(), rounds: game.round(), actions })
+
+    /// [`play_into`], on this runner's buffers.
+    pub fn play_into(
+        &mut self,
+        rules: &Arc<RuleSet>,
+        bots: &mut [Box<dyn Bot>],
+        seed: Seed,
+        events: &mut impl EventSink,
+    ) -> Result<Outcome, SimError> {
+        let dice = DiceSource::new(seed);
+        let game = match self.game.take() {
+            Some(mut game) if game.seats() == bots.len() && Arc::ptr_eq(game.rules_arc(), rules) => {
+                game.restart(dice, events);
+                game
+            }
+            _ => Game::start_into(Arc::clone(rules), bots.len(), dice, None, events)?,
+        };
+        let game = self.game.insert(game);
+        self.views.resize_with(bots.len(), View::default);
+        let (views, legal) = (&mut self.views, &mut self.legal);
+        // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
+        let limit = 1_000_000u64;
+        let mut actions = 0u64;
+        while !game.is_over() {
+            if actions >= limit {
+                return Err(SimError::TooLong(limit));
+            }
+            let turn = game.turn().unwrap_or(0);
+            let mut chosen = None;
+            for seat in game.seats_to_ask() {
+                if seat == turn {
+                    continue;
+                }
+                game.legal_into(seat, legal);
+                game.view_into(Some(seat), &mut views[seat]);
+                if let Some(a) = bots[seat].interject(game.rules(), &views[seat], legal) {
+                    chosen = Some((seat, a));
+                    break;
+                }
+            }
+            let (seat, action) = match chosen {
+                Some(c) => c,
+                None => {
+                    game.legal_into(turn, legal);
+                    game.view_into(Some(turn), &mut views[turn]);
+                    (turn, bots[turn].act(game.rules(), &views[turn], legal))
+                }
+            };
+            game.apply_into(seat, &action, events).map_err(|error| SimError::IllegalAction {
+                bot: bots[seat].name(),
+                seat,
+                action: action.to_string(),
+                error,
+            })?;
+            actions += 1;
+        }
+        Ok(Outcome { standings: game.standings(), rounds: game.round(), actions })
+    }
 }
 
 #[cfg(test)]
@@ -107,6 +149,36 @@ mod tests {
                     let outcome = play(&rules, &mut table, seed_from_u64(game));
                     assert!(outcome.is_ok(), "{name} on {preset}: {:?}", outcome.err());
                 }
+            }
+        }
+    }
+
+    /// A runner deals each game again on the last one's buffers: the games are the very ones
+    /// a fresh game plays, events and all, whatever came before.
+    #[test]
+    fn a_runner_plays_the_games_fresh_ones_do() {
+        use crate::game::EventSink;
+        #[derive(Default, PartialEq, Debug)]
+        struct Kept(Vec<crate::Event>);
+        impl EventSink for Kept {
+            fn push(&mut self, event: crate::Event) {
+                self.0.push(event);
+            }
+        }
+        let mut runner = Runner::default();
+        for preset in presets::NAMES {
+            let rules = Arc::new(presets::by_name(preset).unwrap_or_else(|| panic!("{preset}")));
+            let seats = usize::from(rules.players.min.max(3).min(rules.players.max));
+            for game in 0..6u64 {
+                let name = bots::NAMES[game as usize % bots::NAMES.len()];
+                let table = || -> Vec<Box<dyn Bot>> {
+                    (0..seats).filter_map(|s| bots::by_name(name, game * 10 + s as u64)).collect()
+                };
+                let (mut fresh, mut reused) = (Kept::default(), Kept::default());
+                let a = play_into(&rules, &mut table(), seed_from_u64(game), &mut fresh);
+                let b = runner.play_into(&rules, &mut table(), seed_from_u64(game), &mut reused);
+                assert_eq!(a, b, "{preset}, game {game}");
+                assert_eq!(fresh, reused, "{preset}, game {game}: the same events");
             }
         }
     }

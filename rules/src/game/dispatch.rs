@@ -96,6 +96,10 @@ impl Game {
     pub fn rules(&self) -> &RuleSet {
         each!(self, g => g.rules())
     }
+    /// The rules, shared (an `Arc` the caller may compare with its own).
+    pub fn rules_arc(&self) -> &Arc<RuleSet> {
+        each!(self, g => g.rules_arc())
+    }
     pub fn seats(&self) -> usize {
         each!(self, g => g.seats())
     }
