@@ -54,6 +54,9 @@ pub const CONNECTION_BYTES: usize =
 pub const HTTP1_CONNECTION_BYTES: usize = 416 * 1024;
 /// What TLS adds to a connection: rustls' buffers of a record each way, and its state.
 pub const TLS_BYTES: usize = 48 * 1024;
+/// What a TLS handshake may hold before the connection is admitted: a ClientHello spread
+/// over records (up to 64 KiB), and rustls' state.
+pub const TLS_HANDSHAKE_BYTES: usize = 80 * 1024;
 /// Connections an address may open past its share of the budget, and all addresses together.
 const PAST_BUDGET: usize = 2;
 const PAST_BUDGET_ALL: usize = 64;
@@ -100,9 +103,16 @@ pub fn incoming(
             tokio::spawn(async move {
                 let _ = stream.set_nodelay(true);
                 // The handshake is part of the opening, and has its time.
+                let handshake_budget = dudo.budget_for(Some(peer.ip()));
                 let opened = tokio::time::timeout(OPENING_TIME, async move {
                     let mut wire = match acceptor {
                         Some(acceptor) => {
+                            // A handshake in progress buffers up to a TLS record or two: held
+                            // from the address's share, so pending handshakes are bounded by
+                            // memory too, not by descriptors alone.
+                            let Some(_handshaking) = handshake_budget.hold(TLS_HANDSHAKE_BYTES) else {
+                                return Ok(None);
+                            };
                             let mut stream = stream;
                             if crate::tls::plaintext_answered(&mut stream).await? {
                                 return Ok(None);

@@ -171,9 +171,10 @@ async fn main() -> anyhow::Result<()> {
     // sqlx reports a slow statement with its whole text (a journal insert is ~20 KB of SQL):
     // the table's own warnings say what matters.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        // The metrics exporter logs every failed accept: at the descriptor limit, megabytes a scrape.
+        // The metrics exporter logs every failed accept: at the descriptor limit, megabytes a
+        // scrape; rustls, every bad record a client sends (a line per connection of a flood).
         .unwrap_or_else(|_| {
-            "info,sqlx::query=error,sqlx::postgres::notice=warn,metrics_exporter_prometheus=error".into()
+            "info,sqlx::query=error,sqlx::postgres::notice=warn,metrics_exporter_prometheus=error,rustls=error".into()
         });
     if args.log_format == "json" {
         tracing_subscriber::fmt().json().with_writer(std::io::stderr).with_env_filter(filter).init();

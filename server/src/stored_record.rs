@@ -13,7 +13,13 @@
 //! A record is kept compact only if it reads back as the very replay it came from (checked
 //! when it is written); any other is kept whole, so what is read is always what was played.
 //! Records written before this format (a whole `Replay`) read as they are: a compact record
-//! starts with [`COMPACT`], which no encoded `Replay` can start with.
+//! starts with [`COMPACT`], which no encoded `Replay` can start with, then the size of the
+//! whole replay it stands for (8 bytes, little-endian), so a reader knows what reading it
+//! will cost from its first bytes ([`whole_size`]), before making it.
+//!
+//! Making a compact record replays the game twice (to make it, and to check it): a table
+//! keeps the whole replay when its game ends and has it made compact off the runtime's
+//! threads, when it writes it ([`compact_stored`]).
 
 use std::sync::Arc;
 
@@ -26,6 +32,9 @@ use crate::table::proofs::DiceProofs;
 /// What a compact record starts with: `0xff` is no protobuf field's key (wire type 7), so a
 /// whole `Replay` never does.
 const COMPACT: &[u8] = b"\xffdudo-record-1\n";
+
+/// A stored record's first bytes that tell its whole size: [`COMPACT`] and the size.
+pub const HEAD: usize = COMPACT.len() + 8;
 
 /// The most events a compact record may make when read: a game at the server's length limit
 /// has far fewer; a record that claims more is not believed.
@@ -88,15 +97,41 @@ pub fn encode(replay: &pb::Replay, dice_secret: [u8; 32]) -> Vec<u8> {
         metrics::counter!("dudo_records_kept_whole_total").increment(1);
         return replay.encode_to_vec();
     };
-    let mut out = Vec::with_capacity(COMPACT.len() + compact.encoded_len());
+    let mut out = Vec::with_capacity(HEAD + compact.encoded_len());
     out.extend_from_slice(COMPACT);
+    out.extend_from_slice(&(replay.encoded_len() as u64).to_le_bytes());
     compact.encode(&mut out).map_or_else(|_| replay.encode_to_vec(), |()| out)
+}
+
+/// A whole replay's bytes (as a table keeps them when its game ends) made compact, as
+/// [`encode`] does; bytes that are not a replay are kept as they are.
+pub fn compact_stored(whole: &[u8], dice_secret: [u8; 32]) -> Vec<u8> {
+    match pb::Replay::decode(whole) {
+        Ok(replay) if !is_compact(whole) => encode(&replay, dice_secret),
+        _ => whole.to_vec(),
+    }
+}
+
+/// The size of the whole replay a stored record holds, from its first [`HEAD`] bytes and its
+/// stored size: what reading it makes.
+pub fn whole_size(head: &[u8], stored: usize) -> usize {
+    match head.strip_prefix(COMPACT).and_then(|size| size.get(..8)) {
+        Some(size) => {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(size);
+            usize::try_from(u64::from_le_bytes(le)).unwrap_or(usize::MAX)
+        }
+        None => stored,
+    }
 }
 
 /// The replay a stored record holds, whichever way it was stored.
 pub fn decode(stored: &[u8]) -> Result<pb::Replay, RecordError> {
     match stored.strip_prefix(COMPACT) {
-        Some(compact) => expand(&CompactReplay::decode(compact)?),
+        Some(sized) => {
+            let compact = sized.get(8..).ok_or(RecordError::Field("size", "cut short".into()))?;
+            expand(&CompactReplay::decode(compact)?)
+        }
         None => Ok(pb::Replay::decode(stored)?),
     }
 }
@@ -104,12 +139,6 @@ pub fn decode(stored: &[u8]) -> Result<pb::Replay, RecordError> {
 /// Whether `stored` is in the compact form.
 pub fn is_compact(stored: &[u8]) -> bool {
     stored.starts_with(COMPACT)
-}
-
-/// How many times its stored size a record may take once read (what reading it holds of the
-/// memory budget): a compact record's events are made again.
-pub fn read_factor(stored: &[u8]) -> usize {
-    if stored.starts_with(COMPACT) { 24 } else { 6 }
 }
 
 /// `replay` less what the engine makes again; the proofs kept as places alone with

@@ -702,12 +702,24 @@ impl Store {
 
     /// The size in bytes of a finished game's record, without reading it (none: no such game).
     pub async fn record_size(&self, id: &str) -> Result<Option<usize>, StoreError> {
-        let size: Option<i64> =
-            sqlx::query_scalar("SELECT CAST(length(record) AS BIGINT) FROM games WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.reads)
-                .await?;
-        Ok(size.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+        Ok(self.record_head(id, 0).await?.map(|(size, _)| size))
+    }
+
+    /// The size in bytes of a finished game's record and its first `n` bytes (where a
+    /// record's format may say more of it), without reading the rest.
+    pub async fn record_head(&self, id: &str, n: usize) -> Result<Option<(usize, Vec<u8>)>, StoreError> {
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        let row = sqlx::query(
+            "SELECT CAST(length(record) AS BIGINT) AS size, substr(record, 1, CAST($2 AS INTEGER)) AS head FROM games WHERE id = $1",
+        )
+        .bind(id)
+        .bind(n)
+        .fetch_optional(&self.reads)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let size: i64 = row.try_get("size")?;
+        let head: Vec<u8> = row.try_get("head")?;
+        Ok(Some((usize::try_from(size).unwrap_or(usize::MAX), head)))
     }
 
     /// A pool's ratings, best first ("" for every pool).

@@ -344,6 +344,16 @@ async fn history_filters_by_player_bot_preset_and_date() {
         let found = store.game("g2").await.unwrap().unwrap();
         assert_eq!(found, games[1], "{backend}: the record comes back byte for byte");
         assert!(store.game("nope").await.unwrap().is_none());
+        // Its size and first bytes, without the rest.
+        let record = &games[1].record;
+        assert_eq!(
+            store.record_head("g2", 6).await.unwrap(),
+            Some((record.len(), record[..6].to_vec())),
+            "{backend}"
+        );
+        assert_eq!(store.record_head("g2", 0).await.unwrap(), Some((record.len(), Vec::new())), "{backend}");
+        assert_eq!(store.record_size("g2").await.unwrap(), Some(record.len()), "{backend}");
+        assert_eq!(store.record_head("nope", 6).await.unwrap(), None);
     }
 }
 

@@ -29,6 +29,10 @@ use crate::table::record::summary_to_wire;
 /// the client reads it, outside the memory budget, so it is kept small.
 const MAX_ONE_REPLY: usize = 64 * 1024;
 
+/// Replays being made from their records at once, server-wide (each runs its game through
+/// the engine on a blocking thread): one, so replays never take more than a core from play.
+static REPLAYS_MADE_AT_ONCE: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+
 /// The longest pause a replay stream makes, whatever the original pause was.
 const MAX_PAUSE: Duration = Duration::from_secs(5);
 
@@ -72,8 +76,14 @@ impl Dudo {
             };
             Status::not_found(format!("no finished game {shown:?} ({why})"))
         };
-        // Judged by its size before it is read: a refusal costs the server next to nothing.
-        let size = store.record_size(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
+        // Judged by its size before it is read: a refusal costs the server next to nothing. A
+        // compact record says in its first bytes how large the replay it makes is.
+        let (stored, head) = store
+            .record_head(game.trim(), stored_record::HEAD)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(not_found)?;
+        let size = stored_record::whole_size(&head, stored);
         let too_large = |bytes: usize| {
             let shown: String = game.trim().chars().take(64).collect();
             refused(
@@ -88,15 +98,21 @@ impl Dudo {
         if one_reply && size > MAX_ONE_REPLY {
             return Err(too_large(size));
         }
-        let reading = budget.hold(size.saturating_mul(2)).ok_or_else(|| status(TableError::ServerBusy))?;
-        let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
-        // A compact record's events are made again by the engine: more than it stores.
+        // The stored record and the replay made from it (about five times its encoded size).
         let held = budget
-            .hold(size.saturating_mul(stored_record::read_factor(&found.record)))
+            .hold(size.saturating_mul(6).saturating_add(stored))
             .ok_or_else(|| status(TableError::ServerBusy))?;
-        drop(reading);
+        // Making a replay runs the game through the engine: a few at once for the whole
+        // server, whoever asks. The turn and the memory are held by the work itself, so a
+        // caller that gives up does not free them for another while it goes on.
+        let turn = REPLAYS_MADE_AT_ONCE.acquire().await.map_err(|_| status(TableError::ServerBusy))?;
+        let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
         let record = found.record;
-        let decoded = tokio::task::spawn_blocking(move || stored_record::decode(&record))
+        let made = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            (stored_record::decode(&record), held)
+        });
+        let (decoded, held) = made
             .await
             .map_err(|e| Status::internal(format!("game {game}: reading its record failed: {e}")))?;
         let mut replay =

@@ -94,6 +94,26 @@ pub enum RecoverError {
     Entry { n: i64, why: TableError },
 }
 
+/// Finished games' records made compact (stored_record.rs) on the blocking pool: that replays
+/// each game, which must not hold up the runtime's threads (a long game takes most of a
+/// second). Should that task fail, the records are stored whole.
+async fn compact_records(
+    finished: Vec<dudo_store::FinishedGame>,
+    secret: [u8; 32],
+) -> Vec<dudo_store::FinishedGame> {
+    let whole = finished.clone();
+    let compacted = tokio::task::spawn_blocking(move || {
+        finished
+            .into_iter()
+            .map(|f| dudo_store::FinishedGame {
+                record: crate::stored_record::compact_stored(&f.record, secret),
+                ..f
+            })
+            .collect()
+    });
+    compacted.await.unwrap_or(whole)
+}
+
 /// A reply waiting, like the events, for the journal to be durable.
 type Reply = Box<dyn FnOnce() + Send>;
 
@@ -313,7 +333,10 @@ impl Table {
         if !self.core.has_unsaved() && self.unwritten.is_none() && self.closed_at.is_none() {
             return Ok(());
         }
-        let (journal, finished) = self.core.take_unsaved();
+        let (journal, mut finished) = self.core.take_unsaved();
+        if !finished.is_empty() {
+            finished = compact_records(finished, self.core.dice_secret()).await;
+        }
         let first = self.entries;
         let entries: Vec<dudo_store::Entry> = journal
             .into_iter()

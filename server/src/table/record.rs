@@ -6,6 +6,7 @@ use dudo_proto::convert;
 use dudo_proto::v1 as pb;
 use dudo_rules::{Game, RuleSet, Seed};
 use dudo_store::{FinishedGame, GamePlayer, GameSummary};
+use prost::Message;
 
 use super::log::EventLog;
 use super::seats::Seats;
@@ -31,9 +32,6 @@ pub struct Context<'a> {
     pub rating_pool: &'a str,
     pub seats: &'a Seats,
     pub log: &'a EventLog,
-    /// What the table drew its dice salts from: the stored record makes the game's
-    /// commitments and salts again from it.
-    pub dice_secret: [u8; 32],
 }
 
 impl GameRecord {
@@ -89,7 +87,9 @@ impl GameRecord {
             seed: self.seed.to_vec(),
             moves: std::mem::take(&mut self.moves),
         };
-        FinishedGame { summary, record: crate::stored_record::encode(&replay, cx.dice_secret) }
+        // Whole here: the table has it made compact when it writes it, off the runtime's
+        // threads (stored_record.rs), as that replays the game.
+        FinishedGame { summary, record: replay.encode_to_vec() }
     }
 }
 

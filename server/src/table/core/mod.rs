@@ -296,6 +296,12 @@ impl TableCore {
         self.length
     }
 
+    /// What the table draws its dice salts from: a stored record makes its game's
+    /// commitments and salts again from it.
+    pub fn dice_secret(&self) -> [u8; 32] {
+        self.proofs.secret()
+    }
+
     pub fn rules(&self) -> &Arc<RuleSet> {
         &self.rules
     }
@@ -486,7 +492,6 @@ impl TableCore {
                 rating_pool: &self.rating_pool,
                 seats: &self.seats,
                 log: &self.log,
-                dice_secret: self.proofs.secret(),
             };
             let finished = self.record.finish(game, now.wall, cx);
             self.finished.push(finished);

@@ -18,6 +18,11 @@ fn played(rules: dudo_rules::RuleSet, seats: usize, length: GameLength) -> (Vec<
     assert!(core.game().is_some_and(dudo_rules::Game::is_over), "the bots finish the game");
     let (_, mut finished) = core.take_unsaved();
     assert_eq!(finished.len(), 1);
+    // Made compact as the table does when it writes it.
+    let secret = core.dice_secret();
+    for f in &mut finished {
+        f.record = stored_record::compact_stored(&f.record, secret);
+    }
     let seen = spectator
         .updates()
         .into_iter()
@@ -53,8 +58,9 @@ fn every_rule_sets_records_are_compact_and_read_back_as_played() {
             replay.events.iter().any(|e| matches!(e.kind, Some(pb::event::Kind::DiceCommitted(_)))),
             "{name}: the commitments are made again"
         );
-        // Far smaller than the replay it stands for.
+        // Far smaller than the replay it stands for, whose size it says in its first bytes.
         let whole = replay.encoded_len();
+        assert_eq!(stored_record::whole_size(&record[..stored_record::HEAD], record.len()), whole);
         assert!(record.len() * 2 < whole, "{name}: {} bytes for a replay of {whole}", record.len());
     }
 }
@@ -86,7 +92,9 @@ fn a_stopped_game_and_a_seat_that_left_keep_compact_records() {
     bots_play_on(&mut core, at(2));
     core.deliver();
     assert!(core.game().is_some_and(dudo_rules::Game::is_over));
-    let (_, finished) = core.take_unsaved();
+    let (_, mut finished) = core.take_unsaved();
+    let secret = core.dice_secret();
+    finished[0].record = stored_record::compact_stored(&finished[0].record, secret);
     let seen: Vec<pb::Event> = spectator
         .updates()
         .into_iter()
