@@ -168,6 +168,8 @@ async fn play(
     // Calls the server refused, and tables that went quiet with a game to play: a stall
     // hides in every other figure (a stalled table just stops counting), so it is counted.
     let refused = Arc::new(AtomicU64::new(0));
+    // Why: the server's code for each refusal (`dudo-code`), counted.
+    let refusals = Arc::new(std::sync::Mutex::new(HashMap::<String, u64>::new()));
     let stalled = Arc::new(AtomicU64::new(0));
     let latencies = Arc::new(Mutex::new(Vec::<u32>::new()));
     let calls = Arc::new(Mutex::new(Vec::<u32>::new()));
@@ -187,6 +189,7 @@ async fn play(
         let ch = chans[t % chans.len()].clone();
         let (actions, latencies) = (Arc::clone(&actions), Arc::clone(&latencies));
         let (refused, stalled) = (Arc::clone(&refused), Arc::clone(&stalled));
+        let refusals = Arc::clone(&refusals);
         let calls = Arc::clone(&calls);
         tasks.push(tokio::spawn(async move {
             let mut lobby = LobbyClient::new(ch.clone());
@@ -269,8 +272,16 @@ async fn play(
                         if let Some(at) = sent {
                             timed.push(micros(at));
                         }
-                        if answer.is_err() {
+                        if let Err(status) = answer {
                             refused.fetch_add(1, Ordering::Relaxed);
+                            let code = status
+                                .metadata()
+                                .get("dudo-code")
+                                .and_then(|c| c.to_str().ok())
+                                .map_or_else(|| format!("{:?}", status.code()), str::to_string);
+                            if let Ok(mut refusals) = refusals.lock() {
+                                *refusals.entry(code).or_default() += 1;
+                            }
                         }
                     }
                     Some(pb::play_update::Update::Event(e)) => {
@@ -354,6 +365,13 @@ async fn play(
         println!("server RSS during the run: {}", shown.join(", "));
     }
     let (refused, stalled) = (refused.load(Ordering::Relaxed), stalled.load(Ordering::Relaxed));
+    if refused > 0 {
+        let mut why: Vec<(String, u64)> =
+            refusals.lock().map(|r| r.iter().map(|(c, n)| (c.clone(), *n)).collect()).unwrap_or_default();
+        why.sort_by(|a, b| b.1.cmp(&a.1));
+        let said: Vec<String> = why.iter().map(|(code, n)| format!("{code} {n}")).collect();
+        println!("refusals by code: {}", said.join(", "));
+    }
     println!(
         "play: {tables} tables ({failed} failed, {stalled} stalled, {refused} calls refused), {seconds} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; latency p50 {} µs, p99 {} µs, max {} µs ({} samples); server RSS {} KiB",
         think.as_millis(),
