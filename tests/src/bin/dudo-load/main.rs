@@ -368,7 +368,7 @@ async fn play(
     if refused > 0 {
         let mut why: Vec<(String, u64)> =
             refusals.lock().map(|r| r.iter().map(|(c, n)| (c.clone(), *n)).collect()).unwrap_or_default();
-        why.sort_by(|a, b| b.1.cmp(&a.1));
+        why.sort_by_key(|w| std::cmp::Reverse(w.1));
         let said: Vec<String> = why.iter().map(|(code, n)| format!("{code} {n}")).collect();
         println!("refusals by code: {}", said.join(", "));
     }
