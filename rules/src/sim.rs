@@ -82,14 +82,14 @@ impl Runner {
         events: &mut impl EventSink,
     ) -> Result<Outcome, SimError> {
         let dice = DiceSource::new(seed);
-        let game = match self.game.take() {
-            Some(mut game) if game.seats() == bots.len() && Arc::ptr_eq(game.rules_arc(), rules) => {
+        // Dealt again where it lies: a game is large enough that moving it costs.
+        let game = match self.game.as_mut() {
+            Some(game) if game.seats() == bots.len() && Arc::ptr_eq(game.rules_arc(), rules) => {
                 game.restart(dice, events);
                 game
             }
-            _ => Game::start_into(Arc::clone(rules), bots.len(), dice, None, events)?,
+            _ => self.game.insert(Game::start_into(Arc::clone(rules), bots.len(), dice, None, events)?),
         };
-        let game = self.game.insert(game);
         self.views.resize_with(bots.len(), View::default);
         let (views, legal) = (&mut self.views, &mut self.legal);
         // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
