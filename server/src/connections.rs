@@ -102,8 +102,11 @@ pub fn incoming(
             }
             tokio::spawn(async move {
                 let _ = stream.set_nodelay(true);
+                // The address's share of the budget: a handshake holds from it, then the
+                // connection.
+                let budget = dudo.budget_for(Some(peer.ip()));
+                let handshake_budget = Arc::clone(&budget);
                 // The handshake is part of the opening, and has its time.
-                let handshake_budget = dudo.budget_for(Some(peer.ip()));
                 let opened = tokio::time::timeout(OPENING_TIME, async move {
                     let mut wire = match acceptor {
                         Some(acceptor) => {
@@ -133,7 +136,7 @@ pub fn incoming(
                 } + if stream.is_tls() { TLS_BYTES } else { 0 };
                 // Past the budget, an address may still open a few connections for the calls
                 // that free memory and health checks (the only ones served then).
-                let memory = match dudo.budget_for(Some(peer.ip())).hold(bytes) {
+                let memory = match budget.hold(bytes) {
                     Some(held) => Memory::Held { _held: held },
                     None => match past_budget.take(Some(peer.ip()), PAST_BUDGET, PAST_BUDGET_ALL) {
                         Some(ticket) => Memory::PastBudget { _place: ticket },

@@ -49,8 +49,8 @@ impl Dudo {
     }
 
     /// A finished game's replay, with only what a replay may show, and the memory budget it
-    /// holds while it is read: the stored record and the decoded one (about five times its
-    /// size), counted against `reader`'s share.
+    /// holds while it is read: the stored record and six times the whole replay it makes (the
+    /// replay and its decoded form), counted against `reader`'s share.
     async fn replay(
         &self,
         game: &str,
@@ -98,14 +98,15 @@ impl Dudo {
         if one_reply && size > MAX_ONE_REPLY {
             return Err(too_large(size));
         }
+        // Making a replay runs the game through the engine: one at a time for the whole
+        // server, whoever asks. The turn and the memory are held by the work itself, so a
+        // caller that gives up does not free them for another while it goes on; a caller
+        // waiting its turn holds no memory yet.
+        let turn = REPLAYS_MADE_AT_ONCE.acquire().await.map_err(|_| status(TableError::ServerBusy))?;
         // The stored record and the replay made from it (about five times its encoded size).
         let held = budget
             .hold(size.saturating_mul(6).saturating_add(stored))
             .ok_or_else(|| status(TableError::ServerBusy))?;
-        // Making a replay runs the game through the engine: a few at once for the whole
-        // server, whoever asks. The turn and the memory are held by the work itself, so a
-        // caller that gives up does not free them for another while it goes on.
-        let turn = REPLAYS_MADE_AT_ONCE.acquire().await.map_err(|_| status(TableError::ServerBusy))?;
         let found = store.game(game.trim()).await.map_err(store_error)?.ok_or_else(not_found)?;
         let record = found.record;
         let made = tokio::task::spawn_blocking(move || {

@@ -61,6 +61,16 @@ impl Kept {
             })
             .collect()
     }
+    /// The events among the updates.
+    fn events(&self) -> Vec<pb::Event> {
+        self.updates()
+            .into_iter()
+            .filter_map(|u| match u {
+                Up::Event(e) => Some(e),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 fn at(secs: u64) -> Now {
@@ -136,14 +146,7 @@ fn the_clock_plays_the_default_move_when_it_runs_out() {
     stream.take();
     core.time_out(at(16));
     core.deliver();
-    let events: Vec<pb::Event> = stream
-        .updates()
-        .into_iter()
-        .filter_map(|u| match u {
-            Up::Event(e) => Some(e),
-            _ => None,
-        })
-        .collect();
+    let events = stream.events();
     let first = convert::event_from_wire(&events[0]).unwrap().1;
     assert!(matches!(first, TableEvent::TurnTimedOut { seat, .. } if seat == turn), "{first:?}");
     // The next seat is timed now, with its full bank.

@@ -16,22 +16,15 @@ fn played(rules: dudo_rules::RuleSet, seats: usize, length: GameLength) -> (Vec<
     start(&mut core, at(1));
     core.deliver();
     assert!(core.game().is_some_and(dudo_rules::Game::is_over), "the bots finish the game");
-    let (_, mut finished) = core.take_unsaved();
-    assert_eq!(finished.len(), 1);
-    // Made compact as the table does when it writes it.
-    let secret = core.dice_secret();
-    for f in &mut finished {
-        f.record = stored_record::compact_stored(&f.record, secret);
-    }
-    let seen = spectator
-        .updates()
-        .into_iter()
-        .filter_map(|u| match u {
-            Up::Event(e) => Some(e),
-            _ => None,
-        })
-        .collect();
-    (finished.remove(0).record, seen)
+    (stored(&mut core), spectator.events())
+}
+
+/// The one game the table finished, its record made compact as the table does when it
+/// writes it.
+fn stored(core: &mut TableCore) -> Vec<u8> {
+    let (_, finished) = core.take_unsaved();
+    assert_eq!(finished.len(), 1, "one finished game");
+    stored_record::compact_stored(&finished[0].record, core.dice_secret())
 }
 
 /// Every event the spectator was sent is in the record, the same at the same place in the
@@ -92,19 +85,9 @@ fn a_stopped_game_and_a_seat_that_left_keep_compact_records() {
     bots_play_on(&mut core, at(2));
     core.deliver();
     assert!(core.game().is_some_and(dudo_rules::Game::is_over));
-    let (_, mut finished) = core.take_unsaved();
-    let secret = core.dice_secret();
-    finished[0].record = stored_record::compact_stored(&finished[0].record, secret);
-    let seen: Vec<pb::Event> = spectator
-        .updates()
-        .into_iter()
-        .filter_map(|u| match u {
-            Up::Event(e) => Some(e),
-            _ => None,
-        })
-        .collect();
-    assert!(stored_record::is_compact(&finished[0].record));
-    reads_back_as_seen("left", &finished[0].record, &seen);
+    let record = stored(&mut core);
+    assert!(stored_record::is_compact(&record));
+    reads_back_as_seen("left", &record, &spectator.events());
 }
 
 #[test]
