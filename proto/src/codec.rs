@@ -1,17 +1,27 @@
 //! The codec the generated services use: prost's, except that a message that does not decode
 //! is the sender's error (INVALID_ARGUMENT, naming the problem), not the receiver's (tonic's
-//! codec says INTERNAL).
+//! codec says INTERNAL), and whose buffers start small (see `buffers`).
 
+use std::marker::PhantomData;
 use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
-use tonic_prost::{ProstCodec, ProstDecoder, ProstEncoder};
+use tonic_prost::{ProstDecoder, ProstEncoder};
+
+/// Each call's encode and decode buffers start at 1 KiB, not tonic's 8 KiB: a stream keeps
+/// its buffers while it is open, and an idle seat's stream is most of what a seat costs
+/// (BENCHMARKS.md, idle seats). Nearly every message is smaller; a larger one grows the buffer
+/// as it must. The yield threshold (how much a stream encodes before handing it on) stays
+/// tonic's 32 KiB.
+fn buffers() -> BufferSettings {
+    BufferSettings::new(1024, 32 * 1024)
+}
 
 #[derive(Debug, Clone)]
-pub struct DudoCodec<T, U>(ProstCodec<T, U>);
+pub struct DudoCodec<T, U>(PhantomData<(T, U)>);
 
 impl<T, U> Default for DudoCodec<T, U> {
     fn default() -> Self {
-        DudoCodec(ProstCodec::default())
+        DudoCodec(PhantomData)
     }
 }
 
@@ -26,11 +36,11 @@ where
     type Decoder = DudoDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        self.0.encoder()
+        ProstEncoder::new(buffers())
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        DudoDecoder(self.0.decoder())
+        DudoDecoder(ProstDecoder::new(buffers()))
     }
 }
 

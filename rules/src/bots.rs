@@ -5,9 +5,9 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::action::Action;
+use crate::action::{Action, Seat};
 use crate::bid::Bid;
-use crate::game::{Legal, View};
+use crate::game::{Game, Legal, View};
 use crate::hand::{Hand, HandGame};
 use crate::odds::{BidOdds, Knowledge, match_chance};
 use crate::ruleset::{PassClaim, PushDice, RuleSet};
@@ -18,12 +18,37 @@ pub const NAMES: &[&str] = &["random", "odds", "reader"];
 /// A player that decides from its own view.
 pub trait Bot: Send {
     fn name(&self) -> &'static str;
+    /// How much of its view the bot reads under `rules`; a loop that asks many questions
+    /// (`sim::Runner`) fills only that. Everything, unless a bot says less.
+    fn reads(&self, _rules: &RuleSet) -> Reads {
+        Reads::Everything
+    }
+    /// The action [`Bot::act`] would choose for `seat`, worked out from the game itself
+    /// without listing the legal actions: the simulator's shortcut (`sim::Runner`), which
+    /// only the engine's own bots take. `None`: ask `act`.
+    fn act_in(&mut self, _game: &Game, _seat: Seat) -> Option<Action> {
+        None
+    }
+    /// Makes the bot what [`by_name`] would make for seed `seed`, for the next game of a
+    /// long run (the simulator's): `false` if it cannot, and a new one is needed.
+    fn reseed(&mut self, _seed: u64) -> bool {
+        false
+    }
     /// The action for the seat whose turn it is. `legal` is never empty.
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action;
     /// A call out of turn (Calza), or `None` to stay silent.
     fn interject(&mut self, _rules: &RuleSet, _view: &View, _legal: &Legal) -> Option<Action> {
         None
     }
+}
+
+/// How much of a seat's view a bot reads before it decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// Only `View::moves` (its decision's randomness) and `View::seat`: the rest may be stale.
+    Moves,
+    /// The whole view.
+    Everything,
 }
 
 /// The seed of `seat`'s bot in a game dealt from `game_seed`: how `dudo simulate`, a seeded
@@ -43,7 +68,12 @@ pub fn seat_seed(game_seed: u64, seat: usize) -> u64 {
 /// versions: a decision must be the same everywhere. ChaCha8 cost a fifth of a simulated
 /// game (BENCHMARKS.md).
 fn decision_rng(seed: u64, view: &View) -> DecisionRng {
-    DecisionRng::seed_from_u64(mix(seed ^ view.moves.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+    decision_rng_at(seed, view.moves)
+}
+
+/// [`decision_rng`] after `moves` moves.
+fn decision_rng_at(seed: u64, moves: u64) -> DecisionRng {
+    DecisionRng::seed_from_u64(mix(seed ^ moves.wrapping_mul(0xD1B5_4A32_D192_ED03)))
 }
 
 /// The generator of a bot's decisions.
@@ -83,8 +113,33 @@ impl RandomBot {
 }
 
 impl Bot for RandomBot {
+    fn reseed(&mut self, seed: u64) -> bool {
+        *self = RandomBot::new(seed);
+        true
+    }
+
     fn name(&self) -> &'static str {
         "random"
+    }
+
+    /// In the common hand it picks among the legal actions by the move count alone, unless
+    /// it may push (which shows its own dice) or plays the points game (where it asks the
+    /// odds bot); the individual-hand games read the view.
+    fn reads(&self, rules: &RuleSet) -> Reads {
+        let plain = rules.family == crate::ruleset::Family::CommonHand
+            && rules.push.dice == PushDice::Off
+            && !matches!(rules.game_end, crate::ruleset::GameEnd::Points(_));
+        if plain { Reads::Moves } else { Reads::Everything }
+    }
+
+    /// Where it reads only the move count, `act`'s uniform pick is the engine's own
+    /// `random_legal_action`: the same draw over the same actions in the same order (bids by
+    /// face and quantity, pass, challenges, exact call, watch), so the same action.
+    fn act_in(&mut self, game: &Game, seat: Seat) -> Option<Action> {
+        if self.reads(game.rules()) != Reads::Moves {
+            return None;
+        }
+        game.random_legal_action(seat, &mut decision_rng_at(self.seed, game.moves()))
     }
 
     fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Action {
@@ -424,6 +479,11 @@ fn pass_is_true(rules: &RuleSet, view: &View) -> bool {
 }
 
 impl Bot for OddsBot {
+    fn reseed(&mut self, seed: u64) -> bool {
+        *self = OddsBot::new(seed);
+        true
+    }
+
     fn name(&self) -> &'static str {
         "odds"
     }
@@ -518,6 +578,11 @@ impl ReaderBot {
 }
 
 impl Bot for ReaderBot {
+    fn reseed(&mut self, seed: u64) -> bool {
+        *self = ReaderBot::new(seed);
+        true
+    }
+
     fn name(&self) -> &'static str {
         "reader"
     }

@@ -182,6 +182,9 @@ impl IndividualHand {
     pub fn round(&self) -> u32 {
         self.hand_no
     }
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
     pub fn turn(&self) -> Option<Seat> {
         if self.over {
             return None;

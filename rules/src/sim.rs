@@ -5,7 +5,7 @@
 //! `dudo simulate` runs it on every core; the benchmarks and property tests use it too.
 
 use crate::action::Seat;
-use crate::bots::Bot;
+use crate::bots::{Bot, Reads};
 use crate::dice::Seed;
 use crate::error::RuleError;
 use std::sync::Arc;
@@ -60,9 +60,29 @@ pub struct Runner {
     /// A view per seat and one set of legal actions, refilled for each question.
     views: Vec<View>,
     legal: Legal,
+    /// What each seat's bot reads of its view this game: only that is filled.
+    reads: Vec<Reads>,
+    /// Where the dice come from.
+    dice: Dice,
+}
+
+/// Which generator deals a simulation's dice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dice {
+    /// ChaCha12, as every table on a server: the same seed deals the same game there.
+    #[default]
+    Secure,
+    /// Xoshiro256++ ([`DiceSource::fast`]): quicker, and not the dice a server would deal
+    /// from the same seed. For statistics only.
+    Fast,
 }
 
 impl Runner {
+    /// A runner whose games are dealt by `dice`.
+    pub fn new(dice: Dice) -> Self {
+        Runner { dice, ..Runner::default() }
+    }
+
     /// [`play`], on this runner's buffers.
     pub fn play(
         &mut self,
@@ -81,7 +101,10 @@ impl Runner {
         seed: Seed,
         events: &mut impl EventSink,
     ) -> Result<Outcome, SimError> {
-        let dice = DiceSource::new(seed);
+        let dice = match self.dice {
+            Dice::Secure => DiceSource::new(seed),
+            Dice::Fast => DiceSource::fast(seed),
+        };
         // Dealt again where it lies: a game is large enough that moving it costs.
         let game = match self.game.as_mut() {
             Some(game) if game.seats() == bots.len() && Arc::ptr_eq(game.rules_arc(), rules) => {
@@ -91,7 +114,16 @@ impl Runner {
             _ => self.game.insert(Game::start_into(Arc::clone(rules), bots.len(), dice, None, events)?),
         };
         self.views.resize_with(bots.len(), View::default);
-        let (views, legal) = (&mut self.views, &mut self.legal);
+        self.reads.clear();
+        self.reads.extend(bots.iter().map(|b| b.reads(game.rules())));
+        let (views, legal, reads) = (&mut self.views, &mut self.legal, &self.reads);
+        let view_of = |game: &Game, seat: Seat, view: &mut View| match reads[seat] {
+            Reads::Everything => game.view_into(Some(seat), view),
+            Reads::Moves => {
+                view.seat = Some(seat);
+                view.moves = game.moves();
+            }
+        };
         // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
         let limit = 1_000_000u64;
         let mut actions = 0u64;
@@ -106,7 +138,7 @@ impl Runner {
                     continue;
                 }
                 game.legal_into(seat, legal);
-                game.view_into(Some(seat), &mut views[seat]);
+                view_of(game, seat, &mut views[seat]);
                 if let Some(a) = bots[seat].interject(game.rules(), &views[seat], legal) {
                     chosen = Some((seat, a));
                     break;
@@ -114,11 +146,14 @@ impl Runner {
             }
             let (seat, action) = match chosen {
                 Some(c) => c,
-                None => {
-                    game.legal_into(turn, legal);
-                    game.view_into(Some(turn), &mut views[turn]);
-                    (turn, bots[turn].act(game.rules(), &views[turn], legal))
-                }
+                None => match bots[turn].act_in(game, turn) {
+                    Some(action) => (turn, action),
+                    None => {
+                        game.legal_into(turn, legal);
+                        view_of(game, turn, &mut views[turn]);
+                        (turn, bots[turn].act(game.rules(), &views[turn], legal))
+                    }
+                },
             };
             game.apply_into(seat, &action, events).map_err(|error| SimError::IllegalAction {
                 bot: bots[seat].name(),
@@ -151,6 +186,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A bot that reads only the move count decides as it would with its whole view: the
+    /// runner's games are the ones a loop that fills every view plays.
+    #[test]
+    fn bots_that_read_less_decide_the_same() {
+        for preset in presets::NAMES {
+            let rules = Arc::new(presets::by_name(preset).unwrap_or_else(|| panic!("{preset}")));
+            let seats = usize::from(rules.players.min.max(3).min(rules.players.max));
+            for game in 0..30u64 {
+                let table = || -> Vec<Box<dyn Bot>> {
+                    (0..seats).filter_map(|s| bots::by_name("random", game * 10 + s as u64)).collect()
+                };
+                let mut runner = Runner::default();
+                let ours = runner.play(&rules, &mut table(), seed_from_u64(game));
+                let full = play_seeing_everything(&rules, &mut table(), seed_from_u64(game));
+                assert_eq!(ours, full, "{preset}, game {game}");
+            }
+        }
+    }
+
+    /// The runner's loop without its shortcuts: every view filled whole, every game new.
+    fn play_seeing_everything(
+        rules: &Arc<RuleSet>,
+        bots: &mut [Box<dyn Bot>],
+        seed: Seed,
+    ) -> Result<Outcome, SimError> {
+        let (mut game, _) = Game::start(Arc::clone(rules), bots.len(), seed)?;
+        let (mut view, mut legal, mut actions) = (View::default(), Legal::default(), 0);
+        while !game.is_over() {
+            let turn = game.turn().unwrap_or(0);
+            let mut chosen = None;
+            for seat in game.seats_to_ask().filter(|&s| s != turn).collect::<Vec<_>>() {
+                game.legal_into(seat, &mut legal);
+                game.view_into(Some(seat), &mut view);
+                if let Some(a) = bots[seat].interject(game.rules(), &view, &legal) {
+                    chosen = Some((seat, a));
+                    break;
+                }
+            }
+            let (seat, action) = chosen.unwrap_or_else(|| {
+                game.legal_into(turn, &mut legal);
+                game.view_into(Some(turn), &mut view);
+                (turn, bots[turn].act(game.rules(), &view, &legal))
+            });
+            game.apply(seat, &action).map_err(|error| SimError::IllegalAction {
+                bot: bots[seat].name(),
+                seat,
+                action: action.to_string(),
+                error,
+            })?;
+            actions += 1;
+        }
+        Ok(Outcome { standings: game.standings(), rounds: game.round(), actions })
     }
 
     /// A runner deals each game again on the last one's buffers: the games are the very ones

@@ -110,6 +110,10 @@ impl Game {
     pub fn round(&self) -> u32 {
         each!(self, g => g.round())
     }
+    /// Actions applied so far this game (`View::moves`).
+    pub fn moves(&self) -> u64 {
+        each!(self, g => g.moves())
+    }
     /// Whose move it is, if the game is on.
     pub fn turn(&self) -> Option<Seat> {
         each!(self, g => g.turn())

@@ -518,6 +518,11 @@ impl CommonHand {
         self.round
     }
 
+    /// Actions applied so far this game (`View::moves`).
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
     /// Whose turn it is, if the game is on.
     pub fn turn(&self) -> Option<Seat> {
         (!self.is_over()).then_some(self.turn)
