@@ -56,8 +56,10 @@ impl Play for Dudo {
         }
         let handle = self.find(&hello.table)?;
         let updates = self.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
-        // Actions coming up are sent to the table; refusals come back down the stream.
-        let (refusals_tx, refusals_rx) = mpsc::channel::<Result<pb::PlayUpdate, Status>>(16);
+        // Actions coming up are sent to the table; refusals come back down the stream. Boxed:
+        // a channel allocates 32 slots at once, and a seat that is never refused should not
+        // hold 32 updates' worth.
+        let (refusals_tx, refusals_rx) = mpsc::channel::<Box<Result<pb::PlayUpdate, Status>>>(16);
         let service = self.clone();
         // Refusals the service makes before the table sees a message (it does not decode as
         // an action, it is empty) cost no table anything, so they have a budget of their
@@ -72,7 +74,7 @@ impl Play for Dudo {
                     // A message that cannot be read (undecodable, too large) ends the stream
                     // with a status saying so: never a stream that silently stops listening.
                     Err(status) => {
-                        let _ = refusals_tx.send(Err(upward_error(&status))).await;
+                        let _ = refusals_tx.send(Box::new(Err(upward_error(&status)))).await;
                         break;
                     }
                 };
@@ -111,7 +113,7 @@ impl Play for Dudo {
                                 .and_then(|v| v.parse().ok()),
                         }))),
                     };
-                    if refusals_tx.send(Ok(rejected)).await.is_err() {
+                    if refusals_tx.send(Box::new(Ok(rejected))).await.is_err() {
                         break;
                     }
                 }
@@ -121,7 +123,7 @@ impl Play for Dudo {
         // whatever the refusals side is doing.
         let updates = updates.map(Some).chain(tokio_stream::once(None));
         let merged = updates
-            .merge(ReceiverStream::new(refusals_rx).map(Some))
+            .merge(ReceiverStream::new(refusals_rx).map(|refusal| Some(*refusal)))
             .take_while(Option::is_some)
             .map(move |u| {
                 let _held = &slot;

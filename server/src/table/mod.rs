@@ -245,7 +245,7 @@ impl Table {
     /// The table's summary for lists is kept current in `listed`.
     pub async fn run(
         mut self,
-        mut commands: mpsc::Receiver<Command>,
+        mut commands: mpsc::Receiver<Box<Command>>,
         listed: tokio::sync::watch::Sender<pb::TableSummary>,
         idle: Duration,
     ) -> Ended {
@@ -284,7 +284,7 @@ impl Table {
                 command = commands.recv() => match command {
                     Some(c) => {
                         last_call = Instant::now();
-                        self.handle(c);
+                        self.handle(*c);
                     }
                     // The server let go of the table (it is stopping): the journal keeps it.
                     None => break Ended::Released,
