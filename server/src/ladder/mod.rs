@@ -32,6 +32,10 @@ pub use pools::Pool;
 
 /// How often the matchmaker looks for tables to make.
 pub(crate) const TICK: Duration = Duration::from_millis(250);
+
+/// How often entrants hear where the queue stands, at most (a seat, an end or a bench is
+/// told at once).
+pub(crate) const QUEUE_NEWS: Duration = Duration::from_secs(1);
 /// The rating gap (in mu) a table may span at once, and how much it widens each second of
 /// the longest wait among its players.
 pub(crate) const GAP: f64 = 3.0;
@@ -66,6 +70,9 @@ pub(crate) struct Entrant {
     pub(crate) since: Instant,
     pub(crate) wants: u32,
     pub(crate) tx: mpsc::Sender<Result<pb::LadderUpdate, Status>>,
+    /// What it was last told of the queue (waiting, playing, rating's bits): the same news
+    /// is not sent twice.
+    pub(crate) told: std::cell::Cell<Option<(u32, u32, u64)>>,
 }
 
 pub(crate) struct Game {
@@ -134,6 +141,12 @@ pub(crate) struct Matchmaker {
     benched: HashMap<String, Instant>,
     /// Time-outs since each account was last benched.
     timeouts: HashMap<String, u32>,
+    /// Pools whose queue changed since every entrant was last told where it stands: told
+    /// once a [`QUEUE_NEWS`], not once a change (a thousand entrants and ninety games ending
+    /// a second made 90,000 updates a second).
+    queue_changed: Vec<bool>,
+    /// When the queues' news is next told.
+    news_due: Instant,
     tx: mpsc::Sender<Command>,
 }
 
@@ -150,6 +163,8 @@ pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
         playing: pools.iter().map(|_| HashMap::new()).collect(),
         benched: HashMap::new(),
         timeouts: HashMap::new(),
+        queue_changed: vec![false; pools.len()],
+        news_due: Instant::now(),
         tx: tx.clone(),
     };
     tokio::spawn(matchmaker.run(rx));
@@ -223,9 +238,12 @@ impl Matchmaker {
                     };
                     let _ = entrant.tx.try_send(update(pb::ladder_update::Update::Benched(benched)));
                 }
+                let id = entrant.id;
                 self.queues[p].push(entrant);
                 let _ = reply.send(Ok(()));
-                self.tell_queue(p);
+                // The newcomer hears where it stands now; the others at the next tick.
+                self.tell_queue_to(p, |e| e.id == id);
+                self.queue_changed[p] = true;
             }
             Command::Made { pool, made, seated } => match made {
                 Ok(made) => {
@@ -286,7 +304,7 @@ impl Matchmaker {
                     self.game_done(pool, &e.account.id);
                     let _ = e.tx.try_send(Err(why.clone()));
                 }
-                self.tell_queue(pool);
+                self.queue_changed[pool] = true;
             }
             Command::TimedOut { table, seat } => {
                 let Some(game) = self.games.get(&table) else { return };
@@ -333,7 +351,7 @@ impl Matchmaker {
                         let _ = e.tx.try_send(update(pb::ladder_update::Update::Ended(ended)));
                     }
                 }
-                self.tell_queue(game.pool);
+                self.queue_changed[game.pool] = true;
             }
         }
     }
@@ -368,13 +386,16 @@ impl Matchmaker {
             u32::try_from(queue.iter().filter(|e| self.playing(pool, &e.account.id) < e.wants).count())
                 .unwrap_or(u32::MAX);
         for e in queue.iter().filter(|e| to(e) && e.tx.capacity() > ENTRANT_QUEUE / 2) {
-            let queued = pb::LadderQueued {
-                pool: self.pools[pool].name.clone(),
-                waiting,
-                playing: self.playing(pool, &e.account.id),
-                rating: e.score,
-            };
-            let _ = e.tx.try_send(update(pb::ladder_update::Update::Queued(queued)));
+            let playing = self.playing(pool, &e.account.id);
+            let news = Some((waiting, playing, e.score.to_bits()));
+            if e.told.get() == news {
+                continue;
+            }
+            let queued =
+                pb::LadderQueued { pool: self.pools[pool].name.clone(), waiting, playing, rating: e.score };
+            if e.tx.try_send(update(pb::ladder_update::Update::Queued(queued))).is_ok() {
+                e.told.set(news);
+            }
         }
     }
 
@@ -386,6 +407,14 @@ impl Matchmaker {
             self.queues[pool].retain(|e| !e.tx.is_closed());
             while let Some(table) = self.next_table(pool, now) {
                 self.make(pool, table);
+            }
+        }
+        if now >= self.news_due {
+            self.news_due = now + QUEUE_NEWS;
+            for pool in 0..self.pools.len() {
+                if std::mem::take(&mut self.queue_changed[pool]) {
+                    self.tell_queue(pool);
+                }
             }
         }
     }

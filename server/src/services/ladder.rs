@@ -96,6 +96,7 @@ impl Ladder for Dudo {
             since: Instant::now(),
             wants,
             tx,
+            told: std::cell::Cell::new(None),
         };
         let (reply, answer) = tokio::sync::oneshot::channel();
         handle
