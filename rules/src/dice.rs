@@ -42,6 +42,8 @@ pub struct DiceSource {
 }
 
 /// The stream a game's dice are drawn from.
+// Unboxed: the large one is every table's; a box would cost an allocation per game dealt.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 enum Generator {
     Secure(ChaCha12Rng),
