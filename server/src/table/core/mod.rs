@@ -140,6 +140,8 @@ pub struct TableCore {
     /// CPU time spent playing built-in bots since the task last took it: what the table's
     /// share of the server's CPU is charged (see `bot_cpu`).
     thinking: Duration,
+    /// How long one go of bot moves may take: [`BOT_SLICE`] (tests shorten it).
+    bot_slice: Duration,
 }
 
 /// Bot moves played in one go: a table of bots playing at once hands back to the task after
@@ -200,6 +202,7 @@ impl TableCore {
             length,
             changes: 0,
             thinking: Duration::ZERO,
+            bot_slice: BOT_SLICE,
         };
         let created = core.journal.kept.then(|| Entry::Created(core.creation()));
         core.journal.record(now.wall, created);

@@ -32,7 +32,7 @@ impl TableCore {
         let started = std::time::Instant::now();
         let cpu = if bots { cpu_time::ThreadTime::try_now().ok() } else { None };
         for n in 0..BOT_MOVES_AT_ONCE {
-            if n > 0 && started.elapsed() >= BOT_SLICE {
+            if n > 0 && started.elapsed() >= self.bot_slice {
                 break;
             }
             let Some((seat, action)) = self.next_move(at_once, now) else {
@@ -45,11 +45,13 @@ impl TableCore {
             }
             self.enforce_length(now);
         }
-        if !played_all {
-            // More to play: it comes back through the task's loop, at once.
-            if let Some((seat, action)) = self.next_move(at_once, now) {
-                self.bot_due = Some(BotMove { due: now.mono, seat, action, at_log_len: self.log.next_seq() });
-            }
+        // More to play now (the slice ended first): it comes back through the task's loop, at
+        // once. Otherwise a paused bot's move is due after its pause, whether the slice
+        // ended or not: a slice that ended on a call in a window, with the next round's
+        // first move a paused bot's, left no move due and the table stalled for good.
+        let now_too = if played_all { None } else { self.next_move(at_once, now) };
+        if let Some((seat, action)) = now_too {
+            self.bot_due = Some(BotMove { due: now.mono, seat, action, at_log_len: self.log.next_seq() });
         } else if !at_once && let Some((seat, action)) = self.paused_bot_move() {
             self.bot_due = Some(BotMove {
                 due: now.mono + self.bot_pause,
@@ -360,6 +362,12 @@ impl TableCore {
             }
         }
         self.settle(now);
+    }
+
+    /// Shortens one go of bot moves (tests: a slice that ends after every move).
+    #[cfg(test)]
+    pub fn set_bot_slice(&mut self, slice: Duration) {
+        self.bot_slice = slice;
     }
 
     /// The banks as a rebuilt table's journal last recorded them.

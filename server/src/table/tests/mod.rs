@@ -192,6 +192,32 @@ fn a_paused_bot_moves_when_due_and_other_streams_learn_whose_turn_it_is() {
     assert!(updates.iter().any(|u| matches!(u, Up::Turn(t) if t.view.is_some())), "{updates:?}");
 }
 
+/// Paused bots never stall, whatever ends a slice of their moves: here every slice ends
+/// after one move, so a call out of turn in a call window ends one, and the next round's
+/// first move (a paused bot's) must still come due. Every move comes due until the game ends.
+#[test]
+fn paused_bots_play_on_whatever_ends_a_slice() {
+    let at_mono = |mono: Duration| Now { wall: 1_700_000_000_000 + mono.as_millis() as i64, mono };
+    for game in 0..20u64 {
+        let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(1), call_window_millis: 0 };
+        let mut core = table(pacing, false);
+        core.set_bot_slice(Duration::ZERO);
+        for seat in 1..=4 {
+            bot(&mut core, "random", game * 10 + seat, at(0));
+        }
+        start(&mut core, at(0));
+        for _ in 0..100_000 {
+            if core.game().is_some_and(dudo_rules::Game::is_over) {
+                break;
+            }
+            let due =
+                core.bot_due().unwrap_or_else(|| panic!("game {game}: no bot move is due, the table stalls"));
+            core.bot_moves(at_mono(due));
+        }
+        assert!(core.game().is_some_and(dudo_rules::Game::is_over), "game {game} ends");
+    }
+}
+
 #[test]
 fn a_resume_gets_what_it_missed_and_a_resume_from_before_the_kept_events_a_snapshot() {
     let mut core = table(Pacing::default(), false);
