@@ -16,8 +16,8 @@ pub struct SimulateArgs {
     /// openspiel).
     #[arg(long)]
     pub players: Option<usize>,
-    /// Games to play.
-    #[arg(long, default_value_t = 1000)]
+    /// Games to play (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
     /// The bot in each seat, in seat order, repeated to fill the table (random, odds, reader).
     /// Commas work too: --bot odds,random
@@ -26,8 +26,8 @@ pub struct SimulateArgs {
     /// Seed for the whole run: the same seed plays the same games.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads (default: every core).
-    #[arg(long)]
+    /// Worker threads, at least 1 (default: every core).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub threads: Option<usize>,
     /// Deal from Xoshiro256++, a quicker generator than the ChaCha12 a server deals from:
     /// the same statistics, but not the games a server would deal from the same seeds.

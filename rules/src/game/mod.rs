@@ -865,12 +865,17 @@ pub(crate) fn drink(tally: &mut u32, seat: Seat, drinks: u32, events: &mut impl 
     emit(events, || EventKind::Drank { seat, drinks, total });
 }
 
+/// "2 to 6 players", or "exactly 2 players" where the two are one.
+pub fn seats_allowed(min: usize, max: usize) -> String {
+    if min == max { format!("exactly {min} players") } else { format!("{min} to {max} players") }
+}
+
 /// Why a game could not start.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
     Rules(#[from] InvalidRules),
-    #[error("this rule set seats {min} to {max} players, not {seats}")]
+    #[error("this rule set seats {}, not {seats}", seats_allowed(*.min, *.max))]
     Seats { seats: usize, min: usize, max: usize },
     #[error("starting dice per seat must be given for every seat, each from 1 to 40")]
     StartDice,

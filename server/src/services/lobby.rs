@@ -4,6 +4,7 @@
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::lobby_server::Lobby;
+use dudo_rules::game::seats_allowed;
 use dudo_rules::presets;
 use tonic::{Request, Response, Status};
 
@@ -84,10 +85,8 @@ impl Lobby for Dudo {
         }
         let seats = if req.seats == 0 { u32::from(rules.players.min) } else { req.seats };
         if seats < u32::from(rules.players.min) || seats > u32::from(rules.players.max) {
-            return Err(bad_request(format!(
-                "seats: this rule set seats {} to {} players, not {seats}",
-                rules.players.min, rules.players.max
-            )));
+            let allowed = seats_allowed(usize::from(rules.players.min), usize::from(rules.players.max));
+            return Err(bad_request(format!("seats: this rule set seats {allowed}, not {seats}")));
         }
         let pacing = pacing(&req)?;
         let new = NewTable {

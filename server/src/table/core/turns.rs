@@ -6,7 +6,7 @@ use std::time::Duration;
 use dudo_proto::StopWhy;
 use dudo_rules::{Action, Game, Seat, Viewer};
 
-use super::{BOT_MOVES_AT_ONCE, BOT_SLICE, MIN_PATIENCE, TableCore, WINDOW_WITHOUT_CLOCK};
+use super::{BOT_MOVES_AT_ONCE, MIN_PATIENCE, TableCore, WINDOW_WITHOUT_CLOCK};
 use crate::table::bots::{self, BotMove};
 use crate::table::clock::{Clock, Now};
 use crate::table::error::TableError;

@@ -511,7 +511,7 @@ enum Load {
         /// Tables played at once.
         #[arg(long, default_value_t = 1000)]
         tables: usize,
-        /// How long to play, after a second's warm-up.
+        /// How long to play, after a 3 s warm-up that is not measured.
         #[arg(long, default_value_t = 10)]
         seconds: u64,
         /// The person's pause before each move and each call-window answer, in milliseconds.
@@ -564,7 +564,8 @@ enum Load {
     ///
     /// Example: dudo-load idle --seats 10000
     Idle {
-        #[arg(long, default_value_t = 10_000)]
+        /// Seats, two a table (at least 2).
+        #[arg(long, default_value_t = 10_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
         seats: usize,
         #[arg(long, default_value = "none")]
         db: String,
