@@ -26,8 +26,8 @@ pub struct SimulateArgs {
     /// Seed for the whole run: the same seed plays the same games.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads, at least 1 (default: every core).
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    /// Worker threads, 1 to 1024 (default: every core).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     pub threads: Option<usize>,
     /// Deal from Xoshiro256++, a quicker generator than the ChaCha12 a server deals from:
     /// the same statistics, but not the games a server would deal from the same seeds.

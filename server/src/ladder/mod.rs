@@ -280,6 +280,8 @@ impl Matchmaker {
                     self.watch(pool, players, made);
                     let seated: Vec<u64> = seated.iter().flatten().copied().collect();
                     self.tell_queue_to(pool, |e| seated.contains(&e.id));
+                    // Fewer wait now: the others hear it at the next news.
+                    self.queue_changed[pool] = true;
                 }
                 Err(why) => {
                     tracing::warn!(error = %why, "a ladder table could not be made");
@@ -404,7 +406,10 @@ impl Matchmaker {
         let _timed = Timed(now);
         self.benched.retain(|_, until| *until > now);
         for pool in 0..self.pools.len() {
+            let before = self.queues[pool].len();
             self.queues[pool].retain(|e| !e.tx.is_closed());
+            // Someone left: the others' count of who waits is news.
+            self.queue_changed[pool] |= self.queues[pool].len() != before;
             while let Some(table) = self.next_table(pool, now) {
                 self.make(pool, table);
             }
