@@ -188,8 +188,9 @@ mod tests {
         }
     }
 
-    /// A bot that reads only the move count decides as it would with its whole view: the
-    /// runner's games are the ones a loop that fills every view plays.
+    /// A bot that reads only the move count, and picks without the list of legal actions,
+    /// decides as it would given its whole view and the list: the same bots behind
+    /// [`SeesEverything`] (which takes none of the shortcuts) play the same games.
     #[test]
     fn bots_that_read_less_decide_the_same() {
         for preset in presets::NAMES {
@@ -199,47 +200,28 @@ mod tests {
                 let table = || -> Vec<Box<dyn Bot>> {
                     (0..seats).filter_map(|s| bots::by_name("random", game * 10 + s as u64)).collect()
                 };
-                let mut runner = Runner::default();
-                let ours = runner.play(&rules, &mut table(), seed_from_u64(game));
-                let full = play_seeing_everything(&rules, &mut table(), seed_from_u64(game));
+                let ours = play(&rules, &mut table(), seed_from_u64(game));
+                let mut seeing: Vec<Box<dyn Bot>> =
+                    table().into_iter().map(|b| Box::new(SeesEverything(b)) as Box<dyn Bot>).collect();
+                let full = play(&rules, &mut seeing, seed_from_u64(game));
                 assert_eq!(ours, full, "{preset}, game {game}");
             }
         }
     }
 
-    /// The runner's loop without its shortcuts: every view filled whole, every game new.
-    fn play_seeing_everything(
-        rules: &Arc<RuleSet>,
-        bots: &mut [Box<dyn Bot>],
-        seed: Seed,
-    ) -> Result<Outcome, SimError> {
-        let (mut game, _) = Game::start(Arc::clone(rules), bots.len(), seed)?;
-        let (mut view, mut legal, mut actions) = (View::default(), Legal::default(), 0);
-        while !game.is_over() {
-            let turn = game.turn().unwrap_or(0);
-            let mut chosen = None;
-            for seat in game.seats_to_ask().filter(|&s| s != turn).collect::<Vec<_>>() {
-                game.legal_into(seat, &mut legal);
-                game.view_into(Some(seat), &mut view);
-                if let Some(a) = bots[seat].interject(game.rules(), &view, &legal) {
-                    chosen = Some((seat, a));
-                    break;
-                }
-            }
-            let (seat, action) = chosen.unwrap_or_else(|| {
-                game.legal_into(turn, &mut legal);
-                game.view_into(Some(turn), &mut view);
-                (turn, bots[turn].act(game.rules(), &view, &legal))
-            });
-            game.apply(seat, &action).map_err(|error| SimError::IllegalAction {
-                bot: bots[seat].name(),
-                seat,
-                action: action.to_string(),
-                error,
-            })?;
-            actions += 1;
+    /// A bot as the trait's defaults ask it: its whole view filled, the legal actions listed.
+    struct SeesEverything(Box<dyn Bot>);
+
+    impl Bot for SeesEverything {
+        fn name(&self) -> &'static str {
+            self.0.name()
         }
-        Ok(Outcome { standings: game.standings(), rounds: game.round(), actions })
+        fn act(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> crate::Action {
+            self.0.act(rules, view, legal)
+        }
+        fn interject(&mut self, rules: &RuleSet, view: &View, legal: &Legal) -> Option<crate::Action> {
+            self.0.interject(rules, view, legal)
+        }
     }
 
     /// A runner deals each game again on the last one's buffers: the games are the very ones

@@ -53,10 +53,6 @@ async fn schema(db: &str) -> anyhow::Result<(String, String)> {
     Ok((dudo_tests::fresh_schema(db, &name).await?, name))
 }
 
-fn pct(sorted: &[u64], p: f64) -> u64 {
-    sorted.get(((sorted.len() as f64 * p) as usize).min(sorted.len().saturating_sub(1))).copied().unwrap_or(0)
-}
-
 pub async fn run(o: Options) -> anyhow::Result<()> {
     anyhow::ensure!(o.db.starts_with("postgres"), "cluster: --db postgres://… (a cluster needs PostgreSQL)");
     let (url, schema_name) = schema(&o.db).await?;
@@ -174,10 +170,10 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     println!(
         "forwarding hop (GetTable under load, {} calls each): to the owner p50 {} µs, p99 {} µs; through another node p50 {} µs, p99 {} µs",
         direct.len(),
-        pct(&direct, 0.5),
-        pct(&direct, 0.99),
-        pct(&forwarded, 0.5),
-        pct(&forwarded, 0.99)
+        crate::percentile(&direct, 0.5),
+        crate::percentile(&direct, 0.99),
+        crate::percentile(&forwarded, 0.5),
+        crate::percentile(&forwarded, 0.99)
     );
     let gaps = |at: Instant, held: &[String]| -> Vec<u64> {
         let mut gaps: Vec<u64> = tables_events
@@ -197,8 +193,8 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             "failover after kill -9 (lease {} ms): {} tables, first event after the kill: p50 {} ms, p99 {} ms, max {} ms",
             o.lease_millis,
             g.len(),
-            pct(&g, 0.5),
-            pct(&g, 0.99),
+            crate::percentile(&g, 0.5),
+            crate::percentile(&g, 0.99),
             g.last().copied().unwrap_or(0)
         );
     }
@@ -217,8 +213,8 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         println!(
             "drain (SIGTERM): {} tables, stall from the last event before to the first after: p50 {} ms, p99 {} ms, longest {} ms",
             stalls.len(),
-            pct(&stalls, 0.5),
-            pct(&stalls, 0.99),
+            crate::percentile(&stalls, 0.5),
+            crate::percentile(&stalls, 0.99),
             stalls.last().copied().unwrap_or(0)
         );
     }
@@ -228,7 +224,11 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         .flat_map(|(_, e)| e.windows(2).map(|w| w[1].duration_since(w[0]).as_millis() as u64))
         .collect();
     usual.sort_unstable();
-    println!("gaps between a table's events: p50 {} ms, p99 {} ms", pct(&usual, 0.5), pct(&usual, 0.99));
+    println!(
+        "gaps between a table's events: p50 {} ms, p99 {} ms",
+        crate::percentile(&usual, 0.5),
+        crate::percentile(&usual, 0.99)
+    );
     drop(nodes);
     if let Ok(pool) = sqlx::AnyPool::connect(&o.db).await {
         let _ = sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema_name} CASCADE")).execute(&pool).await;

@@ -58,6 +58,14 @@ fn is_action(kind: &pb::event::Kind) -> bool {
     matches!(kind, K::BidMade(_) | K::DudoCalled(_) | K::CalzaCalled(_) | K::Passed(_) | K::Watched(_))
 }
 
+/// The `p` quantile (0 to 1) of sorted samples; zero when there are none.
+pub(crate) fn percentile<T: Copy + Default>(sorted: &[T], p: f64) -> T {
+    sorted
+        .get(((sorted.len() as f64 * p) as usize).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or_default()
+}
+
 /// Whether an action was sent after the warm-up.
 fn at_or_after(sent: Option<Instant>, warmup: Instant) -> bool {
     sent.is_some_and(|at| at >= warmup)
@@ -337,27 +345,12 @@ async fn play(
     let elapsed = (seconds as f64).max(0.001);
     let mut lat = latencies.lock().await.clone();
     lat.sort_unstable();
-    let pct = |p: f64| {
-        lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1))).copied().unwrap_or(0)
-    };
     let total = actions.load(Ordering::Relaxed);
     let cpu = dudo_tests::cpu_time(server.pid()).saturating_sub(cpu_at_warmup.await.unwrap_or_default());
     let mut calls = calls.lock().await.clone();
     calls.sort_unstable();
-    let call_pct = |p: f64| {
-        calls
-            .get(((calls.len() as f64 * p) as usize).min(calls.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or(0)
-    };
     let mut health = health.await.unwrap_or_default();
     health.sort_unstable();
-    let health_pct = |p: f64| {
-        health
-            .get(((health.len() as f64 * p) as usize).min(health.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or(0)
-    };
     if let Some(sampler) = sampler {
         let samples = sampler.await.unwrap_or_default();
         let shown: Vec<String> =
@@ -376,8 +369,8 @@ async fn play(
         "play: {tables} tables ({failed} failed, {stalled} stalled, {refused} calls refused), {seconds} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; latency p50 {} µs, p99 {} µs, max {} µs ({} samples); server RSS {} KiB",
         think.as_millis(),
         total as f64 / elapsed,
-        pct(0.5),
-        pct(0.99),
+        percentile(&lat, 0.5),
+        percentile(&lat, 0.99),
         lat.last().copied().unwrap_or(0),
         lat.len(),
         server.rss_kib()
@@ -389,15 +382,15 @@ async fn play(
     );
     println!(
         "health check beside it (grpc.health.v1.Health/Check, one at a time): p50 {} µs, p99 {} µs ({} calls); action latency p50 = {:.1}× the health check's",
-        health_pct(0.5),
-        health_pct(0.99),
+        percentile(&health, 0.5),
+        percentile(&health, 0.99),
         health.len(),
-        f64::from(pct(0.5)) / f64::from(health_pct(0.5).max(1))
+        f64::from(percentile(&lat, 0.5)) / f64::from(percentile(&health, 0.5).max(1))
     );
     println!(
         "calls (create, add bot, start, act, reset): p50 {} µs, p99 {} µs, max {} µs ({} calls)",
-        call_pct(0.5),
-        call_pct(0.99),
+        percentile(&calls, 0.5),
+        percentile(&calls, 0.99),
         calls.last().copied().unwrap_or(0),
         calls.len()
     );
