@@ -20,6 +20,7 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use dudo_proto::v1 as pb;
+use rand::Rng;
 use rand::seq::SliceRandom;
 use tokio::sync::mpsc;
 use tokio_stream::{Stream, StreamExt};
@@ -73,6 +74,14 @@ pub(crate) struct Entrant {
     /// What it was last told of the queue (waiting, playing, rating's bits): the same news
     /// is not sent twice.
     pub(crate) told: std::cell::Cell<Option<(u32, u32, u64)>>,
+}
+
+/// An entrant who may take a seat now: where it is in its pool's queue, and how many games
+/// it has in play.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ready {
+    index: usize,
+    playing: u32,
 }
 
 pub(crate) struct Game {
@@ -410,7 +419,22 @@ impl Matchmaker {
             self.queues[pool].retain(|e| !e.tx.is_closed());
             // Someone left: the others' count of who waits is news.
             self.queue_changed[pool] |= self.queues[pool].len() != before;
-            while let Some(table) = self.next_table(pool, now) {
+            // Who is ready is worked out once a pass and kept up as tables are made: a
+            // pass that makes a hundred tables from a thousand entrants sorts once, not a
+            // hundred times.
+            let mut ready = self.ready(pool);
+            while let Some(table) = self.next_table(pool, &ready, now) {
+                for &i in &table.0 {
+                    if let Some(r) = ready.iter_mut().find(|r| r.index == i) {
+                        r.playing += 1;
+                    }
+                }
+                let queue = &self.queues[pool];
+                ready.retain(|r| r.playing < queue[r.index].wants);
+                if table.0.iter().any(|&i| ready.iter().any(|r| r.index == i)) {
+                    // Someone seated wants more games: fewest in play still goes first.
+                    ready.sort_by_key(|r| (r.playing, queue[r.index].since));
+                }
                 self.make(pool, table);
             }
         }
@@ -424,50 +448,75 @@ impl Matchmaker {
         }
     }
 
-    /// The next table to make in a pool: entrants (by index) and the bots that fill it.
+    /// The entrants of a pool who may take a seat now, fewest games in play first, then
+    /// longest wait.
+    pub(crate) fn ready(&self, pool: usize) -> Vec<Ready> {
+        let queue = &self.queues[pool];
+        let mut ready: Vec<Ready> = queue
+            .iter()
+            .enumerate()
+            .map(|(index, e)| Ready { index, playing: self.playing(pool, &e.account.id) })
+            .filter(|r| {
+                let e = &queue[r.index];
+                r.playing < e.wants && !e.tx.is_closed() && !self.benched.contains_key(&e.account.id)
+            })
+            .collect();
+        ready.sort_by_key(|r| (r.playing, queue[r.index].since));
+        ready
+    }
+
+    /// The next table to make in a pool from its `ready` entrants: entrants (by index in
+    /// the queue) and the bots that fill it.
     ///
     /// Whoever has waited first goes first: entrants are taken in order of fewest games in
     /// play, then longest wait, each in turn the anchor of a table of others drawn by lot
     /// from those near its rating (within half the gap its wait allows either side, so a
-    /// table spans at most the gap). An anchor that finds too few may be filled with the pool's bots once it has
-    /// waited `fill_after_seconds`; otherwise the next anchor tries, so one outlier never
-    /// holds up the rest.
-    pub(crate) fn next_table(&self, pool: usize, now: Instant) -> Option<(Vec<usize>, Vec<String>)> {
+    /// table spans at most the gap), fewest games in play first. An anchor that finds too
+    /// few may be filled with the pool's bots once it has waited `fill_after_seconds`;
+    /// otherwise the next anchor tries, so one outlier never holds up the rest.
+    pub(crate) fn next_table(
+        &self,
+        pool: usize,
+        ready: &[Ready],
+        now: Instant,
+    ) -> Option<(Vec<usize>, Vec<String>)> {
         let p = &self.pools[pool];
         let seats = p.seats as usize;
         let queue = &self.queues[pool];
-        let mut ready: Vec<usize> = (0..queue.len())
-            .filter(|&i| {
-                let e = &queue[i];
-                self.playing(pool, &e.account.id) < e.wants
-                    && !e.tx.is_closed()
-                    && !self.benched.contains_key(&e.account.id)
-            })
-            .collect();
-        let playing = |i: usize| self.playing(pool, &queue[i].account.id);
-        ready.sort_by_key(|&i| (playing(i), queue[i].since));
         let waited = |i: usize| now.saturating_duration_since(queue[i].since).as_secs_f64();
-        for &anchor in &ready {
-            let reach = (GAP + GAP_PER_SECOND * waited(anchor)) / 2.0;
-            // The others by lot among those within reach (fewest games in play first): in
-            // arrival order, players who came together would only ever meet each other.
-            let mut others = ready.clone();
-            others.shuffle(&mut rand::rng());
-            others.sort_by_key(|&i| playing(i));
-            let mut chosen = vec![anchor];
-            for &i in &others {
-                if chosen.len() == seats {
-                    break;
+        let mut near: Vec<Ready> = Vec::with_capacity(ready.len());
+        let mut rng = rand::rng();
+        for anchor in ready {
+            let reach = (GAP + GAP_PER_SECOND * waited(anchor.index)) / 2.0;
+            let mu = queue[anchor.index].mu;
+            // Those within reach, in `ready`'s order: grouped by games in play.
+            near.clear();
+            near.extend(
+                ready.iter().filter(|r| r.index != anchor.index && (queue[r.index].mu - mu).abs() <= reach),
+            );
+            let mut chosen = vec![anchor.index];
+            // By lot within each group (in arrival order, players who came together would
+            // only ever meet each other), never one account twice.
+            let mut group = 0;
+            while chosen.len() < seats && group < near.len() {
+                let playing = near[group].playing;
+                let end = group + near[group..].iter().take_while(|r| r.playing == playing).count();
+                let mut left = end - group;
+                while chosen.len() < seats && left > 0 {
+                    let k = group + rng.random_range(0..left);
+                    let drawn = near[k].index;
+                    near.swap(k, group + left - 1);
+                    left -= 1;
+                    if !chosen.iter().any(|&c| queue[c].account.id == queue[drawn].account.id) {
+                        chosen.push(drawn);
+                    }
                 }
-                let near = (queue[i].mu - queue[anchor].mu).abs() <= reach;
-                if near && !chosen.iter().any(|&c| queue[c].account.id == queue[i].account.id) {
-                    chosen.push(i);
-                }
+                group = end;
             }
             if chosen.len() == seats {
                 return Some((chosen, Vec::new()));
             }
-            if !p.bots.is_empty() && waited(anchor) >= f64::from(p.fill_after_seconds) {
+            if !p.bots.is_empty() && waited(anchor.index) >= f64::from(p.fill_after_seconds) {
                 let bots = p.bots.iter().cycle().take(seats - chosen.len()).cloned().collect();
                 return Some((chosen, bots));
             }
