@@ -216,7 +216,17 @@ pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
                 if print_only {
                     println!("Its token (shown once; keep it secret): {}", token.token);
                 } else {
+                    // One account is kept per server: say whose token this one replaces, and
+                    // show it once more, or it is gone from here without a word.
+                    let replaced = load().into_iter().find(|s| s.server == addr && s.name != account.name);
                     keep(&addr, &account, &token.token)?;
+                    if let Some(old) = replaced {
+                        println!(
+                            "It replaces {}'s token kept here for {addr} (one account is kept per server); {0}'s token, to keep elsewhere: {}",
+                            safe(&old.name),
+                            old.token
+                        );
+                    }
                     if bot {
                         println!(
                             "Its token is kept for {addr}: `dudo ladder` there plays as {0}; `dudo create` and `dudo join` sit you as a guest unless you give --name {0}.",

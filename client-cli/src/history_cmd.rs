@@ -362,7 +362,7 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
                     let truth = if note.true_at_showdown { style.green("true") } else { style.red("false") };
                     let odds = note.odds * 100.0;
                     lines[0] = format!(
-                        "{}   ({odds:.0}% to its caller; {}: {truth})",
+                        "{}   ({odds:.0}% to its bidder; {}: {truth})",
                         lines[0],
                         there_were(note.count)
                     );
@@ -382,7 +382,7 @@ fn rounds(replay: &pb::Replay, style: Style) -> anyhow::Result<Vec<Vec<String>>>
 
 /// What `dudo replay` says of a bid.
 struct BidNote {
-    /// The chance it was true to its caller when made: the engine's odds from the caller's
+    /// The chance it was true to its bidder when made: the engine's odds from the bidder's
     /// own view, as `odds` at the table shows them.
     odds: f64,
     /// The dice that counted for it at the showdown, as the engine counts them (wilds,

@@ -308,11 +308,13 @@ pub fn event_lines(
         }
         EventKind::ResultsTable { rows } => {
             let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+            // Counts right-aligned, so "9 there" and "10 there" keep the verdicts in a column.
+            let counted = rows.iter().map(|r| r.actual.to_string().len()).max().unwrap_or(1);
             let mut lines = vec![style.bold("Results of the round:")];
             for r in rows {
                 let verdict = if r.was_true { style.green("true") } else { style.red("false") };
                 lines.push(format!(
-                    "  {:<width$}  {:<24} {} there  {verdict}",
+                    "  {:<width$}  {:<24} {:>counted$} there  {verdict}",
                     name(r.seat),
                     style.bid(r.bid, faces),
                     r.actual

@@ -245,7 +245,7 @@ fn the_history_replay_and_ratings_commands_read_what_the_arena_kept() {
     let (ok, replay, err) = dudo(&["replay", game, "--db", &db]);
     assert!(ok, "{err}");
     assert!(replay.contains(&format!("Game {game}")) && replay.contains("Round 1"), "{replay}");
-    assert!(replay.contains("to its caller; there w"), "each bid's odds and truth: {replay}");
+    assert!(replay.contains("to its bidder; there w"), "each bid's odds and truth: {replay}");
     assert!(!replay.contains("there were 1:"), "one is singular: {replay}");
     assert!(!replay.contains("does not replay"), "the record replays through the engine: {replay}");
     assert!(replay.contains("wins the challenge"), "who was right: {replay}");

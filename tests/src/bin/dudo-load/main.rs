@@ -366,7 +366,8 @@ async fn play(
         println!("refusals by code: {}", said.join(", "));
     }
     println!(
-        "play: {tables} tables ({failed} failed, {stalled} stalled, {refused} calls refused), {seconds} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; latency p50 {} µs, p99 {} µs, max {} µs ({} samples); server RSS {} KiB",
+        "play: {tables} table{} ({failed} failed, {stalled} stalled, {refused} calls refused), {seconds} s after a 3 s warm-up, think {} ms: {total} actions, {:.0} actions/s; latency p50 {} µs, p99 {} µs, max {} µs ({} samples); server RSS {} KiB",
+        if tables == 1 { "" } else { "s" },
         think.as_millis(),
         total as f64 / elapsed,
         percentile(&lat, 0.5),
