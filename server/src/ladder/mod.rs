@@ -76,6 +76,15 @@ pub(crate) struct Entrant {
     pub(crate) told: std::cell::Cell<Option<(u32, u32, u64)>>,
 }
 
+/// An entrant chosen for a table: its account is kept with it, because the entrant may leave
+/// the queue while the table is made, and the game it counts for must still be let go of.
+#[derive(Clone, Debug)]
+pub(crate) struct Chosen {
+    entrant: u64,
+    account: String,
+    name: String,
+}
+
 /// An entrant who may take a seat now: where it is in its pool's queue, and how many games
 /// it has in play.
 #[derive(Clone, Copy, Debug)]
@@ -99,7 +108,8 @@ pub(crate) enum Command {
     Made {
         pool: usize,
         made: Result<Made, String>,
-        seated: Vec<Option<u64>>,
+        /// Each seat's entrant (none for a bot), as it was when the table was chosen.
+        seated: Vec<Option<Chosen>>,
     },
     /// An account's rating in a pool, as the store has it after a game.
     Rated {
@@ -111,7 +121,7 @@ pub(crate) enum Command {
     /// Entrants whose token no longer answers: their streams end with `why`.
     Refused {
         pool: usize,
-        entrants: Vec<u64>,
+        entrants: Vec<Chosen>,
         why: Status,
     },
     TimedOut {
@@ -256,19 +266,17 @@ impl Matchmaker {
             }
             Command::Made { pool, made, seated } => match made {
                 Ok(made) => {
+                    // By account, whether or not its entrant is still queued: an entrant that
+                    // left meanwhile still has this game in play, and hears of it on entering
+                    // again.
                     let seats: Vec<Option<(String, String)>> = seated
                         .iter()
                         .zip(&made.tokens)
-                        .map(|(e, token)| {
-                            let account = e
-                                .and_then(|id| self.queues[pool].iter().find(|x| x.id == id))
-                                .map(|x| x.account.id.clone());
-                            account.zip(token.clone())
-                        })
+                        .map(|(c, token)| c.as_ref().map(|c| c.account.clone()).zip(token.clone()))
                         .collect();
-                    for (seat, (entrant, token)) in seated.iter().zip(&made.tokens).enumerate() {
-                        let (Some(entrant), Some(token)) = (entrant, token) else { continue };
-                        if let Some(e) = self.queues[pool].iter().find(|x| x.id == *entrant) {
+                    for (seat, (chosen, token)) in seated.iter().zip(&made.tokens).enumerate() {
+                        let (Some(chosen), Some(token)) = (chosen, token) else { continue };
+                        if let Some(e) = self.queues[pool].iter().find(|x| x.id == chosen.entrant) {
                             let seated = pb::LadderSeated {
                                 pool: self.pools[pool].name.clone(),
                                 table: made.table.clone(),
@@ -280,26 +288,19 @@ impl Matchmaker {
                             let _ = e.tx.try_send(update(pb::ladder_update::Update::Seated(seated)));
                         }
                     }
-                    let players: Vec<(String, String)> = self.queues[pool]
-                        .iter()
-                        .filter(|e| seats.iter().flatten().any(|(a, _)| *a == e.account.id))
-                        .map(|e| (e.account.id.clone(), e.name.clone()))
-                        .collect();
+                    let players: Vec<(String, String)> =
+                        seated.iter().flatten().map(|c| (c.account.clone(), c.name.clone())).collect();
                     self.games.insert(made.table.clone(), Game { pool, seats });
                     self.watch(pool, players, made);
-                    let seated: Vec<u64> = seated.iter().flatten().copied().collect();
+                    let seated: Vec<u64> = seated.iter().flatten().map(|c| c.entrant).collect();
                     self.tell_queue_to(pool, |e| seated.contains(&e.id));
                     // Fewer wait now: the others hear it at the next news.
                     self.queue_changed[pool] = true;
                 }
                 Err(why) => {
                     tracing::warn!(error = %why, "a ladder table could not be made");
-                    for id in seated.into_iter().flatten() {
-                        if let Some(account) =
-                            self.queues[pool].iter().find(|x| x.id == id).map(|x| x.account.id.clone())
-                        {
-                            self.game_done(pool, &account);
-                        }
+                    for chosen in seated.into_iter().flatten() {
+                        self.game_done(pool, &chosen.account);
                     }
                 }
             },
@@ -309,10 +310,12 @@ impl Matchmaker {
                 }
             }
             Command::Refused { pool, entrants, why } => {
-                for id in entrants {
-                    let Some(i) = self.queues[pool].iter().position(|x| x.id == id) else { continue };
+                for chosen in entrants {
+                    self.game_done(pool, &chosen.account);
+                    let Some(i) = self.queues[pool].iter().position(|x| x.id == chosen.entrant) else {
+                        continue;
+                    };
                     let e = self.queues[pool].remove(i);
-                    self.game_done(pool, &e.account.id);
                     let _ = e.tx.try_send(Err(why.clone()));
                 }
                 self.queue_changed[pool] = true;
@@ -525,28 +528,31 @@ impl Matchmaker {
     }
 
     pub(crate) fn make(&mut self, pool: usize, (chosen, bots): (Vec<usize>, Vec<String>)) {
-        let mut seats: Vec<(LadderSeat, Option<u64>)> = Vec::new();
+        let mut seats: Vec<(LadderSeat, Option<Chosen>)> = Vec::new();
         let mut tokens = Vec::new();
         for &i in &chosen {
             let e = &self.queues[pool][i];
             if let Some(p) = self.playing.get_mut(pool) {
                 *p.entry(e.account.id.clone()).or_default() += 1;
             }
-            seats
-                .push((LadderSeat::Account { account: e.account.clone(), name: e.name.clone() }, Some(e.id)));
-            tokens.push((e.id, e.token.clone()));
+            let chosen = Chosen { entrant: e.id, account: e.account.id.clone(), name: e.name.clone() };
+            seats.push((
+                LadderSeat::Account { account: e.account.clone(), name: e.name.clone() },
+                Some(chosen.clone()),
+            ));
+            tokens.push((chosen, e.token.clone()));
         }
         seats.extend(bots.into_iter().map(|b| (LadderSeat::Bot(b), None)));
         // Seat order by lot (the server hosts the table without a seat).
         seats.shuffle(&mut rand::rng());
         let (dudo, tx, p) = (self.dudo.clone(), self.tx.clone(), self.pools[pool].clone());
         tokio::spawn(async move {
-            let seated: Vec<Option<u64>> = seats.iter().map(|(_, e)| *e).collect();
+            let seated: Vec<Option<Chosen>> = seats.iter().map(|(_, e)| e.clone()).collect();
             // A token revoked or an account suspended since it entered: that entrant's stream
             // ends, and the others wait for the next table.
             let mut stale = Vec::new();
             let mut why = None;
-            for (id, token) in tokens {
+            for (chosen, token) in tokens {
                 match dudo.account_of_api_token(&token).await {
                     Err(e)
                         if matches!(
@@ -554,7 +560,7 @@ impl Matchmaker {
                             tonic::Code::Unauthenticated | tonic::Code::PermissionDenied
                         ) =>
                     {
-                        stale.push(id);
+                        stale.push(chosen);
                         why = Some(e);
                     }
                     _ => {}
@@ -562,7 +568,12 @@ impl Matchmaker {
             }
             if let Some(why) = why {
                 let _ = tx.send(Command::Refused { pool, entrants: stale.clone(), why }).await;
-                let rest = seated.into_iter().flatten().filter(|id| !stale.contains(id)).map(Some).collect();
+                let rest = seated
+                    .into_iter()
+                    .flatten()
+                    .filter(|c| !stale.iter().any(|s| s.entrant == c.entrant))
+                    .map(Some)
+                    .collect();
                 let made = Err("a player's token no longer answers".to_string());
                 let _ = tx.send(Command::Made { pool, made, seated: rest }).await;
                 return;
