@@ -741,5 +741,5 @@ fn history_and_replay_wrap_at_the_terminals_width() {
     assert!(history.split("\r\n").any(|l| l.starts_with(&under) && !l[57..].starts_with(' ')), "{history}");
     let game = history.split("\r\n").nth(1).and_then(|l| l.split_whitespace().next()).unwrap().to_string();
     let replay = shown(&["replay", &game, "--all"]);
-    assert!(replay.contains(&format!("Game {game}")) && replay.contains("caller;"), "{replay}");
+    assert!(replay.contains(&format!("Game {game}")) && replay.contains("bidder;"), "{replay}");
 }
