@@ -497,7 +497,7 @@ impl Store {
             .idle_timeout(if sqlite { None } else { Some(Duration::from_secs(600)) })
             .max_lifetime(if sqlite { None } else { Some(Duration::from_secs(1800)) })
             .acquire_timeout(Duration::from_secs(30))
-            .after_connect(move |conn, _| Box::pin(prepare(conn, backend, access)))
+            .after_connect(move |conn, _| Box::pin(prepare_writer(conn, backend, access)))
             .connect_with(options.clone())
             .await
             .map_err(open_error)?;
@@ -764,9 +764,23 @@ async fn prepare(
         sqlx::query("PRAGMA journal_mode = WAL").execute(&mut *conn).await?;
         sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
         sqlx::query("PRAGMA busy_timeout = 5000").execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// [`prepare`], for the writer's connection: the commits' hot path (BENCHMARKS.md, issue 25).
+/// Readers keep SQLite's defaults, so a query sorting many rows spills to a file rather than
+/// memory, and the extra cache is paid once.
+async fn prepare_writer(
+    conn: &mut sqlx::AnyConnection,
+    backend: Backend,
+    access: Access,
+) -> Result<(), sqlx::Error> {
+    prepare(conn, backend, access).await?;
+    if backend == Backend::Sqlite {
         // A many-row insert that may meet a conflict keeps a statement journal: in memory
-        // rather than in a temporary file written for every commit (a seventh of the writer's
-        // time under load, issue 25).
+        // rather than in a temporary file written at every commit (a seventh of the writer's
+        // time under load). The writer's statements are inserts and small updates.
         sqlx::query("PRAGMA temp_store = MEMORY").execute(&mut *conn).await?;
         // Journal rows land all over the index (a page per table per commit): 16 MiB of cache
         // instead of 2 keeps those pages rather than reading them back at each commit.

@@ -426,7 +426,11 @@ impl Matchmaker {
             // pass that makes a hundred tables from a thousand entrants sorts once, not a
             // hundred times.
             let mut ready = self.ready(pool);
-            while let Some(table) = self.next_table(pool, &ready, now) {
+            // An anchor that found no table cannot find one later in the pass (those near it
+            // only leave, and its wait is the pass's): each is tried once, so a crowd nobody
+            // can match costs a pass one look each, not one per table made.
+            let mut tried = vec![false; self.queues[pool].len()];
+            while let Some(table) = self.next_table(pool, &ready, &mut tried, now) {
                 for &i in &table.0 {
                     if let Some(r) = ready.iter_mut().find(|r| r.index == i) {
                         r.playing += 1;
@@ -476,11 +480,13 @@ impl Matchmaker {
     /// from those near its rating (within half the gap its wait allows either side, so a
     /// table spans at most the gap), fewest games in play first. An anchor that finds too
     /// few may be filled with the pool's bots once it has waited `fill_after_seconds`;
-    /// otherwise the next anchor tries, so one outlier never holds up the rest.
+    /// otherwise the next anchor tries, so one outlier never holds up the rest. An anchor
+    /// that finds no table is marked in `tried` (by index in the queue) and not tried again.
     pub(crate) fn next_table(
         &self,
         pool: usize,
         ready: &[Ready],
+        tried: &mut [bool],
         now: Instant,
     ) -> Option<(Vec<usize>, Vec<String>)> {
         let p = &self.pools[pool];
@@ -490,6 +496,9 @@ impl Matchmaker {
         let mut near: Vec<Ready> = Vec::with_capacity(ready.len());
         let mut rng = rand::rng();
         for anchor in ready {
+            if tried.get(anchor.index).copied().unwrap_or(true) {
+                continue;
+            }
             let reach = (GAP + GAP_PER_SECOND * waited(anchor.index)) / 2.0;
             let mu = queue[anchor.index].mu;
             // Those within reach, in `ready`'s order: grouped by games in play.
@@ -523,6 +532,7 @@ impl Matchmaker {
                 let bots = p.bots.iter().cycle().take(seats - chosen.len()).cloned().collect();
                 return Some((chosen, bots));
             }
+            tried[anchor.index] = true;
         }
         None
     }
