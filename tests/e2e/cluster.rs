@@ -47,6 +47,19 @@ struct Node {
     process: Option<ServerProcess>,
 }
 
+impl Node {
+    /// Whether its process still runs, for a failure's message.
+    fn state(&mut self) -> String {
+        let state = match self.process.as_mut().map(|p| p.child.try_wait()) {
+            None => "not started".to_string(),
+            Some(Ok(None)) => "running".to_string(),
+            Some(Ok(Some(status))) => format!("stopped: {status}"),
+            Some(Err(e)) => format!("unknown: {e}"),
+        };
+        format!("{} at {} {state}", self.id, self.listen)
+    }
+}
+
 /// Three nodes on one database, and the balancer before them.
 struct Cluster {
     db: String,
@@ -61,8 +74,7 @@ impl Cluster {
     async fn start(db: String, size: usize) -> Cluster {
         let mut nodes = Vec::new();
         for i in 0..size {
-            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-            nodes.push(Node { id: format!("node-{i}"), listen: format!("127.0.0.1:{port}"), process: None });
+            nodes.push(Node { id: format!("node-{i}"), listen: dudo_tests::fixed_address(), process: None });
         }
         let addr = dudo_tests::balancer(nodes.iter().map(|n| n.listen.clone()).collect()).await.unwrap();
         let mut cluster = Cluster {
@@ -76,8 +88,16 @@ impl Cluster {
         }
         // Each node has joined (said it is here) before the test goes on.
         let until = std::time::Instant::now() + Duration::from_secs(20);
-        while cluster.store.nodes(60_000).await.map_or(0, |n| n.len()) < size {
-            assert!(std::time::Instant::now() < until, "every node joined the cluster");
+        loop {
+            let joined =
+                cluster.store.nodes(60_000).await.map(|n| n.into_iter().map(|n| n.id).collect::<Vec<_>>());
+            if joined.as_ref().is_ok_and(|n| n.len() >= size) {
+                break;
+            }
+            if std::time::Instant::now() > until {
+                let running: Vec<String> = cluster.nodes.iter_mut().map(Node::state).collect();
+                panic!("every node joined the cluster within 20 s: joined {joined:?}; nodes {running:?}");
+            }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         cluster

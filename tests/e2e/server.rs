@@ -718,12 +718,9 @@ async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice(
 async fn prometheus_metrics_on_their_own_port() {
     use std::io::BufRead;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let mut server = dudo_tests::start_server(
-        &dudo_tests::binary("dudo-server"),
-        &["--metrics-listen", &free.to_string()],
-    )
-    .unwrap();
+    let free = dudo_tests::fixed_address();
+    let mut server =
+        dudo_tests::start_server(&dudo_tests::binary("dudo-server"), &["--metrics-listen", &free]).unwrap();
     let addr = server.addr.clone();
     // After the records line, a line says the metrics endpoint is up.
     let mut lines = String::new();

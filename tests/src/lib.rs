@@ -101,9 +101,33 @@ pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess>
     let mut stdout = BufReader::new(child.stdout.take().ok_or(std::io::ErrorKind::BrokenPipe)?);
     let mut line = String::new();
     stdout.read_line(&mut line)?;
+    if line.is_empty() {
+        // It stopped before listening (its address taken, say): say so here, not as a test
+        // that waits for a server that never came.
+        let status = child.wait()?;
+        return Err(std::io::Error::other(format!(
+            "dudo-server {args:?} stopped before listening: {status}"
+        )));
+    }
     // "dudo-server listening on ADDR"
     let addr = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
     Ok(ServerProcess { child, addr, stdout })
+}
+
+/// A loopback address for a server that must keep it across restarts (a cluster's node, a
+/// restarted server). Its port is outside the kernel's ephemeral range (32768 and up on
+/// Linux), so no connection's local port and no `127.0.0.1:0` listener can take it between
+/// this check and the server's bind: that race once kept a cluster node from starting.
+pub fn fixed_address() -> String {
+    use std::hash::{BuildHasher, RandomState};
+    let random = RandomState::new();
+    for attempt in 0u32..1000 {
+        let port = 20_000 + (random.hash_one(attempt) % 12_000) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return format!("127.0.0.1:{port}");
+        }
+    }
+    panic!("no free port in 20000..32000 on 127.0.0.1");
 }
 
 /// A failing test does not leave its server behind: the process is killed with its handle.
@@ -180,9 +204,7 @@ impl Restartable {
         let dir = std::env::temp_dir().join(format!("dudo-{name}-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let db = dir.join("dudo.db").display().to_string();
-        let port =
-            std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_or(0, |a| a.port());
-        Restartable { dir, db, listen: format!("127.0.0.1:{port}") }
+        Restartable { dir, db, listen: fixed_address() }
     }
 
     /// Starts (or starts again) the server on the same database and address.
