@@ -88,6 +88,8 @@ enum Kind {
 #[derive(Clone, Debug)]
 struct Game {
     number: usize,
+    /// Games of one deal share their dice; the standings compare entrants deal by deal.
+    deal: u32,
     seed: u64,
     lineup: Vec<usize>,
 }
@@ -99,43 +101,23 @@ struct Finished {
     finish: Vec<usize>,
 }
 
-fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
-    if k == 0 {
-        return vec![Vec::new()];
-    }
-    if n < k {
-        return Vec::new();
-    }
-    let mut out = combinations(n - 1, k);
-    for mut c in combinations(n - 1, k - 1) {
-        c.push(n - 1);
-        out.push(c);
-    }
-    out
-}
-
-/// Every game of the tournament: line-ups times deals times rotations.
+/// Every game of the tournament: line-ups times deals times rotations (the tournaments'
+/// own duplicate round robin, so an arena and a server's tournament seat alike).
 fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> anyhow::Result<Vec<Game>> {
-    anyhow::ensure!(seats >= 2, "--seats: a table has at least 2 seats, not {seats}");
-    let lineups = match mode {
-        Mode::FreeForAll => vec![(0..entries).collect::<Vec<_>>()],
-        Mode::RoundRobin => combinations(entries, seats),
+    use dudo_tournament::{Deals, schedule::round_robin};
+    let seats = match mode {
+        Mode::FreeForAll => entries,
+        Mode::RoundRobin => seats,
     };
-    anyhow::ensure!(!lineups.is_empty(), "--seats {seats} is more than the {entries} bots entered");
-    let per_set = lineups.len() * lineups[0].len();
-    let deals = (games as usize).div_ceil(per_set).max(1);
-    let mut out = Vec::new();
-    for deal in 0..deals {
-        let seed = crate::simulate::game_seed(seed, deal as u64);
-        for lineup in &lineups {
-            for r in 0..lineup.len() {
-                let mut seated = lineup.clone();
-                seated.rotate_left(r);
-                out.push(Game { number: out.len(), seed, lineup: seated });
-            }
-        }
-    }
-    Ok(out)
+    let per_deal =
+        round_robin(entries, seats, 1, seed, Deals::Duplicate).map_err(|e| anyhow::anyhow!("--{e}"))?.len();
+    let deals = u32::try_from((games as usize).div_ceil(per_deal).max(1)).unwrap_or(u32::MAX);
+    let games = round_robin(entries, seats, deals, seed, Deals::Duplicate)
+        .map_err(|e| anyhow::anyhow!("--games {games} is {deals} deals of {per_deal} games: {e}"))?;
+    Ok(games
+        .into_iter()
+        .map(|g| Game { number: g.number as usize, deal: g.deal, seed: g.seed, lineup: g.seats })
+        .collect())
 }
 
 pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
@@ -235,8 +217,14 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
                 s.elo
             );
         }
+        let finished: Vec<dudo_tournament::Finished> = results
+            .iter()
+            .map(|r| dudo_tournament::Finished { deal: r.game.deal, finish: r.finish.clone() })
+            .collect();
+        let compared = dudo_tournament::standings::standings(entries.len(), &finished)?;
+        print_pairs(&entries, &compared);
         if let Some(path) = &args.out {
-            write_jsonl(path, &entries, &results, &table)?;
+            write_jsonl(path, &entries, &results, &table, &compared)?;
         }
         if !args.unrated {
             // The server's ratings carry over from earlier arenas: every game it has stored.
@@ -254,6 +242,23 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Which bots are ahead of which with 95% confidence, compared deal by deal.
+fn print_pairs(entries: &[Entry], compared: &dudo_tournament::Standings) {
+    let ahead: Vec<_> = compared.pairs.iter().filter(|c| c.ahead()).collect();
+    if ahead.is_empty() {
+        println!("no bot is ahead of another with 95% confidence yet; more games would tell");
+        return;
+    }
+    println!("ahead with 95% confidence (points a game: 1 for first, 0 for last; compared deal by deal):");
+    for c in ahead {
+        let (low, high) = c.interval.unwrap_or_default();
+        println!(
+            "  {} ahead of {} by {:.3} ({:.3} to {:.3}) over {} deals",
+            entries[c.better].name, entries[c.worse].name, c.difference, low, high, c.deals
+        );
+    }
 }
 
 /// Which server's ratings the arena reports.
@@ -456,6 +461,7 @@ fn write_jsonl(
     entries: &[Entry],
     results: &[Finished],
     table: &[Standing],
+    compared: &dudo_tournament::Standings,
 ) -> anyhow::Result<()> {
     let mut file = std::io::BufWriter::new(
         std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?,
@@ -474,6 +480,13 @@ fn write_jsonl(
         let line = serde_json::json!({
             "standing": s.name, "games": s.games, "wins": s.wins, "win_rate": s.rate,
             "interval_95": [s.low, s.high], "mean_place": s.mean_place, "elo": s.elo,
+        });
+        writeln!(file, "{line}")?;
+    }
+    for c in &compared.pairs {
+        let line = serde_json::json!({
+            "pair": [name(&c.better), name(&c.worse)], "difference": c.difference,
+            "interval_95": c.interval.map(|(low, high)| [low, high]), "deals": c.deals, "ahead": c.ahead(),
         });
         writeln!(file, "{line}")?;
     }
@@ -498,7 +511,7 @@ mod tests {
         assert_ne!(games[0].seed, games[6].seed);
         let ffa = schedule(4, Mode::FreeForAll, 2, 8, 1).unwrap_or_default();
         assert_eq!(ffa.len(), 8);
-        assert!(schedule(2, Mode::RoundRobin, 3, 8, 1).is_err());
+        assert!(schedule(2, Mode::RoundRobin, 3, 8, 1).is_err_and(|e| e.to_string().starts_with("--seats")));
     }
 
     #[test]

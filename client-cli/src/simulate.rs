@@ -43,14 +43,6 @@ struct Tally {
     actions: u64,
 }
 
-/// The seed of game `i` of a run: a cheap mix so neighbouring games share nothing.
-pub(crate) fn game_seed(run_seed: u64, i: u64) -> u64 {
-    let mut z = run_seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Four players, or the nearest the rule set seats.
 fn default_players(rules: &dudo_rules::RuleSet) -> usize {
     4usize.clamp(usize::from(rules.players.min), usize::from(rules.players.max.max(rules.players.min)))
@@ -81,7 +73,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
                         sim::Runner::new(if args.fast_dice { sim::Dice::Fast } else { sim::Dice::Secure });
                     let mut table: Vec<Box<dyn bots::Bot>> = Vec::with_capacity(seats);
                     while i < args.games {
-                        let seed = game_seed(args.seed, i);
+                        let seed = dudo_rules::nth_seed(args.seed, i);
                         // The bots of the last game, seeded again for this one.
                         for (s, name) in names.iter().enumerate() {
                             let seat_seed = bots::seat_seed(seed, s);

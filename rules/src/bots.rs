@@ -7,6 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::action::{Action, Seat};
 use crate::bid::Bid;
+use crate::dice::mix;
 use crate::game::{Game, Legal, View};
 use crate::hand::{Hand, HandGame};
 use crate::odds::{BidOdds, Knowledge, match_chance};
@@ -78,13 +79,6 @@ fn decision_rng_at(seed: u64, moves: u64) -> DecisionRng {
 
 /// The generator of a bot's decisions.
 type DecisionRng = Xoshiro256PlusPlus;
-
-/// SplitMix64's finaliser: neighbouring inputs share nothing.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// The bot called `name`, its private randomness seeded by `seed`.
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {

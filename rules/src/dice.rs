@@ -31,6 +31,19 @@ pub fn seed_from_u64(n: u64) -> Seed {
     seed
 }
 
+/// The seed of game `i` of a run seeded `run_seed` (`dudo simulate`'s games, a tournament's
+/// deals): neighbouring games share nothing, and the same run seed gives the same games.
+pub fn nth_seed(run_seed: u64, i: u64) -> u64 {
+    mix(run_seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// SplitMix64's finaliser: neighbouring inputs share nothing.
+pub(crate) fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// The dice of one game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiceSource {
@@ -48,7 +61,26 @@ pub struct DiceSource {
 enum Generator {
     Secure(ChaCha12Rng),
     Fast(Xoshiro256PlusPlus),
+    Dealt(Box<Dealt>),
 }
+
+/// Dice dealt by seat and roll ([`DiceSource::dealt`]): a seat's k-th roll starts at a fixed
+/// place of a ChaCha12 stream of the seat's own, whatever the other seats rolled before it.
+#[derive(Clone, Debug, PartialEq)]
+struct Dealt {
+    /// Every draw that is not a cup's (a variant's chance, say).
+    shared: ChaCha12Rng,
+    /// Repositioned before each roll: stream `seat + 1`, word `rolls[seat] · ROLL_WORDS`.
+    cups: ChaCha12Rng,
+    /// Rolls each seat has made.
+    rolls: Vec<u64>,
+    /// Whether a cup is being rolled (draws come from `cups`).
+    rolling: bool,
+}
+
+/// The words of a seat's stream each roll may use: far more than any cup's dice need, even
+/// with Lemire's rare rejections, so no roll reaches into the next one's.
+const ROLL_WORDS: u128 = 1024;
 
 impl Generator {
     #[inline]
@@ -56,6 +88,8 @@ impl Generator {
         match self {
             Generator::Secure(rng) => rng.next_u32(),
             Generator::Fast(rng) => rng.next_u32(),
+            Generator::Dealt(d) if d.rolling => d.cups.next_u32(),
+            Generator::Dealt(d) => d.shared.next_u32(),
         }
     }
 }
@@ -79,6 +113,18 @@ impl DiceSource {
         }
     }
 
+    /// Dice dealt by seat and roll, for duplicate tournaments: seat `s`'s `k`-th roll is the
+    /// same dice (as many as the cup holds, from the first) in every game dealt from `seed`,
+    /// whoever sits there and whatever happened before. With [`DiceSource::new`] a game's
+    /// dice are one stream, so once two games' rounds differ (a seat lost a die in one and
+    /// not the other) every later cup differs too.
+    pub fn dealt(seed: Seed) -> Self {
+        let mut cups = ChaCha12Rng::from_seed(seed);
+        cups.set_stream(1);
+        let dealt = Dealt { shared: ChaCha12Rng::from_seed(seed), cups, rolls: Vec::new(), rolling: false };
+        DiceSource { rng: Generator::Dealt(Box::new(dealt)), script: Vec::new(), mismatch: None }
+    }
+
     /// Rolls for each seat, used in order before the seeded stream.
     pub fn with_script(seed: Seed, script: Vec<VecDeque<Vec<u8>>>) -> Self {
         DiceSource { script, ..DiceSource::new(seed) }
@@ -98,8 +144,20 @@ impl DiceSource {
                 ));
             }
         }
+        if let Generator::Dealt(d) = &mut self.rng {
+            if d.rolls.len() <= seat {
+                d.rolls.resize(seat + 1, 0);
+            }
+            d.cups.set_stream(seat as u64 + 1);
+            d.cups.set_word_pos(u128::from(d.rolls[seat]) * ROLL_WORDS);
+            d.rolls[seat] += 1;
+            d.rolling = true;
+        }
         for _ in 0..n {
             out.push(1 + self.below(faces));
+        }
+        if let Generator::Dealt(d) = &mut self.rng {
+            d.rolling = false;
         }
     }
 
@@ -156,9 +214,40 @@ mod tests {
 
     #[test]
     fn dice_are_uniform_and_in_range() {
-        for mut dice in [DiceSource::new(seed_from_u64(9)), DiceSource::fast(seed_from_u64(9))] {
+        for mut dice in [
+            DiceSource::new(seed_from_u64(9)),
+            DiceSource::fast(seed_from_u64(9)),
+            DiceSource::dealt(seed_from_u64(9)),
+        ] {
             uniform(&mut dice);
         }
+    }
+
+    /// Dealt dice: a seat's k-th cup is the same whatever was rolled before it, and a
+    /// smaller cup is the larger one's first dice.
+    #[test]
+    fn dealt_dice_give_a_seat_its_cup_whatever_came_before() {
+        let seed = seed_from_u64(11);
+        let cups = |order: &[(Seat, usize)]| {
+            let mut dice = DiceSource::dealt(seed);
+            let _ = dice.chance(50);
+            order
+                .iter()
+                .map(|&(seat, n)| {
+                    let mut cup = Vec::new();
+                    dice.roll_into(seat, n, 6, &mut cup);
+                    (seat, cup)
+                })
+                .collect::<Vec<_>>()
+        };
+        let one = cups(&[(0, 5), (1, 5), (0, 5), (1, 5)]);
+        let other = cups(&[(1, 5), (0, 4), (1, 2), (0, 5)]);
+        assert_eq!(one[1].1, other[0].1, "seat 1's first cup");
+        assert_eq!(one[0].1[..4], other[1].1[..], "seat 0's first cup, a die short");
+        assert_eq!(one[3].1[..2], other[2].1[..], "seat 1's second cup");
+        assert_eq!(one[2].1, other[3].1, "seat 0's second cup");
+        assert_ne!(one[0].1, one[2].1, "a seat's cups differ from roll to roll");
+        assert_ne!(one[0].1, one[1].1, "seats' cups differ");
     }
 
     /// The fast dice are another stream: the same seed does not deal the same game.

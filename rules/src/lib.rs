@@ -34,7 +34,7 @@ pub mod sim;
 
 pub use action::{Action, Seat, parse_call};
 pub use bid::{Bid, BidRange};
-pub use dice::{Seed, seed_from_u64};
+pub use dice::{Seed, nth_seed, seed_from_u64};
 pub use error::RuleError;
 pub use event::{Audience, Counted, Event, EventKind, SeatSet, Viewer};
 pub use game::{Game, Legal, View};

@@ -75,6 +75,8 @@ pub enum Dice {
     /// Xoshiro256++ ([`DiceSource::fast`]): quicker, and not the dice a server would deal
     /// from the same seed. For statistics only.
     Fast,
+    /// By seat and roll ([`DiceSource::dealt`]): a duplicate tournament's deals.
+    Dealt,
 }
 
 impl Runner {
@@ -104,6 +106,7 @@ impl Runner {
         let dice = match self.dice {
             Dice::Secure => DiceSource::new(seed),
             Dice::Fast => DiceSource::fast(seed),
+            Dice::Dealt => DiceSource::dealt(seed),
         };
         // Dealt again where it lies: a game is large enough that moving it costs.
         let game = match self.game.as_mut() {

@@ -150,6 +150,12 @@ fn an_arena_of_a_few_hundred_games_gives_standings_that_add_up_and_replay() {
         );
         assert!(low <= rate && rate <= high, "{s}");
     }
+    // Every pair compared deal by deal; 50 deals tell the reader from the random bot.
+    let pairs: Vec<&serde_json::Value> = lines.iter().filter(|v| v.get("pair").is_some()).collect();
+    assert_eq!(pairs.len(), 3, "{text}");
+    let reader_random = pairs.iter().find(|p| p["pair"][0] == "reader" && p["pair"][1] == "random");
+    assert!(reader_random.is_some_and(|p| p["ahead"] == true && p["deals"] == 50), "{pairs:?}");
+    assert!(text.contains("reader ahead of random by"), "{text}");
     let elo: f64 = table.iter().map(|s| s["elo"].as_f64().unwrap()).sum();
     assert!((elo - 4500.0).abs() < 1e-6, "Elo is zero-sum: {elo}");
     // The same seed plays the same tournament.
