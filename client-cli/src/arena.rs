@@ -63,6 +63,11 @@ pub struct ArenaArgs {
     /// Write one JSON object per game, then the standings, to this file.
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// Write the whole tournament to this file for anyone to check with `dudo tournament
+    /// verify`: the schedule, every game's moves, dice commitments and salts, and the
+    /// standings. Needs the server to keep records (not with --db none).
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<std::path::PathBuf>,
     /// Do not count these games for the server's stored arena ratings (they count by
     /// default; `dudo ratings` shows them).
     #[arg(long)]
@@ -92,12 +97,16 @@ struct Game {
     deal: u32,
     seed: u64,
     lineup: Vec<usize>,
+    /// Its place in the schedule, as an export gives it.
+    scheduled: dudo_tournament::Game,
 }
 
 /// What a game gave: entries from first place to last.
 #[derive(Clone, Debug)]
 struct Finished {
     game: Game,
+    /// The table it was played at (its record is the table's first game).
+    table: String,
     finish: Vec<usize>,
 }
 
@@ -116,7 +125,13 @@ fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> 
         .map_err(|e| anyhow::anyhow!("--games {games} is {deals} deals of {per_deal} games: {e}"))?;
     Ok(games
         .into_iter()
-        .map(|g| Game { number: g.number as usize, deal: g.deal, seed: g.seed, lineup: g.seats })
+        .map(|g| Game {
+            number: g.number as usize,
+            deal: g.deal,
+            seed: g.seed,
+            lineup: g.seats.clone(),
+            scheduled: g,
+        })
         .collect())
 }
 
@@ -152,6 +167,11 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             None => {
                 let store = args.db.open(crate::net::Purpose::Play).await?;
                 if store.is_none() {
+                    // Said before the games, not after them: an export is made of the records.
+                    anyhow::ensure!(
+                        args.export.is_none(),
+                        "--export needs the games' records, and this arena keeps none; drop --db none"
+                    );
                     args.unrated = true;
                 }
                 crate::net::embedded(store).await?
@@ -222,9 +242,16 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             .map(|r| dudo_tournament::Finished { deal: r.game.deal, finish: r.finish.clone() })
             .collect();
         let compared = dudo_tournament::standings::standings(entries.len(), &finished)?;
-        print_pairs(&entries, &compared);
+        let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+        crate::tournament_cmd::print_pairs(&names, &compared);
         if let Some(path) = &args.out {
             write_jsonl(path, &entries, &results, &table, &compared)?;
+        }
+        if let Some(path) = &args.export {
+            let export = export(&client, &args, names, &results, compared).await?;
+            let text = serde_json::to_string(&export)?;
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            println!("the whole tournament is in {} (`dudo tournament verify` checks it)", path.display());
         }
         if !args.unrated {
             // The server's ratings carry over from earlier arenas: every game it has stored.
@@ -244,21 +271,81 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Which bots are ahead of which with 95% confidence, compared deal by deal.
-fn print_pairs(entries: &[Entry], compared: &dudo_tournament::Standings) {
-    let ahead: Vec<_> = compared.pairs.iter().filter(|c| c.ahead()).collect();
-    if ahead.is_empty() {
-        println!("no bot is ahead of another with 95% confidence yet; more games would tell");
-        return;
+/// The tournament as `dudo tournament verify` reads it: each game's record, from the server.
+async fn export(
+    client: &Client,
+    args: &ArenaArgs,
+    entrants: Vec<String>,
+    results: &[Finished],
+    standings: dudo_tournament::Standings,
+) -> anyhow::Result<dudo_tournament::Export> {
+    use dudo_client::dudo_proto::{TableEvent, convert};
+    use dudo_tournament::export::{Committed, ExportedGame, Move, Opened};
+    let mut games = Vec::with_capacity(results.len());
+    let mut rules = None;
+    for r in results {
+        let id = dudo_server::table::game_id(&r.table, 1);
+        let replay = client
+            .replay(&id)
+            .await
+            .with_context(|| format!("--export needs the games' records; game {id} has none"))?;
+        let played = convert::rules_from_wire(&replay.rules.unwrap_or_default())?;
+        if *rules.get_or_insert_with(|| played.clone()) != played {
+            anyhow::bail!("game {id} was played by other rules than the arena's first game");
+        }
+        let moves = replay
+            .moves
+            .iter()
+            .map(|m| {
+                Ok(Move {
+                    seat: m.seat as usize,
+                    action: m.action.as_ref().map(convert::action_from_wire).transpose()?,
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let (mut log, mut committed, mut opened) = (Vec::new(), Vec::new(), Vec::new());
+        for event in &replay.events {
+            match convert::event_from_wire(event)?.1 {
+                TableEvent::Game(event) => log.push(event.kind),
+                TableEvent::DiceCommitted { round, commitments, .. } => {
+                    committed.extend(commitments.into_iter().map(|(seat, commitment)| Committed {
+                        round,
+                        seat,
+                        commitment,
+                    }))
+                }
+                TableEvent::DiceSalts { round, salts } => opened
+                    .extend(salts.into_iter().map(|(seat, salt, dice)| Opened { round, seat, salt, dice })),
+                _ => {}
+            }
+        }
+        games.push(ExportedGame {
+            schedule: r.game.scheduled.clone(),
+            id,
+            moves,
+            log,
+            committed,
+            opened,
+            finish: r.finish.clone(),
+        });
     }
-    println!("ahead with 95% confidence (points a game: 1 for first, 0 for last; compared deal by deal):");
-    for c in ahead {
-        let (low, high) = c.interval.unwrap_or_default();
-        println!(
-            "  {} ahead of {} by {:.3} ({:.3} to {:.3}) over {} deals",
-            entries[c.better].name, entries[c.worse].name, c.difference, low, high, c.deals
-        );
-    }
+    let seats = match args.mode {
+        Mode::FreeForAll => entrants.len(),
+        Mode::RoundRobin => args.seats,
+    };
+    Ok(dudo_tournament::Export {
+        format: dudo_tournament::export::FORMAT.into(),
+        name: "arena".into(),
+        seating: dudo_tournament::export::Format::RoundRobin,
+        seed: args.seed,
+        seats,
+        deals: results.last().map_or(0, |r| r.game.deal + 1),
+        dice: dudo_tournament::Deals::Duplicate,
+        rules: rules.unwrap_or_default(),
+        entrants,
+        games,
+        standings,
+    })
 }
 
 /// Which server's ratings the arena reports.
@@ -364,7 +451,7 @@ async fn play_one(
     let standings =
         standings.ok_or_else(|| anyhow::anyhow!("game {} ended without a result", game.number))?;
     let finish = standings.iter().filter_map(|&s| game.lineup.get(s).copied()).collect();
-    Ok(Finished { game, finish })
+    Ok(Finished { game, table: key.table.clone(), finish })
 }
 
 /// Waits until `count` seats are taken (the external bot `child` has joined); a bot that

@@ -18,6 +18,7 @@ mod rules_cmd;
 mod script_cmd;
 mod seats;
 mod simulate;
+mod tournament_cmd;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
@@ -111,6 +112,10 @@ enum Command {
     /// dudo arena --bots odds,reader,random --mode free-for-all --out results.jsonl;
     /// dudo arena --bots odds --external mine='python3 bot.py'
     Arena(arena::ArenaArgs),
+    /// Check a tournament's export without its server (`dudo arena --export` writes one).
+    ///
+    /// Example: dudo tournament verify results.json
+    Tournament(tournament_cmd::TournamentArgs),
     /// Print a shell completion script.
     ///
     /// Example: dudo completions bash > ~/.local/share/bash-completion/completions/dudo
@@ -226,6 +231,7 @@ fn main() -> std::process::ExitCode {
         Command::Replay(a) => history_cmd::replay(a),
         Command::Ratings(a) => history_cmd::ratings(a),
         Command::Arena(a) => arena::run(a),
+        Command::Tournament(a) => tournament_cmd::run(a),
         Command::Create(a) => lobby_cmd::create(a),
         Command::Join(a) => lobby_cmd::join(a),
         Command::List(a) => lobby_cmd::list(a),

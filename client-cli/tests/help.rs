@@ -25,6 +25,8 @@ const COMMANDS: &[&[&str]] = &[
     &["script"],
     &["simulate"],
     &["arena"],
+    &["tournament"],
+    &["tournament", "verify"],
     &["history"],
     &["replay"],
     &["ratings"],

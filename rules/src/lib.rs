@@ -28,6 +28,7 @@ pub mod hand;
 pub mod individual;
 pub mod odds;
 pub mod presets;
+pub mod proof;
 pub mod ruleset;
 pub mod script;
 pub mod sim;

@@ -163,6 +163,45 @@ fn an_arena_of_a_few_hundred_games_gives_standings_that_add_up_and_replay() {
     assert_eq!(lines, again);
 }
 
+/// `dudo arena --export` writes the whole tournament; `dudo tournament verify` checks it
+/// without the server, and names the move a one-byte change makes another.
+#[test]
+fn an_arena_export_verifies_and_a_changed_move_is_named() {
+    let dir = std::env::temp_dir().join(format!("dudo-export-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let (db, file) = (dir.join("arena.db"), dir.join("t.json"));
+    let out = Command::new(binary("dudo"))
+        .args(["arena", "--bots", "odds,reader,random", "--games", "30", "--seed", "4", "--db"])
+        .arg(&db)
+        .arg("--export")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let verify = |path: &std::path::Path| {
+        let out = Command::new(binary("dudo")).args(["tournament", "verify"]).arg(path).output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let (ok, text) = verify(&file);
+    assert!(ok && text.starts_with("verified: 30 games made again from seed 4"), "{text}");
+    assert!(text.contains("reader ") && text.contains("95% interval"), "{text}");
+    // One byte: game 5's first bid one higher (a quantity below 9, so one digit).
+    let export = std::fs::read_to_string(&file).unwrap();
+    let game = export.find("\"number\":5,").unwrap();
+    let moves = game + export[game..].find("\"moves\":").unwrap();
+    let at = moves + export[moves..].find("\"quantity\":").unwrap() + "\"quantity\":".len();
+    let digit = export.as_bytes()[at];
+    assert!(digit.is_ascii_digit() && digit < b'9' && !export.as_bytes()[at + 1].is_ascii_digit());
+    let mut tampered = export.into_bytes();
+    tampered[at] = digit + 1;
+    let changed = dir.join("changed.json");
+    std::fs::write(&changed, tampered).unwrap();
+    let (ok, text) = verify(&changed);
+    assert!(!ok, "{text}");
+    assert!(text.starts_with("NOT verified: game 5, move "), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn an_arena_takes_an_external_bot_in_every_seat() {
     let command = example("minimal").display().to_string();

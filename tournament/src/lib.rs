@@ -11,8 +11,10 @@
 //! export get the same schedule from the same seed and the same standings from the same games.
 #![forbid(unsafe_code)]
 
+pub mod export;
 pub mod schedule;
 pub mod standings;
 
+pub use export::{Export, VerifyError, verify};
 pub use schedule::{Deals, Game, ScheduleError};
 pub use standings::{Comparison, Finished, Standing, Standings, StandingsError};

@@ -72,6 +72,30 @@ impl Standings {
         self.pairs.iter().find(|c| (c.better, c.worse) == (a, b) || (c.better, c.worse) == (b, a))
     }
 
+    /// The same standings, up to the last bits of each figure: a decimal written by one
+    /// program and read by another may differ there (JSON's numbers are decimal).
+    pub fn same_as(&self, other: &Standings) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+        let close_interval = |a: Option<(f64, f64)>, b: Option<(f64, f64)>| match (a, b) {
+            (Some(a), Some(b)) => close(a.0, b.0) && close(a.1, b.1),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        self.entrants.len() == other.entrants.len()
+            && self.pairs.len() == other.pairs.len()
+            && self.entrants.iter().zip(&other.entrants).all(|(a, b)| {
+                (a.entrant, a.games, a.wins, a.deals) == (b.entrant, b.games, b.wins, b.deals)
+                    && close(a.points, b.points)
+                    && close(a.mean_points, b.mean_points)
+                    && close(a.mean_place, b.mean_place)
+                    && close_interval(a.interval, b.interval)
+            })
+            && self.pairs.iter().zip(&other.pairs).all(|(a, b)| {
+                (a.better, a.worse, a.deals) == (b.better, b.worse, b.deals)
+                    && close(a.difference, b.difference)
+                    && close_interval(a.interval, b.interval)
+            })
+    }
+
     /// Whether `a` is ahead of `b` with 95% confidence.
     pub fn ahead(&self, a: usize, b: usize) -> bool {
         self.pair(a, b).is_some_and(|c| c.better == a && c.ahead())

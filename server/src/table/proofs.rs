@@ -12,27 +12,9 @@ use dudo_proto::TableEvent;
 use dudo_rules::{Audience, Event, EventKind, Seat};
 use sha2::{Digest, Sha256};
 
-/// SHA-256 of `"dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt`, numbers as big-endian u32.
-pub fn commitment(round: u32, seat: Seat, dice: &[u8], salt: &[u8]) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(b"dudo-v1");
-    h.update(round.to_be_bytes());
-    h.update(u32::try_from(seat).unwrap_or(u32::MAX).to_be_bytes());
-    h.update(dice);
-    h.update(salt);
-    h.finalize().into()
-}
-
-/// Lower-case hex, in one allocation (every roll's commitment is written this way).
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    out
-}
+// The commitment and its hex are the engine crate's, so a verifier checks dice without a
+// server (`dudo tournament verify`).
+pub use dudo_rules::proof::{commitment, hex};
 
 pub struct DiceProofs {
     /// What the salts are drawn from (journalled with the table's creation).

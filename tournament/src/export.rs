@@ -1,0 +1,481 @@
+//! A tournament's export, and its verification without the server.
+//!
+//! The export holds what anyone needs to check the result: the schedule's inputs, the rules,
+//! the entrants, and for every game its place in the schedule, its dice seed, every move, the
+//! server's dice commitments and the salts that opened them, and the finish. [`verify`] makes
+//! the schedule again from its inputs, plays every game's moves through the engine from its
+//! seed, checks every opened commitment against the dice the engine rolled, and counts the
+//! standings again: a changed move, die, salt, seat or place fails, named by game and move.
+//!
+//! What an export cannot show is *when* a commitment was published: that it came before
+//! anyone acted on the dice is seen by the players at the table, in their own logs.
+
+use std::sync::Arc;
+
+use dudo_rules::action::{Action, Seat};
+use dudo_rules::describe::describe_in;
+use dudo_rules::event::{Audience, Event, EventKind, Viewer};
+use dudo_rules::proof::{commitment, from_hex, hex};
+use dudo_rules::{Game as Engine, RuleSet, seed_from_u64};
+use serde::{Deserialize, Serialize};
+
+use crate::schedule::{self, Deals, Game};
+use crate::standings::{self, Finished, Standings};
+
+/// The export's format, first in every file.
+pub const FORMAT: &str = "dudo-tournament-v1";
+/// Moves one exported game may hold (a server's games stop far sooner): a hostile file
+/// cannot make the verifier play for ever.
+pub const MAX_MOVES: usize = 100_000;
+
+/// How the tournament seated its entrants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// [`schedule::round_robin`].
+    RoundRobin,
+    /// [`schedule::swiss_round`], `rounds` of them: round 0 seated by lot, each later round
+    /// by the standings of every game before it.
+    Swiss { rounds: u32 },
+}
+
+/// A whole tournament.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Export {
+    /// [`FORMAT`].
+    pub format: String,
+    pub name: String,
+    pub seating: Format,
+    /// The seed every deal is drawn from.
+    pub seed: u64,
+    pub seats: usize,
+    /// Deals in the round robin, or in each Swiss round.
+    pub deals: u32,
+    #[serde(default)]
+    pub dice: Deals,
+    pub rules: RuleSet,
+    /// The entrants' names; everywhere else an entrant is its place in this list.
+    pub entrants: Vec<String>,
+    pub games: Vec<ExportedGame>,
+    /// The standings as the tournament published them.
+    pub standings: Standings,
+}
+
+/// One game of the tournament.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExportedGame {
+    /// Its place in the schedule.
+    pub schedule: Game,
+    /// The server's id of the game (`dudo replay ID` shows it).
+    pub id: String,
+    /// Every move, in order.
+    pub moves: Vec<Move>,
+    /// The game's events as the server recorded them (every roll, call and reveal, as a
+    /// replay shows them): each move must make the very events the record holds for it.
+    pub log: Vec<EventKind>,
+    /// The server's commitments to each roll, in the order it published them.
+    pub committed: Vec<Committed>,
+    /// The salts it published with the reveals, and the dice they open.
+    pub opened: Vec<Opened>,
+    /// The entrants from first place to last.
+    pub finish: Vec<usize>,
+}
+
+/// A move: the seat's action, or none when the seat left the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Move {
+    pub seat: Seat,
+    pub action: Option<Action>,
+}
+
+/// A commitment to one roll: SHA-256 (hex) of `"dudo-v1" ‖ round ‖ seat ‖ dice ‖ salt`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Committed {
+    pub round: u32,
+    pub seat: Seat,
+    pub commitment: String,
+}
+
+/// A published salt (hex) and the dice it opens.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opened {
+    pub round: u32,
+    pub seat: Seat,
+    pub salt: String,
+    pub dice: Vec<u8>,
+}
+
+/// What is wrong with an export: the game (its number in the schedule) and what.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum VerifyError {
+    #[error("format: {0:?} is not {FORMAT}")]
+    Format(String),
+    #[error("schedule: {0}")]
+    Schedule(#[from] schedule::ScheduleError),
+    #[error("games: the schedule has {scheduled} games, the export {exported}")]
+    Games { scheduled: usize, exported: usize },
+    #[error("game {game}: {why}")]
+    Game { game: usize, why: String },
+    #[error("game {game}, move {number} (seat {seat}, {action}): {why}")]
+    Move { game: usize, number: usize, seat: Seat, action: String, why: String },
+    #[error("standings: {0}")]
+    Standings(String),
+}
+
+fn game_error(game: usize, why: impl Into<String>) -> VerifyError {
+    VerifyError::Game { game, why: why.into() }
+}
+
+/// Checks `export` through and through; its standings, counted again, if it holds.
+pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
+    if export.format != FORMAT {
+        return Err(VerifyError::Format(export.format.clone()));
+    }
+    let rules = Arc::new(export.rules.clone());
+    let entrants = export.entrants.len();
+    // The schedule, made again from its inputs (a Swiss round from the standings before it).
+    let expected: Vec<Game> = match export.seating {
+        Format::RoundRobin => {
+            schedule::round_robin(entrants, export.seats, export.deals, export.seed, export.dice)?
+        }
+        Format::Swiss { rounds } => {
+            let mut made: Vec<Game> = Vec::new();
+            for round in 0..rounds {
+                let order = if round == 0 {
+                    schedule::by_lot(entrants, export.seed)
+                } else {
+                    let before = finishes(export, made.len())?;
+                    let so_far = standings::standings(entrants, &before)
+                        .map_err(|e| VerifyError::Standings(e.to_string()))?;
+                    so_far.entrants.iter().map(|s| s.entrant).collect()
+                };
+                let first = made.len() as u32;
+                made.extend(schedule::swiss_round(
+                    &order,
+                    export.seats,
+                    export.deals,
+                    round,
+                    first,
+                    export.seed,
+                    export.dice,
+                )?);
+            }
+            made
+        }
+    };
+    if export.games.len() != expected.len() {
+        return Err(VerifyError::Games { scheduled: expected.len(), exported: export.games.len() });
+    }
+    for (number, (game, scheduled)) in export.games.iter().zip(&expected).enumerate() {
+        if game.schedule != *scheduled {
+            return Err(game_error(number, format!("it is not the schedule's game {number}: {scheduled:?}")));
+        }
+        verify_game(number, game, &rules, &export.entrants)?;
+    }
+    let counted = standings::standings(entrants, &finishes(export, export.games.len())?)
+        .map_err(|e| VerifyError::Standings(e.to_string()))?;
+    if !counted.same_as(&export.standings) {
+        return Err(VerifyError::Standings("the published standings are not the games' standings".into()));
+    }
+    Ok(counted)
+}
+
+/// The finishes of the export's first `games` games.
+fn finishes(export: &Export, games: usize) -> Result<Vec<Finished>, VerifyError> {
+    export
+        .games
+        .iter()
+        .take(games)
+        .map(|g| Ok(Finished { deal: g.schedule.deal, finish: g.finish.clone() }))
+        .collect()
+}
+
+/// Whether `made` (what the engine made, as a replay shows it) is the log's next events from
+/// `*at`; moves `*at` past them. `Some(why)` if not.
+fn same_as_logged(
+    made: &[Event],
+    log: &[EventKind],
+    at: &mut usize,
+    say: &dyn Fn(&EventKind) -> String,
+) -> Option<String> {
+    for e in made.iter().filter(|e| e.audience.admits(Viewer::Replay, true)) {
+        match log.get(*at) {
+            Some(recorded) if *recorded == e.kind => *at += 1,
+            Some(recorded) => {
+                return Some(format!("the engine makes {}, the record says {}", say(&e.kind), say(recorded)));
+            }
+            None => return Some(format!("the engine makes {}, past the record's end", say(&e.kind))),
+        }
+    }
+    None
+}
+
+/// One game: its moves through the engine, its commitments against the engine's dice, its
+/// finish against the engine's.
+fn verify_game(
+    number: usize,
+    game: &ExportedGame,
+    rules: &Arc<RuleSet>,
+    entrants: &[String],
+) -> Result<(), VerifyError> {
+    let seats = game.schedule.seats.len();
+    if game.moves.len() > MAX_MOVES {
+        return Err(game_error(number, format!("{} moves, more than {MAX_MOVES}", game.moves.len())));
+    }
+    // A tournament's table plays one game, dealt from the schedule's seed.
+    let (mut engine, mut events) = Engine::start(Arc::clone(rules), seats, seed_from_u64(game.schedule.seed))
+        .map_err(|e| game_error(number, e.to_string()))?;
+    // The record's events, matched as the engine makes them again: the deal first.
+    let mut logged = 0;
+    // Events said as a replay says them, seats by entrant name.
+    let names: Vec<String> = game
+        .schedule
+        .seats
+        .iter()
+        .map(|&e| entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}")))
+        .collect();
+    let hand = rules.family.hand_game();
+    let say = |kind: &EventKind| format!("\"{}\"", describe_in(kind, &names, hand));
+    if let Some(why) = same_as_logged(&events, &game.log, &mut logged, &say) {
+        return Err(game_error(number, format!("the deal is not the record's: {why}")));
+    }
+    for (i, m) in game.moves.iter().enumerate() {
+        let made = match &m.action {
+            Some(action) => engine.apply(m.seat, action),
+            None => engine.remove(m.seat),
+        };
+        let action = m.action.as_ref().map_or_else(|| "leaves".to_string(), ToString::to_string);
+        let fault = |why: String| VerifyError::Move {
+            game: number,
+            number: i,
+            seat: m.seat,
+            action: action.clone(),
+            why,
+        };
+        let made = made.map_err(|e| fault(format!("the engine refuses it: {e}")))?;
+        if let Some(why) = same_as_logged(&made, &game.log, &mut logged, &say) {
+            return Err(fault(format!("it is not the record's move: {why}")));
+        }
+        events.extend(made);
+    }
+    if logged != game.log.len() {
+        return Err(game_error(
+            number,
+            format!("the record holds {} events after its last move", game.log.len() - logged),
+        ));
+    }
+    if !engine.is_over() {
+        return Err(game_error(number, format!("its {} moves do not finish the game", game.moves.len())));
+    }
+    // Every roll the engine made, as the server commits to them: a cup when it is rolled
+    // (hidden from the others), a cup looked under in the hand games.
+    let mut round = 0;
+    let mut rolls: Vec<(u32, Seat, Vec<u8>)> = Vec::new();
+    for e in &events {
+        match &e.kind {
+            EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => round = *r,
+            EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
+                rolls.push((round, *seat, dice.iter().flatten().copied().collect()));
+            }
+            EventKind::HandSeen { seat, dice } => rolls.push((round, *seat, dice.clone())),
+            _ => {}
+        }
+    }
+    if game.committed.len() != rolls.len() {
+        return Err(game_error(
+            number,
+            format!("{} commitments for the engine's {} rolls", game.committed.len(), rolls.len()),
+        ));
+    }
+    for (i, (c, (r, seat, _))) in game.committed.iter().zip(&rolls).enumerate() {
+        if (c.round, c.seat) != (*r, *seat) {
+            return Err(game_error(
+                number,
+                format!(
+                    "commitment {i} is for round {} seat {}; the engine's roll {i} is round {r} seat {seat}",
+                    c.round, c.seat
+                ),
+            ));
+        }
+    }
+    for o in &game.opened {
+        let salt = from_hex(&o.salt).ok_or_else(|| {
+            game_error(number, format!("round {} seat {}: the salt is not hex", o.round, o.seat))
+        })?;
+        let opens = hex(&commitment(o.round, o.seat, &o.dice, &salt));
+        let which = game
+            .committed
+            .iter()
+            .position(|c| (c.round, c.seat) == (o.round, o.seat) && c.commitment == opens);
+        let Some(which) = which else {
+            return Err(game_error(
+                number,
+                format!(
+                    "round {} seat {}: the salt and dice {:?} open none of the seat's commitments",
+                    o.round, o.seat, o.dice
+                ),
+            ));
+        };
+        if rolls[which].2 != o.dice {
+            return Err(game_error(
+                number,
+                format!(
+                    "round {} seat {}: the opened dice {:?} are not the engine's {:?}",
+                    o.round, o.seat, o.dice, rolls[which].2
+                ),
+            ));
+        }
+    }
+    let finish: Vec<usize> =
+        engine.standings().iter().filter_map(|&s| game.schedule.seats.get(s).copied()).collect();
+    if finish != game.finish {
+        return Err(game_error(
+            number,
+            format!("the engine finishes it {finish:?}, the export says {:?}", game.finish),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dudo_rules::{bots, presets};
+
+    /// A round robin of three random bots on `preset`, each game played through the engine,
+    /// with commitments made as a table makes them (a salt per roll) and every one opened.
+    fn tournament(preset: &str) -> Export {
+        let rules = presets::by_name(preset).unwrap_or_default();
+        let games = schedule::round_robin(3, 3, 4, 9, Deals::Duplicate).unwrap_or_default();
+        let mut exported = Vec::new();
+        for scheduled in games {
+            let (mut engine, mut events) = Engine::start(rules.clone(), 3, seed_from_u64(scheduled.seed))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut players: Vec<Box<dyn bots::Bot>> =
+                (0..3).filter_map(|s| bots::by_name("random", bots::seat_seed(scheduled.seed, s))).collect();
+            let mut moves = Vec::new();
+            let mut log: Vec<EventKind> = Vec::new();
+            while let Some(seat) = engine.turn().filter(|_| !engine.is_over()) {
+                let action = players[seat].act(engine.rules(), &engine.view(seat), &engine.legal(seat));
+                events.extend(engine.apply(seat, &action).unwrap_or_default());
+                moves.push(Move { seat, action: Some(action) });
+            }
+            let (mut committed, mut opened, mut round) = (Vec::new(), Vec::new(), 0);
+            for e in &events {
+                let roll = match &e.kind {
+                    EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => {
+                        round = *r;
+                        None
+                    }
+                    EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
+                        Some((*seat, dice.iter().flatten().copied().collect::<Vec<u8>>()))
+                    }
+                    EventKind::HandSeen { seat, dice } => Some((*seat, dice.clone())),
+                    _ => None,
+                };
+                if let Some((seat, dice)) = roll {
+                    let salt = [committed.len() as u8, 7, 7];
+                    committed.push(Committed {
+                        round,
+                        seat,
+                        commitment: hex(&commitment(round, seat, &dice, &salt)),
+                    });
+                    opened.push(Opened { round, seat, salt: hex(&salt), dice });
+                }
+            }
+            log.extend(
+                events.iter().filter(|e| e.audience.admits(Viewer::Replay, true)).map(|e| e.kind.clone()),
+            );
+            let finish = engine.standings().iter().map(|&s| scheduled.seats[s]).collect();
+            exported.push(ExportedGame {
+                id: format!("g{}", scheduled.number),
+                schedule: scheduled,
+                moves,
+                log,
+                committed,
+                opened,
+                finish,
+            });
+        }
+        let finished: Vec<Finished> =
+            exported.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
+        Export {
+            format: FORMAT.into(),
+            name: "test".into(),
+            seating: Format::RoundRobin,
+            seed: 9,
+            seats: 3,
+            deals: 4,
+            dice: Deals::Duplicate,
+            rules,
+            entrants: vec!["a".into(), "b".into(), "c".into()],
+            standings: standings::standings(3, &finished).unwrap_or_default(),
+            games: exported,
+        }
+    }
+
+    #[test]
+    fn an_honest_export_verifies_after_a_trip_through_json() {
+        for preset in ["fibbing", "perudo-jonti", "mexican"] {
+            let export = tournament(preset);
+            let text = serde_json::to_string(&export).unwrap_or_default();
+            let back: Export = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(verify(&back), Ok(export.standings.clone()), "{preset}");
+        }
+    }
+
+    #[test]
+    fn a_changed_move_die_salt_or_place_is_named() {
+        let export = tournament("fibbing");
+        let fails = |change: &dyn Fn(&mut Export), says: &str| {
+            let mut tampered = export.clone();
+            change(&mut tampered);
+            let why = verify(&tampered).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(why.contains(says), "{says:?} not in {why:?}");
+        };
+        // The first bid of game 2 made far too high: the engine refuses it.
+        fails(
+            &|e| {
+                let m = e.games[2].moves.iter_mut().find(|m| matches!(m.action, Some(Action::Bid(_))));
+                if let Some(Move { action: Some(Action::Bid(bid)), .. }) = m {
+                    bid.quantity += 40;
+                }
+            },
+            "game 2, move 0",
+        );
+        // Every bid of game 6 one higher in turn, each still legal: the record names it.
+        let bids: Vec<usize> = export.games[6]
+            .moves
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| matches!(m.action, Some(Action::Bid(_))))
+            .map(|(i, _)| i)
+            .collect();
+        assert!(!bids.is_empty());
+        for i in bids {
+            let mut tampered = export.clone();
+            if let Some(Action::Bid(bid)) = &mut tampered.games[6].moves[i].action {
+                bid.quantity += 1;
+            }
+            let why = verify(&tampered).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(why.starts_with(&format!("game 6, move {i} ")), "move {i}: {why}");
+        }
+        fails(
+            &|e| {
+                e.games[8].log.pop();
+            },
+            "game 8",
+        );
+        fails(
+            &|e| e.games[1].opened[0].dice[0] = e.games[1].opened[0].dice[0] % 6 + 1,
+            "game 1: round 1 seat 0",
+        );
+        fails(&|e| e.games[3].opened[2].salt = "00".into(), "open none of the seat's commitments");
+        fails(&|e| e.games[4].finish.swap(0, 1), "game 4: the engine finishes it");
+        fails(&|e| e.games[5].schedule.seed ^= 1, "game 5: it is not the schedule's game 5");
+        fails(&|e| e.games[0].committed.pop().map_or((), drop), "game 0: ");
+        fails(&|e| e.standings.entrants.swap(0, 1), "standings:");
+        fails(&|e| e.format = "other".into(), "format:");
+        fails(&|e| e.games.truncate(3), "games: the schedule has 12 games, the export 3");
+    }
+}
