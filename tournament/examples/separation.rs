@@ -2,11 +2,11 @@
 //! with duplicate deals and without: the point of duplicate play, measured (BENCHMARKS.md).
 //!
 //! ```text
-//! cargo run --release -p dudo-tournament --example separation -- [PRESET] [TOURNAMENTS] [MAX_DEALS]
+//! cargo run --release -p dudo-tournament --example separation -- [PRESET] [TOURNAMENTS] [MAX_DEALS] [SEATS]
 //! ```
 //!
-//! Each tournament is a round robin of random, odds and reader at one table of three on the
-//! preset (fibbing unless given), played by the engine's simulator with the schedule and
+//! Each tournament is a round robin of random, odds and reader (at one table of three, or
+//! every pair with SEATS 2) on the preset (fibbing unless given), played by the engine's simulator with the schedule and
 //! standings a server's tournament uses, three ways: a fresh deal for every game; duplicate
 //! deals with the game's dice one stream, as a table deals today (a deal's rotations share
 //! the first round's cups, then part as soon as the rounds differ); and duplicate deals dealt
@@ -35,10 +35,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let preset = args.next().unwrap_or_else(|| "fibbing".into());
     let tournaments: u64 = args.next().map_or(Ok(20), |a| a.parse())?;
     let max_deals: u32 = args.next().map_or(Ok(200), |a| a.parse())?;
+    let seats: usize = args.next().map_or(Ok(3), |a| a.parse())?;
     let rules = Arc::new(presets::by_name(&preset).ok_or_else(|| format!("no preset {preset:?}"))?);
     let checkpoints: Vec<u32> = CHECKPOINTS.iter().copied().filter(|&c| c <= max_deals).collect();
     println!(
-        "{tournaments} round robins of {} on {preset}, 3 seats, up to {max_deals} deals",
+        "{tournaments} round robins of {} on {preset}, {seats} seats, up to {max_deals} deals",
         BOTS.join(", ")
     );
     let ways = [
@@ -56,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut needed: Vec<PairRuns> = Vec::new();
         let mut games_played = 0usize;
         for t in 0..tournaments {
-            let games = schedule::round_robin(BOTS.len(), 3, max_deals, t, kind)?;
+            let games = schedule::round_robin(BOTS.len(), seats, max_deals, t, kind)?;
             let mut runner = sim::Runner::new(dice);
             let mut finished = Vec::with_capacity(games.len());
             for game in &games {

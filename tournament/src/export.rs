@@ -28,6 +28,9 @@ pub const FORMAT: &str = "dudo-tournament-v1";
 /// cannot make the verifier play for ever.
 pub const MAX_MOVES: usize = 100_000;
 
+/// Swiss rounds one export may hold.
+pub const MAX_ROUNDS: u32 = 1_000;
+
 /// How the tournament seated its entrants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -110,6 +113,10 @@ pub struct Opened {
 pub enum VerifyError {
     #[error("format: {0:?} is not {FORMAT}")]
     Format(String),
+    #[error("rules: {0}")]
+    Rules(String),
+    #[error("seating: at most {MAX_ROUNDS} Swiss rounds, not {0}")]
+    Rounds(u32),
     #[error("schedule: {0}")]
     Schedule(#[from] schedule::ScheduleError),
     #[error("games: the schedule has {scheduled} games, the export {exported}")]
@@ -131,6 +138,7 @@ pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
     if export.format != FORMAT {
         return Err(VerifyError::Format(export.format.clone()));
     }
+    export.rules.validate().map_err(|e| VerifyError::Rules(e.to_string()))?;
     let rules = Arc::new(export.rules.clone());
     let entrants = export.entrants.len();
     // The schedule, made again from its inputs (a Swiss round from the standings before it).
@@ -138,9 +146,15 @@ pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
         Format::RoundRobin => {
             schedule::round_robin(entrants, export.seats, export.deals, export.seed, export.dice)?
         }
+        Format::Swiss { rounds } if rounds > MAX_ROUNDS => return Err(VerifyError::Rounds(rounds)),
         Format::Swiss { rounds } => {
             let mut made: Vec<Game> = Vec::new();
+            // Past the export's own games the schedule cannot be the export's: stop there,
+            // so a file claiming many rounds makes no more schedule than it holds games.
             for round in 0..rounds {
+                if made.len() > export.games.len() {
+                    break;
+                }
                 let order = if round == 0 {
                     schedule::by_lot(entrants, export.seed)
                 } else {
@@ -342,61 +356,69 @@ mod tests {
     use super::*;
     use dudo_rules::{bots, presets};
 
-    /// A round robin of three random bots on `preset`, each game played through the engine,
-    /// with commitments made as a table makes them (a salt per roll) and every one opened.
+    /// Entrant e plays the built-in bot KINDS[e % 3].
+    const KINDS: [&str; 3] = ["random", "odds", "reader"];
+
+    /// One scheduled game played through the engine, with commitments made as a table makes
+    /// them (a salt per roll) and every one opened.
+    fn play(rules: &RuleSet, scheduled: Game) -> ExportedGame {
+        let (mut engine, mut events) =
+            Engine::start(rules.clone(), scheduled.seats.len(), seed_from_u64(scheduled.seed))
+                .unwrap_or_else(|e| panic!("{e}"));
+        let mut players: Vec<Box<dyn bots::Bot>> = scheduled
+            .seats
+            .iter()
+            .enumerate()
+            .filter_map(|(s, &e)| bots::by_name(KINDS[e % 3], bots::seat_seed(scheduled.seed, s)))
+            .collect();
+        let mut moves = Vec::new();
+        let mut log: Vec<EventKind> = Vec::new();
+        while let Some(seat) = engine.turn().filter(|_| !engine.is_over()) {
+            let action = players[seat].act(engine.rules(), &engine.view(seat), &engine.legal(seat));
+            events.extend(engine.apply(seat, &action).unwrap_or_default());
+            moves.push(Move { seat, action: Some(action) });
+        }
+        let (mut committed, mut opened, mut round) = (Vec::new(), Vec::new(), 0);
+        for e in &events {
+            let roll = match &e.kind {
+                EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => {
+                    round = *r;
+                    None
+                }
+                EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
+                    Some((*seat, dice.iter().flatten().copied().collect::<Vec<u8>>()))
+                }
+                EventKind::HandSeen { seat, dice } => Some((*seat, dice.clone())),
+                _ => None,
+            };
+            if let Some((seat, dice)) = roll {
+                let salt = [committed.len() as u8, 7, 7];
+                committed.push(Committed {
+                    round,
+                    seat,
+                    commitment: hex(&commitment(round, seat, &dice, &salt)),
+                });
+                opened.push(Opened { round, seat, salt: hex(&salt), dice });
+            }
+        }
+        log.extend(events.iter().filter(|e| e.audience.admits(Viewer::Replay, true)).map(|e| e.kind.clone()));
+        let finish = engine.standings().iter().map(|&s| scheduled.seats[s]).collect();
+        ExportedGame {
+            id: format!("g{}", scheduled.number),
+            schedule: scheduled,
+            moves,
+            log,
+            committed,
+            opened,
+            finish,
+        }
+    }
+
+    /// A round robin of random, odds and reader on `preset`.
     fn tournament(preset: &str) -> Export {
         let rules = presets::by_name(preset).unwrap_or_default();
         let games = schedule::round_robin(3, 3, 4, 9, Deals::Duplicate).unwrap_or_default();
-        let mut exported = Vec::new();
-        for scheduled in games {
-            let (mut engine, mut events) = Engine::start(rules.clone(), 3, seed_from_u64(scheduled.seed))
-                .unwrap_or_else(|e| panic!("{e}"));
-            let mut players: Vec<Box<dyn bots::Bot>> =
-                (0..3).filter_map(|s| bots::by_name("random", bots::seat_seed(scheduled.seed, s))).collect();
-            let mut moves = Vec::new();
-            let mut log: Vec<EventKind> = Vec::new();
-            while let Some(seat) = engine.turn().filter(|_| !engine.is_over()) {
-                let action = players[seat].act(engine.rules(), &engine.view(seat), &engine.legal(seat));
-                events.extend(engine.apply(seat, &action).unwrap_or_default());
-                moves.push(Move { seat, action: Some(action) });
-            }
-            let (mut committed, mut opened, mut round) = (Vec::new(), Vec::new(), 0);
-            for e in &events {
-                let roll = match &e.kind {
-                    EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => {
-                        round = *r;
-                        None
-                    }
-                    EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
-                        Some((*seat, dice.iter().flatten().copied().collect::<Vec<u8>>()))
-                    }
-                    EventKind::HandSeen { seat, dice } => Some((*seat, dice.clone())),
-                    _ => None,
-                };
-                if let Some((seat, dice)) = roll {
-                    let salt = [committed.len() as u8, 7, 7];
-                    committed.push(Committed {
-                        round,
-                        seat,
-                        commitment: hex(&commitment(round, seat, &dice, &salt)),
-                    });
-                    opened.push(Opened { round, seat, salt: hex(&salt), dice });
-                }
-            }
-            log.extend(
-                events.iter().filter(|e| e.audience.admits(Viewer::Replay, true)).map(|e| e.kind.clone()),
-            );
-            let finish = engine.standings().iter().map(|&s| scheduled.seats[s]).collect();
-            exported.push(ExportedGame {
-                id: format!("g{}", scheduled.number),
-                schedule: scheduled,
-                moves,
-                log,
-                committed,
-                opened,
-                finish,
-            });
-        }
+        let exported: Vec<ExportedGame> = games.into_iter().map(|g| play(&rules, g)).collect();
         let finished: Vec<Finished> =
             exported.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
         Export {
@@ -408,10 +430,71 @@ mod tests {
             deals: 4,
             dice: Deals::Duplicate,
             rules,
-            entrants: vec!["a".into(), "b".into(), "c".into()],
+            entrants: KINDS.iter().map(|k| k.to_string()).collect(),
             standings: standings::standings(3, &finished).unwrap_or_default(),
             games: exported,
         }
+    }
+
+    /// Two Swiss rounds of six entrants at tables of three: round 1 seated by round 0's
+    /// standings.
+    fn swiss() -> Export {
+        let rules = presets::by_name("fibbing").unwrap_or_default();
+        let mut games: Vec<ExportedGame> = Vec::new();
+        let mut order = schedule::by_lot(6, 5);
+        for round in 0..2 {
+            let first = games.len() as u32;
+            let scheduled =
+                schedule::swiss_round(&order, 3, 3, round, first, 5, Deals::Duplicate).unwrap_or_default();
+            games.extend(scheduled.into_iter().map(|g| play(&rules, g)));
+            let finished: Vec<Finished> =
+                games.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
+            order = standings::standings(6, &finished)
+                .unwrap_or_default()
+                .entrants
+                .iter()
+                .map(|s| s.entrant)
+                .collect();
+        }
+        let finished: Vec<Finished> =
+            games.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
+        Export {
+            format: FORMAT.into(),
+            name: "swiss".into(),
+            seating: Format::Swiss { rounds: 2 },
+            seed: 5,
+            seats: 3,
+            deals: 3,
+            dice: Deals::Duplicate,
+            rules,
+            entrants: (0..6).map(|e| format!("{}-{e}", KINDS[e % 3])).collect(),
+            standings: standings::standings(6, &finished).unwrap_or_default(),
+            games,
+        }
+    }
+
+    #[test]
+    fn a_swiss_export_verifies_and_a_round_seated_otherwise_does_not() {
+        let export = swiss();
+        assert_eq!(
+            export.games.len(),
+            2 * 2 * 3 * 3,
+            "two rounds of two tables, three rotations, three deals"
+        );
+        assert_eq!(verify(&export), Ok(export.standings.clone()));
+        // Round 1's first table seated as if by lot again: not what round 0's standings say.
+        let mut reseated = export.clone();
+        let first = reseated.games.iter().position(|g| g.schedule.round == 1).unwrap_or_default();
+        reseated.games[first].schedule.seats.reverse();
+        let why = verify(&reseated).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(why.starts_with(&format!("game {first}: it is not the schedule's game")), "{why}");
+        // A file claiming a million rounds is refused; one claiming more rounds than it holds
+        // games is a short schedule, not a long computation.
+        let mut many = export.clone();
+        many.seating = Format::Swiss { rounds: 1_000_000 };
+        assert_eq!(verify(&many), Err(VerifyError::Rounds(1_000_000)));
+        many.seating = Format::Swiss { rounds: 1_000 };
+        assert!(matches!(verify(&many), Err(VerifyError::Games { .. })), "{:?}", verify(&many));
     }
 
     #[test]
