@@ -6,9 +6,9 @@
 //! deal, so a tournament can be run again. Round-robin plays every combination of `--seats`
 //! bots; free-for-all seats them all at one table.
 //!
-//! The creator of a table holds seat 0, so the arena plays that seat itself: a built-in bot
-//! through the bot SDK, or an external program given the seat's token. Other seats are the
-//! server's built-in bots, or external programs that join by the table's code.
+//! The arena creates each table without a seat of its own (host-only): built-in bots are the
+//! server's own, seated by the arena; external programs join by the table's code. With
+//! `--export` it writes the whole tournament for `dudo tournament verify`.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -38,9 +38,9 @@ pub struct ArenaArgs {
     /// Built-in bots to enter, by kind (random, odds, reader); a kind may repeat.
     #[arg(long, value_delimiter = ',', default_value = "odds,random")]
     pub bots: Vec<String>,
-    /// An external bot: NAME=COMMAND. The command is run once per game with DUDO_SERVER and
-    /// DUDO_TABLE (a join code) set, or DUDO_TABLE (the table id), DUDO_TOKEN and DUDO_SEAT
-    /// when it plays the creator's seat.
+    /// An external bot: NAME=COMMAND. The command is run once per game with DUDO_SERVER,
+    /// DUDO_BOT_NAME and DUDO_TABLE (a join code) set: it joins the table by the code and
+    /// plays until the game is over.
     #[arg(long, value_name = "NAME=COMMAND")]
     pub external: Vec<String>,
     /// Games in all (rounded up to whole sets of rotations).
@@ -49,7 +49,7 @@ pub struct ArenaArgs {
     /// Seed of every deal: the same seed plays the same tournament.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Seats per table in round-robin.
+    /// Seats per table in round-robin (free-for-all seats every bot at one table).
     #[arg(long, default_value_t = 2)]
     pub seats: usize,
     #[arg(long, value_enum, default_value = "round-robin")]
@@ -220,28 +220,34 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             total as f64 / elapsed.max(1e-9),
             args.seed
         );
-        println!(
-            "{:<14} {:>6} {:>6} {:>7} {:>17} {:>10} {:>7}",
-            "bot", "games", "wins", "win%", "95% interval", "mean place", "Elo"
-        );
-        for s in &table {
-            println!(
-                "{:<14} {:>6} {:>6} {:>6.1}% {:>7.1}% - {:>5.1}% {:>10.2} {:>7.0}",
-                s.name,
-                s.games,
-                s.wins,
-                s.rate * 100.0,
-                s.low * 100.0,
-                s.high * 100.0,
-                s.mean_place,
-                s.elo
-            );
-        }
         let finished: Vec<dudo_tournament::Finished> = results
             .iter()
             .map(|r| dudo_tournament::Finished { deal: r.game.deal, finish: r.finish.clone() })
             .collect();
         let compared = dudo_tournament::standings::standings(entries.len(), &finished)?;
+        // One table, in the standings' order: points a game with their interval (what the
+        // pairs below compare), then wins, mean place and Elo.
+        println!(
+            "{:<14} {:>6} {:>6} {:>7} {:>7} {:>15} {:>10} {:>7}",
+            "bot", "games", "wins", "win%", "points", "95% interval", "mean place", "Elo"
+        );
+        for s in &compared.entrants {
+            let elo = table.iter().find(|t| t.name == entries[s.entrant].name).map_or(0.0, |t| t.elo);
+            let interval =
+                s.interval.map_or_else(|| "-".to_string(), |(low, high)| format!("{low:.3} - {high:.3}"));
+            let rate = if s.games == 0 { 0.0 } else { f64::from(s.wins) / f64::from(s.games) };
+            println!(
+                "{:<14} {:>6} {:>6} {:>6.1}% {:>7.3} {:>15} {:>10.2} {:>7.0}",
+                entries[s.entrant].name,
+                s.games,
+                s.wins,
+                rate * 100.0,
+                s.mean_points,
+                interval,
+                s.mean_place,
+                elo
+            );
+        }
         let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
         crate::tournament_cmd::print_pairs(&names, &compared);
         if let Some(path) = &args.out {
@@ -249,7 +255,8 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
         }
         if let Some(path) = &args.export {
             let export = export(&client, &args, names, &results, compared).await?;
-            let text = serde_json::to_string(&export)?;
+            // Pretty: a person reading or checking it by hand finds each game and move.
+            let text = serde_json::to_string_pretty(&export)?;
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
             println!("the whole tournament is in {} (`dudo tournament verify` checks it)", path.display());
         }
@@ -279,8 +286,6 @@ async fn export(
     results: &[Finished],
     standings: dudo_tournament::Standings,
 ) -> anyhow::Result<dudo_tournament::Export> {
-    use dudo_client::dudo_proto::{TableEvent, convert};
-    use dudo_tournament::export::{Committed, ExportedGame, Move, Opened};
     let mut games = Vec::with_capacity(results.len());
     let mut rules = None;
     for r in results {
@@ -289,45 +294,16 @@ async fn export(
             .replay(&id)
             .await
             .with_context(|| format!("--export needs the games' records; game {id} has none"))?;
-        let played = convert::rules_from_wire(&replay.rules.unwrap_or_default())?;
+        let (played, game) = crate::tournament_cmd::exported_game(
+            replay,
+            r.game.scheduled.clone(),
+            id.clone(),
+            r.finish.clone(),
+        )?;
         if *rules.get_or_insert_with(|| played.clone()) != played {
             anyhow::bail!("game {id} was played by other rules than the arena's first game");
         }
-        let moves = replay
-            .moves
-            .iter()
-            .map(|m| {
-                Ok(Move {
-                    seat: m.seat as usize,
-                    action: m.action.as_ref().map(convert::action_from_wire).transpose()?,
-                })
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let (mut log, mut committed, mut opened) = (Vec::new(), Vec::new(), Vec::new());
-        for event in &replay.events {
-            match convert::event_from_wire(event)?.1 {
-                TableEvent::Game(event) => log.push(event.kind),
-                TableEvent::DiceCommitted { round, commitments, .. } => {
-                    committed.extend(commitments.into_iter().map(|(seat, commitment)| Committed {
-                        round,
-                        seat,
-                        commitment,
-                    }))
-                }
-                TableEvent::DiceSalts { round, salts } => opened
-                    .extend(salts.into_iter().map(|(seat, salt, dice)| Opened { round, seat, salt, dice })),
-                _ => {}
-            }
-        }
-        games.push(ExportedGame {
-            schedule: r.game.scheduled.clone(),
-            id,
-            moves,
-            log,
-            committed,
-            opened,
-            finish: r.finish.clone(),
-        });
+        games.push(game);
     }
     let seats = match args.mode {
         Mode::FreeForAll => entrants.len(),
@@ -564,9 +540,15 @@ fn write_jsonl(
         writeln!(file, "{line}")?;
     }
     for s in table {
+        let points = entries
+            .iter()
+            .position(|e| e.name == s.name)
+            .and_then(|e| compared.entrants.iter().find(|c| c.entrant == e));
         let line = serde_json::json!({
             "standing": s.name, "games": s.games, "wins": s.wins, "win_rate": s.rate,
             "interval_95": [s.low, s.high], "mean_place": s.mean_place, "elo": s.elo,
+            "points": points.map(|p| p.mean_points),
+            "points_interval_95": points.and_then(|p| p.interval).map(|(low, high)| [low, high]),
         });
         writeln!(file, "{line}")?;
     }

@@ -44,9 +44,20 @@ impl RecordsArgs {
         }
     }
 
+    /// Where the records are read, in words.
+    pub(crate) fn place(&self) -> String {
+        match (&self.server, &self.db.db) {
+            (Some(server), _) => server.clone(),
+            (None, Some(db)) => db.clone(),
+            (None, None) => {
+                self.db.default_file().map_or_else(|| "the local records".into(), |p| p.display().to_string())
+            }
+        }
+    }
+
     /// A client of the server or of the local database; none when the local database does
     /// not exist yet (it is not created just to be read), after saying so.
-    async fn connect(&mut self) -> anyhow::Result<Option<Client>> {
+    pub(crate) async fn connect(&mut self) -> anyhow::Result<Option<Client>> {
         self.db.arena |= self.arena;
         match &self.server {
             Some(addr) => Ok(Some(Client::connect(addr).await?)),

@@ -10,7 +10,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use dudo_client::Client;
+use dudo_client::dudo_proto::v1 as pb;
+use dudo_client::dudo_proto::{TableEvent, convert};
+use dudo_tournament::export::{Committed, ExportedGame, Move, Opened, Player};
 
+use crate::history_cmd::RecordsArgs;
 use crate::render::safe;
 
 #[derive(Args)]
@@ -29,7 +34,90 @@ enum TournamentCommand {
     Verify {
         /// The export (JSON).
         file: PathBuf,
+        /// Also check every game against the records it came from: a server (--server), the
+        /// arena's database (--arena), or the local one (--db, or the default). A file changed
+        /// through and through (a game made up whole, its log and finish to match) passes on
+        /// its own; it does not pass against the records. --server and --arena imply it.
+        #[arg(long)]
+        records: bool,
+        #[command(flatten)]
+        from: RecordsArgs,
     },
+}
+
+/// A game of a tournament as its export holds it, from the server's record of it (`replay`),
+/// with the rules it was played by.
+pub(crate) fn exported_game(
+    replay: pb::Replay,
+    schedule: dudo_tournament::Game,
+    id: String,
+    finish: Vec<usize>,
+) -> anyhow::Result<(dudo_rules::RuleSet, ExportedGame)> {
+    let rules = convert::rules_from_wire(&replay.rules.unwrap_or_default())?;
+    let mut recorded = replay.summary.map(|s| s.players).unwrap_or_default();
+    recorded.sort_by_key(|p| p.seat);
+    let players = recorded.into_iter().map(|p| Player { name: p.name, bot: p.bot }).collect();
+    let moves = replay
+        .moves
+        .iter()
+        .map(|m| {
+            Ok(Move {
+                seat: m.seat as usize,
+                action: m.action.as_ref().map(convert::action_from_wire).transpose()?,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (mut log, mut committed, mut opened) = (Vec::new(), Vec::new(), Vec::new());
+    for event in &replay.events {
+        match convert::event_from_wire(event)?.1 {
+            TableEvent::Game(event) => log.push(event.kind),
+            TableEvent::DiceCommitted { round, commitments, .. } => {
+                committed.extend(commitments.into_iter().map(|(seat, commitment)| Committed {
+                    round,
+                    seat,
+                    commitment,
+                }))
+            }
+            TableEvent::DiceSalts { round, salts } => {
+                opened.extend(salts.into_iter().map(|(seat, salt, dice)| Opened { round, seat, salt, dice }))
+            }
+            _ => {}
+        }
+    }
+    Ok((rules, ExportedGame { schedule, id, players, moves, log, committed, opened, finish }))
+}
+
+/// Each game of `export` against the server's record of it (by its id): the same rules,
+/// players, moves, events, commitments and salts. The first that is not, in words.
+async fn against_records(
+    client: &Client,
+    export: &dudo_tournament::Export,
+) -> anyhow::Result<Option<String>> {
+    for (number, game) in export.games.iter().enumerate() {
+        let replay = match client.replay(&game.id).await {
+            Ok(replay) => replay,
+            Err(e) => return Ok(Some(format!("game {number} ({}): no record of it there: {e}", game.id))),
+        };
+        let (rules, recorded) =
+            exported_game(replay, game.schedule.clone(), game.id.clone(), game.finish.clone())?;
+        let differs = [
+            (rules != export.rules, "rules"),
+            (recorded.players != game.players, "players"),
+            (recorded.moves != game.moves, "moves"),
+            (recorded.log != game.log, "events"),
+            (recorded.committed != game.committed, "dice commitments"),
+            (recorded.opened != game.opened, "salts"),
+        ];
+        let differs: Vec<&str> = differs.iter().filter(|(d, _)| *d).map(|(_, what)| *what).collect();
+        if !differs.is_empty() {
+            return Ok(Some(format!(
+                "game {number} ({}): the record there has other {} than the file",
+                game.id,
+                differs.join(", ")
+            )));
+        }
+    }
+    Ok(None)
 }
 
 /// The largest export read: a tournament of a server's limits is far smaller, and a file
@@ -38,11 +126,15 @@ const MAX_EXPORT_BYTES: u64 = 1 << 30;
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
     match args.command {
-        TournamentCommand::Verify { file } => verify(&file),
+        TournamentCommand::Verify { file, records, from } => {
+            // --server and --arena name the records; they ask for the check themselves.
+            let check = records || from.server.is_some() || from.arena;
+            verify(&file, check.then_some(from))
+        }
     }
 }
 
-fn verify(file: &std::path::Path) -> anyhow::Result<ExitCode> {
+fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Result<ExitCode> {
     let size = std::fs::metadata(file).with_context(|| format!("reading {}", file.display()))?.len();
     anyhow::ensure!(
         size <= MAX_EXPORT_BYTES,
@@ -52,7 +144,19 @@ fn verify(file: &std::path::Path) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let export: dudo_tournament::Export = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a tournament export", file.display()))?;
-    match dudo_tournament::verify(&export) {
+    let verified = dudo_tournament::verify(&export);
+    if let (Ok(_), Some(mut from)) = (&verified, records) {
+        let differs = crate::net::runtime()?.block_on(async {
+            let Some(client) = from.connect().await? else { anyhow::bail!("no records to check against") };
+            against_records(&client, &export).await
+        })?;
+        if let Some(why) = differs {
+            println!("NOT verified: {why}");
+            return Ok(ExitCode::FAILURE);
+        }
+        println!("every game is the record it came from, at {}", from.place());
+    }
+    match verified {
         Ok(standings) => {
             let moves: usize = export.games.iter().map(|g| g.moves.len()).sum();
             let opened: usize = export.games.iter().map(|g| g.opened.len()).sum();

@@ -187,9 +187,9 @@ fn an_arena_export_verifies_and_a_changed_move_is_named() {
     assert!(text.contains("reader ") && text.contains("95% interval"), "{text}");
     // One byte: game 5's first bid one higher (a quantity below 9, so one digit).
     let export = std::fs::read_to_string(&file).unwrap();
-    let game = export.find("\"number\":5,").unwrap();
+    let game = export.find("\"number\": 5,").unwrap();
     let moves = game + export[game..].find("\"moves\":").unwrap();
-    let at = moves + export[moves..].find("\"quantity\":").unwrap() + "\"quantity\":".len();
+    let at = moves + export[moves..].find("\"quantity\": ").unwrap() + "\"quantity\": ".len();
     let digit = export.as_bytes()[at];
     assert!(digit.is_ascii_digit() && digit < b'9' && !export.as_bytes()[at + 1].is_ascii_digit());
     let mut tampered = export.into_bytes();
@@ -199,6 +199,28 @@ fn an_arena_export_verifies_and_a_changed_move_is_named() {
     let (ok, text) = verify(&changed);
     assert!(!ok, "{text}");
     assert!(text.starts_with("NOT verified: game 5, move "), "{text}");
+    // Against the records: the honest file is its games' records; one whose games 0 and 1
+    // swapped ids is consistent on its own, and not against the records.
+    let against = |path: &std::path::Path| {
+        let out = Command::new(binary("dudo"))
+            .args(["tournament", "verify", "--records", "--db"])
+            .arg(&db)
+            .arg(path)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let (ok, text) = against(&file);
+    assert!(ok && text.starts_with("every game is the record it came from"), "{text}");
+    let mut swapped: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let (a, b) = (swapped["games"][0]["id"].clone(), swapped["games"][1]["id"].clone());
+    swapped["games"][0]["id"] = b;
+    swapped["games"][1]["id"] = a;
+    let swapped_file = dir.join("swapped.json");
+    std::fs::write(&swapped_file, swapped.to_string()).unwrap();
+    assert!(verify(&swapped_file).0, "a file alone cannot tell");
+    let (ok, text) = against(&swapped_file);
+    assert!(!ok && text.starts_with("NOT verified: game 0 ("), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -31,7 +31,11 @@ const CHECKPOINTS: [u32; 28] = [
 type PairRuns = ((usize, usize), Vec<Option<u32>>, Vec<f64>);
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().is_some_and(|a| a.starts_with('-')) {
+        println!("usage: separation [PRESET] [TOURNAMENTS] [MAX_DEALS] [SEATS]   (fibbing 20 200 3)");
+        return Ok(());
+    }
     let preset = args.next().unwrap_or_else(|| "fibbing".into());
     let tournaments: u64 = args.next().map_or(Ok(20), |a| a.parse())?;
     let max_deals: u32 = args.next().map_or(Ok(200), |a| a.parse())?;

@@ -71,6 +71,8 @@ pub struct ExportedGame {
     pub schedule: Game,
     /// The server's id of the game (`dudo replay ID` shows it).
     pub id: String,
+    /// Who sat in each seat, as the server recorded it.
+    pub players: Vec<Player>,
     /// Every move, in order.
     pub moves: Vec<Move>,
     /// The game's events as the server recorded them (every roll, call and reveal, as a
@@ -82,6 +84,30 @@ pub struct ExportedGame {
     pub opened: Vec<Opened>,
     /// The entrants from first place to last.
     pub finish: Vec<usize>,
+}
+
+/// A seat's player as the server recorded it: its name, and the built-in bot's kind if it
+/// was one. An entrant is a built-in bot when its name is the kind (`odds`, or `odds-2` for
+/// a second one); otherwise it is the player of that name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bot: String,
+}
+
+impl Player {
+    /// Whether this is the player the entrant called `entrant` would be.
+    pub fn plays_as(&self, entrant: &str) -> bool {
+        if self.bot.is_empty() {
+            return self.name == entrant;
+        }
+        entrant == self.bot
+            || entrant
+                .strip_prefix(self.bot.as_str())
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
 }
 
 /// A move: the seat's action, or none when the seat left the game.
@@ -123,8 +149,8 @@ pub enum VerifyError {
     Games { scheduled: usize, exported: usize },
     #[error("game {game}: {why}")]
     Game { game: usize, why: String },
-    #[error("game {game}, move {number} (seat {seat}, {action}): {why}")]
-    Move { game: usize, number: usize, seat: Seat, action: String, why: String },
+    #[error("game {game}, move {number} ({player} at seat {seat}: {action}): {why}")]
+    Move { game: usize, number: usize, seat: Seat, player: String, action: String, why: String },
     #[error("standings: {0}")]
     Standings(String),
 }
@@ -182,16 +208,52 @@ pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
     }
     for (number, (game, scheduled)) in export.games.iter().zip(&expected).enumerate() {
         if game.schedule != *scheduled {
-            return Err(game_error(number, format!("it is not the schedule's game {number}: {scheduled:?}")));
+            return Err(game_error(number, schedule_difference(&game.schedule, scheduled, &export.entrants)));
         }
         verify_game(number, game, &rules, &export.entrants)?;
     }
     let counted = standings::standings(entrants, &finishes(export, export.games.len())?)
         .map_err(|e| VerifyError::Standings(e.to_string()))?;
-    if !counted.same_as(&export.standings) {
-        return Err(VerifyError::Standings("the published standings are not the games' standings".into()));
+    if let Some(why) = counted.difference(&export.standings) {
+        let name = |e: usize| export.entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}"));
+        return Err(VerifyError::Standings(format!(
+            "the published standings are not the games': {}",
+            why.say(name)
+        )));
     }
     Ok(counted)
+}
+
+/// What differs between a game's place in the export and in the schedule made again.
+fn schedule_difference(game: &Game, scheduled: &Game, entrants: &[String]) -> String {
+    let names = |seats: &[usize]| -> String {
+        let named: Vec<String> = seats
+            .iter()
+            .map(|&e| entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}")))
+            .collect();
+        named.join(", ")
+    };
+    let mut differs = Vec::new();
+    if game.number != scheduled.number {
+        differs.push(format!("number {} (the schedule's {})", game.number, scheduled.number));
+    }
+    if (game.round, game.table, game.deal) != (scheduled.round, scheduled.table, scheduled.deal) {
+        differs.push(format!(
+            "round {}, table {}, deal {} (the schedule's round {}, table {}, deal {})",
+            game.round, game.table, game.deal, scheduled.round, scheduled.table, scheduled.deal
+        ));
+    }
+    if game.seed != scheduled.seed {
+        differs.push(format!("dice seed {} (the schedule's {})", game.seed, scheduled.seed));
+    }
+    if game.seats != scheduled.seats {
+        differs.push(format!(
+            "seats {} (the schedule seats {})",
+            names(&game.seats),
+            names(&scheduled.seats)
+        ));
+    }
+    format!("it is not the schedule's game {}: {}", scheduled.number, differs.join("; "))
 }
 
 /// The finishes of the export's first `games` games.
@@ -216,9 +278,9 @@ fn same_as_logged(
         match log.get(*at) {
             Some(recorded) if *recorded == e.kind => *at += 1,
             Some(recorded) => {
-                return Some(format!("the engine makes {}, the record says {}", say(&e.kind), say(recorded)));
+                return Some(format!("the move makes {}, the log records {}", say(&e.kind), say(recorded)));
             }
-            None => return Some(format!("the engine makes {}, past the record's end", say(&e.kind))),
+            None => return Some(format!("the move makes {}, past the log's end", say(&e.kind))),
         }
     }
     None
@@ -236,6 +298,20 @@ fn verify_game(
     if game.moves.len() > MAX_MOVES {
         return Err(game_error(number, format!("{} moves, more than {MAX_MOVES}", game.moves.len())));
     }
+    if game.players.len() != seats {
+        return Err(game_error(number, format!("{} players recorded for {seats} seats", game.players.len())));
+    }
+    for (seat, (player, &entrant)) in game.players.iter().zip(&game.schedule.seats).enumerate() {
+        let name = entrants.get(entrant).map_or("", String::as_str);
+        if !player.plays_as(name) {
+            let who =
+                if player.bot.is_empty() { player.name.clone() } else { format!("a {} bot", player.bot) };
+            return Err(game_error(
+                number,
+                format!("seat {seat}: the record seats {who} where the schedule seats {name}"),
+            ));
+        }
+    }
     // A tournament's table plays one game, dealt from the schedule's seed.
     let (mut engine, mut events) = Engine::start(Arc::clone(rules), seats, seed_from_u64(game.schedule.seed))
         .map_err(|e| game_error(number, e.to_string()))?;
@@ -251,7 +327,7 @@ fn verify_game(
     let hand = rules.family.hand_game();
     let say = |kind: &EventKind| format!("\"{}\"", describe_in(kind, &names, hand));
     if let Some(why) = same_as_logged(&events, &game.log, &mut logged, &say) {
-        return Err(game_error(number, format!("the deal is not the record's: {why}")));
+        return Err(game_error(number, format!("the deal and the game's log disagree: {why}")));
     }
     for (i, m) in game.moves.iter().enumerate() {
         let made = match &m.action {
@@ -263,12 +339,13 @@ fn verify_game(
             game: number,
             number: i,
             seat: m.seat,
+            player: names.get(m.seat).cloned().unwrap_or_else(|| "nobody".into()),
             action: action.clone(),
             why,
         };
         let made = made.map_err(|e| fault(format!("the engine refuses it: {e}")))?;
         if let Some(why) = same_as_logged(&made, &game.log, &mut logged, &say) {
-            return Err(fault(format!("it is not the record's move: {why}")));
+            return Err(fault(format!("the move and the game's log disagree: {why}")));
         }
         events.extend(made);
     }
@@ -403,7 +480,13 @@ mod tests {
         }
         log.extend(events.iter().filter(|e| e.audience.admits(Viewer::Replay, true)).map(|e| e.kind.clone()));
         let finish = engine.standings().iter().map(|&s| scheduled.seats[s]).collect();
+        let players = scheduled
+            .seats
+            .iter()
+            .map(|&e| Player { name: format!("seat of {e}"), bot: KINDS[e % 3].into() })
+            .collect();
         ExportedGame {
+            players,
             id: format!("g{}", scheduled.number),
             schedule: scheduled,
             moves,
@@ -467,7 +550,7 @@ mod tests {
             deals: 3,
             dice: Deals::Duplicate,
             rules,
-            entrants: (0..6).map(|e| format!("{}-{e}", KINDS[e % 3])).collect(),
+            entrants: (0..6).map(|e| format!("{}-{}", KINDS[e % 3], e / 3 + 1)).collect(),
             standings: standings::standings(6, &finished).unwrap_or_default(),
             games,
         }
@@ -559,6 +642,8 @@ mod tests {
         fails(&|e| e.games[0].committed.pop().map_or((), drop), "game 0: ");
         fails(&|e| e.standings.entrants.swap(0, 1), "standings:");
         fails(&|e| e.format = "other".into(), "format:");
+        // The entrants' names swapped: the records seat other bots where they sat.
+        fails(&|e| e.entrants.swap(1, 2), "the record seats a ");
         fails(&|e| e.games.truncate(3), "games: the schedule has 12 games, the export 3");
     }
 }

@@ -17,4 +17,4 @@ pub mod standings;
 
 pub use export::{Export, VerifyError, verify};
 pub use schedule::{Deals, Game, ScheduleError};
-pub use standings::{Comparison, Finished, Standing, Standings, StandingsError};
+pub use standings::{Comparison, Difference, Finished, Standing, Standings, StandingsError};

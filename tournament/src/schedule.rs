@@ -5,7 +5,8 @@
 //! the standings before it), so it can be stored, published and made again by anyone.
 //!
 //! - **Duplicate round robin** ([`round_robin`]): every line-up of `seats` entrants (every
-//!   combination) plays every deal once per rotation of its seats.
+//!   combination) plays every deal once per rotation of its seats, the line-up's order
+//!   reversed on every other deal.
 //! - **Swiss** ([`swiss_round`]): for fields too large for a round robin, each round seats
 //!   the entrants at tables in order of standing (the best together), and every table plays
 //!   the round's deals in duplicate.
@@ -152,7 +153,13 @@ pub fn round_robin(
     Ok(out)
 }
 
-/// Every rotation of `lineup` on `deal`, appended to `out`.
+/// Every rotation of `lineup` on `deal`, appended to `out`; on odd deals the line-up's
+/// order is reversed first.
+///
+/// Rotations alone seat every entrant in every position but keep who sits after whom: at
+/// three seats, entrant 1 would always bid just after entrant 0, and two copies of one bot
+/// would come out unequal. Reversing the order on every other deal seats each entrant on
+/// both sides of every other.
 fn rotations(
     out: &mut Vec<Game>,
     lineup: &[usize],
@@ -162,8 +169,12 @@ fn rotations(
     seed: u64,
     kind: Deals,
 ) {
-    for r in 0..lineup.len() {
-        let mut seated = lineup.to_vec();
+    let mut order = lineup.to_vec();
+    if deal % 2 == 1 {
+        order.reverse();
+    }
+    for r in 0..order.len() {
+        let mut seated = order.clone();
         seated.rotate_left(r);
         let number = out.len() as u32;
         out.push(Game {
@@ -271,6 +282,11 @@ mod tests {
             }
         }
         assert_ne!(games[0].seed, games[12].seed, "deals differ");
+        // Over two deals each entrant sits just after every other it shares a table with.
+        for (a, b) in [(0, 1), (1, 0), (0, 3), (3, 0), (2, 3), (3, 2)] {
+            let after = games.iter().any(|g| (0..3).any(|s| g.seats[s] == a && g.seats[(s + 1) % 3] == b));
+            assert!(after, "{b} sits just after {a} somewhere");
+        }
         assert!(games.iter().enumerate().all(|(i, g)| g.number as usize == i));
         // The same inputs make the same schedule.
         assert_eq!(games, round_robin(4, 3, 2, 7, Deals::Duplicate).unwrap_or_default());

@@ -72,33 +72,86 @@ impl Standings {
         self.pairs.iter().find(|c| (c.better, c.worse) == (a, b) || (c.better, c.worse) == (b, a))
     }
 
-    /// The same standings, up to the last bits of each figure: a decimal written by one
-    /// program and read by another may differ there (JSON's numbers are decimal).
-    pub fn same_as(&self, other: &Standings) -> bool {
+    /// Where these standings and `other` differ, if they do, up to the last bits of each
+    /// figure: a decimal written by one program and read by another may differ there
+    /// (JSON's numbers are decimal).
+    pub fn difference(&self, other: &Standings) -> Option<Difference> {
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
         let close_interval = |a: Option<(f64, f64)>, b: Option<(f64, f64)>| match (a, b) {
             (Some(a), Some(b)) => close(a.0, b.0) && close(a.1, b.1),
             (a, b) => a.is_none() && b.is_none(),
         };
-        self.entrants.len() == other.entrants.len()
-            && self.pairs.len() == other.pairs.len()
-            && self.entrants.iter().zip(&other.entrants).all(|(a, b)| {
-                (a.entrant, a.games, a.wins, a.deals) == (b.entrant, b.games, b.wins, b.deals)
-                    && close(a.points, b.points)
-                    && close(a.mean_points, b.mean_points)
-                    && close(a.mean_place, b.mean_place)
-                    && close_interval(a.interval, b.interval)
-            })
-            && self.pairs.iter().zip(&other.pairs).all(|(a, b)| {
-                (a.better, a.worse, a.deals) == (b.better, b.worse, b.deals)
-                    && close(a.difference, b.difference)
-                    && close_interval(a.interval, b.interval)
-            })
+        if self.entrants.len() != other.entrants.len() || self.pairs.len() != other.pairs.len() {
+            return Some(Difference::Size);
+        }
+        for (place, (a, b)) in self.entrants.iter().zip(&other.entrants).enumerate() {
+            let same = (a.entrant, a.games, a.wins, a.deals) == (b.entrant, b.games, b.wins, b.deals)
+                && close(a.points, b.points)
+                && close(a.mean_points, b.mean_points)
+                && close(a.mean_place, b.mean_place)
+                && close_interval(a.interval, b.interval);
+            if !same {
+                return Some(Difference::Line { place, counted: a.clone(), published: b.clone() });
+            }
+        }
+        for (a, b) in self.pairs.iter().zip(&other.pairs) {
+            let same = (a.better, a.worse, a.deals) == (b.better, b.worse, b.deals)
+                && close(a.difference, b.difference)
+                && close_interval(a.interval, b.interval);
+            if !same {
+                return Some(Difference::Pair { counted: a.clone(), published: b.clone() });
+            }
+        }
+        None
     }
 
     /// Whether `a` is ahead of `b` with 95% confidence.
     pub fn ahead(&self, a: usize, b: usize) -> bool {
         self.pair(a, b).is_some_and(|c| c.better == a && c.ahead())
+    }
+}
+
+/// Where two standings differ ([`Standings::difference`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Difference {
+    /// Not the same number of entrants or pairs.
+    Size,
+    /// The line at `place` (from 0).
+    Line {
+        place: usize,
+        counted: Standing,
+        published: Standing,
+    },
+    Pair {
+        counted: Comparison,
+        published: Comparison,
+    },
+}
+
+impl Difference {
+    /// In words, entrants named by `name`.
+    pub fn say(&self, name: impl Fn(usize) -> String) -> String {
+        let line = |s: &Standing| {
+            format!(
+                "{}: {} games, {} wins, {:.6} points a game, mean place {:.6}",
+                name(s.entrant),
+                s.games,
+                s.wins,
+                s.mean_points,
+                s.mean_place
+            )
+        };
+        let pair =
+            |c: &Comparison| format!("{} over {} by {:.6}", name(c.better), name(c.worse), c.difference);
+        match self {
+            Difference::Size => "they do not have the same entrants and pairs".into(),
+            Difference::Line { place, counted, published } => {
+                format!("place {}: counted {}; published {}", place + 1, line(counted), line(published))
+            }
+            Difference::Pair { counted, published } => {
+                format!("a pair: counted {}; published {}", pair(counted), pair(published))
+            }
+        }
     }
 }
 
@@ -183,6 +236,8 @@ pub fn standings(entrants: usize, games: &[Finished]) -> Result<Standings, Stand
         .map(|e| {
             let samples: Vec<f64> = means[e].values().copied().collect();
             let (mean_points, interval) = mean_interval(&samples);
+            // Points lie in 0..=1, so their mean does too (a t interval can reach past).
+            let interval = interval.map(|(low, high)| (low.max(0.0), high.min(1.0)));
             Standing {
                 entrant: e,
                 games: played[e],
@@ -212,6 +267,7 @@ pub fn standings(entrants: usize, games: &[Finished]) -> Result<Standings, Stand
                 continue;
             }
             let (difference, interval) = mean_interval(&diffs);
+            let interval = interval.map(|(low, high)| (low.max(-1.0), high.min(1.0)));
             let deals = diffs.len() as u32;
             pairs.push(if difference >= 0.0 {
                 Comparison { better: a, worse: b, difference, interval, deals }
