@@ -57,9 +57,9 @@ pub struct ArenaArgs {
     /// Play on this server instead of an embedded one.
     #[arg(long, env = "DUDO_SERVER")]
     pub server: Option<String>,
-    /// Games played at once.
-    #[arg(long, default_value_t = 16)]
-    pub parallel: usize,
+    /// Games played at once (1 to 1024).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub parallel: u16,
     /// Write one JSON object per game, then the standings, to this file.
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
@@ -183,7 +183,7 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
         let entries = Arc::new(entries);
         let total = games.len();
         let started = Instant::now();
-        let limit = Arc::new(tokio::sync::Semaphore::new(args.parallel.max(1)));
+        let limit = Arc::new(tokio::sync::Semaphore::new(usize::from(args.parallel)));
         let mut tasks = tokio::task::JoinSet::new();
         for game in games {
             let (client, entries, template, limit) =
@@ -255,9 +255,10 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
         }
         if let Some(path) = &args.export {
             let export = export(&client, &args, names, &results, compared).await?;
-            // Pretty: a person reading or checking it by hand finds each game and move.
-            let text = serde_json::to_string_pretty(&export)?;
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            let file = std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+            let mut file = std::io::BufWriter::new(file);
+            export.write_by_game(&mut file).with_context(|| format!("writing {}", path.display()))?;
+            file.flush().with_context(|| format!("writing {}", path.display()))?;
             println!("the whole tournament is in {} (`dudo tournament verify` checks it)", path.display());
         }
         if !args.unrated {
@@ -293,7 +294,7 @@ async fn export(
         let replay = client
             .replay(&id)
             .await
-            .with_context(|| format!("--export needs the games' records; game {id} has none"))?;
+            .with_context(|| format!("--export: the record of game {id} could not be read"))?;
         let (played, game) = crate::tournament_cmd::exported_game(
             replay,
             r.game.scheduled.clone(),
@@ -364,7 +365,10 @@ async fn play_one(
         }
         Err(e) => return Err(e.into()),
     };
-    let mut watch = client.watch(&key.table, None);
+    // From the log's start, not a snapshot: the watch opens on its own task, and with bots
+    // alone a game can be over before it reaches the server. A snapshot then would show the
+    // game over without its `game_over` event, and the arena would wait for it for ever.
+    let mut watch = client.watch(&key.table, Some(0));
     let mut children = Vec::new();
     for (seat, &entry) in game.lineup.iter().enumerate() {
         match &entries[entry].kind {
@@ -395,13 +399,19 @@ async fn play_one(
     while standings.is_none() {
         tokio::select! {
             update = watch.next() => match update {
-                Some(update) => {
-                    if let Update::Event { event, .. } = update?
-                        && let Some(EventKind::GameOver { standings: s, .. }) = event.game()
-                    {
-                        standings = Some(s.clone());
+                Some(update) => match update? {
+                    Update::Event { event, .. } => {
+                        if let Some(EventKind::GameOver { standings: s, .. }) = event.game() {
+                            standings = Some(s.clone());
+                        }
                     }
-                }
+                    // A snapshot of a game already over (its start no longer kept to resume
+                    // from) will never bring its `game_over`: said now, not after the time limit.
+                    Update::Snapshot { table, .. } if table.state == pb::TableState::Over as i32 => {
+                        anyhow::bail!("game {} was over before the arena could watch it", game.number)
+                    }
+                    _ => {}
+                },
                 None => break,
             },
             () = &mut give_up => anyhow::bail!("game {} did not end within {} s", game.number, GAME_TIME_LIMIT.as_secs()),

@@ -187,9 +187,9 @@ fn an_arena_export_verifies_and_a_changed_move_is_named() {
     assert!(text.contains("reader ") && text.contains("95% interval"), "{text}");
     // One byte: game 5's first bid one higher (a quantity below 9, so one digit).
     let export = std::fs::read_to_string(&file).unwrap();
-    let game = export.find("\"number\": 5,").unwrap();
+    let game = export.find("\"number\":5,").unwrap();
     let moves = game + export[game..].find("\"moves\":").unwrap();
-    let at = moves + export[moves..].find("\"quantity\": ").unwrap() + "\"quantity\": ".len();
+    let at = moves + export[moves..].find("\"quantity\":").unwrap() + "\"quantity\":".len();
     let digit = export.as_bytes()[at];
     assert!(digit.is_ascii_digit() && digit < b'9' && !export.as_bytes()[at + 1].is_ascii_digit());
     let mut tampered = export.into_bytes();
@@ -212,7 +212,8 @@ fn an_arena_export_verifies_and_a_changed_move_is_named() {
     };
     let (ok, text) = against(&file);
     assert!(ok && text.starts_with("every game is the record it came from"), "{text}");
-    let mut swapped: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut swapped: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let (a, b) = (swapped["games"][0]["id"].clone(), swapped["games"][1]["id"].clone());
     swapped["games"][0]["id"] = b;
     swapped["games"][1]["id"] = a;

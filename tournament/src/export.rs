@@ -28,8 +28,8 @@ pub const FORMAT: &str = "dudo-tournament-v1";
 /// cannot make the verifier play for ever.
 pub const MAX_MOVES: usize = 100_000;
 
-/// Swiss rounds one export may hold.
-pub const MAX_ROUNDS: u32 = 1_000;
+/// Swiss rounds one export may hold (a field of a thousand needs about ten).
+pub const MAX_ROUNDS: u32 = 64;
 
 /// How the tournament seated its entrants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,7 +141,7 @@ pub enum VerifyError {
     Format(String),
     #[error("rules: {0}")]
     Rules(String),
-    #[error("seating: at most {MAX_ROUNDS} Swiss rounds, not {0}")]
+    #[error("seating: from 1 to {MAX_ROUNDS} Swiss rounds, not {0}")]
     Rounds(u32),
     #[error("schedule: {0}")]
     Schedule(#[from] schedule::ScheduleError),
@@ -159,6 +159,39 @@ fn game_error(game: usize, why: impl Into<String>) -> VerifyError {
     VerifyError::Game { game, why: why.into() }
 }
 
+impl Export {
+    /// The export as `dudo arena --export` writes it: JSON with one game to a line, so a
+    /// person can find a game with the tools of lines, and the file stays as small as compact
+    /// JSON.
+    pub fn write_by_game(&self, out: &mut impl std::io::Write) -> Result<(), ExportWriteError> {
+        let whole = serde_json::to_value(self)?;
+        let serde_json::Value::Object(fields) = whole else { return Err(ExportWriteError::NotAnObject) };
+        writeln!(out, "{{")?;
+        for (key, value) in fields.iter().filter(|(key, _)| key.as_str() != "games") {
+            writeln!(out, "{}: {},", serde_json::to_string(key)?, serde_json::to_string(value)?)?;
+        }
+        writeln!(out, "\"games\": [")?;
+        // Each game in its fields' order: its place in the schedule first.
+        for (i, game) in self.games.iter().enumerate() {
+            let comma = if i + 1 < self.games.len() { "," } else { "" };
+            writeln!(out, "{}{comma}", serde_json::to_string(game)?)?;
+        }
+        writeln!(out, "]\n}}")?;
+        Ok(())
+    }
+}
+
+/// Why an export could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportWriteError {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("an export is a JSON object")]
+    NotAnObject,
+}
+
 /// Checks `export` through and through; its standings, counted again, if it holds.
 pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
     if export.format != FORMAT {
@@ -168,11 +201,23 @@ pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
     let rules = Arc::new(export.rules.clone());
     let entrants = export.entrants.len();
     // The schedule, made again from its inputs (a Swiss round from the standings before it).
+    // Counted before made: a small file must not make a schedule of a million games only to
+    // find it holds none of them.
+    let scheduled = match export.seating {
+        Format::RoundRobin => schedule::round_robin_games(entrants, export.seats, export.deals)?,
+        Format::Swiss { rounds } if rounds == 0 || rounds > MAX_ROUNDS => {
+            return Err(VerifyError::Rounds(rounds));
+        }
+        Format::Swiss { rounds } => schedule::swiss_round_games(entrants, export.seats, export.deals)?
+            .saturating_mul(u64::from(rounds)),
+    };
+    if scheduled != export.games.len() as u64 {
+        return Err(VerifyError::Games { scheduled: scheduled as usize, exported: export.games.len() });
+    }
     let expected: Vec<Game> = match export.seating {
         Format::RoundRobin => {
             schedule::round_robin(entrants, export.seats, export.deals, export.seed, export.dice)?
         }
-        Format::Swiss { rounds } if rounds > MAX_ROUNDS => return Err(VerifyError::Rounds(rounds)),
         Format::Swiss { rounds } => {
             let mut made: Vec<Game> = Vec::new();
             // Past the export's own games the schedule cannot be the export's: stop there,
@@ -185,9 +230,7 @@ pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
                     schedule::by_lot(entrants, export.seed)
                 } else {
                     let before = finishes(export, made.len())?;
-                    let so_far = standings::standings(entrants, &before)
-                        .map_err(|e| VerifyError::Standings(e.to_string()))?;
-                    so_far.entrants.iter().map(|s| s.entrant).collect()
+                    standings::order(entrants, &before).map_err(|e| VerifyError::Standings(e.to_string()))?
                 };
                 let first = made.len() as u32;
                 made.extend(schedule::swiss_round(
@@ -360,15 +403,27 @@ fn verify_game(
     }
     // Every roll the engine made, as the server commits to them: a cup when it is rolled
     // (hidden from the others), a cup looked under in the hand games.
-    let mut round = 0;
-    let mut rolls: Vec<(u32, Seat, Vec<u8>)> = Vec::new();
+    // Every roll the engine made, as the server commits to them (a cup when it is rolled,
+    // hidden from the others; a cup looked under in the hand games), and which of them the
+    // server opens, as it opens them: at each reveal, the round's rolls (in the hand games,
+    // only the last look under the cup: opening the earlier ones would show what was under it
+    // before a re-roll).
+    let (mut round, mut rolls, mut to_open, mut opens) = (0, Vec::new(), Vec::new(), Vec::new());
     for e in &events {
         match &e.kind {
-            EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => round = *r,
-            EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
-                rolls.push((round, *seat, dice.iter().flatten().copied().collect()));
+            EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => {
+                round = *r;
+                to_open.clear();
             }
-            EventKind::HandSeen { seat, dice } => rolls.push((round, *seat, dice.clone())),
+            EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
+                to_open.push(rolls.len());
+                rolls.push((round, *seat, dice.iter().flatten().copied().collect::<Vec<u8>>()));
+            }
+            EventKind::HandSeen { seat, dice } => {
+                to_open = vec![rolls.len()];
+                rolls.push((round, *seat, dice.clone()));
+            }
+            EventKind::DiceRevealed { .. } | EventKind::HandRevealed { .. } => opens.append(&mut to_open),
             _ => {}
         }
     }
@@ -389,31 +444,34 @@ fn verify_game(
             ));
         }
     }
-    for o in &game.opened {
-        let salt = from_hex(&o.salt).ok_or_else(|| {
-            game_error(number, format!("round {} seat {}: the salt is not hex", o.round, o.seat))
-        })?;
-        let opens = hex(&commitment(o.round, o.seat, &o.dice, &salt));
-        let which = game
-            .committed
-            .iter()
-            .position(|c| (c.round, c.seat) == (o.round, o.seat) && c.commitment == opens);
-        let Some(which) = which else {
+    // Exactly the rolls the server opens, each once, in order.
+    if game.opened.len() != opens.len() {
+        return Err(game_error(
+            number,
+            format!("{} salts opened where the reveals open {} rolls", game.opened.len(), opens.len()),
+        ));
+    }
+    for (o, &which) in game.opened.iter().zip(&opens) {
+        let (r, seat, dice) = &rolls[which];
+        let at = format!("round {} seat {}", o.round, o.seat);
+        if (o.round, o.seat) != (*r, *seat) {
             return Err(game_error(
                 number,
-                format!(
-                    "round {} seat {}: the salt and dice {:?} open none of the seat's commitments",
-                    o.round, o.seat, o.dice
-                ),
+                format!("{at}: the salt opened here is for round {r} seat {seat}'s roll"),
             ));
-        };
-        if rolls[which].2 != o.dice {
+        }
+        let salt =
+            from_hex(&o.salt).ok_or_else(|| game_error(number, format!("{at}: the salt is not hex")))?;
+        if game.committed[which].commitment != hex(&commitment(o.round, o.seat, &o.dice, &salt)) {
             return Err(game_error(
                 number,
-                format!(
-                    "round {} seat {}: the opened dice {:?} are not the engine's {:?}",
-                    o.round, o.seat, o.dice, rolls[which].2
-                ),
+                format!("{at}: the salt and dice {:?} do not open the seat's commitment", o.dice),
+            ));
+        }
+        if *dice != o.dice {
+            return Err(game_error(
+                number,
+                format!("{at}: the opened dice {:?} are not the engine's {dice:?}", o.dice),
             ));
         }
     }
@@ -455,27 +513,37 @@ mod tests {
             events.extend(engine.apply(seat, &action).unwrap_or_default());
             moves.push(Move { seat, action: Some(action) });
         }
-        let (mut committed, mut opened, mut round) = (Vec::new(), Vec::new(), 0);
+        // As the table's proofs do: commit to each roll; at a reveal, open the round's rolls
+        // (in the hand games only the last look under the cup).
+        let (mut committed, mut opened, mut pending, mut round) = (Vec::new(), Vec::new(), Vec::new(), 0);
         for e in &events {
             let roll = match &e.kind {
                 EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => {
                     round = *r;
+                    pending.clear();
                     None
                 }
                 EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
-                    Some((*seat, dice.iter().flatten().copied().collect::<Vec<u8>>()))
+                    Some((*seat, dice.iter().flatten().copied().collect::<Vec<u8>>(), false))
                 }
-                EventKind::HandSeen { seat, dice } => Some((*seat, dice.clone())),
+                EventKind::HandSeen { seat, dice } => Some((*seat, dice.clone(), true)),
+                EventKind::DiceRevealed { .. } | EventKind::HandRevealed { .. } => {
+                    opened.append(&mut pending);
+                    None
+                }
                 _ => None,
             };
-            if let Some((seat, dice)) = roll {
+            if let Some((seat, dice, only_the_last)) = roll {
                 let salt = [committed.len() as u8, 7, 7];
                 committed.push(Committed {
                     round,
                     seat,
                     commitment: hex(&commitment(round, seat, &dice, &salt)),
                 });
-                opened.push(Opened { round, seat, salt: hex(&salt), dice });
+                if only_the_last {
+                    pending.clear();
+                }
+                pending.push(Opened { round, seat, salt: hex(&salt), dice });
             }
         }
         log.extend(events.iter().filter(|e| e.audience.admits(Viewer::Replay, true)).map(|e| e.kind.clone()));
@@ -576,15 +644,21 @@ mod tests {
         let mut many = export.clone();
         many.seating = Format::Swiss { rounds: 1_000_000 };
         assert_eq!(verify(&many), Err(VerifyError::Rounds(1_000_000)));
-        many.seating = Format::Swiss { rounds: 1_000 };
+        many.seating = Format::Swiss { rounds: 64 };
         assert!(matches!(verify(&many), Err(VerifyError::Games { .. })), "{:?}", verify(&many));
+        many.seating = Format::Swiss { rounds: 0 };
+        assert_eq!(verify(&many), Err(VerifyError::Rounds(0)));
     }
 
     #[test]
     fn an_honest_export_verifies_after_a_trip_through_json() {
         for preset in ["fibbing", "perudo-jonti", "mexican"] {
             let export = tournament(preset);
-            let text = serde_json::to_string(&export).unwrap_or_default();
+            let mut text = Vec::new();
+            assert!(export.write_by_game(&mut text).is_ok());
+            let text = String::from_utf8(text).unwrap_or_default();
+            let lines = text.lines().filter(|l| l.starts_with("{\"schedule\":{\"number\":")).count();
+            assert_eq!(lines, export.games.len(), "{text}");
             let back: Export = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(verify(&back), Ok(export.standings.clone()), "{preset}");
         }
@@ -636,7 +710,15 @@ mod tests {
             &|e| e.games[1].opened[0].dice[0] = e.games[1].opened[0].dice[0] % 6 + 1,
             "game 1: round 1 seat 0",
         );
-        fails(&|e| e.games[3].opened[2].salt = "00".into(), "open none of the seat's commitments");
+        fails(&|e| e.games[3].opened[2].salt = "00".into(), "do not open the seat's commitment");
+        fails(&|e| e.games[3].opened.clear(), "salts opened where the reveals open");
+        fails(
+            &|e| {
+                let first = e.games[3].opened[0].clone();
+                e.games[3].opened[1] = first;
+            },
+            "game 3: round 1 seat ",
+        );
         fails(&|e| e.games[4].finish.swap(0, 1), "game 4: the engine finishes it");
         fails(&|e| e.games[5].schedule.seed ^= 1, "game 5: it is not the schedule's game 5");
         fails(&|e| e.games[0].committed.pop().map_or((), drop), "game 0: ");

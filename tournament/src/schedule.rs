@@ -125,6 +125,30 @@ fn lineups(n: usize, k: usize) -> Vec<Vec<usize>> {
     }
 }
 
+/// How many games [`round_robin`] would schedule, without making them.
+pub fn round_robin_games(entrants: usize, seats: usize, deals: u32) -> Result<u64, ScheduleError> {
+    check(entrants, seats, deals)?;
+    let games = choose(entrants as u64, seats as u64)
+        .and_then(|l| l.checked_mul(seats as u64))
+        .and_then(|g| g.checked_mul(u64::from(deals)))
+        .unwrap_or(u64::MAX);
+    if games > MAX_GAMES {
+        return Err(ScheduleError::TooManyGames { games });
+    }
+    Ok(games)
+}
+
+/// How many games one [`swiss_round`] would schedule, without making them.
+pub fn swiss_round_games(entrants: usize, seats: usize, deals: u32) -> Result<u64, ScheduleError> {
+    check(entrants, seats, deals)?;
+    let (sizes, _sitting_out) = swiss_tables(entrants, seats);
+    let games = sizes.iter().map(|&s| s as u64).sum::<u64>() * u64::from(deals);
+    if games > MAX_GAMES {
+        return Err(ScheduleError::TooManyGames { games });
+    }
+    Ok(games)
+}
+
 /// A duplicate round robin: for each deal, every line-up of `seats` entrants, each in every
 /// rotation of its seats. Games are ordered deal by deal, so a schedule cut short still has
 /// whole deals.
@@ -135,14 +159,7 @@ pub fn round_robin(
     seed: u64,
     kind: Deals,
 ) -> Result<Vec<Game>, ScheduleError> {
-    check(entrants, seats, deals)?;
-    let games = choose(entrants as u64, seats as u64)
-        .and_then(|l| l.checked_mul(seats as u64))
-        .and_then(|g| g.checked_mul(u64::from(deals)))
-        .unwrap_or(u64::MAX);
-    if games > MAX_GAMES {
-        return Err(ScheduleError::TooManyGames { games });
-    }
+    let games = round_robin_games(entrants, seats, deals)?;
     let lineups = lineups(entrants, seats);
     let mut out = Vec::with_capacity(games as usize);
     for deal in 0..deals {
@@ -236,12 +253,8 @@ pub fn swiss_round(
             return Err(ScheduleError::Order { entrants });
         }
     }
+    let games = swiss_round_games(entrants, seats, deals)?;
     let (sizes, _sitting_out) = swiss_tables(entrants, seats);
-    let playing: u64 = sizes.iter().map(|&s| s as u64).sum();
-    let games = playing * u64::from(deals);
-    if games > MAX_GAMES {
-        return Err(ScheduleError::TooManyGames { games });
-    }
     let mut out = Vec::with_capacity(games as usize);
     for d in 0..deals {
         let deal = round.saturating_mul(deals).saturating_add(d);

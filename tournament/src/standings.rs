@@ -201,8 +201,16 @@ pub fn mean_interval(samples: &[f64]) -> (f64, Option<(f64, f64)>) {
     (mean, Some((mean - half, mean + half)))
 }
 
-/// The standings of `entrants` entrants after `games`.
-pub fn standings(entrants: usize, games: &[Finished]) -> Result<Standings, StandingsError> {
+/// The entrants best first, as the standings order them (without the pairs): what seats a
+/// Swiss round.
+pub fn order(entrants: usize, games: &[Finished]) -> Result<Vec<usize>, StandingsError> {
+    Ok(lines(entrants, games)?.0.into_iter().map(|s| s.entrant).collect())
+}
+
+/// Each entrant's line, best first, and its mean points deal by deal.
+type Lines = (Vec<Standing>, Vec<BTreeMap<u32, f64>>);
+
+fn lines(entrants: usize, games: &[Finished]) -> Result<Lines, StandingsError> {
     // Per entrant, per deal: points and games.
     let mut by_deal: Vec<BTreeMap<u32, (f64, u32)>> = vec![BTreeMap::new(); entrants];
     let (mut played, mut wins, mut places) =
@@ -257,30 +265,46 @@ pub fn standings(entrants: usize, games: &[Finished]) -> Result<Standings, Stand
             .then(b.wins.cmp(&a.wins))
             .then(a.entrant.cmp(&b.entrant))
     });
+    Ok((table, means))
+}
+
+/// Fields up to this many entrants compare every pair; larger ones compare neighbours in
+/// the standings.
+pub const MAX_ALL_PAIRS: usize = 64;
+
+/// The standings of `entrants` entrants after `games`.
+pub fn standings(entrants: usize, games: &[Finished]) -> Result<Standings, StandingsError> {
+    let (table, means) = lines(entrants, games)?;
+    // Every pair in a field small enough; past it (pairs go as the square of the field, and
+    // a Swiss field can be a thousand) each entrant against its neighbours in the standings,
+    // which is what a ranking's confidence rests on.
+    let pairs_of: Vec<(usize, usize)> = if entrants <= MAX_ALL_PAIRS {
+        (0..entrants).flat_map(|a| (a + 1..entrants).map(move |b| (a, b))).collect()
+    } else {
+        table.windows(2).map(|w| (w[0].entrant.min(w[1].entrant), w[0].entrant.max(w[1].entrant))).collect()
+    };
     let mut pairs = Vec::new();
-    for a in 0..entrants {
-        for b in a + 1..entrants {
-            // The deals both played, paired.
-            let diffs: Vec<f64> =
-                means[a].iter().filter_map(|(deal, &pa)| means[b].get(deal).map(|&pb| pa - pb)).collect();
-            if diffs.is_empty() {
-                continue;
-            }
-            let (difference, interval) = mean_interval(&diffs);
-            let interval = interval.map(|(low, high)| (low.max(-1.0), high.min(1.0)));
-            let deals = diffs.len() as u32;
-            pairs.push(if difference >= 0.0 {
-                Comparison { better: a, worse: b, difference, interval, deals }
-            } else {
-                Comparison {
-                    better: b,
-                    worse: a,
-                    difference: -difference,
-                    interval: interval.map(|(l, h)| (-h, -l)),
-                    deals,
-                }
-            });
+    for (a, b) in pairs_of {
+        // The deals both played, paired.
+        let diffs: Vec<f64> =
+            means[a].iter().filter_map(|(deal, &pa)| means[b].get(deal).map(|&pb| pa - pb)).collect();
+        if diffs.is_empty() {
+            continue;
         }
+        let (difference, interval) = mean_interval(&diffs);
+        let interval = interval.map(|(low, high)| (low.max(-1.0), high.min(1.0)));
+        let deals = diffs.len() as u32;
+        pairs.push(if difference >= 0.0 {
+            Comparison { better: a, worse: b, difference, interval, deals }
+        } else {
+            Comparison {
+                better: b,
+                worse: a,
+                difference: -difference,
+                interval: interval.map(|(l, h)| (-h, -l)),
+                deals,
+            }
+        });
     }
     Ok(Standings { entrants: table, pairs })
 }
@@ -332,6 +356,16 @@ mod tests {
             .collect();
         let s = standings(2, &games).unwrap_or_default();
         assert!(!s.ahead(0, 1) && !s.ahead(1, 0), "{s:?}");
+    }
+
+    #[test]
+    fn a_large_field_compares_neighbours_in_the_standings() {
+        // 70 entrants in a line, each deal the same order: 69 neighbouring pairs, not 2,415.
+        let games: Vec<Finished> = (0..5).map(|deal| Finished { deal, finish: (0..70).collect() }).collect();
+        let s = standings(70, &games).unwrap_or_default();
+        assert_eq!(s.pairs.len(), 69);
+        assert!(s.pairs.iter().all(|p| p.better + 1 == p.worse));
+        assert_eq!(order(70, &games).unwrap_or_default(), (0..70).collect::<Vec<_>>());
     }
 
     #[test]
