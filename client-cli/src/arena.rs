@@ -183,19 +183,21 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
         let entries = Arc::new(entries);
         let total = games.len();
         let started = Instant::now();
-        let limit = Arc::new(tokio::sync::Semaphore::new(usize::from(args.parallel)));
+        // At most --parallel games in flight, started as others end: a task per game made
+        // up front held a large schedule's every game in memory at once.
+        let parallel = usize::from(args.parallel);
+        let mut pending = games.into_iter();
         let mut tasks = tokio::task::JoinSet::new();
-        for game in games {
-            let (client, entries, template, limit) =
-                (client.clone(), Arc::clone(&entries), template.clone(), Arc::clone(&limit));
-            tasks.spawn(async move {
-                let _permit = limit.acquire_owned().await;
-                play_one(&client, &entries, &template, game).await
-            });
-        }
         let mut results = Vec::with_capacity(total);
         let progress = std::io::stderr().is_terminal();
-        while let Some(done) = tasks.join_next().await {
+        loop {
+            while tasks.len() < parallel
+                && let Some(game) = pending.next()
+            {
+                let (client, entries, template) = (client.clone(), Arc::clone(&entries), template.clone());
+                tasks.spawn(async move { play_one(&client, &entries, &template, game).await });
+            }
+            let Some(done) = tasks.join_next().await else { break };
             results.push(done.context("a game's task failed")??);
             if progress {
                 let filled = results.len() * 30 / total.max(1);
@@ -365,10 +367,7 @@ async fn play_one(
         }
         Err(e) => return Err(e.into()),
     };
-    // From the log's start, not a snapshot: the watch opens on its own task, and with bots
-    // alone a game can be over before it reaches the server. A snapshot then would show the
-    // game over without its `game_over` event, and the arena would wait for it for ever.
-    let mut watch = client.watch(&key.table, Some(0));
+    let mut watch = client.watch(&key.table, None);
     let mut children = Vec::new();
     for (seat, &entry) in game.lineup.iter().enumerate() {
         match &entries[entry].kind {
@@ -387,6 +386,17 @@ async fn play_one(
                 wait_for_seats(&mut watch, seat + 1, &mut child, command).await?;
                 children.push(child);
             }
+        }
+    }
+    // The watch opens on a task of its own: with bots alone a game can be over before the
+    // watch reaches the server, and its snapshot would show the game over without the
+    // `game_over` the arena waits for. Its first update (the snapshot) says it is there.
+    if !game.lineup.iter().any(|&e| matches!(entries[e].kind, Kind::External(_))) {
+        match tokio::time::timeout(std::time::Duration::from_secs(30), watch.next()).await {
+            Ok(Some(Ok(_))) => {}
+            Ok(Some(Err(e))) => return Err(e.into()),
+            Ok(None) => anyhow::bail!("game {}: the table closed before it started", game.number),
+            Err(_) => anyhow::bail!("game {}: the table could not be watched within 30 s", game.number),
         }
     }
     client.start(&key).await?;
@@ -428,6 +438,13 @@ async fn play_one(
     }
     // Finished tables are closed at once, so a long run stays under the server's table limits.
     client.close(&key).await?;
+    // The close ends the watch; read it to its end rather than drop it open. Each stream
+    // dropped open is a reset on the connection, and after some thousands of them the
+    // client's HTTP/2 gives up on the connection (`too_many_internal_resets`).
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while watch.next().await.is_some() {}
+    })
+    .await;
     for mut c in children {
         // The game is over: a bot gets a moment to finish, then is stopped.
         if tokio::time::timeout(std::time::Duration::from_secs(10), c.wait()).await.is_err() {
