@@ -29,6 +29,10 @@ pub enum Mode {
     RoundRobin,
     /// All the bots at one table.
     FreeForAll,
+    /// --rounds rounds, each seating the bots at tables of --seats by the standings so far
+    /// (by lot before the first), every table playing --deals deals in duplicate: for fields
+    /// too large for a round robin.
+    Swiss,
 }
 
 #[derive(Args)]
@@ -43,13 +47,19 @@ pub struct ArenaArgs {
     /// plays until the game is over.
     #[arg(long, value_name = "NAME=COMMAND")]
     pub external: Vec<String>,
-    /// Games in all (rounded up to whole sets of rotations).
+    /// Games in all (rounded up to whole sets of rotations); not with --mode swiss.
     #[arg(long, default_value_t = 200)]
     pub games: u32,
+    /// Swiss rounds (--mode swiss; 1 to 64).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub rounds: u32,
+    /// Deals each table plays in a Swiss round (--mode swiss).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub deals: u32,
     /// Seed of every deal: the same seed plays the same tournament.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Seats per table in round-robin (free-for-all seats every bot at one table).
+    /// Seats per table in round-robin and Swiss (free-for-all seats every bot at one table).
     #[arg(long, default_value_t = 2)]
     pub seats: usize,
     #[arg(long, value_enum, default_value = "round-robin")]
@@ -116,23 +126,76 @@ fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> 
     use dudo_tournament::{Deals, schedule::round_robin};
     let seats = match mode {
         Mode::FreeForAll => entries,
-        Mode::RoundRobin => seats,
+        Mode::RoundRobin | Mode::Swiss => seats,
     };
     let per_deal =
         round_robin(entries, seats, 1, seed, Deals::Duplicate).map_err(|e| anyhow::anyhow!("--{e}"))?.len();
     let deals = u32::try_from((games as usize).div_ceil(per_deal).max(1)).unwrap_or(u32::MAX);
     let games = round_robin(entries, seats, deals, seed, Deals::Duplicate)
         .map_err(|e| anyhow::anyhow!("--games {games} is {deals} deals of {per_deal} games: {e}"))?;
-    Ok(games
-        .into_iter()
-        .map(|g| Game {
-            number: g.number as usize,
-            deal: g.deal,
-            seed: g.seed,
-            lineup: g.seats.clone(),
-            scheduled: g,
-        })
-        .collect())
+    Ok(games.into_iter().map(Game::from).collect())
+}
+
+impl From<dudo_tournament::Game> for Game {
+    fn from(g: dudo_tournament::Game) -> Game {
+        Game { number: g.number as usize, deal: g.deal, seed: g.seed, lineup: g.seats.clone(), scheduled: g }
+    }
+}
+
+/// The progress bar on a terminal: games done of all.
+struct Progress {
+    shown: bool,
+    done: usize,
+    total: usize,
+}
+
+impl Progress {
+    fn tick(&mut self) {
+        self.done += 1;
+        if self.shown {
+            let filled = (self.done * 30 / self.total.max(1)).min(30);
+            eprint!(
+                "\r[{}{}] {}/{} games",
+                "#".repeat(filled),
+                ".".repeat(30 - filled),
+                self.done,
+                self.total
+            );
+        }
+    }
+}
+
+/// What playing games needs: the server, the entrants, the tables' settings, and how many
+/// games may be in flight.
+struct Play<'a> {
+    client: &'a Client,
+    entries: &'a Arc<Vec<Entry>>,
+    template: &'a pb::CreateTableRequest,
+    parallel: usize,
+}
+
+impl Play<'_> {
+    /// Plays `games`, at most `parallel` at once, started as others end (a task per game made
+    /// up front held a large schedule's every game in memory at once); their results in the
+    /// order they ended.
+    async fn all(&self, games: Vec<Game>, progress: &mut Progress) -> anyhow::Result<Vec<Finished>> {
+        let mut pending = games.into_iter();
+        let mut tasks = tokio::task::JoinSet::new();
+        let mut results = Vec::new();
+        loop {
+            while tasks.len() < self.parallel
+                && let Some(game) = pending.next()
+            {
+                let (client, entries, template) =
+                    (self.client.clone(), Arc::clone(self.entries), self.template.clone());
+                tasks.spawn(async move { play_one(&client, &entries, &template, game).await });
+            }
+            let Some(done) = tasks.join_next().await else { break };
+            results.push(done.context("a game's task failed")??);
+            progress.tick();
+        }
+        Ok(results)
+    }
 }
 
 pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
@@ -156,7 +219,20 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
         entries.push(Entry { name: name.into(), kind: Kind::External(command.into()) });
     }
     anyhow::ensure!(entries.len() >= 2, "an arena needs at least two bots");
-    let games = schedule(entries.len(), args.mode, args.seats, args.games, args.seed)?;
+    // A Swiss round is scheduled when the one before it has ended; the rest up front.
+    let (games, total) = match args.mode {
+        Mode::Swiss => {
+            let per_round =
+                dudo_tournament::schedule::swiss_round_games(entries.len(), args.seats, args.deals)
+                    .map_err(|e| anyhow::anyhow!("--{e}"))?;
+            (Vec::new(), per_round.saturating_mul(u64::from(args.rounds)) as usize)
+        }
+        _ => {
+            let games = schedule(entries.len(), args.mode, args.seats, args.games, args.seed)?;
+            let total = games.len();
+            (games, total)
+        }
+    };
     // Bots only: each call window waits for every seat's answer, so a bot's speed never
     // decides who calls first.
     let mut template =
@@ -181,35 +257,42 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             template.rating_pool = "arena".into();
         }
         let entries = Arc::new(entries);
-        let total = games.len();
         let started = Instant::now();
-        // At most --parallel games in flight, started as others end: a task per game made
-        // up front held a large schedule's every game in memory at once.
-        let parallel = usize::from(args.parallel);
-        let mut pending = games.into_iter();
-        let mut tasks = tokio::task::JoinSet::new();
+        let mut progress = Progress { shown: std::io::stderr().is_terminal(), done: 0, total };
+        let play = Play {
+            client: &client,
+            entries: &entries,
+            template: &template,
+            parallel: usize::from(args.parallel),
+        };
         let mut results = Vec::with_capacity(total);
-        let progress = std::io::stderr().is_terminal();
-        loop {
-            while tasks.len() < parallel
-                && let Some(game) = pending.next()
-            {
-                let (client, entries, template) = (client.clone(), Arc::clone(&entries), template.clone());
-                tasks.spawn(async move { play_one(&client, &entries, &template, game).await });
+        if matches!(args.mode, Mode::Swiss) {
+            let mut order = dudo_tournament::schedule::by_lot(entries.len(), args.seed);
+            for round in 0..args.rounds {
+                let round_games = dudo_tournament::schedule::swiss_round(
+                    &order,
+                    args.seats,
+                    args.deals,
+                    round,
+                    results.len() as u32,
+                    args.seed,
+                    dudo_tournament::Deals::Duplicate,
+                )?;
+                let round_games = round_games.into_iter().map(Game::from).collect();
+                results.extend(play.all(round_games, &mut progress).await?);
+                let finished: Vec<dudo_tournament::Finished> = results
+                    .iter()
+                    .map(|r: &Finished| dudo_tournament::Finished {
+                        deal: r.game.deal,
+                        finish: r.finish.clone(),
+                    })
+                    .collect();
+                order = dudo_tournament::standings::order(entries.len(), &finished)?;
             }
-            let Some(done) = tasks.join_next().await else { break };
-            results.push(done.context("a game's task failed")??);
-            if progress {
-                let filled = results.len() * 30 / total.max(1);
-                eprint!(
-                    "\r[{}{}] {}/{} games",
-                    "#".repeat(filled),
-                    ".".repeat(30 - filled),
-                    results.len(),
-                    total
-                );
-            }
+        } else {
+            results = play.all(games, &mut progress).await?;
         }
+        let progress = progress.shown;
         if progress {
             eprintln!();
         }
@@ -310,15 +393,21 @@ async fn export(
     }
     let seats = match args.mode {
         Mode::FreeForAll => entrants.len(),
-        Mode::RoundRobin => args.seats,
+        Mode::RoundRobin | Mode::Swiss => args.seats,
     };
     Ok(dudo_tournament::Export {
         format: dudo_tournament::export::FORMAT.into(),
         name: "arena".into(),
-        seating: dudo_tournament::export::Format::RoundRobin,
+        seating: match args.mode {
+            Mode::Swiss => dudo_tournament::export::Format::Swiss { rounds: args.rounds },
+            _ => dudo_tournament::export::Format::RoundRobin,
+        },
         seed: args.seed,
         seats,
-        deals: results.last().map_or(0, |r| r.game.deal + 1),
+        deals: match args.mode {
+            Mode::Swiss => args.deals,
+            _ => results.last().map_or(0, |r| r.game.deal + 1),
+        },
         dice: dudo_tournament::Deals::Duplicate,
         rules: rules.unwrap_or_default(),
         entrants,

@@ -225,6 +225,37 @@ fn an_arena_export_verifies_and_a_changed_move_is_named() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `dudo arena --mode swiss`: each round seated by the standings before it; its export
+/// verifies, against its records too.
+#[test]
+fn a_swiss_arena_exports_a_tournament_that_verifies_against_its_records() {
+    let dir = std::env::temp_dir().join(format!("dudo-swiss-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let (db, file) = (dir.join("arena.db"), dir.join("s.json"));
+    let bots = "random,odds,reader,random,odds,reader,random,odds,reader";
+    let out = Command::new(binary("dudo"))
+        .args(["arena", "--mode", "swiss", "--bots", bots, "--seats", "3", "--rounds", "2", "--deals", "2"])
+        .args(["--seed", "6", "--db"])
+        .arg(&db)
+        .arg("--export")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // 9 bots at 3 tables of 3 in 3 rotations of 2 deals: 18 games a round, 2 rounds.
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("36 games in "));
+    let out = Command::new(binary("dudo"))
+        .args(["tournament", "verify", "--arena", "--db"])
+        .arg(&db)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("(9 entrants, 3 seats a table, 2 Swiss rounds of 2 deals)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn an_arena_takes_an_external_bot_in_every_seat() {
     let command = example("minimal").display().to_string();
