@@ -339,11 +339,7 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             write_jsonl(path, &entries, &results, &table, &compared)?;
         }
         if let Some(path) = &args.export {
-            let export = export(&client, &args, names, &results, compared).await?;
-            let file = std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
-            let mut file = std::io::BufWriter::new(file);
-            export.write_by_game(&mut file).with_context(|| format!("writing {}", path.display()))?;
-            file.flush().with_context(|| format!("writing {}", path.display()))?;
+            write_export(&client, &args, names, &results, compared, path).await?;
             println!("the whole tournament is in {} (`dudo tournament verify` checks it)", path.display());
         }
         if !args.unrated {
@@ -365,37 +361,20 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The tournament as `dudo tournament verify` reads it: each game's record, from the server.
-async fn export(
+async fn write_export(
     client: &Client,
     args: &ArenaArgs,
     entrants: Vec<String>,
     results: &[Finished],
     standings: dudo_tournament::Standings,
-) -> anyhow::Result<dudo_tournament::Export> {
-    let mut games = Vec::with_capacity(results.len());
-    let mut rules = None;
-    for r in results {
-        let id = dudo_server::table::game_id(&r.table, 1);
-        let replay = client
-            .replay(&id)
-            .await
-            .with_context(|| format!("--export: the record of game {id} could not be read"))?;
-        let (played, game) = crate::tournament_cmd::exported_game(
-            replay,
-            r.game.scheduled.clone(),
-            id.clone(),
-            r.finish.clone(),
-        )?;
-        if *rules.get_or_insert_with(|| played.clone()) != played {
-            anyhow::bail!("game {id} was played by other rules than the arena's first game");
-        }
-        games.push(game);
-    }
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    let writing = || format!("writing {}", path.display());
     let seats = match args.mode {
         Mode::FreeForAll => entrants.len(),
         Mode::RoundRobin | Mode::Swiss => args.seats,
     };
-    Ok(dudo_tournament::Export {
+    let mut head = dudo_tournament::Head {
         format: dudo_tournament::export::FORMAT.into(),
         name: "arena".into(),
         seating: match args.mode {
@@ -409,11 +388,45 @@ async fn export(
             _ => results.last().map_or(0, |r| r.game.deal + 1),
         },
         dice: dudo_tournament::Deals::Duplicate,
-        rules: rules.unwrap_or_default(),
+        rules: dudo_rules::RuleSet::default(),
         entrants,
-        games,
         standings,
-    })
+    };
+    // Written as each record is read: a large tournament's export is never held whole. The
+    // head carries the rules, so it waits for the first record.
+    let mut writer = None;
+    for r in results {
+        let id = dudo_server::table::game_id(&r.table, 1);
+        let replay = client
+            .replay(&id)
+            .await
+            .with_context(|| format!("--export: the record of game {id} could not be read"))?;
+        let (played, game) = crate::tournament_cmd::exported_game(
+            replay,
+            r.game.scheduled.clone(),
+            id.clone(),
+            r.finish.clone(),
+        )?;
+        let writer = match &mut writer {
+            Some(writer) => {
+                anyhow::ensure!(
+                    played == head.rules,
+                    "game {id} was played by other rules than the arena's first game"
+                );
+                writer
+            }
+            None => {
+                head.rules = played;
+                let file = std::io::BufWriter::new(std::fs::File::create(path).with_context(writing)?);
+                writer.insert(dudo_tournament::layout::Writer::start(file, &head).with_context(writing)?)
+            }
+        };
+        writer.game(&game).with_context(writing)?;
+    }
+    if let Some(writer) = writer {
+        writer.finish().with_context(writing)?;
+    }
+    Ok(())
 }
 
 /// Which server's ratings the arena reports.

@@ -13,6 +13,7 @@ use clap::{Args, Subcommand};
 use dudo_client::Client;
 use dudo_client::dudo_proto::v1 as pb;
 use dudo_client::dudo_proto::{TableEvent, convert};
+use dudo_tournament::Head;
 use dudo_tournament::export::{Committed, ExportedGame, Move, Opened, Player};
 
 use crate::history_cmd::RecordsArgs;
@@ -87,42 +88,42 @@ pub(crate) fn exported_game(
     Ok((rules, ExportedGame { schedule, id, players, moves, log, committed, opened, finish }))
 }
 
-/// Each game of `export` against the server's record of it (by its id): the same rules,
-/// players, moves, events, commitments and salts. The first that is not, in words.
-async fn against_records(
+/// A game of the file against the record of its id: the same rules, players, moves,
+/// events, commitments and salts. What differs, in words, if anything.
+async fn against_record(
     client: &Client,
-    export: &dudo_tournament::Export,
+    head: &Head,
+    number: usize,
+    game: &ExportedGame,
 ) -> anyhow::Result<Option<String>> {
-    for (number, game) in export.games.iter().enumerate() {
-        let replay = match client.replay(&game.id).await {
-            Ok(replay) => replay,
-            Err(e) => return Ok(Some(format!("game {number} ({}): no record of it there: {e}", game.id))),
-        };
-        let (rules, recorded) =
-            exported_game(replay, game.schedule.clone(), game.id.clone(), game.finish.clone())?;
-        let differs = [
-            (rules != export.rules, "rules"),
-            (recorded.players != game.players, "players"),
-            (recorded.moves != game.moves, "moves"),
-            (recorded.log != game.log, "events"),
-            (recorded.committed != game.committed, "dice commitments"),
-            (recorded.opened != game.opened, "salts"),
-        ];
-        let differs: Vec<&str> = differs.iter().filter(|(d, _)| *d).map(|(_, what)| *what).collect();
-        if !differs.is_empty() {
-            return Ok(Some(format!(
-                "game {number} ({}): the record there has other {} than the file",
-                game.id,
-                differs.join(", ")
-            )));
-        }
-    }
-    Ok(None)
+    let replay = match client.replay(&game.id).await {
+        Ok(replay) => replay,
+        Err(e) => return Ok(Some(format!("game {number} ({}): no record of it there: {e}", game.id))),
+    };
+    let (rules, recorded) =
+        exported_game(replay, game.schedule.clone(), game.id.clone(), game.finish.clone())?;
+    let differs = [
+        (rules != head.rules, "rules"),
+        (recorded.players != game.players, "players"),
+        (recorded.moves != game.moves, "moves"),
+        (recorded.log != game.log, "events"),
+        (recorded.committed != game.committed, "dice commitments"),
+        (recorded.opened != game.opened, "salts"),
+    ];
+    let differs: Vec<&str> = differs.iter().filter(|(d, _)| *d).map(|(_, what)| *what).collect();
+    Ok((!differs.is_empty()).then(|| {
+        format!(
+            "game {number} ({}): the record there has other {} than the file",
+            game.id,
+            differs.join(", ")
+        )
+    }))
 }
 
-/// The largest export read, refused before it is read: reading takes several times a file's
-/// size in memory. A tournament of 30,000 games (at about 8 KB a game) fits.
-const MAX_EXPORT_BYTES: u64 = 256 << 20;
+/// The largest export read whole (one not laid out a game to a line, as `dudo arena`
+/// writes them, say reformatted by hand): reading whole takes several times a file's size
+/// in memory. Files laid out a game to a line are read a game at a time, whatever their size.
+const MAX_WHOLE_EXPORT_BYTES: u64 = 256 << 20;
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
     match args.command {
@@ -134,64 +135,106 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Result<ExitCode> {
-    let size = std::fs::metadata(file).with_context(|| format!("reading {}", file.display()))?.len();
+/// Where an export's games come from: the file a line at a time, or the file read whole.
+enum Games {
+    Lines { input: std::io::BufReader<std::fs::File>, line: usize },
+    Whole(std::vec::IntoIter<ExportedGame>),
+}
+
+impl Games {
+    fn next(&mut self) -> anyhow::Result<Option<ExportedGame>> {
+        match self {
+            Games::Lines { input, line } => Ok(dudo_tournament::layout::next_game(input, line)?),
+            Games::Whole(games) => Ok(games.next()),
+        }
+    }
+}
+
+/// The file's head and its games to come.
+fn open_export(file: &std::path::Path) -> anyhow::Result<(Head, Games)> {
+    let reading = || format!("reading {}", file.display());
+    let mut input = std::io::BufReader::new(std::fs::File::open(file).with_context(reading)?);
+    match dudo_tournament::layout::read_head(&mut input) {
+        Ok((head, line)) => return Ok((head, Games::Lines { input, line })),
+        Err(dudo_tournament::layout::ReadError::Layout { .. }) => {}
+        Err(e) => return Err(e).with_context(|| format!("{} is not a tournament export", file.display())),
+    }
+    let size = std::fs::metadata(file).with_context(reading)?.len();
     anyhow::ensure!(
-        size <= MAX_EXPORT_BYTES,
-        "{} is {size} bytes, more than the {MAX_EXPORT_BYTES} an export may be",
+        size <= MAX_WHOLE_EXPORT_BYTES,
+        "{} is {size} bytes and not laid out a game to a line as dudo writes exports; \
+         one read whole may be at most {MAX_WHOLE_EXPORT_BYTES}",
         file.display()
     );
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let text = std::fs::read_to_string(file).with_context(reading)?;
     let export: dudo_tournament::Export = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a tournament export", file.display()))?;
-    let verified = dudo_tournament::verify(&export);
-    let mut alone = true;
-    if let (Ok(_), Some(mut from)) = (&verified, records) {
-        let differs = crate::net::runtime()?.block_on(async {
-            let Some(client) = from.connect().await? else { anyhow::bail!("no records to check against") };
-            against_records(&client, &export).await
-        })?;
-        if let Some(why) = differs {
+    Ok((export.head, Games::Whole(export.games.into_iter())))
+}
+
+fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Result<ExitCode> {
+    let (head, mut games) = open_export(file)?;
+    crate::net::runtime()?.block_on(async move {
+        let mut from = records;
+        let client = match &mut from {
+            Some(from) => match from.connect().await? {
+                Some(client) => Some(client),
+                None => anyhow::bail!("no records to check against"),
+            },
+            None => None,
+        };
+        let not_verified = |why: String| {
             println!("NOT verified: {}", safe(&why));
-            return Ok(ExitCode::FAILURE);
-        }
-        println!("every game is the record it came from, at {}", safe(&from.place()));
-        alone = false;
-    }
-    match verified {
-        Ok(standings) => {
-            let moves: usize = export.games.iter().map(|g| g.moves.len()).sum();
-            let opened: usize = export.games.iter().map(|g| g.opened.len()).sum();
-            let deals = match export.seating {
-                dudo_tournament::export::Format::RoundRobin => format!("{} deals", export.deals),
-                dudo_tournament::export::Format::Swiss { rounds } => {
-                    format!("{rounds} Swiss rounds of {} deals", export.deals)
-                }
-            };
-            println!(
-                "verified: {} games made again from seed {} ({} entrants, {} seats a table, {deals}), \
-                 {moves} moves legal, {opened} dice commitments opened to the engine's dice, the standings \
-                 counted again",
-                export.games.len(),
-                export.seed,
-                export.entrants.len(),
-                export.seats
-            );
-            if alone {
-                println!(
-                    "(the file alone: it holds together, but only its records can say it is what was \
-                     played; add --server HOST:PORT or --arena to check every game against them)"
-                );
-            }
-            print_standings(&export.entrants, &standings);
-            print_pairs(&export.entrants, &standings);
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(why) => {
-            println!("NOT verified: {}", safe(&why.to_string()));
             Ok(ExitCode::FAILURE)
+        };
+        let mut verifier = match dudo_tournament::Verifier::new(&head) {
+            Ok(v) => v,
+            Err(why) => return not_verified(why.to_string()),
+        };
+        let mut number = 0;
+        while let Some(game) = games.next()? {
+            if let Err(why) = verifier.game(&game) {
+                return not_verified(why.to_string());
+            }
+            if let Some(client) = &client
+                && let Some(why) = against_record(client, &head, number, &game).await?
+            {
+                return not_verified(why);
+            }
+            number += 1;
         }
-    }
+        let (moves, opened) = (verifier.moves, verifier.opened);
+        let standings = match verifier.finish() {
+            Ok(standings) => standings,
+            Err(why) => return not_verified(why.to_string()),
+        };
+        if let Some(from) = &from {
+            println!("every game is the record it came from, at {}", safe(&from.place()));
+        }
+        let deals = match head.seating {
+            dudo_tournament::export::Format::RoundRobin => format!("{} deals", head.deals),
+            dudo_tournament::export::Format::Swiss { rounds } => {
+                format!("{rounds} Swiss rounds of {} deals", head.deals)
+            }
+        };
+        println!(
+            "verified: {number} games made again from seed {} ({} entrants, {} seats a table, {deals}), \
+             {moves} moves legal, {opened} dice commitments opened to the engine's dice, the standings \
+             counted again",
+            head.seed,
+            head.entrants.len(),
+            head.seats
+        );
+        if from.is_none() {
+            println!(
+                "(the file alone: it holds together, but only its records can say it is what was \
+                 played; add --server HOST:PORT or --arena to check every game against them)"
+            );
+        }
+        print_standings(&head.entrants, &standings);
+        print_pairs(&head.entrants, &standings);
+        Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// The standings as a table: points a game by place (1 for first, 0 for last), best first.

@@ -42,9 +42,17 @@ pub enum Format {
     Swiss { rounds: u32 },
 }
 
-/// A whole tournament.
+/// A whole tournament: its head, and every game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Export {
+    #[serde(flatten)]
+    pub head: Head,
+    pub games: Vec<ExportedGame>,
+}
+
+/// All of an export but its games: what a verifier needs before the first game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Head {
     /// [`FORMAT`].
     pub format: String,
     pub name: String,
@@ -59,7 +67,6 @@ pub struct Export {
     pub rules: RuleSet,
     /// The entrants' names; everywhere else an entrant is its place in this list.
     pub entrants: Vec<String>,
-    pub games: Vec<ExportedGame>,
     /// The standings as the tournament published them.
     pub standings: Standings,
 }
@@ -159,112 +166,130 @@ fn game_error(game: usize, why: impl Into<String>) -> VerifyError {
     VerifyError::Game { game, why: why.into() }
 }
 
-impl Export {
-    /// The export as `dudo arena --export` writes it: JSON with one game to a line, so a
-    /// person can find a game with the tools of lines, and the file stays as small as compact
-    /// JSON.
-    pub fn write_by_game(&self, out: &mut impl std::io::Write) -> Result<(), ExportWriteError> {
-        let whole = serde_json::to_value(self)?;
-        let serde_json::Value::Object(fields) = whole else { return Err(ExportWriteError::NotAnObject) };
-        writeln!(out, "{{")?;
-        for (key, value) in fields.iter().filter(|(key, _)| key.as_str() != "games") {
-            writeln!(out, "{}: {},", serde_json::to_string(key)?, serde_json::to_string(value)?)?;
-        }
-        writeln!(out, "\"games\": [")?;
-        // Each game in its fields' order: its place in the schedule first.
-        for (i, game) in self.games.iter().enumerate() {
-            let comma = if i + 1 < self.games.len() { "," } else { "" };
-            writeln!(out, "{}{comma}", serde_json::to_string(game)?)?;
-        }
-        writeln!(out, "]\n}}")?;
-        Ok(())
-    }
-}
-
-/// Why an export could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportWriteError {
-    #[error(transparent)]
-    Json(#[from] serde_json::Error),
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-    #[error("an export is a JSON object")]
-    NotAnObject,
-}
-
 /// Checks `export` through and through; its standings, counted again, if it holds.
 pub fn verify(export: &Export) -> Result<Standings, VerifyError> {
-    if export.format != FORMAT {
-        return Err(VerifyError::Format(export.format.clone()));
+    let mut verifier = Verifier::new(&export.head)?;
+    // A file holding other than the schedule's count is refused before any game is played.
+    if verifier.scheduled != export.games.len() as u64 {
+        return Err(VerifyError::Games {
+            scheduled: verifier.scheduled as usize,
+            exported: export.games.len(),
+        });
     }
-    export.rules.validate().map_err(|e| VerifyError::Rules(e.to_string()))?;
-    let rules = Arc::new(export.rules.clone());
-    let entrants = export.entrants.len();
-    // The schedule, made again from its inputs (a Swiss round from the standings before it).
-    // Counted before made: a small file must not make a schedule of a million games only to
-    // find it holds none of them.
-    let scheduled = match export.seating {
-        Format::RoundRobin => schedule::round_robin_games(entrants, export.seats, export.deals)?,
-        Format::Swiss { rounds } if rounds == 0 || rounds > MAX_ROUNDS => {
-            return Err(VerifyError::Rounds(rounds));
-        }
-        Format::Swiss { rounds } => schedule::swiss_round_games(entrants, export.seats, export.deals)?
-            .saturating_mul(u64::from(rounds)),
-    };
-    if scheduled != export.games.len() as u64 {
-        return Err(VerifyError::Games { scheduled: scheduled as usize, exported: export.games.len() });
+    for game in &export.games {
+        verifier.game(game)?;
     }
-    let expected: Vec<Game> = match export.seating {
-        Format::RoundRobin => {
-            schedule::round_robin(entrants, export.seats, export.deals, export.seed, export.dice)?
+    verifier.finish()
+}
+
+/// An export checked a game at a time, in the schedule's order, so a file need not be held
+/// whole ([`crate::layout`] reads one a game to a line). [`verify`] is this over a whole
+/// export.
+pub struct Verifier<'h> {
+    head: &'h Head,
+    rules: Arc<RuleSet>,
+    /// Games the schedule holds.
+    pub scheduled: u64,
+    /// The schedule's games still to come: all of a round robin, a Swiss round's.
+    upcoming: std::collections::VecDeque<Game>,
+    /// Swiss rounds made so far.
+    rounds: u32,
+    finishes: Vec<Finished>,
+    /// Moves replayed and salts opened so far, for the report.
+    pub moves: usize,
+    pub opened: usize,
+}
+
+impl<'h> Verifier<'h> {
+    /// Checks the head (format, rules, the schedule's size) and makes the schedule's first
+    /// games. Counted before made: a small file must not make a schedule of a million games.
+    pub fn new(head: &'h Head) -> Result<Verifier<'h>, VerifyError> {
+        if head.format != FORMAT {
+            return Err(VerifyError::Format(head.format.clone()));
         }
-        Format::Swiss { rounds } => {
-            let mut made: Vec<Game> = Vec::new();
-            // Past the export's own games the schedule cannot be the export's: stop there,
-            // so a file claiming many rounds makes no more schedule than it holds games.
-            for round in 0..rounds {
-                if made.len() > export.games.len() {
-                    break;
-                }
-                let order = if round == 0 {
-                    schedule::by_lot(entrants, export.seed)
-                } else {
-                    let before = finishes(export, made.len())?;
-                    standings::order(entrants, &before).map_err(|e| VerifyError::Standings(e.to_string()))?
-                };
-                let first = made.len() as u32;
-                made.extend(schedule::swiss_round(
-                    &order,
-                    export.seats,
-                    export.deals,
-                    round,
-                    first,
-                    export.seed,
-                    export.dice,
-                )?);
+        head.rules.validate().map_err(|e| VerifyError::Rules(e.to_string()))?;
+        let entrants = head.entrants.len();
+        let (scheduled, upcoming) = match head.seating {
+            Format::RoundRobin => (
+                schedule::round_robin_games(entrants, head.seats, head.deals)?,
+                schedule::round_robin(entrants, head.seats, head.deals, head.seed, head.dice)?,
+            ),
+            Format::Swiss { rounds } if rounds == 0 || rounds > MAX_ROUNDS => {
+                return Err(VerifyError::Rounds(rounds));
             }
-            made
+            Format::Swiss { rounds } => {
+                let per_round = schedule::swiss_round_games(entrants, head.seats, head.deals)?;
+                let order = schedule::by_lot(entrants, head.seed);
+                let first =
+                    schedule::swiss_round(&order, head.seats, head.deals, 0, 0, head.seed, head.dice)?;
+                (per_round.saturating_mul(u64::from(rounds)), first)
+            }
+        };
+        Ok(Verifier {
+            head,
+            rules: Arc::new(head.rules.clone()),
+            scheduled,
+            upcoming: upcoming.into(),
+            rounds: 1,
+            finishes: Vec::new(),
+            moves: 0,
+            opened: 0,
+        })
+    }
+
+    /// The next game of the file.
+    pub fn game(&mut self, game: &ExportedGame) -> Result<(), VerifyError> {
+        let number = self.finishes.len();
+        if self.upcoming.is_empty()
+            && let Format::Swiss { rounds } = self.head.seating
+            && self.rounds < rounds
+        {
+            // A Swiss round is seated by the standings of every game before it.
+            let order = standings::order(self.head.entrants.len(), &self.finishes)
+                .map_err(|e| VerifyError::Standings(e.to_string()))?;
+            let h = self.head;
+            let round =
+                schedule::swiss_round(&order, h.seats, h.deals, self.rounds, number as u32, h.seed, h.dice)?;
+            self.upcoming = round.into();
+            self.rounds += 1;
         }
-    };
-    if export.games.len() != expected.len() {
-        return Err(VerifyError::Games { scheduled: expected.len(), exported: export.games.len() });
-    }
-    for (number, (game, scheduled)) in export.games.iter().zip(&expected).enumerate() {
-        if game.schedule != *scheduled {
-            return Err(game_error(number, schedule_difference(&game.schedule, scheduled, &export.entrants)));
+        let Some(scheduled) = self.upcoming.pop_front() else {
+            return Err(VerifyError::Games { scheduled: number, exported: number + 1 });
+        };
+        if game.schedule != scheduled {
+            return Err(game_error(
+                number,
+                schedule_difference(&game.schedule, &scheduled, &self.head.entrants),
+            ));
         }
-        verify_game(number, game, &rules, &export.entrants)?;
+        verify_game(number, game, &self.rules, &self.head.entrants)?;
+        self.moves += game.moves.len();
+        self.opened += game.opened.len();
+        self.finishes.push(Finished { deal: game.schedule.deal, finish: game.finish.clone() });
+        Ok(())
     }
-    let counted = standings::standings(entrants, &finishes(export, export.games.len())?)
-        .map_err(|e| VerifyError::Standings(e.to_string()))?;
-    if let Some(why) = counted.difference(&export.standings) {
-        let name = |e: usize| export.entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}"));
-        return Err(VerifyError::Standings(format!(
-            "the published standings are not the games': {}",
-            why.say(name)
-        )));
+
+    /// After the last game: every scheduled game seen, and the standings counted again the
+    /// published ones.
+    pub fn finish(self) -> Result<Standings, VerifyError> {
+        if self.finishes.len() as u64 != self.scheduled {
+            return Err(VerifyError::Games {
+                scheduled: self.scheduled as usize,
+                exported: self.finishes.len(),
+            });
+        }
+        let counted = standings::standings(self.head.entrants.len(), &self.finishes)
+            .map_err(|e| VerifyError::Standings(e.to_string()))?;
+        if let Some(why) = counted.difference(&self.head.standings) {
+            let entrants = &self.head.entrants;
+            let name = |e: usize| entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}"));
+            return Err(VerifyError::Standings(format!(
+                "the published standings are not the games': {}",
+                why.say(name)
+            )));
+        }
+        Ok(counted)
     }
-    Ok(counted)
 }
 
 /// What differs between a game's place in the export and in the schedule made again.
@@ -297,16 +322,6 @@ fn schedule_difference(game: &Game, scheduled: &Game, entrants: &[String]) -> St
         ));
     }
     format!("it is not the schedule's game {}: {}", scheduled.number, differs.join("; "))
-}
-
-/// The finishes of the export's first `games` games.
-fn finishes(export: &Export, games: usize) -> Result<Vec<Finished>, VerifyError> {
-    export
-        .games
-        .iter()
-        .take(games)
-        .map(|g| Ok(Finished { deal: g.schedule.deal, finish: g.finish.clone() }))
-        .collect()
 }
 
 /// Whether `made` (what the engine made, as a replay shows it) is the log's next events from
@@ -573,16 +588,18 @@ mod tests {
         let finished: Vec<Finished> =
             exported.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
         Export {
-            format: FORMAT.into(),
-            name: "test".into(),
-            seating: Format::RoundRobin,
-            seed: 9,
-            seats: 3,
-            deals: 4,
-            dice: Deals::Duplicate,
-            rules,
-            entrants: KINDS.iter().map(|k| k.to_string()).collect(),
-            standings: standings::standings(3, &finished).unwrap_or_default(),
+            head: Head {
+                format: FORMAT.into(),
+                name: "test".into(),
+                seating: Format::RoundRobin,
+                seed: 9,
+                seats: 3,
+                deals: 4,
+                dice: Deals::Duplicate,
+                rules,
+                entrants: KINDS.iter().map(|k| k.to_string()).collect(),
+                standings: standings::standings(3, &finished).unwrap_or_default(),
+            },
             games: exported,
         }
     }
@@ -610,16 +627,18 @@ mod tests {
         let finished: Vec<Finished> =
             games.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
         Export {
-            format: FORMAT.into(),
-            name: "swiss".into(),
-            seating: Format::Swiss { rounds: 2 },
-            seed: 5,
-            seats: 3,
-            deals: 3,
-            dice: Deals::Duplicate,
-            rules,
-            entrants: (0..6).map(|e| format!("{}-{}", KINDS[e % 3], e / 3 + 1)).collect(),
-            standings: standings::standings(6, &finished).unwrap_or_default(),
+            head: Head {
+                format: FORMAT.into(),
+                name: "swiss".into(),
+                seating: Format::Swiss { rounds: 2 },
+                seed: 5,
+                seats: 3,
+                deals: 3,
+                dice: Deals::Duplicate,
+                rules,
+                entrants: (0..6).map(|e| format!("{}-{}", KINDS[e % 3], e / 3 + 1)).collect(),
+                standings: standings::standings(6, &finished).unwrap_or_default(),
+            },
             games,
         }
     }
@@ -632,7 +651,7 @@ mod tests {
             2 * 2 * 3 * 3,
             "two rounds of two tables, three rotations, three deals"
         );
-        assert_eq!(verify(&export), Ok(export.standings.clone()));
+        assert_eq!(verify(&export), Ok(export.head.standings.clone()));
         // Round 1's first table seated as if by lot again: not what round 0's standings say.
         let mut reseated = export.clone();
         let first = reseated.games.iter().position(|g| g.schedule.round == 1).unwrap_or_default();
@@ -642,11 +661,11 @@ mod tests {
         // A file claiming a million rounds is refused; one claiming more rounds than it holds
         // games is a short schedule, not a long computation.
         let mut many = export.clone();
-        many.seating = Format::Swiss { rounds: 1_000_000 };
+        many.head.seating = Format::Swiss { rounds: 1_000_000 };
         assert_eq!(verify(&many), Err(VerifyError::Rounds(1_000_000)));
-        many.seating = Format::Swiss { rounds: 64 };
+        many.head.seating = Format::Swiss { rounds: 64 };
         assert!(matches!(verify(&many), Err(VerifyError::Games { .. })), "{:?}", verify(&many));
-        many.seating = Format::Swiss { rounds: 0 };
+        many.head.seating = Format::Swiss { rounds: 0 };
         assert_eq!(verify(&many), Err(VerifyError::Rounds(0)));
     }
 
@@ -654,13 +673,16 @@ mod tests {
     fn an_honest_export_verifies_after_a_trip_through_json() {
         for preset in ["fibbing", "perudo-jonti", "mexican"] {
             let export = tournament(preset);
-            let mut text = Vec::new();
-            assert!(export.write_by_game(&mut text).is_ok());
-            let text = String::from_utf8(text).unwrap_or_default();
+            let mut writer =
+                crate::layout::Writer::start(Vec::new(), &export.head).unwrap_or_else(|e| panic!("{e}"));
+            for game in &export.games {
+                assert!(writer.game(game).is_ok());
+            }
+            let text = String::from_utf8(writer.finish().unwrap_or_default()).unwrap_or_default();
             let lines = text.lines().filter(|l| l.starts_with("{\"schedule\":{\"number\":")).count();
             assert_eq!(lines, export.games.len(), "{text}");
             let back: Export = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(verify(&back), Ok(export.standings.clone()), "{preset}");
+            assert_eq!(verify(&back), Ok(export.head.standings.clone()), "{preset}");
         }
     }
 
@@ -722,10 +744,10 @@ mod tests {
         fails(&|e| e.games[4].finish.swap(0, 1), "game 4: the engine finishes it");
         fails(&|e| e.games[5].schedule.seed ^= 1, "game 5: it is not the schedule's game 5");
         fails(&|e| e.games[0].committed.pop().map_or((), drop), "game 0: ");
-        fails(&|e| e.standings.entrants.swap(0, 1), "standings:");
-        fails(&|e| e.format = "other".into(), "format:");
+        fails(&|e| e.head.standings.entrants.swap(0, 1), "standings:");
+        fails(&|e| e.head.format = "other".into(), "format:");
         // The entrants' names swapped: the records seat other bots where they sat.
-        fails(&|e| e.entrants.swap(1, 2), "the record seats a ");
+        fails(&|e| e.head.entrants.swap(1, 2), "the record seats a ");
         fails(&|e| e.games.truncate(3), "games: the schedule has 12 games, the export 3");
     }
 }

@@ -12,9 +12,10 @@
 #![forbid(unsafe_code)]
 
 pub mod export;
+pub mod layout;
 pub mod schedule;
 pub mod standings;
 
-pub use export::{Export, VerifyError, verify};
+pub use export::{Export, Head, Verifier, VerifyError, verify};
 pub use schedule::{Deals, Game, ScheduleError};
 pub use standings::{Comparison, Difference, Finished, Standing, Standings, StandingsError};
