@@ -280,6 +280,9 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
                 )?;
                 let round_games = round_games.into_iter().map(Game::from).collect();
                 results.extend(play.all(round_games, &mut progress).await?);
+                // In the schedule's order, as a verifier counts them: sums of points in
+                // another order can differ in their last bits and break a tie otherwise.
+                results.sort_by_key(|r| r.game.number);
                 let finished: Vec<dudo_tournament::Finished> = results
                     .iter()
                     .map(|r: &Finished| dudo_tournament::Finished {

@@ -202,7 +202,8 @@ pub fn mean_interval(samples: &[f64]) -> (f64, Option<(f64, f64)>) {
 }
 
 /// The entrants best first, as the standings order them (without the pairs): what seats a
-/// Swiss round.
+/// Swiss round. Give the games in the schedule's order, as a verifier does: points summed in
+/// another order can differ in their last bits, and a tie then falls the other way.
 pub fn order(entrants: usize, games: &[Finished]) -> Result<Vec<usize>, StandingsError> {
     Ok(lines(entrants, games)?.0.into_iter().map(|s| s.entrant).collect())
 }
