@@ -121,9 +121,24 @@ async fn against_record(
 }
 
 /// The largest export read whole (one not laid out a game to a line, as `dudo arena`
-/// writes them, say reformatted by hand): reading whole takes several times a file's size
-/// in memory. Files laid out a game to a line are read a game at a time, whatever their size.
-const MAX_WHOLE_EXPORT_BYTES: u64 = 256 << 20;
+/// writes them, say reformatted by hand): reading whole can take some 16 times a file's
+/// size in memory. Files laid out a game to a line are read a game at a time, whatever their
+/// size.
+const MAX_WHOLE_EXPORT_BYTES: u64 = 64 << 20;
+
+/// What is printed of a refusal at most: one names a game and move, but can quote a file's
+/// field, and a file's field can be megabytes.
+const MAX_SAID: usize = 2_000;
+
+/// `why`, safe for the terminal and cut to [`MAX_SAID`] characters.
+fn said(why: &str) -> String {
+    let mut text = safe(why).into_owned();
+    if let Some((cut, _)) = text.char_indices().nth(MAX_SAID) {
+        text.truncate(cut);
+        text.push_str(" …");
+    }
+    text
+}
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
     match args.command {
@@ -137,14 +152,14 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
 
 /// Where an export's games come from: the file a line at a time, or the file read whole.
 enum Games {
-    Lines { input: std::io::BufReader<std::fs::File>, line: usize },
+    Lines(dudo_tournament::layout::Games<std::io::BufReader<std::fs::File>>),
     Whole(std::vec::IntoIter<ExportedGame>),
 }
 
 impl Games {
     fn next(&mut self) -> anyhow::Result<Option<ExportedGame>> {
         match self {
-            Games::Lines { input, line } => Ok(dudo_tournament::layout::next_game(input, line)?),
+            Games::Lines(games) => Ok(games.next_game()?),
             Games::Whole(games) => Ok(games.next()),
         }
     }
@@ -155,7 +170,11 @@ fn open_export(file: &std::path::Path) -> anyhow::Result<(Head, Games)> {
     let reading = || format!("reading {}", file.display());
     let mut input = std::io::BufReader::new(std::fs::File::open(file).with_context(reading)?);
     match dudo_tournament::layout::read_head(&mut input) {
-        Ok((head, line)) => return Ok((head, Games::Lines { input, line })),
+        Ok((head, line)) => {
+            let games = dudo_tournament::layout::Games::new(input, line)
+                .with_context(|| format!("{} is not a tournament export", file.display()))?;
+            return Ok((head, Games::Lines(games)));
+        }
         Err(dudo_tournament::layout::ReadError::Layout { .. }) => {}
         Err(e) => return Err(e).with_context(|| format!("{} is not a tournament export", file.display())),
     }
@@ -184,7 +203,7 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
             None => None,
         };
         let not_verified = |why: String| {
-            println!("NOT verified: {}", safe(&why));
+            println!("NOT verified: {}", said(&why));
             Ok(ExitCode::FAILURE)
         };
         let mut verifier = match dudo_tournament::Verifier::new(&head) {

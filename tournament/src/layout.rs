@@ -23,6 +23,11 @@ use crate::export::{ExportedGame, Head};
 
 /// The longest line read: a game at a server's length limit is far shorter.
 pub const MAX_LINE_BYTES: u64 = 64 << 20;
+/// The most the head's lines may hold together (the rules, the entrants, the standings).
+pub const MAX_HEAD_BYTES: usize = 16 << 20;
+/// The head's fields: no other is read, and none twice.
+const HEAD_FIELDS: [&str; 10] =
+    ["deals", "dice", "entrants", "format", "name", "rules", "seating", "seats", "seed", "standings"];
 
 /// Why an export could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -93,13 +98,20 @@ impl<W: Write> Writer<W> {
 pub fn read_head(input: &mut impl BufRead) -> Result<(Head, usize), ReadError> {
     let mut fields = serde_json::Map::new();
     let mut line = String::new();
-    let mut number = 0;
+    let (mut number, mut bytes) = (0, 0);
     loop {
         number += 1;
         if !read_line(input, &mut line, number)? {
             return Err(ReadError::Layout { line: number, why: "it ends before its games".into() });
         }
-        let text = line.trim_end();
+        bytes += line.len();
+        if bytes > MAX_HEAD_BYTES {
+            return Err(ReadError::Json {
+                line: number,
+                why: format!("the head is over {MAX_HEAD_BYTES} bytes"),
+            });
+        }
+        let text = end_of_line(&line);
         if number == 1 {
             if text != "{" {
                 return Err(ReadError::Layout { line: number, why: "the first line is not `{`".into() });
@@ -109,31 +121,117 @@ pub fn read_head(input: &mut impl BufRead) -> Result<(Head, usize), ReadError> {
         if text == "\"games\": [" {
             break;
         }
-        // `"key": value,` is an object's one field.
-        let field = format!("{{{}}}", text.strip_suffix(',').unwrap_or(text));
-        let one: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&field)
+        // `"key": value,` is one field of the object; every head field ends with a comma.
+        let Some(text) = text.strip_suffix(',') else {
+            return Err(ReadError::Layout {
+                line: number,
+                why: "a head field that does not end with `,`".into(),
+            });
+        };
+        let one: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&format!("{{{text}}}"))
             .map_err(|e| ReadError::Layout { line: number, why: format!("not one field: {e}") })?;
-        fields.extend(one);
+        for (key, value) in one {
+            if !HEAD_FIELDS.contains(&key.as_str()) {
+                return Err(ReadError::Json {
+                    line: number,
+                    why: format!("{key:?} is not a field of an export's head"),
+                });
+            }
+            if fields.insert(key.clone(), value).is_some() {
+                return Err(ReadError::Json { line: number, why: format!("{key:?} a second time") });
+            }
+        }
     }
     let head = serde_json::from_value(serde_json::Value::Object(fields))
         .map_err(|e| ReadError::Json { line: 1, why: format!("the head: {e}") })?;
     Ok((head, number))
 }
 
-/// The next game, or `None` at the games' close; `line` counts the file's lines.
-pub fn next_game(input: &mut impl BufRead, line: &mut usize) -> Result<Option<ExportedGame>, ReadError> {
-    let mut text = String::new();
-    *line += 1;
-    if !read_line(input, &mut text, *line)? {
-        return Err(ReadError::Layout { line: *line, why: "it ends inside its games".into() });
+/// Reads an export's games a line at a time, holding each line until the next says whether
+/// it must end with a comma (all but the last), and the file's close after them: a file this
+/// reads is one JSON object, and says to a JSON tool just what it says to the verifier.
+pub struct Games<R> {
+    input: R,
+    /// Lines read so far.
+    line: usize,
+    /// The next game's line, read ahead.
+    ahead: Option<String>,
+    done: bool,
+}
+
+impl<R: BufRead> Games<R> {
+    /// The games after [`read_head`], which read `line` lines.
+    pub fn new(mut input: R, mut line: usize) -> Result<Games<R>, ReadError> {
+        let ahead = Self::read_game_line(&mut input, &mut line)?;
+        Ok(Games { input, line, ahead, done: false })
     }
-    let trimmed = text.trim_end();
-    if trimmed == "]" {
-        return Ok(None);
+
+    /// A game's line, or `None` at `]` (after which only `}` may follow).
+    fn read_game_line(input: &mut R, line: &mut usize) -> Result<Option<String>, ReadError> {
+        let mut text = String::new();
+        *line += 1;
+        if !read_line(input, &mut text, *line)? {
+            return Err(ReadError::Layout { line: *line, why: "it ends inside its games".into() });
+        }
+        if end_of_line(&text) != "]" {
+            let end = end_of_line(&text).len();
+            text.truncate(end);
+            return Ok(Some(text));
+        }
+        // The close: `}` and nothing after it.
+        let mut rest = String::new();
+        *line += 1;
+        if !read_line(input, &mut rest, *line)? || end_of_line(&rest) != "}" {
+            return Err(ReadError::Layout {
+                line: *line,
+                why: "the games' `]` is not followed by `}`".into(),
+            });
+        }
+        rest.clear();
+        if read_line(input, &mut rest, *line + 1)? && !rest.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
+            return Err(ReadError::Layout {
+                line: *line + 1,
+                why: "something follows the export's `}`".into(),
+            });
+        }
+        Ok(None)
     }
-    let game = serde_json::from_str(trimmed.strip_suffix(',').unwrap_or(trimmed))
-        .map_err(|e| ReadError::Json { line: *line, why: format!("a game: {e}") })?;
-    Ok(Some(game))
+
+    /// The next game, or `None` after the last.
+    pub fn next_game(&mut self) -> Result<Option<ExportedGame>, ReadError> {
+        if self.done {
+            return Ok(None);
+        }
+        let Some(text) = self.ahead.take() else {
+            self.done = true;
+            return Ok(None);
+        };
+        let number = self.line;
+        self.ahead = Self::read_game_line(&mut self.input, &mut self.line)?;
+        let body = match (text.strip_suffix(','), self.ahead.is_some()) {
+            (Some(body), true) => body,
+            (None, false) => text.as_str(),
+            (Some(_), false) => {
+                return Err(ReadError::Layout { line: number, why: "the last game ends with `,`".into() });
+            }
+            (None, true) => {
+                return Err(ReadError::Layout {
+                    line: number,
+                    why: "a game before the last lacks its `,`".into(),
+                });
+            }
+        };
+        let game = serde_json::from_str(body)
+            .map_err(|e| ReadError::Json { line: number, why: format!("a game: {e}") })?;
+        Ok(Some(game))
+    }
+}
+
+/// A line without its line ending (`\n`, or `\r\n`): nothing else is stripped, so what is
+/// read is what a JSON reader reads.
+fn end_of_line(line: &str) -> &str {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    line.strip_suffix('\r').unwrap_or(line)
 }
 
 /// One line into `line` (cleared first), at most [`MAX_LINE_BYTES`]; false at the end.
@@ -190,21 +288,45 @@ mod tests {
         let whole: Export = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((whole.head, whole.games.clone()), (head(), games.clone()));
         // A game at a time.
-        let mut input = std::io::Cursor::new(bytes);
-        let (read, mut line) = read_head(&mut input).unwrap_or_else(|e| panic!("{e}"));
+        let mut input = std::io::Cursor::new(bytes.clone());
+        let (read, line) = read_head(&mut input).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(read, head());
+        let mut reader = Games::new(input, line).unwrap_or_else(|e| panic!("{e}"));
         let mut back = Vec::new();
-        while let Some(g) = next_game(&mut input, &mut line).unwrap_or_else(|e| panic!("{e}")) {
+        while let Some(g) = reader.next_game().unwrap_or_else(|e| panic!("{e}")) {
             back.push(g);
         }
         assert_eq!(back, games);
         assert!(Verifier::new(&read).is_ok());
+        // What a JSON tool would read otherwise is refused: more after the close, a missing
+        // or extra comma, an unknown or repeated head field.
+        let text = String::from_utf8(bytes).unwrap_or_default();
+        let refused = |changed: String| {
+            let mut input = std::io::Cursor::new(changed.into_bytes());
+            let Ok((_, line)) = read_head(&mut input) else { return true };
+            let Ok(mut reader) = Games::new(input, line) else { return true };
+            loop {
+                match reader.next_game() {
+                    Err(_) => return true,
+                    Ok(None) => return false,
+                    Ok(Some(_)) => {}
+                }
+            }
+        };
+        assert!(!refused(text.clone()));
+        assert!(!refused(text.replace('\n', "\r\n")), "CRLF is still the same JSON");
+        assert!(refused(text.replace("]\n}\n", "]\n,\"games\":[]}\n")));
+        assert!(refused(format!("{text}junk")));
+        assert!(refused(text.replace("]\n}\n", "]\n")));
+        assert!(refused(text.replacen("},\n{\"schedule\"", "}\n{\"schedule\"", 1)));
+        assert!(refused(text.replace("\"name\": \"t\",\n", "\"name\": \"t\",\n\"x\": [0],\n")));
+        assert!(refused(text.replace("\"name\": \"t\",\n", "\"name\": \"t\",\n\"name\": \"u\",\n")));
     }
 
     #[test]
     fn a_file_in_another_layout_says_so() {
         let pretty = b"{\n  \"format\": \"dudo-tournament-v1\",\n  \"games\": []\n}\n";
         let mut input = std::io::Cursor::new(&pretty[..]);
-        assert!(matches!(read_head(&mut input), Err(ReadError::Layout { line: 4, .. })));
+        assert!(matches!(read_head(&mut input), Err(ReadError::Layout { line: 3, .. })));
     }
 }

@@ -19,8 +19,10 @@ pub const MAX_ENTRANTS: usize = 1024;
 pub const MAX_SEATS: usize = 64;
 /// Deals per round robin or per Swiss round.
 pub const MAX_DEALS: u32 = 10_000;
-/// Games one schedule (a round robin, or one Swiss round) may hold: a server plays every one.
-pub const MAX_GAMES: u64 = 1_000_000;
+/// Games one schedule (a round robin, or one Swiss round) may hold: a server plays every one,
+/// and a verifier makes the schedule before it reads a game (200,000 games of 64 seats are
+/// about 115 MB).
+pub const MAX_GAMES: u64 = 200_000;
 
 /// How a schedule's games get their dice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
