@@ -1,6 +1,7 @@
 //! Bots as their authors run them: the SDK's 15-line Rust example and the Python example
 //! each play whole games against a real server, and `dudo arena` runs tournaments whose
-//! standings add up, replay from their seed, and take external bots.
+//! standings add up, replay from their seed, take external bots, and export a file that
+//! `dudo tournament verify` checks (and finds a changed move in).
 
 use std::process::Command;
 use std::time::Duration;
@@ -253,6 +254,51 @@ fn a_swiss_arena_exports_a_tournament_that_verifies_against_its_records() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("(9 entrants, 3 seats a table, 2 Swiss rounds of 2 deals)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tournament with a bot in another language: the Python example beside the built-in
+/// bots at tables of three, ten deals; the reader is ahead of the random bot with 95%
+/// confidence, and the export verifies against its records.
+#[test]
+fn a_tournament_with_a_python_bot_verifies_and_tells_the_reader_from_random() {
+    let test = "bots::a_tournament_with_a_python_bot_verifies_and_tells_the_reader_from_random";
+    let python = match python() {
+        Ok(p) => p,
+        Err(why) => {
+            dudo_tests::skipped(test, &why);
+            return;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("dudo-pytour-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let (db, file, out) = (dir.join("arena.db"), dir.join("t.json"), dir.join("t.jsonl"));
+    let bot = format!("py={python} {}", root().join("bot-sdk/examples/python/bot.py").display());
+    let run = Command::new(binary("dudo"))
+        .args(["arena", "--bots", "random,odds,reader", "--external", &bot, "--seats", "3", "--games", "120"])
+        .args(["--seed", "8", "--db"])
+        .arg(&db)
+        .arg("--export")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let py = lines.iter().find(|v| v["standing"] == "py").unwrap();
+    assert_eq!(py["games"], 90, "4 line-ups of 3, the Python bot in 3, 3 rotations, 10 deals");
+    let reader_random = lines.iter().find(|v| v["pair"][0] == "reader" && v["pair"][1] == "random");
+    assert!(reader_random.is_some_and(|p| p["ahead"] == true), "{lines:?}");
+    let verify = Command::new(binary("dudo"))
+        .args(["tournament", "verify", "--arena", "--db"])
+        .arg(&db)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&verify.stdout);
+    assert!(verify.status.success() && text.contains("verified: 120 games"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

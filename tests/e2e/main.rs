@@ -9,7 +9,8 @@ mod accounts;
 // The browser table: people in real browsers (Debian's chromium) play, watch, lose the
 // network and come back.
 mod browser;
-// Bots: the SDK's bots, the Python example, external bots and the arena.
+// Bots: the SDK's bots, the Python example, external bots, the arena and its tournaments
+// (round robin and Swiss, exported and verified, a Python bot among the entrants).
 mod bots;
 // Calls out of turn: the call window, the same game through a slow proxy.
 mod calls;
