@@ -123,14 +123,15 @@ struct Finished {
 /// Every game of the tournament: line-ups times deals times rotations (the tournaments'
 /// own duplicate round robin, so an arena and a server's tournament seat alike).
 fn schedule(entries: usize, mode: Mode, seats: usize, games: u32, seed: u64) -> anyhow::Result<Vec<Game>> {
-    use dudo_tournament::{Deals, schedule::round_robin};
+    use dudo_tournament::Deals;
+    use dudo_tournament::schedule::{round_robin, round_robin_games};
     let seats = match mode {
         Mode::FreeForAll => entries,
         Mode::RoundRobin | Mode::Swiss => seats,
     };
-    let per_deal =
-        round_robin(entries, seats, 1, seed, Deals::Duplicate).map_err(|e| anyhow::anyhow!("--{e}"))?.len();
-    let deals = u32::try_from((games as usize).div_ceil(per_deal).max(1)).unwrap_or(u32::MAX);
+    // Counted, not made: one deal of a large field is itself many games.
+    let per_deal = round_robin_games(entries, seats, 1).map_err(|e| anyhow::anyhow!("--{e}"))?;
+    let deals = u32::try_from(u64::from(games).div_ceil(per_deal).max(1)).unwrap_or(u32::MAX);
     let games = round_robin(entries, seats, deals, seed, Deals::Duplicate)
         .map_err(|e| anyhow::anyhow!("--games {games} is {deals} deals of {per_deal} games: {e}"))?;
     Ok(games.into_iter().map(Game::from).collect())

@@ -164,30 +164,63 @@ fn an_arena_of_a_few_hundred_games_gives_standings_that_add_up_and_replay() {
     assert_eq!(lines, again);
 }
 
+/// A tournament exported by `dudo arena ARGS` into a directory of the test's own (removed
+/// when dropped): its database, its export and what the arena printed.
+struct Exported {
+    dir: std::path::PathBuf,
+    db: std::path::PathBuf,
+    file: std::path::PathBuf,
+    printed: String,
+}
+
+impl Exported {
+    fn run(name: &str, args: &[&str]) -> Exported {
+        let dir = std::env::temp_dir().join(format!("dudo-{name}-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let (db, file) = (dir.join("arena.db"), dir.join("t.json"));
+        let out = Command::new(binary("dudo"))
+            .arg("arena")
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .arg("--export")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let printed = String::from_utf8_lossy(&out.stdout).to_string();
+        Exported { dir, db, file, printed }
+    }
+
+    /// `dudo tournament verify` of `file`, against this arena's records too if `records`:
+    /// whether it verified, and what it printed.
+    fn verify(&self, file: &std::path::Path, records: bool) -> (bool, String) {
+        let mut verify = Command::new(binary("dudo"));
+        verify.args(["tournament", "verify"]);
+        if records {
+            verify.args(["--records", "--db"]).arg(&self.db);
+        }
+        let out = verify.arg(file).output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+    }
+}
+
+impl Drop for Exported {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 /// `dudo arena --export` writes the whole tournament; `dudo tournament verify` checks it
 /// without the server, and names the move a one-byte change makes another.
 #[test]
 fn an_arena_export_verifies_and_a_changed_move_is_named() {
-    let dir = std::env::temp_dir().join(format!("dudo-export-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let (db, file) = (dir.join("arena.db"), dir.join("t.json"));
-    let out = Command::new(binary("dudo"))
-        .args(["arena", "--bots", "odds,reader,random", "--games", "30", "--seed", "4", "--db"])
-        .arg(&db)
-        .arg("--export")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let verify = |path: &std::path::Path| {
-        let out = Command::new(binary("dudo")).args(["tournament", "verify"]).arg(path).output().unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
-    };
-    let (ok, text) = verify(&file);
+    let t = Exported::run("export", &["--bots", "odds,reader,random", "--games", "30", "--seed", "4"]);
+    let (ok, text) = t.verify(&t.file, false);
     assert!(ok && text.starts_with("verified: 30 games made again from seed 4"), "{text}");
     assert!(text.contains("reader ") && text.contains("95% interval"), "{text}");
     // One byte: game 5's first bid one higher (a quantity below 9, so one digit).
-    let export = std::fs::read_to_string(&file).unwrap();
+    let export = std::fs::read_to_string(&t.file).unwrap();
     let game = export.find("\"number\":5,").unwrap();
     let moves = game + export[game..].find("\"moves\":").unwrap();
     let at = moves + export[moves..].find("\"quantity\":").unwrap() + "\"quantity\":".len();
@@ -195,66 +228,38 @@ fn an_arena_export_verifies_and_a_changed_move_is_named() {
     assert!(digit.is_ascii_digit() && digit < b'9' && !export.as_bytes()[at + 1].is_ascii_digit());
     let mut tampered = export.into_bytes();
     tampered[at] = digit + 1;
-    let changed = dir.join("changed.json");
+    let changed = t.dir.join("changed.json");
     std::fs::write(&changed, tampered).unwrap();
-    let (ok, text) = verify(&changed);
-    assert!(!ok, "{text}");
-    assert!(text.starts_with("NOT verified: game 5, move "), "{text}");
+    let (ok, text) = t.verify(&changed, false);
+    assert!(!ok && text.starts_with("NOT verified: game 5, move "), "{text}");
     // Against the records: the honest file is its games' records; one whose games 0 and 1
     // swapped ids is consistent on its own, and not against the records.
-    let against = |path: &std::path::Path| {
-        let out = Command::new(binary("dudo"))
-            .args(["tournament", "verify", "--records", "--db"])
-            .arg(&db)
-            .arg(path)
-            .output()
-            .unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
-    };
-    let (ok, text) = against(&file);
+    let (ok, text) = t.verify(&t.file, true);
     assert!(ok && text.starts_with("every game is the record it came from"), "{text}");
     let mut swapped: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(&t.file).unwrap()).unwrap();
     let (a, b) = (swapped["games"][0]["id"].clone(), swapped["games"][1]["id"].clone());
     swapped["games"][0]["id"] = b;
     swapped["games"][1]["id"] = a;
-    let swapped_file = dir.join("swapped.json");
+    let swapped_file = t.dir.join("swapped.json");
     std::fs::write(&swapped_file, swapped.to_string()).unwrap();
-    assert!(verify(&swapped_file).0, "a file alone cannot tell");
-    let (ok, text) = against(&swapped_file);
+    assert!(t.verify(&swapped_file, false).0, "a file alone cannot tell");
+    let (ok, text) = t.verify(&swapped_file, true);
     assert!(!ok && text.starts_with("NOT verified: game 0 ("), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `dudo arena --mode swiss`: each round seated by the standings before it; its export
 /// verifies, against its records too.
 #[test]
 fn a_swiss_arena_exports_a_tournament_that_verifies_against_its_records() {
-    let dir = std::env::temp_dir().join(format!("dudo-swiss-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let (db, file) = (dir.join("arena.db"), dir.join("s.json"));
     let bots = "random,odds,reader,random,odds,reader,random,odds,reader";
-    let out = Command::new(binary("dudo"))
-        .args(["arena", "--mode", "swiss", "--bots", bots, "--seats", "3", "--rounds", "2", "--deals", "2"])
-        .args(["--seed", "6", "--db"])
-        .arg(&db)
-        .arg("--export")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let args =
+        ["--mode", "swiss", "--bots", bots, "--seats", "3", "--rounds", "2", "--deals", "2", "--seed", "6"];
+    let t = Exported::run("swiss", &args);
     // 9 bots at 3 tables of 3 in 3 rotations of 2 deals: 18 games a round, 2 rounds.
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("36 games in "));
-    let out = Command::new(binary("dudo"))
-        .args(["tournament", "verify", "--arena", "--db"])
-        .arg(&db)
-        .arg(&file)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("(9 entrants, 3 seats a table, 2 Swiss rounds of 2 deals)"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(t.printed.starts_with("36 games in "), "{}", t.printed);
+    let (ok, text) = t.verify(&t.file, true);
+    assert!(ok && text.contains("(9 entrants, 3 seats a table, 2 Swiss rounds of 2 deals)"), "{text}");
 }
 
 /// A tournament with a bot in another language: the Python example beside the built-in
@@ -270,36 +275,21 @@ fn a_tournament_with_a_python_bot_verifies_and_tells_the_reader_from_random() {
             return;
         }
     };
-    let dir = std::env::temp_dir().join(format!("dudo-pytour-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let (db, file, out) = (dir.join("arena.db"), dir.join("t.json"), dir.join("t.jsonl"));
     let bot = format!("py={python} {}", root().join("bot-sdk/examples/python/bot.py").display());
-    let run = Command::new(binary("dudo"))
-        .args(["arena", "--bots", "random,odds,reader", "--external", &bot, "--seats", "3", "--games", "120"])
-        .args(["--seed", "8", "--db"])
-        .arg(&db)
-        .arg("--export")
-        .arg(&file)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let out = std::env::temp_dir().join(format!("dudo-pytour-{}.jsonl", std::process::id()));
+    let out_arg = out.display().to_string();
+    let args =
+        ["--bots", "random,odds,reader", "--external", &bot, "--seats", "3", "--games", "120", "--seed", "8"];
+    let t = Exported::run("pytour", &[&args[..], &["--out", &out_arg]].concat());
     let lines: Vec<serde_json::Value> =
         std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let _ = std::fs::remove_file(&out);
     let py = lines.iter().find(|v| v["standing"] == "py").unwrap();
     assert_eq!(py["games"], 90, "4 line-ups of 3, the Python bot in 3, 3 rotations, 10 deals");
     let reader_random = lines.iter().find(|v| v["pair"][0] == "reader" && v["pair"][1] == "random");
     assert!(reader_random.is_some_and(|p| p["ahead"] == true), "{lines:?}");
-    let verify = Command::new(binary("dudo"))
-        .args(["tournament", "verify", "--arena", "--db"])
-        .arg(&db)
-        .arg(&file)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&verify.stdout);
-    assert!(verify.status.success() && text.contains("verified: 120 games"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let (ok, text) = t.verify(&t.file, true);
+    assert!(ok && text.contains("verified: 120 games"), "{text}");
 }
 
 #[test]

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use dudo_rules::action::{Action, Seat};
 use dudo_rules::describe::describe_in;
-use dudo_rules::event::{Audience, Event, EventKind, Viewer};
-use dudo_rules::proof::{commitment, from_hex, hex};
+use dudo_rules::event::{Event, EventKind, Viewer};
+use dudo_rules::proof::{self, Step, commitment, from_hex, hex};
 use dudo_rules::{Game as Engine, RuleSet, seed_from_u64};
 use serde::{Deserialize, Serialize};
 
@@ -93,6 +93,13 @@ pub struct ExportedGame {
     pub finish: Vec<usize>,
 }
 
+impl ExportedGame {
+    /// Its deal and finish, as the standings count them.
+    pub fn finished(&self) -> Finished {
+        Finished { deal: self.schedule.deal, finish: self.finish.clone() }
+    }
+}
+
 /// A seat's player as the server recorded it: its name, and the built-in bot's kind if it
 /// was one. An entrant is a built-in bot when its name is the kind (`odds`, or `odds-2` for
 /// a second one); otherwise it is the player of that name.
@@ -160,6 +167,11 @@ pub enum VerifyError {
     Move { game: usize, number: usize, seat: Seat, player: String, action: String, why: String },
     #[error("standings: {0}")]
     Standings(String),
+}
+
+/// Entrant `e`'s name, for a message (a file may name an entrant it does not list).
+fn entrant_name(entrants: &[String], e: usize) -> String {
+    entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}"))
 }
 
 fn game_error(game: usize, why: impl Into<String>) -> VerifyError {
@@ -265,7 +277,7 @@ impl<'h> Verifier<'h> {
         verify_game(number, game, &self.rules, &self.head.entrants)?;
         self.moves += game.moves.len();
         self.opened += game.opened.len();
-        self.finishes.push(Finished { deal: game.schedule.deal, finish: game.finish.clone() });
+        self.finishes.push(game.finished());
         Ok(())
     }
 
@@ -282,7 +294,7 @@ impl<'h> Verifier<'h> {
             .map_err(|e| VerifyError::Standings(e.to_string()))?;
         if let Some(why) = counted.difference(&self.head.standings) {
             let entrants = &self.head.entrants;
-            let name = |e: usize| entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}"));
+            let name = |e: usize| entrant_name(entrants, e);
             return Err(VerifyError::Standings(format!(
                 "the published standings are not the games': {}",
                 why.say(name)
@@ -295,10 +307,7 @@ impl<'h> Verifier<'h> {
 /// What differs between a game's place in the export and in the schedule made again.
 fn schedule_difference(game: &Game, scheduled: &Game, entrants: &[String]) -> String {
     let names = |seats: &[usize]| -> String {
-        let named: Vec<String> = seats
-            .iter()
-            .map(|&e| entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}")))
-            .collect();
+        let named: Vec<String> = seats.iter().map(|&e| entrant_name(entrants, e)).collect();
         named.join(", ")
     };
     let mut differs = Vec::new();
@@ -376,12 +385,7 @@ fn verify_game(
     // The record's events, matched as the engine makes them again: the deal first.
     let mut logged = 0;
     // Events said as a replay says them, seats by entrant name.
-    let names: Vec<String> = game
-        .schedule
-        .seats
-        .iter()
-        .map(|&e| entrants.get(e).cloned().unwrap_or_else(|| format!("entrant {e}")))
-        .collect();
+    let names: Vec<String> = game.schedule.seats.iter().map(|&e| entrant_name(entrants, e)).collect();
     let hand = rules.family.hand_game();
     let say = |kind: &EventKind| format!("\"{}\"", describe_in(kind, &names, hand));
     if let Some(why) = same_as_logged(&events, &game.log, &mut logged, &say) {
@@ -416,30 +420,25 @@ fn verify_game(
     if !engine.is_over() {
         return Err(game_error(number, format!("its {} moves do not finish the game", game.moves.len())));
     }
-    // Every roll the engine made, as the server commits to them: a cup when it is rolled
-    // (hidden from the others), a cup looked under in the hand games.
-    // Every roll the engine made, as the server commits to them (a cup when it is rolled,
-    // hidden from the others; a cup looked under in the hand games), and which of them the
-    // server opens, as it opens them: at each reveal, the round's rolls (in the hand games,
-    // only the last look under the cup: opening the earlier ones would show what was under it
-    // before a re-roll).
+    // Every roll the engine made, as the table commits to them, and which of them the table
+    // opens, as it opens them (`proof::step`, the rule the server's proofs follow).
     let (mut round, mut rolls, mut to_open, mut opens) = (0, Vec::new(), Vec::new(), Vec::new());
-    for e in &events {
-        match &e.kind {
-            EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => {
-                round = *r;
+    for step in events.iter().filter_map(proof::step) {
+        match step {
+            Step::Round(r) => {
+                round = r;
                 to_open.clear();
             }
-            EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
-                to_open.push(rolls.len());
-                rolls.push((round, *seat, dice.iter().flatten().copied().collect::<Vec<u8>>()));
+            Step::Reveal => opens.append(&mut to_open),
+            Step::Cup { .. } | Step::Look { .. } => {
+                if let Some((seat, dice, replaces)) = step.roll() {
+                    if replaces {
+                        to_open.clear();
+                    }
+                    to_open.push(rolls.len());
+                    rolls.push((round, seat, dice));
+                }
             }
-            EventKind::HandSeen { seat, dice } => {
-                to_open = vec![rolls.len()];
-                rolls.push((round, *seat, dice.clone()));
-            }
-            EventKind::DiceRevealed { .. } | EventKind::HandRevealed { .. } => opens.append(&mut to_open),
-            _ => {}
         }
     }
     if game.committed.len() != rolls.len() {
@@ -528,37 +527,26 @@ mod tests {
             events.extend(engine.apply(seat, &action).unwrap_or_default());
             moves.push(Move { seat, action: Some(action) });
         }
-        // As the table's proofs do: commit to each roll; at a reveal, open the round's rolls
-        // (in the hand games only the last look under the cup).
+        // As the table's proofs do (`proof::step`): commit to each roll with a salt of its
+        // own; at a reveal, open the round's rolls still unopened.
         let (mut committed, mut opened, mut pending, mut round) = (Vec::new(), Vec::new(), Vec::new(), 0);
-        for e in &events {
-            let roll = match &e.kind {
-                EventKind::RoundStarted { round: r, .. } | EventKind::HandStarted { hand: r, .. } => {
-                    round = *r;
-                    pending.clear();
-                    None
-                }
-                EventKind::DiceRolled { seat, dice } if matches!(e.audience, Audience::Hidden { .. }) => {
-                    Some((*seat, dice.iter().flatten().copied().collect::<Vec<u8>>(), false))
-                }
-                EventKind::HandSeen { seat, dice } => Some((*seat, dice.clone(), true)),
-                EventKind::DiceRevealed { .. } | EventKind::HandRevealed { .. } => {
-                    opened.append(&mut pending);
-                    None
-                }
-                _ => None,
-            };
-            if let Some((seat, dice, only_the_last)) = roll {
-                let salt = [committed.len() as u8, 7, 7];
-                committed.push(Committed {
-                    round,
-                    seat,
-                    commitment: hex(&commitment(round, seat, &dice, &salt)),
-                });
-                if only_the_last {
+        for step in events.iter().filter_map(proof::step) {
+            match step {
+                Step::Round(r) => {
+                    round = r;
                     pending.clear();
                 }
-                pending.push(Opened { round, seat, salt: hex(&salt), dice });
+                Step::Reveal => opened.append(&mut pending),
+                Step::Cup { .. } | Step::Look { .. } => {
+                    let Some((seat, dice, replaces)) = step.roll() else { continue };
+                    let salt = [committed.len() as u8, 7, 7];
+                    let commitment = hex(&commitment(round, seat, &dice, &salt));
+                    committed.push(Committed { round, seat, commitment });
+                    if replaces {
+                        pending.clear();
+                    }
+                    pending.push(Opened { round, seat, salt: hex(&salt), dice });
+                }
             }
         }
         log.extend(events.iter().filter(|e| e.audience.admits(Viewer::Replay, true)).map(|e| e.kind.clone()));
@@ -585,23 +573,36 @@ mod tests {
         let rules = presets::by_name(preset).unwrap_or_default();
         let games = schedule::round_robin(3, 3, 4, 9, Deals::Duplicate).unwrap_or_default();
         let exported: Vec<ExportedGame> = games.into_iter().map(|g| play(&rules, g)).collect();
-        let finished: Vec<Finished> =
-            exported.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
-        Export {
-            head: Head {
-                format: FORMAT.into(),
-                name: "test".into(),
-                seating: Format::RoundRobin,
-                seed: 9,
-                seats: 3,
-                deals: 4,
-                dice: Deals::Duplicate,
-                rules,
-                entrants: KINDS.iter().map(|k| k.to_string()).collect(),
-                standings: standings::standings(3, &finished).unwrap_or_default(),
-            },
-            games: exported,
-        }
+        let entrants = KINDS.iter().map(|k| k.to_string()).collect();
+        export_of("test", Format::RoundRobin, 9, 4, rules, entrants, exported)
+    }
+
+    /// An export of `games` at tables of three, its standings counted from them.
+    fn export_of(
+        name: &str,
+        seating: Format,
+        seed: u64,
+        deals: u32,
+        rules: RuleSet,
+        entrants: Vec<String>,
+        games: Vec<ExportedGame>,
+    ) -> Export {
+        let finished: Vec<Finished> = games.iter().map(ExportedGame::finished).collect();
+        let standings = standings::standings(entrants.len(), &finished).unwrap_or_default();
+        let dice = Deals::Duplicate;
+        let head = Head {
+            format: FORMAT.into(),
+            name: name.into(),
+            seating,
+            seed,
+            seats: 3,
+            deals,
+            dice,
+            rules,
+            entrants,
+            standings,
+        };
+        Export { head, games }
     }
 
     /// Two Swiss rounds of six entrants at tables of three: round 1 seated by round 0's
@@ -615,32 +616,11 @@ mod tests {
             let scheduled =
                 schedule::swiss_round(&order, 3, 3, round, first, 5, Deals::Duplicate).unwrap_or_default();
             games.extend(scheduled.into_iter().map(|g| play(&rules, g)));
-            let finished: Vec<Finished> =
-                games.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
-            order = standings::standings(6, &finished)
-                .unwrap_or_default()
-                .entrants
-                .iter()
-                .map(|s| s.entrant)
-                .collect();
+            let finished: Vec<Finished> = games.iter().map(ExportedGame::finished).collect();
+            order = standings::order(6, &finished).unwrap_or_default();
         }
-        let finished: Vec<Finished> =
-            games.iter().map(|g| Finished { deal: g.schedule.deal, finish: g.finish.clone() }).collect();
-        Export {
-            head: Head {
-                format: FORMAT.into(),
-                name: "swiss".into(),
-                seating: Format::Swiss { rounds: 2 },
-                seed: 5,
-                seats: 3,
-                deals: 3,
-                dice: Deals::Duplicate,
-                rules,
-                entrants: (0..6).map(|e| format!("{}-{}", KINDS[e % 3], e / 3 + 1)).collect(),
-                standings: standings::standings(6, &finished).unwrap_or_default(),
-            },
-            games,
-        }
+        let entrants = (0..6).map(|e| format!("{}-{}", KINDS[e % 3], e / 3 + 1)).collect();
+        export_of("swiss", Format::Swiss { rounds: 2 }, 5, 3, rules, entrants, games)
     }
 
     #[test]

@@ -1,19 +1,19 @@
 //! Verifiable dice: the table commits to every roll before anyone acts on it, and publishes
 //! the salts with the reveal, so anyone can check the dice were the ones committed to.
 //!
-//! Individual-hand games commit to the cup each time a seat looks under it, and open only
-//! the last of those at the reveal: the cup that was lifted. Opening the earlier ones would
-//! tell everyone what was under the cup before a re-roll, which the table game never shows.
+//! Which events are rolls to commit to and which reveal them is `dudo_rules::proof::step`
+//! (individual-hand games commit to each look under the cup and open only the last).
 //!
 //! Salts are drawn from a journalled secret and the log's length, so a table rebuilt from its
 //! journal reveals the very salts its players were committed to.
 
 use dudo_proto::TableEvent;
-use dudo_rules::{Audience, Event, EventKind, Seat};
+use dudo_rules::proof::{self, Step};
+use dudo_rules::{Event, Seat};
 use sha2::{Digest, Sha256};
 
-// The commitment and its hex are the engine crate's, so a verifier checks dice without a
-// server (`dudo tournament verify`).
+// What is committed and opened (`proof::step`), the commitment and its hex are the engine
+// crate's, so a verifier checks dice without a server (`dudo tournament verify`).
 pub use dudo_rules::proof::{commitment, hex};
 
 pub struct DiceProofs {
@@ -52,34 +52,26 @@ impl DiceProofs {
     /// What goes in the log before `event` (the commitments of a round that just ended, when
     /// a batch opens the next); notes any roll `event` makes. `log_len` is the log's length.
     pub fn before(&mut self, event: &Event, log_len: u64) -> Option<TableEvent> {
-        match &event.kind {
-            EventKind::RoundStarted { round, .. } | EventKind::HandStarted { hand: round, .. } => {
-                let earlier = self.commitments();
-                self.round = *round;
-                self.salts.clear();
-                earlier
-            }
-            EventKind::DiceRolled { seat, dice } if matches!(event.audience, Audience::Hidden { .. }) => {
-                let dice: Vec<u8> = dice.iter().flatten().copied().collect();
-                let salt = self.salt(log_len);
-                self.pending.push((*seat, hex(&commitment(self.round, *seat, &dice, &salt))));
-                self.salts.push((*seat, hex(&salt), dice));
-                None
-            }
-            EventKind::HandSeen { seat, dice } => {
-                let salt = self.salt(log_len);
-                self.pending.push((*seat, hex(&commitment(self.round, *seat, dice, &salt))));
-                self.salts = vec![(*seat, hex(&salt), dice.clone())];
-                None
-            }
-            _ => None,
+        let step = proof::step(event)?;
+        if let Step::Round(round) = step {
+            let earlier = self.commitments();
+            self.round = round;
+            self.salts.clear();
+            return earlier;
         }
+        let (seat, dice, replaces) = step.roll()?;
+        let salt = self.salt(log_len);
+        self.pending.push((seat, hex(&commitment(self.round, seat, &dice, &salt))));
+        if replaces {
+            self.salts.clear();
+        }
+        self.salts.push((seat, hex(&salt), dice));
+        None
     }
 
     /// What goes in the log after `event`: the salts, when it revealed the dice.
     pub fn after(&mut self, event: &Event) -> Option<TableEvent> {
-        let revealed = matches!(event.kind, EventKind::DiceRevealed { .. } | EventKind::HandRevealed { .. });
-        (revealed && !self.salts.is_empty())
+        (proof::step(event) == Some(Step::Reveal) && !self.salts.is_empty())
             .then(|| TableEvent::DiceSalts { round: self.round, salts: std::mem::take(&mut self.salts) })
     }
 
