@@ -395,6 +395,7 @@ async fn write_export(
         rules: dudo_rules::RuleSet::default(),
         entrants,
         standings,
+        seed_proof: None,
     };
     // Written as each record is read: a large tournament's export is never held whole. The
     // head carries the rules, so it waits for the first record.

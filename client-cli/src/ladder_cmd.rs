@@ -117,7 +117,7 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn ordinal(place: u32) -> String {
+pub(crate) fn ordinal(place: u32) -> String {
     match place {
         0 => "-".into(),
         1 => "1st".into(),
@@ -171,12 +171,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         let name = crate::account_cmd::name_of(&client, &playing).await?;
         eprintln!("(playing as {} with {})", safe(&name), playing.from);
         let client = client.with_account(Some(playing.token.clone()));
-        if args.bot.is_none() && args.builtin.is_none() {
-            anyhow::bail!("say who plays: --bot COMMAND, or --builtin random|odds|reader");
-        }
-        if let Some(b) = &args.builtin {
-            anyhow::ensure!(dudo_bot::builtin(b, 0).is_some(), "--builtin: random, odds or reader, not {b:?}");
-        }
+        let player = SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?;
         // Never more games at once than are asked for in all.
         let at_once = if args.games > 0 { args.at_once.min(u32::try_from(args.games).unwrap_or(u32::MAX)) } else { args.at_once };
         let mut updates = client.enter(&pool, at_once).await.map_err(|e| {
@@ -188,37 +183,14 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         })?;
         println!("{} is in {} on {addr}; waiting for a table.", safe(&name), safe(&pool));
         let mut ended = 0;
-        let mut seed = 0;
-        // Games seated and not yet ended (table, game id), and their --builtin players.
+        // Games seated and not yet ended (table, game id).
         let mut in_play: Vec<(String, String)> = Vec::new();
-        let mut players: Vec<tokio::task::JoinHandle<()>> = Vec::new();
-        // How each `--bot` run ended: a command that keeps failing stops the ladder, rather
-        // than time out game after game until the account is benched.
-        let (exits_tx, mut exits) = tokio::sync::mpsc::channel::<(String, Option<std::process::ExitStatus>)>(16);
-        let mut failed_in_a_row = 0;
-        let mut ever_worked = false;
+        let mut seats = Seats::new(client.clone(), addr.clone(), name.clone(), player);
         while args.games == 0 || ended < args.games {
             let update = tokio::select! {
                 update = updates.message() => update?,
-                Some((table, status)) = exits.recv() => {
-                    if status.is_some_and(|s| s.success()) {
-                        (failed_in_a_row, ever_worked) = (0, true);
-                        continue;
-                    }
-                    failed_in_a_row += 1;
-                    let how = match status.map(|s| (s.code(), s)) {
-                        Some((Some(code), _)) => format!("exited with code {code}"),
-                        Some((None, s)) => format!("was stopped ({s})"),
-                        None => "could not be waited for".to_string(),
-                    };
-                    eprintln!("dudo: the bot for table {} {how}", safe(&table));
-                    // A command that has never worked is broken, not unlucky: stop at once.
-                    if !ever_worked || failed_in_a_row >= BOT_FAILURES {
-                        let times = if ever_worked { format!("{failed_in_a_row} times in a row") } else { "before any game".into() };
-                        anyhow::bail!(
-                            "the --bot command failed {times} ({how}); leaving the ladder. Its games in play go on under the clock (their time-outs can bench the account). Try the command by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
-                        );
-                    }
+                failed = seats.failed() => {
+                    failed.map_err(|e| anyhow::anyhow!("{e}; leaving the ladder. Its games in play go on under the clock (their time-outs can bench the account)"))?;
                     continue;
                 }
             };
@@ -231,40 +203,8 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 }
                 Some(pb::ladder_update::Update::Seated(s)) => {
                     println!("seated for game {} as seat {}", safe(&s.game), s.seat);
-                    seed += 1;
                     in_play.push((s.table.clone(), s.game.clone()));
-                    let key = dudo_client::SeatKey::saved(s.table.clone(), s.seat, s.token.clone());
-                    match (&args.bot, &args.builtin) {
-                        (Some(command), _) => {
-                            let mut cmd = tokio::process::Command::new("sh");
-                            cmd.kill_on_drop(true)
-                                .args(["-c", command])
-                                .env("DUDO_SERVER", &addr)
-                                .env("DUDO_TABLE", &s.table)
-                                .env("DUDO_GAME", &s.game)
-                                .env("DUDO_TOKEN", &s.token)
-                                .env("DUDO_SEAT", s.seat.to_string())
-                                .env("DUDO_BOT_NAME", &name)
-                                .env_remove("DUDO_API_TOKEN");
-                            let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
-                            let exits = exits_tx.clone();
-                            tokio::spawn(async move {
-                                let status = child.wait().await.ok();
-                                let _ = exits.send((key.table, status)).await;
-                            });
-                        }
-                        (None, Some(strategy)) => {
-                            let (client, strategy) = (client.clone(), strategy.clone());
-                            players.push(tokio::spawn(async move {
-                                if let Some(mut bot) = dudo_bot::builtin(&strategy, seed)
-                                    && let Err(e) = dudo_bot::play(&mut bot, &client, &key).await
-                                {
-                                    eprintln!("dudo: table {}: {e}", key.table);
-                                }
-                            }));
-                        }
-                        (None, None) => {}
-                    }
+                    seats.start(&s.table, &s.game, s.seat, &s.token)?;
                 }
                 Some(pb::ladder_update::Update::Ended(e)) => {
                     ended += 1;
@@ -296,20 +236,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         println!("{} of your games still in play; waiting for them to end.", in_play.len());
-        let mut running = in_play.len();
-        if args.bot.is_some() {
-            while running > 0 {
-                match tokio::time::timeout(std::time::Duration::from_secs(3600), exits.recv()).await {
-                    Ok(Some((table, _))) if in_play.iter().any(|(t, _)| *t == table) => running -= 1,
-                    // The bot of a game that already ended.
-                    Ok(Some(_)) => {}
-                    _ => break,
-                }
-            }
-        }
-        for player in players {
-            let _ = player.await;
-        }
+        seats.wait().await;
         // Their places, from the account's rating history (written with each game's record).
         let history = client.rating_history(&pool, &name).await.unwrap_or_default();
         for (_, game) in &in_play {
@@ -325,4 +252,150 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Who plays the seats an account is given: a command started for each, or one of the
+/// SDK's strategies.
+pub(crate) enum SeatPlayer {
+    Command(String),
+    Builtin(String),
+}
+
+impl SeatPlayer {
+    /// The player `--bot` or `--builtin` names.
+    pub(crate) fn chosen(bot: Option<&str>, builtin: Option<&str>) -> anyhow::Result<SeatPlayer> {
+        match (bot, builtin) {
+            (Some(command), _) => Ok(SeatPlayer::Command(command.to_string())),
+            (None, Some(b)) => {
+                anyhow::ensure!(
+                    dudo_bot::builtin(b, 0).is_some(),
+                    "--builtin: random, odds or reader, not {b:?}"
+                );
+                Ok(SeatPlayer::Builtin(b.to_string()))
+            }
+            (None, None) => anyhow::bail!("say who plays: --bot COMMAND, or --builtin random|odds|reader"),
+        }
+    }
+}
+
+/// The bots playing an account's seats (`dudo ladder`, `dudo tournament enter`): one run of
+/// the command per seat, with the `dudo arena --external` contract in its environment, or
+/// an SDK strategy on a task. A command that keeps failing stops the caller, rather than
+/// time out game after game.
+pub(crate) struct Seats {
+    client: dudo_client::Client,
+    addr: String,
+    name: String,
+    player: SeatPlayer,
+    /// Each strategy player's seed: one more a seat.
+    seed: u64,
+    exits_tx: tokio::sync::mpsc::Sender<(String, Option<std::process::ExitStatus>)>,
+    exits: tokio::sync::mpsc::Receiver<(String, Option<std::process::ExitStatus>)>,
+    /// Commands still running.
+    running: usize,
+    failed_in_a_row: u32,
+    ever_worked: bool,
+    players: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Seats {
+    pub(crate) fn new(client: dudo_client::Client, addr: String, name: String, player: SeatPlayer) -> Seats {
+        let (exits_tx, exits) = tokio::sync::mpsc::channel(16);
+        Seats {
+            client,
+            addr,
+            name,
+            player,
+            seed: 0,
+            exits_tx,
+            exits,
+            running: 0,
+            failed_in_a_row: 0,
+            ever_worked: false,
+            players: Vec::new(),
+        }
+    }
+
+    /// Starts the bot for a seat.
+    pub(crate) fn start(&mut self, table: &str, game: &str, seat: u32, token: &str) -> anyhow::Result<()> {
+        self.seed += 1;
+        let key = dudo_client::SeatKey::saved(table.to_string(), seat, token.to_string());
+        match &self.player {
+            SeatPlayer::Command(command) => {
+                let mut cmd = tokio::process::Command::new("sh");
+                cmd.kill_on_drop(true)
+                    .args(["-c", command])
+                    .env("DUDO_SERVER", &self.addr)
+                    .env("DUDO_TABLE", table)
+                    .env("DUDO_GAME", game)
+                    .env("DUDO_TOKEN", token)
+                    .env("DUDO_SEAT", seat.to_string())
+                    .env("DUDO_BOT_NAME", &self.name)
+                    .env_remove("DUDO_API_TOKEN");
+                let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
+                let exits = self.exits_tx.clone();
+                self.running += 1;
+                tokio::spawn(async move {
+                    let status = child.wait().await.ok();
+                    let _ = exits.send((key.table, status)).await;
+                });
+            }
+            SeatPlayer::Builtin(strategy) => {
+                let (client, strategy, seed) = (self.client.clone(), strategy.clone(), self.seed);
+                self.players.push(tokio::spawn(async move {
+                    if let Some(mut bot) = dudo_bot::builtin(&strategy, seed)
+                        && let Err(e) = dudo_bot::play(&mut bot, &client, &key).await
+                    {
+                        eprintln!("dudo: table {}: {e}", key.table);
+                    }
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for a run of the command to end (never, for a strategy): an error once the
+    /// command has failed before any game, or [`BOT_FAILURES`] times in a row.
+    pub(crate) async fn failed(&mut self) -> anyhow::Result<()> {
+        let Some((table, status)) = self.exits.recv().await else {
+            return std::future::pending().await;
+        };
+        self.running = self.running.saturating_sub(1);
+        if status.is_some_and(|s| s.success()) {
+            (self.failed_in_a_row, self.ever_worked) = (0, true);
+            return Ok(());
+        }
+        self.failed_in_a_row += 1;
+        let how = match status.map(|s| (s.code(), s)) {
+            Some((Some(code), _)) => format!("exited with code {code}"),
+            Some((None, s)) => format!("was stopped ({s})"),
+            None => "could not be waited for".to_string(),
+        };
+        eprintln!("dudo: the bot for table {} {how}", safe(&table));
+        // A command that has never worked is broken, not unlucky: stop at once.
+        if !self.ever_worked || self.failed_in_a_row >= BOT_FAILURES {
+            let times = if self.ever_worked {
+                format!("{} times in a row", self.failed_in_a_row)
+            } else {
+                "before any game".into()
+            };
+            anyhow::bail!(
+                "the --bot command failed {times} ({how}). Try it by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
+            );
+        }
+        Ok(())
+    }
+
+    /// Waits for every bot still playing to end (a command for at most an hour).
+    pub(crate) async fn wait(mut self) {
+        while self.running > 0 {
+            match tokio::time::timeout(std::time::Duration::from_secs(3600), self.exits.recv()).await {
+                Ok(Some(_)) => self.running -= 1,
+                _ => break,
+            }
+        }
+        for player in self.players {
+            let _ = player.await;
+        }
+    }
 }

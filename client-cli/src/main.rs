@@ -19,6 +19,7 @@ mod script_cmd;
 mod seats;
 mod simulate;
 mod tournament_cmd;
+mod tournament_run;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
@@ -112,7 +113,8 @@ enum Command {
     /// dudo arena --bots odds,reader,random --mode free-for-all --out results.jsonl;
     /// dudo arena --bots odds --external mine='python3 bot.py'
     Arena(arena::ArenaArgs),
-    /// Check a tournament's export without its server (`dudo arena --export` writes one).
+    /// A server's tournaments (create, list, show, enter, standings, export, cancel), and
+    /// checking a tournament's export without its server (verify).
     ///
     /// Example: dudo tournament verify results.json
     Tournament(tournament_cmd::TournamentArgs),

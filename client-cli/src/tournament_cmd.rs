@@ -27,6 +27,26 @@ pub struct TournamentArgs {
 
 #[derive(Subcommand)]
 enum TournamentCommand {
+    /// Make a tournament on a server (as the account kept for it, or the admin).
+    ///
+    /// Example: dudo tournament create "Friday bots" --preset perudo --seats 3 --deals 20 --house-bots odds,reader --starts-in 300
+    Create(crate::tournament_run::CreateArgs),
+    /// A server's tournaments, newest first.
+    List(crate::tournament_run::ListArgs),
+    /// One tournament: its settings, its entrants, its seed commitment (and seed once over).
+    Show(crate::tournament_run::OneArgs),
+    /// Enter a tournament with a bot of one's own, as the account kept for the server: it
+    /// is started for each seat as the schedule reaches it, as `dudo ladder` starts one.
+    ///
+    /// Example: dudo tournament enter kqzvhtrmwa --bot 'python3 bot.py'
+    Enter(crate::tournament_run::EnterArgs),
+    /// The standings so far: points a game with their 95% interval, and who is ahead.
+    Standings(crate::tournament_run::OneArgs),
+    /// Write a finished tournament's export (every game's moves, commitments and salts) for
+    /// `dudo tournament verify`.
+    Export(crate::tournament_run::ExportArgs),
+    /// Call a tournament off (its organiser, or the admin).
+    Cancel(crate::tournament_run::CancelArgs),
     /// Check an export without its server: the schedule made again from its seed, every
     /// game's moves through the engine, every dice commitment opened, the standings counted
     /// again. Exits 1 and names the game and move at fault if anything differs.
@@ -142,6 +162,13 @@ fn said(why: &str) -> String {
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
     match args.command {
+        TournamentCommand::Create(a) => crate::tournament_run::create(a),
+        TournamentCommand::List(a) => crate::tournament_run::list(a),
+        TournamentCommand::Show(a) => crate::tournament_run::show(a),
+        TournamentCommand::Enter(a) => crate::tournament_run::enter(a),
+        TournamentCommand::Standings(a) => crate::tournament_run::standings(a),
+        TournamentCommand::Export(a) => crate::tournament_run::export(a),
+        TournamentCommand::Cancel(a) => crate::tournament_run::cancel(a),
         TournamentCommand::Verify { file, records, from } => {
             // --server and --arena name the records; they ask for the check themselves.
             let check = records || from.server.is_some() || from.arena;

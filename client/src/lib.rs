@@ -18,6 +18,7 @@ use dudo_proto::v1::history_client::HistoryClient;
 use dudo_proto::v1::ladder_client::LadderClient;
 use dudo_proto::v1::lobby_client::LobbyClient;
 use dudo_proto::v1::play_client::PlayClient;
+use dudo_proto::v1::tournaments_client::TournamentsClient;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
 pub use dudo_proto;
@@ -164,6 +165,7 @@ pub struct Client {
     history: HistoryClient<Channel>,
     accounts: AccountsClient<Channel>,
     ladder: LadderClient<Channel>,
+    tournaments: TournamentsClient<Channel>,
     addr: String,
     /// The account's API token: seats taken by this client are the account's.
     account: Option<String>,
@@ -241,7 +243,8 @@ impl Client {
             play: PlayClient::new(channel.clone()),
             history: HistoryClient::new(channel.clone()),
             accounts: AccountsClient::new(channel.clone()),
-            ladder: LadderClient::new(channel),
+            ladder: LadderClient::new(channel.clone()),
+            tournaments: TournamentsClient::new(channel),
             addr: addr.into(),
             account: None,
         })
@@ -334,6 +337,61 @@ impl Client {
     pub async fn rating_history(&self, pool: &str, name: &str) -> Result<Vec<pb::RatingPoint>, ClientError> {
         let request = pb::RatingHistoryRequest { pool: pool.into(), name: name.into(), limit: 0 };
         Ok(self.ladder.clone().rating_history(request).await?.into_inner().points)
+    }
+
+    /// Makes a tournament as this client's account (or with the admin token as its account
+    /// token).
+    pub async fn create_tournament(
+        &self,
+        request: pb::CreateTournamentRequest,
+    ) -> Result<pb::Tournament, ClientError> {
+        let request = self.as_account(request)?;
+        Ok(self.tournaments.clone().create(request).await?.into_inner())
+    }
+
+    /// The server's tournaments, newest first (without their entrants' names).
+    pub async fn tournaments(&self, limit: u32) -> Result<Vec<pb::Tournament>, ClientError> {
+        let request = pb::ListTournamentsRequest { limit };
+        Ok(self.tournaments.clone().list(request).await?.into_inner().tournaments)
+    }
+
+    /// One tournament, with its entrants.
+    pub async fn tournament(&self, id: &str) -> Result<pb::Tournament, ClientError> {
+        let request = pb::TournamentRef { tournament: id.into() };
+        Ok(self.tournaments.clone().show(request).await?.into_inner())
+    }
+
+    /// Enters a tournament as this client's account (or comes back to one entered before):
+    /// the stream tells each seat to play (with its token), each game's end, and the end.
+    pub async fn enter_tournament(
+        &self,
+        id: &str,
+    ) -> Result<tonic::Streaming<pb::TournamentUpdate>, ClientError> {
+        let request = self.as_account(pb::TournamentRef { tournament: id.into() })?;
+        Ok(self.tournaments.clone().enter(request).await?.into_inner())
+    }
+
+    /// A tournament's standings so far.
+    pub async fn tournament_standings(&self, id: &str) -> Result<pb::TournamentStandings, ClientError> {
+        let request = pb::TournamentRef { tournament: id.into() };
+        Ok(self.tournaments.clone().standings(request).await?.into_inner())
+    }
+
+    /// A page of a tournament's games, numbered after `after` (from the first with none).
+    pub async fn tournament_games(
+        &self,
+        id: &str,
+        after: Option<u32>,
+        limit: u32,
+    ) -> Result<Vec<pb::TournamentGame>, ClientError> {
+        let request = pb::TournamentGamesRequest { tournament: id.into(), after, limit };
+        Ok(self.tournaments.clone().games(request).await?.into_inner().games)
+    }
+
+    /// Calls a tournament off (its organiser, or the admin).
+    pub async fn cancel_tournament(&self, id: &str) -> Result<pb::Tournament, ClientError> {
+        let request = self.as_account(pb::TournamentRef { tournament: id.into() })?;
+        Ok(self.tournaments.clone().cancel(request).await?.into_inner())
     }
 
     /// The admin: suspends an account, or lifts its suspension.

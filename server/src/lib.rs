@@ -21,6 +21,7 @@ pub mod stopping;
 pub mod stored_record;
 pub mod table;
 pub mod tls;
+pub mod tournament;
 pub mod web_page;
 
 use std::future::Future;
@@ -30,6 +31,7 @@ use dudo_proto::v1::history_server::HistoryServer;
 use dudo_proto::v1::ladder_server::LadderServer;
 use dudo_proto::v1::lobby_server::LobbyServer;
 use dudo_proto::v1::play_server::PlayServer;
+use dudo_proto::v1::tournaments_server::TournamentsServer;
 use tokio::net::TcpListener;
 
 pub use dudo_proto::convert;
@@ -72,6 +74,8 @@ pub struct Setup {
     pub accounts: accounts::AccountSettings,
     /// The ladder's pools (none: the built-in pools). A server with a store runs a ladder.
     pub ladder: Option<Vec<ladder::Pool>>,
+    /// What tournaments may be (a server with a store runs them).
+    pub tournaments: tournament::Settings,
     /// Where people reach the server (`https://dudo.example.org`), for tables' links; none:
     /// `http://` and the address it listens on.
     pub public_url: Option<String>,
@@ -153,6 +157,7 @@ async fn serve_node(
     };
     if has_store {
         dudo = dudo.with_ladder(setup.ladder.unwrap_or_else(ladder::pools::builtin));
+        dudo = dudo.with_tournaments(setup.tournaments.clone());
     }
     // Every gauge is there from the start (a scrape before the first table sees zeros, not
     // nothing); set before recovery, which counts the tables it brings back.
@@ -177,6 +182,7 @@ async fn serve_node(
     health.set_serving::<HistoryServer<node::Dudo>>().await;
     health.set_serving::<AccountsServer<node::Dudo>>().await;
     health.set_serving::<LadderServer<node::Dudo>>().await;
+    health.set_serving::<TournamentsServer<node::Dudo>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -248,7 +254,8 @@ async fn serve_node(
         .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
+        .add_service(LadderServer::new(dudo.clone()).max_decoding_message_size(max_message))
+        .add_service(TournamentsServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(
             connections::incoming(listener, most_connections, incoming_dudo, calls, tls),
             shutdown,

@@ -126,6 +126,22 @@ struct Args {
     /// (fibbing-4 and perudo-jonti-2). A server with no records (--db none) runs no ladder.
     #[arg(long, env = "DUDO_LADDER")]
     ladder: Option<std::path::PathBuf>,
+    /// Who may make tournaments: the admin only, or any account (see docs/tournaments.md).
+    #[arg(long, env = "DUDO_TOURNAMENTS", value_enum, default_value = "admin")]
+    tournaments: dudo_server::tournament::spec::Organisers,
+    /// Entrants one tournament may have, house bots included (up to 1024).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=1024))]
+    max_tournament_entrants: u32,
+    /// Tournaments one account may have taking entries or running at once.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_tournaments_per_organiser: u32,
+    /// Games one tournament may have in play at once (all tables count against --max-tables
+    /// and the memory budget as well).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    max_tournament_tables: u32,
+    /// Games one tournament's schedule may hold (its export grows with them; up to 200,000).
+    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..=200_000))]
+    max_tournament_games: u64,
     /// Run as one node of a cluster: several servers on one PostgreSQL database (--db
     /// postgres://…), any of which answers any call (see docs/deploy.md).
     #[arg(long, env = "DUDO_CLUSTER")]
@@ -324,6 +340,13 @@ async fn main() -> anyhow::Result<()> {
         recover: true,
         accounts,
         ladder,
+        tournaments: dudo_server::tournament::Settings {
+            organisers: args.tournaments,
+            max_entrants: args.max_tournament_entrants,
+            per_organiser: args.max_tournaments_per_organiser,
+            max_tables: args.max_tournament_tables,
+            max_games: args.max_tournament_games,
+        },
         public_url,
         allowed_origins: args.allowed_origins,
         tls,

@@ -88,7 +88,7 @@ fn is_taken(e: &sqlx::Error) -> bool {
 const ACCOUNT_COLUMNS: &str = "id, name, kind, created_at, suspended_at";
 
 impl Store {
-    fn owner(&self) -> Result<(), StoreError> {
+    pub(crate) fn owner(&self) -> Result<(), StoreError> {
         match self.access {
             Access::Owner | Access::Member => Ok(()),
             Access::Reader => Err(StoreError::ReadOnly),

@@ -15,6 +15,7 @@ pub mod accounts;
 pub mod cluster;
 pub mod elo;
 pub mod ladder;
+pub mod tournaments;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -299,6 +300,7 @@ fn migrator(backend: Backend) -> Migrator {
             migration(2, "accounts", include_str!("../migrations/0002_accounts.sql")),
             migration(3, "ladder", include_str!("../migrations/0003_ladder.sql")),
             migration(4, "cluster", include_str!("../migrations/0004_cluster.sql")),
+            migration(5, "tournaments", include_str!("../migrations/0005_tournaments.sql")),
         ]),
         ..Migrator::DEFAULT
     }

@@ -69,6 +69,30 @@ pub struct Head {
     pub entrants: Vec<String>,
     /// The standings as the tournament published them.
     pub standings: Standings,
+    /// What shows the seed was fixed before the tournament began: a server's tournament
+    /// publishes the commitment when it is made and the salt when it ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_proof: Option<SeedProof>,
+}
+
+/// A seed's commitment and the salt that opens it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedProof {
+    /// [`seed_commitment`] in hex.
+    pub commitment: String,
+    /// The salt, in hex.
+    pub salt: String,
+}
+
+/// SHA-256 of a label, the seed's eight bytes (big-endian) and the salt: published before a
+/// tournament's entries are in, so the dice cannot be chosen once the field is known.
+pub fn seed_commitment(seed: u64, salt: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"dudo-tournament-seed");
+    hash.update(seed.to_be_bytes());
+    hash.update(salt);
+    dudo_rules::proof::hex(&hash.finalize())
 }
 
 /// One game of the tournament.
@@ -155,6 +179,8 @@ pub enum VerifyError {
     Format(String),
     #[error("rules: {0}")]
     Rules(String),
+    #[error("seed_proof: {0}")]
+    Seed(String),
     #[error("seating: from 1 to {MAX_ROUNDS} Swiss rounds, not {0}")]
     Rounds(u32),
     #[error("schedule: {0}")]
@@ -220,6 +246,16 @@ impl<'h> Verifier<'h> {
             return Err(VerifyError::Format(head.format.clone()));
         }
         head.rules.validate().map_err(|e| VerifyError::Rules(e.to_string()))?;
+        if let Some(proof) = &head.seed_proof {
+            let salt = dudo_rules::proof::from_hex(&proof.salt)
+                .ok_or_else(|| VerifyError::Seed("the salt is not hex".into()))?;
+            if seed_commitment(head.seed, &salt) != proof.commitment.to_ascii_lowercase() {
+                return Err(VerifyError::Seed(format!(
+                    "seed {} with this salt is not the published commitment {}",
+                    head.seed, proof.commitment
+                )));
+            }
+        }
         let entrants = head.entrants.len();
         let (scheduled, upcoming) = match head.seating {
             Format::RoundRobin => (
@@ -231,9 +267,15 @@ impl<'h> Verifier<'h> {
             }
             Format::Swiss { rounds } => {
                 let per_round = schedule::swiss_round_games(entrants, head.seats, head.deals)?;
-                let order = schedule::by_lot(entrants, head.seed);
-                let first =
-                    schedule::swiss_round(&order, head.seats, head.deals, 0, 0, head.seed, head.dice)?;
+                let first = schedule::swiss_round_after(
+                    entrants,
+                    head.seats,
+                    head.deals,
+                    0,
+                    &[],
+                    head.seed,
+                    head.dice,
+                )?;
                 (per_round.saturating_mul(u64::from(rounds)), first)
             }
         };
@@ -257,11 +299,16 @@ impl<'h> Verifier<'h> {
             && self.rounds < rounds
         {
             // A Swiss round is seated by the standings of every game before it.
-            let order = standings::order(self.head.entrants.len(), &self.finishes)
-                .map_err(|e| VerifyError::Standings(e.to_string()))?;
             let h = self.head;
-            let round =
-                schedule::swiss_round(&order, h.seats, h.deals, self.rounds, number as u32, h.seed, h.dice)?;
+            let round = schedule::swiss_round_after(
+                h.entrants.len(),
+                h.seats,
+                h.deals,
+                self.rounds,
+                &self.finishes,
+                h.seed,
+                h.dice,
+            )?;
             self.upcoming = round.into();
             self.rounds += 1;
         }
@@ -601,8 +648,24 @@ mod tests {
             rules,
             entrants,
             standings,
+            seed_proof: None,
         };
         Export { head, games }
+    }
+
+    #[test]
+    fn a_seed_proof_opens_only_with_its_own_seed_and_salt() {
+        let mut head = tournament("perudo").head;
+        let salt = [7u8; 16];
+        let commitment = seed_commitment(head.seed, &salt);
+        head.seed_proof =
+            Some(SeedProof { commitment: commitment.clone(), salt: dudo_rules::proof::hex(&salt) });
+        assert!(Verifier::new(&head).is_ok());
+        let other = Head { seed: head.seed + 1, ..head.clone() };
+        assert!(matches!(Verifier::new(&other), Err(VerifyError::Seed(_))));
+        let mut wrong_salt = head.clone();
+        wrong_salt.seed_proof = Some(SeedProof { commitment, salt: dudo_rules::proof::hex(&[8u8; 16]) });
+        assert!(matches!(Verifier::new(&wrong_salt), Err(VerifyError::Seed(_))));
     }
 
     /// Two Swiss rounds of six entrants at tables of three: round 1 seated by round 0's

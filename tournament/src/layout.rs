@@ -26,8 +26,19 @@ pub const MAX_LINE_BYTES: u64 = 64 << 20;
 /// The most the head's lines may hold together (the rules, the entrants, the standings).
 pub const MAX_HEAD_BYTES: usize = 16 << 20;
 /// The head's fields: no other is read, and none twice.
-const HEAD_FIELDS: [&str; 10] =
-    ["deals", "dice", "entrants", "format", "name", "rules", "seating", "seats", "seed", "standings"];
+const HEAD_FIELDS: [&str; 11] = [
+    "deals",
+    "dice",
+    "entrants",
+    "format",
+    "name",
+    "rules",
+    "seating",
+    "seats",
+    "seed",
+    "seed_proof",
+    "standings",
+];
 
 /// Why an export could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -262,6 +273,7 @@ mod tests {
             rules: dudo_rules::RuleSet::default(),
             entrants: vec!["a".into(), "b".into()],
             standings: Standings::default(),
+            seed_proof: None,
         }
     }
 

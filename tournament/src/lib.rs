@@ -16,6 +16,6 @@ pub mod layout;
 pub mod schedule;
 pub mod standings;
 
-pub use export::{Export, Head, Verifier, VerifyError, verify};
+pub use export::{Export, Head, SeedProof, Verifier, VerifyError, seed_commitment, verify};
 pub use schedule::{Deals, Game, ScheduleError};
 pub use standings::{Comparison, Difference, Finished, Standing, Standings, StandingsError};

@@ -210,6 +210,12 @@ impl Dudo {
         }
     }
 
+    /// Whether this node runs the ladder and the tournaments: alone, or holding the
+    /// cluster's job.
+    pub(crate) fn runs_ladder_here(&self) -> bool {
+        self.cluster.as_ref().is_none_or(|c| c.ladder_here.load(Ordering::Relaxed))
+    }
+
     /// Where a ladder entry is served: at the node running the cluster's matchmaker.
     pub(crate) async fn route_ladder(&self, forwarded: bool) -> Result<Route, Status> {
         let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Ok(Route::Here) };

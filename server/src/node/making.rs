@@ -221,38 +221,54 @@ impl Dudo {
         pool: &crate::ladder::Pool,
         seats: Vec<crate::ladder::LadderSeat>,
     ) -> Result<crate::ladder::Made, Status> {
+        let table = ServerTable {
+            rules: pool.rules().map_err(Status::internal)?,
+            seed: pool.seed,
+            move_millis: pool.move_millis,
+            time_bank_millis: pool.time_bank_millis,
+            // Bots compete here: the pool's window, short beside the move clock, and each
+            // seat's patience (see `table::window::Patience`).
+            call_window_millis: pool.call_window_millis,
+            rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
+        };
+        self.make_server_table(table, seats).await
+    }
+
+    /// Makes a table the server hosts without a seat (a ladder's or a tournament's), seats
+    /// `seats` in their order and starts its game.
+    pub(crate) async fn make_server_table(
+        &self,
+        order: ServerTable,
+        seats: Vec<crate::ladder::LadderSeat>,
+    ) -> Result<crate::ladder::Made, Status> {
         use crate::ladder::LadderSeat;
         if self.stopping.is_stopping() {
             return Err(Status::unavailable("the server is shutting down"));
         }
         self.budget_room(&self.budget)?;
-        let rules = pool.rules().map_err(Status::internal)?;
         let id = table::secret();
         let code = self.free_join_code().await?;
-        // The server hosts its ladder tables without a seat: every seat is a player's or a bot's.
         let host_token = table::secret();
-        let clock = (pool.move_millis > 0).then(|| {
+        let clock = (order.move_millis > 0).then(|| {
             table::Clock::new(
-                std::time::Duration::from_millis(pool.move_millis.into()),
-                std::time::Duration::from_millis(pool.time_bank_millis.into()),
+                std::time::Duration::from_millis(order.move_millis.into()),
+                std::time::Duration::from_millis(order.time_bank_millis.into()),
             )
         });
         let table = self.new_table(
-            rules,
+            order.rules,
             table::core::Setup {
                 id: id.clone(),
                 code: code.clone(),
-                capacity: pool.seats as usize,
-                seed: pool.seed,
-                // Bots compete here: the pool's window, short beside the move clock, and
-                // each seat's patience (see `table::window::Patience`).
+                capacity: seats.len(),
+                seed: order.seed,
                 pacing: table::Pacing {
                     clock,
                     bot_pause: std::time::Duration::ZERO,
-                    call_window_millis: pool.call_window_millis,
+                    call_window_millis: order.call_window_millis,
                 },
                 rate: self.limits.actions_per_second,
-                rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
+                rating_pool: order.rating_pool,
                 journalled: false,
                 length: self.game_length(),
                 budget: Arc::clone(&self.budget),
@@ -322,4 +338,16 @@ impl Dudo {
             },
         )
     }
+}
+
+/// What a table the server hosts for itself (a ladder's, a tournament's) is made with.
+pub(crate) struct ServerTable {
+    pub(crate) rules: dudo_rules::RuleSet,
+    /// The dice's seed: a tournament's deal (none: from the CSPRNG).
+    pub(crate) seed: Option<u64>,
+    /// The move clock (0: none) and each seat's bank.
+    pub(crate) move_millis: u32,
+    pub(crate) time_bank_millis: u32,
+    pub(crate) call_window_millis: u32,
+    pub(crate) rating_pool: String,
 }

@@ -5,7 +5,7 @@
 
 pub mod cluster;
 mod limits;
-mod making;
+pub(crate) mod making;
 mod places;
 
 use std::collections::HashMap;
@@ -69,6 +69,8 @@ pub struct Dudo {
     pub(crate) accounts: AccountSettings,
     /// The ladder's matchmaker, when the server runs one.
     pub(crate) ladder: Option<crate::ladder::LadderHandle>,
+    /// The tournaments' director, when the server runs tournaments (it keeps records).
+    pub(crate) tournaments: Option<crate::tournament::TournamentsHandle>,
     /// The CPU every table's built-in bots may take together.
     pub(crate) bot_cpu: Arc<crate::bot_cpu::BotCpu>,
     /// Set when the server stops: the streams no table owns end, and the ladder seats no one.
@@ -131,6 +133,23 @@ impl Dudo {
 
     pub(crate) fn stopping(&self) -> &crate::stopping::Stopping {
         &self.stopping
+    }
+
+    /// Runs tournaments (their director starts now), as `settings` allow.
+    pub fn with_tournaments(mut self, settings: crate::tournament::Settings) -> Dudo {
+        self.tournaments = Some(crate::tournament::start(self.clone(), settings));
+        self
+    }
+
+    pub(crate) fn tournaments(&self) -> Result<&crate::tournament::TournamentsHandle, Status> {
+        self.tournaments.as_ref().ok_or_else(|| {
+            crate::status::refused(
+                "no_tournaments",
+                Status::failed_precondition(
+                    "this server runs no tournaments: it keeps no records (--db none)",
+                ),
+            )
+        })
     }
 
     pub(crate) fn ladder(&self) -> Option<&crate::ladder::LadderHandle> {

@@ -76,6 +76,17 @@ impl Dudo {
             };
             Status::not_found(format!("no finished game {shown:?} ({why})"))
         };
+        // The rotations of a tournament's deal play the same dice: a record read while its
+        // tournament runs would show cups another game still hides.
+        if let Some(tournament) = store.tournament_of_game(game.trim()).await.map_err(store_error)? {
+            return Err(refused(
+                "tournament_running",
+                Status::failed_precondition(format!(
+                    "game {} is tournament {tournament}'s, which is still on: its record opens when the tournament ends (another game may be playing the same dice)",
+                    game.trim()
+                )),
+            ));
+        }
         // Judged by its size before it is read: a refusal costs the server next to nothing. A
         // compact record says in its first bytes how large the replay it makes is.
         let (stored, head) = store

@@ -8,3 +8,4 @@ mod history;
 mod ladder;
 mod lobby;
 mod play;
+mod tournaments;

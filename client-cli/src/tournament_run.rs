@@ -1,0 +1,553 @@
+//! `dudo tournament create|list|show|enter|standings|export|cancel`: a server's tournaments.
+//!
+//! `enter` plays as the account kept for the server (`dudo account`), starting the bot for
+//! each seat the schedule gives it as `dudo ladder` does (`--bot COMMAND` with DUDO_SERVER,
+//! DUDO_TABLE, DUDO_GAME, DUDO_TOKEN and DUDO_SEAT set, or `--builtin KIND`), and comes back
+//! by itself if the server restarts mid-tournament. `export` writes what `dudo tournament
+//! verify` checks, from the tournament's games and their records.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use dudo_client::Client;
+use dudo_client::dudo_proto::v1 as pb;
+
+use crate::net::ServerArgs;
+use crate::render::safe;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Format {
+    /// Every line-up of --seats entrants, each in every rotation, on every deal.
+    RoundRobin,
+    /// --rounds rounds, each seating the entrants by the standings so far.
+    Swiss,
+}
+
+#[derive(Args)]
+pub struct CreateArgs {
+    /// The tournament's name (up to 64 characters).
+    pub name: String,
+    /// A ladder pool whose rules, seats and clock it plays (see `dudo ladder --pools`).
+    #[arg(long, conflicts_with = "preset")]
+    pub pool: Option<String>,
+    /// A preset (see `dudo rules`); fibbing when neither this nor --pool is given.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Override any rule: --rule dice.faces=8
+    #[arg(long = "rule", value_name = "FIELD=VALUE")]
+    pub rules: Vec<String>,
+    /// Seats a table (default: the pool's, or the rules' minimum).
+    #[arg(long, default_value_t = 0)]
+    pub seats: u32,
+    #[arg(long, value_enum, default_value = "round-robin")]
+    pub format: Format,
+    /// Round robin: deals in all. Swiss: deals each table plays a round.
+    #[arg(long, default_value_t = 10)]
+    pub deals: u32,
+    /// Swiss rounds.
+    #[arg(long, default_value_t = 4)]
+    pub rounds: u32,
+    /// The move clock in milliseconds (default: the pool's, or 10,000): a seat whose entrant
+    /// is away is played by it.
+    #[arg(long, default_value_t = 0)]
+    pub move_ms: u32,
+    /// Each seat's time bank, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub bank_ms: u32,
+    /// Seconds until it starts; entry is open until then.
+    #[arg(long, default_value_t = 60)]
+    pub starts_in: u64,
+    /// Built-in bots that play as house entrants (random, odds, reader; a kind may repeat).
+    #[arg(long, value_delimiter = ',')]
+    pub house_bots: Vec<String>,
+    /// Entrants at most (default: the server's limit).
+    #[arg(long, default_value_t = 0)]
+    pub max_entrants: u32,
+    /// Games in play at once (default: as many as the server allows a tournament).
+    #[arg(long, default_value_t = 0)]
+    pub tables: u32,
+    /// Count the games for this ladder pool's ratings too.
+    #[arg(long)]
+    pub rating_pool: Option<String>,
+    /// Organise as the server's admin (a server may let only its admin organise).
+    #[arg(long, env = "DUDO_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Args)]
+pub struct EnterArgs {
+    /// The tournament's id (`dudo tournament list`).
+    pub tournament: String,
+    /// The bot: a shell command started for each game, as `dudo ladder --bot` starts one.
+    #[arg(long, conflicts_with = "builtin")]
+    pub bot: Option<String>,
+    /// Play with one of the SDK's strategies instead: random, odds or reader.
+    #[arg(long)]
+    pub builtin: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Args)]
+pub struct OneArgs {
+    /// The tournament's id (`dudo tournament list`).
+    pub tournament: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    /// At most this many, newest first.
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The tournament's id.
+    pub tournament: String,
+    /// Where to write it (JSON, a game to a line).
+    pub file: std::path::PathBuf,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Args)]
+pub struct CancelArgs {
+    /// The tournament's id.
+    pub tournament: String,
+    /// Cancel as the server's admin (any tournament).
+    #[arg(long, env = "DUDO_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+fn state(s: i32) -> &'static str {
+    match pb::TournamentState::try_from(s) {
+        Ok(pb::TournamentState::Entry) => "taking entries",
+        Ok(pb::TournamentState::Running) => "running",
+        Ok(pb::TournamentState::Finished) => "finished",
+        Ok(pb::TournamentState::Cancelled) => "cancelled",
+        _ => "?",
+    }
+}
+
+fn format_line(t: &pb::Tournament) -> String {
+    let format = match pb::TournamentFormat::try_from(t.format) {
+        Ok(pb::TournamentFormat::Swiss) => format!("Swiss, {} rounds of {} deals", t.rounds, t.deals),
+        _ => format!("duplicate round robin, {} deals", t.deals),
+    };
+    format!(
+        "{} at tables of {}, {format}, {} s a move",
+        safe(&t.rules_name),
+        t.seats,
+        f64::from(t.move_millis) / 1000.0
+    )
+}
+
+/// A client as the account kept for the server, or as the admin when a token is given.
+async fn organiser(server: &ServerArgs, admin_token: Option<&str>) -> anyhow::Result<Client> {
+    let client = server.connect().await?;
+    if let Some(token) = admin_token.filter(|t| !t.trim().is_empty()) {
+        return Ok(client.with_account(Some(token.trim().to_string())));
+    }
+    let playing = crate::account_cmd::playing_as(&server.server).ok_or_else(|| {
+        anyhow::anyhow!(
+            "a tournament's organiser is an account (`dudo account register NAME --server {}`) or the admin (--admin-token)",
+            server.server
+        )
+    })?;
+    Ok(client.with_account(Some(playing.token)))
+}
+
+pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
+    let server = crate::account_cmd::accounts_server(args.server.clone());
+    crate::net::runtime()?.block_on(async move {
+        let client = organiser(&server, args.admin_token.as_deref()).await?;
+        let mut settings = Vec::new();
+        for rule in &args.rules {
+            let (path, value) = rule
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("--rule takes FIELD=VALUE, not {rule:?}"))?;
+            settings.push(pb::Setting { path: path.trim().into(), value: value.trim().into() });
+        }
+        let now = u64::try_from(dudo_server::table::unix_millis()).unwrap_or(0);
+        let request = pb::CreateTournamentRequest {
+            name: args.name.clone(),
+            pool: args.pool.clone().unwrap_or_default(),
+            preset: args.preset.clone().unwrap_or_default(),
+            settings,
+            seats: args.seats,
+            format: match args.format {
+                Format::RoundRobin => pb::TournamentFormat::RoundRobin,
+                Format::Swiss => pb::TournamentFormat::Swiss,
+            } as i32,
+            deals: args.deals,
+            rounds: if matches!(args.format, Format::Swiss) { args.rounds } else { 0 },
+            move_millis: args.move_ms,
+            time_bank_millis: args.bank_ms,
+            starts_unix_millis: now.saturating_add(args.starts_in.saturating_mul(1000)).max(1),
+            house_bots: args.house_bots.clone(),
+            max_entrants: args.max_entrants,
+            tables: args.tables,
+            rating_pool: args.rating_pool.clone().unwrap_or_default(),
+        };
+        let t = client.create_tournament(request).await.map_err(flag_names)?;
+        println!("tournament {} ({}) made: {}", t.id, safe(&t.name), format_line(&t));
+        println!(
+            "it starts {} (entry is open until then); seed commitment {}",
+            crate::history_cmd::date_time(t.starts_unix_millis),
+            t.seed_commitment
+        );
+        println!(
+            "enter it: dudo tournament enter {} --bot 'python3 bot.py' --server {}",
+            t.id, server.server
+        );
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// A refusal naming the request's field, said as the flag that sets it.
+fn flag_names(e: dudo_client::ClientError) -> anyhow::Error {
+    let text = e.to_string();
+    for (field, flag) in [
+        ("move_millis", "--move-ms"),
+        ("time_bank_millis", "--bank-ms"),
+        ("starts_unix_millis", "--starts-in"),
+        ("house_bots", "--house-bots"),
+        ("max_entrants", "--max-entrants"),
+        ("rating_pool", "--rating-pool"),
+        ("settings", "--rule"),
+    ] {
+        if let Some(rest) = text.strip_prefix(&format!("{field}:")) {
+            return anyhow::anyhow!("{flag}:{rest}");
+        }
+    }
+    e.into()
+}
+
+pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let server = args.server.clone().resolved();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        let list = client.tournaments(args.limit).await?;
+        if list.is_empty() {
+            println!("no tournaments on {} yet", server.server);
+        }
+        for t in list {
+            let progress = match pb::TournamentState::try_from(t.state) {
+                Ok(pb::TournamentState::Entry) => {
+                    format!("starts {}", crate::history_cmd::date_time(t.starts_unix_millis))
+                }
+                _ => format!("{} of {} games", t.finished, t.games),
+            };
+            println!(
+                "{}  {:<24} {:<15} {} entrants, {progress}; {}",
+                t.id,
+                safe(&t.name),
+                state(t.state),
+                t.entered,
+                format_line(&t)
+            );
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
+    let server = args.server.clone().resolved();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        let t = client.tournament(&args.tournament).await?;
+        println!("{} ({}), organised by {}: {}", t.id, safe(&t.name), safe(&t.organiser), state(t.state));
+        println!("  {}", format_line(&t));
+        println!(
+            "  starts {}; {} games in play at once; at most {} entrants",
+            crate::history_cmd::date_time(t.starts_unix_millis),
+            t.tables,
+            t.max_entrants
+        );
+        if !t.rating_pool.is_empty() {
+            println!("  its games count for the ladder pool {}", safe(&t.rating_pool));
+        }
+        if t.games > 0 {
+            println!("  {} of {} games played", t.finished, t.games);
+        }
+        if !t.why.is_empty() {
+            println!("  {}", safe(&t.why));
+        }
+        println!("  seed commitment {}", t.seed_commitment);
+        if let Some(seed) = t.seed {
+            println!(
+                "  seed {seed}, salt {} (dudo tournament export, then verify, checks them)",
+                t.seed_salt
+            );
+        }
+        println!("  entrants ({}):", t.entrants.len());
+        for e in &t.entrants {
+            let kind = match pb::AccountKind::try_from(e.kind) {
+                Ok(pb::AccountKind::Bot) => " [bot]".to_string(),
+                Ok(pb::AccountKind::Person) => String::new(),
+                _ => format!(" (house: the {} bot)", safe(&e.bot)),
+            };
+            println!("    {:>3}. {}{kind}", e.number, safe(&e.name));
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn standings(args: OneArgs) -> anyhow::Result<ExitCode> {
+    let server = args.server.clone().resolved();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        let t = client.tournament(&args.tournament).await?;
+        let s = client.tournament_standings(&args.tournament).await?;
+        println!("{} ({}): {}, {} of {} games", t.id, safe(&t.name), state(t.state), s.games, t.games);
+        println!(
+            "{:<4} {:<24} {:>6} {:>6} {:>7} {:>15} {:>10}",
+            "", "entrant", "games", "wins", "points", "95% interval", "mean place"
+        );
+        for (i, e) in s.entrants.iter().enumerate() {
+            let interval = match (e.low, e.high) {
+                (Some(low), Some(high)) => format!("{low:.3} - {high:.3}"),
+                _ => "-".into(),
+            };
+            println!(
+                "{:<4} {:<24} {:>6} {:>6} {:>7.3} {:>15} {:>10.2}",
+                format!("{}.", i + 1),
+                safe(&e.name),
+                e.games,
+                e.wins,
+                e.mean_points,
+                interval,
+                e.mean_place
+            );
+        }
+        let names: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
+        crate::tournament_cmd::print_pairs(&names, &standings_from_wire(&s));
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// The standings as the server sent them, in the tournament crate's terms.
+fn standings_from_wire(s: &pb::TournamentStandings) -> dudo_tournament::Standings {
+    let interval = |low: Option<f64>, high: Option<f64>| low.zip(high);
+    dudo_tournament::Standings {
+        entrants: s
+            .entrants
+            .iter()
+            .map(|e| dudo_tournament::Standing {
+                entrant: e.entrant as usize,
+                games: e.games,
+                wins: e.wins,
+                points: e.points,
+                mean_points: e.mean_points,
+                interval: interval(e.low, e.high),
+                mean_place: e.mean_place,
+                deals: e.deals,
+            })
+            .collect(),
+        pairs: s
+            .pairs
+            .iter()
+            .map(|c| dudo_tournament::Comparison {
+                better: c.better as usize,
+                worse: c.worse as usize,
+                difference: c.difference,
+                interval: interval(c.low, c.high),
+                deals: c.deals,
+            })
+            .collect(),
+    }
+}
+
+pub fn cancel(args: CancelArgs) -> anyhow::Result<ExitCode> {
+    let server = crate::account_cmd::accounts_server(args.server.clone());
+    crate::net::runtime()?.block_on(async move {
+        let client = organiser(&server, args.admin_token.as_deref()).await?;
+        let t = client.cancel_tournament(&args.tournament).await?;
+        println!("tournament {} ({}): {}", t.id, safe(&t.name), state(t.state));
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Games a page when reading a tournament's games.
+const PAGE: u32 = 1_000;
+
+pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    let server = args.server.clone().resolved();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        let t = client.tournament(&args.tournament).await?;
+        anyhow::ensure!(
+            t.state == pb::TournamentState::Finished as i32,
+            "tournament {} is {}: only a finished one can be exported (its seed and records open when it ends)",
+            t.id,
+            state(t.state)
+        );
+        let seed = t.seed.context("the server did not say the finished tournament's seed")?;
+        let rules = dudo_client::dudo_proto::convert::rules_from_wire(&t.rules.clone().unwrap_or_default())?;
+        let entrants: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
+        // The standings are counted here from the games' ends, as the verifier counts them.
+        let mut games = Vec::new();
+        let mut after = None;
+        loop {
+            let page = client.tournament_games(&t.id, after, PAGE).await?;
+            let Some(last) = page.last() else { break };
+            after = Some(last.number);
+            games.extend(page);
+        }
+        let finished: Vec<dudo_tournament::Finished> = games
+            .iter()
+            .map(|g| dudo_tournament::Finished { deal: g.deal, finish: g.finish.iter().map(|&e| e as usize).collect() })
+            .collect();
+        let standings = dudo_tournament::standings::standings(entrants.len(), &finished)?;
+        let head = dudo_tournament::Head {
+            format: dudo_tournament::export::FORMAT.into(),
+            name: t.name.clone(),
+            seating: match pb::TournamentFormat::try_from(t.format) {
+                Ok(pb::TournamentFormat::Swiss) => dudo_tournament::export::Format::Swiss { rounds: t.rounds },
+                _ => dudo_tournament::export::Format::RoundRobin,
+            },
+            seed,
+            seats: t.seats as usize,
+            deals: t.deals,
+            dice: dudo_tournament::Deals::Duplicate,
+            rules,
+            entrants,
+            standings,
+            seed_proof: Some(dudo_tournament::SeedProof {
+                commitment: t.seed_commitment.clone(),
+                salt: t.seed_salt.clone(),
+            }),
+        };
+        let writing = || format!("writing {}", args.file.display());
+        let file = std::io::BufWriter::new(std::fs::File::create(&args.file).with_context(writing)?);
+        let mut writer = dudo_tournament::layout::Writer::start(file, &head).with_context(writing)?;
+        for g in &games {
+            let replay = client
+                .replay(&g.game)
+                .await
+                .with_context(|| format!("the record of game {} ({}) could not be read", g.number, g.game))?;
+            let scheduled = dudo_tournament::Game {
+                number: g.number,
+                round: g.round,
+                table: g.table_number,
+                deal: g.deal,
+                seed: g.seed.context("the server did not say a finished tournament's game seed")?,
+                seats: g.seats.iter().map(|&e| e as usize).collect(),
+            };
+            let finish = g.finish.iter().map(|&e| e as usize).collect();
+            let (played, game) = crate::tournament_cmd::exported_game(replay, scheduled, g.game.clone(), finish)?;
+            anyhow::ensure!(played == head.rules, "game {} was played by other rules than the tournament's", g.game);
+            writer.game(&game).with_context(writing)?;
+        }
+        writer.finish().with_context(writing)?;
+        println!(
+            "{} games of tournament {} written to {} (`dudo tournament verify {}` checks them)",
+            games.len(),
+            t.id,
+            args.file.display(),
+            args.file.display()
+        );
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// How long `enter` keeps trying to come back to a server that went away.
+const COME_BACK_FOR: Duration = Duration::from_secs(120);
+
+pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
+    let server = crate::account_cmd::accounts_server(args.server.clone());
+    let addr = server.server.clone();
+    crate::net::runtime()?.block_on(async move {
+        let client = server.connect().await?;
+        let playing = crate::account_cmd::playing_as(&addr).ok_or_else(|| {
+            anyhow::anyhow!("tournaments are for accounts: `dudo account register NAME --bot --server {addr}` first")
+        })?;
+        let name = crate::account_cmd::name_of(&client, &playing).await?;
+        eprintln!("(playing as {} with {})", safe(&name), playing.from);
+        let client = client.with_account(Some(playing.token.clone()));
+        let player = crate::ladder_cmd::SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?;
+        let mut seats = crate::ladder_cmd::Seats::new(client.clone(), addr.clone(), name.clone(), player);
+        let mut lost_at: Option<std::time::Instant> = None;
+        'enter: loop {
+            let mut updates = match client.enter_tournament(&args.tournament).await {
+                Ok(updates) => updates,
+                Err(e) if e.code() == Some(dudo_client::Code::Unavailable) => {
+                    let since = *lost_at.get_or_insert_with(std::time::Instant::now);
+                    anyhow::ensure!(since.elapsed() < COME_BACK_FOR, "the server is gone: {e}");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            lost_at = None;
+            loop {
+                let update = tokio::select! {
+                    update = updates.message() => update,
+                    failed = seats.failed() => {
+                        failed.map_err(|e| anyhow::anyhow!("{e}; leaving. The tournament plays this account's seats by the clock until it enters again"))?;
+                        continue;
+                    }
+                };
+                let update = match update {
+                    Ok(Some(u)) => u,
+                    Ok(None) => {
+                        eprintln!("dudo: the server ended the tournament stream; entering again");
+                        continue 'enter;
+                    }
+                    Err(e) if matches!(e.code(), dudo_client::Code::Unavailable | dudo_client::Code::Unknown) => {
+                        eprintln!("dudo: the server went away ({}); coming back", e.message());
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        continue 'enter;
+                    }
+                    Err(e) => anyhow::bail!("the tournament stream: {}", e.message()),
+                };
+                match update.update {
+                    Some(pb::tournament_update::Update::Entered(e)) => {
+                        let t = e.tournament.unwrap_or_default();
+                        println!(
+                            "{} is entrant {} of {} ({}); {}",
+                            safe(&name),
+                            e.entrant,
+                            t.id,
+                            safe(&t.name),
+                            match pb::TournamentState::try_from(t.state) {
+                                Ok(pb::TournamentState::Entry) => format!(
+                                    "it starts {}",
+                                    crate::history_cmd::date_time(t.starts_unix_millis)
+                                ),
+                                _ => format!("{} of {} games played", t.finished, t.games),
+                            }
+                        );
+                    }
+                    Some(pb::tournament_update::Update::Seated(s)) => {
+                        println!("game {} (number {}): seat {}", safe(&s.game), s.number, s.seat);
+                        seats.start(&s.table, &s.game, s.seat, &s.token)?;
+                    }
+                    Some(pb::tournament_update::Update::Ended(e)) => {
+                        println!("game {} (number {}): finished {}", safe(&e.game), e.number, crate::ladder_cmd::ordinal(e.place));
+                    }
+                    Some(pb::tournament_update::Update::Over(o)) => {
+                        let t = o.tournament.unwrap_or_default();
+                        println!("tournament {} {}{}", t.id, state(t.state), if t.why.is_empty() { String::new() } else { format!(": {}", safe(&t.why)) });
+                        println!("the standings: dudo tournament standings {} --server {addr}", t.id);
+                        break 'enter;
+                    }
+                    None => {}
+                }
+            }
+        }
+        seats.wait().await;
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,391 @@
+//! The Tournaments service: making, listing and showing tournaments, entering one (a stream
+//! of seats and results), the standings and the games. The director itself is
+//! `crate::tournament`; what these calls read comes from the store, so any node answers them.
+
+use std::collections::HashMap;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::tournaments_client::TournamentsClient;
+use dudo_proto::v1::tournaments_server::Tournaments;
+use dudo_store::tournaments::{EntrantRow, TournamentRow};
+use rand::Rng;
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::forward::{forwarded, from_peer};
+use crate::accounts::{AccountError, Caller, bearer};
+use crate::node::Dudo;
+use crate::node::cluster::Route;
+use crate::status::{MAX_NAME_FIELD, bad_request, bounded, refused};
+use crate::table::SeatAccount;
+use crate::tournament::spec::{DEFAULT_LEAD_MILLIS, MAX_LEAD_MILLIS, Organisers};
+use crate::tournament::{
+    Command, ENTRANT_QUEUE, Entering, Spec, no_such_tournament, now_millis, schedule_of, state,
+    tournament_to_wire,
+};
+
+/// Tournaments a list shows by default, and at most.
+const LIST: u32 = 50;
+const LIST_MAX: u32 = 200;
+/// Games a page of `Games` holds by default, and at most.
+const GAMES_PAGE: u32 = 500;
+const GAMES_PAGE_MAX: u32 = 2_000;
+
+pub(crate) type TournamentStream =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::TournamentUpdate, Status>> + Send>>;
+
+fn store_error(e: dudo_store::StoreError) -> Status {
+    Status::unavailable(format!("the server's database: {e}"))
+}
+
+/// A tournament's id: ten letters people can read aloud and type.
+fn tournament_id() -> String {
+    const LETTERS: &[u8] = b"abcdefghjkmnpqrstuvwxyz";
+    let mut rng = rand::rng();
+    (0..10).map(|_| char::from(LETTERS[rng.random_range(0..LETTERS.len())])).collect()
+}
+
+/// House entrants' names: the bot's kind, and "odds-2" for the second of a kind (as `dudo
+/// arena` names its entrants, and as an export's verifier knows a built-in bot).
+fn house_entrants(bots: &[String], at: i64) -> Vec<EntrantRow> {
+    let mut rows: Vec<EntrantRow> = Vec::new();
+    for bot in bots {
+        let before = rows.iter().filter(|r| r.bot == *bot).count();
+        let name = if before == 0 { bot.clone() } else { format!("{bot}-{}", before + 1) };
+        rows.push(EntrantRow {
+            number: rows.len() as u32,
+            account: String::new(),
+            name,
+            kind: String::new(),
+            bot: bot.clone(),
+            entered_at: at,
+        });
+    }
+    rows
+}
+
+impl Dudo {
+    /// A stored tournament and its settings.
+    async fn stored_tournament(&self, id: &str) -> Result<(TournamentRow, Spec), Status> {
+        bounded("tournament", id, MAX_NAME_FIELD)?;
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let row =
+            store.tournament(id.trim()).await.map_err(store_error)?.ok_or_else(|| no_such_tournament(id))?;
+        let spec: Spec = serde_json::from_str(&row.spec)
+            .map_err(|e| Status::internal(format!("tournament {}: its settings: {e}", row.id)))?;
+        Ok((row, spec))
+    }
+
+    /// A tournament's games as its schedule has them so far, with each one's end.
+    async fn tournament_schedule(
+        &self,
+        row: &TournamentRow,
+        spec: &Spec,
+        entrants: usize,
+    ) -> Result<(Vec<dudo_tournament::Game>, Vec<Option<Vec<usize>>>, HashMap<u32, String>), Status> {
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        if row.state == state::ENTRY || entrants == 0 {
+            return Ok((Vec::new(), Vec::new(), HashMap::new()));
+        }
+        let rows = store.tournament_games(&row.id, None, u32::MAX).await.map_err(store_error)?;
+        let mut ended = HashMap::new();
+        let mut ids = HashMap::new();
+        for r in rows {
+            if let Some(f) = r.finish {
+                ended.insert(r.number, f);
+            }
+            ids.insert(r.number, r.game);
+        }
+        let (spec, seed) = (spec.clone(), row.seed);
+        // Pure work, up to a large schedule's: off the runtime's threads.
+        let (schedule, finished) =
+            tokio::task::spawn_blocking(move || schedule_of(&spec, entrants, seed, &ended))
+                .await
+                .map_err(|_| Status::internal("the schedule could not be made"))?
+                .map_err(|e| Status::internal(format!("tournament {}: {e}", row.id)))?;
+        Ok((schedule, finished, ids))
+    }
+
+    /// Where a call for the director goes: this node, or the one holding the ladder's job.
+    async fn director_route(&self, forwarded: bool) -> Result<Route, Status> {
+        self.route_ladder(forwarded).await
+    }
+}
+
+#[tonic::async_trait]
+impl Tournaments for Dudo {
+    type EnterStream = TournamentStream;
+
+    async fn create(
+        &self,
+        request: Request<pb::CreateTournamentRequest>,
+    ) -> Result<Response<pb::Tournament>, Status> {
+        let handle = self.tournaments()?.clone();
+        let caller = self.caller(&request).await?;
+        if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
+            return TournamentsClient::new(peer).create(self.onward(request)).await.map_err(from_peer);
+        }
+        let (organiser, organiser_name) = match &caller {
+            Caller::Admin => (String::new(), "admin".to_string()),
+            Caller::Account(_) if handle.settings.organisers == Organisers::Admin => {
+                return Err(refused(
+                    "not_admin",
+                    Status::permission_denied(
+                        "only the server's admin may make tournaments here (its operator can allow any account: dudo-server --tournaments anyone)",
+                    ),
+                ));
+            }
+            Caller::Account(a) => (a.id.clone(), a.name.clone()),
+        };
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let pools = self.ladder().map(|l| l.pools().to_vec()).unwrap_or_default();
+        let req = request.into_inner();
+        let spec = Spec::from_request(&req, &handle.settings, &pools)?;
+        let now = now_millis();
+        let starts_at = match req.starts_unix_millis {
+            0 => now.saturating_add(DEFAULT_LEAD_MILLIS as i64),
+            at => {
+                let at = i64::try_from(at).unwrap_or(i64::MAX);
+                if at < now - 60_000 || at > now.saturating_add(MAX_LEAD_MILLIS as i64) {
+                    return Err(bad_request(format!(
+                        "starts_unix_millis: from now to {} days ahead",
+                        MAX_LEAD_MILLIS / 86_400_000
+                    )));
+                }
+                at
+            }
+        };
+        if !organiser.is_empty() {
+            let open = store.open_tournaments_of(&organiser).await.map_err(store_error)?;
+            if open >= u64::from(handle.settings.per_organiser) {
+                return Err(refused(
+                    "too_many_tournaments",
+                    Status::resource_exhausted(format!(
+                        "an organiser may have {} tournaments taking entries or running at once; wait for one to end or cancel one",
+                        handle.settings.per_organiser
+                    )),
+                ));
+            }
+        }
+        let (seed, salt): (u64, [u8; 16]) = {
+            let mut rng = rand::rng();
+            (rng.random(), rng.random())
+        };
+        let spec_text = serde_json::to_string(&spec).map_err(|e| Status::internal(e.to_string()))?;
+        let mut row = TournamentRow {
+            id: tournament_id(),
+            name: req.name.trim().to_string(),
+            organiser,
+            organiser_name,
+            spec: spec_text,
+            state: state::ENTRY.into(),
+            seed,
+            salt: dudo_rules::proof::hex(&salt),
+            created_at: now,
+            starts_at,
+            ended_at: 0,
+            why: String::new(),
+        };
+        let house = house_entrants(&spec.house_bots, now);
+        if let Err(e) = store.create_tournament(&row, &house).await {
+            // Ten letters drawn again: two alike is next to impossible, but not an error.
+            row.id = tournament_id();
+            store.create_tournament(&row, &house).await.map_err(|_| store_error(e))?;
+        }
+        tracing::info!(tournament = %row.id, name = %row.name, organiser = %row.organiser_name, "a tournament was made");
+        let shown = tournament_to_wire(&row, &spec, &house, 0);
+        let _ = handle.tx.send(Command::Created { row }).await;
+        Ok(Response::new(shown))
+    }
+
+    async fn list(
+        &self,
+        request: Request<pb::ListTournamentsRequest>,
+    ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let limit = match request.get_ref().limit {
+            0 => LIST,
+            n => n.min(LIST_MAX),
+        };
+        let rows = store.tournaments(limit).await.map_err(store_error)?;
+        let mut tournaments = Vec::with_capacity(rows.len());
+        for row in rows {
+            let Ok(spec) = serde_json::from_str::<Spec>(&row.spec) else { continue };
+            let entrants = store.entrants(&row.id).await.map_err(store_error)?;
+            let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
+            let mut t = tournament_to_wire(&row, &spec, &entrants, finished);
+            // A list says how many entered (`entered`); `Show` says who.
+            t.entrants.clear();
+            tournaments.push(t);
+        }
+        Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
+    }
+
+    async fn show(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
+        let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let entrants = store.entrants(&row.id).await.map_err(store_error)?;
+        let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
+        Ok(Response::new(tournament_to_wire(&row, &spec, &entrants, finished)))
+    }
+
+    async fn enter(
+        &self,
+        request: Request<pb::TournamentRef>,
+    ) -> Result<Response<Self::EnterStream>, Status> {
+        let handle = self.tournaments()?.clone();
+        let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
+        let account = self.account_of_api_token(&token).await?;
+        bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
+        let slot = self.stream_slot(&request)?;
+        if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
+            let updates = TournamentsClient::new(peer)
+                .enter(self.onward(request))
+                .await
+                .map_err(from_peer)?
+                .into_inner();
+            return Ok(Response::new(self.stopping().ending(updates.map(move |u| {
+                let _held = &slot;
+                u
+            }))));
+        }
+        let tournament = request.into_inner().tournament.trim().to_string();
+        let (tx, rx) = mpsc::channel(ENTRANT_QUEUE);
+        let entering = Entering {
+            account: SeatAccount {
+                id: account.id.clone(),
+                kind: crate::accounts::kind_to_wire(account.kind),
+            },
+            name: account.name.clone(),
+            tx,
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        handle
+            .tx
+            .send(Command::Enter { tournament: tournament.clone(), entering, reply })
+            .await
+            .map_err(|_| Status::unavailable("the tournaments have stopped"))?;
+        answer.await.map_err(|_| Status::unavailable("the tournaments have stopped"))??;
+        tracing::info!(account = %account.name, tournament = %tournament, "entered a tournament");
+        let updates = ReceiverStream::new(rx).map(move |u| {
+            let _held = &slot;
+            u
+        });
+        Ok(Response::new(self.stopping().ending(updates)))
+    }
+
+    async fn standings(
+        &self,
+        request: Request<pb::TournamentRef>,
+    ) -> Result<Response<pb::TournamentStandings>, Status> {
+        let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let entrants = store.entrants(&row.id).await.map_err(store_error)?;
+        let (schedule, finished, _) = self.tournament_schedule(&row, &spec, entrants.len()).await?;
+        let n = entrants.len();
+        let standings = tokio::task::spawn_blocking(move || {
+            let done = crate::tournament::finishes(&schedule, &finished);
+            dudo_tournament::standings::standings(n, &done).map(|s| (s, done.len()))
+        })
+        .await
+        .map_err(|_| Status::internal("the standings could not be counted"))?
+        .map_err(|e| Status::internal(format!("tournament {}: {e}", row.id)))?;
+        let (standings, games) = standings;
+        let name = |e: usize| entrants.get(e).map(|r| r.name.clone()).unwrap_or_default();
+        let reply = pb::TournamentStandings {
+            entrants: standings
+                .entrants
+                .iter()
+                .map(|s| pb::TournamentStanding {
+                    entrant: s.entrant as u32,
+                    name: name(s.entrant),
+                    games: s.games,
+                    wins: s.wins,
+                    mean_points: s.mean_points,
+                    low: s.interval.map(|i| i.0),
+                    high: s.interval.map(|i| i.1),
+                    mean_place: s.mean_place,
+                    deals: s.deals,
+                    points: s.points,
+                })
+                .collect(),
+            pairs: standings
+                .pairs
+                .iter()
+                .map(|c| pb::TournamentPair {
+                    better: c.better as u32,
+                    worse: c.worse as u32,
+                    difference: c.difference,
+                    low: c.interval.map(|i| i.0),
+                    high: c.interval.map(|i| i.1),
+                    deals: c.deals,
+                    ahead: c.ahead(),
+                })
+                .collect(),
+            games: games as u64,
+        };
+        Ok(Response::new(reply))
+    }
+
+    async fn games(
+        &self,
+        request: Request<pb::TournamentGamesRequest>,
+    ) -> Result<Response<pb::TournamentGamesResponse>, Status> {
+        let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let entrants = store.entrants(&row.id).await.map_err(store_error)?;
+        let (schedule, finished, ids) = self.tournament_schedule(&row, &spec, entrants.len()).await?;
+        let req = request.into_inner();
+        let limit = match req.limit {
+            0 => GAMES_PAGE,
+            n => n.min(GAMES_PAGE_MAX),
+        } as usize;
+        let ended = row.state == state::FINISHED || row.state == state::CANCELLED;
+        let from = req.after.map_or(0, |a| a as usize + 1);
+        let games = schedule
+            .iter()
+            .zip(&finished)
+            .skip(from)
+            .take(limit)
+            .map(|(g, f)| pb::TournamentGame {
+                number: g.number,
+                round: g.round,
+                table_number: g.table,
+                deal: g.deal,
+                seats: g.seats.iter().map(|&e| e as u32).collect(),
+                seed: ended.then_some(g.seed),
+                game: ids.get(&g.number).cloned().unwrap_or_default(),
+                finish: f.iter().flatten().map(|&e| e as u32).collect(),
+            })
+            .collect();
+        Ok(Response::new(pb::TournamentGamesResponse { games }))
+    }
+
+    async fn cancel(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
+        let handle = self.tournaments()?.clone();
+        let caller = self.caller(&request).await?;
+        bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
+        if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
+            return TournamentsClient::new(peer).cancel(self.onward(request)).await.map_err(from_peer);
+        }
+        let by = match caller {
+            Caller::Admin => None,
+            Caller::Account(a) => Some(a.id),
+        };
+        let tournament = request.into_inner().tournament.trim().to_string();
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        handle
+            .tx
+            .send(Command::Cancel { tournament, by, reply })
+            .await
+            .map_err(|_| Status::unavailable("the tournaments have stopped"))?;
+        let row = answer.await.map_err(|_| Status::unavailable("the tournaments have stopped"))??;
+        let (row, spec) = self.stored_tournament(&row.id).await?;
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let entrants = store.entrants(&row.id).await.map_err(store_error)?;
+        let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
+        Ok(Response::new(tournament_to_wire(&row, &spec, &entrants, finished)))
+    }
+}
