@@ -271,6 +271,12 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
             head.entrants.len(),
             head.seats
         );
+        if let Some(proof) = &head.seed_proof {
+            println!(
+                "the seed opens the commitment {} the server published when the tournament was made",
+                safe(&proof.commitment)
+            );
+        }
         if from.is_none() {
             println!(
                 "(the file alone: it holds together, but only its records can say it is what was \

@@ -69,25 +69,10 @@ def open_channel(server):
     return grpc.secure_channel(server.removeprefix("https://").rstrip("/"), grpc.ssl_channel_credentials(roots))
 
 
-def main():
-    args = sys.argv[1:] + [None] * 3
-    server = args[0] or os.environ.get("DUDO_SERVER", "127.0.0.1:50051")
-    table = args[1] or os.environ["DUDO_TABLE"]
-    name = args[2] or os.environ.get("DUDO_BOT_NAME", "pybot")
-    pb, rules, service, rpc = load_stubs()
-    channel = open_channel(server)
-    lobby, play = rpc.LobbyStub(channel), rpc.PlayStub(channel)
-    if os.environ.get("DUDO_TOKEN"):
-        token, seat = os.environ["DUDO_TOKEN"], int(os.environ.get("DUDO_SEAT", "0"))
-        table = lobby.GetTable(service.TableRef(table=table)).id
-    elif os.environ.get("DUDO_API_TOKEN"):
-        # An account's seat (`dudo account register NAME --bot`), under the account's name.
-        account = [("authorization", f"Bearer {os.environ['DUDO_API_TOKEN']}")]
-        joined = lobby.JoinTable(service.JoinTableRequest(table=table), metadata=account)
-        token, seat, table = joined.token, joined.seat, joined.table.id
-    else:
-        joined = lobby.JoinTable(service.JoinTableRequest(table=table, name=name))
-        token, seat, table = joined.token, joined.seat, joined.table.id
+def play_seat(stubs, channel, table, token, seat, name):
+    """Plays one seat of a table over its Play stream until the game is over; its place."""
+    pb, rules, service, rpc = stubs
+    play = rpc.PlayStub(channel)
     auth = [("authorization", f"Bearer {token}")]
     up = queue.Queue()
     up.put(service.PlayRequest(hello=service.Hello(table=table)))
@@ -95,6 +80,7 @@ def main():
     # The last prompt answered, by its last_seq: a prompt that comes again with the same
     # last_seq (after a call window closes, say) is the same decision, answered once.
     answered = None
+    place = None
     for update in play.Play(iter(up.get, None), metadata=auth):
         kind = update.WhichOneof("update")
         if kind in ("snapshot", "table"):
@@ -112,9 +98,34 @@ def main():
                 up.put(service.PlayRequest(action=choose(pb, rules, p.view, p.legal, faces), answers=p.last_seq))
         elif kind == "event" and update.event.WhichOneof("kind") == "game_over":
             standings = list(update.event.game_over.standings)
-            print(f"{name}: game over, place {standings.index(seat) + 1} of {len(standings)}")
+            place = standings.index(seat) + 1
+            print(f"{name}: game over, place {place} of {len(standings)}")
             break
     up.put(None)
+    return place
+
+
+def main():
+    args = sys.argv[1:] + [None] * 3
+    server = args[0] or os.environ.get("DUDO_SERVER", "127.0.0.1:50051")
+    table = args[1] or os.environ["DUDO_TABLE"]
+    name = args[2] or os.environ.get("DUDO_BOT_NAME", "pybot")
+    stubs = load_stubs()
+    pb, rules, service, rpc = stubs
+    channel = open_channel(server)
+    lobby = rpc.LobbyStub(channel)
+    if os.environ.get("DUDO_TOKEN"):
+        token, seat = os.environ["DUDO_TOKEN"], int(os.environ.get("DUDO_SEAT", "0"))
+        table = lobby.GetTable(service.TableRef(table=table)).id
+    elif os.environ.get("DUDO_API_TOKEN"):
+        # An account's seat (`dudo account register NAME --bot`), under the account's name.
+        account = [("authorization", f"Bearer {os.environ['DUDO_API_TOKEN']}")]
+        joined = lobby.JoinTable(service.JoinTableRequest(table=table), metadata=account)
+        token, seat, table = joined.token, joined.seat, joined.table.id
+    else:
+        joined = lobby.JoinTable(service.JoinTableRequest(table=table, name=name))
+        token, seat, table = joined.token, joined.seat, joined.table.id
+    play_seat(stubs, channel, table, token, seat, name)
     channel.close()
 
 

@@ -57,6 +57,10 @@ pub struct Made {
     pub table: String,
     pub tokens: Vec<Option<String>>,
     pub host_token: String,
+    /// The server's own spectator stream of the table, opened before its game started: a
+    /// game of bots alone can be over before a watch opened afterwards reaches the table,
+    /// whose snapshot would then show the end without the `game_over` a watcher waits for.
+    pub updates: Option<crate::node::UpdateStream>,
 }
 
 pub(crate) struct Entrant {
@@ -599,11 +603,11 @@ impl Matchmaker {
     /// Watches a ladder table as a spectator: its time-outs and its end, then its players'
     /// (account id, name) new ratings, which the store wrote with the game's record before
     /// the end was sent.
-    pub(crate) fn watch(&self, pool: usize, players: Vec<(String, String)>, made: Made) {
+    pub(crate) fn watch(&self, pool: usize, players: Vec<(String, String)>, mut made: Made) {
         let (dudo, tx) = (self.dudo.clone(), self.tx.clone());
         let pool_name = self.pools[pool].name.clone();
         tokio::spawn(async move {
-            let Ok(mut updates) = dudo.watch_internal(&made.table).await else {
+            let Some(mut updates) = made.updates.take() else {
                 return;
             };
             while let Some(Ok(u)) = updates.next().await {

@@ -292,9 +292,11 @@ impl Dudo {
                 }
             }
         }
+        // Watched before it starts: see `Made::updates`.
+        let updates = self.watch_internal(&id).await?;
         let token = host_token.clone();
         self.command(&handle, |reply| Command::Start { token, reply }).await?;
-        Ok(crate::ladder::Made { table: id, tokens, host_token })
+        Ok(crate::ladder::Made { table: id, tokens, host_token, updates: Some(updates) })
     }
 
     /// A join code no table answers to, of this node or (in a cluster) any other (drawn

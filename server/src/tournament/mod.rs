@@ -105,9 +105,16 @@ pub struct TournamentsHandle {
     pub(crate) settings: std::sync::Arc<Settings>,
 }
 
-/// A game in play: its table (once made) and each seat's token.
+/// A game in play: its table, once made.
 struct InPlay {
-    made: Option<Made>,
+    made: Option<Seated>,
+}
+
+/// A game's table: its id, each seat's token (none for a house bot) and the host's token.
+struct Seated {
+    table: String,
+    tokens: Vec<Option<String>>,
+    host_token: String,
 }
 
 /// A tournament taking entries or running.
@@ -447,12 +454,16 @@ impl Director {
                     return;
                 };
                 match made {
-                    Ok(made) => {
+                    Ok(mut made) => {
                         live.seated(number, &made);
-                        if let Some(game) = live.schedule.get(number as usize).cloned() {
-                            watch(&self.dudo, &self.tx, &tournament, game, &made);
+                        if let (Some(game), Some(updates)) =
+                            (live.schedule.get(number as usize).cloned(), made.updates.take())
+                        {
+                            watch(&self.dudo, &self.tx, &tournament, game, &made, updates);
                         }
-                        live.in_play.insert(number, InPlay { made: Some(made) });
+                        let seated =
+                            Seated { table: made.table, tokens: made.tokens, host_token: made.host_token };
+                        live.in_play.insert(number, InPlay { made: Some(seated) });
                     }
                     Err(why) => {
                         tracing::warn!(tournament = %tournament, game = number, error = %why, "a tournament game could not be made; trying again");
@@ -785,21 +796,27 @@ fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: Game) {
 
 /// Watches a game's table as a spectator until its end, which is stored before the director
 /// hears of it; then the table closes.
-fn watch(dudo: &Dudo, tx: &mpsc::Sender<Command>, tournament: &str, game: Game, made: &Made) {
+fn watch(
+    dudo: &Dudo,
+    tx: &mpsc::Sender<Command>,
+    tournament: &str,
+    game: Game,
+    made: &Made,
+    mut updates: crate::node::UpdateStream,
+) {
     let (dudo, tx, tournament) = (dudo.clone(), tx.clone(), tournament.to_string());
     let (table, host_token) = (made.table.clone(), made.host_token.clone());
     tokio::spawn(async move {
         let number = game.number;
         let mut finish: Option<Vec<usize>> = None;
-        if let Ok(mut updates) = dudo.watch_internal(&table).await {
-            while let Some(Ok(u)) = updates.next().await {
-                let Some(pb::play_update::Update::Event(e)) = u.update else { continue };
-                if let Some(pb::event::Kind::GameOver(g)) = e.kind {
-                    finish = g.standings.iter().map(|&s| game.seats.get(s as usize).copied()).collect();
-                    break;
-                }
+        while let Some(Ok(u)) = updates.next().await {
+            let Some(pb::play_update::Update::Event(e)) = u.update else { continue };
+            if let Some(pb::event::Kind::GameOver(g)) = e.kind {
+                finish = g.standings.iter().map(|&s| game.seats.get(s as usize).copied()).collect();
+                break;
             }
         }
+        drop(updates);
         if let (Some(f), Some(store)) = (&finish, dudo.store()) {
             // Written before the director counts it: a restart never loses a counted game.
             let mut tries = 0;

@@ -228,13 +228,28 @@ impl Spec {
             rating_pool,
         };
         // The largest field it may have must schedule within the server's limit: said now, not
-        // when entries close.
-        let games = spec.games_for(max_entrants as usize).map_err(|e| bad_request(e.to_string()))?;
-        if games > settings.max_games {
-            return Err(bad_request(format!(
-                "deals: {games} games with a full field of {max_entrants}; this server allows {} a tournament (fewer deals, or max_entrants)",
-                settings.max_games
-            )));
+        // when entries close. A round robin's games grow as the field's line-ups do, so an
+        // unset max_entrants becomes the largest field the limit allows.
+        let fits = |n: u32| spec.games_for(n as usize).is_ok_and(|g| g <= settings.max_games);
+        let largest = (seats..=max_entrants).rev().find(|&n| fits(n));
+        let mut spec = spec;
+        match largest {
+            Some(n) if n == max_entrants => {}
+            Some(n) if req.max_entrants == 0 && n as usize >= req.house_bots.len().max(2) => {
+                spec.max_entrants = n
+            }
+            Some(n) => {
+                return Err(bad_request(format!(
+                    "max_entrants: {max_entrants} entrants would schedule more than this server's {} games a tournament; at most {n} with these deals and seats",
+                    settings.max_games
+                )));
+            }
+            None => {
+                return Err(bad_request(format!(
+                    "deals: {} deals schedule more than this server's {} games a tournament even for {seats} entrants",
+                    req.deals, settings.max_games
+                )));
+            }
         }
         Ok(spec)
     }
