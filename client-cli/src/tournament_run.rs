@@ -71,6 +71,10 @@ pub struct CreateArgs {
     /// Count the games for this ladder pool's ratings too.
     #[arg(long)]
     pub rating_pool: Option<String>,
+    /// The admin only: deal from this seed, to run a tournament again (whoever knows it
+    /// knows every cup, so the tournament is shown as seeded).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Organise as the server's admin (a server may let only its admin organise).
     #[arg(long, env = "DUDO_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
@@ -199,6 +203,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
             max_entrants: args.max_entrants,
             tables: args.tables,
             rating_pool: args.rating_pool.clone().unwrap_or_default(),
+            seed: args.seed,
         };
         let t = client.create_tournament(request).await.map_err(flag_names)?;
         println!("tournament {} ({}) made: {}", t.id, safe(&t.name), format_line(&t));
@@ -285,6 +290,11 @@ pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
             println!("  {}", safe(&t.why));
         }
         println!("  seed commitment {}", t.seed_commitment);
+        if t.seeded {
+            println!(
+                "  seeded by the admin: for tests and repeated runs (whoever knows the seed knows every cup)"
+            );
+        }
         if let Some(seed) = t.seed {
             println!(
                 "  seed {seed}, salt {} (dudo tournament export, then verify, checks them)",

@@ -31,6 +31,9 @@ mod recovery;
 mod server;
 // TLS: https:// for every client, clients that do not trust or speak it, renewal.
 mod tls;
+// Tournaments on the server: entrants' bots over Play, duplicate standings, the export
+// verified, a server killed mid-tournament, bad settings refused by name.
+mod tournaments;
 // The terminal client in a pseudo-terminal, as a person uses it.
 mod tty;
 

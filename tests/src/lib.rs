@@ -209,7 +209,14 @@ impl Restartable {
 
     /// Starts (or starts again) the server on the same database and address.
     pub fn start(&self) -> std::io::Result<ServerProcess> {
-        start_server(&binary("dudo-server"), &["--db", &self.db, "--listen", &self.listen])
+        self.start_with(&[])
+    }
+
+    /// [`Restartable::start`] with more flags.
+    pub fn start_with(&self, args: &[&str]) -> std::io::Result<ServerProcess> {
+        let mut all = vec!["--db", &self.db, "--listen", &self.listen];
+        all.extend_from_slice(args);
+        start_server(&binary("dudo-server"), &all)
     }
 }
 

@@ -169,9 +169,15 @@ impl Tournaments for Dudo {
                 ));
             }
         }
+        if req.seed.is_some() && !matches!(caller, Caller::Admin) {
+            return Err(refused(
+                "not_admin",
+                Status::permission_denied("seed: only the server's admin may choose a tournament's seed"),
+            ));
+        }
         let (seed, salt): (u64, [u8; 16]) = {
             let mut rng = rand::rng();
-            (rng.random(), rng.random())
+            (req.seed.unwrap_or_else(|| rng.random()), rng.random())
         };
         let spec_text = serde_json::to_string(&spec).map_err(|e| Status::internal(e.to_string()))?;
         let mut row = TournamentRow {

@@ -937,5 +937,6 @@ pub(crate) fn tournament_to_wire(
         why: row.why.clone(),
         ended_unix_millis: u64::try_from(row.ended_at).unwrap_or(0),
         entered: entrants.len() as u32,
+        seeded: spec.seeded,
     }
 }

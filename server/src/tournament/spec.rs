@@ -77,6 +77,9 @@ pub struct Spec {
     pub tables: u32,
     /// A ladder pool the games count for too ("" for none).
     pub rating_pool: String,
+    /// The seed was the admin's, not drawn by the server.
+    #[serde(default)]
+    pub seeded: bool,
 }
 
 impl Spec {
@@ -226,6 +229,7 @@ impl Spec {
             max_entrants,
             tables,
             rating_pool,
+            seeded: req.seed.is_some(),
         };
         // The largest field it may have must schedule within the server's limit: said now, not
         // when entries close. A round robin's games grow as the field's line-ups do, so an
