@@ -277,6 +277,29 @@ pub fn swiss_round(
     Ok(out)
 }
 
+/// Swiss round `round` of a tournament whose games so far (every earlier round's, in
+/// schedule order) finished as `finished`: seated by lot for the first round, by the
+/// standings of every game before it after that. The server, `dudo arena` and a verifier
+/// all seat a round by this.
+pub fn swiss_round_after(
+    entrants: usize,
+    seats: usize,
+    deals: u32,
+    round: u32,
+    finished: &[crate::Finished],
+    seed: u64,
+    kind: Deals,
+) -> Result<Vec<Game>, ScheduleError> {
+    let order = if round == 0 {
+        by_lot(entrants, seed)
+    } else {
+        crate::standings::order(entrants, finished).map_err(|e| ScheduleError::Standings(e.to_string()))?
+    };
+    let first = u32::try_from(finished.len())
+        .map_err(|_| ScheduleError::TooManyGames { games: finished.len() as u64 })?;
+    swiss_round(&order, seats, deals, round, first, seed, kind)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,27 +401,4 @@ mod tests {
         let top: Vec<usize> = games.iter().filter(|g| g.table == 0).flat_map(|g| g.seats.clone()).collect();
         assert!(top.iter().all(|e| order[..4].contains(e)), "the best four sit together");
     }
-}
-
-/// Swiss round `round` of a tournament whose games so far (every earlier round's, in
-/// schedule order) finished as `finished`: seated by lot for the first round, by the
-/// standings of every game before it after that. The server, `dudo arena` and a verifier
-/// all seat a round by this.
-pub fn swiss_round_after(
-    entrants: usize,
-    seats: usize,
-    deals: u32,
-    round: u32,
-    finished: &[crate::Finished],
-    seed: u64,
-    kind: Deals,
-) -> Result<Vec<Game>, ScheduleError> {
-    let order = if round == 0 {
-        by_lot(entrants, seed)
-    } else {
-        crate::standings::order(entrants, finished).map_err(|e| ScheduleError::Standings(e.to_string()))?
-    };
-    let first = u32::try_from(finished.len())
-        .map_err(|_| ScheduleError::TooManyGames { games: finished.len() as u64 })?;
-    swiss_round(&order, seats, deals, round, first, seed, kind)
 }

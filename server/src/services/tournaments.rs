@@ -22,7 +22,7 @@ use crate::status::{MAX_NAME_FIELD, bad_request, bounded, refused};
 use crate::table::SeatAccount;
 use crate::tournament::spec::{DEFAULT_LEAD_MILLIS, MAX_LEAD_MILLIS, Organisers};
 use crate::tournament::{
-    Command, ENTRANT_QUEUE, Entering, Spec, no_such_tournament, now_millis, schedule_of, state,
+    Command, ENTRANT_QUEUE, Entering, Scheduled, Spec, no_such_tournament, now_millis, schedule_of, state,
     tournament_to_wire,
 };
 
@@ -84,10 +84,10 @@ impl Dudo {
         row: &TournamentRow,
         spec: &Spec,
         entrants: usize,
-    ) -> Result<(Vec<dudo_tournament::Game>, Vec<Option<Vec<usize>>>, HashMap<u32, String>), Status> {
+    ) -> Result<(Scheduled, HashMap<u32, String>), Status> {
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         if row.state == state::ENTRY || entrants == 0 {
-            return Ok((Vec::new(), Vec::new(), HashMap::new()));
+            return Ok((Scheduled { games: Vec::new(), finished: Vec::new() }, HashMap::new()));
         }
         let rows = store.tournament_games(&row.id, None, u32::MAX).await.map_err(store_error)?;
         let mut ended = HashMap::new();
@@ -100,12 +100,11 @@ impl Dudo {
         }
         let (spec, seed) = (spec.clone(), row.seed);
         // Pure work, up to a large schedule's: off the runtime's threads.
-        let (schedule, finished) =
-            tokio::task::spawn_blocking(move || schedule_of(&spec, entrants, seed, &ended))
-                .await
-                .map_err(|_| Status::internal("the schedule could not be made"))?
-                .map_err(|e| Status::internal(format!("tournament {}: {e}", row.id)))?;
-        Ok((schedule, finished, ids))
+        let scheduled = tokio::task::spawn_blocking(move || schedule_of(&spec, entrants, seed, &ended))
+            .await
+            .map_err(|_| Status::internal("the schedule could not be made"))?
+            .map_err(|e| Status::internal(format!("tournament {}: {e}", row.id)))?;
+        Ok((scheduled, ids))
     }
 
     /// Where a call for the director goes: this node, or the one holding the ladder's job.
@@ -289,7 +288,8 @@ impl Tournaments for Dudo {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let (schedule, finished, _) = self.tournament_schedule(&row, &spec, entrants.len()).await?;
+        let (Scheduled { games: schedule, finished }, _) =
+            self.tournament_schedule(&row, &spec, entrants.len()).await?;
         let n = entrants.len();
         let standings = tokio::task::spawn_blocking(move || {
             let done = crate::tournament::finishes(&schedule, &finished);
@@ -342,7 +342,8 @@ impl Tournaments for Dudo {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let (schedule, finished, ids) = self.tournament_schedule(&row, &spec, entrants.len()).await?;
+        let (Scheduled { games: schedule, finished }, ids) =
+            self.tournament_schedule(&row, &spec, entrants.len()).await?;
         let req = request.into_inner();
         let limit = match req.limit {
             0 => GAMES_PAGE,

@@ -257,6 +257,12 @@ pub(crate) fn next_games(
     }
 }
 
+/// A schedule as far as it is seated, and each game's end so far (by number).
+pub(crate) struct Scheduled {
+    pub(crate) games: Vec<Game>,
+    pub(crate) finished: Vec<Option<Vec<usize>>>,
+}
+
 /// The whole schedule as far as `finished` (by game number) lets it be seated: what the
 /// service shows and counts standings by, made again from the store.
 pub(crate) fn schedule_of(
@@ -264,13 +270,13 @@ pub(crate) fn schedule_of(
     entrants: usize,
     seed: u64,
     ended: &HashMap<u32, Vec<usize>>,
-) -> Result<(Vec<Game>, Vec<Option<Vec<usize>>>), dudo_tournament::ScheduleError> {
+) -> Result<Scheduled, dudo_tournament::ScheduleError> {
     let mut schedule: Vec<Game> = Vec::new();
     let mut finished: Vec<Option<Vec<usize>>> = Vec::new();
     loop {
         let more = next_games(spec, entrants, seed, &schedule, &finished)?;
         if more.is_empty() {
-            return Ok((schedule, finished));
+            return Ok(Scheduled { games: schedule, finished });
         }
         finished.extend(more.iter().map(|g| ended.get(&g.number).cloned()));
         schedule.extend(more);
@@ -376,7 +382,7 @@ impl Director {
         loop {
             // Games recorded without their end: their end is read from the record, which
             // may seat a Swiss's next round, which is then read on.
-            let (schedule, finished) = match schedule_of(
+            let Scheduled { games: schedule, finished } = match schedule_of(
                 &live.spec,
                 live.entrants.len(),
                 live.row.seed,
@@ -385,7 +391,7 @@ impl Director {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::warn!(tournament = %live.row.id, error = %e, "a tournament's schedule could not be made again");
-                    (Vec::new(), Vec::new())
+                    Scheduled { games: Vec::new(), finished: Vec::new() }
                 }
             };
             let mut found = false;
