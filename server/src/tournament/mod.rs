@@ -423,6 +423,13 @@ impl Director {
     }
 
     async fn handle(&mut self, command: Command) {
+        // A call in the first moments after a start finds the tournaments read, not "moving".
+        if !self.loaded && self.here() && matches!(command, Command::Enter { .. } | Command::Cancel { .. }) {
+            match self.load().await {
+                Ok(()) => self.loaded = true,
+                Err(e) => tracing::warn!(error = %e, "tournaments could not be read"),
+            }
+        }
         match command {
             Command::Created { row } => {
                 if !self.loaded {
