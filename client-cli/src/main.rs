@@ -7,6 +7,7 @@
 mod account_cmd;
 mod arena;
 mod at_table;
+mod bot_cmd;
 mod history_cmd;
 mod input;
 mod ladder_cmd;
@@ -87,6 +88,11 @@ enum Command {
     /// Examples: dudo ladder --server HOST:50051 (the pools); dudo ladder fibbing-4 --bot 'python3 bot.py';
     /// dudo ladder fibbing-4 --builtin odds --games 20
     Ladder(ladder_cmd::LadderArgs),
+    /// Put a bot of yours through a server's bot check: a few short games against its bots
+    /// that try every prompt, a dropped stream and a reset, then a report of what it did wrong.
+    ///
+    /// Example: dudo bot check --bot 'python3 bot.py' --server HOST:50051
+    Bot(bot_cmd::BotArgs),
     /// A server's ladder boards: players by rating (mu - 3 sigma), games and wins.
     ///
     /// Examples: dudo leaderboard --server HOST:50051; dudo leaderboard fibbing-4 --history Robo
@@ -242,6 +248,7 @@ fn main() -> std::process::ExitCode {
         Command::Leave(a) => lobby_cmd::leave(a),
         Command::Account(a) => account_cmd::run(a),
         Command::Ladder(a) => ladder_cmd::run(a),
+        Command::Bot(a) => bot_cmd::run(a),
         Command::Leaderboard(a) => ladder_cmd::leaderboard(a),
         Command::Completions { shell } => {
             // Made whole first: clap_complete panics if its writer fails (a closed pipe).

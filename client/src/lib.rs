@@ -323,6 +323,13 @@ impl Client {
         Ok(self.ladder.clone().enter(request).await?.into_inner())
     }
 
+    /// Runs a bot check as this client's account on `pool` (empty: the server's first): the
+    /// stream says each step, each seat to play (with its token), and the report.
+    pub async fn check_bot(&self, pool: &str) -> Result<tonic::Streaming<pb::CheckUpdate>, ClientError> {
+        let request = self.as_account(pb::CheckRequest { pool: pool.into() })?;
+        Ok(self.ladder.clone().check(request).await?.into_inner())
+    }
+
     /// A pool's board, best first.
     pub async fn leaderboard(
         &self,

@@ -76,6 +76,8 @@ pub struct Setup {
     pub ladder: Option<Vec<ladder::Pool>>,
     /// What tournaments may be (a server with a store runs them).
     pub tournaments: tournament::Settings,
+    /// How recent a passed bot check an account needs before ranked play (none: no check).
+    pub require_bot_check: Option<std::time::Duration>,
     /// Where people reach the server (`https://dudo.example.org`), for tables' links; none:
     /// `http://` and the address it listens on.
     pub public_url: Option<String>,
@@ -147,7 +149,8 @@ async fn serve_node(
     let mut dudo = node::Dudo::new(setup.limits)
         .with_store(setup.store, setup.ranked)
         .with_accounts(setup.accounts)
-        .with_link_base(&link_base);
+        .with_link_base(&link_base)
+        .with_bot_check(setup.require_bot_check);
     let node_listener = match cluster {
         Some((node_listener, cluster)) => {
             dudo = dudo.with_cluster(cluster);

@@ -142,6 +142,11 @@ struct Args {
     /// Games one tournament's schedule may hold (its export grows with them; up to 200,000).
     #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..=200_000))]
     max_tournament_games: u64,
+    /// Ask for a passed bot check (`dudo bot check`) within this many days before an
+    /// account enters the ladder or a tournament (0: no check needed).
+    #[arg(long, env = "DUDO_REQUIRE_BOT_CHECK", value_name = "DAYS", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=3650))]
+    require_bot_check: u32,
     /// Run as one node of a cluster: several servers on one PostgreSQL database (--db
     /// postgres://…), any of which answers any call (see docs/deploy.md).
     #[arg(long, env = "DUDO_CLUSTER")]
@@ -347,6 +352,8 @@ async fn main() -> anyhow::Result<()> {
             max_tables: args.max_tournament_tables,
             max_games: args.max_tournament_games,
         },
+        require_bot_check: (args.require_bot_check > 0)
+            .then(|| std::time::Duration::from_secs(u64::from(args.require_bot_check) * 86_400)),
         public_url,
         allowed_origins: args.allowed_origins,
         tls,

@@ -83,6 +83,12 @@ pub(crate) fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
         Delivery::End(StreamEnd::Unsaved) => Err(Status::unavailable(
             "the server could not save the table; it is back when the server restarts",
         )),
+        Delivery::End(StreamEnd::Dropped) => Err(refused(
+            "connection_dropped",
+            Status::unavailable(
+                "the server dropped this stream on purpose (a bot check): reconnect and resume with `since`",
+            ),
+        )),
         Delivery::End(StreamEnd::Moved) => Err(refused(
             "table_moved",
             Status::unavailable("the table moved to another node of the cluster: reconnect to resume"),

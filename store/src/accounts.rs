@@ -215,6 +215,37 @@ impl Store {
             .await?;
         Ok(())
     }
+
+    /// A bot check's outcome for an account (a second at the same millisecond is kept once).
+    pub async fn record_bot_check(
+        &self,
+        account: &str,
+        at: i64,
+        passed: bool,
+        faults: &[String],
+    ) -> Result<(), StoreError> {
+        self.owner()?;
+        sqlx::query(
+            "INSERT INTO bot_checks (account, at, passed, faults) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (account, at) DO NOTHING",
+        )
+        .bind(account)
+        .bind(at)
+        .bind(i64::from(passed))
+        .bind(faults.join("\n"))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// When the account's bot last passed a check, if ever.
+    pub async fn last_passed_bot_check(&self, account: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT MAX(at) AS at FROM bot_checks WHERE account = $1 AND passed = 1")
+            .bind(account)
+            .fetch_one(&self.reads)
+            .await?;
+        Ok(row.try_get::<Option<i64>, _>("at")?)
+    }
 }
 
 async fn insert_token(

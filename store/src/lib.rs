@@ -301,6 +301,7 @@ fn migrator(backend: Backend) -> Migrator {
             migration(3, "ladder", include_str!("../migrations/0003_ladder.sql")),
             migration(4, "cluster", include_str!("../migrations/0004_cluster.sql")),
             migration(5, "tournaments", include_str!("../migrations/0005_tournaments.sql")),
+            migration(6, "bot_checks", include_str!("../migrations/0006_bot_checks.sql")),
         ]),
         ..Migrator::DEFAULT
     }

@@ -12,6 +12,7 @@ import os
 import queue
 import sys
 import tempfile
+import time
 
 import grpc
 from grpc_tools import protoc
@@ -70,39 +71,63 @@ def open_channel(server):
 
 
 def play_seat(stubs, channel, table, token, seat, name):
-    """Plays one seat of a table over its Play stream until the game is over; its place."""
+    """Plays one seat of a table over its Play stream until the game is over; its place.
+
+    A stream the server drops (UNAVAILABLE: a lost connection, a server restarting) is
+    resumed after the last event seen; one it ends with ABORTED (the table was reset, or its
+    seats renumbered) is opened afresh with the token alone, and a new snapshot follows."""
     pb, rules, service, rpc = stubs
     play = rpc.PlayStub(channel)
     auth = [("authorization", f"Bearer {token}")]
-    up = queue.Queue()
-    up.put(service.PlayRequest(hello=service.Hello(table=table)))
     faces = 6
     # The last prompt answered, by its last_seq: a prompt that comes again with the same
     # last_seq (after a call window closes, say) is the same decision, answered once.
     answered = None
-    place = None
-    for update in play.Play(iter(up.get, None), metadata=auth):
-        kind = update.WhichOneof("update")
-        if kind in ("snapshot", "table"):
-            info = update.snapshot.table if kind == "snapshot" else update.table
-            faces = info.rules.dice.faces or 6
-        elif kind == "prompt" and update.prompt.last_seq != answered:
-            p = update.prompt
-            answered = p.last_seq
-            if p.HasField("call_window_unix_millis"):
-                # Asked whether to call out of turn (calza) on the last bid: this bot never
-                # does, and says so at once rather than make the table wait out the window.
-                up.put(service.PlayRequest(pass_call=service.PassCall(), answers=p.last_seq))
-            elif p.view.HasField("turn") and p.view.turn == seat:
-                # `answers` names the prompt: if the game moved on first, this is refused.
-                up.put(service.PlayRequest(action=choose(pb, rules, p.view, p.legal, faces), answers=p.last_seq))
-        elif kind == "event" and update.event.WhichOneof("kind") == "game_over":
-            standings = list(update.event.game_over.standings)
-            place = standings.index(seat) + 1
-            print(f"{name}: game over, place {place} of {len(standings)}")
-            break
-    up.put(None)
-    return place
+    since = None  # the last event seen: a dropped stream resumes after it
+    for _ in range(30):
+        up = queue.Queue()
+        hello = service.Hello(table=table)
+        if since is not None:
+            hello.since = since
+        up.put(service.PlayRequest(hello=hello))
+        try:
+            for update in play.Play(iter(up.get, None), metadata=auth):
+                kind = update.WhichOneof("update")
+                if kind in ("snapshot", "table"):
+                    info = update.snapshot.table if kind == "snapshot" else update.table
+                    faces = info.rules.dice.faces or 6
+                    if kind == "snapshot" and update.snapshot.HasField("last_seq"):
+                        since = update.snapshot.last_seq
+                    if kind == "snapshot" and update.snapshot.view.HasField("seat"):
+                        seat = update.snapshot.view.seat
+                elif kind == "prompt" and update.prompt.last_seq != answered:
+                    p = update.prompt
+                    answered = p.last_seq
+                    if p.HasField("call_window_unix_millis"):
+                        # Asked whether to call out of turn (calza) on the last bid: this bot
+                        # never does, and says so at once rather than make the table wait.
+                        up.put(service.PlayRequest(pass_call=service.PassCall(), answers=p.last_seq))
+                    elif p.view.HasField("turn") and p.view.turn == seat:
+                        # `answers` names the prompt: if the game moved on first, this is refused.
+                        action = choose(pb, rules, p.view, p.legal, faces)
+                        up.put(service.PlayRequest(action=action, answers=p.last_seq))
+                elif kind == "event":
+                    since = update.event.seq
+                    if update.event.WhichOneof("kind") == "game_over":
+                        standings = list(update.event.game_over.standings)
+                        place = standings.index(seat) + 1
+                        print(f"{name}: game over, place {place} of {len(standings)}")
+                        return place
+            return None
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.ABORTED:
+                since, answered = None, None  # reset or renumbered: afresh, with the token
+            elif e.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+        finally:
+            up.put(None)
+        time.sleep(0.2)
+    return None
 
 
 def main():

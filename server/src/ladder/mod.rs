@@ -13,6 +13,7 @@
 //! player's place and is reported to it. The game's record carries `rating_pool` =
 //! `ladder:POOL`, and the store rates it (Weng-Lin) in the record's own transaction.
 
+pub mod check;
 pub mod pools;
 
 use std::collections::HashMap;
@@ -143,6 +144,8 @@ pub(crate) enum Command {
 pub struct LadderHandle {
     pub(crate) pools: std::sync::Arc<Vec<Pool>>,
     pub(crate) tx: mpsc::Sender<Command>,
+    /// Accounts whose bot check is running: one at a time each.
+    pub(crate) checking: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl LadderHandle {
@@ -191,7 +194,7 @@ pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
         tx: tx.clone(),
     };
     tokio::spawn(matchmaker.run(rx));
-    LadderHandle { pools, tx }
+    LadderHandle { pools, tx, checking: Default::default() }
 }
 
 pub(crate) fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Status> {

@@ -71,6 +71,9 @@ pub struct Dudo {
     pub(crate) ladder: Option<crate::ladder::LadderHandle>,
     /// The tournaments' director, when the server runs tournaments (it keeps records).
     pub(crate) tournaments: Option<crate::tournament::TournamentsHandle>,
+    /// How recent a passed bot check an account needs to enter the ladder or a tournament
+    /// (`--require-bot-check`; none: no check needed).
+    pub(crate) require_bot_check: Option<std::time::Duration>,
     /// The CPU every table's built-in bots may take together.
     pub(crate) bot_cpu: Arc<crate::bot_cpu::BotCpu>,
     /// Set when the server stops: the streams no table owns end, and the ladder seats no one.
@@ -139,6 +142,34 @@ impl Dudo {
     pub fn with_tournaments(mut self, settings: crate::tournament::Settings) -> Dudo {
         self.tournaments = Some(crate::tournament::start(self.clone(), settings));
         self
+    }
+
+    /// Asks for a passed bot check within `within` before ranked play.
+    pub fn with_bot_check(mut self, within: Option<std::time::Duration>) -> Dudo {
+        self.require_bot_check = within;
+        self
+    }
+
+    /// Refuses an account whose bot has not passed a check recently enough, when the server
+    /// asks for one.
+    pub(crate) async fn bot_check_passed(&self, account: &str) -> Result<(), Status> {
+        let (Some(within), Some(store)) = (self.require_bot_check, self.store()) else { return Ok(()) };
+        let last = store
+            .last_passed_bot_check(account)
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        let since =
+            crate::table::unix_millis().saturating_sub(i64::try_from(within.as_millis()).unwrap_or(i64::MAX));
+        if last.is_some_and(|at| at >= since) {
+            return Ok(());
+        }
+        let days = within.as_secs() / 86_400;
+        Err(crate::status::refused(
+            "bot_check_required",
+            Status::failed_precondition(format!(
+                "this server asks for a passed bot check within {days} day(s) before ranked play: `dudo bot check --bot COMMAND` (docs/bots.md)"
+            )),
+        ))
     }
 
     pub(crate) fn tournaments(&self) -> Result<&crate::tournament::TournamentsHandle, Status> {

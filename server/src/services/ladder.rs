@@ -19,9 +19,81 @@ use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream};
 use crate::node::Dudo;
 use crate::status::refused;
 
+/// An account's bot check while it runs: let go of when its task ends.
+struct Checking {
+    account: String,
+    running: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+}
+
+impl Drop for Checking {
+    fn drop(&mut self) {
+        if let Ok(mut running) = self.running.lock() {
+            running.remove(&self.account);
+        }
+    }
+}
+
+type CheckStream =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::CheckUpdate, Status>> + Send>>;
+
 #[tonic::async_trait]
 impl Ladder for Dudo {
     type EnterStream = LadderStream;
+    type CheckStream = CheckStream;
+
+    async fn check(&self, request: Request<pb::CheckRequest>) -> Result<Response<Self::CheckStream>, Status> {
+        let handle = self.ladder_handle()?.clone();
+        let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
+        let account = self.account_of_api_token(&token).await?;
+        crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
+        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?.clone();
+        let pool = match request.get_ref().pool.trim() {
+            "" => handle
+                .pools()
+                .first()
+                .cloned()
+                .ok_or_else(|| Status::failed_precondition("this server has no pools"))?,
+            name => self.known_pool(name)?.clone(),
+        };
+        let slot = self.stream_slot(&request)?;
+        let checking = {
+            let mut running = handle.checking.lock().map_err(|_| Status::internal("checks poisoned"))?;
+            if !running.insert(account.id.clone()) {
+                return Err(refused(
+                    "check_running",
+                    Status::failed_precondition(
+                        "this account's bot check is running already (one at a time)",
+                    ),
+                ));
+            }
+            Checking { account: account.id.clone(), running: std::sync::Arc::clone(&handle.checking) }
+        };
+        let (tx, rx) = mpsc::channel(16);
+        let seat = SeatAccount { id: account.id.clone(), kind: crate::accounts::kind_to_wire(account.kind) };
+        let dudo = self.clone();
+        tracing::info!(account = %account.name, pool = %pool.name, "a bot check began");
+        tokio::spawn(async move {
+            let _checking = checking;
+            let faults = crate::ladder::check::run(dudo, pool, seat, account.name.clone(), tx.clone()).await;
+            let at = crate::table::unix_millis();
+            if let Err(e) = store.record_bot_check(&account.id, at, faults.is_empty(), &faults).await {
+                tracing::warn!(error = %e, "a bot check's outcome could not be stored");
+            }
+            tracing::info!(account = %account.name, passed = faults.is_empty(), "a bot check ended");
+            let report = pb::CheckReport {
+                passed: faults.is_empty(),
+                faults,
+                checked_unix_millis: u64::try_from(at).unwrap_or(0),
+            };
+            let _ =
+                tx.send(Ok(pb::CheckUpdate { update: Some(pb::check_update::Update::Report(report)) })).await;
+        });
+        let updates = ReceiverStream::new(rx).map(move |u| {
+            let _held = &slot;
+            u
+        });
+        Ok(Response::new(self.stopping().ending(updates)))
+    }
 
     async fn list_pools(
         &self,
@@ -63,6 +135,7 @@ impl Ladder for Dudo {
                 u
             }))));
         }
+        self.bot_check_passed(&account.id).await?;
         let req = request.into_inner();
         let pool = self.known_pool(req.pool.trim())?;
         let wants = if req.games == 0 { 1 } else { req.games };

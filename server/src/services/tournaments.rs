@@ -256,6 +256,7 @@ impl Tournaments for Dudo {
                 u
             }))));
         }
+        self.bot_check_passed(&account.id).await?;
         let tournament = request.into_inner().tournament.trim().to_string();
         let (tx, rx) = mpsc::channel(ENTRANT_QUEUE);
         let entering = Entering {

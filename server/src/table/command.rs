@@ -78,4 +78,15 @@ pub enum Command {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+    /// How a seat has behaved (a bot check asks the table it made).
+    Conduct {
+        seat: Seat,
+        reply: oneshot::Sender<super::SeatConduct>,
+    },
+    /// Cut a seat's streams as a dropped connection would (a bot check tries a bot's
+    /// reconnecting).
+    DropSeat {
+        seat: Seat,
+        reply: oneshot::Sender<()>,
+    },
 }

@@ -97,6 +97,9 @@ pub enum StreamEnd {
     Unsaved,
     /// Another node of the cluster holds the table now: reconnecting finds it there.
     Moved,
+    /// The server cut the seat's connection on purpose (a bot check tries a bot's
+    /// reconnecting): resume with `since`.
+    Dropped,
 }
 
 /// The bytes of updates one stream holds (queued, and not yet taken by its reader), bounded
@@ -390,6 +393,11 @@ impl EventLog {
         for s in self.subscribers.iter_mut().filter(|s| s.viewer == Viewer::Seat(seat)) {
             s.end(why);
         }
+    }
+
+    /// How many streams `viewer` has open.
+    pub fn open_for(&self, viewer: Viewer) -> usize {
+        self.subscribers.iter().filter(|s| s.viewer == viewer && !s.sink.is_closed()).count()
     }
 
     /// Ends every stream, with a reason.

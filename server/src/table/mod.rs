@@ -141,6 +141,18 @@ pub struct Table {
     lease: Option<Lease>,
     /// The node let go of the table: the task ends once the journal is written.
     released: bool,
+    /// Each seat's refused calls by code, for a bot check's report (the codes are a fixed
+    /// few, the seats the table's).
+    refusals: std::collections::BTreeMap<(Seat, &'static str), u32>,
+}
+
+/// How a seat has behaved: what a bot check reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatConduct {
+    /// Its refused calls by code (`bid_not_higher`, `stale_prompt`, `not_started`, …).
+    pub refused: Vec<(&'static str, u32)>,
+    /// Its streams open now.
+    pub streams: usize,
 }
 
 impl Table {
@@ -176,6 +188,7 @@ impl Table {
             replies: Vec::new(),
             rate,
             reprompt: Vec::new(),
+            refusals: std::collections::BTreeMap::new(),
             epoch,
             bot_cpu,
             lease,
@@ -539,6 +552,18 @@ impl Table {
                 self.core.end_streams(StreamEnd::ShuttingDown);
                 self.reply(reply, ());
             }
+            Command::Conduct { seat, reply } => {
+                let refused = self.refusals.range((seat, "")..).take_while(|((s, _), _)| *s == seat);
+                let conduct = SeatConduct {
+                    refused: refused.map(|((_, code), n)| (*code, *n)).collect(),
+                    streams: self.core.seat_streams(seat),
+                };
+                let _ = reply.send(conduct);
+            }
+            Command::DropSeat { seat, reply } => {
+                self.core.drop_seat_streams(seat);
+                let _ = reply.send(());
+            }
         }
     }
 
@@ -550,6 +575,20 @@ impl Table {
     ) -> Result<(), TableError> {
         let started = Instant::now();
         let seat = self.core.seats().seat_of(token)?;
+        let refused = self.act_as(seat, action, answers, started);
+        if let Err(e) = &refused {
+            *self.refusals.entry((seat, e.code())).or_default() += 1;
+        }
+        refused
+    }
+
+    fn act_as(
+        &mut self,
+        seat: Seat,
+        action: Option<Action>,
+        answers: Option<Option<u64>>,
+        started: Instant,
+    ) -> Result<(), TableError> {
         let _span = tracing::debug_span!("act", seat).entered();
         let now = self.now().mono;
         let awaited = self.core.awaits(seat);

@@ -244,6 +244,16 @@ impl TableCore {
         self.log.abandon(why);
     }
 
+    /// Ends `seat`'s streams as a dropped connection would (a bot check's).
+    pub fn drop_seat_streams(&mut self, seat: Seat) {
+        self.log.end_seat(seat, StreamEnd::Dropped);
+    }
+
+    /// How many streams `seat` has open.
+    pub fn seat_streams(&self, seat: Seat) -> usize {
+        self.log.open_for(Viewer::Seat(seat))
+    }
+
     /// Drops streams whose readers are gone; true if none is left.
     pub fn prune_streams(&mut self) -> bool {
         self.log.prune()

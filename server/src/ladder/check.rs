@@ -1,0 +1,264 @@
+//! The bot check: a short, scripted series of games that puts an account's bot through what
+//! ranked play will ask of it, and reports what it did wrong.
+//!
+//! Each step is a table the server hosts, on the pool's rules and seats, the bot at one seat
+//! and the server's odds bots at the others, with a short move clock and call window:
+//! 1. a whole game: every prompt the rules raise (its moves, the call window);
+//! 2. its stream dropped in the middle of a game: it must resume and play on;
+//! 3. the table reset in the middle of a game: it must come back with its token (no
+//!    `since`) and play the new game.
+//!
+//! The server watches each table as a spectator (time-outs, lapsed call windows, the end)
+//! and asks the table how the bot's seat behaved (its refused calls by code, and whether its
+//! stream was still open a while after the game ended). No fault in any step is a pass,
+//! stored with the account for `--require-bot-check`.
+
+use std::time::Duration;
+
+use dudo_proto::v1 as pb;
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
+use tonic::Status;
+
+use super::{LadderSeat, Pool};
+use crate::node::Dudo;
+use crate::node::making::ServerTable;
+use crate::table::{Command, SeatAccount, SeatConduct};
+
+/// The check's move clock: short, so a bot that misses prompts is seen within the check.
+pub(crate) const MOVE_MILLIS: u32 = 3_000;
+/// Its call window.
+pub(crate) const CALL_WINDOW_MILLIS: u32 = 1_500;
+/// The longest a step's game may take.
+const GAME_TIME: Duration = Duration::from_secs(240);
+/// How long after the end a bot's stream may stay open.
+const AFTER_OVER: Duration = Duration::from_secs(3);
+/// How long after a drop or a reset a refused call is not held against the bot.
+const FORGIVEN: Duration = Duration::from_secs(1);
+/// Events of a step's game before its trial (a drop, a reset): the bot has moved or been
+/// prompted by then.
+const TRIAL_AFTER_EVENTS: usize = 6;
+
+/// What a step puts the bot through besides its game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Trial {
+    Nothing,
+    /// Its stream is cut, as a network would.
+    Drop,
+    /// The host resets the table and starts it again.
+    Reset,
+}
+
+const STEPS: [(&str, Trial); 3] = [
+    ("a whole game: every prompt the rules raise, the call window, the end", Trial::Nothing),
+    ("its stream dropped in the middle of a game: it must resume with `since` and play on", Trial::Drop),
+    (
+        "the table reset in the middle of a game: it must come back with its token and play the new game",
+        Trial::Reset,
+    ),
+];
+
+pub(crate) type CheckUpdates = mpsc::Sender<Result<pb::CheckUpdate, Status>>;
+
+fn update(u: pb::check_update::Update) -> Result<pb::CheckUpdate, Status> {
+    Ok(pb::CheckUpdate { update: Some(u) })
+}
+
+/// Runs the check for `account` on `pool`, telling `tx`; the faults found.
+pub(crate) async fn run(
+    dudo: Dudo,
+    pool: Pool,
+    account: SeatAccount,
+    name: String,
+    tx: CheckUpdates,
+) -> Vec<String> {
+    let mut faults = Vec::new();
+    let seats = pool.seats.max(2) as usize;
+    for (i, (what, trial)) in STEPS.iter().enumerate() {
+        if tx.is_closed() {
+            break;
+        }
+        let step = pb::CheckStep { number: i as u32 + 1, steps: STEPS.len() as u32, what: what.to_string() };
+        if tx.send(update(pb::check_update::Update::Step(step))).await.is_err() {
+            faults.push("the check's stream closed before its end".to_string());
+            return faults;
+        }
+        // The bot sits in a different seat each step.
+        let at = i % seats;
+        let found = one_step(&dudo, &pool, &account, &name, at, *trial, &tx).await;
+        faults.extend(found.into_iter().map(|f| format!("step {} ({what}): {f}", i + 1)));
+    }
+    faults
+}
+
+/// One step's game; what the bot did wrong in it.
+async fn one_step(
+    dudo: &Dudo,
+    pool: &Pool,
+    account: &SeatAccount,
+    name: &str,
+    at: usize,
+    trial: Trial,
+    tx: &CheckUpdates,
+) -> Vec<String> {
+    let rules = match pool.rules() {
+        Ok(rules) => rules,
+        Err(e) => return vec![format!("the pool's rules: {e}")],
+    };
+    let seats: Vec<LadderSeat> = (0..pool.seats.max(2) as usize)
+        .map(|s| match s == at {
+            true => LadderSeat::Account { account: account.clone(), name: name.to_string() },
+            false => LadderSeat::Bot("odds".into()),
+        })
+        .collect();
+    let order = ServerTable {
+        rules,
+        seed: None,
+        move_millis: MOVE_MILLIS,
+        time_bank_millis: 0,
+        call_window_millis: CALL_WINDOW_MILLIS,
+        rating_pool: String::new(),
+    };
+    let mut made = match dudo.make_server_table(order, seats).await {
+        Ok(made) => made,
+        Err(e) => return vec![format!("its table could not be made: {}", e.message())],
+    };
+    let Some(token) = made.tokens.get(at).cloned().flatten() else {
+        dudo.close_internal(&made.table, &made.host_token).await;
+        return vec!["its seat could not be taken".into()];
+    };
+    let seated = pb::LadderSeated {
+        pool: pool.name.clone(),
+        table: made.table.clone(),
+        seat: at as u32,
+        token,
+        game: crate::table::game_id(&made.table, 1),
+    };
+    let _ = tx.send(update(pb::check_update::Update::Seated(seated))).await;
+    let Some(mut updates) = made.updates.take() else { return vec!["its table could not be watched".into()] };
+    let (mut timeouts, mut lapsed, mut events, mut tried, mut over) = (0u32, 0u32, 0usize, false, false);
+    let mut forgiven: Vec<(&'static str, u32)> = Vec::new();
+    let deadline = tokio::time::Instant::now() + GAME_TIME;
+    let mut look = tokio::time::interval(Duration::from_millis(200));
+    while !over {
+        tokio::select! {
+            u = updates.next() => {
+                let Some(Ok(u)) = u else { break };
+                let Some(pb::play_update::Update::Event(e)) = u.update else { continue };
+                events += 1;
+                match e.kind {
+                    Some(pb::event::Kind::TurnTimedOut(t)) if t.seat as usize == at => timeouts += 1,
+                    Some(pb::event::Kind::CallWindowLapsed(l)) if l.seats.contains(&(at as u32)) => lapsed += 1,
+                    Some(pb::event::Kind::GameOver(_)) => over = true,
+                    _ => {}
+                }
+                // The trial comes once the game is under way and the bot is connected (a
+                // game of bots can be over within a second: asked at each event, not on a
+                // timer).
+                if trial != Trial::Nothing && !tried && !over && events >= TRIAL_AFTER_EVENTS
+                    && conduct(dudo, &made.table, at).await.is_some_and(|c| c.streams > 0)
+                {
+                    tried = true;
+                    // A call in flight as the stream drops or the table resets may be
+                    // refused through no fault of the bot's: what is refused in the moment
+                    // around it is forgiven.
+                    let before = conduct(dudo, &made.table, at).await.unwrap_or_default();
+                    try_it(dudo, &made.table, &made.host_token, at, trial).await;
+                    tokio::time::sleep(FORGIVEN).await;
+                    let after = conduct(dudo, &made.table, at).await.unwrap_or_default();
+                    forgiven = difference(&after.refused, &before.refused);
+                }
+            }
+            _ = look.tick() => {
+                // Past its time, or nobody is listening for the report any more.
+                if tokio::time::Instant::now() >= deadline || tx.is_closed() {
+                    break;
+                }
+            }
+        }
+    }
+    drop(updates);
+    let mut faults = Vec::new();
+    if !over {
+        faults.push(format!("the game did not end within {} s", GAME_TIME.as_secs()));
+    }
+    if trial != Trial::Nothing && !tried {
+        faults.push("the bot never connected to its seat, so it could not be tried".into());
+    }
+    if timeouts > 0 {
+        faults.push(format!(
+            "the move clock ({} s) ran out on its turn {timeouts} time(s): a prompt missed, or answered after the clock",
+            MOVE_MILLIS / 1000
+        ));
+    }
+    if lapsed > 0 {
+        faults.push(format!(
+            "{lapsed} call window(s) lapsed without its answer: a prompt with call_window_unix_millis wants a call or pass_call"
+        ));
+    }
+    if over {
+        // Its stream a while after the end: a bot that ignores game_over keeps it open.
+        tokio::time::sleep(AFTER_OVER).await;
+    }
+    if let Some(c) = conduct(dudo, &made.table, at).await {
+        if over && c.streams > 0 {
+            faults.push(format!(
+                "its stream was still open {} s after game_over: a bot stops playing at the game's end",
+                AFTER_OVER.as_secs()
+            ));
+        }
+        let refused = difference(&c.refused, &forgiven);
+        faults.extend(refused.iter().map(|&(code, n)| refusal(code, n, timeouts)));
+    }
+    dudo.close_internal(&made.table, &made.host_token).await;
+    faults
+}
+
+/// Refusals in `all` beyond those in `less`, by code.
+fn difference(all: &[(&'static str, u32)], less: &[(&'static str, u32)]) -> Vec<(&'static str, u32)> {
+    all.iter()
+        .map(|&(code, n)| (code, n.saturating_sub(less.iter().find(|(c, _)| *c == code).map_or(0, |l| l.1))))
+        .filter(|&(_, n)| n > 0)
+        .collect()
+}
+
+/// What a refused call says of the bot.
+fn refusal(code: &str, n: u32, timeouts: u32) -> String {
+    match code {
+        "stale_prompt" => format!(
+            "{n} answer(s) refused as stale_prompt: sent after the game had moved on (after the clock, or with an old `answers`)"
+        ),
+        "not_your_turn" if timeouts > 0 => {
+            format!("{n} move(s) refused as not_your_turn after its clock ran out: answered after the clock")
+        }
+        "not_started" => format!(
+            "{n} call(s) refused as not_started: it acted when no game was in play (after game_over?)"
+        ),
+        "rate_limited" => format!("{n} call(s) refused as rate_limited: faster than the table allows"),
+        "already_answered" | "call_window_closed" | "no_call_window" => {
+            format!("{n} call window answer(s) refused as {code}")
+        }
+        _ => format!("{n} illegal move(s), refused as {code}"),
+    }
+}
+
+async fn conduct(dudo: &Dudo, table: &str, seat: usize) -> Option<SeatConduct> {
+    let handle = dudo.find(table).ok()?;
+    dudo.ask(&handle, |reply| Command::Conduct { seat, reply }).await.ok()
+}
+
+async fn try_it(dudo: &Dudo, table: &str, host_token: &str, seat: usize, trial: Trial) {
+    let Ok(handle) = dudo.find(table) else { return };
+    match trial {
+        Trial::Nothing => {}
+        Trial::Drop => {
+            let _ = dudo.ask(&handle, |reply| Command::DropSeat { seat, reply }).await;
+        }
+        Trial::Reset => {
+            let token = host_token.to_string();
+            let _ = dudo.command(&handle, |reply| Command::Reset { token, reply }).await;
+            let token = host_token.to_string();
+            let _ = dudo.command(&handle, |reply| Command::Start { token, reply }).await;
+        }
+    }
+}
