@@ -296,6 +296,8 @@ pub(crate) struct Seats {
     failed_in_a_row: u32,
     ever_worked: bool,
     players: Vec<tokio::task::JoinHandle<()>>,
+    /// The tasks waiting for each command: aborting one kills its command.
+    commands: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl Seats {
@@ -313,6 +315,7 @@ impl Seats {
             failed_in_a_row: 0,
             ever_worked: false,
             players: Vec::new(),
+            commands: Vec::new(),
         }
     }
 
@@ -335,10 +338,11 @@ impl Seats {
                 let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
                 let exits = self.exits_tx.clone();
                 self.running += 1;
-                tokio::spawn(async move {
+                self.commands.retain(|c| !c.is_finished());
+                self.commands.push(tokio::spawn(async move {
                     let status = child.wait().await.ok();
                     let _ = exits.send((key.table, status)).await;
-                });
+                }));
             }
             SeatPlayer::Builtin(strategy) => {
                 let (client, strategy, seed) = (self.client.clone(), strategy.clone(), self.seed);
@@ -384,6 +388,14 @@ impl Seats {
             );
         }
         Ok(())
+    }
+
+    /// Stops every bot still playing (its game is gone): each command is killed.
+    pub(crate) fn stop(&mut self) {
+        for task in self.commands.drain(..).chain(self.players.drain(..)) {
+            task.abort();
+        }
+        self.running = 0;
     }
 
     /// Waits for every bot still playing to end (a command for at most an hour).

@@ -29,7 +29,7 @@ pub struct TournamentArgs {
 enum TournamentCommand {
     /// Make a tournament on a server (as the account kept for it, or the admin).
     ///
-    /// Example: dudo tournament create "Friday bots" --preset perudo --seats 3 --deals 20 --house-bots odds,reader --starts-in 300
+    /// Example: dudo tournament create "Friday bots" --preset perudo-jonti --seats 3 --deals 20 --house-bots odds,reader --starts-in 300
     Create(crate::tournament_run::CreateArgs),
     /// A server's tournaments, newest first.
     List(crate::tournament_run::ListArgs),
@@ -276,6 +276,11 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
                 "the seed opens the commitment {} the server published when the tournament was made",
                 safe(&proof.commitment)
             );
+            if proof.seeded {
+                println!(
+                    "(the server's admin chose this seed, for a test or a repeated run: whoever knew it knew every cup)"
+                );
+            }
         }
         if from.is_none() {
             println!(

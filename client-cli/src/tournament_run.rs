@@ -39,8 +39,8 @@ pub struct CreateArgs {
     #[arg(long = "rule", value_name = "FIELD=VALUE")]
     pub rules: Vec<String>,
     /// Seats a table (default: the pool's, or the rules' minimum).
-    #[arg(long, default_value_t = 0)]
-    pub seats: u32,
+    #[arg(long)]
+    pub seats: Option<u32>,
     #[arg(long, value_enum, default_value = "round-robin")]
     pub format: Format,
     /// Round robin: deals in all. Swiss: deals each table plays a round.
@@ -51,11 +51,11 @@ pub struct CreateArgs {
     pub rounds: u32,
     /// The move clock in milliseconds (default: the pool's, or 10,000): a seat whose entrant
     /// is away is played by it.
-    #[arg(long, default_value_t = 0)]
-    pub move_ms: u32,
+    #[arg(long)]
+    pub move_ms: Option<u32>,
     /// Each seat's time bank, in milliseconds.
-    #[arg(long, default_value_t = 0)]
-    pub bank_ms: u32,
+    #[arg(long)]
+    pub bank_ms: Option<u32>,
     /// Seconds until it starts; entry is open until then.
     #[arg(long, default_value_t = 60)]
     pub starts_in: u64,
@@ -63,11 +63,11 @@ pub struct CreateArgs {
     #[arg(long, value_delimiter = ',')]
     pub house_bots: Vec<String>,
     /// Entrants at most (default: the server's limit).
-    #[arg(long, default_value_t = 0)]
-    pub max_entrants: u32,
+    #[arg(long)]
+    pub max_entrants: Option<u32>,
     /// Games in play at once (default: as many as the server allows a tournament).
-    #[arg(long, default_value_t = 0)]
-    pub tables: u32,
+    #[arg(long)]
+    pub tables: Option<u32>,
     /// Count the games for this ladder pool's ratings too.
     #[arg(long)]
     pub rating_pool: Option<String>,
@@ -144,6 +144,17 @@ fn state(s: i32) -> &'static str {
     }
 }
 
+/// A start time as people read it: UTC to the second, and how far off it is.
+fn start_time(millis: u64) -> String {
+    let at = std::time::UNIX_EPOCH + Duration::from_millis(millis);
+    let text = humantime::format_rfc3339_seconds(at).to_string().replace('T', " ").replace('Z', " UTC");
+    let now = std::time::SystemTime::now();
+    match at.duration_since(now) {
+        Ok(ahead) => format!("{text} (in {} s)", ahead.as_secs()),
+        Err(_) => text,
+    }
+}
+
 fn format_line(t: &pb::Tournament) -> String {
     let format = match pb::TournamentFormat::try_from(t.format) {
         Ok(pb::TournamentFormat::Swiss) => format!("Swiss, {} rounds of {} deals", t.rounds, t.deals),
@@ -189,27 +200,27 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
             pool: args.pool.clone().unwrap_or_default(),
             preset: args.preset.clone().unwrap_or_default(),
             settings,
-            seats: args.seats,
+            seats: args.seats.unwrap_or(0),
             format: match args.format {
                 Format::RoundRobin => pb::TournamentFormat::RoundRobin,
                 Format::Swiss => pb::TournamentFormat::Swiss,
             } as i32,
             deals: args.deals,
             rounds: if matches!(args.format, Format::Swiss) { args.rounds } else { 0 },
-            move_millis: args.move_ms,
-            time_bank_millis: args.bank_ms,
+            move_millis: args.move_ms.unwrap_or(0),
+            time_bank_millis: args.bank_ms.unwrap_or(0),
             starts_unix_millis: now.saturating_add(args.starts_in.saturating_mul(1000)).max(1),
             house_bots: args.house_bots.clone(),
-            max_entrants: args.max_entrants,
-            tables: args.tables,
+            max_entrants: args.max_entrants.unwrap_or(0),
+            tables: args.tables.unwrap_or(0),
             rating_pool: args.rating_pool.clone().unwrap_or_default(),
             seed: args.seed,
         };
-        let t = client.create_tournament(request).await.map_err(flag_names)?;
+        let t = client.create_tournament(request).await.map_err(|e| admin_refused(e, args.admin_token.is_some()))?;
         println!("tournament {} ({}) made: {}", t.id, safe(&t.name), format_line(&t));
         println!(
             "it starts {} (entry is open until then); seed commitment {}",
-            crate::history_cmd::date_time(t.starts_unix_millis),
+            start_time(t.starts_unix_millis),
             t.seed_commitment
         );
         println!(
@@ -218,6 +229,14 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         );
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// A refusal of the call: a token refused when the admin's was given is the admin's.
+fn admin_refused(e: dudo_client::ClientError, admin: bool) -> anyhow::Error {
+    if admin && e.code() == Some(dudo_client::Code::Unauthenticated) {
+        return anyhow::anyhow!("the server did not take that admin token (--admin-token, DUDO_ADMIN_TOKEN)");
+    }
+    flag_names(e)
 }
 
 /// A refusal naming the request's field, said as the flag that sets it.
@@ -231,6 +250,13 @@ fn flag_names(e: dudo_client::ClientError) -> anyhow::Error {
         ("max_entrants", "--max-entrants"),
         ("rating_pool", "--rating-pool"),
         ("settings", "--rule"),
+        ("seats", "--seats"),
+        ("deals", "--deals"),
+        ("rounds", "--rounds"),
+        ("tables", "--tables"),
+        ("preset", "--preset"),
+        ("pool", "--pool"),
+        ("seed", "--seed"),
     ] {
         if let Some(rest) = text.strip_prefix(&format!("{field}:")) {
             return anyhow::anyhow!("{flag}:{rest}");
@@ -240,7 +266,7 @@ fn flag_names(e: dudo_client::ClientError) -> anyhow::Error {
 }
 
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.clone().resolved();
+    let server = crate::account_cmd::accounts_server(args.server.clone());
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
         let list = client.tournaments(args.limit).await?;
@@ -250,7 +276,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         for t in list {
             let progress = match pb::TournamentState::try_from(t.state) {
                 Ok(pb::TournamentState::Entry) => {
-                    format!("starts {}", crate::history_cmd::date_time(t.starts_unix_millis))
+                    format!("starts {}", start_time(t.starts_unix_millis))
                 }
                 _ => format!("{} of {} games", t.finished, t.games),
             };
@@ -268,7 +294,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.clone().resolved();
+    let server = crate::account_cmd::accounts_server(args.server.clone());
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
         let t = client.tournament(&args.tournament).await?;
@@ -276,7 +302,7 @@ pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
         println!("  {}", format_line(&t));
         println!(
             "  starts {}; {} games in play at once; at most {} entrants",
-            crate::history_cmd::date_time(t.starts_unix_millis),
+            start_time(t.starts_unix_millis),
             t.tables,
             t.max_entrants
         );
@@ -315,7 +341,7 @@ pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn standings(args: OneArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.clone().resolved();
+    let server = crate::account_cmd::accounts_server(args.server.clone());
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
         let t = client.tournament(&args.tournament).await?;
@@ -330,19 +356,22 @@ pub fn standings(args: OneArgs) -> anyhow::Result<ExitCode> {
                 (Some(low), Some(high)) => format!("{low:.3} - {high:.3}"),
                 _ => "-".into(),
             };
+            let place = if e.games == 0 { "-".to_string() } else { format!("{:.2}", e.mean_place) };
             println!(
-                "{:<4} {:<24} {:>6} {:>6} {:>7.3} {:>15} {:>10.2}",
+                "{:<4} {:<24} {:>6} {:>6} {:>7.3} {:>15} {:>10}",
                 format!("{}.", i + 1),
                 safe(&e.name),
                 e.games,
                 e.wins,
                 e.mean_points,
                 interval,
-                e.mean_place
+                place
             );
         }
         let names: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
-        crate::tournament_cmd::print_pairs(&names, &standings_from_wire(&s));
+        if t.state != pb::TournamentState::Cancelled as i32 {
+            crate::tournament_cmd::print_pairs(&names, &standings_from_wire(&s));
+        }
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -383,7 +412,10 @@ pub fn cancel(args: CancelArgs) -> anyhow::Result<ExitCode> {
     let server = crate::account_cmd::accounts_server(args.server.clone());
     crate::net::runtime()?.block_on(async move {
         let client = organiser(&server, args.admin_token.as_deref()).await?;
-        let t = client.cancel_tournament(&args.tournament).await?;
+        let t = client
+            .cancel_tournament(&args.tournament)
+            .await
+            .map_err(|e| admin_refused(e, args.admin_token.is_some()))?;
         println!("tournament {} ({}): {}", t.id, safe(&t.name), state(t.state));
         Ok(ExitCode::SUCCESS)
     })
@@ -393,7 +425,7 @@ pub fn cancel(args: CancelArgs) -> anyhow::Result<ExitCode> {
 const PAGE: u32 = 1_000;
 
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.clone().resolved();
+    let server = crate::account_cmd::accounts_server(args.server.clone());
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
         let t = client.tournament(&args.tournament).await?;
@@ -437,6 +469,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
             seed_proof: Some(dudo_tournament::SeedProof {
                 commitment: t.seed_commitment.clone(),
                 salt: t.seed_salt.clone(),
+                seeded: t.seeded,
             }),
         };
         let writing = || format!("writing {}", args.file.display());
@@ -534,7 +567,7 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
                             match pb::TournamentState::try_from(t.state) {
                                 Ok(pb::TournamentState::Entry) => format!(
                                     "it starts {}",
-                                    crate::history_cmd::date_time(t.starts_unix_millis)
+                                    start_time(t.starts_unix_millis)
                                 ),
                                 _ => format!("{} of {} games played", t.finished, t.games),
                             }
@@ -549,7 +582,13 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
                     }
                     Some(pb::tournament_update::Update::Over(o)) => {
                         let t = o.tournament.unwrap_or_default();
-                        println!("tournament {} {}{}", t.id, state(t.state), if t.why.is_empty() { String::new() } else { format!(": {}", safe(&t.why)) });
+                        let why = if t.why.is_empty() { String::new() } else { format!(": {}", safe(&t.why)) };
+                        println!("tournament {} {}{why}", t.id, state(t.state));
+                        if t.state == pb::TournamentState::Cancelled as i32 {
+                            // Its games ended where they were: their bots go too.
+                            seats.stop();
+                            return Ok(ExitCode::FAILURE);
+                        }
                         println!("the standings: dudo tournament standings {} --server {addr}", t.id);
                         break 'enter;
                     }

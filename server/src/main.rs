@@ -130,17 +130,17 @@ struct Args {
     #[arg(long, env = "DUDO_TOURNAMENTS", value_enum, default_value = "admin")]
     tournaments: dudo_server::tournament::spec::Organisers,
     /// Entrants one tournament may have, house bots included (up to 1024).
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=1024))]
+    #[arg(long, env = "DUDO_MAX_TOURNAMENT_ENTRANTS", default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=1024))]
     max_tournament_entrants: u32,
     /// Tournaments one account may have taking entries or running at once.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, env = "DUDO_MAX_TOURNAMENTS_PER_ORGANISER", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_tournaments_per_organiser: u32,
     /// Games one tournament may have in play at once (all tables count against --max-tables
     /// and the memory budget as well).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, env = "DUDO_MAX_TOURNAMENT_TABLES", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
     max_tournament_tables: u32,
     /// Games one tournament's schedule may hold (its export grows with them; up to 200,000).
-    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..=200_000))]
+    #[arg(long, env = "DUDO_MAX_TOURNAMENT_GAMES", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..=200_000))]
     max_tournament_games: u64,
     /// Ask for a passed bot check (`dudo bot check`) within this many days before an
     /// account enters the ladder or a tournament (0: no check needed).

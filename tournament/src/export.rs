@@ -82,6 +82,10 @@ pub struct SeedProof {
     pub commitment: String,
     /// The salt, in hex.
     pub salt: String,
+    /// The seed was chosen by the server's admin (for tests and repeated runs), not drawn:
+    /// the commitment then shows only that it was fixed at the start.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seeded: bool,
 }
 
 /// SHA-256 of a label, the seed's eight bytes (big-endian) and the salt: published before a
@@ -659,12 +663,13 @@ mod tests {
         let salt = [7u8; 16];
         let commitment = seed_commitment(head.seed, &salt);
         head.seed_proof =
-            Some(SeedProof { commitment: commitment.clone(), salt: dudo_rules::proof::hex(&salt) });
+            Some(SeedProof { commitment: commitment.clone(), salt: dudo_rules::proof::hex(&salt), seeded: false });
         assert!(Verifier::new(&head).is_ok());
         let other = Head { seed: head.seed + 1, ..head.clone() };
         assert!(matches!(Verifier::new(&other), Err(VerifyError::Seed(_))));
         let mut wrong_salt = head.clone();
-        wrong_salt.seed_proof = Some(SeedProof { commitment, salt: dudo_rules::proof::hex(&[8u8; 16]) });
+        wrong_salt.seed_proof =
+            Some(SeedProof { commitment, salt: dudo_rules::proof::hex(&[8u8; 16]), seeded: false });
         assert!(matches!(Verifier::new(&wrong_salt), Err(VerifyError::Seed(_))));
     }
 

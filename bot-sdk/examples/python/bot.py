@@ -122,6 +122,9 @@ def play_seat(stubs, channel, table, token, seat, name):
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.ABORTED:
                 since, answered = None, None  # reset or renumbered: afresh, with the token
+            elif e.code() == grpc.StatusCode.NOT_FOUND:
+                print(f"{name}: the table is gone ({e.details()})")  # closed: its game is over
+                return None
             elif e.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
         finally:

@@ -19,7 +19,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bot  # noqa: E402  (bot.py, beside this file: the stubs, the channel and the logic)
 
 
+def play(*args):
+    """bot.play_seat on a thread of its own: a seat whose table went away is said in a line."""
+    try:
+        bot.play_seat(*args)
+    except grpc.RpcError as e:
+        print(f"a seat at table {args[2]}: {e.code().name}: {e.details()}")
+
+
 def main():
+    if len(sys.argv) != 3 or not os.environ.get("DUDO_API_TOKEN"):
+        sys.exit("usage: DUDO_API_TOKEN=dudo_... python tournament.py HOST:PORT TOURNAMENT")
     server, tournament = sys.argv[1], sys.argv[2]
     account = [("authorization", f"Bearer {os.environ['DUDO_API_TOKEN']}")]
     stubs = bot.load_stubs()
@@ -42,7 +52,7 @@ def main():
                     s = update.seated
                     seated.add(s.game)
                     args = (stubs, channel, s.table, s.token, s.seat, name)
-                    threading.Thread(target=bot.play_seat, args=args, daemon=True).start()
+                    threading.Thread(target=play, args=args, daemon=True).start()
                 elif kind == "over":
                     t = update.over.tournament
                     standings = tournaments.Standings(service.TournamentRef(tournament=tournament))
@@ -53,6 +63,8 @@ def main():
         except grpc.RpcError as e:
             if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNKNOWN):
                 sys.exit(f"the tournament stream: {e.code().name}: {e.details()}")
+            if gone_since is None:
+                print(f"the server at {server} does not answer ({e.details()}); trying again for two minutes")
         # The stream ended or the server went away: enter again (for up to two minutes).
         gone_since = gone_since or time.monotonic()
         if time.monotonic() - gone_since > 120:

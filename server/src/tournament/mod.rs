@@ -907,8 +907,10 @@ pub(crate) fn tournament_to_wire(
     let (format, rounds) = spec.format_to_wire();
     let ended = row.state == state::FINISHED || row.state == state::CANCELLED;
     let salt = dudo_rules::proof::from_hex(&row.salt).unwrap_or_default();
+    // None before the start, nor for a field too small to seat a table (it never started).
     let games = match row.state.as_str() {
         state::ENTRY => 0,
+        _ if entrants.len() < spec.seats as usize => 0,
         _ => spec.games_for(entrants.len()).unwrap_or(0),
     };
     pb::Tournament {

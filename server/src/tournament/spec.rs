@@ -189,9 +189,12 @@ impl Spec {
             }
             n => n,
         };
-        if (max_entrants as usize) < seats as usize || req.house_bots.len() > max_entrants as usize {
+        if (max_entrants as usize) < seats as usize {
+            return Err(bad_request(format!("max_entrants: {max_entrants} is fewer than a table's {seats} seats")));
+        }
+        if req.house_bots.len() > max_entrants as usize {
             return Err(bad_request(format!(
-                "max_entrants: {max_entrants} is fewer than a table's {seats} seats or the {} house bots",
+                "max_entrants: {max_entrants} is fewer than the {} house bots",
                 req.house_bots.len()
             )));
         }
