@@ -71,6 +71,10 @@ pub struct CreateArgs {
     /// Count the games for this ladder pool's ratings too.
     #[arg(long)]
     pub rating_pool: Option<String>,
+    /// Deal every game dice of its own instead of duplicate deals: for a field whose bots
+    /// cannot be trusted not to carry a deal's cups into its other rotations.
+    #[arg(long)]
+    pub fresh_deals: bool,
     /// The admin only: deal from this seed, to run a tournament again (whoever knows it
     /// knows every cup, so the tournament is shown as seeded).
     #[arg(long)]
@@ -158,7 +162,12 @@ fn start_time(millis: u64) -> String {
 fn format_line(t: &pb::Tournament) -> String {
     let format = match pb::TournamentFormat::try_from(t.format) {
         Ok(pb::TournamentFormat::Swiss) => format!("Swiss, {} rounds of {} deals", t.rounds, t.deals),
-        _ => format!("duplicate round robin, {} deals", t.deals),
+        _ => format!("round robin, {} deals", t.deals),
+    };
+    let format = if t.fresh_deals {
+        format!("{format}, fresh dice every game")
+    } else {
+        format!("{format} in duplicate")
     };
     format!(
         "{} at tables of {}, {format}, {} s a move",
@@ -215,8 +224,12 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
             tables: args.tables.unwrap_or(0),
             rating_pool: args.rating_pool.clone().unwrap_or_default(),
             seed: args.seed,
+            fresh_deals: args.fresh_deals,
         };
-        let t = client.create_tournament(request).await.map_err(|e| admin_refused(e, args.admin_token.is_some()))?;
+        let t = client
+            .create_tournament(request)
+            .await
+            .map_err(|e| admin_refused(e, args.admin_token.is_some()))?;
         println!("tournament {} ({}) made: {}", t.id, safe(&t.name), format_line(&t));
         println!(
             "it starts {} (entry is open until then); seed commitment {}",
@@ -298,7 +311,12 @@ pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
         let t = client.tournament(&args.tournament).await?;
-        println!("{} ({}), organised by {}: {}", t.id, safe(&t.name), safe(&t.organiser), state(t.state));
+        let organiser = if t.organiser.is_empty() {
+            "the server's admin".to_string()
+        } else {
+            safe(&t.organiser).into_owned()
+        };
+        println!("{} ({}), organised by {organiser}: {}", t.id, safe(&t.name), state(t.state));
         println!("  {}", format_line(&t));
         println!(
             "  starts {}; {} games in play at once; at most {} entrants",
@@ -462,7 +480,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
             seed,
             seats: t.seats as usize,
             deals: t.deals,
-            dice: dudo_tournament::Deals::Duplicate,
+            dice: if t.fresh_deals { dudo_tournament::Deals::Fresh } else { dudo_tournament::Deals::Duplicate },
             rules,
             entrants,
             standings,

@@ -181,7 +181,7 @@ impl Store {
              WHERE tournament = $1 ORDER BY number",
         )
         .bind(tournament)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.reads)
         .await?;
         rows.iter()
             .map(|r| {
@@ -196,6 +196,19 @@ impl Store {
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(StoreError::from)
+    }
+
+    /// Games of a tournament whose tables were made, and those that have ended.
+    pub async fn tournament_progress(&self, tournament: &str) -> Result<(u64, u64), StoreError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS made, COALESCE(SUM(CASE WHEN finish <> '' THEN 1 ELSE 0 END), 0) AS ended \
+             FROM tournament_games WHERE tournament = $1",
+        )
+        .bind(tournament)
+        .fetch_one(&self.reads)
+        .await?;
+        let count = |name: &str| row.try_get::<i64, _>(name).map(|n| u64::try_from(n).unwrap_or(0));
+        Ok((count("made")?, count("ended")?))
     }
 
     /// Games of a tournament that have ended.
@@ -264,7 +277,7 @@ impl Store {
         .bind(tournament)
         .bind(after.map_or(-1, i64::from))
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.reads)
         .await?;
         rows.iter()
             .map(|r| {

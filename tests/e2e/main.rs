@@ -9,6 +9,8 @@ mod accounts;
 // The browser table: people in real browsers (Debian's chromium) play, watch, lose the
 // network and come back.
 mod browser;
+// The bot check: good bots pass, each fault is named, ranked play waits for a pass.
+mod bot_check;
 // Bots: the SDK's bots, the Python example, external bots, the arena and its tournaments
 // (round robin and Swiss, exported and verified, a Python bot among the entrants).
 mod bots;

@@ -662,8 +662,11 @@ mod tests {
         let mut head = tournament("perudo").head;
         let salt = [7u8; 16];
         let commitment = seed_commitment(head.seed, &salt);
-        head.seed_proof =
-            Some(SeedProof { commitment: commitment.clone(), salt: dudo_rules::proof::hex(&salt), seeded: false });
+        head.seed_proof = Some(SeedProof {
+            commitment: commitment.clone(),
+            salt: dudo_rules::proof::hex(&salt),
+            seeded: false,
+        });
         assert!(Verifier::new(&head).is_ok());
         let other = Head { seed: head.seed + 1, ..head.clone() };
         assert!(matches!(Verifier::new(&other), Err(VerifyError::Seed(_))));

@@ -33,6 +33,10 @@ pub(crate) const CALL_WINDOW_MILLIS: u32 = 1_500;
 const GAME_TIME: Duration = Duration::from_secs(240);
 /// How long after the end a bot's stream may stay open.
 const AFTER_OVER: Duration = Duration::from_secs(3);
+/// Time-outs with no stream open after which the bot is taken to have left.
+const GONE_AFTER: u32 = 3;
+/// Whole games the first step plays at most, waiting for the bot to meet a call window.
+const WHOLE_GAMES: usize = 4;
 /// How long after a drop or a reset a refused call is not held against the bot.
 const FORGIVEN: Duration = Duration::from_secs(1);
 /// Events of a step's game before its trial (a drop, a reset): the bot has moved or been
@@ -83,12 +87,36 @@ pub(crate) async fn run(
             faults.push("the check's stream closed before its end".to_string());
             return faults;
         }
-        // The bot sits in a different seat each step.
-        let at = i % seats;
-        let found = one_step(&dudo, &pool, &account, &name, at, *trial, &tx).await;
-        faults.extend(found.into_iter().map(|f| format!("step {} ({what}): {f}", i + 1)));
+        // The bot sits in a different seat each step. A whole game is played again (up to
+        // WHOLE_GAMES) until the bot has met a call window, if the rules raise any: whether
+        // it answers one is half of what the check is for.
+        let mut game = 0;
+        loop {
+            game += 1;
+            let at = (i + game - 1) % seats;
+            let played = one_step(&dudo, &pool, &account, &name, at, *trial, &tx).await;
+            let failed = !played.faults.is_empty();
+            faults.extend(played.faults.into_iter().map(|f| format!("step {} ({what}): {f}", i + 1)));
+            let (mine, all) = played.windows;
+            if *trial != Trial::Nothing
+                || failed
+                || mine > 0
+                || all == 0
+                || game >= WHOLE_GAMES
+                || tx.is_closed()
+            {
+                break;
+            }
+        }
     }
     faults
+}
+
+/// What one step's game showed: the bot's faults, and the call windows it was asked in
+/// and every seat was.
+struct Played {
+    faults: Vec<String>,
+    windows: (u32, u32),
 }
 
 /// One step's game; what the bot did wrong in it.
@@ -100,10 +128,11 @@ async fn one_step(
     at: usize,
     trial: Trial,
     tx: &CheckUpdates,
-) -> Vec<String> {
+) -> Played {
+    let failed = |why: String| Played { faults: vec![why], windows: (0, 0) };
     let rules = match pool.rules() {
         Ok(rules) => rules,
-        Err(e) => return vec![format!("the pool's rules: {e}")],
+        Err(e) => return failed(format!("the pool's rules: {e}")),
     };
     let seats: Vec<LadderSeat> = (0..pool.seats.max(2) as usize)
         .map(|s| match s == at {
@@ -121,11 +150,11 @@ async fn one_step(
     };
     let mut made = match dudo.make_server_table(order, seats).await {
         Ok(made) => made,
-        Err(e) => return vec![format!("its table could not be made: {}", e.message())],
+        Err(e) => return failed(format!("its table could not be made: {}", e.message())),
     };
     let Some(token) = made.tokens.get(at).cloned().flatten() else {
         dudo.close_internal(&made.table, &made.host_token).await;
-        return vec!["its seat could not be taken".into()];
+        return failed("its seat could not be taken".into());
     };
     let seated = pb::LadderSeated {
         pool: pool.name.clone(),
@@ -135,9 +164,12 @@ async fn one_step(
         game: crate::table::game_id(&made.table, 1),
     };
     let _ = tx.send(update(pb::check_update::Update::Seated(seated))).await;
-    let Some(mut updates) = made.updates.take() else { return vec!["its table could not be watched".into()] };
+    let Some(mut updates) = made.updates.take() else {
+        return failed("its table could not be watched".into());
+    };
     let (mut timeouts, mut lapsed, mut events, mut tried, mut over) = (0u32, 0u32, 0usize, false, false);
     let mut forgiven: Vec<(&'static str, u32)> = Vec::new();
+    let mut gone = false;
     let deadline = tokio::time::Instant::now() + GAME_TIME;
     let mut look = tokio::time::interval(Duration::from_millis(200));
     while !over {
@@ -147,7 +179,15 @@ async fn one_step(
                 let Some(pb::play_update::Update::Event(e)) = u.update else { continue };
                 events += 1;
                 match e.kind {
-                    Some(pb::event::Kind::TurnTimedOut(t)) if t.seat as usize == at => timeouts += 1,
+                    Some(pb::event::Kind::TurnTimedOut(t)) if t.seat as usize == at => {
+                        timeouts += 1;
+                        // A bot that has left plays no more: the step ends rather than run
+                        // the whole game on the clock.
+                        if timeouts >= GONE_AFTER && conduct(dudo, &made.table, at).await.is_some_and(|c| c.streams == 0) {
+                            gone = true;
+                            break;
+                        }
+                    }
                     Some(pb::event::Kind::CallWindowLapsed(l)) if l.seats.contains(&(at as u32)) => lapsed += 1,
                     Some(pb::event::Kind::GameOver(_)) => over = true,
                     _ => {}
@@ -179,7 +219,11 @@ async fn one_step(
     }
     drop(updates);
     let mut faults = Vec::new();
-    if !over {
+    if gone {
+        faults.push(format!(
+            "it left its seat: its stream closed, and the clock played its turn {timeouts} times before the step gave up"
+        ));
+    } else if !over {
         faults.push(format!("the game did not end within {} s", GAME_TIME.as_secs()));
     }
     if trial != Trial::Nothing && !tried {
@@ -200,7 +244,9 @@ async fn one_step(
         // Its stream a while after the end: a bot that ignores game_over keeps it open.
         tokio::time::sleep(AFTER_OVER).await;
     }
+    let mut windows = (0, 0);
     if let Some(c) = conduct(dudo, &made.table, at).await {
+        windows = c.windows;
         if over && c.streams > 0 {
             faults.push(format!(
                 "its stream was still open {} s after game_over: a bot stops playing at the game's end",
@@ -211,7 +257,7 @@ async fn one_step(
         faults.extend(refused.iter().map(|&(code, n)| refusal(code, n, timeouts)));
     }
     dudo.close_internal(&made.table, &made.host_token).await;
-    faults
+    Played { faults, windows }
 }
 
 /// Refusals in `all` beyond those in `less`, by code.

@@ -38,9 +38,22 @@ impl Dudo {
         code: String,
         place: Option<TablePlace>,
     ) -> Result<TableHandle, Status> {
+        self.spawn_table_as(table, id, code, place, false)
+    }
+
+    /// [`Dudo::spawn_table`]; a `hidden` table (one the server seats itself) is not listed
+    /// and answers to no join code, so nobody can sit down at it while it is being made.
+    pub(crate) fn spawn_table_as(
+        &self,
+        table: Table,
+        id: String,
+        code: String,
+        place: Option<TablePlace>,
+        hidden: bool,
+    ) -> Result<TableHandle, Status> {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
         let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
-        let handle = TableHandle { tx, listed };
+        let handle = TableHandle { tx, listed, hidden };
         let cluster = self.cluster.clone();
         let forget = move |id: &str| {
             if let Some(c) = &cluster {
@@ -60,7 +73,9 @@ impl Dudo {
                 )));
             }
             registry.tables.insert(id.clone(), handle.clone());
-            registry.codes.insert(code.clone(), id.clone());
+            if !hidden {
+                registry.codes.insert(code.clone(), id.clone());
+            }
         }
         let (registry, idle) = (Arc::clone(&self.registry), self.limits.idle_table);
         let span = tracing::info_span!("table", table = %id);
@@ -241,7 +256,6 @@ impl Dudo {
         order: ServerTable,
         seats: Vec<crate::ladder::LadderSeat>,
     ) -> Result<crate::ladder::Made, Status> {
-        use crate::ladder::LadderSeat;
         if self.stopping.is_stopping() {
             return Err(Status::unavailable("the server is shutting down"));
         }
@@ -275,7 +289,28 @@ impl Dudo {
                 host_token: Some(table::seats::token_hash(&host_token)),
             },
         );
-        let handle = self.spawn_table(table, id.clone(), code, None)?;
+        let handle = self.spawn_table_as(table, id.clone(), code, None, true)?;
+        match self.seat_and_start(&handle, &id, &host_token, seats).await {
+            Ok(made) => Ok(made),
+            Err(e) => {
+                // A table that could not be seated or started is closed, not left to hold a
+                // place among the server's tables.
+                self.close_internal(&id, &host_token).await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn seat_and_start(
+        &self,
+        handle: &TableHandle,
+        id: &str,
+        host_token: &str,
+        seats: Vec<crate::ladder::LadderSeat>,
+    ) -> Result<crate::ladder::Made, Status> {
+        use crate::ladder::LadderSeat;
+        let handle = handle.clone();
+        let (id, host_token) = (id.to_string(), host_token.to_string());
         let mut tokens = Vec::new();
         for seat in seats {
             match seat {

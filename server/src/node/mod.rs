@@ -41,6 +41,8 @@ pub(crate) struct TableHandle {
     pub(crate) tx: mpsc::Sender<Box<Command>>,
     /// The table's summary, kept current by its task: lists read it without a trip.
     pub(crate) listed: tokio::sync::watch::Receiver<pb::TableSummary>,
+    /// A table the server seats itself (a ladder's, a tournament's): never listed.
+    pub(crate) hidden: bool,
 }
 
 /// Every table, by id and by join code.

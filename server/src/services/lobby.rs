@@ -286,7 +286,7 @@ impl Dudo {
         let mut next_page_token = String::new();
         for (id, handle) in registry.tables.range::<String, _>((from, std::ops::Bound::Unbounded)) {
             let summary = handle.listed.borrow();
-            if summary.state != pb::TableState::Waiting as i32 {
+            if summary.state != pb::TableState::Waiting as i32 || handle.hidden {
                 continue;
             }
             if tables.len() == size {

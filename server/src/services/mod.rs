@@ -9,3 +9,5 @@ mod ladder;
 mod lobby;
 mod play;
 mod tournaments;
+
+pub(crate) use tournaments::Views;

@@ -3,6 +3,7 @@
 //! `crate::tournament`; what these calls read comes from the store, so any node answers them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::tournaments_client::TournamentsClient;
@@ -32,6 +33,23 @@ const LIST_MAX: u32 = 200;
 /// Games a page of `Games` holds by default, and at most.
 const GAMES_PAGE: u32 = 500;
 const GAMES_PAGE_MAX: u32 = 2_000;
+
+/// Tournaments whose views are kept at once.
+const VIEWS_KEPT: usize = 32;
+
+/// What `Standings` and `Games` answer from: see [`Dudo::tournament_view`].
+#[derive(Default)]
+pub(crate) struct View {
+    scheduled: Scheduled,
+    /// Each game's id, by number, once its table was made.
+    ids: HashMap<u32, String>,
+    standings: dudo_tournament::Standings,
+    /// Games ended.
+    finished: u64,
+}
+
+/// The views kept, by tournament, with the state they were made for.
+pub(crate) type Views = HashMap<String, ((String, (u64, u64)), Arc<View>)>;
 
 pub(crate) type TournamentStream =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::TournamentUpdate, Status>> + Send>>;
@@ -78,16 +96,32 @@ impl Dudo {
         Ok((row, spec))
     }
 
-    /// A tournament's games as its schedule has them so far, with each one's end.
-    async fn tournament_schedule(
+    /// A tournament's schedule as far as it is seated, each game's end and id, and the
+    /// standings: made once for each state of the tournament's games (kept while no game is
+    /// made or ends), and one at a time, so a crowd asking for a large tournament's
+    /// standings waits its turn instead of taking every core.
+    async fn tournament_view(
         &self,
         row: &TournamentRow,
         spec: &Spec,
         entrants: usize,
-    ) -> Result<(Scheduled, HashMap<u32, String>), Status> {
+    ) -> Result<Arc<View>, Status> {
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let handle = self.tournaments()?.clone();
         if row.state == state::ENTRY || entrants == 0 {
-            return Ok((Scheduled { games: Vec::new(), finished: Vec::new() }, HashMap::new()));
+            return Ok(Arc::new(View::default()));
+        }
+        let progress = store.tournament_progress(&row.id).await.map_err(store_error)?;
+        let key = (row.state.clone(), progress);
+        let cached =
+            |views: &Views| views.get(&row.id).filter(|(k, _)| *k == key).map(|(_, v)| Arc::clone(v));
+        if let Some(view) = handle.views.lock().ok().and_then(|v| cached(&v)) {
+            return Ok(view);
+        }
+        let _turn =
+            handle.work.acquire().await.map_err(|_| Status::unavailable("the tournaments have stopped"))?;
+        if let Some(view) = handle.views.lock().ok().and_then(|v| cached(&v)) {
+            return Ok(view);
         }
         let rows = store.tournament_games(&row.id, None, u32::MAX).await.map_err(store_error)?;
         let mut ended = HashMap::new();
@@ -98,13 +132,27 @@ impl Dudo {
             }
             ids.insert(r.number, r.game);
         }
-        let (spec, seed) = (spec.clone(), row.seed);
+        let (spec, seed, id) = (spec.clone(), row.seed, row.id.clone());
         // Pure work, up to a large schedule's: off the runtime's threads.
-        let scheduled = tokio::task::spawn_blocking(move || schedule_of(&spec, entrants, seed, &ended))
-            .await
-            .map_err(|_| Status::internal("the schedule could not be made"))?
-            .map_err(|e| Status::internal(format!("tournament {}: {e}", row.id)))?;
-        Ok((scheduled, ids))
+        let view = tokio::task::spawn_blocking(move || -> Result<View, String> {
+            let scheduled = schedule_of(&spec, entrants, seed, &ended).map_err(|e| e.to_string())?;
+            let done = crate::tournament::finishes(&scheduled.games, &scheduled.finished);
+            let standings =
+                dudo_tournament::standings::standings(entrants, &done).map_err(|e| e.to_string())?;
+            Ok(View { scheduled, ids, standings, finished: done.len() as u64 })
+        })
+        .await
+        .map_err(|_| Status::internal("the schedule could not be made"))?
+        .map_err(|e| Status::internal(format!("tournament {id}: {e}")))?;
+        let view = Arc::new(view);
+        if let Ok(mut views) = handle.views.lock() {
+            // A few tournaments' views are kept: the ones being asked about.
+            if views.len() >= VIEWS_KEPT {
+                views.clear();
+            }
+            views.insert(row.id.clone(), (key, Arc::clone(&view)));
+        }
+        Ok(view)
     }
 
     /// Where a call for the director goes: this node, or the one holding the ladder's job.
@@ -127,7 +175,8 @@ impl Tournaments for Dudo {
             return TournamentsClient::new(peer).create(self.onward(request)).await.map_err(from_peer);
         }
         let (organiser, organiser_name) = match &caller {
-            Caller::Admin => (String::new(), "admin".to_string()),
+            // No account's name: an account called "admin" is not the admin.
+            Caller::Admin => (String::new(), String::new()),
             Caller::Account(_) if handle.settings.organisers == Organisers::Admin => {
                 return Err(refused(
                     "not_admin",
@@ -141,7 +190,19 @@ impl Tournaments for Dudo {
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         let pools = self.ladder().map(|l| l.pools().to_vec()).unwrap_or_default();
         let req = request.into_inner();
+        if !req.rating_pool.trim().is_empty() && !matches!(caller, Caller::Admin) {
+            // Games an organiser seats against the house bots of its choice would be ratings
+            // it chose too.
+            return Err(refused(
+                "not_admin",
+                Status::permission_denied(
+                    "rating_pool: only the server's admin may count a tournament for a ladder pool",
+                ),
+            ));
+        }
         let spec = Spec::from_request(&req, &handle.settings, &pools)?;
+        // An organiser's count of open tournaments and its new one are one step.
+        let _making = handle.making.lock().await;
         let now = now_millis();
         let starts_at = match req.starts_unix_millis {
             0 => now.saturating_add(DEFAULT_LEAD_MILLIS as i64),
@@ -242,6 +303,14 @@ impl Tournaments for Dudo {
     ) -> Result<Response<Self::EnterStream>, Status> {
         let handle = self.tournaments()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
+        if self.account_settings().is_admin(Some(&token)) {
+            return Err(refused(
+                "not_an_account",
+                Status::permission_denied(
+                    "the admin does not enter tournaments: enter with an account's API token",
+                ),
+            ));
+        }
         let account = self.account_of_api_token(&token).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
         let slot = self.stream_slot(&request)?;
@@ -289,17 +358,8 @@ impl Tournaments for Dudo {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let (Scheduled { games: schedule, finished }, _) =
-            self.tournament_schedule(&row, &spec, entrants.len()).await?;
-        let n = entrants.len();
-        let standings = tokio::task::spawn_blocking(move || {
-            let done = crate::tournament::finishes(&schedule, &finished);
-            dudo_tournament::standings::standings(n, &done).map(|s| (s, done.len()))
-        })
-        .await
-        .map_err(|_| Status::internal("the standings could not be counted"))?
-        .map_err(|e| Status::internal(format!("tournament {}: {e}", row.id)))?;
-        let (standings, games) = standings;
+        let view = self.tournament_view(&row, &spec, entrants.len()).await?;
+        let (standings, games) = (&view.standings, view.finished);
         let name = |e: usize| entrants.get(e).map(|r| r.name.clone()).unwrap_or_default();
         let reply = pb::TournamentStandings {
             entrants: standings
@@ -331,7 +391,7 @@ impl Tournaments for Dudo {
                     ahead: c.ahead(),
                 })
                 .collect(),
-            games: games as u64,
+            games,
         };
         Ok(Response::new(reply))
     }
@@ -343,8 +403,8 @@ impl Tournaments for Dudo {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let (Scheduled { games: schedule, finished }, ids) =
-            self.tournament_schedule(&row, &spec, entrants.len()).await?;
+        let view = self.tournament_view(&row, &spec, entrants.len()).await?;
+        let (schedule, finished, ids) = (&view.scheduled.games, &view.scheduled.finished, &view.ids);
         let req = request.into_inner();
         let limit = match req.limit {
             0 => GAMES_PAGE,
@@ -354,7 +414,7 @@ impl Tournaments for Dudo {
         let from = req.after.map_or(0, |a| a as usize + 1);
         let games = schedule
             .iter()
-            .zip(&finished)
+            .zip(finished)
             .skip(from)
             .take(limit)
             .map(|(g, f)| pb::TournamentGame {

@@ -153,6 +153,8 @@ pub struct SeatConduct {
     pub refused: Vec<(&'static str, u32)>,
     /// Its streams open now.
     pub streams: usize,
+    /// The call windows it was asked in, and those every seat was asked in.
+    pub windows: (u32, u32),
 }
 
 impl Table {
@@ -557,6 +559,7 @@ impl Table {
                 let conduct = SeatConduct {
                     refused: refused.map(|((_, code), n)| (*code, *n)).collect(),
                     streams: self.core.seat_streams(seat),
+                    windows: self.core.windows_asked(seat),
                 };
                 let _ = reply.send(conduct);
             }

@@ -51,6 +51,9 @@ pub(crate) const ENTRANT_QUEUE: usize = 64;
 /// After a game's table could not be made (the server full, its budget spent), the
 /// tournament waits this long before trying again.
 const RETRY: Duration = Duration::from_secs(2);
+/// Waits in a row after tables that could not be made (two minutes of a full server) before
+/// a tournament is called off, saying why.
+const GIVE_UP_AFTER: u32 = 60;
 
 pub(crate) type Updates = mpsc::Sender<Result<pb::TournamentUpdate, Status>>;
 
@@ -103,6 +106,14 @@ pub(crate) enum Command {
 pub struct TournamentsHandle {
     pub(crate) tx: mpsc::Sender<Command>,
     pub(crate) settings: std::sync::Arc<Settings>,
+    /// Schedules and standings made for the service, kept while their tournament's games
+    /// stand as they were (see `services::tournaments`).
+    pub(crate) views: std::sync::Arc<std::sync::Mutex<crate::services::Views>>,
+    /// One schedule made at a time.
+    pub(crate) work: std::sync::Arc<tokio::sync::Semaphore>,
+    /// Makings of tournaments, one at a time: an organiser's count and its new tournament
+    /// are one step.
+    pub(crate) making: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 /// A game in play: its table, once made.
@@ -133,6 +144,8 @@ struct Live {
     in_play: HashMap<u32, InPlay>,
     /// No table is made before this, after one could not be.
     not_before: Option<Instant>,
+    /// Tables that could not be made since one last was.
+    failures: u32,
 }
 
 /// The task that owns every tournament taking entries or running.
@@ -149,7 +162,13 @@ pub fn start(dudo: Dudo, settings: Settings) -> TournamentsHandle {
     let (tx, rx) = mpsc::channel(1024);
     let director = Director { dudo, live: HashMap::new(), loaded: false, tx: tx.clone() };
     tokio::spawn(director.run(rx));
-    TournamentsHandle { tx, settings: std::sync::Arc::new(settings) }
+    TournamentsHandle {
+        tx,
+        settings: std::sync::Arc::new(settings),
+        views: Default::default(),
+        work: std::sync::Arc::new(tokio::sync::Semaphore::new(1)),
+        making: Default::default(),
+    }
 }
 
 fn update(u: pb::tournament_update::Update) -> Result<pb::TournamentUpdate, Status> {
@@ -173,6 +192,7 @@ impl Live {
             waiting: BTreeSet::new(),
             in_play: HashMap::new(),
             not_before: None,
+            failures: 0,
         })
     }
 
@@ -240,7 +260,7 @@ pub(crate) fn next_games(
         return Ok(Vec::new());
     }
     let seats = spec.seats as usize;
-    let kind = dudo_tournament::Deals::Duplicate;
+    let kind = spec.dice;
     match spec.seating {
         Format::RoundRobin if schedule.is_empty() => {
             schedule::round_robin(entrants, seats, spec.deals, seed, kind)
@@ -258,6 +278,7 @@ pub(crate) fn next_games(
 }
 
 /// A schedule as far as it is seated, and each game's end so far (by number).
+#[derive(Default)]
 pub(crate) struct Scheduled {
     pub(crate) games: Vec<Game>,
     pub(crate) finished: Vec<Option<Vec<usize>>>,
@@ -468,6 +489,7 @@ impl Director {
                 };
                 match made {
                     Ok(mut made) => {
+                        live.failures = 0;
                         live.seated(number, &made);
                         if let (Some(game), Some(updates)) =
                             (live.schedule.get(number as usize).cloned(), made.updates.take())
@@ -482,7 +504,20 @@ impl Director {
                         tracing::warn!(tournament = %tournament, game = number, error = %why, "a tournament game could not be made; trying again");
                         live.in_play.remove(&number);
                         live.waiting.insert(number);
+                        // Counted once a wait: the games made at once fail together.
+                        if live.not_before.is_none_or(|t| Instant::now() >= t) {
+                            live.failures += 1;
+                        }
                         live.not_before = Some(Instant::now() + RETRY);
+                        if live.failures >= GIVE_UP_AFTER {
+                            let why = format!(
+                                "its games could not be made ({} tries in a row): {why}",
+                                live.failures
+                            );
+                            if let Err(e) = self.end(&tournament, state::CANCELLED, &why).await {
+                                tracing::warn!(tournament = %tournament, error = %e, "a tournament could not be cancelled");
+                            }
+                        }
                     }
                 }
             }
@@ -528,8 +563,23 @@ impl Director {
                 None => no_such_tournament(tournament),
             });
         };
+        let key = crate::accounts::name_key(&entering.name);
         let number = match live.entrants.iter().find(|e| e.account == entering.account.id) {
             Some(e) => e.number,
+            // Two entrants of one name would read as one in the standings and the export.
+            None if live
+                .entrants
+                .iter()
+                .any(|e| e.account.is_empty() && crate::accounts::name_key(&e.name) == key) =>
+            {
+                return Err(refused(
+                    "name_taken",
+                    Status::failed_precondition(format!(
+                        "tournament {} has a house bot named {}: an account of that name cannot enter it",
+                        live.row.id, entering.name
+                    )),
+                ));
+            }
             None if live.row.state != state::ENTRY => {
                 return Err(refused(
                     "entry_closed",
@@ -729,6 +779,21 @@ impl Live {
                     state::CANCELLED,
                     format!("too few entrants: {n} entered, and a table seats {seats}"),
                 );
+            }
+            // A Swiss round's tables differ by a seat at most; the smallest must still be a
+            // game these rules play.
+            if let Format::Swiss { .. } = self.spec.seating {
+                let (sizes, _) = dudo_tournament::schedule::swiss_tables(n, seats);
+                let least = sizes.iter().copied().min().unwrap_or(0);
+                let min = usize::from(self.spec.rules.players.min);
+                if least < min {
+                    return Next::End(
+                        state::CANCELLED,
+                        format!(
+                            "{n} entrants at tables of {seats} seat a table of {least}, and these rules need {min}"
+                        ),
+                    );
+                }
             }
             return match self.schedule_more() {
                 Ok(_) => Next::Start,
@@ -953,5 +1018,6 @@ pub(crate) fn tournament_to_wire(
         ended_unix_millis: u64::try_from(row.ended_at).unwrap_or(0),
         entered: entrants.len() as u32,
         seeded: spec.seeded,
+        fresh_deals: spec.dice == dudo_tournament::Deals::Fresh,
     }
 }

@@ -80,6 +80,9 @@ pub struct Spec {
     /// The seed was the admin's, not drawn by the server.
     #[serde(default)]
     pub seeded: bool,
+    /// Duplicate deals, or dice of its own for every game.
+    #[serde(default)]
+    pub dice: dudo_tournament::Deals,
 }
 
 impl Spec {
@@ -92,6 +95,12 @@ impl Spec {
         bounded("name", &req.name, MAX_NAME)?;
         if req.name.trim().is_empty() {
             return Err(bad_request("name: a tournament needs a name"));
+        }
+        if let Err(c) = crate::table::seats::plain_text(&req.name) {
+            return Err(bad_request(format!(
+                "name: it holds the invisible character U+{:04X}; names are plain text on one line",
+                u32::from(c)
+            )));
         }
         bounded("pool", &req.pool, MAX_NAME_FIELD)?;
         bounded("preset", &req.preset, MAX_NAME_FIELD)?;
@@ -137,6 +146,11 @@ impl Spec {
             return Err(bad_request(format!("seats: these rules seat {min} to {max}, not {seats}")));
         }
         let seating = match pb::TournamentFormat::try_from(req.format) {
+            Ok(pb::TournamentFormat::Unspecified | pb::TournamentFormat::RoundRobin) if req.rounds != 0 => {
+                return Err(bad_request(
+                    "rounds: a round robin has no rounds; rounds are the Swiss format's",
+                ));
+            }
             Ok(pb::TournamentFormat::Unspecified | pb::TournamentFormat::RoundRobin) => Format::RoundRobin,
             Ok(pb::TournamentFormat::Swiss) => {
                 if !(1..=dudo_tournament::export::MAX_ROUNDS).contains(&req.rounds) {
@@ -190,7 +204,9 @@ impl Spec {
             n => n,
         };
         if (max_entrants as usize) < seats as usize {
-            return Err(bad_request(format!("max_entrants: {max_entrants} is fewer than a table's {seats} seats")));
+            return Err(bad_request(format!(
+                "max_entrants: {max_entrants} is fewer than a table's {seats} seats"
+            )));
         }
         if req.house_bots.len() > max_entrants as usize {
             return Err(bad_request(format!(
@@ -209,6 +225,11 @@ impl Spec {
             n => n,
         };
         let rating_pool = req.rating_pool.trim().to_string();
+        if !rating_pool.is_empty() && matches!(seating, Format::Swiss { .. }) {
+            return Err(bad_request(
+                "rating_pool: a Swiss round may seat tables smaller than the pool's; only a round robin counts for a pool",
+            ));
+        }
         if !rating_pool.is_empty() {
             let p = pool_named(&rating_pool)
                 .map_err(|_| bad_request(format!("rating_pool: no ladder pool {rating_pool:?}")))?;
@@ -233,6 +254,11 @@ impl Spec {
             tables,
             rating_pool,
             seeded: req.seed.is_some(),
+            dice: if req.fresh_deals {
+                dudo_tournament::Deals::Fresh
+            } else {
+                dudo_tournament::Deals::Duplicate
+            },
         };
         // The largest field it may have must schedule within the server's limit: said now, not
         // when entries close. A round robin's games grow as the field's line-ups do, so an

@@ -122,6 +122,9 @@ pub struct TableCore {
     lapsed: Vec<Seat>,
     /// How long each seat may keep this game waiting in call windows (ladder tables).
     patience: Patience,
+    /// How many call windows each seat was asked in, over the table's life (a bot check asks
+    /// whether its bot met one).
+    windows_asked: std::collections::BTreeMap<Seat, u32>,
     /// The person last asked to move, and when: how long its moves take.
     prompted: Option<(Seat, Duration)>,
     /// Whose move the clock was last (re)started for, at which point of the log: the clock
@@ -192,6 +195,7 @@ impl TableCore {
             timed_out_held: None,
             lapsed: Vec::new(),
             patience: Patience::default(),
+            windows_asked: std::collections::BTreeMap::new(),
             prompted: None,
             timed_for: None,
             proofs: DiceProofs::new(salt_secret),

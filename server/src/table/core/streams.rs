@@ -249,6 +249,12 @@ impl TableCore {
         self.log.end_seat(seat, StreamEnd::Dropped);
     }
 
+    /// How many call windows `seat` was asked in, and how many seats were asked in all.
+    pub fn windows_asked(&self, seat: Seat) -> (u32, u32) {
+        let mine = self.windows_asked.get(&seat).copied().unwrap_or(0);
+        (mine, self.windows_asked.values().sum())
+    }
+
     /// How many streams `seat` has open.
     pub fn seat_streams(&self, seat: Seat) -> usize {
         self.log.open_for(Viewer::Seat(seat))

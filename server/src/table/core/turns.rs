@@ -132,6 +132,7 @@ impl TableCore {
             if !asked.is_empty() {
                 for &(seat, _, _) in &asked {
                     self.patience.asked(seat);
+                    *self.windows_asked.entry(seat).or_default() += 1;
                 }
                 let mut window = CallWindow::open(asked.iter().copied(), now.mono);
                 for &(seat, _, _) in asked.iter().filter(|&&(s, _, _)| self.seats.is_bot(s)) {
