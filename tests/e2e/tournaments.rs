@@ -183,19 +183,25 @@ async fn six_entrants_play_a_duplicate_round_robin_whose_export_verifies() {
         dudo(&scratch.0, &server.addr, &["tournament", "verify", &file, "--server", &server.addr]);
     assert!(ok && text.contains("verified: 1200 games") && text.contains("opens the commitment"), "{text}");
     assert!(text.contains("every game is the record it came from"), "{text}");
-    // One byte: game 7's first bid one higher.
+    // One byte: the first bid one higher, in the first game from 7 on whose first bid is of
+    // one digit below 9.
     let export = std::fs::read_to_string(&file).unwrap();
-    let game = export.find("\"number\":7,").unwrap();
-    let moves = game + export[game..].find("\"moves\":").unwrap();
-    let at = moves + export[moves..].find("\"quantity\":").unwrap() + "\"quantity\":".len();
+    let (number, at) = (7..1200)
+        .find_map(|n| {
+            let game = export.find(&format!("\"number\":{n},"))?;
+            let moves = game + export[game..].find("\"moves\":")?;
+            let at = moves + export[moves..].find("\"quantity\":")? + "\"quantity\":".len();
+            let (digit, next) = (export.as_bytes()[at], export.as_bytes()[at + 1]);
+            (digit.is_ascii_digit() && digit < b'9' && !next.is_ascii_digit()).then_some((n, at))
+        })
+        .unwrap();
     let digit = export.as_bytes()[at];
-    assert!(digit.is_ascii_digit() && digit < b'9' && !export.as_bytes()[at + 1].is_ascii_digit());
     let mut tampered = export.into_bytes();
     tampered[at] = digit + 1;
     let changed = scratch.0.join("changed.json").display().to_string();
     std::fs::write(&changed, tampered).unwrap();
     let (ok, text) = dudo(&scratch.0, &server.addr, &["tournament", "verify", &changed]);
-    assert!(!ok && text.contains("NOT verified: game 7, move "), "{text}");
+    assert!(!ok && text.contains(&format!("NOT verified: game {number}, move ")), "{text}");
 }
 
 /// A server killed (-9) in the middle of a tournament carries it on when it comes back: the

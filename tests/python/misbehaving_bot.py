@@ -4,7 +4,7 @@ one fault, chosen by DUDO_FAULT:
     illegal      its first move of a game is a bid of a face the dice do not have
     no_calls     never answers a call window
     ignores_end  keeps its stream open after game_over
-    slow         answers its first prompt of a game after the move clock
+    slow         answers its first prompt of a game after the move clock (5 s)
 
 Run as `dudo bot check --bot` runs a bot: DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN, DUDO_SEAT.
 """
@@ -45,7 +45,7 @@ def main():
                         continue
                     if fault == "slow" and first:
                         first = False
-                        time.sleep(4)
+                        time.sleep(6.5)
                     action = bot.choose(pb, rules, p.view, p.legal, faces)
                     up.put(service.PlayRequest(action=action, answers=p.last_seq))
             elif kind == "rejected" and fault == "illegal":

@@ -127,6 +127,9 @@ def play_seat(stubs, channel, table, token, seat, name):
                 return None
             elif e.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
+            # An answer sent as the stream dropped may not have arrived: the prompt that comes
+            # again on the resumed stream is answered again.
+            answered = None
         finally:
             up.put(None)
         time.sleep(0.2)

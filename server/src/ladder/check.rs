@@ -26,7 +26,7 @@ use crate::node::making::ServerTable;
 use crate::table::{Command, SeatAccount, SeatConduct};
 
 /// The check's move clock: short, so a bot that misses prompts is seen within the check.
-pub(crate) const MOVE_MILLIS: u32 = 3_000;
+pub(crate) const MOVE_MILLIS: u32 = 5_000;
 /// Its call window.
 pub(crate) const CALL_WINDOW_MILLIS: u32 = 1_500;
 /// The longest a step's game may take.
@@ -147,6 +147,7 @@ async fn one_step(
         time_bank_millis: 0,
         call_window_millis: CALL_WINDOW_MILLIS,
         rating_pool: String::new(),
+        count_lapses: true,
     };
     let mut made = match dudo.make_server_table(order, seats).await {
         Ok(made) => made,

@@ -158,6 +158,12 @@ pub struct SeatConduct {
 }
 
 impl Table {
+    /// This table, its lapsed call windows counted as on a ladder's (a bot check's table).
+    pub fn counting_lapses(mut self) -> Table {
+        self.core.count_lapses();
+        self
+    }
+
     /// A new table; with a store, its creation is the journal's first entry.
     pub fn new(rules: RuleSet, setup: Setup) -> Table {
         let Setup { table: mut core_setup, table_rate, store, bot_cpu, link_base, lease } = setup;

@@ -102,6 +102,9 @@ pub struct TableCore {
     seed: Option<u64>,
     rate: u32,
     rating_pool: String,
+    /// A seat that lets a call window lapse is not asked again that game, and the lapse is
+    /// an event: on ladder tables (by their rating pool) and on a bot check's.
+    lapses_counted: bool,
     seats: Seats,
     game: Option<Game>,
     log: EventLog,
@@ -184,6 +187,7 @@ impl TableCore {
             seed,
             rate,
             rating_pool,
+            lapses_counted: false,
             seats: Seats::new(capacity, host_token),
             game: None,
             log: EventLog::new(budget),
@@ -531,5 +535,12 @@ impl TableCore {
     fn log_event(&mut self, event: TableEvent, now: Now) {
         let over = self.game_over();
         self.log.append(event, now.wall, over);
+    }
+}
+
+impl TableCore {
+    /// Lapsed call windows count at this table as on a ladder's (a bot check's table).
+    pub fn count_lapses(&mut self) {
+        self.lapses_counted = true;
     }
 }

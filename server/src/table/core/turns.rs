@@ -203,7 +203,7 @@ impl TableCore {
     /// the window close is how a person says no. Derived from the journalled rating pool, so
     /// a rebuilt table decides the same.
     pub(super) fn lapses_count(&self) -> bool {
-        self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
+        self.lapses_counted || self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
     }
 
     /// The call window's time is up: whoever has not answered lets the claim pass.

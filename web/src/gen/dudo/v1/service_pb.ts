@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file dudo/v1/service.proto.
  */
 export const file_dudo_v1_service: GenFile = /*@__PURE__*/
-  fileDesc("ChVkdWRvL3YxL3NlcnZpY2UucHJvdG8SB2R1ZG8udjEiFAoSTGlzdFByZXNldHNSZXF1ZXN0IjcKE0xpc3RQcmVzZXRzUmVzcG9uc2USIAoHcHJlc2V0cxgBIAMoCzIPLmR1ZG8udjEuUHJlc2V0IkgKBlByZXNldBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSHwoFcnVsZXMYAyABKAsyEC5kdWRvLnYxLlJ1bGVTZXQiSgoVQ2hhbmdlU2V0dGluZ3NSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEiIKCHNldHRpbmdzGAIgAygLMhAuZHVkby52MS5TZXR0aW5nIjIKE1JlbW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSDAoEc2VhdBgCIAEoDSLLAgoSQ3JlYXRlVGFibGVSZXF1ZXN0Eg4KBnByZXNldBgBIAEoCRIiCghzZXR0aW5ncxgCIAMoCzIQLmR1ZG8udjEuU2V0dGluZxIMCgRuYW1lGAMgASgJEg0KBXNlYXRzGAQgASgNEhEKBHNlZWQYBSABKARIAIgBARITCgttb3ZlX21pbGxpcxgGIAEoDRIYChB0aW1lX2JhbmtfbWlsbGlzGAcgASgNEhgKEGJvdF90aGlua19taWxsaXMYCCABKA0SHwoFcnVsZXMYCSABKAsyEC5kdWRvLnYxLlJ1bGVTZXQSEwoLcmF0aW5nX3Bvb2wYCiABKAkSEQoJaG9zdF9vbmx5GAsgASgIEh8KEmNhbGxfd2luZG93X21pbGxpcxgMIAEoDUgBiAEBQgcKBV9zZWVkQhUKE19jYWxsX3dpbmRvd19taWxsaXMiJgoHU2V0dGluZxIMCgRwYXRoGAEgASgJEg0KBXZhbHVlGAIgASgJIi8KEEpvaW5UYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkSDAoEbmFtZRgCIAEoCSJYCgZKb2luZWQSIQoFdGFibGUYASABKAsyEi5kdWRvLnYxLlRhYmxlSW5mbxIMCgRzZWF0GAIgASgNEg0KBXRva2VuGAMgASgJEg4KBnNlYXRlZBgEIAEoCCIZCghUYWJsZVJlZhINCgV0YWJsZRgBIAEoCSI6ChFMaXN0VGFibGVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCSJaChJMaXN0VGFibGVzUmVzcG9uc2USJQoGdGFibGVzGAIgAygLMhUuZHVkby52MS5UYWJsZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAMgASgJSgQIARACIpoBCgxUYWJsZVN1bW1hcnkSCgoCaWQYASABKAkSEQoJam9pbl9jb2RlGAIgASgJEgwKBGxpbmsYAyABKAkSDQoFcnVsZXMYBCABKAkSDQoFc2VhdHMYBSABKA0SDQoFdGFrZW4YBiABKA0SDAoEaG9zdBgHIAEoCRIiCgVzdGF0ZRgIIAEoDjITLmR1ZG8udjEuVGFibGVTdGF0ZSIrCg1BZGRCb3RSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEgsKA2JvdBgCIAEoCSLqAQoJVGFibGVJbmZvEgoKAmlkGAEgASgJEhEKCWpvaW5fY29kZRgCIAEoCRIMCgRsaW5rGAMgASgJEh8KBXJ1bGVzGAQgASgLMhAuZHVkby52MS5SdWxlU2V0Eg0KBXNlYXRzGAUgASgNEiIKB3BsYXllcnMYBiADKAsyES5kdWRvLnYxLlNlYXRJbmZvEgwKBGhvc3QYByABKA0SIgoFc3RhdGUYCCABKA4yEy5kdWRvLnYxLlRhYmxlU3RhdGUSGgoSY2FsbF93aW5kb3dfbWlsbGlzGAkgASgNEg4KBnNlZWRlZBgKIAEoCCJaCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgJEiUKB2FjY291bnQYBCABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kIqYBCgtQbGF5UmVxdWVzdBIfCgVoZWxsbxgBIAEoCzIOLmR1ZG8udjEuSGVsbG9IABIhCgZhY3Rpb24YAiABKAsyDy5kdWRvLnYxLkFjdGlvbkgAEiYKCXBhc3NfY2FsbBgDIAEoCzIRLmR1ZG8udjEuUGFzc0NhbGxIABIUCgdhbnN3ZXJzGAQgASgESAGIAQFCCQoHcmVxdWVzdEIKCghfYW5zd2VycyIKCghQYXNzQ2FsbCI0CgVIZWxsbxINCgV0YWJsZRgBIAEoCRISCgVzaW5jZRgCIAEoBEgAiAEBQggKBl9zaW5jZSI/ChBTdWJzY3JpYmVSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhIKBXNpbmNlGAIgASgESACIAQFCCAoGX3NpbmNlIjsKDFdhdGNoUmVxdWVzdBINCgV0YWJsZRgBIAEoCRISCgVzaW5jZRgCIAEoBEgAiAEBQggKBl9zaW5jZSJxCgpBY3RSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEh8KBmFjdGlvbhgCIAEoCzIPLmR1ZG8udjEuQWN0aW9uEhEKCXBhc3NfY2FsbBgDIAEoCBIUCgdhbnN3ZXJzGAQgASgESACIAQFCCgoIX2Fuc3dlcnMiDQoLQWN0UmVzcG9uc2UikwIKClBsYXlVcGRhdGUSJQoIc25hcHNob3QYASABKAsyES5kdWRvLnYxLlNuYXBzaG90SAASHwoFZXZlbnQYAiABKAsyDi5kdWRvLnYxLkV2ZW50SAASIQoGcHJvbXB0GAMgASgLMg8uZHVkby52MS5Qcm9tcHRIABIlCghyZWplY3RlZBgEIAEoCzIRLmR1ZG8udjEuUmVqZWN0ZWRIABIjCgV0YWJsZRgFIAEoCzISLmR1ZG8udjEuVGFibGVJbmZvSAASHQoEdHVybhgGIAEoCzINLmR1ZG8udjEuVHVybkgAEiUKCHJlc2VhdGVkGAcgASgLMhEuZHVkby52MS5SZXNlYXRlZEgAQggKBnVwZGF0ZSLFAQoEVHVybhIVCghsYXN0X3NlcRgBIAEoBEgAiAEBEhsKBHZpZXcYAiABKAsyDS5kdWRvLnYxLlZpZXcSIQoUZGVhZGxpbmVfdW5peF9taWxsaXMYAyABKARIAYgBARIkChdjYWxsX3dpbmRvd191bml4X21pbGxpcxgEIAEoBEgCiAEBQgsKCV9sYXN0X3NlcUIXChVfZGVhZGxpbmVfdW5peF9taWxsaXNCGgoYX2NhbGxfd2luZG93X3VuaXhfbWlsbGlzInwKCFJlc2VhdGVkEiIKA3doeRgBIAEoDjIVLmR1ZG8udjEuUmVzZWF0ZWQuV2h5IkwKA1doeRITCg9XSFlfVU5TUEVDSUZJRUQQABIJCgVSRVNFVBABEg4KClJFTlVNQkVSRUQQAhILCgdSRU1PVkVEEAMSCAoETEVGVBAEIooBCghTbmFwc2hvdBIVCghsYXN0X3NlcRgBIAEoBEgAiAEBEhsKBHZpZXcYAiABKAsyDS5kdWRvLnYxLlZpZXcSIQoFdGFibGUYAyABKAsyEi5kdWRvLnYxLlRhYmxlSW5mbxIRCgRzZWF0GAQgASgNSAGIAQFCCwoJX2xhc3Rfc2VxQgcKBV9zZWF0IuYBCgZQcm9tcHQSGwoEdmlldxgBIAEoCzINLmR1ZG8udjEuVmlldxIdCgVsZWdhbBgCIAEoCzIOLmR1ZG8udjEuTGVnYWwSIQoUZGVhZGxpbmVfdW5peF9taWxsaXMYAyABKARIAIgBARIVCghsYXN0X3NlcRgEIAEoBEgBiAEBEiQKF2NhbGxfd2luZG93X3VuaXhfbWlsbGlzGAUgASgESAKIAQFCFwoVX2RlYWRsaW5lX3VuaXhfbWlsbGlzQgsKCV9sYXN0X3NlcUIaChhfY2FsbF93aW5kb3dfdW5peF9taWxsaXMigQEKCFJlamVjdGVkEh8KBmFjdGlvbhgBIAEoCzIPLmR1ZG8udjEuQWN0aW9uEg4KBnJlYXNvbhgCIAEoCRIMCgRjb2RlGAMgASgJEh8KEnJldHJ5X2FmdGVyX21pbGxpcxgEIAEoBEgAiAEBQhUKE19yZXRyeV9hZnRlcl9taWxsaXMivgEKEExpc3RHYW1lc1JlcXVlc3QSDgoGcGxheWVyGAEgASgJEg4KBnByZXNldBgCIAEoCRIeChFzaW5jZV91bml4X21pbGxpcxgDIAEoBEgAiAEBEh4KEXVudGlsX3VuaXhfbWlsbGlzGAQgASgESAGIAQESDQoFbGltaXQYBSABKA0SDwoHYWNjb3VudBgGIAEoCUIUChJfc2luY2VfdW5peF9taWxsaXNCFAoSX3VudGlsX3VuaXhfbWlsbGlzIjgKEUxpc3RHYW1lc1Jlc3BvbnNlEiMKBWdhbWVzGAEgAygLMhQuZHVkby52MS5HYW1lU3VtbWFyeSKxAQoLR2FtZVN1bW1hcnkSCgoCaWQYASABKAkSEAoIdGFibGVfaWQYAiABKAkSDgoGcHJlc2V0GAMgASgJEhsKE3N0YXJ0ZWRfdW5peF9taWxsaXMYBCABKAQSHAoUZmluaXNoZWRfdW5peF9taWxsaXMYBSABKAQSJAoHcGxheWVycxgGIAMoCzITLmR1ZG8udjEuR2FtZVBsYXllchITCgtyYXRpbmdfcG9vbBgHIAEoCSJrCgpHYW1lUGxheWVyEgwKBHNlYXQYASABKA0SDAoEbmFtZRgCIAEoCRILCgNib3QYAyABKAkSDQoFcGxhY2UYBCABKA0SJQoHYWNjb3VudBgFIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQiFwoHR2FtZVJlZhIMCgRnYW1lGAEgASgJIrsBCgZSZXBsYXkSJQoHc3VtbWFyeRgBIAEoCzIULmR1ZG8udjEuR2FtZVN1bW1hcnkSHwoFcnVsZXMYAiABKAsyEC5kdWRvLnYxLlJ1bGVTZXQSHgoGZXZlbnRzGAMgAygLMg4uZHVkby52MS5FdmVudBIZChFldmVudF91bml4X21pbGxpcxgEIAMoBBIMCgRzZWVkGAUgASgMEiAKBW1vdmVzGAYgAygLMhEuZHVkby52MS5HYW1lTW92ZSJMCghHYW1lTW92ZRIMCgRzZWF0GAEgASgNEh8KBmFjdGlvbhgCIAEoCzIPLmR1ZG8udjEuQWN0aW9uEhEKCXRpbWVkX291dBgDIAEoCCIxChJXYXRjaFJlcGxheVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRINCgVzcGVlZBgCIAEoASIiChJMaXN0UmF0aW5nc1JlcXVlc3QSDAoEcG9vbBgBIAEoCSI3ChNMaXN0UmF0aW5nc1Jlc3BvbnNlEiAKB3JhdGluZ3MYASADKAsyDy5kdWRvLnYxLlJhdGluZyJRCgZSYXRpbmcSDAoEcG9vbBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnJhdGluZxgDIAEoARINCgVnYW1lcxgEIAEoBBIMCgR3aW5zGAUgASgEIpYBCgdBY2NvdW50EgwKBG5hbWUYASABKAkSIgoEa2luZBgCIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQSGwoTY3JlYXRlZF91bml4X21pbGxpcxgDIAEoBBIiChVzdXNwZW5kZWRfdW5peF9taWxsaXMYBCABKARIAIgBAUIYChZfc3VzcGVuZGVkX3VuaXhfbWlsbGlzIlgKD1JlZ2lzdGVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEiIKBGtpbmQYAiABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kEhMKC3Rva2VuX2xhYmVsGAMgASgJIlQKClJlZ2lzdGVyZWQSIQoHYWNjb3VudBgBIAEoCzIQLmR1ZG8udjEuQWNjb3VudBIjCgV0b2tlbhgCIAEoCzIULmR1ZG8udjEuTmV3QXBpVG9rZW4iDwoNV2hvQW1JUmVxdWVzdCIgCg9OZXdUb2tlblJlcXVlc3QSDQoFbGFiZWwYASABKAkiQQoLTmV3QXBpVG9rZW4SDQoFdG9rZW4YASABKAkSIwoEaW5mbxgCIAEoCzIVLmR1ZG8udjEuQXBpVG9rZW5JbmZvIoABCgxBcGlUb2tlbkluZm8SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSGwoTY3JlYXRlZF91bml4X21pbGxpcxgDIAEoBBIgChNyZXZva2VkX3VuaXhfbWlsbGlzGAQgASgESACIAQFCFgoUX3Jldm9rZWRfdW5peF9taWxsaXMiJAoRTGlzdFRva2Vuc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCSI7ChJMaXN0VG9rZW5zUmVzcG9uc2USJQoGdG9rZW5zGAEgAygLMhUuZHVkby52MS5BcGlUb2tlbkluZm8iMQoSUmV2b2tlVG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2FjY291bnQYAiABKAkiOAoVU3VzcGVuZEFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoJc3VzcGVuZGVkGAIgASgIIhIKEExpc3RQb29sc1JlcXVlc3QiNwoRTGlzdFBvb2xzUmVzcG9uc2USIgoFcG9vbHMYASADKAsyEy5kdWRvLnYxLkxhZGRlclBvb2wi9QEKCkxhZGRlclBvb2wSDAoEbmFtZRgBIAEoCRINCgVydWxlcxgCIAEoCRINCgVzZWF0cxgDIAEoDRITCgttb3ZlX21pbGxpcxgEIAEoDRIRCgltYXhfZ2FtZXMYBSABKA0SDAoEYm90cxgGIAMoCRIaChJjYWxsX3dpbmRvd19taWxsaXMYByABKA0SGAoQdGltZV9iYW5rX21pbGxpcxgIIAEoDRIaChJmaWxsX2FmdGVyX3NlY29uZHMYCSABKA0SHAoUYmVuY2hfYWZ0ZXJfdGltZW91dHMYCiABKA0SFQoNYmVuY2hfbWludXRlcxgLIAEoDSIrCgxFbnRlclJlcXVlc3QSDAoEcG9vbBgBIAEoCRINCgVnYW1lcxgCIAEoDSLAAQoMTGFkZGVyVXBkYXRlEicKBnF1ZXVlZBgBIAEoCzIVLmR1ZG8udjEuTGFkZGVyUXVldWVkSAASJwoGc2VhdGVkGAIgASgLMhUuZHVkby52MS5MYWRkZXJTZWF0ZWRIABIpCgdiZW5jaGVkGAMgASgLMhYuZHVkby52MS5MYWRkZXJCZW5jaGVkSAASKQoFZW5kZWQYBCABKAsyGC5kdWRvLnYxLkxhZGRlckdhbWVFbmRlZEgAQggKBnVwZGF0ZSJOCgxMYWRkZXJRdWV1ZWQSDAoEcG9vbBgBIAEoCRIPCgd3YWl0aW5nGAIgASgNEg8KB3BsYXlpbmcYAyABKA0SDgoGcmF0aW5nGAQgASgBIlYKDExhZGRlclNlYXRlZBIMCgRwb29sGAEgASgJEg0KBXRhYmxlGAIgASgJEgwKBHNlYXQYAyABKA0SDQoFdG9rZW4YBCABKAkSDAoEZ2FtZRgFIAEoCSI3Cg1MYWRkZXJCZW5jaGVkEhkKEXVudGlsX3VuaXhfbWlsbGlzGAEgASgEEgsKA3doeRgCIAEoCSI9Cg9MYWRkZXJHYW1lRW5kZWQSDQoFdGFibGUYASABKAkSDQoFcGxhY2UYAiABKA0SDAoEZ2FtZRgDIAEoCSIxChJMZWFkZXJib2FyZFJlcXVlc3QSDAoEcG9vbBgBIAEoCRINCgVsaW1pdBgCIAEoDSJBChNMZWFkZXJib2FyZFJlc3BvbnNlEioKB2VudHJpZXMYASADKAsyGS5kdWRvLnYxLkxlYWRlcmJvYXJkRW50cnkioAEKEExlYWRlcmJvYXJkRW50cnkSDAoEbmFtZRgBIAEoCRIiCgRraW5kGAIgASgOMhQuZHVkby52MS5BY2NvdW50S2luZBIKCgJtdRgDIAEoARINCgVzaWdtYRgEIAEoARINCgVzY29yZRgFIAEoARINCgVnYW1lcxgGIAEoBBIMCgR3aW5zGAcgASgEEhMKC3Byb3Zpc2lvbmFsGAggASgIIkEKFFJhdGluZ0hpc3RvcnlSZXF1ZXN0EgwKBHBvb2wYASABKAkSDAoEbmFtZRgCIAEoCRINCgVsaW1pdBgDIAEoDSI9ChVSYXRpbmdIaXN0b3J5UmVzcG9uc2USJAoGcG9pbnRzGAEgAygLMhQuZHVkby52MS5SYXRpbmdQb2ludCJaCgtSYXRpbmdQb2ludBIMCgRnYW1lGAEgASgJEgoKAm11GAIgASgBEg0KBXNpZ21hGAMgASgBEg0KBXBsYWNlGAQgASgNEhMKC3VuaXhfbWlsbGlzGAUgASgEKlQKClRhYmxlU3RhdGUSFwoTVEFCTEVfU1RBVEVfV0FJVElORxAAEhcKE1RBQkxFX1NUQVRFX1BMQVlJTkcQARIUChBUQUJMRV9TVEFURV9PVkVSEAIqUwoLQWNjb3VudEtpbmQSFQoRQUNDT1VOVF9LSU5EX05PTkUQABIXChNBQ0NPVU5UX0tJTkRfUEVSU09OEAESFAoQQUNDT1VOVF9LSU5EX0JPVBACMs0FCgVMb2JieRI7CgtDcmVhdGVUYWJsZRIbLmR1ZG8udjEuQ3JlYXRlVGFibGVSZXF1ZXN0Gg8uZHVkby52MS5Kb2luZWQSNwoJSm9pblRhYmxlEhkuZHVkby52MS5Kb2luVGFibGVSZXF1ZXN0Gg8uZHVkby52MS5Kb2luZWQSRQoKTGlzdFRhYmxlcxIaLmR1ZG8udjEuTGlzdFRhYmxlc1JlcXVlc3QaGy5kdWRvLnYxLkxpc3RUYWJsZXNSZXNwb25zZRI0CgZBZGRCb3QSFi5kdWRvLnYxLkFkZEJvdFJlcXVlc3QaEi5kdWRvLnYxLlRhYmxlSW5mbxIyCglTdGFydEdhbWUSES5kdWRvLnYxLlRhYmxlUmVmGhIuZHVkby52MS5UYWJsZUluZm8SMQoIR2V0VGFibGUSES5kdWRvLnYxLlRhYmxlUmVmGhIuZHVkby52MS5UYWJsZUluZm8SRAoOQ2hhbmdlU2V0dGluZ3MSHi5kdWRvLnYxLkNoYW5nZVNldHRpbmdzUmVxdWVzdBoSLmR1ZG8udjEuVGFibGVJbmZvEkAKDFJlbW92ZVBsYXllchIcLmR1ZG8udjEuUmVtb3ZlUGxheWVyUmVxdWVzdBoSLmR1ZG8udjEuVGFibGVJbmZvEjMKClJlc2V0VGFibGUSES5kdWRvLnYxLlRhYmxlUmVmGhIuZHVkby52MS5UYWJsZUluZm8SLgoFTGVhdmUSES5kdWRvLnYxLlRhYmxlUmVmGhIuZHVkby52MS5UYWJsZUluZm8SMwoKQ2xvc2VUYWJsZRIRLmR1ZG8udjEuVGFibGVSZWYaEi5kdWRvLnYxLlRhYmxlSW5mbxJICgtMaXN0UHJlc2V0cxIbLmR1ZG8udjEuTGlzdFByZXNldHNSZXF1ZXN0GhwuZHVkby52MS5MaXN0UHJlc2V0c1Jlc3BvbnNlMuUBCgRQbGF5EjUKBFBsYXkSFC5kdWRvLnYxLlBsYXlSZXF1ZXN0GhMuZHVkby52MS5QbGF5VXBkYXRlKAEwARI9CglTdWJzY3JpYmUSGS5kdWRvLnYxLlN1YnNjcmliZVJlcXVlc3QaEy5kdWRvLnYxLlBsYXlVcGRhdGUwARIwCgNBY3QSEy5kdWRvLnYxLkFjdFJlcXVlc3QaFC5kdWRvLnYxLkFjdFJlc3BvbnNlEjUKBVdhdGNoEhUuZHVkby52MS5XYXRjaFJlcXVlc3QaEy5kdWRvLnYxLlBsYXlVcGRhdGUwATKKAgoHSGlzdG9yeRJCCglMaXN0R2FtZXMSGS5kdWRvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGi5kdWRvLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEi4KCUdldFJlcGxheRIQLmR1ZG8udjEuR2FtZVJlZhoPLmR1ZG8udjEuUmVwbGF5EkEKC1dhdGNoUmVwbGF5EhsuZHVkby52MS5XYXRjaFJlcGxheVJlcXVlc3QaEy5kdWRvLnYxLlBsYXlVcGRhdGUwARJICgtMaXN0UmF0aW5ncxIbLmR1ZG8udjEuTGlzdFJhdGluZ3NSZXF1ZXN0GhwuZHVkby52MS5MaXN0UmF0aW5nc1Jlc3BvbnNlMoMDCghBY2NvdW50cxI5CghSZWdpc3RlchIYLmR1ZG8udjEuUmVnaXN0ZXJSZXF1ZXN0GhMuZHVkby52MS5SZWdpc3RlcmVkEjIKBldob0FtSRIWLmR1ZG8udjEuV2hvQW1JUmVxdWVzdBoQLmR1ZG8udjEuQWNjb3VudBI6CghOZXdUb2tlbhIYLmR1ZG8udjEuTmV3VG9rZW5SZXF1ZXN0GhQuZHVkby52MS5OZXdBcGlUb2tlbhJFCgpMaXN0VG9rZW5zEhouZHVkby52MS5MaXN0VG9rZW5zUmVxdWVzdBobLmR1ZG8udjEuTGlzdFRva2Vuc1Jlc3BvbnNlEkEKC1Jldm9rZVRva2VuEhsuZHVkby52MS5SZXZva2VUb2tlblJlcXVlc3QaFS5kdWRvLnYxLkFwaVRva2VuSW5mbxJCCg5TdXNwZW5kQWNjb3VudBIeLmR1ZG8udjEuU3VzcGVuZEFjY291bnRSZXF1ZXN0GhAuZHVkby52MS5BY2NvdW50Mp8CCgZMYWRkZXISQgoJTGlzdFBvb2xzEhkuZHVkby52MS5MaXN0UG9vbHNSZXF1ZXN0GhouZHVkby52MS5MaXN0UG9vbHNSZXNwb25zZRI3CgVFbnRlchIVLmR1ZG8udjEuRW50ZXJSZXF1ZXN0GhUuZHVkby52MS5MYWRkZXJVcGRhdGUwARJICgtMZWFkZXJib2FyZBIbLmR1ZG8udjEuTGVhZGVyYm9hcmRSZXF1ZXN0GhwuZHVkby52MS5MZWFkZXJib2FyZFJlc3BvbnNlEk4KDVJhdGluZ0hpc3RvcnkSHS5kdWRvLnYxLlJhdGluZ0hpc3RvcnlSZXF1ZXN0Gh4uZHVkby52MS5SYXRpbmdIaXN0b3J5UmVzcG9uc2ViBnByb3RvMw", [file_dudo_v1_rules, file_dudo_v1_game]);
+  fileDesc("ChVkdWRvL3YxL3NlcnZpY2UucHJvdG8SB2R1ZG8udjEiFAoSTGlzdFByZXNldHNSZXF1ZXN0IjcKE0xpc3RQcmVzZXRzUmVzcG9uc2USIAoHcHJlc2V0cxgBIAMoCzIPLmR1ZG8udjEuUHJlc2V0IkgKBlByZXNldBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSHwoFcnVsZXMYAyABKAsyEC5kdWRvLnYxLlJ1bGVTZXQiSgoVQ2hhbmdlU2V0dGluZ3NSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEiIKCHNldHRpbmdzGAIgAygLMhAuZHVkby52MS5TZXR0aW5nIjIKE1JlbW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSDAoEc2VhdBgCIAEoDSLLAgoSQ3JlYXRlVGFibGVSZXF1ZXN0Eg4KBnByZXNldBgBIAEoCRIiCghzZXR0aW5ncxgCIAMoCzIQLmR1ZG8udjEuU2V0dGluZxIMCgRuYW1lGAMgASgJEg0KBXNlYXRzGAQgASgNEhEKBHNlZWQYBSABKARIAIgBARITCgttb3ZlX21pbGxpcxgGIAEoDRIYChB0aW1lX2JhbmtfbWlsbGlzGAcgASgNEhgKEGJvdF90aGlua19taWxsaXMYCCABKA0SHwoFcnVsZXMYCSABKAsyEC5kdWRvLnYxLlJ1bGVTZXQSEwoLcmF0aW5nX3Bvb2wYCiABKAkSEQoJaG9zdF9vbmx5GAsgASgIEh8KEmNhbGxfd2luZG93X21pbGxpcxgMIAEoDUgBiAEBQgcKBV9zZWVkQhUKE19jYWxsX3dpbmRvd19taWxsaXMiJgoHU2V0dGluZxIMCgRwYXRoGAEgASgJEg0KBXZhbHVlGAIgASgJIi8KEEpvaW5UYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkSDAoEbmFtZRgCIAEoCSJYCgZKb2luZWQSIQoFdGFibGUYASABKAsyEi5kdWRvLnYxLlRhYmxlSW5mbxIMCgRzZWF0GAIgASgNEg0KBXRva2VuGAMgASgJEg4KBnNlYXRlZBgEIAEoCCIZCghUYWJsZVJlZhINCgV0YWJsZRgBIAEoCSI6ChFMaXN0VGFibGVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCSJaChJMaXN0VGFibGVzUmVzcG9uc2USJQoGdGFibGVzGAIgAygLMhUuZHVkby52MS5UYWJsZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAMgASgJSgQIARACIpoBCgxUYWJsZVN1bW1hcnkSCgoCaWQYASABKAkSEQoJam9pbl9jb2RlGAIgASgJEgwKBGxpbmsYAyABKAkSDQoFcnVsZXMYBCABKAkSDQoFc2VhdHMYBSABKA0SDQoFdGFrZW4YBiABKA0SDAoEaG9zdBgHIAEoCRIiCgVzdGF0ZRgIIAEoDjITLmR1ZG8udjEuVGFibGVTdGF0ZSIrCg1BZGRCb3RSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEgsKA2JvdBgCIAEoCSLqAQoJVGFibGVJbmZvEgoKAmlkGAEgASgJEhEKCWpvaW5fY29kZRgCIAEoCRIMCgRsaW5rGAMgASgJEh8KBXJ1bGVzGAQgASgLMhAuZHVkby52MS5SdWxlU2V0Eg0KBXNlYXRzGAUgASgNEiIKB3BsYXllcnMYBiADKAsyES5kdWRvLnYxLlNlYXRJbmZvEgwKBGhvc3QYByABKA0SIgoFc3RhdGUYCCABKA4yEy5kdWRvLnYxLlRhYmxlU3RhdGUSGgoSY2FsbF93aW5kb3dfbWlsbGlzGAkgASgNEg4KBnNlZWRlZBgKIAEoCCJaCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgJEiUKB2FjY291bnQYBCABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kIqYBCgtQbGF5UmVxdWVzdBIfCgVoZWxsbxgBIAEoCzIOLmR1ZG8udjEuSGVsbG9IABIhCgZhY3Rpb24YAiABKAsyDy5kdWRvLnYxLkFjdGlvbkgAEiYKCXBhc3NfY2FsbBgDIAEoCzIRLmR1ZG8udjEuUGFzc0NhbGxIABIUCgdhbnN3ZXJzGAQgASgESAGIAQFCCQoHcmVxdWVzdEIKCghfYW5zd2VycyIKCghQYXNzQ2FsbCI0CgVIZWxsbxINCgV0YWJsZRgBIAEoCRISCgVzaW5jZRgCIAEoBEgAiAEBQggKBl9zaW5jZSI/ChBTdWJzY3JpYmVSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhIKBXNpbmNlGAIgASgESACIAQFCCAoGX3NpbmNlIjsKDFdhdGNoUmVxdWVzdBINCgV0YWJsZRgBIAEoCRISCgVzaW5jZRgCIAEoBEgAiAEBQggKBl9zaW5jZSJxCgpBY3RSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEh8KBmFjdGlvbhgCIAEoCzIPLmR1ZG8udjEuQWN0aW9uEhEKCXBhc3NfY2FsbBgDIAEoCBIUCgdhbnN3ZXJzGAQgASgESACIAQFCCgoIX2Fuc3dlcnMiDQoLQWN0UmVzcG9uc2UikwIKClBsYXlVcGRhdGUSJQoIc25hcHNob3QYASABKAsyES5kdWRvLnYxLlNuYXBzaG90SAASHwoFZXZlbnQYAiABKAsyDi5kdWRvLnYxLkV2ZW50SAASIQoGcHJvbXB0GAMgASgLMg8uZHVkby52MS5Qcm9tcHRIABIlCghyZWplY3RlZBgEIAEoCzIRLmR1ZG8udjEuUmVqZWN0ZWRIABIjCgV0YWJsZRgFIAEoCzISLmR1ZG8udjEuVGFibGVJbmZvSAASHQoEdHVybhgGIAEoCzINLmR1ZG8udjEuVHVybkgAEiUKCHJlc2VhdGVkGAcgASgLMhEuZHVkby52MS5SZXNlYXRlZEgAQggKBnVwZGF0ZSLFAQoEVHVybhIVCghsYXN0X3NlcRgBIAEoBEgAiAEBEhsKBHZpZXcYAiABKAsyDS5kdWRvLnYxLlZpZXcSIQoUZGVhZGxpbmVfdW5peF9taWxsaXMYAyABKARIAYgBARIkChdjYWxsX3dpbmRvd191bml4X21pbGxpcxgEIAEoBEgCiAEBQgsKCV9sYXN0X3NlcUIXChVfZGVhZGxpbmVfdW5peF9taWxsaXNCGgoYX2NhbGxfd2luZG93X3VuaXhfbWlsbGlzInwKCFJlc2VhdGVkEiIKA3doeRgBIAEoDjIVLmR1ZG8udjEuUmVzZWF0ZWQuV2h5IkwKA1doeRITCg9XSFlfVU5TUEVDSUZJRUQQABIJCgVSRVNFVBABEg4KClJFTlVNQkVSRUQQAhILCgdSRU1PVkVEEAMSCAoETEVGVBAEIooBCghTbmFwc2hvdBIVCghsYXN0X3NlcRgBIAEoBEgAiAEBEhsKBHZpZXcYAiABKAsyDS5kdWRvLnYxLlZpZXcSIQoFdGFibGUYAyABKAsyEi5kdWRvLnYxLlRhYmxlSW5mbxIRCgRzZWF0GAQgASgNSAGIAQFCCwoJX2xhc3Rfc2VxQgcKBV9zZWF0IuYBCgZQcm9tcHQSGwoEdmlldxgBIAEoCzINLmR1ZG8udjEuVmlldxIdCgVsZWdhbBgCIAEoCzIOLmR1ZG8udjEuTGVnYWwSIQoUZGVhZGxpbmVfdW5peF9taWxsaXMYAyABKARIAIgBARIVCghsYXN0X3NlcRgEIAEoBEgBiAEBEiQKF2NhbGxfd2luZG93X3VuaXhfbWlsbGlzGAUgASgESAKIAQFCFwoVX2RlYWRsaW5lX3VuaXhfbWlsbGlzQgsKCV9sYXN0X3NlcUIaChhfY2FsbF93aW5kb3dfdW5peF9taWxsaXMigQEKCFJlamVjdGVkEh8KBmFjdGlvbhgBIAEoCzIPLmR1ZG8udjEuQWN0aW9uEg4KBnJlYXNvbhgCIAEoCRIMCgRjb2RlGAMgASgJEh8KEnJldHJ5X2FmdGVyX21pbGxpcxgEIAEoBEgAiAEBQhUKE19yZXRyeV9hZnRlcl9taWxsaXMivgEKEExpc3RHYW1lc1JlcXVlc3QSDgoGcGxheWVyGAEgASgJEg4KBnByZXNldBgCIAEoCRIeChFzaW5jZV91bml4X21pbGxpcxgDIAEoBEgAiAEBEh4KEXVudGlsX3VuaXhfbWlsbGlzGAQgASgESAGIAQESDQoFbGltaXQYBSABKA0SDwoHYWNjb3VudBgGIAEoCUIUChJfc2luY2VfdW5peF9taWxsaXNCFAoSX3VudGlsX3VuaXhfbWlsbGlzIjgKEUxpc3RHYW1lc1Jlc3BvbnNlEiMKBWdhbWVzGAEgAygLMhQuZHVkby52MS5HYW1lU3VtbWFyeSKxAQoLR2FtZVN1bW1hcnkSCgoCaWQYASABKAkSEAoIdGFibGVfaWQYAiABKAkSDgoGcHJlc2V0GAMgASgJEhsKE3N0YXJ0ZWRfdW5peF9taWxsaXMYBCABKAQSHAoUZmluaXNoZWRfdW5peF9taWxsaXMYBSABKAQSJAoHcGxheWVycxgGIAMoCzITLmR1ZG8udjEuR2FtZVBsYXllchITCgtyYXRpbmdfcG9vbBgHIAEoCSJrCgpHYW1lUGxheWVyEgwKBHNlYXQYASABKA0SDAoEbmFtZRgCIAEoCRILCgNib3QYAyABKAkSDQoFcGxhY2UYBCABKA0SJQoHYWNjb3VudBgFIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQiFwoHR2FtZVJlZhIMCgRnYW1lGAEgASgJIrsBCgZSZXBsYXkSJQoHc3VtbWFyeRgBIAEoCzIULmR1ZG8udjEuR2FtZVN1bW1hcnkSHwoFcnVsZXMYAiABKAsyEC5kdWRvLnYxLlJ1bGVTZXQSHgoGZXZlbnRzGAMgAygLMg4uZHVkby52MS5FdmVudBIZChFldmVudF91bml4X21pbGxpcxgEIAMoBBIMCgRzZWVkGAUgASgMEiAKBW1vdmVzGAYgAygLMhEuZHVkby52MS5HYW1lTW92ZSJMCghHYW1lTW92ZRIMCgRzZWF0GAEgASgNEh8KBmFjdGlvbhgCIAEoCzIPLmR1ZG8udjEuQWN0aW9uEhEKCXRpbWVkX291dBgDIAEoCCIxChJXYXRjaFJlcGxheVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRINCgVzcGVlZBgCIAEoASIiChJMaXN0UmF0aW5nc1JlcXVlc3QSDAoEcG9vbBgBIAEoCSI3ChNMaXN0UmF0aW5nc1Jlc3BvbnNlEiAKB3JhdGluZ3MYASADKAsyDy5kdWRvLnYxLlJhdGluZyJRCgZSYXRpbmcSDAoEcG9vbBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnJhdGluZxgDIAEoARINCgVnYW1lcxgEIAEoBBIMCgR3aW5zGAUgASgEIpYBCgdBY2NvdW50EgwKBG5hbWUYASABKAkSIgoEa2luZBgCIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQSGwoTY3JlYXRlZF91bml4X21pbGxpcxgDIAEoBBIiChVzdXNwZW5kZWRfdW5peF9taWxsaXMYBCABKARIAIgBAUIYChZfc3VzcGVuZGVkX3VuaXhfbWlsbGlzIlgKD1JlZ2lzdGVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEiIKBGtpbmQYAiABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kEhMKC3Rva2VuX2xhYmVsGAMgASgJIlQKClJlZ2lzdGVyZWQSIQoHYWNjb3VudBgBIAEoCzIQLmR1ZG8udjEuQWNjb3VudBIjCgV0b2tlbhgCIAEoCzIULmR1ZG8udjEuTmV3QXBpVG9rZW4iDwoNV2hvQW1JUmVxdWVzdCIgCg9OZXdUb2tlblJlcXVlc3QSDQoFbGFiZWwYASABKAkiQQoLTmV3QXBpVG9rZW4SDQoFdG9rZW4YASABKAkSIwoEaW5mbxgCIAEoCzIVLmR1ZG8udjEuQXBpVG9rZW5JbmZvIoABCgxBcGlUb2tlbkluZm8SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSGwoTY3JlYXRlZF91bml4X21pbGxpcxgDIAEoBBIgChNyZXZva2VkX3VuaXhfbWlsbGlzGAQgASgESACIAQFCFgoUX3Jldm9rZWRfdW5peF9taWxsaXMiJAoRTGlzdFRva2Vuc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCSI7ChJMaXN0VG9rZW5zUmVzcG9uc2USJQoGdG9rZW5zGAEgAygLMhUuZHVkby52MS5BcGlUb2tlbkluZm8iMQoSUmV2b2tlVG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJEg8KB2FjY291bnQYAiABKAkiOAoVU3VzcGVuZEFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoJc3VzcGVuZGVkGAIgASgIIhwKDENoZWNrUmVxdWVzdBIMCgRwb29sGAEgASgJIowBCgtDaGVja1VwZGF0ZRIiCgRzdGVwGAEgASgLMhIuZHVkby52MS5DaGVja1N0ZXBIABInCgZzZWF0ZWQYAiABKAsyFS5kdWRvLnYxLkxhZGRlclNlYXRlZEgAEiYKBnJlcG9ydBgDIAEoCzIULmR1ZG8udjEuQ2hlY2tSZXBvcnRIAEIICgZ1cGRhdGUiOAoJQ2hlY2tTdGVwEg4KBm51bWJlchgBIAEoDRINCgVzdGVwcxgCIAEoDRIMCgR3aGF0GAMgASgJIkoKC0NoZWNrUmVwb3J0Eg4KBnBhc3NlZBgBIAEoCBIOCgZmYXVsdHMYAiADKAkSGwoTY2hlY2tlZF91bml4X21pbGxpcxgDIAEoBCISChBMaXN0UG9vbHNSZXF1ZXN0IjcKEUxpc3RQb29sc1Jlc3BvbnNlEiIKBXBvb2xzGAEgAygLMhMuZHVkby52MS5MYWRkZXJQb29sIvUBCgpMYWRkZXJQb29sEgwKBG5hbWUYASABKAkSDQoFcnVsZXMYAiABKAkSDQoFc2VhdHMYAyABKA0SEwoLbW92ZV9taWxsaXMYBCABKA0SEQoJbWF4X2dhbWVzGAUgASgNEgwKBGJvdHMYBiADKAkSGgoSY2FsbF93aW5kb3dfbWlsbGlzGAcgASgNEhgKEHRpbWVfYmFua19taWxsaXMYCCABKA0SGgoSZmlsbF9hZnRlcl9zZWNvbmRzGAkgASgNEhwKFGJlbmNoX2FmdGVyX3RpbWVvdXRzGAogASgNEhUKDWJlbmNoX21pbnV0ZXMYCyABKA0iKwoMRW50ZXJSZXF1ZXN0EgwKBHBvb2wYASABKAkSDQoFZ2FtZXMYAiABKA0iwAEKDExhZGRlclVwZGF0ZRInCgZxdWV1ZWQYASABKAsyFS5kdWRvLnYxLkxhZGRlclF1ZXVlZEgAEicKBnNlYXRlZBgCIAEoCzIVLmR1ZG8udjEuTGFkZGVyU2VhdGVkSAASKQoHYmVuY2hlZBgDIAEoCzIWLmR1ZG8udjEuTGFkZGVyQmVuY2hlZEgAEikKBWVuZGVkGAQgASgLMhguZHVkby52MS5MYWRkZXJHYW1lRW5kZWRIAEIICgZ1cGRhdGUiTgoMTGFkZGVyUXVldWVkEgwKBHBvb2wYASABKAkSDwoHd2FpdGluZxgCIAEoDRIPCgdwbGF5aW5nGAMgASgNEg4KBnJhdGluZxgEIAEoASJWCgxMYWRkZXJTZWF0ZWQSDAoEcG9vbBgBIAEoCRINCgV0YWJsZRgCIAEoCRIMCgRzZWF0GAMgASgNEg0KBXRva2VuGAQgASgJEgwKBGdhbWUYBSABKAkiNwoNTGFkZGVyQmVuY2hlZBIZChF1bnRpbF91bml4X21pbGxpcxgBIAEoBBILCgN3aHkYAiABKAkiPQoPTGFkZGVyR2FtZUVuZGVkEg0KBXRhYmxlGAEgASgJEg0KBXBsYWNlGAIgASgNEgwKBGdhbWUYAyABKAkiMQoSTGVhZGVyYm9hcmRSZXF1ZXN0EgwKBHBvb2wYASABKAkSDQoFbGltaXQYAiABKA0iQQoTTGVhZGVyYm9hcmRSZXNwb25zZRIqCgdlbnRyaWVzGAEgAygLMhkuZHVkby52MS5MZWFkZXJib2FyZEVudHJ5IqABChBMZWFkZXJib2FyZEVudHJ5EgwKBG5hbWUYASABKAkSIgoEa2luZBgCIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQSCgoCbXUYAyABKAESDQoFc2lnbWEYBCABKAESDQoFc2NvcmUYBSABKAESDQoFZ2FtZXMYBiABKAQSDAoEd2lucxgHIAEoBBITCgtwcm92aXNpb25hbBgIIAEoCCJBChRSYXRpbmdIaXN0b3J5UmVxdWVzdBIMCgRwb29sGAEgASgJEgwKBG5hbWUYAiABKAkSDQoFbGltaXQYAyABKA0iPQoVUmF0aW5nSGlzdG9yeVJlc3BvbnNlEiQKBnBvaW50cxgBIAMoCzIULmR1ZG8udjEuUmF0aW5nUG9pbnQiWgoLUmF0aW5nUG9pbnQSDAoEZ2FtZRgBIAEoCRIKCgJtdRgCIAEoARINCgVzaWdtYRgDIAEoARINCgVwbGFjZRgEIAEoDRITCgt1bml4X21pbGxpcxgFIAEoBCKNAwoXQ3JlYXRlVG91cm5hbWVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRwb29sGAIgASgJEg4KBnByZXNldBgDIAEoCRIiCghzZXR0aW5ncxgEIAMoCzIQLmR1ZG8udjEuU2V0dGluZxINCgVzZWF0cxgFIAEoDRIpCgZmb3JtYXQYBiABKA4yGS5kdWRvLnYxLlRvdXJuYW1lbnRGb3JtYXQSDQoFZGVhbHMYByABKA0SDgoGcm91bmRzGAggASgNEhMKC21vdmVfbWlsbGlzGAkgASgNEhgKEHRpbWVfYmFua19taWxsaXMYCiABKA0SGgoSc3RhcnRzX3VuaXhfbWlsbGlzGAsgASgEEhIKCmhvdXNlX2JvdHMYDCADKAkSFAoMbWF4X2VudHJhbnRzGA0gASgNEg4KBnRhYmxlcxgOIAEoDRITCgtyYXRpbmdfcG9vbBgPIAEoCRIRCgRzZWVkGBAgASgESACIAQESEwoLZnJlc2hfZGVhbHMYESABKAhCBwoFX3NlZWQiIwoNVG91cm5hbWVudFJlZhISCgp0b3VybmFtZW50GAEgASgJIicKFkxpc3RUb3VybmFtZW50c1JlcXVlc3QSDQoFbGltaXQYASABKA0iQwoXTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2USKAoLdG91cm5hbWVudHMYASADKAsyEy5kdWRvLnYxLlRvdXJuYW1lbnQi/wQKClRvdXJuYW1lbnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCglvcmdhbmlzZXIYAyABKAkSJwoFc3RhdGUYBCABKA4yGC5kdWRvLnYxLlRvdXJuYW1lbnRTdGF0ZRISCgpydWxlc19uYW1lGAUgASgJEh8KBXJ1bGVzGAYgASgLMhAuZHVkby52MS5SdWxlU2V0Eg0KBXNlYXRzGAcgASgNEikKBmZvcm1hdBgIIAEoDjIZLmR1ZG8udjEuVG91cm5hbWVudEZvcm1hdBINCgVkZWFscxgJIAEoDRIOCgZyb3VuZHMYCiABKA0SEwoLbW92ZV9taWxsaXMYCyABKA0SGAoQdGltZV9iYW5rX21pbGxpcxgMIAEoDRIaChJzdGFydHNfdW5peF9taWxsaXMYDSABKAQSEgoKaG91c2VfYm90cxgOIAMoCRIUCgxtYXhfZW50cmFudHMYDyABKA0SDgoGdGFibGVzGBAgASgNEhMKC3JhdGluZ19wb29sGBEgASgJEiwKCGVudHJhbnRzGBIgAygLMhouZHVkby52MS5Ub3VybmFtZW50RW50cmFudBINCgVnYW1lcxgTIAEoBBIQCghmaW5pc2hlZBgUIAEoBBIXCg9zZWVkX2NvbW1pdG1lbnQYFSABKAkSEQoEc2VlZBgWIAEoBEgAiAEBEhEKCXNlZWRfc2FsdBgXIAEoCRILCgN3aHkYGCABKAkSGQoRZW5kZWRfdW5peF9taWxsaXMYGSABKAQSDwoHZW50ZXJlZBgaIAEoDRIOCgZzZWVkZWQYGyABKAgSEwoLZnJlc2hfZGVhbHMYHCABKAhCBwoFX3NlZWQiYgoRVG91cm5hbWVudEVudHJhbnQSDgoGbnVtYmVyGAEgASgNEgwKBG5hbWUYAiABKAkSIgoEa2luZBgDIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQSCwoDYm90GAQgASgJItABChBUb3VybmFtZW50VXBkYXRlEi0KB2VudGVyZWQYASABKAsyGi5kdWRvLnYxLlRvdXJuYW1lbnRFbnRlcmVkSAASKwoGc2VhdGVkGAIgASgLMhkuZHVkby52MS5Ub3VybmFtZW50U2VhdGVkSAASLQoFZW5kZWQYAyABKAsyHC5kdWRvLnYxLlRvdXJuYW1lbnRHYW1lRW5kZWRIABInCgRvdmVyGAQgASgLMhcuZHVkby52MS5Ub3VybmFtZW50T3ZlckgAQggKBnVwZGF0ZSJNChFUb3VybmFtZW50RW50ZXJlZBInCgp0b3VybmFtZW50GAEgASgLMhMuZHVkby52MS5Ub3VybmFtZW50Eg8KB2VudHJhbnQYAiABKA0iXAoQVG91cm5hbWVudFNlYXRlZBINCgV0YWJsZRgBIAEoCRIMCgRzZWF0GAIgASgNEg0KBXRva2VuGAMgASgJEgwKBGdhbWUYBCABKAkSDgoGbnVtYmVyGAUgASgNIlEKE1RvdXJuYW1lbnRHYW1lRW5kZWQSDQoFdGFibGUYASABKAkSDAoEZ2FtZRgCIAEoCRIOCgZudW1iZXIYAyABKA0SDQoFcGxhY2UYBCABKA0iOQoOVG91cm5hbWVudE92ZXISJwoKdG91cm5hbWVudBgBIAEoCzITLmR1ZG8udjEuVG91cm5hbWVudCJ7ChNUb3VybmFtZW50U3RhbmRpbmdzEi0KCGVudHJhbnRzGAEgAygLMhsuZHVkby52MS5Ub3VybmFtZW50U3RhbmRpbmcSJgoFcGFpcnMYAiADKAsyFy5kdWRvLnYxLlRvdXJuYW1lbnRQYWlyEg0KBWdhbWVzGAMgASgEIs4BChJUb3VybmFtZW50U3RhbmRpbmcSDwoHZW50cmFudBgBIAEoDRIMCgRuYW1lGAIgASgJEg0KBWdhbWVzGAMgASgNEgwKBHdpbnMYBCABKA0SEwoLbWVhbl9wb2ludHMYBSABKAESEAoDbG93GAYgASgBSACIAQESEQoEaGlnaBgHIAEoAUgBiAEBEhIKCm1lYW5fcGxhY2UYCCABKAESDQoFZGVhbHMYCSABKA0SDgoGcG9pbnRzGAogASgBQgYKBF9sb3dCBwoFX2hpZ2gilwEKDlRvdXJuYW1lbnRQYWlyEg4KBmJldHRlchgBIAEoDRINCgV3b3JzZRgCIAEoDRISCgpkaWZmZXJlbmNlGAMgASgBEhAKA2xvdxgEIAEoAUgAiAEBEhEKBGhpZ2gYBSABKAFIAYgBARINCgVkZWFscxgGIAEoDRINCgVhaGVhZBgHIAEoCEIGCgRfbG93QgcKBV9oaWdoIlkKFlRvdXJuYW1lbnRHYW1lc1JlcXVlc3QSEgoKdG91cm5hbWVudBgBIAEoCRISCgVhZnRlchgCIAEoDUgAiAEBEg0KBWxpbWl0GAMgASgNQggKBl9hZnRlciJBChdUb3VybmFtZW50R2FtZXNSZXNwb25zZRImCgVnYW1lcxgBIAMoCzIXLmR1ZG8udjEuVG91cm5hbWVudEdhbWUinAEKDlRvdXJuYW1lbnRHYW1lEg4KBm51bWJlchgBIAEoDRINCgVyb3VuZBgCIAEoDRIUCgx0YWJsZV9udW1iZXIYAyABKA0SDAoEZGVhbBgEIAEoDRINCgVzZWF0cxgFIAMoDRIRCgRzZWVkGAYgASgESACIAQESDAoEZ2FtZRgHIAEoCRIOCgZmaW5pc2gYCCADKA1CBwoFX3NlZWQqVAoKVGFibGVTdGF0ZRIXChNUQUJMRV9TVEFURV9XQUlUSU5HEAASFwoTVEFCTEVfU1RBVEVfUExBWUlORxABEhQKEFRBQkxFX1NUQVRFX09WRVIQAipTCgtBY2NvdW50S2luZBIVChFBQ0NPVU5UX0tJTkRfTk9ORRAAEhcKE0FDQ09VTlRfS0lORF9QRVJTT04QARIUChBBQ0NPVU5UX0tJTkRfQk9UEAIqdQoQVG91cm5hbWVudEZvcm1hdBIhCh1UT1VSTkFNRU5UX0ZPUk1BVF9VTlNQRUNJRklFRBAAEiEKHVRPVVJOQU1FTlRfRk9STUFUX1JPVU5EX1JPQklOEAESGwoXVE9VUk5BTUVOVF9GT1JNQVRfU1dJU1MQAiqsAQoPVG91cm5hbWVudFN0YXRlEiAKHFRPVVJOQU1FTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZUT1VSTkFNRU5UX1NUQVRFX0VOVFJZEAESHAoYVE9VUk5BTUVOVF9TVEFURV9SVU5OSU5HEAISHQoZVE9VUk5BTUVOVF9TVEFURV9GSU5JU0hFRBADEh4KGlRPVVJOQU1FTlRfU1RBVEVfQ0FOQ0VMTEVEEAQyzQUKBUxvYmJ5EjsKC0NyZWF0ZVRhYmxlEhsuZHVkby52MS5DcmVhdGVUYWJsZVJlcXVlc3QaDy5kdWRvLnYxLkpvaW5lZBI3CglKb2luVGFibGUSGS5kdWRvLnYxLkpvaW5UYWJsZVJlcXVlc3QaDy5kdWRvLnYxLkpvaW5lZBJFCgpMaXN0VGFibGVzEhouZHVkby52MS5MaXN0VGFibGVzUmVxdWVzdBobLmR1ZG8udjEuTGlzdFRhYmxlc1Jlc3BvbnNlEjQKBkFkZEJvdBIWLmR1ZG8udjEuQWRkQm90UmVxdWVzdBoSLmR1ZG8udjEuVGFibGVJbmZvEjIKCVN0YXJ0R2FtZRIRLmR1ZG8udjEuVGFibGVSZWYaEi5kdWRvLnYxLlRhYmxlSW5mbxIxCghHZXRUYWJsZRIRLmR1ZG8udjEuVGFibGVSZWYaEi5kdWRvLnYxLlRhYmxlSW5mbxJECg5DaGFuZ2VTZXR0aW5ncxIeLmR1ZG8udjEuQ2hhbmdlU2V0dGluZ3NSZXF1ZXN0GhIuZHVkby52MS5UYWJsZUluZm8SQAoMUmVtb3ZlUGxheWVyEhwuZHVkby52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0GhIuZHVkby52MS5UYWJsZUluZm8SMwoKUmVzZXRUYWJsZRIRLmR1ZG8udjEuVGFibGVSZWYaEi5kdWRvLnYxLlRhYmxlSW5mbxIuCgVMZWF2ZRIRLmR1ZG8udjEuVGFibGVSZWYaEi5kdWRvLnYxLlRhYmxlSW5mbxIzCgpDbG9zZVRhYmxlEhEuZHVkby52MS5UYWJsZVJlZhoSLmR1ZG8udjEuVGFibGVJbmZvEkgKC0xpc3RQcmVzZXRzEhsuZHVkby52MS5MaXN0UHJlc2V0c1JlcXVlc3QaHC5kdWRvLnYxLkxpc3RQcmVzZXRzUmVzcG9uc2Uy5QEKBFBsYXkSNQoEUGxheRIULmR1ZG8udjEuUGxheVJlcXVlc3QaEy5kdWRvLnYxLlBsYXlVcGRhdGUoATABEj0KCVN1YnNjcmliZRIZLmR1ZG8udjEuU3Vic2NyaWJlUmVxdWVzdBoTLmR1ZG8udjEuUGxheVVwZGF0ZTABEjAKA0FjdBITLmR1ZG8udjEuQWN0UmVxdWVzdBoULmR1ZG8udjEuQWN0UmVzcG9uc2USNQoFV2F0Y2gSFS5kdWRvLnYxLldhdGNoUmVxdWVzdBoTLmR1ZG8udjEuUGxheVVwZGF0ZTABMooCCgdIaXN0b3J5EkIKCUxpc3RHYW1lcxIZLmR1ZG8udjEuTGlzdEdhbWVzUmVxdWVzdBoaLmR1ZG8udjEuTGlzdEdhbWVzUmVzcG9uc2USLgoJR2V0UmVwbGF5EhAuZHVkby52MS5HYW1lUmVmGg8uZHVkby52MS5SZXBsYXkSQQoLV2F0Y2hSZXBsYXkSGy5kdWRvLnYxLldhdGNoUmVwbGF5UmVxdWVzdBoTLmR1ZG8udjEuUGxheVVwZGF0ZTABEkgKC0xpc3RSYXRpbmdzEhsuZHVkby52MS5MaXN0UmF0aW5nc1JlcXVlc3QaHC5kdWRvLnYxLkxpc3RSYXRpbmdzUmVzcG9uc2UygwMKCEFjY291bnRzEjkKCFJlZ2lzdGVyEhguZHVkby52MS5SZWdpc3RlclJlcXVlc3QaEy5kdWRvLnYxLlJlZ2lzdGVyZWQSMgoGV2hvQW1JEhYuZHVkby52MS5XaG9BbUlSZXF1ZXN0GhAuZHVkby52MS5BY2NvdW50EjoKCE5ld1Rva2VuEhguZHVkby52MS5OZXdUb2tlblJlcXVlc3QaFC5kdWRvLnYxLk5ld0FwaVRva2VuEkUKCkxpc3RUb2tlbnMSGi5kdWRvLnYxLkxpc3RUb2tlbnNSZXF1ZXN0GhsuZHVkby52MS5MaXN0VG9rZW5zUmVzcG9uc2USQQoLUmV2b2tlVG9rZW4SGy5kdWRvLnYxLlJldm9rZVRva2VuUmVxdWVzdBoVLmR1ZG8udjEuQXBpVG9rZW5JbmZvEkIKDlN1c3BlbmRBY2NvdW50Eh4uZHVkby52MS5TdXNwZW5kQWNjb3VudFJlcXVlc3QaEC5kdWRvLnYxLkFjY291bnQy1wIKBkxhZGRlchJCCglMaXN0UG9vbHMSGS5kdWRvLnYxLkxpc3RQb29sc1JlcXVlc3QaGi5kdWRvLnYxLkxpc3RQb29sc1Jlc3BvbnNlEjcKBUVudGVyEhUuZHVkby52MS5FbnRlclJlcXVlc3QaFS5kdWRvLnYxLkxhZGRlclVwZGF0ZTABEkgKC0xlYWRlcmJvYXJkEhsuZHVkby52MS5MZWFkZXJib2FyZFJlcXVlc3QaHC5kdWRvLnYxLkxlYWRlcmJvYXJkUmVzcG9uc2USTgoNUmF0aW5nSGlzdG9yeRIdLmR1ZG8udjEuUmF0aW5nSGlzdG9yeVJlcXVlc3QaHi5kdWRvLnYxLlJhdGluZ0hpc3RvcnlSZXNwb25zZRI2CgVDaGVjaxIVLmR1ZG8udjEuQ2hlY2tSZXF1ZXN0GhQuZHVkby52MS5DaGVja1VwZGF0ZTABMtIDCgtUb3VybmFtZW50cxI/CgZDcmVhdGUSIC5kdWRvLnYxLkNyZWF0ZVRvdXJuYW1lbnRSZXF1ZXN0GhMuZHVkby52MS5Ub3VybmFtZW50EkkKBExpc3QSHy5kdWRvLnYxLkxpc3RUb3VybmFtZW50c1JlcXVlc3QaIC5kdWRvLnYxLkxpc3RUb3VybmFtZW50c1Jlc3BvbnNlEjMKBFNob3cSFi5kdWRvLnYxLlRvdXJuYW1lbnRSZWYaEy5kdWRvLnYxLlRvdXJuYW1lbnQSPAoFRW50ZXISFi5kdWRvLnYxLlRvdXJuYW1lbnRSZWYaGS5kdWRvLnYxLlRvdXJuYW1lbnRVcGRhdGUwARJBCglTdGFuZGluZ3MSFi5kdWRvLnYxLlRvdXJuYW1lbnRSZWYaHC5kdWRvLnYxLlRvdXJuYW1lbnRTdGFuZGluZ3MSSgoFR2FtZXMSHy5kdWRvLnYxLlRvdXJuYW1lbnRHYW1lc1JlcXVlc3QaIC5kdWRvLnYxLlRvdXJuYW1lbnRHYW1lc1Jlc3BvbnNlEjUKBkNhbmNlbBIWLmR1ZG8udjEuVG91cm5hbWVudFJlZhoTLmR1ZG8udjEuVG91cm5hbWVudGIGcHJvdG8z", [file_dudo_v1_rules, file_dudo_v1_game]);
 
 /**
  * @generated from message dudo.v1.ListPresetsRequest
@@ -1691,6 +1691,124 @@ export const SuspendAccountRequestSchema: GenMessage<SuspendAccountRequest> = /*
   messageDesc(file_dudo_v1_service, 50);
 
 /**
+ * @generated from message dudo.v1.CheckRequest
+ */
+export type CheckRequest = Message<"dudo.v1.CheckRequest"> & {
+  /**
+   * The pool whose rules and seats the check plays (empty: the server's first pool).
+   *
+   * @generated from field: string pool = 1;
+   */
+  pool: string;
+};
+
+/**
+ * Describes the message dudo.v1.CheckRequest.
+ * Use `create(CheckRequestSchema)` to create a new message.
+ */
+export const CheckRequestSchema: GenMessage<CheckRequest> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 51);
+
+/**
+ * @generated from message dudo.v1.CheckUpdate
+ */
+export type CheckUpdate = Message<"dudo.v1.CheckUpdate"> & {
+  /**
+   * @generated from oneof dudo.v1.CheckUpdate.update
+   */
+  update: {
+    /**
+     * A step begins: what it puts the bot through.
+     *
+     * @generated from field: dudo.v1.CheckStep step = 1;
+     */
+    value: CheckStep;
+    case: "step";
+  } | {
+    /**
+     * A seat to play: open a Play stream for the table with the token, as on the ladder.
+     *
+     * @generated from field: dudo.v1.LadderSeated seated = 2;
+     */
+    value: LadderSeated;
+    case: "seated";
+  } | {
+    /**
+     * The end: the stream ends after it.
+     *
+     * @generated from field: dudo.v1.CheckReport report = 3;
+     */
+    value: CheckReport;
+    case: "report";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message dudo.v1.CheckUpdate.
+ * Use `create(CheckUpdateSchema)` to create a new message.
+ */
+export const CheckUpdateSchema: GenMessage<CheckUpdate> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 52);
+
+/**
+ * @generated from message dudo.v1.CheckStep
+ */
+export type CheckStep = Message<"dudo.v1.CheckStep"> & {
+  /**
+   * From 1, of `steps`.
+   *
+   * @generated from field: uint32 number = 1;
+   */
+  number: number;
+
+  /**
+   * @generated from field: uint32 steps = 2;
+   */
+  steps: number;
+
+  /**
+   * @generated from field: string what = 3;
+   */
+  what: string;
+};
+
+/**
+ * Describes the message dudo.v1.CheckStep.
+ * Use `create(CheckStepSchema)` to create a new message.
+ */
+export const CheckStepSchema: GenMessage<CheckStep> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 53);
+
+/**
+ * @generated from message dudo.v1.CheckReport
+ */
+export type CheckReport = Message<"dudo.v1.CheckReport"> & {
+  /**
+   * @generated from field: bool passed = 1;
+   */
+  passed: boolean;
+
+  /**
+   * What the bot did wrong, each naming its step and the refusal code or prompt at fault.
+   *
+   * @generated from field: repeated string faults = 2;
+   */
+  faults: string[];
+
+  /**
+   * @generated from field: uint64 checked_unix_millis = 3;
+   */
+  checkedUnixMillis: bigint;
+};
+
+/**
+ * Describes the message dudo.v1.CheckReport.
+ * Use `create(CheckReportSchema)` to create a new message.
+ */
+export const CheckReportSchema: GenMessage<CheckReport> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 54);
+
+/**
  * @generated from message dudo.v1.ListPoolsRequest
  */
 export type ListPoolsRequest = Message<"dudo.v1.ListPoolsRequest"> & {
@@ -1701,7 +1819,7 @@ export type ListPoolsRequest = Message<"dudo.v1.ListPoolsRequest"> & {
  * Use `create(ListPoolsRequestSchema)` to create a new message.
  */
 export const ListPoolsRequestSchema: GenMessage<ListPoolsRequest> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 51);
+  messageDesc(file_dudo_v1_service, 55);
 
 /**
  * @generated from message dudo.v1.ListPoolsResponse
@@ -1718,7 +1836,7 @@ export type ListPoolsResponse = Message<"dudo.v1.ListPoolsResponse"> & {
  * Use `create(ListPoolsResponseSchema)` to create a new message.
  */
 export const ListPoolsResponseSchema: GenMessage<ListPoolsResponse> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 52);
+  messageDesc(file_dudo_v1_service, 56);
 
 /**
  * @generated from message dudo.v1.LadderPool
@@ -1802,7 +1920,7 @@ export type LadderPool = Message<"dudo.v1.LadderPool"> & {
  * Use `create(LadderPoolSchema)` to create a new message.
  */
 export const LadderPoolSchema: GenMessage<LadderPool> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 53);
+  messageDesc(file_dudo_v1_service, 57);
 
 /**
  * @generated from message dudo.v1.EnterRequest
@@ -1826,7 +1944,7 @@ export type EnterRequest = Message<"dudo.v1.EnterRequest"> & {
  * Use `create(EnterRequestSchema)` to create a new message.
  */
 export const EnterRequestSchema: GenMessage<EnterRequest> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 54);
+  messageDesc(file_dudo_v1_service, 58);
 
 /**
  * @generated from message dudo.v1.LadderUpdate
@@ -1867,7 +1985,7 @@ export type LadderUpdate = Message<"dudo.v1.LadderUpdate"> & {
  * Use `create(LadderUpdateSchema)` to create a new message.
  */
 export const LadderUpdateSchema: GenMessage<LadderUpdate> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 55);
+  messageDesc(file_dudo_v1_service, 59);
 
 /**
  * Where the player stands in the pool's queue (sent on entering and whenever it changes).
@@ -1907,7 +2025,7 @@ export type LadderQueued = Message<"dudo.v1.LadderQueued"> & {
  * Use `create(LadderQueuedSchema)` to create a new message.
  */
 export const LadderQueuedSchema: GenMessage<LadderQueued> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 56);
+  messageDesc(file_dudo_v1_service, 60);
 
 /**
  * A game to play: open a Play stream for the table with the token.
@@ -1948,7 +2066,7 @@ export type LadderSeated = Message<"dudo.v1.LadderSeated"> & {
  * Use `create(LadderSeatedSchema)` to create a new message.
  */
 export const LadderSeatedSchema: GenMessage<LadderSeated> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 57);
+  messageDesc(file_dudo_v1_service, 61);
 
 /**
  * The player ran out of time (or was away) too often: no games until then.
@@ -1972,7 +2090,7 @@ export type LadderBenched = Message<"dudo.v1.LadderBenched"> & {
  * Use `create(LadderBenchedSchema)` to create a new message.
  */
 export const LadderBenchedSchema: GenMessage<LadderBenched> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 58);
+  messageDesc(file_dudo_v1_service, 62);
 
 /**
  * @generated from message dudo.v1.LadderGameEnded
@@ -2003,7 +2121,7 @@ export type LadderGameEnded = Message<"dudo.v1.LadderGameEnded"> & {
  * Use `create(LadderGameEndedSchema)` to create a new message.
  */
 export const LadderGameEndedSchema: GenMessage<LadderGameEnded> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 59);
+  messageDesc(file_dudo_v1_service, 63);
 
 /**
  * @generated from message dudo.v1.LeaderboardRequest
@@ -2027,7 +2145,7 @@ export type LeaderboardRequest = Message<"dudo.v1.LeaderboardRequest"> & {
  * Use `create(LeaderboardRequestSchema)` to create a new message.
  */
 export const LeaderboardRequestSchema: GenMessage<LeaderboardRequest> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 60);
+  messageDesc(file_dudo_v1_service, 64);
 
 /**
  * @generated from message dudo.v1.LeaderboardResponse
@@ -2044,7 +2162,7 @@ export type LeaderboardResponse = Message<"dudo.v1.LeaderboardResponse"> & {
  * Use `create(LeaderboardResponseSchema)` to create a new message.
  */
 export const LeaderboardResponseSchema: GenMessage<LeaderboardResponse> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 61);
+  messageDesc(file_dudo_v1_service, 65);
 
 /**
  * @generated from message dudo.v1.LeaderboardEntry
@@ -2102,7 +2220,7 @@ export type LeaderboardEntry = Message<"dudo.v1.LeaderboardEntry"> & {
  * Use `create(LeaderboardEntrySchema)` to create a new message.
  */
 export const LeaderboardEntrySchema: GenMessage<LeaderboardEntry> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 62);
+  messageDesc(file_dudo_v1_service, 66);
 
 /**
  * @generated from message dudo.v1.RatingHistoryRequest
@@ -2129,7 +2247,7 @@ export type RatingHistoryRequest = Message<"dudo.v1.RatingHistoryRequest"> & {
  * Use `create(RatingHistoryRequestSchema)` to create a new message.
  */
 export const RatingHistoryRequestSchema: GenMessage<RatingHistoryRequest> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 63);
+  messageDesc(file_dudo_v1_service, 67);
 
 /**
  * @generated from message dudo.v1.RatingHistoryResponse
@@ -2146,7 +2264,7 @@ export type RatingHistoryResponse = Message<"dudo.v1.RatingHistoryResponse"> & {
  * Use `create(RatingHistoryResponseSchema)` to create a new message.
  */
 export const RatingHistoryResponseSchema: GenMessage<RatingHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 64);
+  messageDesc(file_dudo_v1_service, 68);
 
 /**
  * @generated from message dudo.v1.RatingPoint
@@ -2183,7 +2301,814 @@ export type RatingPoint = Message<"dudo.v1.RatingPoint"> & {
  * Use `create(RatingPointSchema)` to create a new message.
  */
 export const RatingPointSchema: GenMessage<RatingPoint> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_service, 65);
+  messageDesc(file_dudo_v1_service, 69);
+
+/**
+ * @generated from message dudo.v1.CreateTournamentRequest
+ */
+export type CreateTournamentRequest = Message<"dudo.v1.CreateTournamentRequest"> & {
+  /**
+   * Up to 64 characters.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The rules: a ladder pool's name (its rules, seats and clock, unless set below), or a
+   * preset's (see `dudo rules`), with `settings` on top.
+   *
+   * @generated from field: string pool = 2;
+   */
+  pool: string;
+
+  /**
+   * @generated from field: string preset = 3;
+   */
+  preset: string;
+
+  /**
+   * @generated from field: repeated dudo.v1.Setting settings = 4;
+   */
+  settings: Setting[];
+
+  /**
+   * Seats a table (0: the pool's, or the rules' minimum).
+   *
+   * @generated from field: uint32 seats = 5;
+   */
+  seats: number;
+
+  /**
+   * @generated from field: dudo.v1.TournamentFormat format = 6;
+   */
+  format: TournamentFormat;
+
+  /**
+   * Round robin: deals in all. Swiss: deals each table plays a round.
+   *
+   * @generated from field: uint32 deals = 7;
+   */
+  deals: number;
+
+  /**
+   * Swiss rounds (1 to 64).
+   *
+   * @generated from field: uint32 rounds = 8;
+   */
+  rounds: number;
+
+  /**
+   * The move clock (0: the pool's, or 10,000) and each seat's time bank.
+   *
+   * @generated from field: uint32 move_millis = 9;
+   */
+  moveMillis: number;
+
+  /**
+   * @generated from field: uint32 time_bank_millis = 10;
+   */
+  timeBankMillis: number;
+
+  /**
+   * When it starts (Unix milliseconds; 0: 60 s from now). Entry is open until then.
+   *
+   * @generated from field: uint64 starts_unix_millis = 11;
+   */
+  startsUnixMillis: bigint;
+
+  /**
+   * Built-in bots that play as house entrants (random, odds, reader; a kind may repeat).
+   *
+   * @generated from field: repeated string house_bots = 12;
+   */
+  houseBots: string[];
+
+  /**
+   * Entrants at most (0: the server's limit).
+   *
+   * @generated from field: uint32 max_entrants = 13;
+   */
+  maxEntrants: number;
+
+  /**
+   * Games in play at once (0: as many as the server allows a tournament).
+   *
+   * @generated from field: uint32 tables = 14;
+   */
+  tables: number;
+
+  /**
+   * Count the games for this ladder pool's ratings too ("" for the standings only). The
+   * pool's rules and seats must be the tournament's.
+   *
+   * @generated from field: string rating_pool = 15;
+   */
+  ratingPool: string;
+
+  /**
+   * The admin only: every deal from this seed instead of one drawn by the server, for tests
+   * and runs to repeat. Whoever knows it knows every cup, so the tournament says `seeded`.
+   *
+   * @generated from field: optional uint64 seed = 16;
+   */
+  seed?: bigint | undefined;
+
+  /**
+   * Every game dealt dice of its own instead of duplicate deals: for a field whose bots
+   * cannot be trusted not to carry what they saw of a deal's cups into its other rotations
+   * (docs/tournaments.md, "Duplicate deals and memory"). Luck then counts for more.
+   *
+   * @generated from field: bool fresh_deals = 17;
+   */
+  freshDeals: boolean;
+};
+
+/**
+ * Describes the message dudo.v1.CreateTournamentRequest.
+ * Use `create(CreateTournamentRequestSchema)` to create a new message.
+ */
+export const CreateTournamentRequestSchema: GenMessage<CreateTournamentRequest> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 70);
+
+/**
+ * @generated from message dudo.v1.TournamentRef
+ */
+export type TournamentRef = Message<"dudo.v1.TournamentRef"> & {
+  /**
+   * @generated from field: string tournament = 1;
+   */
+  tournament: string;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentRef.
+ * Use `create(TournamentRefSchema)` to create a new message.
+ */
+export const TournamentRefSchema: GenMessage<TournamentRef> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 71);
+
+/**
+ * @generated from message dudo.v1.ListTournamentsRequest
+ */
+export type ListTournamentsRequest = Message<"dudo.v1.ListTournamentsRequest"> & {
+  /**
+   * At most this many (0: 50; at most 200).
+   *
+   * @generated from field: uint32 limit = 1;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message dudo.v1.ListTournamentsRequest.
+ * Use `create(ListTournamentsRequestSchema)` to create a new message.
+ */
+export const ListTournamentsRequestSchema: GenMessage<ListTournamentsRequest> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 72);
+
+/**
+ * @generated from message dudo.v1.ListTournamentsResponse
+ */
+export type ListTournamentsResponse = Message<"dudo.v1.ListTournamentsResponse"> & {
+  /**
+   * @generated from field: repeated dudo.v1.Tournament tournaments = 1;
+   */
+  tournaments: Tournament[];
+};
+
+/**
+ * Describes the message dudo.v1.ListTournamentsResponse.
+ * Use `create(ListTournamentsResponseSchema)` to create a new message.
+ */
+export const ListTournamentsResponseSchema: GenMessage<ListTournamentsResponse> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 73);
+
+/**
+ * @generated from message dudo.v1.Tournament
+ */
+export type Tournament = Message<"dudo.v1.Tournament"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The organiser's account name (empty for the server's admin).
+   *
+   * @generated from field: string organiser = 3;
+   */
+  organiser: string;
+
+  /**
+   * @generated from field: dudo.v1.TournamentState state = 4;
+   */
+  state: TournamentState;
+
+  /**
+   * The rules' name (a pool's or a preset's) and the whole rule set.
+   *
+   * @generated from field: string rules_name = 5;
+   */
+  rulesName: string;
+
+  /**
+   * @generated from field: dudo.v1.RuleSet rules = 6;
+   */
+  rules?: RuleSet | undefined;
+
+  /**
+   * @generated from field: uint32 seats = 7;
+   */
+  seats: number;
+
+  /**
+   * @generated from field: dudo.v1.TournamentFormat format = 8;
+   */
+  format: TournamentFormat;
+
+  /**
+   * @generated from field: uint32 deals = 9;
+   */
+  deals: number;
+
+  /**
+   * @generated from field: uint32 rounds = 10;
+   */
+  rounds: number;
+
+  /**
+   * @generated from field: uint32 move_millis = 11;
+   */
+  moveMillis: number;
+
+  /**
+   * @generated from field: uint32 time_bank_millis = 12;
+   */
+  timeBankMillis: number;
+
+  /**
+   * @generated from field: uint64 starts_unix_millis = 13;
+   */
+  startsUnixMillis: bigint;
+
+  /**
+   * @generated from field: repeated string house_bots = 14;
+   */
+  houseBots: string[];
+
+  /**
+   * @generated from field: uint32 max_entrants = 15;
+   */
+  maxEntrants: number;
+
+  /**
+   * @generated from field: uint32 tables = 16;
+   */
+  tables: number;
+
+  /**
+   * @generated from field: string rating_pool = 17;
+   */
+  ratingPool: string;
+
+  /**
+   * The entrants, by number (the standings and the schedule name them by it).
+   *
+   * @generated from field: repeated dudo.v1.TournamentEntrant entrants = 18;
+   */
+  entrants: TournamentEntrant[];
+
+  /**
+   * Games in the schedule (known once it has started; a Swiss's grows round by round) and
+   * games finished.
+   *
+   * @generated from field: uint64 games = 19;
+   */
+  games: bigint;
+
+  /**
+   * @generated from field: uint64 finished = 20;
+   */
+  finished: bigint;
+
+  /**
+   * SHA-256 of the seed's eight bytes (big-endian) followed by the salt, in hex: published
+   * from the start, so nobody (the organiser included) can choose the dice once entries are in.
+   *
+   * @generated from field: string seed_commitment = 21;
+   */
+  seedCommitment: string;
+
+  /**
+   * Shown once the tournament has ended: the seed every deal comes from, and the salt.
+   *
+   * @generated from field: optional uint64 seed = 22;
+   */
+  seed?: bigint | undefined;
+
+  /**
+   * @generated from field: string seed_salt = 23;
+   */
+  seedSalt: string;
+
+  /**
+   * Why it was cancelled.
+   *
+   * @generated from field: string why = 24;
+   */
+  why: string;
+
+  /**
+   * @generated from field: uint64 ended_unix_millis = 25;
+   */
+  endedUnixMillis: bigint;
+
+  /**
+   * How many have entered (List leaves `entrants` out).
+   *
+   * @generated from field: uint32 entered = 26;
+   */
+  entered: number;
+
+  /**
+   * Its seed was the admin's choice (CreateTournamentRequest.seed), not drawn by the server:
+   * for tests and repeated runs, not for play that counts.
+   *
+   * @generated from field: bool seeded = 27;
+   */
+  seeded: boolean;
+
+  /**
+   * Every game has dice of its own (CreateTournamentRequest.fresh_deals).
+   *
+   * @generated from field: bool fresh_deals = 28;
+   */
+  freshDeals: boolean;
+};
+
+/**
+ * Describes the message dudo.v1.Tournament.
+ * Use `create(TournamentSchema)` to create a new message.
+ */
+export const TournamentSchema: GenMessage<Tournament> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 74);
+
+/**
+ * @generated from message dudo.v1.TournamentEntrant
+ */
+export type TournamentEntrant = Message<"dudo.v1.TournamentEntrant"> & {
+  /**
+   * @generated from field: uint32 number = 1;
+   */
+  number: number;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The account's kind (NONE for a house bot).
+   *
+   * @generated from field: dudo.v1.AccountKind kind = 3;
+   */
+  kind: AccountKind;
+
+  /**
+   * The built-in bot playing a house entrant.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentEntrant.
+ * Use `create(TournamentEntrantSchema)` to create a new message.
+ */
+export const TournamentEntrantSchema: GenMessage<TournamentEntrant> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 75);
+
+/**
+ * @generated from message dudo.v1.TournamentUpdate
+ */
+export type TournamentUpdate = Message<"dudo.v1.TournamentUpdate"> & {
+  /**
+   * @generated from oneof dudo.v1.TournamentUpdate.update
+   */
+  update: {
+    /**
+     * @generated from field: dudo.v1.TournamentEntered entered = 1;
+     */
+    value: TournamentEntered;
+    case: "entered";
+  } | {
+    /**
+     * @generated from field: dudo.v1.TournamentSeated seated = 2;
+     */
+    value: TournamentSeated;
+    case: "seated";
+  } | {
+    /**
+     * @generated from field: dudo.v1.TournamentGameEnded ended = 3;
+     */
+    value: TournamentGameEnded;
+    case: "ended";
+  } | {
+    /**
+     * @generated from field: dudo.v1.TournamentOver over = 4;
+     */
+    value: TournamentOver;
+    case: "over";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message dudo.v1.TournamentUpdate.
+ * Use `create(TournamentUpdateSchema)` to create a new message.
+ */
+export const TournamentUpdateSchema: GenMessage<TournamentUpdate> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 76);
+
+/**
+ * Sent on entering: the entrant's number and where the tournament stands.
+ *
+ * @generated from message dudo.v1.TournamentEntered
+ */
+export type TournamentEntered = Message<"dudo.v1.TournamentEntered"> & {
+  /**
+   * @generated from field: dudo.v1.Tournament tournament = 1;
+   */
+  tournament?: Tournament | undefined;
+
+  /**
+   * @generated from field: uint32 entrant = 2;
+   */
+  entrant: number;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentEntered.
+ * Use `create(TournamentEnteredSchema)` to create a new message.
+ */
+export const TournamentEnteredSchema: GenMessage<TournamentEntered> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 77);
+
+/**
+ * A game to play: open a Play stream for the table with the token.
+ *
+ * @generated from message dudo.v1.TournamentSeated
+ */
+export type TournamentSeated = Message<"dudo.v1.TournamentSeated"> & {
+  /**
+   * @generated from field: string table = 1;
+   */
+  table: string;
+
+  /**
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: string token = 3;
+   */
+  token: string;
+
+  /**
+   * The game's id, as History names it, and its number in the schedule.
+   *
+   * @generated from field: string game = 4;
+   */
+  game: string;
+
+  /**
+   * @generated from field: uint32 number = 5;
+   */
+  number: number;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentSeated.
+ * Use `create(TournamentSeatedSchema)` to create a new message.
+ */
+export const TournamentSeatedSchema: GenMessage<TournamentSeated> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 78);
+
+/**
+ * @generated from message dudo.v1.TournamentGameEnded
+ */
+export type TournamentGameEnded = Message<"dudo.v1.TournamentGameEnded"> & {
+  /**
+   * @generated from field: string table = 1;
+   */
+  table: string;
+
+  /**
+   * @generated from field: string game = 2;
+   */
+  game: string;
+
+  /**
+   * @generated from field: uint32 number = 3;
+   */
+  number: number;
+
+  /**
+   * 1 for the winner.
+   *
+   * @generated from field: uint32 place = 4;
+   */
+  place: number;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentGameEnded.
+ * Use `create(TournamentGameEndedSchema)` to create a new message.
+ */
+export const TournamentGameEndedSchema: GenMessage<TournamentGameEnded> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 79);
+
+/**
+ * The tournament has ended (finished or cancelled): the stream ends after this.
+ *
+ * @generated from message dudo.v1.TournamentOver
+ */
+export type TournamentOver = Message<"dudo.v1.TournamentOver"> & {
+  /**
+   * @generated from field: dudo.v1.Tournament tournament = 1;
+   */
+  tournament?: Tournament | undefined;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentOver.
+ * Use `create(TournamentOverSchema)` to create a new message.
+ */
+export const TournamentOverSchema: GenMessage<TournamentOver> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 80);
+
+/**
+ * @generated from message dudo.v1.TournamentStandings
+ */
+export type TournamentStandings = Message<"dudo.v1.TournamentStandings"> & {
+  /**
+   * Best first.
+   *
+   * @generated from field: repeated dudo.v1.TournamentStanding entrants = 1;
+   */
+  entrants: TournamentStanding[];
+
+  /**
+   * Every pair that has played a common deal, the better first.
+   *
+   * @generated from field: repeated dudo.v1.TournamentPair pairs = 2;
+   */
+  pairs: TournamentPair[];
+
+  /**
+   * @generated from field: uint64 games = 3;
+   */
+  games: bigint;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentStandings.
+ * Use `create(TournamentStandingsSchema)` to create a new message.
+ */
+export const TournamentStandingsSchema: GenMessage<TournamentStandings> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 81);
+
+/**
+ * @generated from message dudo.v1.TournamentStanding
+ */
+export type TournamentStanding = Message<"dudo.v1.TournamentStanding"> & {
+  /**
+   * @generated from field: uint32 entrant = 1;
+   */
+  entrant: number;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: uint32 games = 3;
+   */
+  games: number;
+
+  /**
+   * @generated from field: uint32 wins = 4;
+   */
+  wins: number;
+
+  /**
+   * Points a game, deal by deal: 1 for first, 0 for last, evenly between.
+   *
+   * @generated from field: double mean_points = 5;
+   */
+  meanPoints: number;
+
+  /**
+   * Its 95% interval (Student t over deals); absent before two deals.
+   *
+   * @generated from field: optional double low = 6;
+   */
+  low?: number | undefined;
+
+  /**
+   * @generated from field: optional double high = 7;
+   */
+  high?: number | undefined;
+
+  /**
+   * @generated from field: double mean_place = 8;
+   */
+  meanPlace: number;
+
+  /**
+   * @generated from field: uint32 deals = 9;
+   */
+  deals: number;
+
+  /**
+   * @generated from field: double points = 10;
+   */
+  points: number;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentStanding.
+ * Use `create(TournamentStandingSchema)` to create a new message.
+ */
+export const TournamentStandingSchema: GenMessage<TournamentStanding> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 82);
+
+/**
+ * @generated from message dudo.v1.TournamentPair
+ */
+export type TournamentPair = Message<"dudo.v1.TournamentPair"> & {
+  /**
+   * @generated from field: uint32 better = 1;
+   */
+  better: number;
+
+  /**
+   * @generated from field: uint32 worse = 2;
+   */
+  worse: number;
+
+  /**
+   * @generated from field: double difference = 3;
+   */
+  difference: number;
+
+  /**
+   * @generated from field: optional double low = 4;
+   */
+  low?: number | undefined;
+
+  /**
+   * @generated from field: optional double high = 5;
+   */
+  high?: number | undefined;
+
+  /**
+   * @generated from field: uint32 deals = 6;
+   */
+  deals: number;
+
+  /**
+   * The interval lies wholly above zero: `better` is ahead with 95% confidence.
+   *
+   * @generated from field: bool ahead = 7;
+   */
+  ahead: boolean;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentPair.
+ * Use `create(TournamentPairSchema)` to create a new message.
+ */
+export const TournamentPairSchema: GenMessage<TournamentPair> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 83);
+
+/**
+ * @generated from message dudo.v1.TournamentGamesRequest
+ */
+export type TournamentGamesRequest = Message<"dudo.v1.TournamentGamesRequest"> & {
+  /**
+   * @generated from field: string tournament = 1;
+   */
+  tournament: string;
+
+  /**
+   * Games numbered after this one (absent: from the first).
+   *
+   * @generated from field: optional uint32 after = 2;
+   */
+  after?: number | undefined;
+
+  /**
+   * At most this many (0: 500; at most 2,000).
+   *
+   * @generated from field: uint32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message dudo.v1.TournamentGamesRequest.
+ * Use `create(TournamentGamesRequestSchema)` to create a new message.
+ */
+export const TournamentGamesRequestSchema: GenMessage<TournamentGamesRequest> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 84);
+
+/**
+ * @generated from message dudo.v1.TournamentGamesResponse
+ */
+export type TournamentGamesResponse = Message<"dudo.v1.TournamentGamesResponse"> & {
+  /**
+   * @generated from field: repeated dudo.v1.TournamentGame games = 1;
+   */
+  games: TournamentGame[];
+};
+
+/**
+ * Describes the message dudo.v1.TournamentGamesResponse.
+ * Use `create(TournamentGamesResponseSchema)` to create a new message.
+ */
+export const TournamentGamesResponseSchema: GenMessage<TournamentGamesResponse> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 85);
+
+/**
+ * @generated from message dudo.v1.TournamentGame
+ */
+export type TournamentGame = Message<"dudo.v1.TournamentGame"> & {
+  /**
+   * @generated from field: uint32 number = 1;
+   */
+  number: number;
+
+  /**
+   * @generated from field: uint32 round = 2;
+   */
+  round: number;
+
+  /**
+   * Its line-up within the round, and its deal (numbered across the tournament).
+   *
+   * @generated from field: uint32 table_number = 3;
+   */
+  tableNumber: number;
+
+  /**
+   * @generated from field: uint32 deal = 4;
+   */
+  deal: number;
+
+  /**
+   * The entrants by seat.
+   *
+   * @generated from field: repeated uint32 seats = 5;
+   */
+  seats: number[];
+
+  /**
+   * Shown once the tournament has ended: the game's dice seed.
+   *
+   * @generated from field: optional uint64 seed = 6;
+   */
+  seed?: bigint | undefined;
+
+  /**
+   * The game's id (empty until its table is made).
+   *
+   * @generated from field: string game = 7;
+   */
+  game: string;
+
+  /**
+   * Entrants from first place to last; empty while in play.
+   *
+   * @generated from field: repeated uint32 finish = 8;
+   */
+  finish: number[];
+};
+
+/**
+ * Describes the message dudo.v1.TournamentGame.
+ * Use `create(TournamentGameSchema)` to create a new message.
+ */
+export const TournamentGameSchema: GenMessage<TournamentGame> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_service, 86);
 
 /**
  * @generated from enum dudo.v1.TableState
@@ -2238,6 +3163,77 @@ export enum AccountKind {
  */
 export const AccountKindSchema: GenEnum<AccountKind> = /*@__PURE__*/
   enumDesc(file_dudo_v1_service, 1);
+
+/**
+ * @generated from enum dudo.v1.TournamentFormat
+ */
+export enum TournamentFormat {
+  /**
+   * @generated from enum value: TOURNAMENT_FORMAT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every line-up of `seats` entrants, each in every rotation, on every deal.
+   *
+   * @generated from enum value: TOURNAMENT_FORMAT_ROUND_ROBIN = 1;
+   */
+  ROUND_ROBIN = 1,
+
+  /**
+   * `rounds` rounds, each seating the entrants at tables by the standings so far (by lot
+   * before the first), every table playing `deals` deals in every rotation.
+   *
+   * @generated from enum value: TOURNAMENT_FORMAT_SWISS = 2;
+   */
+  SWISS = 2,
+}
+
+/**
+ * Describes the enum dudo.v1.TournamentFormat.
+ */
+export const TournamentFormatSchema: GenEnum<TournamentFormat> = /*@__PURE__*/
+  enumDesc(file_dudo_v1_service, 2);
+
+/**
+ * @generated from enum dudo.v1.TournamentState
+ */
+export enum TournamentState {
+  /**
+   * @generated from enum value: TOURNAMENT_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Taking entries until it starts.
+   *
+   * @generated from enum value: TOURNAMENT_STATE_ENTRY = 1;
+   */
+  ENTRY = 1,
+
+  /**
+   * @generated from enum value: TOURNAMENT_STATE_RUNNING = 2;
+   */
+  RUNNING = 2,
+
+  /**
+   * @generated from enum value: TOURNAMENT_STATE_FINISHED = 3;
+   */
+  FINISHED = 3,
+
+  /**
+   * Called off by its organiser, or it could not start (too few entrants): `why` says.
+   *
+   * @generated from enum value: TOURNAMENT_STATE_CANCELLED = 4;
+   */
+  CANCELLED = 4,
+}
+
+/**
+ * Describes the enum dudo.v1.TournamentState.
+ */
+export const TournamentStateSchema: GenEnum<TournamentState> = /*@__PURE__*/
+  enumDesc(file_dudo_v1_service, 3);
 
 /**
  * @generated from service dudo.v1.Lobby
@@ -2589,6 +3585,107 @@ export const Ladder: GenService<{
     input: typeof RatingHistoryRequestSchema;
     output: typeof RatingHistoryResponseSchema;
   },
+  /**
+   * A bot check (API token): a short series of games against the server's own bots on a
+   * pool's rules that puts the account's bot through every prompt they raise (its moves,
+   * the call window), a dropped stream it must resume, and a reset it must come back from,
+   * then reports what it did wrong. A server run with `--require-bot-check DAYS` asks for a
+   * passed check within that many days before an account enters the ladder or a tournament.
+   *
+   * @generated from rpc dudo.v1.Ladder.Check
+   */
+  check: {
+    methodKind: "server_streaming";
+    input: typeof CheckRequestSchema;
+    output: typeof CheckUpdateSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_dudo_v1_service, 4);
+
+/**
+ * Tournaments: events with a start time, a field of entrants and a schedule fixed when they
+ * start. Every deal (one seed for a whole game's dice) is played once for each rotation of a
+ * table's entrants, so every entrant sits in every position over the same dice and the dice's
+ * luck cancels. Entrants are accounts (their bots play over the ordinary Play stream, as on the
+ * ladder) and the organiser's house players, the server's built-in bots. When a tournament has
+ * ended its seed is shown, and its export (`dudo tournament export`, made of `Games` and each
+ * game's replay) can be checked by anyone without the server (`dudo tournament verify`).
+ *
+ * @generated from service dudo.v1.Tournaments
+ */
+export const Tournaments: GenService<{
+  /**
+   * Makes a tournament (API token): the admin's, or any account's when the server allows it
+   * (`--tournaments anyone`).
+   *
+   * @generated from rpc dudo.v1.Tournaments.Create
+   */
+  create: {
+    methodKind: "unary";
+    input: typeof CreateTournamentRequestSchema;
+    output: typeof TournamentSchema;
+  },
+  /**
+   * The tournaments, newest first.
+   *
+   * @generated from rpc dudo.v1.Tournaments.List
+   */
+  list: {
+    methodKind: "unary";
+    input: typeof ListTournamentsRequestSchema;
+    output: typeof ListTournamentsResponseSchema;
+  },
+  /**
+   * @generated from rpc dudo.v1.Tournaments.Show
+   */
+  show: {
+    methodKind: "unary";
+    input: typeof TournamentRefSchema;
+    output: typeof TournamentSchema;
+  },
+  /**
+   * Enters a tournament (API token) while its entry is open, or comes back to one entered
+   * before: the stream tells the entrant each seat as the schedule reaches it, each game's
+   * end, and the tournament's end. A seat whose entrant is away is played by the move clock.
+   *
+   * @generated from rpc dudo.v1.Tournaments.Enter
+   */
+  enter: {
+    methodKind: "server_streaming";
+    input: typeof TournamentRefSchema;
+    output: typeof TournamentUpdateSchema;
+  },
+  /**
+   * The standings so far, best first, and every pair compared.
+   *
+   * @generated from rpc dudo.v1.Tournaments.Standings
+   */
+  standings: {
+    methodKind: "unary";
+    input: typeof TournamentRefSchema;
+    output: typeof TournamentStandingsSchema;
+  },
+  /**
+   * The tournament's games in schedule order, a page at a time: who sat where, the game's
+   * id (History.GetReplay reads its record once the tournament has ended) and its finish.
+   *
+   * @generated from rpc dudo.v1.Tournaments.Games
+   */
+  games: {
+    methodKind: "unary";
+    input: typeof TournamentGamesRequestSchema;
+    output: typeof TournamentGamesResponseSchema;
+  },
+  /**
+   * The organiser (or the admin) calls a tournament off: games in play end where they are.
+   *
+   * @generated from rpc dudo.v1.Tournaments.Cancel
+   */
+  cancel: {
+    methodKind: "unary";
+    input: typeof TournamentRefSchema;
+    output: typeof TournamentSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_dudo_v1_service, 5);
 
