@@ -388,42 +388,13 @@ pub fn standings(args: OneArgs) -> anyhow::Result<ExitCode> {
         }
         let names: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
         if t.state != pb::TournamentState::Cancelled as i32 {
-            crate::tournament_cmd::print_pairs(&names, &standings_from_wire(&s));
+            crate::tournament_cmd::print_pairs(
+                &names,
+                &dudo_client::dudo_proto::convert::standings_from_wire(&s),
+            );
         }
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// The standings as the server sent them, in the tournament crate's terms.
-fn standings_from_wire(s: &pb::TournamentStandings) -> dudo_tournament::Standings {
-    let interval = |low: Option<f64>, high: Option<f64>| low.zip(high);
-    dudo_tournament::Standings {
-        entrants: s
-            .entrants
-            .iter()
-            .map(|e| dudo_tournament::Standing {
-                entrant: e.entrant as usize,
-                games: e.games,
-                wins: e.wins,
-                points: e.points,
-                mean_points: e.mean_points,
-                interval: interval(e.low, e.high),
-                mean_place: e.mean_place,
-                deals: e.deals,
-            })
-            .collect(),
-        pairs: s
-            .pairs
-            .iter()
-            .map(|c| dudo_tournament::Comparison {
-                better: c.better as usize,
-                worse: c.worse as usize,
-                difference: c.difference,
-                interval: interval(c.low, c.high),
-                deals: c.deals,
-            })
-            .collect(),
-    }
 }
 
 pub fn cancel(args: CancelArgs) -> anyhow::Result<ExitCode> {

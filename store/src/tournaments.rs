@@ -29,6 +29,14 @@ pub struct TournamentRow {
     pub why: String,
 }
 
+/// A tournament in a list, with its counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed {
+    pub row: TournamentRow,
+    pub entered: u64,
+    pub finished: u64,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntrantRow {
     pub number: u32,
@@ -116,14 +124,31 @@ impl Store {
         Ok(row.as_ref().map(tournament_of).transpose()?)
     }
 
-    /// The newest `limit` tournaments, newest first.
-    pub async fn tournaments(&self, limit: u32) -> Result<Vec<TournamentRow>, StoreError> {
-        let rows =
-            sqlx::query(&format!("SELECT {COLUMNS} FROM tournaments ORDER BY created_at DESC, id LIMIT $1"))
-                .bind(i64::from(limit))
-                .fetch_all(&self.reads)
-                .await?;
-        Ok(rows.iter().map(tournament_of).collect::<Result<_, _>>()?)
+    /// The newest `limit` tournaments, newest first, with their entrants and games ended
+    /// counted.
+    pub async fn tournaments(&self, limit: u32) -> Result<Vec<Listed>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS}, \
+             (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament = t.id) AS entered, \
+             (SELECT COUNT(*) FROM tournament_games g WHERE g.tournament = t.id AND g.finish <> '') AS ended \
+             FROM tournaments t ORDER BY created_at DESC, id LIMIT $1"
+        ))
+        .bind(i64::from(limit))
+        .fetch_all(&self.reads)
+        .await?;
+        let count = |r: &sqlx::any::AnyRow, name: &str| {
+            r.try_get::<i64, _>(name).map(|n| u64::try_from(n).unwrap_or(0))
+        };
+        rows.iter()
+            .map(|r| {
+                Ok(Listed {
+                    row: tournament_of(r)?,
+                    entered: count(r, "entered")?,
+                    finished: count(r, "ended")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
     }
 
     /// Tournaments taking entries or running: what a server carries on with when it starts.

@@ -210,6 +210,13 @@ impl Dudo {
         self
     }
 
+    /// The store, or why there is none: what every call that reads or keeps records asks.
+    pub(crate) fn records(&self) -> Result<&Store, Status> {
+        self.store().ok_or_else(|| {
+            Status::failed_precondition("this server keeps no records: it was started with --db none")
+        })
+    }
+
     pub fn store(&self) -> Option<&Store> {
         self.store.as_ref()
     }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::history_server::History;
 use dudo_rules::Viewer;
-use dudo_store::{GameFilter, Store};
+use dudo_store::GameFilter;
 use prost::Message;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -42,12 +42,6 @@ fn store_error(e: dudo_store::StoreError) -> Status {
 }
 
 impl Dudo {
-    fn records(&self) -> Result<&Store, Status> {
-        self.store().ok_or_else(|| {
-            Status::failed_precondition("this server keeps no records: it was started with --db none")
-        })
-    }
-
     /// A finished game's replay, with only what a replay may show, and the memory budget it
     /// holds while it is read: the stored record and six times the whole replay it makes (the
     /// replay and its decoded form), counted against `reader`'s share.

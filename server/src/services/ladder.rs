@@ -46,7 +46,7 @@ impl Ladder for Dudo {
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
         let account = self.account_of_api_token(&token).await?;
         crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?.clone();
+        let store = self.records()?.clone();
         let pool = match request.get_ref().pool.trim() {
             "" => handle
                 .pools()
@@ -148,7 +148,7 @@ impl Ladder for Dudo {
                 )),
             ));
         }
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records"))?;
+        let store = self.records()?;
         let rating = store
             .ladder_rating(&pool.name, &account.name)
             .await
@@ -190,7 +190,7 @@ impl Ladder for Dudo {
         &self,
         request: Request<pb::LeaderboardRequest>,
     ) -> Result<Response<pb::LeaderboardResponse>, Status> {
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         self.known_pool(req.pool.trim())?;
@@ -205,7 +205,7 @@ impl Ladder for Dudo {
         &self,
         request: Request<pb::RatingHistoryRequest>,
     ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         self.known_pool(req.pool.trim())?;

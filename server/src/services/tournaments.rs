@@ -88,7 +88,7 @@ impl Dudo {
     /// A stored tournament and its settings.
     async fn stored_tournament(&self, id: &str) -> Result<(TournamentRow, Spec), Status> {
         bounded("tournament", id, MAX_NAME_FIELD)?;
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let row =
             store.tournament(id.trim()).await.map_err(store_error)?.ok_or_else(|| no_such_tournament(id))?;
         let spec: Spec = serde_json::from_str(&row.spec)
@@ -106,7 +106,7 @@ impl Dudo {
         spec: &Spec,
         entrants: usize,
     ) -> Result<Arc<View>, Status> {
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let handle = self.tournaments()?.clone();
         if row.state == state::ENTRY || entrants == 0 {
             return Ok(Arc::new(View::default()));
@@ -187,7 +187,7 @@ impl Tournaments for Dudo {
             }
             Caller::Account(a) => (a.id.clone(), a.name.clone()),
         };
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let pools = self.ladder().map(|l| l.pools().to_vec()).unwrap_or_default();
         let req = request.into_inner();
         if !req.rating_pool.trim().is_empty() && !matches!(caller, Caller::Admin) {
@@ -270,20 +270,20 @@ impl Tournaments for Dudo {
         &self,
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let limit = match request.get_ref().limit {
             0 => LIST,
             n => n.min(LIST_MAX),
         };
-        let rows = store.tournaments(limit).await.map_err(store_error)?;
-        let mut tournaments = Vec::with_capacity(rows.len());
-        for row in rows {
-            let Ok(spec) = serde_json::from_str::<Spec>(&row.spec) else { continue };
-            let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-            let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
-            let mut t = tournament_to_wire(&row, &spec, &entrants, finished);
+        // One query, its counts with it: a list is anyone's to ask for.
+        let listed = store.tournaments(limit).await.map_err(store_error)?;
+        let mut tournaments = Vec::with_capacity(listed.len());
+        for l in listed {
+            let Ok(spec) = serde_json::from_str::<Spec>(&l.row.spec) else { continue };
             // A list says how many entered (`entered`); `Show` says who.
-            t.entrants.clear();
+            let mut t = tournament_to_wire(&l.row, &spec, &[], l.finished);
+            t.entered = u32::try_from(l.entered).unwrap_or(u32::MAX);
+            t.games = crate::tournament::games_of(&l.row, &spec, l.entered as usize);
             tournaments.push(t);
         }
         Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
@@ -291,7 +291,7 @@ impl Tournaments for Dudo {
 
     async fn show(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
         let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
         Ok(Response::new(tournament_to_wire(&row, &spec, &entrants, finished)))
@@ -356,43 +356,12 @@ impl Tournaments for Dudo {
         request: Request<pb::TournamentRef>,
     ) -> Result<Response<pb::TournamentStandings>, Status> {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
         let view = self.tournament_view(&row, &spec, entrants.len()).await?;
         let (standings, games) = (&view.standings, view.finished);
         let name = |e: usize| entrants.get(e).map(|r| r.name.clone()).unwrap_or_default();
-        let reply = pb::TournamentStandings {
-            entrants: standings
-                .entrants
-                .iter()
-                .map(|s| pb::TournamentStanding {
-                    entrant: s.entrant as u32,
-                    name: name(s.entrant),
-                    games: s.games,
-                    wins: s.wins,
-                    mean_points: s.mean_points,
-                    low: s.interval.map(|i| i.0),
-                    high: s.interval.map(|i| i.1),
-                    mean_place: s.mean_place,
-                    deals: s.deals,
-                    points: s.points,
-                })
-                .collect(),
-            pairs: standings
-                .pairs
-                .iter()
-                .map(|c| pb::TournamentPair {
-                    better: c.better as u32,
-                    worse: c.worse as u32,
-                    difference: c.difference,
-                    low: c.interval.map(|i| i.0),
-                    high: c.interval.map(|i| i.1),
-                    deals: c.deals,
-                    ahead: c.ahead(),
-                })
-                .collect(),
-            games,
-        };
+        let reply = dudo_proto::convert::standings_to_wire(standings, games, name);
         Ok(Response::new(reply))
     }
 
@@ -401,7 +370,7 @@ impl Tournaments for Dudo {
         request: Request<pb::TournamentGamesRequest>,
     ) -> Result<Response<pb::TournamentGamesResponse>, Status> {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
         let view = self.tournament_view(&row, &spec, entrants.len()).await?;
         let (schedule, finished, ids) = (&view.scheduled.games, &view.scheduled.finished, &view.ids);
@@ -451,7 +420,7 @@ impl Tournaments for Dudo {
             .map_err(|_| Status::unavailable("the tournaments have stopped"))?;
         let row = answer.await.map_err(|_| Status::unavailable("the tournaments have stopped"))??;
         let (row, spec) = self.stored_tournament(&row.id).await?;
-        let store = self.store().ok_or_else(|| Status::failed_precondition("no records: --db none"))?;
+        let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
         let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
         Ok(Response::new(tournament_to_wire(&row, &spec, &entrants, finished)))

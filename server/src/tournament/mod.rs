@@ -549,20 +549,30 @@ impl Director {
         }
     }
 
+    /// Why `tournament` is not one the director holds: it has ended, it does not exist, or
+    /// (before this node has read them) the tournaments are moving here.
+    async fn not_live(&self, tournament: &str) -> Status {
+        let stored = match self.dudo.records() {
+            Ok(store) => store.tournament(tournament).await,
+            Err(why) => return why,
+        };
+        match stored {
+            Err(e) => store_error(e),
+            Ok(Some(row)) => refused(
+                "tournament_over",
+                Status::failed_precondition(format!("tournament {} has ended ({})", row.id, row.state)),
+            ),
+            Ok(None) if !self.loaded => moving(),
+            Ok(None) => no_such_tournament(tournament),
+        }
+    }
+
     async fn enter(&mut self, tournament: &str, entering: Entering) -> Result<(), Status> {
-        let Some(store) = self.dudo.store().cloned() else {
-            return Err(Status::failed_precondition("no records: --db none"));
-        };
-        let Some(live) = self.live.get_mut(tournament) else {
-            return Err(match store.tournament(tournament).await.map_err(store_error)? {
-                Some(row) => refused(
-                    "tournament_over",
-                    Status::failed_precondition(format!("tournament {} has ended ({})", row.id, row.state)),
-                ),
-                None if !self.loaded => moving(),
-                None => no_such_tournament(tournament),
-            });
-        };
+        let store = self.dudo.records()?.clone();
+        if !self.live.contains_key(tournament) {
+            return Err(self.not_live(tournament).await);
+        }
+        let Some(live) = self.live.get_mut(tournament) else { return Err(no_such_tournament(tournament)) };
         let key = crate::accounts::name_key(&entering.name);
         let number = match live.entrants.iter().find(|e| e.account == entering.account.id) {
             Some(e) => e.number,
@@ -656,18 +666,8 @@ impl Director {
     }
 
     async fn cancel(&mut self, tournament: &str, by: Option<String>) -> Result<TournamentRow, Status> {
-        let Some(store) = self.dudo.store().cloned() else {
-            return Err(Status::failed_precondition("no records: --db none"));
-        };
         let Some(live) = self.live.get(tournament) else {
-            return Err(match store.tournament(tournament).await.map_err(store_error)? {
-                Some(row) => refused(
-                    "tournament_over",
-                    Status::failed_precondition(format!("tournament {} has ended ({})", row.id, row.state)),
-                ),
-                None if !self.loaded => moving(),
-                None => no_such_tournament(tournament),
-            });
+            return Err(self.not_live(tournament).await);
         };
         if let Some(by) = &by
             && *by != live.row.organiser
@@ -963,6 +963,16 @@ pub(crate) fn state_to_wire(state: &str) -> pb::TournamentState {
     }
 }
 
+/// Games a tournament's schedule holds for `entered` entrants: none before the start, nor
+/// for a field too small to seat a table (it never started).
+pub(crate) fn games_of(row: &TournamentRow, spec: &Spec, entered: usize) -> u64 {
+    match row.state.as_str() {
+        state::ENTRY => 0,
+        _ if entered < spec.seats as usize => 0,
+        _ => spec.games_for(entered).unwrap_or(0),
+    }
+}
+
 /// A tournament for the wire; its seed only once it has ended.
 pub(crate) fn tournament_to_wire(
     row: &TournamentRow,
@@ -973,12 +983,7 @@ pub(crate) fn tournament_to_wire(
     let (format, rounds) = spec.format_to_wire();
     let ended = row.state == state::FINISHED || row.state == state::CANCELLED;
     let salt = dudo_rules::proof::from_hex(&row.salt).unwrap_or_default();
-    // None before the start, nor for a field too small to seat a table (it never started).
-    let games = match row.state.as_str() {
-        state::ENTRY => 0,
-        _ if entrants.len() < spec.seats as usize => 0,
-        _ => spec.games_for(entrants.len()).unwrap_or(0),
-    };
+    let games = games_of(row, spec, entrants.len());
     pb::Tournament {
         id: row.id.clone(),
         name: row.name.clone(),

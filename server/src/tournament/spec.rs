@@ -59,6 +59,17 @@ impl Default for Settings {
     }
 }
 
+/// A number the request may leave at 0 for the server's `limit`, and may not set above it.
+fn up_to(field: &str, asked: u32, limit: u32, what: &str) -> Result<u32, Status> {
+    match asked {
+        0 => Ok(limit),
+        n if n > limit => {
+            Err(bad_request(format!("{field}: this server allows at most {limit} {what}, not {n}")))
+        }
+        n => Ok(n),
+    }
+}
+
 /// A tournament's settings, as checked and stored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
@@ -193,16 +204,8 @@ impl Spec {
                 dudo_rules::bots::NAMES.join(", ")
             )));
         }
-        let max_entrants = match req.max_entrants {
-            0 => settings.max_entrants,
-            n if n > settings.max_entrants => {
-                return Err(bad_request(format!(
-                    "max_entrants: this server allows at most {} entrants, not {n}",
-                    settings.max_entrants
-                )));
-            }
-            n => n,
-        };
+        let max_entrants =
+            up_to("max_entrants", req.max_entrants, settings.max_entrants, "entrants a tournament")?;
         if (max_entrants as usize) < seats as usize {
             return Err(bad_request(format!(
                 "max_entrants: {max_entrants} is fewer than a table's {seats} seats"
@@ -214,16 +217,7 @@ impl Spec {
                 req.house_bots.len()
             )));
         }
-        let tables = match req.tables {
-            0 => settings.max_tables,
-            n if n > settings.max_tables => {
-                return Err(bad_request(format!(
-                    "tables: this server plays at most {} games of a tournament at once, not {n}",
-                    settings.max_tables
-                )));
-            }
-            n => n,
-        };
+        let tables = up_to("tables", req.tables, settings.max_tables, "games of a tournament at once")?;
         let rating_pool = req.rating_pool.trim().to_string();
         if !rating_pool.is_empty() && matches!(seating, Format::Swiss { .. }) {
             return Err(bad_request(
