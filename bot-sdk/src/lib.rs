@@ -363,6 +363,8 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
             Update::Reconnected => answered = None,
             // The session comes back by itself (from a fresh snapshot after a reseat).
             Update::Reseated(_) | Update::Reconnecting { .. } => {}
+            // The bot answers its prompt as it would have; nothing to do but not stop.
+            Update::ClockWarning { .. } => {}
         }
     }
     Err(BotError::Ended)

@@ -29,6 +29,9 @@ const HELP: &[&str] = &[
     "Anyone: `leave` (before the start, or before the first call of a round).",
 ];
 
+/// Seconds left at which the countdown says so.
+const COUNTDOWN: [u64; 3] = [30, 10, 5];
+
 /// How a seat at the table ends.
 pub enum Exit {
     /// The player typed quit, or input ended.
@@ -469,6 +472,18 @@ impl AtTable {
                     self.out.line("Too fast for this table: you are asked again in a moment.");
                 }
             }
+            // The server's word that the clock runs low; the countdown's own marks near it
+            // are not said again (nor is it, after one of them).
+            Update::ClockWarning { left, .. } => {
+                let secs = (left.as_millis() as u64).div_ceil(1000).max(1);
+                let near: Vec<u64> = COUNTDOWN.iter().copied().filter(|m| m.abs_diff(secs) <= 2).collect();
+                if !near.iter().any(|m| self.warned.contains(m)) {
+                    self.warned.extend(near);
+                    self.out.line(
+                        self.style.yellow(&format!("⏳ {secs} s left to call: then the clock calls for you")),
+                    );
+                }
+            }
             // A reset or renumbered seats end the stream on purpose and it comes straight
             // back with a fresh snapshot: no connection was lost.
             Update::Reseated(why) => {
@@ -562,7 +577,7 @@ impl AtTable {
         }
         let Some(left) = p.deadline.and_then(|d| d.duration_since(SystemTime::now()).ok()) else { return };
         let secs = left.as_secs();
-        for mark in [30, 10, 5] {
+        for mark in COUNTDOWN {
             if secs < mark && secs + 2 >= mark && !self.warned.contains(&mark) {
                 self.warned.push(mark);
                 self.out.line(self.style.yellow(&format!("⏳ {mark} s left to call")));

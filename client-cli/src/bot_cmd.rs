@@ -80,6 +80,16 @@ pub fn run(args: BotArgs) -> anyhow::Result<ExitCode> {
         };
         // The check's tables are closed: any bot still running has nothing left to play.
         seats.stop();
+        let list =
+            |kinds: &[String]| kinds.iter().map(|k| safe(k).into_owned()).collect::<Vec<_>>().join(", ");
+        println!("prompts it met: {}", list(&report.prompts_met));
+        if !report.prompts_not_met.is_empty() {
+            println!(
+                "prompts the games did not bring it (not a fault: the dice decide): {}",
+                list(&report.prompts_not_met)
+            );
+        }
+        println!("actions it played: {}", list(&report.actions_played));
         if report.passed {
             println!(
                 "passed: the bot did nothing wrong (checked {})",

@@ -296,8 +296,9 @@ pub(crate) struct Seats {
     failed_in_a_row: u32,
     ever_worked: bool,
     players: Vec<tokio::task::JoinHandle<()>>,
-    /// The tasks waiting for each command: aborting one kills its command.
-    commands: Vec<tokio::task::JoinHandle<()>>,
+    /// Each run of the command still going: its shell's process id, and the task waiting
+    /// for it (aborting the task kills the shell).
+    commands: Vec<(Option<u32>, tokio::task::JoinHandle<()>)>,
 }
 
 impl Seats {
@@ -336,13 +337,15 @@ impl Seats {
                     .env("DUDO_BOT_NAME", &self.name)
                     .env_remove("DUDO_API_TOKEN");
                 let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
+                let pid = child.id();
                 let exits = self.exits_tx.clone();
                 self.running += 1;
-                self.commands.retain(|c| !c.is_finished());
-                self.commands.push(tokio::spawn(async move {
+                self.commands.retain(|(_, c)| !c.is_finished());
+                let waiting = tokio::spawn(async move {
                     let status = child.wait().await.ok();
                     let _ = exits.send((key.table, status)).await;
-                }));
+                });
+                self.commands.push((pid, waiting));
             }
             SeatPlayer::Builtin(strategy) => {
                 let (client, strategy, seed) = (self.client.clone(), strategy.clone(), self.seed);
@@ -392,7 +395,15 @@ impl Seats {
 
     /// Stops every bot still playing (its game is gone): each command is killed.
     pub(crate) fn stop(&mut self) {
-        for task in self.commands.drain(..).chain(self.players.drain(..)) {
+        for (pid, task) in self.commands.drain(..) {
+            // The shell's own children first (`sh -c 'python3 bot.py'` runs the bot as one):
+            // killing the shell alone would leave the bot running, its stream open.
+            if let Some(pid) = pid.filter(|_| !task.is_finished()) {
+                let _ = std::process::Command::new("pkill").args(["-TERM", "-P", &pid.to_string()]).status();
+            }
+            task.abort();
+        }
+        for task in self.players.drain(..) {
             task.abort();
         }
         self.running = 0;

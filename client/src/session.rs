@@ -120,6 +120,12 @@ pub enum Update {
         /// for is prompted again then, so there is nothing to resend.
         retry_after: Option<Duration>,
     },
+    /// Your move clock is running low: it runs out at `deadline`, when your seat's default
+    /// action is played for you. The prompt you hold still stands. Sent once a turn.
+    ClockWarning {
+        deadline: SystemTime,
+        left: Duration,
+    },
     /// The server is ending the stream on purpose, and why. The session comes back by
     /// itself from a fresh snapshot (no [`Update::Reconnecting`] for it), then says
     /// [`Update::Reconnected`].
@@ -396,6 +402,10 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                 reason: r.reason,
                 code: r.code,
                 retry_after: r.retry_after_millis.map(Duration::from_millis),
+            },
+            U::ClockWarning(w) => Update::ClockWarning {
+                deadline: SystemTime::UNIX_EPOCH + Duration::from_millis(w.deadline_unix_millis),
+                left: Duration::from_millis(w.left_millis),
             },
             U::Reseated(r) => {
                 use pb::reseated::Why;

@@ -1,7 +1,8 @@
 //! The bot check (`dudo bot check`) on a real server run with `--require-bot-check`: the
 //! SDK's bot and the Python example pass, and entering the ladder or a tournament waits for
 //! a pass; bots that make an illegal bid, never answer call windows, ignore the game's end
-//! or answer after the clock each fail, their report naming the fault.
+//! answer after the clock or stop at a clock warning each fail, their report naming the
+//! fault; the report names the kinds of prompt the bot met.
 
 use std::process::Command;
 
@@ -66,6 +67,12 @@ async fn the_bot_check_passes_good_bots_names_each_fault_and_gates_ranked_play()
     assert!(e.to_string().contains("bot check"), "{e}");
     let (passed, text) = check(&server.addr, &sdk, &["--builtin", "odds"], "", &scratch.0);
     assert!(passed && text.contains("passed: the bot did nothing wrong"), "{text}");
+    // Every claim opens a call window here, and the first step warns the bot's clock.
+    let met = text.lines().find(|l| l.starts_with("prompts it met:")).unwrap_or_default();
+    for kind in ["opening bid", "dudo", "call window", "clock warning"] {
+        assert!(met.contains(kind), "{kind} not met: {text}");
+    }
+    assert!(text.contains("actions it played: ") && text.contains("bid"), "{text}");
     assert!(as_sdk.enter("calls", 1).await.is_ok(), "a pass opens the ladder");
     let python = match python() {
         Ok(p) => p,
@@ -86,6 +93,7 @@ async fn the_bot_check_passes_good_bots_names_each_fault_and_gates_ranked_play()
         ("quiet", faulty.as_str(), "no_calls", Some("call window(s) lapsed without its answer")),
         ("endless", faulty.as_str(), "ignores_end", Some("still open 3 s after game_over")),
         ("slow", faulty.as_str(), "slow", Some("refused as stale_prompt")),
+        ("warned", faulty.as_str(), "warning", Some("it left its seat (after a clock warning")),
     ];
     let mut runs = Vec::new();
     for (name, bot, fault, expect) in cases {

@@ -80,6 +80,7 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
             | Update::Turn { .. }
             | Update::Rejected { .. }
             | Update::Reseated(_)
+            | Update::ClockWarning { .. }
             | Update::Reconnecting { .. } => {}
         }
     }

@@ -197,7 +197,8 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
             pb::play_update::Update::Snapshot(_)
             | pb::play_update::Update::Table(_)
             | pb::play_update::Update::Turn(_)
-            | pb::play_update::Update::Reseated(_) => {}
+            | pb::play_update::Update::Reseated(_)
+            | pb::play_update::Update::ClockWarning(_) => {}
             pb::play_update::Update::Event(e) => {
                 // Sequence numbers only rise; a seat sees its own dice and no one else's.
                 assert!(last_seq.is_none_or(|s| e.seq > s), "{:?} after {:?}", e.seq, last_seq);

@@ -5,6 +5,7 @@ one fault, chosen by DUDO_FAULT:
     no_calls     never answers a call window
     ignores_end  keeps its stream open after game_over
     slow         answers its first prompt of a game after the move clock (5 s)
+    warning      takes a clock warning for the end of its game and stops
 
 Run as `dudo bot check --bot` runs a bot: DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN, DUDO_SEAT.
 """
@@ -48,6 +49,8 @@ def main():
                         time.sleep(6.5)
                     action = bot.choose(pb, rules, p.view, p.legal, faces)
                     up.put(service.PlayRequest(action=action, answers=p.last_seq))
+            elif kind == "clock_warning" and fault == "warning":
+                os._exit(0)  # gone at once, as a bot that takes the warning for the end
             elif kind == "rejected" and fault == "illegal":
                 # Asked again: the prompt stands, so it is answered properly now.
                 pass

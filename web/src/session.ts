@@ -250,6 +250,11 @@ export class Session {
       case "reseated":
         this.since = undefined;
         break;
+      case "clockWarning": {
+        const secs = Math.max(1, Math.round(Number(u.value.leftMillis) / 1000));
+        this.line(`${secs} s left to move: then the clock plays your seat's default move.`);
+        break;
+      }
     }
   }
 

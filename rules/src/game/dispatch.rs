@@ -118,6 +118,13 @@ impl Game {
     pub fn turn(&self) -> Option<Seat> {
         each!(self, g => g.turn())
     }
+    /// Whether this round is a Palifico (special) round (common hand only).
+    pub fn in_palifico(&self) -> bool {
+        match self {
+            Game::CommonHand(g) => g.in_palifico(),
+            Game::IndividualHand(_) => false,
+        }
+    }
     /// The bid in force and who made it (common hand only).
     pub fn current_bid(&self) -> Option<(Seat, Bid)> {
         match self {

@@ -528,6 +528,11 @@ impl CommonHand {
         (!self.is_over()).then_some(self.turn)
     }
 
+    /// Whether this round is a Palifico (special) round for some seat.
+    pub fn in_palifico(&self) -> bool {
+        !self.palifico.is_empty()
+    }
+
     pub fn current_bid(&self) -> Option<(Seat, Bid)> {
         self.current
     }

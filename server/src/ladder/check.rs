@@ -3,16 +3,21 @@
 //!
 //! Each step is a table the server hosts, on the pool's rules and seats, the bot at one seat
 //! and the server's odds bots at the others, with a short move clock and call window:
-//! 1. a whole game: every prompt the rules raise (its moves, the call window);
+//! 1. a whole game: every prompt the rules raise (its moves, the call window, a clock
+//!    warning on its first timed move), played again up to [`WHOLE_GAMES`] times until every
+//!    kind of prompt any seat met has come to the bot too;
 //! 2. its stream dropped in the middle of a game: it must resume and play on;
 //! 3. the table reset in the middle of a game: it must come back with its token (no
 //!    `since`) and play the new game.
 //!
 //! The server watches each table as a spectator (time-outs, lapsed call windows, the end)
 //! and asks the table how the bot's seat behaved (its refused calls by code, and whether its
-//! stream was still open a while after the game ended). No fault in any step is a pass,
-//! stored with the account for `--require-bot-check`.
+//! stream was still open a while after the game ended, and which kinds of prompt it met and
+//! action it played). No fault in any step is a pass, stored with the account for
+//! `--require-bot-check`. A kind of prompt the games never brought to the bot is named in the
+//! report, not held against it: the check cannot choose the dice.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use dudo_proto::v1 as pb;
@@ -23,6 +28,7 @@ use tonic::Status;
 use super::{LadderSeat, Pool};
 use crate::node::Dudo;
 use crate::node::making::ServerTable;
+use crate::table::offers::{CLOCK_WARNING, SeatOffers};
 use crate::table::{Command, SeatAccount, SeatConduct};
 
 /// The check's move clock: short, so a bot that misses prompts is seen within the check.
@@ -35,8 +41,9 @@ const GAME_TIME: Duration = Duration::from_secs(240);
 const AFTER_OVER: Duration = Duration::from_secs(3);
 /// Time-outs with no stream open after which the bot is taken to have left.
 const GONE_AFTER: u32 = 3;
-/// Whole games the first step plays at most, waiting for the bot to meet a call window.
-const WHOLE_GAMES: usize = 4;
+/// Whole games the first step plays at most, waiting for the bot to meet every kind of
+/// prompt the games raise.
+const WHOLE_GAMES: usize = 6;
 /// How long after a drop or a reset a refused call is not held against the bot.
 const FORGIVEN: Duration = Duration::from_secs(1);
 /// Events of a step's game before its trial (a drop, a reset): the bot has moved or been
@@ -46,7 +53,8 @@ const TRIAL_AFTER_EVENTS: usize = 6;
 /// What a step puts the bot through besides its game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Trial {
-    Nothing,
+    /// Its first timed move is warned that its clock runs low, whatever is left.
+    Warning,
     /// Its stream is cut, as a network would.
     Drop,
     /// The host resets the table and starts it again.
@@ -54,7 +62,7 @@ enum Trial {
 }
 
 const STEPS: [(&str, Trial); 3] = [
-    ("a whole game: every prompt the rules raise, the call window, the end", Trial::Nothing),
+    ("a whole game: every prompt the rules raise, the call window, a clock warning, the end", Trial::Warning),
     ("its stream dropped in the middle of a game: it must resume with `since` and play on", Trial::Drop),
     (
         "the table reset in the middle of a game: it must come back with its token and play the new game",
@@ -68,15 +76,27 @@ fn update(u: pb::check_update::Update) -> Result<pb::CheckUpdate, Status> {
     Ok(pb::CheckUpdate { update: Some(u) })
 }
 
-/// Runs the check for `account` on `pool`, telling `tx`; the faults found.
+/// What a check found.
+#[derive(Debug, Default)]
+pub(crate) struct Checked {
+    pub(crate) faults: Vec<String>,
+    /// Kinds of prompt the bot met, and those other seats met but it never did.
+    pub(crate) met: Vec<String>,
+    pub(crate) not_met: Vec<String>,
+    /// Kinds of action it played.
+    pub(crate) played: Vec<String>,
+}
+
+/// Runs the check for `account` on `pool`, telling `tx`.
 pub(crate) async fn run(
     dudo: Dudo,
     pool: Pool,
     account: SeatAccount,
     name: String,
     tx: CheckUpdates,
-) -> Vec<String> {
+) -> Checked {
     let mut faults = Vec::new();
+    let mut offers = Kinds::default();
     let seats = pool.seats.max(2) as usize;
     for (i, (what, trial)) in STEPS.iter().enumerate() {
         if tx.is_closed() {
@@ -85,11 +105,11 @@ pub(crate) async fn run(
         let step = pb::CheckStep { number: i as u32 + 1, steps: STEPS.len() as u32, what: what.to_string() };
         if tx.send(update(pb::check_update::Update::Step(step))).await.is_err() {
             faults.push("the check's stream closed before its end".to_string());
-            return faults;
+            return Checked { faults, ..Checked::default() };
         }
-        // The bot sits in a different seat each step. A whole game is played again (up to
-        // WHOLE_GAMES) until the bot has met a call window, if the rules raise any: whether
-        // it answers one is half of what the check is for.
+        // The bot sits in a different seat each game. A whole game is played again (up to
+        // WHOLE_GAMES) until every kind of prompt a seat met has come to the bot: whether it
+        // answers a call window, say, is half of what the check is for.
         let mut game = 0;
         loop {
             game += 1;
@@ -97,26 +117,55 @@ pub(crate) async fn run(
             let played = one_step(&dudo, &pool, &account, &name, at, *trial, &tx).await;
             let failed = !played.faults.is_empty();
             faults.extend(played.faults.into_iter().map(|f| format!("step {} ({what}): {f}", i + 1)));
-            let (mine, all) = played.windows;
-            if *trial != Trial::Nothing
-                || failed
-                || mine > 0
-                || all == 0
-                || game >= WHOLE_GAMES
-                || tx.is_closed()
-            {
+            offers.add(&played.offers);
+            let whole = *trial == Trial::Warning;
+            if !whole || failed || offers.all_met() || game >= WHOLE_GAMES || tx.is_closed() {
                 break;
             }
         }
     }
-    faults
+    Checked { faults, met: offers.met(), not_met: offers.not_met(), played: offers.played() }
 }
 
-/// What one step's game showed: the bot's faults, and the call windows it was asked in
-/// and every seat was.
+/// The kinds of prompt and action over the check's games.
+#[derive(Default)]
+struct Kinds {
+    met: BTreeSet<&'static str>,
+    any: BTreeSet<&'static str>,
+    played: BTreeSet<&'static str>,
+}
+
+impl Kinds {
+    fn add(&mut self, offers: &SeatOffers) {
+        self.met.extend(&offers.offered);
+        self.any.extend(&offers.offered_any);
+        self.played.extend(&offers.played);
+    }
+
+    /// Whether every kind some seat met has come to the bot (a clock warning comes to it
+    /// alone, once).
+    fn all_met(&self) -> bool {
+        self.any.iter().all(|k| self.met.contains(k))
+    }
+
+    fn met(&self) -> Vec<String> {
+        self.met.iter().map(|k| k.to_string()).collect()
+    }
+
+    fn not_met(&self) -> Vec<String> {
+        self.any.difference(&self.met).map(|k| k.to_string()).collect()
+    }
+
+    fn played(&self) -> Vec<String> {
+        self.played.iter().map(|k| k.to_string()).collect()
+    }
+}
+
+/// What one step's game showed: the bot's faults, and the kinds of prompt it and every
+/// seat met.
 struct Played {
     faults: Vec<String>,
-    windows: (u32, u32),
+    offers: SeatOffers,
 }
 
 /// One step's game; what the bot did wrong in it.
@@ -129,7 +178,7 @@ async fn one_step(
     trial: Trial,
     tx: &CheckUpdates,
 ) -> Played {
-    let failed = |why: String| Played { faults: vec![why], windows: (0, 0) };
+    let failed = |why: String| Played { faults: vec![why], offers: SeatOffers::default() };
     let rules = match pool.rules() {
         Ok(rules) => rules,
         Err(e) => return failed(format!("the pool's rules: {e}")),
@@ -147,7 +196,7 @@ async fn one_step(
         time_bank_millis: 0,
         call_window_millis: CALL_WINDOW_MILLIS,
         rating_pool: String::new(),
-        count_lapses: true,
+        bot_check: true,
     };
     let mut made = match dudo.make_server_table(order, seats).await {
         Ok(made) => made,
@@ -168,6 +217,11 @@ async fn one_step(
     let Some(mut updates) = made.updates.take() else {
         return failed("its table could not be watched".into());
     };
+    if trial == Trial::Warning
+        && let Ok(handle) = dudo.find(&made.table)
+    {
+        let _ = dudo.ask(&handle, |reply| Command::WarnSoon { seat: at, reply }).await;
+    }
     let (mut timeouts, mut lapsed, mut events, mut tried, mut over) = (0u32, 0u32, 0usize, false, false);
     let mut forgiven: Vec<(&'static str, u32)> = Vec::new();
     let mut gone = false;
@@ -196,7 +250,7 @@ async fn one_step(
                 // The trial comes once the game is under way and the bot is connected (a
                 // game of bots can be over within a second: asked at each event, not on a
                 // timer).
-                if trial != Trial::Nothing && !tried && !over && events >= TRIAL_AFTER_EVENTS
+                if matches!(trial, Trial::Drop | Trial::Reset) && !tried && !over && events >= TRIAL_AFTER_EVENTS
                     && conduct(dudo, &made.table, at).await.is_some_and(|c| c.streams > 0)
                 {
                     tried = true;
@@ -220,14 +274,21 @@ async fn one_step(
     }
     drop(updates);
     let mut faults = Vec::new();
+    // Asked now, before the table moves on: whether the bot had been warned when it left.
+    let warned =
+        conduct(dudo, &made.table, at).await.is_some_and(|c| c.offers.offered.contains(&CLOCK_WARNING));
     if gone {
+        let after = match trial == Trial::Warning && warned {
+            true => " (after a clock warning: the prompt it holds still stands, a bot answers it)",
+            false => "",
+        };
         faults.push(format!(
-            "it left its seat: its stream closed, and the clock played its turn {timeouts} times before the step gave up"
+            "it left its seat{after}: its stream closed, and the clock played its turn {timeouts} times before the step gave up"
         ));
     } else if !over {
         faults.push(format!("the game did not end within {} s", GAME_TIME.as_secs()));
     }
-    if trial != Trial::Nothing && !tried {
+    if matches!(trial, Trial::Drop | Trial::Reset) && !tried {
         faults.push("the bot never connected to its seat, so it could not be tried".into());
     }
     if timeouts > 0 {
@@ -245,9 +306,9 @@ async fn one_step(
         // Its stream a while after the end: a bot that ignores game_over keeps it open.
         tokio::time::sleep(AFTER_OVER).await;
     }
-    let mut windows = (0, 0);
+    let mut offers = SeatOffers::default();
     if let Some(c) = conduct(dudo, &made.table, at).await {
-        windows = c.windows;
+        offers = c.offers;
         if over && c.streams > 0 {
             faults.push(format!(
                 "its stream was still open {} s after game_over: a bot stops playing at the game's end",
@@ -258,7 +319,7 @@ async fn one_step(
         faults.extend(refused.iter().map(|&(code, n)| refusal(code, n, timeouts)));
     }
     dudo.close_internal(&made.table, &made.host_token).await;
-    Played { faults, windows }
+    Played { faults, offers }
 }
 
 /// Refusals in `all` beyond those in `less`, by code.
@@ -297,7 +358,7 @@ async fn conduct(dudo: &Dudo, table: &str, seat: usize) -> Option<SeatConduct> {
 async fn try_it(dudo: &Dudo, table: &str, host_token: &str, seat: usize, trial: Trial) {
     let Ok(handle) = dudo.find(table) else { return };
     match trial {
-        Trial::Nothing => {}
+        Trial::Warning => {}
         Trial::Drop => {
             let _ = dudo.ask(&handle, |reply| Command::DropSeat { seat, reply }).await;
         }

@@ -245,7 +245,7 @@ impl Dudo {
             // seat's patience (see `table::window::Patience`).
             call_window_millis: pool.call_window_millis,
             rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
-            count_lapses: true,
+            bot_check: false,
         };
         self.make_server_table(table, seats).await
     }
@@ -290,7 +290,7 @@ impl Dudo {
                 host_token: Some(table::seats::token_hash(&host_token)),
             },
         );
-        let table = if order.count_lapses { table.counting_lapses() } else { table };
+        let table = if order.bot_check { table.for_bot_check() } else { table };
         let handle = self.spawn_table_as(table, id.clone(), code, None, true)?;
         match self.seat_and_start(&handle, &id, &host_token, seats).await {
             Ok(made) => Ok(made),
@@ -389,7 +389,8 @@ pub(crate) struct ServerTable {
     pub(crate) time_bank_millis: u32,
     pub(crate) call_window_millis: u32,
     pub(crate) rating_pool: String,
-    /// A seat that lets a call window lapse is not asked again that game, and the lapse is
-    /// an event a watcher sees (a ladder's tables do so by their rating pool).
-    pub(crate) count_lapses: bool,
+    /// A bot check's table: a seat that lets a call window lapse is not asked again that
+    /// game and the lapse is an event a watcher sees (as a ladder's tables do by their rating
+    /// pool), and what each seat is asked is kept for the report.
+    pub(crate) bot_check: bool,
 }

@@ -74,7 +74,8 @@ impl Ladder for Dudo {
         tracing::info!(account = %account.name, pool = %pool.name, "a bot check began");
         tokio::spawn(async move {
             let _checking = checking;
-            let faults = crate::ladder::check::run(dudo, pool, seat, account.name.clone(), tx.clone()).await;
+            let checked = crate::ladder::check::run(dudo, pool, seat, account.name.clone(), tx.clone()).await;
+            let faults = checked.faults;
             let at = crate::table::unix_millis();
             if let Err(e) = store.record_bot_check(&account.id, at, faults.is_empty(), &faults).await {
                 tracing::warn!(error = %e, "a bot check's outcome could not be stored");
@@ -84,6 +85,9 @@ impl Ladder for Dudo {
                 passed: faults.is_empty(),
                 faults,
                 checked_unix_millis: u64::try_from(at).unwrap_or(0),
+                prompts_met: checked.met,
+                prompts_not_met: checked.not_met,
+                actions_played: checked.played,
             };
             let _ =
                 tx.send(Ok(pb::CheckUpdate { update: Some(pb::check_update::Update::Report(report)) })).await;

@@ -40,11 +40,16 @@ pub struct Clock {
     banks: Vec<Duration>,
     /// Whose move is being timed, and since when.
     timing: Option<(Seat, Duration)>,
+    /// Whether the seat being timed has been told its time is running low.
+    warned: bool,
 }
+
+/// The most time left at which a seat is warned its clock is running low.
+const WARN_BEFORE: Duration = Duration::from_secs(10);
 
 impl Clock {
     pub fn new(per_move: Duration, bank: Duration) -> Clock {
-        Clock { per_move, bank, banks: Vec::new(), timing: None }
+        Clock { per_move, bank, banks: Vec::new(), timing: None, warned: false }
     }
 
     pub fn bank_of(&self, seat: Seat) -> Duration {
@@ -80,6 +85,19 @@ impl Clock {
         Some(since + self.per_move + self.bank_of(seat))
     }
 
+    /// When the seat being timed is warned that its time is running low (monotonic): when a
+    /// quarter of its time is left, or 10 s, whichever is less; none once it has been.
+    pub fn warning(&self) -> Option<Duration> {
+        let (seat, _) = self.timing.filter(|_| !self.warned)?;
+        let whole = self.per_move + self.bank_of(seat);
+        Some(self.deadline()?.saturating_sub(WARN_BEFORE.min(whole / 4)))
+    }
+
+    /// The seat being timed has been warned (until the next move).
+    pub fn warned(&mut self) {
+        self.warned = true;
+    }
+
     /// A move was made: the seat that was timed spends its bank by what it used past its
     /// move time, and `next` (a person whose turn it is, if any) is timed from `now`.
     pub fn restart(&mut self, next: Option<Seat>, now: Duration) {
@@ -89,6 +107,7 @@ impl Clock {
             self.set_bank(seat, left);
         }
         self.timing = next.map(|s| (s, now));
+        self.warned = false;
     }
 
     /// The seat ran out of time: its bank is spent and nobody is timed until the next move.
@@ -119,10 +138,19 @@ mod tests {
         let mut clock = Clock::new(s(10), s(30));
         clock.restart(Some(0), s(0));
         assert_eq!(clock.deadline(), Some(s(40)));
+        // Warned 10 s before the end (a quarter of 40 s is more), once.
+        assert_eq!(clock.warning(), Some(s(30)));
+        clock.warned();
+        assert_eq!(clock.warning(), None);
         // Seat 0 took 25 s: 15 s past its move time come out of its bank.
         clock.restart(Some(1), s(25));
         assert_eq!(clock.bank_of(0), s(15));
         assert_eq!(clock.deadline(), Some(s(25 + 10 + 30)));
+        assert_eq!(clock.warning(), Some(s(25 + 10 + 30 - 10)), "each move is warned afresh");
+        // A short clock warns a quarter of its time before the end.
+        let mut short = Clock::new(s(4), Duration::ZERO);
+        short.restart(Some(0), s(0));
+        assert_eq!(short.warning(), Some(s(3)));
         clock.ran_out(1);
         assert_eq!(clock.bank_of(1), Duration::ZERO);
         assert_eq!(clock.deadline(), None);

@@ -89,4 +89,10 @@ pub enum Command {
         seat: Seat,
         reply: oneshot::Sender<()>,
     },
+    /// Warn a seat that its clock runs low as soon as its next move is timed, whatever is
+    /// left (a bot check tries a bot's answer to the warning).
+    WarnSoon {
+        seat: Seat,
+        reply: oneshot::Sender<()>,
+    },
 }

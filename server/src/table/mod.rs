@@ -3,7 +3,8 @@
 //! The core ([`core::TableCore`]) owns the table's state in small parts: the seats
 //! ([`seats`]), the event log and the streams reading it ([`log`]), the turn clock
 //! ([`clock`]), the built-in bots ([`bots`]), the dice proofs ([`proofs`]), the journal
-//! ([`journal`]) and the game's record ([`record`]). Every change comes in as one
+//! ([`journal`]), the game's record ([`record`]) and, at a bot check's table, what each seat
+//! was asked ([`offers`]). Every change comes in as one
 //! [`journal::Input`], live or replayed from the journal, with the time passed in.
 //!
 //! The task ([`Table::run`]) is thin: it takes [`Command`]s (`command`) from the node over a
@@ -21,6 +22,7 @@ pub mod core;
 pub mod error;
 pub mod journal;
 pub mod log;
+pub mod offers;
 pub mod proofs;
 pub mod rate;
 pub mod record;
@@ -155,12 +157,15 @@ pub struct SeatConduct {
     pub streams: usize,
     /// The call windows it was asked in, and those every seat was asked in.
     pub windows: (u32, u32),
+    /// The kinds of prompt it met and of action it played, and the kinds any seat met.
+    pub offers: offers::SeatOffers,
 }
 
 impl Table {
-    /// This table, its lapsed call windows counted as on a ladder's (a bot check's table).
-    pub fn counting_lapses(mut self) -> Table {
-        self.core.count_lapses();
+    /// This table as a bot check's: its lapsed call windows count as on a ladder's, and what
+    /// each seat is asked is kept for the report.
+    pub fn for_bot_check(mut self) -> Table {
+        self.core.for_bot_check();
         self
     }
 
@@ -300,6 +305,7 @@ impl Table {
             let bot_cpu = &mut self.bot_cpu;
             let bot_due = self.core.bot_due().map(|d| (self.epoch + d).max(bot_cpu.ready_at(Instant::now())));
             let window = self.core.window_closes().map(|d| self.epoch + d);
+            let warning = self.core.warning_due().map(|d| self.epoch + d);
             let reprompt = self.reprompt.iter().map(|&(_, d)| d).min().map(|d| self.epoch + d);
             tokio::select! {
                 command = commands.recv() => match command {
@@ -313,6 +319,10 @@ impl Table {
                 () = sleep_until(deadline), if deadline.is_some() => {
                     let now = self.now();
                     self.core.time_out(now);
+                }
+                () = sleep_until(warning), if warning.is_some() => {
+                    let now = self.now();
+                    self.core.warn(now);
                 }
                 () = sleep_until(window), if window.is_some() => {
                     let now = self.now();
@@ -566,11 +576,16 @@ impl Table {
                     refused: refused.map(|((_, code), n)| (*code, *n)).collect(),
                     streams: self.core.seat_streams(seat),
                     windows: self.core.windows_asked(seat),
+                    offers: self.core.offers_of(seat),
                 };
                 let _ = reply.send(conduct);
             }
             Command::DropSeat { seat, reply } => {
                 self.core.drop_seat_streams(seat);
+                let _ = reply.send(());
+            }
+            Command::WarnSoon { seat, reply } => {
+                self.core.warn_soon(seat);
                 let _ = reply.send(());
             }
         }

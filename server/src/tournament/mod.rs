@@ -846,7 +846,7 @@ fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: Game) {
             "" => String::new(),
             pool => format!("{}{pool}", dudo_store::ladder::POOL_PREFIX),
         },
-        count_lapses: false,
+        bot_check: false,
     };
     let (dudo, tx, tournament, number) = (dudo.clone(), tx.clone(), live.row.id.clone(), game.number);
     tokio::spawn(async move {

@@ -25,6 +25,7 @@ use super::clock::{Clock, Now};
 use super::error::TableError;
 use super::journal::{Input, Journal};
 use super::log::{EventLog, StreamEnd};
+use super::offers::{Offers, SeatOffers, action_kind};
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
 use super::seats::{SeatSlot, Seats};
@@ -105,6 +106,10 @@ pub struct TableCore {
     /// A seat that lets a call window lapse is not asked again that game, and the lapse is
     /// an event: on ladder tables (by their rating pool) and on a bot check's.
     lapses_counted: bool,
+    /// What each seat was asked and played, by kind: at a bot check's table only.
+    offers: Option<Offers>,
+    /// A seat to warn that its clock runs low as soon as its move is timed (a bot check's).
+    warn_soon: Option<Seat>,
     seats: Seats,
     game: Option<Game>,
     log: EventLog,
@@ -188,6 +193,8 @@ impl TableCore {
             rate,
             rating_pool,
             lapses_counted: false,
+            offers: None,
+            warn_soon: None,
             seats: Seats::new(capacity, host_token),
             game: None,
             log: EventLog::new(budget),
@@ -384,7 +391,13 @@ impl TableCore {
             }
             Input::Moved { seat, action, timed_out } => {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
+                if let Some(offers) = self.offers.as_mut() {
+                    offers.asked(game, seat);
+                }
                 let events = game.apply(seat, &action)?;
+                if let Some(offers) = self.offers.as_mut().filter(|_| !timed_out) {
+                    offers.played(seat, action_kind(&action));
+                }
                 self.journal.record(now.wall, entry.take());
                 self.record.played += 1;
                 if self.journal.kept {
@@ -539,8 +552,15 @@ impl TableCore {
 }
 
 impl TableCore {
-    /// Lapsed call windows count at this table as on a ladder's (a bot check's table).
-    pub fn count_lapses(&mut self) {
+    /// A bot check's table: lapsed call windows count as on a ladder's, and what each seat
+    /// is asked and plays is kept.
+    pub fn for_bot_check(&mut self) {
         self.lapses_counted = true;
+        self.offers = Some(Offers::default());
+    }
+
+    /// What `seat` was asked and played, by kind (empty but at a bot check's table).
+    pub fn offers_of(&self, seat: Seat) -> SeatOffers {
+        self.offers.as_ref().map(|o| o.of(seat)).unwrap_or_default()
     }
 }

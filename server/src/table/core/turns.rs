@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use dudo_proto::StopWhy;
+use dudo_proto::v1 as pb;
 use dudo_rules::{Action, Game, Seat, Viewer};
 
 use super::{BOT_MOVES_AT_ONCE, MIN_PATIENCE, TableCore, WINDOW_WITHOUT_CLOCK};
@@ -11,6 +12,8 @@ use crate::table::bots::{self, BotMove};
 use crate::table::clock::{Clock, Now};
 use crate::table::error::TableError;
 use crate::table::journal::Input;
+use crate::table::log;
+use crate::table::offers::{CALL_WINDOW, CLOCK_WARNING, PASS_CALL};
 use crate::table::window::{CallWindow, Decision};
 
 impl TableCore {
@@ -133,6 +136,9 @@ impl TableCore {
                 for &(seat, _, _) in &asked {
                     self.patience.asked(seat);
                     *self.windows_asked.entry(seat).or_default() += 1;
+                    if let Some(offers) = self.offers.as_mut() {
+                        offers.told(seat, CALL_WINDOW);
+                    }
                 }
                 let mut window = CallWindow::open(asked.iter().copied(), now.mono);
                 for &(seat, _, _) in asked.iter().filter(|&&(s, _, _)| self.seats.is_bot(s)) {
@@ -254,6 +260,9 @@ impl TableCore {
         match self.window.as_mut() {
             Some(window) if window.waits_for(seat) => {
                 window.pass(seat, now.mono);
+                if let Some(offers) = self.offers.as_mut() {
+                    offers.played(seat, PASS_CALL);
+                }
                 Ok(self.answered(seat, now))
             }
             Some(window) if window.asked(seat) && window.is_open() => Err(TableError::AlreadyAnswered),
@@ -311,6 +320,44 @@ impl TableCore {
     /// When the clock runs out for the seat it is timing (monotonic).
     pub fn deadline(&self) -> Option<Duration> {
         self.clock.as_ref()?.deadline()
+    }
+
+    /// When the seat being timed is to be told its clock runs low (monotonic): at once for a
+    /// seat a bot check asked to be warned soon.
+    pub fn warning_due(&self) -> Option<Duration> {
+        let clock = self.clock.as_ref()?;
+        let due = clock.warning()?;
+        // Early only once the seat is there to be told (a bot still starting is not).
+        let early = clock.timing().is_some_and(|s| Some(s) == self.warn_soon && self.seat_streams(s) > 0);
+        Some(if early { Duration::ZERO } else { due })
+    }
+
+    /// Tells the seat being timed that its clock runs low, if it is still asked to move.
+    pub fn warn(&mut self, now: Now) {
+        let Some(clock) = self.clock.as_mut() else { return };
+        let Some(seat) = clock.timing() else { return };
+        clock.warned();
+        let deadline = clock.deadline();
+        let heard = self.seat_streams(seat) > 0;
+        if self.warn_soon == Some(seat) && heard {
+            self.warn_soon = None;
+        }
+        let Some(deadline) = deadline.filter(|_| self.awaits(seat)) else { return };
+        let warning = pb::ClockWarning {
+            deadline_unix_millis: now.wall_at(deadline),
+            left_millis: u64::try_from(deadline.saturating_sub(now.mono).as_millis()).unwrap_or(u64::MAX),
+            last_seq: self.log.last_seq(),
+        };
+        let update = log::update(pb::play_update::Update::ClockWarning(warning));
+        self.log.queue_each(|viewer| (viewer == Viewer::Seat(seat)).then(|| update.clone()));
+        if let Some(offers) = self.offers.as_mut().filter(|_| heard) {
+            offers.told(seat, CLOCK_WARNING);
+        }
+    }
+
+    /// Warns `seat` as soon as its next move is timed (see [`TableCore::warning_due`]).
+    pub fn warn_soon(&mut self, seat: Seat) {
+        self.warn_soon = Some(seat);
     }
 
     /// The real time bots took since this was last asked.

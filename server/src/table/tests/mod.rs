@@ -153,6 +153,57 @@ fn the_clock_plays_the_default_move_when_it_runs_out() {
     assert_eq!(core.deadline(), Some(Duration::from_secs(16 + 15)));
 }
 
+/// The seat being timed, and it alone, is told once a turn when its clock runs low; a bot
+/// check can have it told at once; what each seat was asked is kept at a check's table.
+#[test]
+fn the_seat_being_timed_is_warned_once_when_its_clock_runs_low() {
+    let clock = Clock::new(Duration::from_secs(10), Duration::from_secs(30));
+    let mut core =
+        table(Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 }, false);
+    core.for_bot_check();
+    person(&mut core, "ana", at(0));
+    person(&mut core, "ben", at(0));
+    start(&mut core, at(1));
+    let turn = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (mover, other) = if turn == 0 { ("ana", "ben") } else { ("ben", "ana") };
+    let mover_stream = watch(&mut core, Some(mover), None, at(2));
+    let other_stream = watch(&mut core, Some(other), None, at(2));
+    let spectator = watch(&mut core, None, None, at(2));
+    for s in [&mover_stream, &other_stream, &spectator] {
+        s.take();
+    }
+    // 40 s in all from 1 s: warned 10 s before the end, at 31 s.
+    assert_eq!(core.warning_due(), Some(Duration::from_secs(31)));
+    core.warn(at(31));
+    core.deliver();
+    let warned: Vec<_> = mover_stream
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            Up::ClockWarning(w) => Some(w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warned.len(), 1, "the seat being timed is warned");
+    assert_eq!(warned[0].left_millis, 10_000);
+    assert_eq!(warned[0].deadline_unix_millis, at(41).wall as u64);
+    assert!(other_stream.updates().is_empty() && spectator.updates().is_empty(), "nobody else is");
+    assert_eq!(core.warning_due(), None, "once a turn");
+    // A bot check's early warning comes as soon as the seat is timed.
+    let next = 1 - turn;
+    core.warn_soon(next);
+    let action = core.game().and_then(|g| g.default_action(turn)).unwrap();
+    core.play(turn, action, at(5)).unwrap();
+    core.settle(at(5));
+    assert_eq!(core.warning_due(), Some(Duration::ZERO));
+    core.warn(at(5));
+    let kinds = core.offers_of(next);
+    assert!(kinds.offered.contains(&"clock warning"), "{kinds:?}");
+    let first = core.offers_of(turn);
+    assert!(first.offered.contains(&"opening bid") && first.played.contains(&"bid"), "{first:?}");
+    assert!(kinds.offered_any.contains(&"opening bid"));
+}
+
 #[test]
 fn bots_move_at_once_until_a_person_must_act_and_the_person_is_prompted() {
     let mut core = table(Pacing::default(), false);
