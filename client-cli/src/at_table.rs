@@ -38,6 +38,9 @@ pub enum Exit {
     Quit,
     /// The player left the table for good.
     Left,
+    /// The table closed (its host closed it, or the server did at a game's end: a
+    /// tournament's tables).
+    Closed,
 }
 
 pub struct AtTable {
@@ -828,6 +831,51 @@ fn safe_rules(rules: Arc<RuleSet>) -> Arc<RuleSet> {
 /// its bots and starting), run by the loop after the first snapshot.
 pub type Setup = std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>;
 
+/// The terminal a player sits at: the line editor reading calls, the output it shares, and
+/// the calls it completes. Opened once for a run of games (`dudo tournament enter` in
+/// person): the line editor is the terminal's, and a second one cannot start while the first
+/// is reading.
+pub struct Console {
+    reader: input::Reader,
+    out: Output,
+    words: Words,
+    style: Style,
+}
+
+impl Console {
+    pub fn open() -> Console {
+        let style = Style::detect();
+        let words = Words::default();
+        let (reader, out) = input::start(words.clone(), style.colour);
+        Console { reader, out, words, style }
+    }
+
+    /// Prints a line above the editor's prompt.
+    pub fn say(&self, text: impl Into<String>) {
+        self.out.line(text);
+    }
+
+    /// Between games: waits for what is typed, and says there is no game to call in; true
+    /// once the player asks to leave (`quit`, Ctrl-C, the end of input).
+    pub async fn wants_to_leave(&mut self) -> bool {
+        match self.reader.next().await {
+            Some(Input::Line(line)) if !matches!(line.trim(), "quit" | "quit!" | "leave") => {
+                self.out.line(self.style.dim(
+                    "No game in play: your next seat comes when the schedule reaches it. `quit` leaves.",
+                ));
+                self.reader.resume();
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Puts the terminal back as it was.
+    pub fn close(mut self) {
+        self.reader.close();
+    }
+}
+
 /// Sits at the table until the player quits or leaves. `key` is `None` for a spectator.
 /// `setup` is `dudo play`'s: it fills the table with bots and starts the game.
 pub async fn sit(
@@ -836,11 +884,27 @@ pub async fn sit(
     table_ref: &str,
     setup: Option<Setup>,
 ) -> anyhow::Result<Exit> {
-    let style = Style::detect();
-    let words = Words::default();
+    let mut console = Console::open();
+    let (exit, last_words) = sit_at(&mut console, client, key, table_ref, setup).await;
+    // The terminal first, then the last words, straight to standard output.
+    let out = console.out.clone();
+    console.close();
+    if let Some(text) = last_words {
+        out.line(text);
+    }
+    exit
+}
+
+/// [`sit`] at an open console, which stays open: how it ended, and what to say last.
+pub async fn sit_at(
+    console: &mut Console,
+    client: Client,
+    key: Option<SeatKey>,
+    table_ref: &str,
+    setup: Option<Setup>,
+) -> (anyhow::Result<Exit>, Option<String>) {
+    let (style, out, words) = (console.style, console.out.clone(), console.words.clone());
     words.set(["help", "status", "quit"].map(Word::plain).to_vec());
-    // The reader puts the terminal back when it is dropped, on every way out of here.
-    let (mut reader, out) = input::start(words.clone(), style.colour);
     let session = match &key {
         Some(k) => client.play(k, None),
         None => client.watch(table_ref, None),
@@ -880,13 +944,7 @@ pub async fn sit(
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));
     }
-    let (exit, last_words) = at_the_table(&mut me, session, &mut reader, setup).await;
-    // The terminal first, then the last words, straight to standard output.
-    reader.close();
-    if let Some(text) = last_words {
-        out.line(text);
-    }
-    exit
+    at_the_table(&mut me, session, &mut console.reader, setup).await
 }
 
 /// Signals that end the program, as inputs: Ctrl-C while no line is being read (the line
@@ -1016,10 +1074,16 @@ async fn at_the_table(
                             None => String::new(),
                         };
                         style.red(&format!("Gave up reconnecting to the server ({why}).{back}"))
+                    } else if me.over && e.code() == Some(dudo_client::Code::NotFound) {
+                        style.dim("The game is over, and its table has closed.")
                     } else {
                         style.red(&format!("The table has closed the stream: {why}"))
                     };
-                    return (Ok(Exit::Quit), Some(said));
+                    let exit = match e.code() {
+                        Some(dudo_client::Code::NotFound) => Exit::Closed,
+                        _ => Exit::Quit,
+                    };
+                    return (Ok(exit), Some(said));
                 }
                 None => return (Ok(Exit::Quit), None),
             },

@@ -2,8 +2,10 @@
 //!
 //! `enter` plays as the account kept for the server (`dudo account`), starting the bot for
 //! each seat the schedule gives it as `dudo ladder` does (`--bot COMMAND` with DUDO_SERVER,
-//! DUDO_TABLE, DUDO_GAME, DUDO_TOKEN and DUDO_SEAT set, or `--builtin KIND`), and comes back
-//! by itself if the server restarts mid-tournament. `export` writes what `dudo tournament
+//! DUDO_TABLE, DUDO_GAME, DUDO_TOKEN and DUDO_SEAT set, or `--builtin KIND`), or with
+//! neither, sitting the person at this terminal at each game in turn (the server seats a
+//! person's account at one game at a time); it comes back by itself if the server restarts
+//! mid-tournament. `export` writes what `dudo tournament
 //! verify` checks, from the tournament's games and their records.
 
 use std::process::ExitCode;
@@ -91,6 +93,7 @@ pub struct EnterArgs {
     /// The tournament's id (`dudo tournament list`).
     pub tournament: String,
     /// The bot: a shell command started for each game, as `dudo ladder --bot` starts one.
+    /// With neither this nor --builtin, you play your games yourself, here, one at a time.
     #[arg(long, conflicts_with = "builtin")]
     pub bot: Option<String>,
     /// Play with one of the SDK's strategies instead: random, odds or reader.
@@ -237,7 +240,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
             t.seed_commitment
         );
         println!(
-            "enter it: dudo tournament enter {} --bot 'python3 bot.py' --server {}",
+            "enter it: dudo tournament enter {} --bot 'python3 bot.py' --server {} (a person: without --bot, to play at the terminal)",
             t.id, server.server
         );
         Ok(ExitCode::SUCCESS)
@@ -503,13 +506,28 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
         let playing = crate::account_cmd::playing_as(&addr).ok_or_else(|| {
-            anyhow::anyhow!("tournaments are for accounts: `dudo account register NAME --bot --server {addr}` first")
+            anyhow::anyhow!(
+                "tournaments are for accounts: `dudo account register NAME --server {addr}` first (add --bot for a bot's)"
+            )
         })?;
         let name = crate::account_cmd::name_of(&client, &playing).await?;
         eprintln!("(playing as {} with {})", safe(&name), playing.from);
         let client = client.with_account(Some(playing.token.clone()));
-        let player = crate::ladder_cmd::SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?;
-        let mut seats = crate::ladder_cmd::Seats::new(client.clone(), addr.clone(), name.clone(), player);
+        // No bot named: the person at this terminal plays each game.
+        let mut seats = match (args.bot.as_deref(), args.builtin.as_deref()) {
+            (None, None) => None,
+            (bot, builtin) => {
+                let player = crate::ladder_cmd::SeatPlayer::chosen(bot, builtin)?;
+                Some(crate::ladder_cmd::Seats::new(client.clone(), addr.clone(), name.clone(), player))
+            }
+        };
+        // In person: the terminal the games are played at, opened at the first and kept
+        // (the line editor is the terminal's, one for the whole run).
+        let mut console: Option<crate::at_table::Console> = None;
+        let say = |console: &Option<crate::at_table::Console>, text: String| match console {
+            Some(c) => c.say(text),
+            None => println!("{text}"),
+        };
         let mut lost_at: Option<std::time::Instant> = None;
         'enter: loop {
             let mut updates = match client.enter_tournament(&args.tournament).await {
@@ -526,7 +544,17 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
             loop {
                 let update = tokio::select! {
                     update = updates.message() => update,
-                    failed = seats.failed() => {
+                    leave = leaving(&mut console) => {
+                        if leave {
+                            if let Some(c) = console.take() {
+                                c.close();
+                            }
+                            println!("{}", left(&args.tournament, &addr));
+                            return Ok(ExitCode::SUCCESS);
+                        }
+                        continue;
+                    }
+                    failed = bots_failed(&mut seats) => {
                         failed.map_err(|e| anyhow::anyhow!("{e}; leaving. The tournament plays this account's seats by the clock until it enters again"))?;
                         continue;
                     }
@@ -547,7 +575,7 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
                 match update.update {
                     Some(pb::tournament_update::Update::Entered(e)) => {
                         let t = e.tournament.unwrap_or_default();
-                        println!(
+                        say(&console, format!(
                             "{} is entrant {} of {} ({}); {}",
                             safe(&name),
                             e.entrant,
@@ -560,22 +588,47 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
                                 ),
                                 _ => format!("{} of {} games played", t.finished, t.games),
                             }
-                        );
+                        ));
                     }
                     Some(pb::tournament_update::Update::Seated(s)) => {
-                        println!("game {} (number {}): seat {}", safe(&s.game), s.number, s.seat);
+                        say(&console, format!("game {} (number {}): seat {}", safe(&s.game), s.number, s.seat));
+                        let Some(seats) = seats.as_mut() else {
+                            // In person: this game at this terminal until its table closes.
+                            let key = dudo_client::SeatKey::saved(s.table.clone(), s.seat, s.token.clone());
+                            let at = console.get_or_insert_with(crate::at_table::Console::open);
+                            let (exit, last_words) = crate::at_table::sit_at(at, client.clone(), Some(key), &s.table, None).await;
+                            if let Some(text) = last_words {
+                                at.say(text);
+                            }
+                            match exit? {
+                                crate::at_table::Exit::Closed => continue,
+                                crate::at_table::Exit::Quit | crate::at_table::Exit::Left => {
+                                    if let Some(c) = console.take() {
+                                        c.close();
+                                    }
+                                    println!("{}", left(&args.tournament, &addr));
+                                    return Ok(ExitCode::SUCCESS);
+                                }
+                            }
+                        };
                         seats.start(&s.table, &s.game, s.seat, &s.token)?;
                     }
                     Some(pb::tournament_update::Update::Ended(e)) => {
-                        println!("game {} (number {}): finished {}", safe(&e.game), e.number, crate::ladder_cmd::ordinal(e.place));
+                        say(&console, format!("game {} (number {}): finished {}", safe(&e.game), e.number, crate::ladder_cmd::ordinal(e.place)));
                     }
                     Some(pb::tournament_update::Update::Over(o)) => {
                         let t = o.tournament.unwrap_or_default();
+                        // The terminal is itself again for the last lines.
+                        if let Some(c) = console.take() {
+                            c.close();
+                        }
                         let why = if t.why.is_empty() { String::new() } else { format!(": {}", safe(&t.why)) };
                         println!("tournament {} {}{why}", t.id, state(t.state));
                         if t.state == pb::TournamentState::Cancelled as i32 {
                             // Its games ended where they were: their bots go too.
-                            seats.stop();
+                            if let Some(seats) = seats.as_mut() {
+                                seats.stop();
+                            }
                             return Ok(ExitCode::FAILURE);
                         }
                         println!("the standings: dudo tournament standings {} --server {addr}", t.id);
@@ -585,7 +638,33 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        seats.wait().await;
+        if let Some(seats) = seats {
+            seats.wait().await;
+        }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// What a person who leaves a tournament is told.
+fn left(tournament: &str, addr: &str) -> String {
+    let t = safe(tournament);
+    format!(
+        "You left tournament {t}: the clock plays your seats until `dudo tournament enter {t} --server {addr}` takes you back."
+    )
+}
+
+/// Between games in person: whether the player asked to leave (never, with no terminal open).
+async fn leaving(console: &mut Option<crate::at_table::Console>) -> bool {
+    match console {
+        Some(console) => console.wants_to_leave().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A bot command that keeps failing (never, for a person playing in person).
+async fn bots_failed(seats: &mut Option<crate::ladder_cmd::Seats>) -> anyhow::Result<()> {
+    match seats {
+        Some(seats) => seats.failed().await,
+        None => std::future::pending().await,
+    }
 }

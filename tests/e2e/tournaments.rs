@@ -377,3 +377,48 @@ async fn bad_tournaments_and_late_entries_are_refused_by_name() {
     assert_eq!(cancelled.state, pb::TournamentState::Cancelled as i32);
     assert!(cancelled.seed.is_some(), "the seed is shown once it has ended");
 }
+
+/// A person's account plays one game at a time, however many tables the tournament runs at
+/// once: its next seat comes only after its last game ended. (Nobody plays the person's
+/// seats here: the clock does, as for a person away from the table.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_is_seated_at_one_game_at_a_time() {
+    let (_addr, client) = in_process().await;
+    let admin = client.clone().with_account(Some(ADMIN.into()));
+    let person = client.register("pat", false, "t").await.unwrap().token.unwrap().token;
+    let person = client.clone().with_account(Some(person));
+    let t = admin
+        .create_tournament(pb::CreateTournamentRequest {
+            house_bots: vec!["random".into(), "odds".into(), "reader".into()],
+            seats: 2,
+            tables: 8,
+            move_millis: 100,
+            settings: vec![pb::Setting { path: "dice.start".into(), value: "2".into() }],
+            ..perudo("in person", 1, Duration::from_millis(500))
+        })
+        .await
+        .unwrap();
+    let mut updates = person.enter_tournament(&t.id).await.unwrap();
+    let (mut seated, mut at_table, mut most) = (0, 0i32, 0i32);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let u = tokio::time::timeout(left, updates.message()).await.expect("the tournament ends").unwrap();
+        match u.and_then(|u| u.update) {
+            Some(pb::tournament_update::Update::Seated(_)) => {
+                seated += 1;
+                at_table += 1;
+                most = most.max(at_table);
+            }
+            Some(pb::tournament_update::Update::Ended(_)) => at_table -= 1,
+            Some(pb::tournament_update::Update::Over(o)) => {
+                assert_eq!(o.tournament.unwrap().state, pb::TournamentState::Finished as i32);
+                break;
+            }
+            _ => {}
+        }
+    }
+    // Four entrants at tables of two: three line-ups with the person, each in two rotations.
+    assert_eq!(seated, 6);
+    assert_eq!(most, 1, "a person is never at two games at once");
+}

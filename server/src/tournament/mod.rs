@@ -148,6 +148,9 @@ struct Live {
     failures: u32,
 }
 
+/// An entrant's kind when its account is a person's: it is seated at one game at a time.
+const PERSON: &str = "person";
+
 /// The task that owns every tournament taking entries or running.
 pub(crate) struct Director {
     dudo: Dudo,
@@ -615,7 +618,7 @@ impl Director {
                     name: entering.name.clone(),
                     kind: match entering.account.kind {
                         pb::AccountKind::Bot => "bot".into(),
-                        _ => "person".into(),
+                        _ => PERSON.into(),
                     },
                     bot: String::new(),
                     entered_at: now_millis(),
@@ -746,11 +749,18 @@ impl Director {
         }
     }
 
-    /// Makes the tournament's next games, up to its tables at once.
+    /// Makes the tournament's next games, up to its tables at once: the lowest numbers
+    /// first, passing over a game of an entrant who plays in person and is at a table now
+    /// (a person plays one game at a time; a bot, any number).
     fn make_more(&mut self, id: &str) {
         let Some(live) = self.live.get_mut(id) else { return };
         while live.in_play.len() < live.spec.tables as usize {
-            let Some(number) = live.waiting.pop_first() else { return };
+            let busy = live.people_in_play();
+            let free = |n: &u32| {
+                live.schedule.get(*n as usize).is_none_or(|g| g.seats.iter().all(|e| !busy.contains(e)))
+            };
+            let Some(number) = live.waiting.iter().copied().find(free) else { return };
+            live.waiting.remove(&number);
             let Some(game) = live.schedule.get(number as usize).cloned() else { continue };
             live.in_play.insert(number, InPlay { made: None });
             make(&self.dudo, &self.tx, live, game);
@@ -768,6 +778,16 @@ enum Next {
 }
 
 impl Live {
+    /// Entrants who play in person (a person's account) and are at one of the games in play.
+    fn people_in_play(&self) -> BTreeSet<usize> {
+        self.in_play
+            .keys()
+            .filter_map(|&n| self.schedule.get(n as usize))
+            .flat_map(|g| g.seats.iter().copied())
+            .filter(|&e| self.entrants.get(e).is_some_and(|row| row.kind == PERSON))
+            .collect()
+    }
+
     fn next(&mut self, now: i64) -> Next {
         if self.row.state == state::ENTRY {
             if now < self.row.starts_at {
