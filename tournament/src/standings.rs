@@ -9,7 +9,9 @@
 //! cancelled; its deals are then independent samples. Each entrant's 95% interval is the
 //! Student-t interval of its mean over deals, and each pair is compared over the deals both
 //! played: the interval of the mean difference, paired deal by deal. One is *ahead* of the
-//! other when that interval lies wholly above zero.
+//! other when that interval lies wholly above zero over at least [`DEALS_TO_BE_AHEAD`]
+//! common deals: fewer cannot say it even when one won every deal (the interval of
+//! differences all alike has no width at all, however few they are).
 
 use std::collections::BTreeMap;
 
@@ -52,10 +54,14 @@ pub struct Comparison {
     pub deals: u32,
 }
 
+/// Common deals below which no pair is called apart: by the sign test, one entrant better on
+/// every one of n deals is 95% sure (two-sided) only from n = 6, 2·2⁻⁶ < 0.05.
+pub const DEALS_TO_BE_AHEAD: u32 = 6;
+
 impl Comparison {
     /// `better` is ahead with 95% confidence.
     pub fn ahead(&self) -> bool {
-        self.interval.is_some_and(|(low, _)| low > 0.0)
+        self.deals >= DEALS_TO_BE_AHEAD && self.interval.is_some_and(|(low, _)| low > 0.0)
     }
 }
 
@@ -348,6 +354,18 @@ mod tests {
         let sum: f64 = s.entrants.iter().map(|e| e.points).sum();
         assert!((sum - 20.0 * 1.5).abs() < 1e-9, "each game of three gives 1.5 points: {sum}");
         assert_eq!(s.pairs.len(), 3);
+    }
+
+    #[test]
+    fn a_few_deals_all_alike_call_nobody_ahead() {
+        // Entrant 0 wins each of five deals: an interval of no width, and not yet evidence.
+        let games = |deals: u32| -> Vec<Finished> {
+            (0..deals).map(|deal| Finished { deal, finish: vec![0, 1] }).collect()
+        };
+        let five = standings(2, &games(5)).unwrap_or_default();
+        assert_eq!(five.pair(0, 1).and_then(|c| c.interval), Some((1.0, 1.0)));
+        assert!(!five.ahead(0, 1));
+        assert!(standings(2, &games(DEALS_TO_BE_AHEAD)).unwrap_or_default().ahead(0, 1));
     }
 
     #[test]

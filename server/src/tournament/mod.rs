@@ -548,6 +548,11 @@ impl Director {
                         live.waiting.insert(number);
                     }
                 }
+                // The next game now, not at the next tick: a field of quick bots would
+                // otherwise wait on the clock between games.
+                if !self.dudo.stopping().is_stopping() {
+                    self.advance(&tournament).await;
+                }
             }
         }
     }
