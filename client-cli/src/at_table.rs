@@ -107,6 +107,8 @@ pub struct AtTable {
     held: bool,
     /// The claim of ours whose open call window was said (its `last_seq`), so it is said once.
     window_said: Option<Option<u64>>,
+    /// A table the server hosts (see [`Console::hosted`]).
+    hosted: bool,
 }
 
 /// An answer sent to the table.
@@ -242,7 +244,9 @@ impl AtTable {
 
     /// Leaving this terminal mid-game keeps the seat: says so, and how to come back.
     fn walk_out(&mut self) -> Exit {
-        if self.solo && self.in_a_game() {
+        if self.hosted {
+            // Its caller says how to come back (`dudo tournament enter`).
+        } else if self.solo && self.in_a_game() {
             // `dudo play` closes its table of bots when the player goes: nothing to come back to.
             self.out
                 .line("You left the game; the table of bots closes with you. `dudo play` deals a new one.");
@@ -436,7 +440,9 @@ impl AtTable {
                 }
                 if let Some(EventKind::GameOver { .. }) = event.game() {
                     self.over = true;
-                    if self.me() == Some(self.host()) {
+                    if self.hosted {
+                        self.out.line("Game over.");
+                    } else if self.me() == Some(self.host()) {
                         self.out.line(
                             "Game over. `again` plays another game with the same seats; `quit` leaves.",
                         );
@@ -532,6 +538,11 @@ impl AtTable {
     fn on_prompt(&mut self, p: Prompt) {
         self.words.set(render::completions(&p.legal, &self.rules));
         self.warned.clear();
+        // Marks the clock is already under when the prompt comes are not said (a 30 s clock
+        // starts at 29.9 s: "30 s left" then would say nothing).
+        if let Some(left) = p.deadline.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
+            self.warned.extend(COUNTDOWN.iter().filter(|&&m| m > left.as_secs()));
+        }
         let my_turn = p.view.turn.is_some() && p.view.turn == self.me();
         // The same prompt again (the table settled with nothing new for this seat, as when a
         // call window closes): it is in force, and said once.
@@ -840,6 +851,9 @@ pub struct Console {
     out: Output,
     words: Words,
     style: Style,
+    /// Its tables are ones the server hosts (a tournament's): no host starts another game,
+    /// and nobody comes back by a join code.
+    pub hosted: bool,
 }
 
 impl Console {
@@ -847,7 +861,7 @@ impl Console {
         let style = Style::detect();
         let words = Words::default();
         let (reader, out) = input::start(words.clone(), style.colour);
-        Console { reader, out, words, style }
+        Console { reader, out, words, style, hosted: false }
     }
 
     /// Prints a line above the editor's prompt.
@@ -903,7 +917,8 @@ pub async fn sit_at(
     table_ref: &str,
     setup: Option<Setup>,
 ) -> (anyhow::Result<Exit>, Option<String>) {
-    let (style, out, words) = (console.style, console.out.clone(), console.words.clone());
+    let (style, out, words, hosted) =
+        (console.style, console.out.clone(), console.words.clone(), console.hosted);
     words.set(["help", "status", "quit"].map(Word::plain).to_vec());
     let session = match &key {
         Some(k) => client.play(k, None),
@@ -940,6 +955,7 @@ pub async fn sit_at(
         sent: None,
         held: false,
         window_said: None,
+        hosted,
     };
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));

@@ -163,9 +163,10 @@ fn start_time(millis: u64) -> String {
 }
 
 fn format_line(t: &pb::Tournament) -> String {
+    let deals = |n: u32| if n == 1 { "1 deal".to_string() } else { format!("{n} deals") };
     let format = match pb::TournamentFormat::try_from(t.format) {
-        Ok(pb::TournamentFormat::Swiss) => format!("Swiss, {} rounds of {} deals", t.rounds, t.deals),
-        _ => format!("round robin, {} deals", t.deals),
+        Ok(pb::TournamentFormat::Swiss) => format!("Swiss, {} rounds of {}", t.rounds, deals(t.deals)),
+        _ => format!("round robin, {}", deals(t.deals)),
     };
     let format = if t.fresh_deals {
         format!("{format}, fresh dice every game")
@@ -523,7 +524,11 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
         };
         // In person: the terminal the games are played at, opened at the first and kept
         // (the line editor is the terminal's, one for the whole run).
-        let mut console: Option<crate::at_table::Console> = None;
+        let mut console: Option<crate::at_table::Console> = seats.is_none().then(|| {
+            let mut console = crate::at_table::Console::open();
+            console.hosted = true;
+            console
+        });
         let say = |console: &Option<crate::at_table::Console>, text: String| match console {
             Some(c) => c.say(text),
             None => println!("{text}"),
@@ -595,7 +600,11 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
                         let Some(seats) = seats.as_mut() else {
                             // In person: this game at this terminal until its table closes.
                             let key = dudo_client::SeatKey::saved(s.table.clone(), s.seat, s.token.clone());
-                            let at = console.get_or_insert_with(crate::at_table::Console::open);
+                            let at = console.get_or_insert_with(|| {
+                                let mut console = crate::at_table::Console::open();
+                                console.hosted = true;
+                                console
+                            });
                             let (exit, last_words) = crate::at_table::sit_at(at, client.clone(), Some(key), &s.table, None).await;
                             if let Some(text) = last_words {
                                 at.say(text);

@@ -291,9 +291,16 @@ async fn one_step(
     if matches!(trial, Trial::Drop | Trial::Reset) && !tried {
         faults.push("the bot never connected to its seat, so it could not be tried".into());
     }
-    if timeouts > 0 {
+    // A bot that left is one fault, not two: its turns after it went are the clock's.
+    if timeouts > 0 && !gone {
+        let after = match trial == Trial::Warning && warned {
+            true => {
+                " (it was sent a clock warning on its first timed move: the prompt it holds still stands)"
+            }
+            false => "",
+        };
         faults.push(format!(
-            "the move clock ({} s) ran out on its turn {timeouts} time(s): a prompt missed, or answered after the clock",
+            "the move clock ({} s) ran out on its turn {timeouts} time(s){after}: a prompt missed, or answered after the clock",
             MOVE_MILLIS / 1000
         ));
     }

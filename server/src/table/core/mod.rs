@@ -17,7 +17,7 @@ use std::time::Duration;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
 use dudo_proto::{TableEvent, convert};
-use dudo_rules::{Event, Game, RuleSet, Seat};
+use dudo_rules::{Event, Game, RuleSet, Seat, Viewer};
 use dudo_store::FinishedGame;
 
 use super::bots::BotMove;
@@ -391,7 +391,10 @@ impl TableCore {
             }
             Input::Moved { seat, action, timed_out } => {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
-                if let Some(offers) = self.offers.as_mut() {
+                // Asked: a built-in bot, or a seat whose prompt had somewhere to go (the clock
+                // playing for a bot that never connected asked it nothing).
+                let reached = self.seats.is_bot(seat) || self.log.open_for(Viewer::Seat(seat)) > 0;
+                if let Some(offers) = self.offers.as_mut().filter(|_| reached) {
                     offers.asked(game, seat);
                 }
                 let events = game.apply(seat, &action)?;

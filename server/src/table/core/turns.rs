@@ -117,7 +117,9 @@ impl TableCore {
         if self.window.is_none() {
             let limit = self.window_limit();
             // A seeded table plays the same game whatever the timing: no patience there.
-            let patient = self.lapses_count() && self.seed.is_none();
+            // Nor at a bot check's: a quick bot that never answers a window would be given
+            // ever shorter ones, and never seen to let one lapse.
+            let patient = self.lapses_count() && self.seed.is_none() && self.offers.is_none();
             // Each seat asked until its own time is up: the whole window, or on a ladder
             // table what is left of its patience (see `Patience`), or not asked when none is.
             let asked: Vec<(Seat, Duration, bool)> = game
