@@ -235,7 +235,28 @@ impl Store {
         .bind(faults.join("\n"))
         .execute(&self.pool)
         .await?;
+        // Only the last pass is ever asked for: an account keeps its newest few runs and
+        // that pass, however many checks it runs.
+        sqlx::query(
+            "DELETE FROM bot_checks WHERE account = $1 \
+             AND at < (SELECT MIN(at) FROM (SELECT at FROM bot_checks WHERE account = $1 \
+                       ORDER BY at DESC LIMIT $2) AS newest) \
+             AND at <> COALESCE((SELECT MAX(at) FROM bot_checks WHERE account = $1 AND passed = 1), -1)",
+        )
+        .bind(account)
+        .bind(BOT_CHECKS_KEPT)
+        .execute(&self.pool)
+        .await?;
         Ok(())
+    }
+
+    /// How many of the account's check runs are kept.
+    pub async fn bot_checks_kept(&self, account: &str) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM bot_checks WHERE account = $1")
+            .bind(account)
+            .fetch_one(&self.reads)
+            .await?;
+        Ok(row.try_get::<i64, _>("n")?)
     }
 
     /// When the account's bot last passed a check, if ever.
@@ -265,3 +286,6 @@ async fn insert_token(
     .await?;
     Ok(())
 }
+
+/// Bot check runs an account keeps (besides its last pass).
+const BOT_CHECKS_KEPT: i64 = 10;

@@ -644,3 +644,19 @@ async fn a_clusters_nodes_share_the_database_and_a_lone_server_is_kept_out() {
         drop(lone);
     }
 }
+
+/// An account's bot checks keep its newest runs and its last pass, however many it runs.
+#[tokio::test]
+async fn bot_checks_keep_the_newest_runs_and_the_last_pass() {
+    for (backend, db) in databases("bot_checks").await {
+        let store = Store::open(&db).await.unwrap();
+        store.record_bot_check("a1", 1, true, &[]).await.unwrap();
+        for at in 2..40 {
+            store.record_bot_check("a1", at, false, &["a fault".to_string()]).await.unwrap();
+        }
+        store.record_bot_check("b1", 5, false, &[]).await.unwrap();
+        assert_eq!(store.last_passed_bot_check("a1").await.unwrap(), Some(1), "{backend}");
+        assert_eq!(store.last_passed_bot_check("b1").await.unwrap(), None, "{backend}");
+        assert_eq!(store.bot_checks_kept("a1").await.unwrap(), 11, "{backend}: ten runs and the pass");
+    }
+}

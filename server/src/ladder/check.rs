@@ -124,6 +124,10 @@ pub(crate) async fn run(
             }
         }
     }
+    // Left before its end: steps not played are not passed.
+    if tx.is_closed() {
+        faults.push("the check was left before its end (its stream closed)".to_string());
+    }
     Checked { faults, met: offers.met(), not_met: offers.not_met(), played: offers.played() }
 }
 
@@ -285,7 +289,7 @@ async fn one_step(
         faults.push(format!(
             "it left its seat{after}: its stream closed, and the clock played its turn {timeouts} times before the step gave up"
         ));
-    } else if !over {
+    } else if !over && !tx.is_closed() {
         faults.push(format!("the game did not end within {} s", GAME_TIME.as_secs()));
     }
     if matches!(trial, Trial::Drop | Trial::Reset) && !tried {

@@ -66,6 +66,13 @@ impl TableCore {
         if bots {
             self.thinking += cpu.and_then(|t| t.try_elapsed().ok()).unwrap_or_else(|| started.elapsed());
         }
+        self.time_the_turn(now);
+        self.tell_streams(now);
+    }
+
+    /// Times the person whose turn it is, when that changed: from now, the clock restarted
+    /// (the seat timed before spends its bank by what it used past its move time).
+    fn time_the_turn(&mut self, now: Now) {
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
         // A seat whose move is held in the call window has moved: its clock stops.
         let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
@@ -78,7 +85,6 @@ impl TableCore {
             self.prompted = person.map(|p| (p, now.mono));
             self.timed_for = timed_for;
         }
-        self.tell_streams(now);
     }
 
     /// Stops a game in play that reached the server's length limit.
@@ -278,6 +284,10 @@ impl TableCore {
         if self.window.as_ref().is_none_or(|w| w.decide() != Decision::Waiting) {
             return true;
         }
+        // A move of the seat whose turn it is, held while others may still call: it has
+        // moved, and its clock stops now (left running, it ran out and played the default
+        // over the move held).
+        self.time_the_turn(now);
         let viewer = Viewer::Seat(seat);
         if let Some(turn) = self.turn_for(viewer, now) {
             self.log.queue_each(|v| (v == viewer).then(|| turn.clone()));
@@ -379,6 +389,13 @@ impl TableCore {
         // A call window is open on the claim: the default move waits in it like any move of
         // the seat whose turn it is, and a call made in the window still wins.
         if let (Some(window), Some(action)) = (self.window.as_mut().filter(|w| w.is_open()), action.clone()) {
+            // A move it made stands: the clock only ever plays for a seat that has not.
+            if window.holds(seat) {
+                if let Some(clock) = self.clock.as_mut() {
+                    clock.stop();
+                }
+                return;
+            }
             window.hold(seat, action);
             self.timed_out_held = Some(seat);
             if let Some(clock) = self.clock.as_mut() {

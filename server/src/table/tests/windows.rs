@@ -121,3 +121,43 @@ fn a_time_out_during_a_call_window_waits_in_it_and_a_call_still_wins() {
         "the held default was played"
     );
 }
+
+/// A move made in time and held while the call window waits for others is the seat's move:
+/// its clock stops, and running out later plays nothing over it (it did, with the default).
+#[test]
+fn a_move_held_in_a_call_window_is_not_timed_out() {
+    let clock = Clock::new(Duration::from_secs(3), Duration::ZERO);
+    let mut core =
+        table(Pacing { clock: Some(clock), call_window_millis: 20_000, ..Pacing::default() }, false);
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let next = (bidder + 1) % 3;
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(1)).unwrap();
+    core.settle(at(1));
+    // The next seat raises in time; the third seat has not answered the window.
+    let raise = Action::Bid(dudo_rules::Bid::new(3, 3));
+    assert!(!core.play(next, raise, at(2)).unwrap(), "held while the window waits");
+    assert_eq!(core.deadline(), None, "its clock stopped");
+    let all = watch(&mut core, None, None, at(2));
+    all.take();
+    core.time_out(at(4));
+    core.close_window(at(21));
+    core.deliver();
+    let kinds: Vec<TableEvent> = all
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            Up::Event(e) => convert::event_from_wire(&e).ok().map(|(_, k)| k),
+            _ => None,
+        })
+        .collect();
+    assert!(!kinds.iter().any(|k| matches!(k, TableEvent::TurnTimedOut { .. })), "{kinds:?}");
+    let raised = kinds.iter().any(|k| match k {
+        TableEvent::Game(e) => matches!(e.kind, dudo_rules::EventKind::BidMade { seat, .. } if seat == next),
+        _ => false,
+    });
+    assert!(raised, "the held raise was played: {kinds:?}");
+}
