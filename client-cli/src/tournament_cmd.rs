@@ -35,9 +35,11 @@ enum TournamentCommand {
     List(crate::tournament_run::ListArgs),
     /// One tournament: its settings, its entrants, its seed commitment (and seed once over).
     Show(crate::tournament_run::OneArgs),
-    /// Enter a tournament with a bot of one's own, as the account kept for the server: it
-    /// is started for each seat as the schedule reaches it, as `dudo ladder` starts one. With
-    /// no bot, you play your games yourself at this terminal, one at a time.
+    /// Enter a tournament as the account kept for the server, with a bot or in person.
+    ///
+    /// With --bot or --builtin, the bot is started for each seat as the schedule reaches it,
+    /// as `dudo ladder` starts one. With neither, you play your games yourself at this
+    /// terminal, one at a time.
     ///
     /// Example: dudo tournament enter kqzvhtrmwa --bot 'python3 bot.py'
     Enter(crate::tournament_run::EnterArgs),
