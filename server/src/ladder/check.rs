@@ -33,8 +33,9 @@ use crate::table::{Command, SeatAccount, SeatConduct};
 
 /// The check's move clock: short, so a bot that misses prompts is seen within the check.
 pub(crate) const MOVE_MILLIS: u32 = 5_000;
-/// Its call window.
-pub(crate) const CALL_WINDOW_MILLIS: u32 = 1_500;
+/// Its call window: every window lasts all of it at a check's table (no patience), so it
+/// leaves room for a bot on a loaded machine; one that never answers still lets it lapse.
+pub(crate) const CALL_WINDOW_MILLIS: u32 = 3_000;
 /// The longest a step's game may take.
 const GAME_TIME: Duration = Duration::from_secs(240);
 /// How long after the end a bot's stream may stay open.
