@@ -42,6 +42,26 @@ pub enum Action {
     DogsLife { bark: bool },
 }
 
+impl Action {
+    /// The action's kind, in the game's words: `bid`, `push`, `pass`, `dudo`, `calza`,
+    /// `watch`, `accept`, `roll`, `claim`, `dog's life` (as [`crate::Legal::kinds`] names
+    /// what a prompt allows).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Bid(_) => "bid",
+            Action::Push { .. } => "push",
+            Action::Pass => "pass",
+            Action::Dudo { .. } => "dudo",
+            Action::Calza => "calza",
+            Action::Watch => "watch",
+            Action::Accept => "accept",
+            Action::Roll { .. } => "roll",
+            Action::Claim(_) => "claim",
+            Action::DogsLife { .. } => "dog's life",
+        }
+    }
+}
+
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

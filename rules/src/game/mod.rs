@@ -238,6 +238,27 @@ pub struct RollOptions {
 }
 
 impl Legal {
+    /// The kinds of action this allows, named as [`Action::kind`] names them, with a bid that
+    /// opens a round (no claim to challenge yet) told apart as `opening bid`.
+    pub fn kinds(&self) -> impl Iterator<Item = &'static str> {
+        let opening = self.dudo.is_empty() && self.claim_from.is_none() && !self.accept;
+        [
+            (!self.bids.is_empty() && opening, "opening bid"),
+            (!self.bids.is_empty() && !opening, "bid"),
+            (self.push, "push"),
+            (self.pass, "pass"),
+            (!self.dudo.is_empty(), "dudo"),
+            (self.calza, "calza"),
+            (self.watch, "watch"),
+            (self.accept, "accept"),
+            (self.roll.is_some(), "roll"),
+            (self.claim_from.is_some() || self.claim_held, "claim"),
+            (self.dogs_life, "dog's life"),
+        ]
+        .into_iter()
+        .filter_map(|(on, kind)| on.then_some(kind))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.bids.is_empty()
             && !self.push

@@ -45,22 +45,6 @@ impl std::fmt::Display for At<'_> {
     }
 }
 
-/// A short name for an action's kind, so one disagreement is reported once.
-fn kind_of(action: &Action) -> &'static str {
-    match action {
-        Action::Bid(_) => "bid",
-        Action::Push { .. } => "push",
-        Action::Pass => "pass",
-        Action::Dudo { .. } => "dudo",
-        Action::Calza => "calza",
-        Action::Watch => "watch",
-        Action::Accept => "accept",
-        Action::Roll { .. } => "roll",
-        Action::Claim(_) => "claim",
-        Action::DogsLife { .. } => "dogs_life",
-    }
-}
-
 /// Applies `action` to a clone: `Ok` if accepted; if refused, the clone must be unchanged.
 fn try_apply(game: &Game, seat: usize, action: &Action) -> Result<(), String> {
     let mut g = game.clone();
@@ -86,11 +70,11 @@ fn expect(game: &Game, seat: usize, action: &Action, offered: bool, at: &At, fou
     let turn = game.turn();
     match (offered, result) {
         (true, Err(e)) => found.add(
-            format!("{} offered, refused: {} ({e})", at.preset, kind_of(action)),
+            format!("{} offered, refused: {} ({e})", at.preset, action.kind()),
             format!("{at}: legal offers seat {seat} (turn {turn:?}) {action:?}, apply refuses it: {e}"),
         ),
         (false, Ok(())) => found.add(
-            format!("{} not offered, accepted: {}", at.preset, kind_of(action)),
+            format!("{} not offered, accepted: {}", at.preset, action.kind()),
             format!("{at}: legal does not offer seat {seat} (turn {turn:?}) {action:?}, apply accepts it"),
         ),
         _ => {}
@@ -453,7 +437,7 @@ fn play_and_check(
         if let Err(e) = game.apply(seat, &action) {
             let who = if bot_turn { format!("the {bot} bot") } else { "random legal play".into() };
             found.add(
-                format!("{preset} {who} refused: {}", kind_of(&action)),
+                format!("{preset} {who} refused: {}", action.kind()),
                 format!("{at}: {who} chose {action:?} for seat {seat}, refused: {e}"),
             );
             // Carry on with what the turn clock would do.

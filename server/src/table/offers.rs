@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use dudo_rules::{Action, Game, Legal, Seat};
+use dudo_rules::{Game, Seat};
 
 /// The kinds of prompt and action, each seat's.
 #[derive(Clone, Debug, Default)]
@@ -26,7 +26,7 @@ impl Offers {
     /// `seat` is about to move in `game`: what it may do now.
     pub fn asked(&mut self, game: &Game, seat: Seat) {
         let kinds = self.offered.entry(seat).or_default();
-        kinds.extend(prompt_kinds(&game.legal(seat)));
+        kinds.extend(game.legal(seat).kinds());
         if game.in_palifico() {
             kinds.insert("palifico round");
         }
@@ -67,40 +67,4 @@ pub struct SeatOffers {
     pub offered: Vec<&'static str>,
     pub played: Vec<&'static str>,
     pub offered_any: Vec<&'static str>,
-}
-
-/// The kinds of action a prompt with `legal` allows.
-fn prompt_kinds(legal: &Legal) -> impl Iterator<Item = &'static str> {
-    let opening = legal.dudo.is_empty() && legal.claim_from.is_none() && !legal.accept;
-    [
-        (!legal.bids.is_empty() && opening, "opening bid"),
-        (!legal.bids.is_empty() && !opening, "bid"),
-        (legal.push, "push"),
-        (legal.pass, "pass"),
-        (!legal.dudo.is_empty(), "dudo"),
-        (legal.calza, "calza"),
-        (legal.watch, "watch"),
-        (legal.accept, "accept"),
-        (legal.roll.is_some(), "roll"),
-        (legal.claim_from.is_some() || legal.claim_held, "claim"),
-        (legal.dogs_life, "dog's life"),
-    ]
-    .into_iter()
-    .filter_map(|(on, kind)| on.then_some(kind))
-}
-
-/// The kind of `action`, named as its prompt kind is.
-pub fn action_kind(action: &Action) -> &'static str {
-    match action {
-        Action::Bid(_) => "bid",
-        Action::Push { .. } => "push",
-        Action::Pass => "pass",
-        Action::Dudo { .. } => "dudo",
-        Action::Calza => "calza",
-        Action::Watch => "watch",
-        Action::Accept => "accept",
-        Action::Roll { .. } => "roll",
-        Action::Claim(_) => "claim",
-        Action::DogsLife { .. } => "dog's life",
-    }
 }

@@ -25,7 +25,7 @@ use super::clock::{Clock, Now};
 use super::error::TableError;
 use super::journal::{Input, Journal};
 use super::log::{EventLog, StreamEnd};
-use super::offers::{Offers, SeatOffers, action_kind};
+use super::offers::{Offers, SeatOffers};
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
 use super::seats::{SeatSlot, Seats};
@@ -392,14 +392,16 @@ impl TableCore {
             Input::Moved { seat, action, timed_out } => {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
                 // Asked: a built-in bot, or a seat whose prompt had somewhere to go (the clock
-                // playing for a bot that never connected asked it nothing).
-                let reached = self.seats.is_bot(seat) || self.log.open_for(Viewer::Seat(seat)) > 0;
-                if let Some(offers) = self.offers.as_mut().filter(|_| reached) {
+                // playing for a bot that never connected asked it nothing). Check tables only:
+                // no other table pays for the look at its streams.
+                if let Some(offers) = self.offers.as_mut()
+                    && (self.seats.is_bot(seat) || self.log.open_for(Viewer::Seat(seat)) > 0)
+                {
                     offers.asked(game, seat);
                 }
                 let events = game.apply(seat, &action)?;
                 if let Some(offers) = self.offers.as_mut().filter(|_| !timed_out) {
-                    offers.played(seat, action_kind(&action));
+                    offers.played(seat, action.kind());
                 }
                 self.journal.record(now.wall, entry.take());
                 self.record.played += 1;
@@ -560,6 +562,11 @@ impl TableCore {
     pub fn for_bot_check(&mut self) {
         self.lapses_counted = true;
         self.offers = Some(Offers::default());
+    }
+
+    /// Whether this is a bot check's table.
+    pub(super) fn is_bot_check(&self) -> bool {
+        self.offers.is_some()
     }
 
     /// What `seat` was asked and played, by kind (empty but at a bot check's table).

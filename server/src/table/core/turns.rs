@@ -125,7 +125,7 @@ impl TableCore {
             // A seeded table plays the same game whatever the timing: no patience there.
             // Nor at a bot check's: a quick bot that never answers a window would be given
             // ever shorter ones, and never seen to let one lapse.
-            let patient = self.lapses_count() && self.seed.is_none() && self.offers.is_none();
+            let patient = self.lapses_count() && self.seed.is_none() && !self.is_bot_check();
             // Each seat asked until its own time is up: the whole window, or on a ladder
             // table what is left of its patience (see `Patience`), or not asked when none is.
             let asked: Vec<(Seat, Duration, bool)> = game

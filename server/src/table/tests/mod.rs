@@ -61,6 +61,10 @@ impl Kept {
             })
             .collect()
     }
+    /// The events among the updates, as the table logged them.
+    fn table_events(&self) -> Vec<TableEvent> {
+        self.events().iter().filter_map(|e| convert::event_from_wire(e).ok().map(|(_, k)| k)).collect()
+    }
     /// The events among the updates.
     fn events(&self) -> Vec<pb::Event> {
         self.updates()

@@ -100,14 +100,7 @@ fn a_time_out_during_a_call_window_waits_in_it_and_a_call_still_wins() {
     assert_eq!(core.window_closes(), Some(Duration::from_secs(5)));
     core.close_window(at(5));
     core.deliver();
-    let kinds: Vec<TableEvent> = all
-        .updates()
-        .into_iter()
-        .filter_map(|u| match u {
-            Up::Event(e) => convert::event_from_wire(&e).ok().map(|(_, k)| k),
-            _ => None,
-        })
-        .collect();
+    let kinds = all.table_events();
     let called = kinds.iter().find_map(|k| match k {
         TableEvent::Game(e) => match e.kind {
             dudo_rules::EventKind::CalzaCalled { seat } => Some(seat),
@@ -146,14 +139,7 @@ fn a_move_held_in_a_call_window_is_not_timed_out() {
     core.time_out(at(4));
     core.close_window(at(21));
     core.deliver();
-    let kinds: Vec<TableEvent> = all
-        .updates()
-        .into_iter()
-        .filter_map(|u| match u {
-            Up::Event(e) => convert::event_from_wire(&e).ok().map(|(_, k)| k),
-            _ => None,
-        })
-        .collect();
+    let kinds = all.table_events();
     assert!(!kinds.iter().any(|k| matches!(k, TableEvent::TurnTimedOut { .. })), "{kinds:?}");
     let raised = kinds.iter().any(|k| match k {
         TableEvent::Game(e) => matches!(e.kind, dudo_rules::EventKind::BidMade { seat, .. } if seat == next),
