@@ -236,6 +236,12 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
             println!("NOT verified: {}", said(&why));
             Ok(ExitCode::FAILURE)
         };
+        if let (Some(client), Some(from)) = (&client, &from)
+            && from.server.is_some()
+            && let Some(why) = against_published(client, &head).await
+        {
+            return not_verified(why);
+        }
         let mut verifier = match dudo_tournament::Verifier::new(&head) {
             Ok(v) => v,
             Err(why) => return not_verified(why.to_string()),
@@ -285,6 +291,12 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
                 );
             }
         }
+        if head.seed_proof.is_none() {
+            println!(
+                "(the file carries no seed proof: it names no tournament of a server, so nothing \
+                 shows its seed was fixed before play; an arena's export has none)"
+            );
+        }
         if from.is_none() {
             println!(
                 "(the file alone: it holds together, but only its records can say it is what was \
@@ -294,6 +306,46 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
         print_standings(&head.entrants, &standings);
         print_pairs(&head.entrants, &standings);
         Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// What differs between a server tournament's export and the tournament as its server
+/// published it (its id, name, seed commitment, seed, salt and `seeded`), if anything: a file
+/// whose proof was edited by hand (a commitment made up, `seeded` deleted) verifies alone,
+/// but not against the server. None for a file with no seed proof (an arena's).
+async fn against_published(client: &dudo_client::Client, head: &Head) -> Option<String> {
+    let proof = head.seed_proof.as_ref()?;
+    if proof.tournament.is_empty() {
+        return Some(
+            "its seed proof names no tournament (seed_proof.tournament), so it cannot be compared with what the server published"
+                .into(),
+        );
+    }
+    let t = match client.tournament(&proof.tournament).await {
+        Ok(t) => t,
+        Err(e) => return Some(format!("the server has no tournament {}: {e}", said(&proof.tournament))),
+    };
+    let mut differs = Vec::new();
+    let mut compare = |what: &str, file: String, server: String| {
+        if file != server {
+            differs.push(format!("{what} {} (the server: {})", said(&file), said(&server)));
+        }
+    };
+    compare("name", head.name.clone(), t.name.clone());
+    compare("seed commitment", proof.commitment.clone(), t.seed_commitment.clone());
+    compare("salt", proof.salt.clone(), t.seed_salt.clone());
+    compare(
+        "seed",
+        head.seed.to_string(),
+        t.seed.map_or_else(|| "not shown: the tournament has not ended".into(), |s| s.to_string()),
+    );
+    compare("seeded", proof.seeded.to_string(), t.seeded.to_string());
+    (!differs.is_empty()).then(|| {
+        format!(
+            "the file differs from tournament {} as the server published it: {}",
+            said(&t.id),
+            differs.join("; ")
+        )
     })
 }
 

@@ -73,6 +73,14 @@ pub struct CreateArgs {
     /// Count the games for this ladder pool's ratings too.
     #[arg(long)]
     pub rating_pool: Option<String>,
+    /// How long each claim waits for calls out of turn, in milliseconds (default: the pool's,
+    /// or 1,000); a seat that lets a window lapse is not asked again that game.
+    #[arg(long)]
+    pub window_ms: Option<u32>,
+    /// Lapsed call windows and time-outs after which an entrant is benched, its later games
+    /// forfeit (default 3).
+    #[arg(long)]
+    pub bench_after: Option<u32>,
     /// Deal every game dice of its own instead of duplicate deals: for a field whose bots
     /// cannot be trusted not to carry a deal's cups into its other rotations.
     #[arg(long)]
@@ -116,6 +124,18 @@ pub struct ListArgs {
     /// At most this many, newest first.
     #[arg(long, default_value_t = 20)]
     pub limit: u32,
+    /// Only tournaments in this state (default: all but those cancelled before a game).
+    #[arg(long, value_parser = ["entry", "running", "finished", "cancelled"])]
+    pub state: Option<String>,
+    /// Only this organiser's (an account's name, or admin).
+    #[arg(long)]
+    pub organiser: Option<String>,
+    /// Only those whose name holds this.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The page after the one that said `more: --after CURSOR`.
+    #[arg(long)]
+    pub after: Option<String>,
     #[command(flatten)]
     pub server: ServerArgs,
 }
@@ -174,10 +194,11 @@ fn format_line(t: &pb::Tournament) -> String {
         format!("{format} in duplicate")
     };
     format!(
-        "{} at tables of {}, {format}, {} s a move",
+        "{} at tables of {}, {format}, {} s a move, {} s call windows",
         safe(&t.rules_name),
         t.seats,
-        f64::from(t.move_millis) / 1000.0
+        f64::from(t.move_millis) / 1000.0,
+        f64::from(t.call_window_millis) / 1000.0
     )
 }
 
@@ -229,6 +250,8 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
             rating_pool: args.rating_pool.clone().unwrap_or_default(),
             seed: args.seed,
             fresh_deals: args.fresh_deals,
+            call_window_millis: args.window_ms.unwrap_or(0),
+            bench_after: args.bench_after.unwrap_or(0),
         };
         let t = client
             .create_tournament(request)
@@ -262,6 +285,8 @@ fn flag_names(e: dudo_client::ClientError) -> anyhow::Error {
     for (field, flag) in [
         ("move_millis", "--move-ms"),
         ("time_bank_millis", "--bank-ms"),
+        ("call_window_millis", "--window-ms"),
+        ("bench_after", "--bench-after"),
         ("starts_unix_millis", "--starts-in"),
         ("house_bots", "--house-bots"),
         ("max_entrants", "--max-entrants"),
@@ -286,9 +311,25 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let server = crate::account_cmd::accounts_server(args.server.clone());
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
-        let list = client.tournaments(args.limit).await?;
+        let states = match args.state.as_deref() {
+            Some("entry") => vec![pb::TournamentState::Entry as i32],
+            Some("running") => vec![pb::TournamentState::Running as i32],
+            Some("finished") => vec![pb::TournamentState::Finished as i32],
+            Some("cancelled") => vec![pb::TournamentState::Cancelled as i32],
+            _ => Vec::new(),
+        };
+        let page = client
+            .tournaments_page(pb::ListTournamentsRequest {
+                limit: args.limit,
+                states,
+                organiser: args.organiser.clone().unwrap_or_default(),
+                name: args.name.clone().unwrap_or_default(),
+                after: args.after.clone().unwrap_or_default(),
+            })
+            .await?;
+        let (list, next) = (page.tournaments, page.next);
         if list.is_empty() {
-            println!("no tournaments on {} yet", server.server);
+            println!("no tournaments on {} to list", server.server);
         }
         for t in list {
             let progress = match pb::TournamentState::try_from(t.state) {
@@ -305,6 +346,9 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                 t.entered,
                 format_line(&t)
             );
+        }
+        if !next.is_empty() {
+            println!("more: dudo tournament list --after {next}");
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -357,6 +401,9 @@ pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
                 _ => format!(" (house: the {} bot)", safe(&e.bot)),
             };
             println!("    {:>3}. {}{kind}", e.number, safe(&e.name));
+            if !e.benched.is_empty() {
+                println!("         {}", safe(&e.benched));
+            }
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -389,6 +436,9 @@ pub fn standings(args: OneArgs) -> anyhow::Result<ExitCode> {
                 interval,
                 place
             );
+        }
+        for e in s.entrants.iter().filter(|e| !e.benched.is_empty()) {
+            println!("{} {}", safe(&e.name), safe(&e.benched));
         }
         let names: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
         if t.state != pb::TournamentState::Cancelled as i32 {
@@ -463,6 +513,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
                 commitment: t.seed_commitment.clone(),
                 salt: t.seed_salt.clone(),
                 seeded: t.seeded,
+                tournament: t.id.clone(),
             }),
         };
         let writing = || format!("writing {}", args.file.display());

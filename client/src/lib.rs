@@ -358,8 +358,17 @@ impl Client {
 
     /// The server's tournaments, newest first (without their entrants' names).
     pub async fn tournaments(&self, limit: u32) -> Result<Vec<pb::Tournament>, ClientError> {
-        let request = pb::ListTournamentsRequest { limit };
+        let request = pb::ListTournamentsRequest { limit, ..Default::default() };
         Ok(self.tournaments.clone().list(request).await?.into_inner().tournaments)
+    }
+
+    /// A page of the server's tournaments as `request` filters them, and where the next
+    /// page starts (its `next`).
+    pub async fn tournaments_page(
+        &self,
+        request: pb::ListTournamentsRequest,
+    ) -> Result<pb::ListTournamentsResponse, ClientError> {
+        Ok(self.tournaments.clone().list(request).await?.into_inner())
     }
 
     /// One tournament, with its entrants.

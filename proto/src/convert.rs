@@ -1241,6 +1241,8 @@ pub fn standings_to_wire(
                 mean_place: e.mean_place,
                 deals: e.deals,
                 points: e.points,
+                // The server's to say (the engine's standings know nothing of benches).
+                benched: String::new(),
             })
             .collect(),
         pairs: s

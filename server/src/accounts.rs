@@ -47,13 +47,13 @@ pub struct AccountSettings {
     pub registration: Registration,
     /// SHA-256 of the admin token (none: no admin).
     admin: Option<[u8; 32]>,
-    registrations: Arc<Mutex<HashMap<IpAddr, (Instant, u32)>>>,
+    registrations: HourlyCounts,
 }
 
 impl AccountSettings {
     pub fn new(registration: Registration, admin_token: Option<&str>) -> AccountSettings {
         let admin = admin_token.map(str::trim).filter(|t| !t.is_empty()).map(|t| Sha256::digest(t).into());
-        AccountSettings { registration, admin, registrations: Arc::default() }
+        AccountSettings { registration, admin, registrations: HourlyCounts::default() }
     }
 
     pub(crate) fn is_admin(&self, bearer: Option<&str>) -> bool {
@@ -63,7 +63,24 @@ impl AccountSettings {
 
     /// Counts a registration from `ip`; false if the address has made its hour's worth.
     pub(crate) fn count_registration(&self, ip: Option<IpAddr>) -> bool {
-        let (Some(ip), Ok(mut seen)) = (ip, self.registrations.lock()) else { return true };
+        self.registrations.count(ip, REGISTRATIONS_PER_HOUR)
+    }
+
+    /// Gives back a registration counted for `ip` that did not happen (a name taken).
+    pub(crate) fn uncount_registration(&self, ip: Option<IpAddr>) {
+        self.registrations.uncount(ip);
+    }
+}
+
+/// What each address did in its hour (from its first count in it): registrations, tournaments
+/// made.
+#[derive(Clone, Default)]
+pub(crate) struct HourlyCounts(Arc<Mutex<HashMap<IpAddr, (Instant, u32)>>>);
+
+impl HourlyCounts {
+    /// Counts one for `ip`; false once it is past `most` this hour.
+    pub(crate) fn count(&self, ip: Option<IpAddr>, most: u32) -> bool {
+        let (Some(ip), Ok(mut seen)) = (ip, self.0.lock()) else { return true };
         let hour = Duration::from_secs(3600);
         if seen.len() > 10_000 {
             seen.retain(|_, (since, _)| since.elapsed() < hour);
@@ -74,12 +91,12 @@ impl AccountSettings {
             *n = 0;
         }
         *n += 1;
-        *n <= REGISTRATIONS_PER_HOUR
+        *n <= most
     }
 
-    /// Gives back a registration counted for `ip` that did not happen (a name taken).
-    pub(crate) fn uncount_registration(&self, ip: Option<IpAddr>) {
-        if let (Some(ip), Ok(mut seen)) = (ip, self.registrations.lock())
+    /// Gives back one counted for `ip` that did not happen.
+    pub(crate) fn uncount(&self, ip: Option<IpAddr>) {
+        if let (Some(ip), Ok(mut seen)) = (ip, self.0.lock())
             && let Some((_, n)) = seen.get_mut(&ip)
         {
             *n = n.saturating_sub(1);

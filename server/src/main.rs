@@ -135,6 +135,17 @@ struct Args {
     /// Tournaments one account may have taking entries or running at once.
     #[arg(long, env = "DUDO_MAX_TOURNAMENTS_PER_ORGANISER", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_tournaments_per_organiser: u32,
+    /// Games every tournament together may have in play at once: tournament play's share of
+    /// the server.
+    #[arg(long, env = "DUDO_MAX_TOURNAMENT_TABLES_ALL", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_tournament_tables_all: u32,
+    /// Games one organiser's tournaments may start in a minute (the admin's are not counted).
+    #[arg(long, env = "DUDO_TOURNAMENT_GAMES_PER_MINUTE", default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    tournament_games_per_minute: u32,
+    /// Tournaments one account, or one address, may make in an hour (the admin is not
+    /// counted): a crowd of made-and-cancelled tournaments would bury the real ones.
+    #[arg(long, env = "DUDO_MAX_TOURNAMENTS_PER_HOUR", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    max_tournaments_per_hour: u32,
     /// Games one tournament may have in play at once (all tables count against --max-tables
     /// and the memory budget as well).
     #[arg(long, env = "DUDO_MAX_TOURNAMENT_TABLES", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -349,7 +360,10 @@ async fn main() -> anyhow::Result<()> {
             organisers: args.tournaments,
             max_entrants: args.max_tournament_entrants,
             per_organiser: args.max_tournaments_per_organiser,
+            per_hour: args.max_tournaments_per_hour,
             max_tables: args.max_tournament_tables,
+            max_tables_all: args.max_tournament_tables_all,
+            games_per_minute: args.tournament_games_per_minute,
             max_games: args.max_tournament_games,
         },
         require_bot_check: (args.require_bot_check > 0)

@@ -1,5 +1,6 @@
 //! The node port: where the other nodes of a cluster send calls for the tables this node
-//! holds. It serves the same services as the public port, but only to callers with the
+//! holds (and calls for the ladder and the tournaments, at the node that runs them). It
+//! serves the same services as the public port, but only to callers with the
 //! cluster's key, and takes the client's address from the call (the node that forwarded it
 //! checked the client's limits already; here they count against the client, not that node).
 //! A node's calls share one connection, so it is not held to a client's connection limits.
@@ -11,6 +12,7 @@ use dudo_proto::v1::history_server::HistoryServer;
 use dudo_proto::v1::ladder_server::LadderServer;
 use dudo_proto::v1::lobby_server::LobbyServer;
 use dudo_proto::v1::play_server::PlayServer;
+use dudo_proto::v1::tournaments_server::TournamentsServer;
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpConnectInfo;
 use tonic::{Request, Status};
@@ -78,7 +80,9 @@ pub async fn serve(
         .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(LadderServer::new(dudo).max_decoding_message_size(max_message))
+        .add_service(LadderServer::new(dudo.clone()).max_decoding_message_size(max_message))
+        // Tournament calls go to the node running the director, as ladder entries do.
+        .add_service(TournamentsServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;
     Ok(())

@@ -250,6 +250,41 @@ impl Store {
         Ok(())
     }
 
+    /// Claims the account's one running bot check for `node` until `until` (Unix ms): false
+    /// when another claim holds it still, at this node or any other of a cluster.
+    pub async fn claim_bot_check(
+        &self,
+        account: &str,
+        node: &str,
+        now: i64,
+        until: i64,
+    ) -> Result<bool, StoreError> {
+        self.owner()?;
+        let claimed = sqlx::query(
+            "INSERT INTO bot_checks_running (account, node, until_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (account) DO UPDATE SET node = $2, until_at = $3 \
+             WHERE bot_checks_running.until_at < $4",
+        )
+        .bind(account)
+        .bind(node)
+        .bind(until)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(claimed.rows_affected() > 0)
+    }
+
+    /// Lets go of the account's running bot check claimed by `node`.
+    pub async fn release_bot_check(&self, account: &str, node: &str) -> Result<(), StoreError> {
+        self.owner()?;
+        sqlx::query("DELETE FROM bot_checks_running WHERE account = $1 AND node = $2")
+            .bind(account)
+            .bind(node)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// How many of the account's check runs are kept.
     pub async fn bot_checks_kept(&self, account: &str) -> Result<i64, StoreError> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM bot_checks WHERE account = $1")

@@ -302,6 +302,7 @@ fn migrator(backend: Backend) -> Migrator {
             migration(4, "cluster", include_str!("../migrations/0004_cluster.sql")),
             migration(5, "tournaments", include_str!("../migrations/0005_tournaments.sql")),
             migration(6, "bot_checks", include_str!("../migrations/0006_bot_checks.sql")),
+            migration(7, "tournaments_hold", include_str!("../migrations/0007_tournaments_hold.sql")),
         ]),
         ..Migrator::DEFAULT
     }
@@ -592,6 +593,17 @@ impl Store {
             .into_iter()
             .map(|r| Ok(Entry { n: r.try_get("n")?, at: r.try_get("at")?, bytes: r.try_get("entry")? }))
             .collect::<Result<Vec<_>, sqlx::Error>>()?)
+    }
+
+    /// Whether a table is open in the store (its journal kept, not closed): one a restart or
+    /// another node of a cluster brings back.
+    pub async fn table_is_open(&self, table: &str) -> Result<bool, StoreError> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT CAST(1 AS BIGINT) FROM tables WHERE id = $1 AND closed_at IS NULL")
+                .bind(table)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(found.is_some())
     }
 
     /// Marks a table as never to be resumed (one that could not be recovered, say).

@@ -48,6 +48,8 @@ pub struct EntrantRow {
     /// The built-in bot of a house entrant.
     pub bot: String,
     pub entered_at: i64,
+    /// Why it was benched for stalling ("" while it plays): its later games are forfeit.
+    pub benched: String,
 }
 
 /// A game of a schedule whose table has been made.
@@ -58,6 +60,25 @@ pub struct GameRow {
     pub game: String,
     /// Entrants from first place to last; none while in play.
     pub finish: Option<Vec<usize>>,
+}
+
+/// Which tournaments a list shows (see [`Store::tournaments`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListFilter {
+    /// Only these states; none: every one but a cancelled tournament that played no game.
+    pub states: Vec<String>,
+    /// Only this organiser's (its name, any case).
+    pub organiser: Option<String>,
+    /// Only names holding this, any case.
+    pub name: Option<String>,
+    /// Those listed after this one (its `created_at` and id), newest first.
+    pub after: Option<(i64, String)>,
+}
+
+/// A value a built query binds.
+enum Bind {
+    Text(String),
+    Int(i64),
 }
 
 const COLUMNS: &str =
@@ -124,18 +145,62 @@ impl Store {
         Ok(row.as_ref().map(tournament_of).transpose()?)
     }
 
-    /// The newest `limit` tournaments, newest first, with their entrants and games ended
-    /// counted.
-    pub async fn tournaments(&self, limit: u32) -> Result<Vec<Listed>, StoreError> {
-        let rows = sqlx::query(&format!(
+    /// The newest `limit` tournaments `filter` lets through, newest first (after its
+    /// cursor), with their entrants and games ended counted.
+    pub async fn tournaments(&self, filter: &ListFilter, limit: u32) -> Result<Vec<Listed>, StoreError> {
+        let mut conditions: Vec<String> = Vec::new();
+        let mut binds: Vec<Bind> = Vec::new();
+        let next = |binds: &mut Vec<Bind>, b: Bind| {
+            binds.push(b);
+            format!("${}", binds.len())
+        };
+        if filter.states.is_empty() {
+            // Cancelled before a game was played: made and called off, of use to nobody.
+            conditions.push(
+                "(t.state <> 'cancelled' OR EXISTS (SELECT 1 FROM tournament_games g WHERE g.tournament = t.id AND g.finish <> ''))"
+                    .into(),
+            );
+        } else {
+            let states: Vec<String> =
+                filter.states.iter().map(|st| next(&mut binds, Bind::Text(st.clone()))).collect();
+            conditions.push(format!("t.state IN ({})", states.join(", ")));
+        }
+        if let Some(organiser) = &filter.organiser {
+            let at = next(&mut binds, Bind::Text(organiser.to_lowercase()));
+            conditions.push(format!("LOWER(t.organiser_name) = {at}"));
+        }
+        if let Some(name) = &filter.name {
+            let escaped: String = name
+                .to_lowercase()
+                .chars()
+                .flat_map(|c| match c {
+                    '%' | '_' | '\\' => vec!['\\', c],
+                    c => vec![c],
+                })
+                .collect();
+            let at = next(&mut binds, Bind::Text(format!("%{escaped}%")));
+            conditions.push(format!("LOWER(t.name) LIKE {at} ESCAPE '\\'"));
+        }
+        if let Some((created_at, id)) = &filter.after {
+            let (a, b) = (next(&mut binds, Bind::Int(*created_at)), next(&mut binds, Bind::Text(id.clone())));
+            conditions.push(format!("(t.created_at < {a} OR (t.created_at = {a} AND t.id > {b}))"));
+        }
+        let limit_at = next(&mut binds, Bind::Int(i64::from(limit)));
+        let sql = format!(
             "SELECT {COLUMNS}, \
              (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament = t.id) AS entered, \
              (SELECT COUNT(*) FROM tournament_games g WHERE g.tournament = t.id AND g.finish <> '') AS ended \
-             FROM tournaments t ORDER BY created_at DESC, id LIMIT $1"
-        ))
-        .bind(i64::from(limit))
-        .fetch_all(&self.reads)
-        .await?;
+             FROM tournaments t WHERE {} ORDER BY t.created_at DESC, t.id LIMIT {limit_at}",
+            conditions.join(" AND ")
+        );
+        let mut query = sqlx::query(&sql);
+        for b in binds {
+            query = match b {
+                Bind::Text(t) => query.bind(t),
+                Bind::Int(n) => query.bind(n),
+            };
+        }
+        let rows = query.fetch_all(&self.reads).await?;
         let count = |r: &sqlx::any::AnyRow, name: &str| {
             r.try_get::<i64, _>(name).map(|n| u64::try_from(n).unwrap_or(0))
         };
@@ -149,6 +214,18 @@ impl Store {
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(StoreError::from)
+    }
+
+    /// Tournaments `organiser` (an account's id) made at or after `since` (Unix ms).
+    pub async fn tournaments_made_since(&self, organiser: &str, since: i64) -> Result<u64, StoreError> {
+        let n: i64 =
+            sqlx::query("SELECT COUNT(*) AS n FROM tournaments WHERE organiser = $1 AND created_at >= $2")
+                .bind(organiser)
+                .bind(since)
+                .fetch_one(&self.pool)
+                .await?
+                .try_get("n")?;
+        Ok(u64::try_from(n).unwrap_or(0))
     }
 
     /// Tournaments taking entries or running: what a server carries on with when it starts.
@@ -202,7 +279,7 @@ impl Store {
     /// A tournament's entrants by number.
     pub async fn entrants(&self, tournament: &str) -> Result<Vec<EntrantRow>, StoreError> {
         let rows = sqlx::query(
-            "SELECT number, account, name, kind, bot, entered_at FROM tournament_entrants \
+            "SELECT number, account, name, kind, bot, entered_at, benched FROM tournament_entrants \
              WHERE tournament = $1 ORDER BY number",
         )
         .bind(tournament)
@@ -217,6 +294,7 @@ impl Store {
                     kind: r.try_get("kind")?,
                     bot: r.try_get("bot")?,
                     entered_at: r.try_get("entered_at")?,
+                    benched: r.try_get("benched")?,
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
@@ -256,6 +334,15 @@ impl Store {
         game: &str,
     ) -> Result<(), StoreError> {
         self.owner()?;
+        let mut tx = self.pool.begin().await?;
+        // The game's record is the tournament's for good, whatever its table comes to.
+        sqlx::query(
+            "INSERT INTO tournament_records (game_id, tournament) VALUES ($1, $2) ON CONFLICT (game_id) DO NOTHING",
+        )
+        .bind(game)
+        .bind(tournament)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query(
             "INSERT INTO tournament_games (tournament, number, table_id, game_id, finish) VALUES ($1, $2, $3, $4, '') \
              ON CONFLICT (tournament, number) DO UPDATE SET table_id = $3, game_id = $4, finish = ''",
@@ -264,8 +351,22 @@ impl Store {
         .bind(i64::from(number))
         .bind(table)
         .bind(game)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Benches an entrant for stalling: `why` is said in the standings, and its later games
+    /// are forfeit.
+    pub async fn bench_entrant(&self, tournament: &str, number: u32, why: &str) -> Result<(), StoreError> {
+        self.owner()?;
+        sqlx::query("UPDATE tournament_entrants SET benched = $1 WHERE tournament = $2 AND number = $3")
+            .bind(why)
+            .bind(tournament)
+            .bind(i64::from(number))
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
@@ -323,7 +424,7 @@ impl Store {
     /// deal may still be in play with the same dice.
     pub async fn tournament_of_game(&self, game: &str) -> Result<Option<String>, StoreError> {
         let row = sqlx::query(
-            "SELECT t.id FROM tournament_games g JOIN tournaments t ON t.id = g.tournament \
+            "SELECT t.id FROM tournament_records g JOIN tournaments t ON t.id = g.tournament \
              WHERE g.game_id = $1 AND t.state IN ('entry', 'running') LIMIT 1",
         )
         .bind(game)

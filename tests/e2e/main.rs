@@ -36,6 +36,9 @@ mod tls;
 // Tournaments on the server: entrants' bots over Play, duplicate standings, the export
 // verified, a server killed mid-tournament, bad settings refused by name.
 mod tournaments;
+// Tournaments that hold: a restart carries each game on at its one table, a staller is
+// benched.
+mod tournaments_hold;
 // The terminal client in a pseudo-terminal, as a person uses it.
 mod tty;
 

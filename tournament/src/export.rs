@@ -86,6 +86,10 @@ pub struct SeedProof {
     /// the commitment then shows only that it was fixed at the start.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub seeded: bool,
+    /// The tournament's id at its server: `dudo tournament verify --server` compares the
+    /// proof, the name and `seeded` with what that server published for it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tournament: String,
 }
 
 /// SHA-256 of a label, the seed's eight bytes (big-endian) and the salt: published before a
@@ -666,13 +670,18 @@ mod tests {
             commitment: commitment.clone(),
             salt: dudo_rules::proof::hex(&salt),
             seeded: false,
+            tournament: String::new(),
         });
         assert!(Verifier::new(&head).is_ok());
         let other = Head { seed: head.seed + 1, ..head.clone() };
         assert!(matches!(Verifier::new(&other), Err(VerifyError::Seed(_))));
         let mut wrong_salt = head.clone();
-        wrong_salt.seed_proof =
-            Some(SeedProof { commitment, salt: dudo_rules::proof::hex(&[8u8; 16]), seeded: false });
+        wrong_salt.seed_proof = Some(SeedProof {
+            commitment,
+            salt: dudo_rules::proof::hex(&[8u8; 16]),
+            seeded: false,
+            tournament: String::new(),
+        });
         assert!(matches!(Verifier::new(&wrong_salt), Err(VerifyError::Seed(_))));
     }
 

@@ -202,6 +202,10 @@ async fn one_step(
         call_window_millis: CALL_WINDOW_MILLIS,
         rating_pool: String::new(),
         bot_check: true,
+        lapses_counted: false,
+        forfeit: Vec::new(),
+        unasked: Vec::new(),
+        tokens: None,
     };
     let mut made = match dudo.make_server_table(order, seats).await {
         Ok(made) => made,

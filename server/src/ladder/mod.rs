@@ -144,8 +144,6 @@ pub(crate) enum Command {
 pub struct LadderHandle {
     pub(crate) pools: std::sync::Arc<Vec<Pool>>,
     pub(crate) tx: mpsc::Sender<Command>,
-    /// Accounts whose bot check is running: one at a time each.
-    pub(crate) checking: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl LadderHandle {
@@ -194,7 +192,7 @@ pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
         tx: tx.clone(),
     };
     tokio::spawn(matchmaker.run(rx));
-    LadderHandle { pools, tx, checking: Default::default() }
+    LadderHandle { pools, tx }
 }
 
 pub(crate) fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Status> {

@@ -485,8 +485,8 @@ impl Dudo {
             };
             match rebuilt {
                 Ok(table) => {
-                    let code = table.info().join_code;
-                    if let Err(e) = self.spawn_table(table, id.clone(), code, None) {
+                    let (code, hidden) = (table.info().join_code, table.hidden());
+                    if let Err(e) = self.spawn_table_as(table, id.clone(), code, None, hidden) {
                         // Let go at once, for a node with room: a lease held here with no
                         // table behind it would be renewed for ever.
                         tracing::warn!(table = %id, error = %e, "could not hold an adopted table; letting it go");

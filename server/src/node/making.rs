@@ -215,14 +215,19 @@ impl Dudo {
                 length: self.game_length(),
                 budget,
                 host_token: host_token.as_deref().map(table::seats::token_hash),
+                lapses_counted: false,
+                forfeit: Vec::new(),
+                hidden: false,
+                unasked: Vec::new(),
             },
         );
         let handle = self.spawn_table(table, id, code, place)?;
         let (seat, token, info, seated) = match host_token {
             Some(token) => (0, token, self.info(&handle).await?, false),
             None => {
-                let (seat, token, info) =
-                    self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
+                let (seat, token, info) = self
+                    .command(&handle, |reply| Command::Join { name, account, token: None, reply })
+                    .await?;
                 (seat, token, info, true)
             }
         };
@@ -246,6 +251,10 @@ impl Dudo {
             call_window_millis: pool.call_window_millis,
             rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
             bot_check: false,
+            lapses_counted: false,
+            forfeit: Vec::new(),
+            unasked: Vec::new(),
+            tokens: None,
         };
         self.make_server_table(table, seats).await
     }
@@ -263,7 +272,10 @@ impl Dudo {
         self.budget_room(&self.budget)?;
         let id = table::secret();
         let code = self.free_join_code().await?;
-        let host_token = table::secret();
+        let (host_token, mut seat_tokens) = match order.tokens {
+            Some(given) => (given.host, given.seats),
+            None => (table::secret(), Vec::new()),
+        };
         let clock = (order.move_millis > 0).then(|| {
             table::Clock::new(
                 std::time::Duration::from_millis(order.move_millis.into()),
@@ -288,11 +300,20 @@ impl Dudo {
                 length: self.game_length(),
                 budget: Arc::clone(&self.budget),
                 host_token: Some(table::seats::token_hash(&host_token)),
+                lapses_counted: order.lapses_counted,
+                forfeit: order.forfeit,
+                hidden: true,
+                unasked: order.unasked,
             },
         );
         let table = if order.bot_check { table.for_bot_check() } else { table };
         let handle = self.spawn_table_as(table, id.clone(), code, None, true)?;
-        match self.seat_and_start(&handle, &id, &host_token, seats).await {
+        // Seats with no token given draw their own.
+        seat_tokens.resize_with(seats.len(), || None);
+        match self
+            .seat_and_start(&handle, &id, &host_token, seats.into_iter().zip(seat_tokens).collect())
+            .await
+        {
             Ok(made) => Ok(made),
             Err(e) => {
                 // A table that could not be seated or started is closed, not left to hold a
@@ -308,17 +329,22 @@ impl Dudo {
         handle: &TableHandle,
         id: &str,
         host_token: &str,
-        seats: Vec<crate::ladder::LadderSeat>,
+        seats: Vec<(crate::ladder::LadderSeat, Option<String>)>,
     ) -> Result<crate::ladder::Made, Status> {
         use crate::ladder::LadderSeat;
         let handle = handle.clone();
         let (id, host_token) = (id.to_string(), host_token.to_string());
         let mut tokens = Vec::new();
-        for seat in seats {
+        for (seat, token) in seats {
             match seat {
                 LadderSeat::Account { account, name } => {
                     let (_, token, _) = self
-                        .command(&handle, |reply| Command::Join { name, account: Some(account), reply })
+                        .command(&handle, |reply| Command::Join {
+                            name,
+                            account: Some(account),
+                            token,
+                            reply,
+                        })
                         .await?;
                     tokens.push(Some(token));
                 }
@@ -393,4 +419,24 @@ pub(crate) struct ServerTable {
     /// game and the lapse is an event a watcher sees (as a ladder's tables do by their rating
     /// pool), and what each seat is asked is kept for the report.
     pub(crate) bot_check: bool,
+    /// A seat that lets a call window lapse is not asked again that game, and the lapse is
+    /// an event (a tournament's tables: a ladder's say so by their rating pool).
+    pub(crate) lapses_counted: bool,
+    /// Seats that forfeit the game: never asked in a call window, their default move played
+    /// at once (a tournament's entrant benched for stalling).
+    pub(crate) forfeit: Vec<usize>,
+    /// Seats not asked in call windows from each game's start, as if they had let one lapse
+    /// (a tournament's entrant that let one lapse before).
+    pub(crate) unasked: Vec<usize>,
+    /// The host's and the seats' tokens, when the maker chose them (a tournament derives
+    /// them, so it can seat its entrants again at a table a restart brought back); none:
+    /// drawn at random.
+    pub(crate) tokens: Option<GivenTokens>,
+}
+
+/// Tokens a table the server hosts is made with (see [`ServerTable::tokens`]).
+pub(crate) struct GivenTokens {
+    pub(crate) host: String,
+    /// By seat; none for a built-in bot's seat (or one that draws its own).
+    pub(crate) seats: Vec<Option<String>>,
 }

@@ -253,8 +253,8 @@ impl Dudo {
                 None,
             ) {
                 Ok(table) => {
-                    let code = table.info().join_code;
-                    match self.spawn_table(table, id.clone(), code, None) {
+                    let (code, hidden) = (table.info().join_code, table.hidden());
+                    match self.spawn_table_as(table, id.clone(), code, None, hidden) {
                         Ok(_) => recovered += 1,
                         Err(e) => tracing::error!(table = %id, error = %e, "could not register the table"),
                     }

@@ -120,6 +120,44 @@ impl Dudo {
         self.stopping().ending(relayed.chain(why))
     }
 
+    /// The server's own spectator stream of a table another node of the cluster holds (a
+    /// tournament's, after its director moved); none when no node holds it open. Read by
+    /// one task of the server's, at once: no slot or relay is needed.
+    pub(crate) async fn watch_elsewhere(
+        &self,
+        table: &str,
+    ) -> Result<Option<crate::node::UpdateStream>, Status> {
+        use dudo_proto::v1::play_client::PlayClient;
+        let Route::There(peer) = self.route(table, false).await? else {
+            return Ok(None);
+        };
+        let watch = dudo_proto::v1::WatchRequest { table: table.to_string(), since: None };
+        let updates = PlayClient::new(peer)
+            .watch(self.onward_parts(MetadataMap::new(), None, watch))
+            .await
+            .map_err(from_peer)?
+            .into_inner();
+        Ok(Some(Box::pin(updates)))
+    }
+
+    /// Closes a table the server made, at this node or the one that holds it.
+    pub(crate) async fn close_anywhere(&self, table: &str, host_token: &str) {
+        use dudo_proto::v1::lobby_client::LobbyClient;
+        if self.find(table).is_ok() {
+            return self.close_internal(table, host_token).await;
+        }
+        let Ok(Route::There(peer)) = self.route(table, false).await else { return };
+        let mut metadata = MetadataMap::new();
+        if let Ok(bearer) = MetadataValue::try_from(format!("Bearer {host_token}")) {
+            metadata.insert("authorization", bearer);
+        }
+        let request =
+            self.onward_parts(metadata, None, dudo_proto::v1::TableRef { table: table.to_string() });
+        if let Err(e) = LobbyClient::new(peer).close_table(request).await {
+            tracing::warn!(table = %table, error = %e, "a table at another node could not be closed");
+        }
+    }
+
     /// `request` as it is sent on to another node.
     pub(crate) fn onward<T>(&self, request: Request<T>) -> Request<T> {
         let client = request.remote_addr();

@@ -19,19 +19,9 @@ use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream};
 use crate::node::Dudo;
 use crate::status::refused;
 
-/// An account's bot check while it runs: let go of when its task ends.
-struct Checking {
-    account: String,
-    running: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
-}
-
-impl Drop for Checking {
-    fn drop(&mut self) {
-        if let Ok(mut running) = self.running.lock() {
-            running.remove(&self.account);
-        }
-    }
-}
+/// How long a bot check's claim holds without being let go of: far past a check's longest
+/// run, so only a node that died mid-check leaves its account waiting this long.
+const CHECK_CLAIM_MILLIS: i64 = 15 * 60 * 1000;
 
 type CheckStream =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::CheckUpdate, Status>> + Send>>;
@@ -56,25 +46,28 @@ impl Ladder for Dudo {
             name => self.known_pool(name)?.clone(),
         };
         let slot = self.stream_slot(&request)?;
-        let checking = {
-            let mut running = handle.checking.lock().map_err(|_| Status::internal("checks poisoned"))?;
-            if !running.insert(account.id.clone()) {
-                return Err(refused(
-                    "check_running",
-                    Status::failed_precondition(
-                        "this account's bot check is running already (one at a time)",
-                    ),
-                ));
-            }
-            Checking { account: account.id.clone(), running: std::sync::Arc::clone(&handle.checking) }
-        };
+        // One check an account at a time, across the cluster: claimed in the database.
+        let claim = crate::table::secret();
+        let now = crate::table::unix_millis();
+        let claimed = store
+            .claim_bot_check(&account.id, &claim, now, now.saturating_add(CHECK_CLAIM_MILLIS))
+            .await
+            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+        if !claimed {
+            return Err(refused(
+                "check_running",
+                Status::failed_precondition("this account's bot check is running already (one at a time)"),
+            ));
+        }
         let (tx, rx) = mpsc::channel(16);
         let seat = SeatAccount { id: account.id.clone(), kind: crate::accounts::kind_to_wire(account.kind) };
         let dudo = self.clone();
         tracing::info!(account = %account.name, pool = %pool.name, "a bot check began");
         tokio::spawn(async move {
-            let _checking = checking;
             let checked = crate::ladder::check::run(dudo, pool, seat, account.name.clone(), tx.clone()).await;
+            if let Err(e) = store.release_bot_check(&account.id, &claim).await {
+                tracing::warn!(error = %e, "a bot check's claim could not be let go of; it lapses");
+            }
             let faults = checked.faults;
             let at = crate::table::unix_millis();
             if let Err(e) = store.record_bot_check(&account.id, at, faults.is_empty(), &faults).await {

@@ -112,7 +112,7 @@ impl Lobby for Dudo {
         let (name, account) = self.seat_account(&request, &request.get_ref().name).await?;
         let handle = self.find(&request.get_ref().table)?;
         let (seat, token, info) =
-            self.command(&handle, |reply| Command::Join { name, account, reply }).await?;
+            self.command(&handle, |reply| Command::Join { name, account, token: None, reply }).await?;
         Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated: true }))
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::tournaments_client::TournamentsClient;
 use dudo_proto::v1::tournaments_server::Tournaments;
-use dudo_store::tournaments::{EntrantRow, TournamentRow};
+use dudo_store::tournaments::{EntrantRow, ListFilter, TournamentRow};
 use rand::Rng;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
@@ -46,7 +46,13 @@ pub(crate) struct View {
     standings: dudo_tournament::Standings,
     /// Games ended.
     finished: u64,
+    /// When it was made: a running tournament's view is served for [`VIEW_FRESH`] whatever
+    /// ended meanwhile, so a crowd of readers costs one making a second, not one a game.
+    made: Option<std::time::Instant>,
 }
+
+/// How long a running tournament's standings are served as they were made.
+const VIEW_FRESH: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The views kept, by tournament, with the state they were made for.
 pub(crate) type Views = HashMap<String, ((String, (u64, u64)), Arc<View>)>;
@@ -79,6 +85,7 @@ fn house_entrants(bots: &[String], at: i64) -> Vec<EntrantRow> {
             kind: String::new(),
             bot: bot.clone(),
             entered_at: at,
+            benched: String::new(),
         });
     }
     rows
@@ -111,6 +118,17 @@ impl Dudo {
         if row.state == state::ENTRY || entrants == 0 {
             return Ok(Arc::new(View::default()));
         }
+        let fresh = |views: &Views| {
+            views
+                .get(&row.id)
+                .filter(|((state, _), v)| {
+                    *state == row.state && v.made.is_some_and(|m| m.elapsed() < VIEW_FRESH)
+                })
+                .map(|(_, v)| Arc::clone(v))
+        };
+        if let Some(view) = handle.views.lock().ok().and_then(|v| fresh(&v)) {
+            return Ok(view);
+        }
         let progress = store.tournament_progress(&row.id).await.map_err(store_error)?;
         let key = (row.state.clone(), progress);
         let cached =
@@ -139,7 +157,8 @@ impl Dudo {
             let done = crate::tournament::finishes(&scheduled.games, &scheduled.finished);
             let standings =
                 dudo_tournament::standings::standings(entrants, &done).map_err(|e| e.to_string())?;
-            Ok(View { scheduled, ids, standings, finished: done.len() as u64 })
+            let made = Some(std::time::Instant::now());
+            Ok(View { scheduled, ids, standings, finished: done.len() as u64, made })
         })
         .await
         .map_err(|_| Status::internal("the schedule could not be made"))?
@@ -159,6 +178,46 @@ impl Dudo {
     async fn director_route(&self, forwarded: bool) -> Result<Route, Status> {
         self.route_ladder(forwarded).await
     }
+}
+
+/// A list request's filter, checked: each field bounded, the cursor one this server gave.
+fn list_filter(req: &pb::ListTournamentsRequest) -> Result<ListFilter, Status> {
+    bounded("organiser", &req.organiser, MAX_NAME_FIELD)?;
+    bounded("name", &req.name, crate::tournament::spec::MAX_NAME)?;
+    bounded("after", &req.after, 128)?;
+    if req.states.len() > 4 {
+        return Err(bad_request("states: at most the 4 states"));
+    }
+    let mut states = Vec::new();
+    for &s in &req.states {
+        let name = match pb::TournamentState::try_from(s) {
+            Ok(pb::TournamentState::Entry) => state::ENTRY,
+            Ok(pb::TournamentState::Running) => state::RUNNING,
+            Ok(pb::TournamentState::Finished) => state::FINISHED,
+            Ok(pb::TournamentState::Cancelled) => state::CANCELLED,
+            _ => return Err(bad_request(format!("states: no state {s}"))),
+        };
+        states.push(name.to_string());
+    }
+    let organiser = match req.organiser.trim() {
+        "" => None,
+        // The admin organises under no account's name.
+        name if name.eq_ignore_ascii_case("admin") => Some(String::new()),
+        name => Some(name.to_string()),
+    };
+    let name = Some(req.name.trim().to_string()).filter(|n| !n.is_empty());
+    let after = match req.after.trim() {
+        "" => None,
+        cursor => {
+            let parsed =
+                cursor.split_once('.').and_then(|(at, id)| Some((at.parse::<i64>().ok()?, id.to_string())));
+            Some(
+                parsed
+                    .ok_or_else(|| bad_request("after: not a cursor this server gave (a list's `next`)"))?,
+            )
+        }
+    };
+    Ok(ListFilter { states, organiser, name, after })
 }
 
 #[tonic::async_trait]
@@ -189,6 +248,7 @@ impl Tournaments for Dudo {
         };
         let store = self.records()?;
         let pools = self.ladder().map(|l| l.pools().to_vec()).unwrap_or_default();
+        let ip = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         if !req.rating_pool.trim().is_empty() && !matches!(caller, Caller::Admin) {
             // Games an organiser seats against the house bots of its choice would be ratings
@@ -218,6 +278,17 @@ impl Tournaments for Dudo {
             }
         };
         if !organiser.is_empty() {
+            let per_hour = handle.settings.per_hour;
+            let hour_ago = now.saturating_sub(3_600_000);
+            let made = store.tournaments_made_since(&organiser, hour_ago).await.map_err(store_error)?;
+            if made >= u64::from(per_hour) || !handle.made_by_address.count(ip, per_hour) {
+                return Err(refused(
+                    "too_many_tournaments",
+                    Status::resource_exhausted(format!(
+                        "an account, and an address, may make {per_hour} tournaments an hour here; try again later"
+                    )),
+                ));
+            }
             let open = store.open_tournaments_of(&organiser).await.map_err(store_error)?;
             if open >= u64::from(handle.settings.per_organiser) {
                 return Err(refused(
@@ -271,12 +342,20 @@ impl Tournaments for Dudo {
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
         let store = self.records()?;
-        let limit = match request.get_ref().limit {
+        let req = request.into_inner();
+        let limit = match req.limit {
             0 => LIST,
             n => n.min(LIST_MAX),
         };
+        let filter = list_filter(&req)?;
         // One query, its counts with it: a list is anyone's to ask for.
-        let listed = store.tournaments(limit).await.map_err(store_error)?;
+        let listed = store.tournaments(&filter, limit).await.map_err(store_error)?;
+        let next = match listed.last() {
+            Some(last) if listed.len() == limit as usize => {
+                format!("{}.{}", last.row.created_at, last.row.id)
+            }
+            _ => String::new(),
+        };
         let mut tournaments = Vec::with_capacity(listed.len());
         for l in listed {
             let Ok(spec) = serde_json::from_str::<Spec>(&l.row.spec) else { continue };
@@ -286,7 +365,7 @@ impl Tournaments for Dudo {
             t.games = crate::tournament::games_of(&l.row, &spec, l.entered as usize);
             tournaments.push(t);
         }
-        Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
+        Ok(Response::new(pb::ListTournamentsResponse { tournaments, next }))
     }
 
     async fn show(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
@@ -355,13 +434,20 @@ impl Tournaments for Dudo {
         &self,
         request: Request<pb::TournamentRef>,
     ) -> Result<Response<pb::TournamentStandings>, Status> {
+        // One address's readers wait behind each other, not in front of everyone.
+        let _turn = self.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
         let view = self.tournament_view(&row, &spec, entrants.len()).await?;
         let (standings, games) = (&view.standings, view.finished);
         let name = |e: usize| entrants.get(e).map(|r| r.name.clone()).unwrap_or_default();
-        let reply = dudo_proto::convert::standings_to_wire(standings, games, name);
+        let mut reply = dudo_proto::convert::standings_to_wire(standings, games, name);
+        for standing in &mut reply.entrants {
+            if let Some(row) = entrants.get(standing.entrant as usize) {
+                standing.benched.clone_from(&row.benched);
+            }
+        }
         Ok(Response::new(reply))
     }
 
@@ -369,6 +455,7 @@ impl Tournaments for Dudo {
         &self,
         request: Request<pb::TournamentGamesRequest>,
     ) -> Result<Response<pb::TournamentGamesResponse>, Status> {
+        let _turn = self.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;

@@ -18,6 +18,8 @@ pub enum Command {
         name: String,
         /// The account taking the seat (`name` is then the account's); none for a guest.
         account: Option<SeatAccount>,
+        /// The seat's token, when the server chose it (a tournament's seat); none: drawn.
+        token: Option<String>,
         reply: Answer<(Seat, String, pb::TableInfo)>,
     },
     AddBot {

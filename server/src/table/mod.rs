@@ -261,6 +261,11 @@ impl Table {
         self.core.info()
     }
 
+    /// Whether the server seats this table itself: never listed, no join code.
+    pub fn hidden(&self) -> bool {
+        self.core.hidden()
+    }
+
     fn now(&self) -> Now {
         Now { wall: unix_millis(), mono: Instant::now().saturating_duration_since(self.epoch) }
     }
@@ -448,8 +453,8 @@ impl Table {
 
     fn handle(&mut self, command: Command) {
         match command {
-            Command::Join { name, account, reply } => {
-                let token = secret();
+            Command::Join { name, account, token, reply } => {
+                let token = token.unwrap_or_else(secret);
                 // An account seated here already is told that, not that its name is taken.
                 let seats = self.core.seats();
                 let seated = account.as_ref().is_some_and(|a| seats.holds(a));

@@ -22,6 +22,13 @@ pub const MAX_LEAD_MILLIS: u64 = 31 * 24 * 60 * 60 * 1000;
 pub const DEFAULT_MOVE_MILLIS: u32 = 10_000;
 /// When a tournament starts if the request gives no time: a minute for entries.
 pub const DEFAULT_LEAD_MILLIS: u64 = 60_000;
+/// The call window when the request and its pool give none: as long as a ladder's, far
+/// shorter than a move clock, so one entrant that never answers cannot make a game drag.
+pub const DEFAULT_CALL_WINDOW_MILLIS: u32 = 1_000;
+/// Lapsed call windows and time-outs before an entrant is benched, when the request says 0.
+pub const DEFAULT_BENCH_AFTER: u32 = 3;
+/// The most faults a tournament may allow before benching.
+pub const MAX_BENCH_AFTER: u32 = 1_000;
 
 /// Who may organise tournaments on this server.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -41,8 +48,18 @@ pub struct Settings {
     pub max_entrants: u32,
     /// Tournaments one organiser may have taking entries or running at once.
     pub per_organiser: u32,
-    /// Games one tournament may have in play at once.
+    /// Tournaments one account, or one address, may make in an hour (the admin's are not
+    /// counted).
+    pub per_hour: u32,
+    /// Games one tournament may have in play at once, and one organiser's tournaments
+    /// together.
     pub max_tables: u32,
+    /// Games every tournament together may have in play at once: tournament play's share of
+    /// the server, whatever the number of organisers.
+    pub max_tables_all: u32,
+    /// Games an organiser's tournaments may start in a minute (the admin's are not counted):
+    /// games of house bots alone would otherwise run flat out, a record each.
+    pub games_per_minute: u32,
     /// Games one tournament's schedule may hold (its export grows with them).
     pub max_games: u64,
 }
@@ -53,7 +70,10 @@ impl Default for Settings {
             organisers: Organisers::Admin,
             max_entrants: 256,
             per_organiser: 2,
+            per_hour: 10,
             max_tables: 16,
+            max_tables_all: 64,
+            games_per_minute: 600,
             max_games: 50_000,
         }
     }
@@ -94,6 +114,14 @@ pub struct Spec {
     /// Duplicate deals, or dice of its own for every game.
     #[serde(default)]
     pub dice: dudo_tournament::Deals,
+    /// How long each claim waits for calls out of turn (0 in a tournament stored before
+    /// there was a window: [`DEFAULT_CALL_WINDOW_MILLIS`]).
+    #[serde(default)]
+    pub call_window_millis: u32,
+    /// Lapsed windows and time-outs after which an entrant is benched (0 stored before
+    /// there was a bench: [`DEFAULT_BENCH_AFTER`]).
+    #[serde(default)]
+    pub bench_after: u32,
 }
 
 impl Spec {
@@ -194,6 +222,24 @@ impl Spec {
         if time_bank_millis > 3_600_000 {
             return Err(bad_request(format!("time_bank_millis: at most 3600000, not {time_bank_millis}")));
         }
+        // Unset: the pool's window or the default, within the move clock.
+        let call_window_millis = match (req.call_window_millis, pool) {
+            (0, Some(p)) => p.call_window_millis.min(move_millis),
+            (0, None) => DEFAULT_CALL_WINDOW_MILLIS.min(move_millis),
+            (n, _) => n,
+        };
+        if call_window_millis < 100 || call_window_millis > move_millis {
+            return Err(bad_request(format!(
+                "call_window_millis: 100 to the move clock's {move_millis}, not {call_window_millis}"
+            )));
+        }
+        let bench_after = match req.bench_after {
+            0 => DEFAULT_BENCH_AFTER,
+            n if n > MAX_BENCH_AFTER => {
+                return Err(bad_request(format!("bench_after: 1 to {MAX_BENCH_AFTER}, not {n}")));
+            }
+            n => n,
+        };
         if req.house_bots.len() > MAX_HOUSE_BOTS {
             return Err(bad_request(format!("house_bots: at most {MAX_HOUSE_BOTS}")));
         }
@@ -253,6 +299,8 @@ impl Spec {
             } else {
                 dudo_tournament::Deals::Duplicate
             },
+            call_window_millis,
+            bench_after,
         };
         // The largest field it may have must schedule within the server's limit: said now, not
         // when entries close. A round robin's games grow as the field's line-ups do, so an
@@ -290,6 +338,22 @@ impl Spec {
                 Ok(schedule::swiss_round_games(entrants.max(seats), seats, self.deals)?
                     .saturating_mul(u64::from(rounds)))
             }
+        }
+    }
+
+    /// How long each claim waits for calls out of turn.
+    pub fn call_window(&self) -> u32 {
+        match self.call_window_millis {
+            0 => DEFAULT_CALL_WINDOW_MILLIS.min(self.move_millis),
+            n => n,
+        }
+    }
+
+    /// Lapsed windows and time-outs after which an entrant is benched.
+    pub fn bench_after(&self) -> u32 {
+        match self.bench_after {
+            0 => DEFAULT_BENCH_AFTER,
+            n => n,
         }
     }
 

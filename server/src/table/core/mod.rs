@@ -85,6 +85,15 @@ pub struct Setup {
     pub budget: Arc<Budget>,
     /// A host that holds no seat: the SHA-256 of its token.
     pub host_token: Option<[u8; 32]>,
+    /// Lapsed call windows count (see [`TableCore::lapses_count`]): a tournament's tables.
+    pub lapses_counted: bool,
+    /// Seats that forfeit the game (see [`TableCore::forfeits`]).
+    pub forfeit: Vec<Seat>,
+    /// A table the server seats itself: never listed, answering to no join code.
+    pub hidden: bool,
+    /// Seats not asked in call windows from the start of each game, as if they had let one
+    /// lapse already (a tournament's entrant that let one lapse in an earlier game).
+    pub unasked: Vec<Seat>,
 }
 
 /// What an input caused, beyond the events it logged.
@@ -104,8 +113,15 @@ pub struct TableCore {
     rate: u32,
     rating_pool: String,
     /// A seat that lets a call window lapse is not asked again that game, and the lapse is
-    /// an event: on ladder tables (by their rating pool) and on a bot check's.
+    /// an event: on ladder tables (by their rating pool), a tournament's and a bot check's.
     lapses_counted: bool,
+    /// Seats never asked in a call window whose default move is played at once: a
+    /// tournament's entrant benched for stalling forfeits the rest of its games so.
+    forfeit: Vec<Seat>,
+    /// A table the server seats itself (kept in the journal, so a rebuilt one stays hidden).
+    hidden: bool,
+    /// Seats each game starts with in `lapsed`.
+    unasked: Vec<Seat>,
     /// What each seat was asked and played, by kind: at a bot check's table only.
     offers: Option<Offers>,
     /// A seat to warn that its clock runs low as soon as its move is timed (a bot check's).
@@ -183,6 +199,10 @@ impl TableCore {
             length,
             budget,
             host_token,
+            lapses_counted,
+            forfeit,
+            hidden,
+            unasked,
         } = setup;
         let mut core = TableCore {
             id,
@@ -192,7 +212,10 @@ impl TableCore {
             seed,
             rate,
             rating_pool,
-            lapses_counted: false,
+            lapses_counted,
+            forfeit,
+            hidden,
+            unasked,
             offers: None,
             warn_soon: None,
             seats: Seats::new(capacity, host_token),
@@ -241,6 +264,10 @@ impl TableCore {
             rating_pool: self.rating_pool.clone(),
             host_token_hash: self.seats.host_token().map(|h| h.to_vec()).unwrap_or_default(),
             call_window_millis: self.call_window_millis.into(),
+            lapses_counted: self.lapses_counted,
+            forfeit_seats: self.forfeit.iter().map(|&s| u32::try_from(s).unwrap_or(u32::MAX)).collect(),
+            hidden: self.hidden,
+            unasked_seats: self.unasked.iter().map(|&s| u32::try_from(s).unwrap_or(u32::MAX)).collect(),
         }
     }
 
@@ -278,6 +305,10 @@ impl TableCore {
                 [] => None,
                 hash => Some(hash.try_into().map_err(|_| bad("host token hash is not 32 bytes".into()))?),
             },
+            lapses_counted: c.lapses_counted,
+            forfeit: c.forfeit_seats.iter().map(|&s| s as Seat).collect(),
+            hidden: c.hidden,
+            unasked: c.unasked_seats.iter().map(|&s| s as Seat).collect(),
         };
         let mut core = TableCore::new(rules, setup, secret, Now::at(0));
         core.journal.discard();
@@ -286,6 +317,11 @@ impl TableCore {
 
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Whether the server seats this table itself (never listed, no join code).
+    pub fn hidden(&self) -> bool {
+        self.hidden
     }
 
     pub fn code(&self) -> &str {
@@ -384,7 +420,7 @@ impl TableCore {
                 let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
                 self.journal.record(now.wall, entry.take());
                 self.game = Some(game);
-                self.lapsed.clear();
+                self.lapsed.clone_from(&self.unasked);
                 self.patience.begin(self.seats.len(), now.mono);
                 self.record.begin(game_id, seed, now.wall);
                 self.publish(events, now);

@@ -130,7 +130,7 @@ impl TableCore {
             // table what is left of its patience (see `Patience`), or not asked when none is.
             let asked: Vec<(Seat, Duration, bool)> = game
                 .seats_to_ask()
-                .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s))
+                .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s) && !self.forfeits(s))
                 .filter_map(|s| {
                     let allowed = self.patience.allows(s, now.mono);
                     if !patient || self.seats.is_bot(s) || allowed >= limit {
@@ -160,8 +160,9 @@ impl TableCore {
         }
         if let Some(window) = self.window.as_mut().filter(|w| w.is_open()) {
             if bots_now
-                && let Some(t) = turn.filter(|&t| self.seats.is_bot(t) && !window.holds(t))
-                && let Some(action) = bots::decide(game, &self.seats, t)
+                && let Some(t) =
+                    turn.filter(|&t| plays_itself(&self.seats, &self.forfeit, t) && !window.holds(t))
+                && let Some(action) = decide_for(game, &self.seats, &self.forfeit, t)
             {
                 window.hold(t, action);
             }
@@ -182,19 +183,35 @@ impl TableCore {
                 }
             }
         }
-        let t = turn.filter(|&t| bots_now && self.seats.is_bot(t))?;
-        Some((t, bots::decide(game, &self.seats, t)?))
+        let t = turn.filter(|&t| bots_now && self.plays_itself(t))?;
+        Some((t, self.decide_for(game, t)?))
+    }
+
+    /// Whether the table plays `seat`'s moves itself: a built-in bot's, or a forfeit seat's.
+    fn plays_itself(&self, seat: Seat) -> bool {
+        plays_itself(&self.seats, &self.forfeit, seat)
+    }
+
+    /// The move the table plays for `seat` (see [`plays_itself`]).
+    fn decide_for(&self, game: &Game, seat: Seat) -> Option<Action> {
+        decide_for(game, &self.seats, &self.forfeit, seat)
+    }
+
+    /// Whether `seat` forfeits this table's games: it is never asked in a call window, and
+    /// its default move is played at once (and recorded as a time-out).
+    pub(super) fn forfeits(&self, seat: Seat) -> bool {
+        self.forfeit.contains(&seat)
     }
 
     /// The move the bot whose turn it is will play after its pause (none while its move
     /// waits in a call window, or when it is not a bot's turn).
     pub(super) fn paused_bot_move(&self) -> Option<(Seat, Action)> {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
-        let t = game.turn().filter(|&t| self.seats.is_bot(t))?;
+        let t = game.turn().filter(|&t| self.plays_itself(t))?;
         if self.window.as_ref().is_some_and(|w| w.holds(t)) {
             return None;
         }
-        Some((t, bots::decide(game, &self.seats, t)?))
+        Some((t, self.decide_for(game, t)?))
     }
 
     /// How long a call window stays open at most.
@@ -212,10 +229,11 @@ impl TableCore {
     }
 
     /// Whether a seat that lets a call window lapse is not asked again this game (and named in
-    /// a `call_window_lapsed` event the ladder counts like a time-out). Ladder tables only: a
-    /// network seat there is a bot that can answer at once, while at a game night letting
-    /// the window close is how a person says no. Derived from the journalled rating pool, so
-    /// a rebuilt table decides the same.
+    /// a `call_window_lapsed` event the ladder and tournaments count like a time-out). On
+    /// ladder, tournament and bot check tables only: a network seat there is a bot that can
+    /// answer at once, while at a game night letting the window close is how a person says
+    /// no. Derived from what the journal keeps (the rating pool, the table's setup), so a
+    /// rebuilt table decides the same.
     pub(super) fn lapses_count(&self) -> bool {
         self.lapses_counted || self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
     }
@@ -299,7 +317,7 @@ impl TableCore {
     /// if nothing happened.
     pub(super) fn play_bot(&mut self, seat: Seat, action: Action, now: Now) -> bool {
         // The default move a time-out left in a call window is played as a time-out.
-        let timed_out = self.timed_out_held.take() == Some(seat);
+        let timed_out = self.timed_out_held.take() == Some(seat) || self.forfeits(seat);
         if self.apply(Input::Moved { seat, action, timed_out }, now).is_ok() {
             return true;
         }
@@ -445,4 +463,23 @@ impl TableCore {
             clock.restore(banks_millis.iter().map(|&ms| Duration::from_millis(ms)).collect());
         }
     }
+}
+
+/// Whether the table plays `seat`'s moves itself: a built-in bot's, or a forfeit seat's.
+fn plays_itself(seats: &crate::table::seats::Seats, forfeit: &[Seat], seat: Seat) -> bool {
+    seats.is_bot(seat) || forfeit.contains(&seat)
+}
+
+/// The move the table plays for `seat`: a forfeit seat's default move, as its clock would
+/// play it, or the bot's choice.
+fn decide_for(
+    game: &Game,
+    seats: &crate::table::seats::Seats,
+    forfeit: &[Seat],
+    seat: Seat,
+) -> Option<Action> {
+    if forfeit.contains(&seat) {
+        return game.default_action(seat);
+    }
+    bots::decide(game, seats, seat)
 }

@@ -94,6 +94,10 @@ fn setup(capacity: usize, pacing: Pacing, journalled: bool, length: GameLength) 
         length,
         budget: Budget::unlimited(),
         host_token: None,
+        lapses_counted: false,
+        forfeit: Vec::new(),
+        hidden: false,
+        unasked: Vec::new(),
     }
 }
 

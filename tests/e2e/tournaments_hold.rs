@@ -1,0 +1,311 @@
+//! Tournaments that hold: a restart carries each cut-off game on at its one table (no second
+//! table, no record opened, tokens still good), and an entrant that stalls call windows is
+//! benched, its later games forfeit, so it cannot make the tournament drag.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use dudo_client::{Client, Update};
+use dudo_proto::v1 as pb;
+use dudo_server::accounts::{AccountSettings, Registration};
+use tokio_stream::StreamExt;
+
+const ADMIN: &str = "tournament-hold-admin";
+
+fn now_millis() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+}
+
+/// The Fibbing Dice rules (calza by anyone but the bidder and the next seat: claims ask a
+/// call window) at tables of three.
+fn fibbing(name: &str, deals: u32, starts_in: Duration) -> pb::CreateTournamentRequest {
+    pb::CreateTournamentRequest {
+        name: name.into(),
+        preset: "fibbing".into(),
+        seats: 3,
+        format: pb::TournamentFormat::RoundRobin as i32,
+        deals,
+        starts_unix_millis: now_millis() + starts_in.as_millis() as u64,
+        ..Default::default()
+    }
+}
+
+/// A seat a tournament told its entrant of: its game's number, table, seat and token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Told {
+    number: u32,
+    table: String,
+    seat: u32,
+    token: String,
+}
+
+/// Enters `id` as `client`'s account and reads the seats it is told of until it has `games`.
+async fn seats_told(
+    client: &Client,
+    id: &str,
+    games: usize,
+) -> (Vec<Told>, tonic::Streaming<pb::TournamentUpdate>) {
+    let mut updates = client.enter_tournament(id).await.unwrap();
+    let mut told: Vec<Told> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while told.len() < games {
+        let next = tokio::time::timeout_at(deadline.into(), updates.next()).await;
+        let update = next.expect("seated in time");
+        let update = update.unwrap_or_else(|| panic!("the stream ended after {told:?}")).unwrap();
+        if let Some(pb::tournament_update::Update::Seated(s)) = update.update
+            && !told.iter().any(|t| t.number == s.number)
+        {
+            told.push(Told { number: s.number, table: s.table, seat: s.seat, token: s.token });
+        }
+    }
+    told.sort_by_key(|t| t.number);
+    (told, updates)
+}
+
+/// Plays a seat to the end of its game with the SDK's odds bot.
+async fn play_out(addr: String, told: Told) {
+    let client = Client::connect(&addr).await.unwrap();
+    let key = client.seat(&told.table, told.seat, told.token.clone()).await.unwrap();
+    let mut bot = dudo_bot::builtin("odds", u64::from(told.number)).unwrap();
+    dudo_bot::play(&mut bot, &client, &key).await.unwrap();
+}
+
+/// A server killed (-9) while every game of a tournament is in play, waiting on its
+/// entrants, brings each game back at its one table: the tournament names the same table for
+/// it, the entrants are told the same seats and tokens when they come back, no record of it
+/// opens while the tournament runs, and once played out the tournament counts each game once
+/// (as many records as games).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_carries_each_cut_off_game_on_at_its_one_table() {
+    let server = dudo_tests::Restartable::new("tour-hold-restart");
+    let running = server.start_with(&["--admin-token", ADMIN]).unwrap();
+    let addr = running.addr.clone();
+    let client = Client::connect(&addr).await.unwrap();
+    let admin = client.clone().with_account(Some(ADMIN.into()));
+    let mut accounts = Vec::new();
+    for name in ["hold-ana", "hold-ben"] {
+        let token = client.register(name, true, "test").await.unwrap().token.unwrap().token;
+        accounts.push(client.clone().with_account(Some(token)));
+    }
+    // A long clock: nothing moves for the entrants while the server is down and back.
+    let t = admin
+        .create_tournament(pb::CreateTournamentRequest {
+            house_bots: vec!["odds".into()],
+            seed: Some(9),
+            move_millis: 120_000,
+            call_window_millis: 100,
+            ..fibbing("restart", 1, Duration::from_secs(2))
+        })
+        .await
+        .unwrap();
+    let ((ana, _ana_stream), (ben, _ben_stream)) =
+        tokio::join!(seats_told(&accounts[0], &t.id, 3), seats_told(&accounts[1], &t.id, 3));
+    let tables_before: HashMap<u32, String> = admin
+        .tournament_games(&t.id, None, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| (g.number, g.game))
+        .collect();
+    assert_eq!(tables_before.len(), 3, "every game is in play: {tables_before:?}");
+    let mut running = running;
+    running.child.kill().unwrap();
+    running.child.wait().unwrap();
+    drop(running);
+
+    let _running = server.start_with(&["--admin-token", ADMIN]).unwrap();
+    let client = Client::connect(&addr).await.unwrap();
+    let admin = client.clone().with_account(Some(ADMIN.into()));
+    // Back: each account is told the same seats, with the same tokens.
+    let ((ana_again, _a), (ben_again, _b)) =
+        tokio::join!(seats_told(&accounts[0], &t.id, 3), seats_told(&accounts[1], &t.id, 3));
+    assert_eq!(ana, ana_again);
+    assert_eq!(ben, ben_again);
+    // One table a game: the tournament still names the tables it made.
+    let tables_after: HashMap<u32, String> = admin
+        .tournament_games(&t.id, None, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| (g.number, g.game))
+        .collect();
+    assert_eq!(tables_before, tables_after);
+    // A tournament's tables are not listed, after a restart either.
+    let listed = client.list(500).await.unwrap();
+    assert!(listed.iter().all(|s| !ana.iter().any(|a| a.table == s.id)), "{listed:?}");
+    // Nobody reads a game of it while it runs.
+    for game in tables_after.values() {
+        let refused = client.replay(game).await.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(refused.contains("still on"), "{game}: {refused}");
+    }
+    // The games played out with the tokens the entrants held from before the restart.
+    let plays: Vec<_> =
+        ana.into_iter().chain(ben).map(|told| tokio::spawn(play_out(addr.clone(), told))).collect();
+    for play in plays {
+        play.await.unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let ended = loop {
+        let now = admin.tournament(&t.id).await.unwrap();
+        if now.state == pb::TournamentState::Finished as i32 {
+            break now;
+        }
+        assert!(Instant::now() < deadline, "not finished: {now:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!((ended.finished, ended.games), (3, 3));
+    // Each game has one record, now open.
+    let records = client.games(pb::ListGamesRequest { limit: 100, ..Default::default() }).await.unwrap();
+    assert_eq!(records.len(), 3, "one record a game: {records:?}");
+    for game in tables_after.values() {
+        client.replay(game).await.unwrap();
+    }
+    // Its export verifies against the server, and an export whose seed proof was edited
+    // (`seeded` deleted, the name changed) verifies alone but not against the server.
+    let home = std::env::temp_dir().join(format!("dudo-hold-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let file = home.join("export.json");
+    let dudo = |args: &[&str]| {
+        let out = std::process::Command::new(dudo_tests::binary("dudo"))
+            .args(args)
+            .env("HOME", &home)
+            .env_remove("DUDO_API_TOKEN")
+            .output()
+            .unwrap();
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), text)
+    };
+    let (ok, text) = dudo(&["tournament", "export", &t.id, file.to_str().unwrap(), "--server", &addr]);
+    assert!(ok, "{text}");
+    let (ok, text) = dudo(&["tournament", "verify", file.to_str().unwrap(), "--server", &addr]);
+    assert!(ok && text.contains("admin chose this seed"), "{text}");
+    let export = std::fs::read_to_string(&file).unwrap();
+    assert!(export.contains(&format!("\"tournament\":\"{}\"", t.id)), "the proof names its tournament");
+    let tampered =
+        export.replace(",\"seeded\":true", "").replace("\"name\": \"restart\"", "\"name\": \"Cup\"");
+    assert_ne!(tampered, export);
+    std::fs::write(&file, tampered).unwrap();
+    let (ok, text) = dudo(&["tournament", "verify", file.to_str().unwrap()]);
+    assert!(ok, "alone, the edited file holds together: {text}");
+    let (ok, text) = dudo(&["tournament", "verify", file.to_str().unwrap(), "--server", &addr]);
+    assert!(!ok && text.contains("seeded") && text.contains("name"), "{text}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Plays a seat's turns (the first legal action) and never answers a call window.
+async fn stall_windows(addr: String, told: Told) {
+    let client = Client::connect(&addr).await.unwrap();
+    // A forfeit game can be over (its table closed) before the staller comes to it.
+    let Ok(key) = client.seat(&told.table, told.seat, told.token.clone()).await else { return };
+    let mut session = client.play(&key, None);
+    let mut last_seq = None;
+    while let Some(update) = session.next().await {
+        match update {
+            Ok(Update::Event { seq, event }) => {
+                last_seq = Some(seq);
+                if matches!(event.game(), Some(dudo_rules::EventKind::GameOver { .. })) {
+                    return;
+                }
+            }
+            Ok(Update::Prompt(p)) if p.call_window.is_none() => {
+                if p.last_seq.is_some_and(|l| last_seq.is_some_and(|s| l < s)) {
+                    continue;
+                }
+                if let Some(action) = p.legal.actions().into_iter().next() {
+                    let _ = session.answer(&p, action).await;
+                }
+            }
+            Ok(_) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// An entrant that never answers call windows is benched after the tournament's faults
+/// (lapses, each its seat's last window of that game): the standings say so, its later games
+/// are forfeit (its default moves, recorded as time-outs), and its games take at most twice
+/// as long as the same games of an honest entrant.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entrant_that_stalls_call_windows_is_benched_and_drags_nothing() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let setup = dudo_server::Setup {
+        store: Some(dudo_server::Store::open(":memory:").await.unwrap()),
+        accounts: AccountSettings::new(Registration::Open, Some(ADMIN)),
+        ..dudo_server::Setup::default()
+    };
+    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
+    let client = Client::connect(&addr).await.unwrap();
+    let admin = client.clone().with_account(Some(ADMIN.into()));
+    // Two tournaments of the same deals: one with an honest entrant, one with a staller.
+    let (mut took, mut mean_millis) = (Vec::new(), Vec::new());
+    for stalls in [false, true] {
+        let name = if stalls { "stall-sam" } else { "stall-hon" };
+        let token = client.register(name, true, "test").await.unwrap().token.unwrap().token;
+        let entrant = client.clone().with_account(Some(token));
+        let t = admin
+            .create_tournament(pb::CreateTournamentRequest {
+                house_bots: vec!["odds".into(), "odds".into()],
+                seed: Some(5),
+                move_millis: 3_000,
+                call_window_millis: 1_000,
+                bench_after: 1,
+                // One game at a time: the games in play when an entrant first lets a window
+                // lapse each wait one window; a field of quick bots at many tables pays that
+                // once a table (BENCHMARKS.md has both).
+                tables: 1,
+                ..fibbing(name, 8, Duration::from_secs(1))
+            })
+            .await
+            .unwrap();
+        let started = Instant::now();
+        let mut updates = entrant.enter_tournament(&t.id).await.unwrap();
+        let mut playing = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let ended = loop {
+            let next = tokio::time::timeout(Duration::from_secs(120), updates.next()).await;
+            let update = next.expect("the tournament goes on").expect("open").unwrap();
+            match update.update {
+                Some(pb::tournament_update::Update::Seated(s)) if seen.insert(s.number) => {
+                    let told = Told { number: s.number, table: s.table, seat: s.seat, token: s.token };
+                    playing.push(if stalls {
+                        tokio::spawn(stall_windows(addr.clone(), told))
+                    } else {
+                        tokio::spawn(play_out(addr.clone(), told))
+                    });
+                }
+                Some(pb::tournament_update::Update::Over(o)) => break o.tournament.unwrap(),
+                _ => {}
+            }
+        };
+        took.push(started.elapsed());
+        // How long its games took, from their records.
+        let games = admin.tournament_games(&t.id, None, 100).await.unwrap();
+        let ids: std::collections::HashSet<String> = games.into_iter().map(|g| g.game).collect();
+        let records = client.games(pb::ListGamesRequest { limit: 500, ..Default::default() }).await.unwrap();
+        let lasted: Vec<u64> = records
+            .iter()
+            .filter(|r| ids.contains(&r.id))
+            .map(|r| r.finished_unix_millis.saturating_sub(r.started_unix_millis))
+            .collect();
+        assert_eq!(lasted.len(), 24);
+        mean_millis.push(lasted.iter().sum::<u64>() as f64 / lasted.len() as f64);
+        assert_eq!(ended.state, pb::TournamentState::Finished as i32, "{}", ended.why);
+        let me = ended.entrants.iter().find(|e| e.name == name).unwrap();
+        if stalls {
+            assert!(me.benched.contains("benched after"), "{me:?}");
+        } else {
+            assert_eq!(me.benched, "", "an honest entrant is not benched");
+        }
+        for p in playing {
+            let _ = p.await;
+        }
+    }
+    let (honest, staller) = (mean_millis[0], mean_millis[1]);
+    eprintln!(
+        "24 games: with an honest entrant {:?} in all, {honest:.0} ms a game; with one that stalls call windows {:?}, {staller:.0} ms a game",
+        took[0], took[1]
+    );
+    assert!(staller <= 2.0 * honest + 50.0, "{staller:.0} ms a game against {honest:.0}");
+}
