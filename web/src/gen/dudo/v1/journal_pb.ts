@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file dudo/v1/journal.proto.
  */
 export const file_dudo_v1_journal: GenFile = /*@__PURE__*/
-  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEipQMKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASFAoMYmFua3NfbWlsbGlzGAggAygEQgcKBWVudHJ5IrYCCgxUYWJsZUNyZWF0ZWQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIfCgVydWxlcxgDIAEoCzIQLmR1ZG8udjEuUnVsZVNldBIQCghjYXBhY2l0eRgEIAEoDRIRCgRzZWVkGAUgASgESACIAQESEwoLbW92ZV9taWxsaXMYBiABKAQSEwoLYmFua19taWxsaXMYByABKAQSGAoQYm90X3RoaW5rX21pbGxpcxgIIAEoBBIaChJhY3Rpb25zX3Blcl9zZWNvbmQYCSABKA0SEwoLc2FsdF9zZWNyZXQYCiABKAwSEwoLcmF0aW5nX3Bvb2wYCyABKAkSFwoPaG9zdF90b2tlbl9oYXNoGAwgASgMEhoKEmNhbGxfd2luZG93X21pbGxpcxgNIAEoBEIHCgVfc2VlZCKNAQoKU2VhdEpvaW5lZBIMCgRuYW1lGAEgASgJEhIKCnRva2VuX2hhc2gYAiABKAwSCwoDYm90GAMgASgJEhAKCGJvdF9zZWVkGAQgASgEEhIKCmFjY291bnRfaWQYBSABKAkSKgoMYWNjb3VudF9raW5kGAYgASgOMhQuZHVkby52MS5BY2NvdW50S2luZCIvCgxSdWxlc0NoYW5nZWQSHwoFcnVsZXMYASABKAsyEC5kdWRvLnYxLlJ1bGVTZXQiKgoJR2FtZUJlZ3VuEgwKBHNlZWQYASABKAwSDwoHZ2FtZV9pZBgCIAEoCSJMCghNb3ZlTWFkZRIMCgRzZWF0GAEgASgNEh8KBmFjdGlvbhgCIAEoCzIPLmR1ZG8udjEuQWN0aW9uEhEKCXRpbWVkX291dBgDIAEoCCIbCgtTZWF0UmVtb3ZlZBIMCgRzZWF0GAEgASgNIgwKClRhYmxlUmVzZXQiQAoLR2FtZVN0b3BwZWQSIgoDd2h5GAEgASgOMhUuZHVkby52MS5HYW1lU3RvcC5XaHkSDQoFbGltaXQYAiABKARiBnByb3RvMw", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
+  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEipQMKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASFAoMYmFua3NfbWlsbGlzGAggAygEQgcKBWVudHJ5IowDCgxUYWJsZUNyZWF0ZWQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIfCgVydWxlcxgDIAEoCzIQLmR1ZG8udjEuUnVsZVNldBIQCghjYXBhY2l0eRgEIAEoDRIRCgRzZWVkGAUgASgESACIAQESEwoLbW92ZV9taWxsaXMYBiABKAQSEwoLYmFua19taWxsaXMYByABKAQSGAoQYm90X3RoaW5rX21pbGxpcxgIIAEoBBIaChJhY3Rpb25zX3Blcl9zZWNvbmQYCSABKA0SEwoLc2FsdF9zZWNyZXQYCiABKAwSEwoLcmF0aW5nX3Bvb2wYCyABKAkSFwoPaG9zdF90b2tlbl9oYXNoGAwgASgMEhoKEmNhbGxfd2luZG93X21pbGxpcxgNIAEoBBIWCg5sYXBzZXNfY291bnRlZBgOIAEoCBIVCg1mb3JmZWl0X3NlYXRzGA8gAygNEg4KBmhpZGRlbhgQIAEoCBIVCg11bmFza2VkX3NlYXRzGBEgAygNQgcKBV9zZWVkIo0BCgpTZWF0Sm9pbmVkEgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDBILCgNib3QYAyABKAkSEAoIYm90X3NlZWQYBCABKAQSEgoKYWNjb3VudF9pZBgFIAEoCRIqCgxhY2NvdW50X2tpbmQYBiABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kIi8KDFJ1bGVzQ2hhbmdlZBIfCgVydWxlcxgBIAEoCzIQLmR1ZG8udjEuUnVsZVNldCIqCglHYW1lQmVndW4SDAoEc2VlZBgBIAEoDBIPCgdnYW1lX2lkGAIgASgJIkwKCE1vdmVNYWRlEgwKBHNlYXQYASABKA0SHwoGYWN0aW9uGAIgASgLMg8uZHVkby52MS5BY3Rpb24SEQoJdGltZWRfb3V0GAMgASgIIhsKC1NlYXRSZW1vdmVkEgwKBHNlYXQYASABKA0iDAoKVGFibGVSZXNldCJACgtHYW1lU3RvcHBlZBIiCgN3aHkYASABKA4yFS5kdWRvLnYxLkdhbWVTdG9wLldoeRINCgVsaW1pdBgCIAEoBGIGcHJvdG8z", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
 
 /**
  * @generated from message dudo.v1.JournalEntry
@@ -178,6 +178,38 @@ export type TableCreated = Message<"dudo.v1.TableCreated"> & {
    * @generated from field: uint64 call_window_millis = 13;
    */
   callWindowMillis: bigint;
+
+  /**
+   * A seat that lets a call window lapse is not asked again that game, and the lapse is an
+   * event (a tournament's tables; a ladder's say so by their rating pool).
+   *
+   * @generated from field: bool lapses_counted = 14;
+   */
+  lapsesCounted: boolean;
+
+  /**
+   * Seats that forfeit the game: never asked in a call window, their default move played at
+   * once (a tournament's entrant benched for stalling).
+   *
+   * @generated from field: repeated uint32 forfeit_seats = 15;
+   */
+  forfeitSeats: number[];
+
+  /**
+   * A table the server seats itself (a ladder's, a tournament's, a bot check's): never
+   * listed, answering to no join code, after a restart too.
+   *
+   * @generated from field: bool hidden = 16;
+   */
+  hidden: boolean;
+
+  /**
+   * Seats not asked in call windows from the start of each game, as if they had let one
+   * lapse (a tournament's entrant that let one lapse in an earlier game).
+   *
+   * @generated from field: repeated uint32 unasked_seats = 17;
+   */
+  unaskedSeats: number[];
 };
 
 /**
