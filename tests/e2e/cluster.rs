@@ -63,6 +63,8 @@ impl Node {
 /// Three nodes on one database, and the balancer before them.
 struct Cluster {
     db: String,
+    /// Flags every node starts with besides the cluster's own.
+    extra: Vec<String>,
     nodes: Vec<Node>,
     /// What clients connect to.
     addr: String,
@@ -72,6 +74,11 @@ struct Cluster {
 
 impl Cluster {
     async fn start(db: String, size: usize) -> Cluster {
+        Cluster::start_with(db, size, &[]).await
+    }
+
+    /// [`Cluster::start`], every node with `extra` flags too.
+    async fn start_with(db: String, size: usize, extra: &[&str]) -> Cluster {
         let mut nodes = Vec::new();
         for i in 0..size {
             nodes.push(Node { id: format!("node-{i}"), listen: dudo_tests::fixed_address(), process: None });
@@ -80,6 +87,7 @@ impl Cluster {
         let mut cluster = Cluster {
             store: Store::open_as(&db, Access::Reader).await.unwrap_or_else(|_| panic!()),
             db,
+            extra: extra.iter().map(|s| s.to_string()).collect(),
             nodes,
             addr,
         };
@@ -105,7 +113,7 @@ impl Cluster {
 
     fn start_node(&mut self, i: usize) {
         let node = &mut self.nodes[i];
-        let args = [
+        let mut args = vec![
             "--cluster",
             "--db",
             &self.db,
@@ -118,6 +126,7 @@ impl Cluster {
             "--lease-millis",
             LEASE_MILLIS,
         ];
+        args.extend(self.extra.iter().map(String::as_str));
         node.process = Some(start_server(&binary("dudo-server"), &args).unwrap());
     }
 
@@ -338,4 +347,92 @@ async fn a_node_with_a_running_nodes_id_or_another_key_is_refused_at_start() {
         within(start("node-9", "another-key-of-enough-length")).await.expect("refused within 30 s").unwrap();
     let said = String::from_utf8_lossy(&stranger.stderr);
     assert!(!stranger.status.success() && said.contains("cluster key is not the one"), "{said}");
+}
+
+/// Tournaments in a cluster: every node answers `Tournaments` calls (made, entered and
+/// cancelled through the node that does not run them); a bot check holds its account at
+/// every node; and the node running a tournament killed (-9) with every game in play leaves
+/// each game to the node that adopts its table, where it is carried on with the same seats
+/// and tokens, once, and the tournament finishes with a record a game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournaments_are_served_at_every_node_and_carried_on_when_their_node_dies() {
+    use crate::tournaments_hold::{fibbing, play_out, seats_told};
+    use dudo_proto::v1 as pb;
+    const ADMIN: &str = "cluster-tournament-admin";
+    let Some(db) = database("tournaments").await else { return };
+    let cluster = Cluster::start_with(db, 2, &["--admin-token", ADMIN, "--tournaments", "anyone"]).await;
+    // Which node runs the tournaments (the ladder's job), and which does not.
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    let director = loop {
+        if let Ok(Some(node)) = cluster.store.job_holder("ladder").await {
+            break cluster.nodes.iter().position(|n| n.id == node.id).unwrap();
+        }
+        assert!(std::time::Instant::now() < until, "a node took the ladder's job");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let other = 1 - director;
+    let at_other = Client::connect(&cluster.nodes[other].listen).await.unwrap();
+    let admin_other = at_other.clone().with_account(Some(ADMIN.into()));
+    // Made and cancelled through the node that does not run them.
+    let t = admin_other
+        .create_tournament(fibbing("at the other node", 1, Duration::from_secs(600)))
+        .await
+        .unwrap();
+    let cancelled = admin_other.cancel_tournament(&t.id).await.unwrap();
+    assert_eq!(cancelled.state, pb::TournamentState::Cancelled as i32);
+    // One bot check an account at a time, whichever node each is asked at.
+    let token = at_other.register("cluster-checker", true, "test").await.unwrap().token.unwrap().token;
+    let at_director = Client::connect(&cluster.nodes[director].listen).await.unwrap();
+    let first = at_director.clone().with_account(Some(token.clone())).check_bot("").await;
+    assert!(first.is_ok(), "{:?}", first.err());
+    let second = at_other.clone().with_account(Some(token)).check_bot("").await;
+    let refused = second.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(refused.contains("running already"), "{refused}");
+    drop(first);
+    // A tournament whose games all wait on their entrants (a long clock), entered through
+    // the balancer.
+    let client = Client::connect(&cluster.addr).await.unwrap();
+    let mut accounts = Vec::new();
+    for name in ["cl-ana", "cl-ben"] {
+        let token = client.register(name, true, "test").await.unwrap().token.unwrap().token;
+        accounts.push(client.clone().with_account(Some(token)));
+    }
+    let admin = client.clone().with_account(Some(ADMIN.into()));
+    let t = admin
+        .create_tournament(pb::CreateTournamentRequest {
+            house_bots: vec!["odds".into()],
+            move_millis: 120_000,
+            ..fibbing("killed", 1, Duration::from_secs(2))
+        })
+        .await
+        .unwrap();
+    let ((ana, _a), (ben, _b)) =
+        tokio::join!(seats_told(&accounts[0], &t.id, 3), seats_told(&accounts[1], &t.id, 3));
+    cluster.signal(director, "-9");
+    // The other node takes the tournaments and the tables on: the entrants, back, are told
+    // the same seats and tokens.
+    let ((ana_again, _c), (ben_again, _d)) =
+        tokio::join!(seats_told(&accounts[0], &t.id, 3), seats_told(&accounts[1], &t.id, 3));
+    assert_eq!((&ana, &ben), (&ana_again, &ben_again));
+    let plays: Vec<_> =
+        ana.into_iter().chain(ben).map(|told| tokio::spawn(play_out(cluster.addr.clone(), told))).collect();
+    for play in plays {
+        play.await.unwrap();
+    }
+    let until = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let now = admin.tournament(&t.id).await.unwrap();
+        if now.state == pb::TournamentState::Finished as i32 {
+            assert_eq!((now.finished, now.games), (3, 3));
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "not finished: {now:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let games = admin.tournament_games(&t.id, None, 10).await.unwrap();
+    for g in games {
+        client.replay(&g.game).await.unwrap();
+    }
+    let records = client.games(pb::ListGamesRequest { limit: 100, ..Default::default() }).await.unwrap();
+    assert_eq!(records.len(), 3, "one record a game: {records:?}");
 }

@@ -18,7 +18,7 @@ fn now_millis() -> u64 {
 
 /// The Fibbing Dice rules (calza by anyone but the bidder and the next seat: claims ask a
 /// call window) at tables of three.
-fn fibbing(name: &str, deals: u32, starts_in: Duration) -> pb::CreateTournamentRequest {
+pub(crate) fn fibbing(name: &str, deals: u32, starts_in: Duration) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
         name: name.into(),
         preset: "fibbing".into(),
@@ -32,40 +32,62 @@ fn fibbing(name: &str, deals: u32, starts_in: Duration) -> pb::CreateTournamentR
 
 /// A seat a tournament told its entrant of: its game's number, table, seat and token.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Told {
+pub(crate) struct Told {
     number: u32,
     table: String,
     seat: u32,
     token: String,
 }
 
-/// Enters `id` as `client`'s account and reads the seats it is told of until it has `games`.
-async fn seats_told(
+/// Enters `id` as `client`'s account and reads the seats it is told of until it has `games`,
+/// entering again when the stream breaks (a server restarting, a cluster's node dying), as
+/// `dudo tournament enter` does.
+pub(crate) async fn seats_told(
     client: &Client,
     id: &str,
     games: usize,
 ) -> (Vec<Told>, tonic::Streaming<pb::TournamentUpdate>) {
-    let mut updates = client.enter_tournament(id).await.unwrap();
     let mut told: Vec<Told> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);
-    while told.len() < games {
-        let next = tokio::time::timeout_at(deadline.into(), updates.next()).await;
-        let update = next.expect("seated in time");
-        let update = update.unwrap_or_else(|| panic!("the stream ended after {told:?}")).unwrap();
-        if let Some(pb::tournament_update::Update::Seated(s)) = update.update
-            && !told.iter().any(|t| t.number == s.number)
-        {
-            told.push(Told { number: s.number, table: s.table, seat: s.seat, token: s.token });
+    'enter: loop {
+        assert!(Instant::now() < deadline, "seated at {games} games in time: {told:?}");
+        let Ok(mut updates) = client.enter_tournament(id).await else {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        };
+        while told.len() < games {
+            let next = tokio::time::timeout_at(deadline.into(), updates.next()).await;
+            let update = match next.expect("seated in time") {
+                Some(Ok(update)) => update,
+                Some(Err(_)) => continue 'enter,
+                None => panic!("the stream ended after {told:?}"),
+            };
+            if let Some(pb::tournament_update::Update::Seated(s)) = update.update
+                && !told.iter().any(|t| t.number == s.number)
+            {
+                told.push(Told { number: s.number, table: s.table, seat: s.seat, token: s.token });
+            }
         }
+        told.sort_by_key(|t| t.number);
+        return (told, updates);
     }
-    told.sort_by_key(|t| t.number);
-    (told, updates)
 }
 
 /// Plays a seat to the end of its game with the SDK's odds bot.
-async fn play_out(addr: String, told: Told) {
+pub(crate) async fn play_out(addr: String, told: Told) {
     let client = Client::connect(&addr).await.unwrap();
-    let key = client.seat(&told.table, told.seat, told.token.clone()).await.unwrap();
+    // A table changing hands (a cluster's node died) answers again in a moment.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let key = loop {
+        match client.seat(&told.table, told.seat, told.token.clone()).await {
+            Ok(key) => break key,
+            Err(e) if Instant::now() < deadline => {
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => panic!("{told:?}: {e}"),
+        }
+    };
     let mut bot = dudo_bot::builtin("odds", u64::from(told.number)).unwrap();
     dudo_bot::play(&mut bot, &client, &key).await.unwrap();
 }
@@ -308,4 +330,88 @@ async fn an_entrant_that_stalls_call_windows_is_benched_and_drags_nothing() {
         took[0], took[1]
     );
     assert!(staller <= 2.0 * honest + 50.0, "{staller:.0} ms a game against {honest:.0}");
+}
+
+/// A crowd of made-and-cancelled tournaments buries nothing: an account, and an address, make
+/// at most `per_hour` an hour (refused `too_many_tournaments`); `List` leaves out those
+/// cancelled before a game, filters by state, organiser and name, and pages with a cursor it
+/// gave (another is refused naming `after`).
+#[tokio::test]
+async fn tournament_lists_page_and_filter_and_creation_is_limited_an_hour() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let setup = dudo_server::Setup {
+        store: Some(dudo_server::Store::open(":memory:").await.unwrap()),
+        accounts: AccountSettings::new(Registration::Open, Some(ADMIN)),
+        tournaments: dudo_server::tournament::Settings {
+            organisers: dudo_server::tournament::spec::Organisers::Anyone,
+            per_hour: 3,
+            ..Default::default()
+        },
+        ..dudo_server::Setup::default()
+    };
+    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
+    let client = Client::connect(&addr).await.unwrap();
+    let admin = client.clone().with_account(Some(ADMIN.into()));
+    let token = client.register("lister", false, "test").await.unwrap().token.unwrap().token;
+    let org = client.clone().with_account(Some(token));
+    let later = Duration::from_secs(600);
+    let a = org.create_tournament(fibbing("Friday cup", 1, later)).await.unwrap();
+    let b = org.create_tournament(fibbing("churn", 1, later)).await.unwrap();
+    org.cancel_tournament(&b.id).await.unwrap();
+    let c = org.create_tournament(fibbing("Saturday cup", 1, later)).await.unwrap();
+    // Three an hour: the fourth is refused, and so is another account's from the address.
+    org.cancel_tournament(&c.id).await.unwrap();
+    let refused = org.create_tournament(fibbing("one more", 1, later)).await.unwrap_err().to_string();
+    assert!(refused.contains("an hour"), "{refused}");
+    let token = client.register("lister-2", false, "test").await.unwrap().token.unwrap().token;
+    let other = client.clone().with_account(Some(token));
+    let refused =
+        other.create_tournament(fibbing("from the same address", 1, later)).await.unwrap_err().to_string();
+    assert!(refused.contains("an hour"), "{refused}");
+    // The admin is not counted.
+    let d = admin.create_tournament(fibbing("Admin's cup", 1, later)).await.unwrap();
+    let page = |request: pb::ListTournamentsRequest| {
+        let client = client.clone();
+        async move { client.tournaments_page(request).await }
+    };
+    let ids =
+        |p: &pb::ListTournamentsResponse| p.tournaments.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    // Newest first, without those cancelled before a game.
+    let all = page(pb::ListTournamentsRequest::default()).await.unwrap();
+    assert_eq!(ids(&all), vec![d.id.clone(), a.id.clone()]);
+    let cancelled = page(pb::ListTournamentsRequest {
+        states: vec![pb::TournamentState::Cancelled as i32],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(ids(&cancelled), vec![c.id.clone(), b.id.clone()]);
+    let named = page(pb::ListTournamentsRequest { name: "CUP".into(), ..Default::default() }).await.unwrap();
+    assert_eq!(ids(&named), vec![d.id.clone(), a.id.clone()]);
+    let by =
+        page(pb::ListTournamentsRequest { organiser: "admin".into(), ..Default::default() }).await.unwrap();
+    assert_eq!(ids(&by), vec![d.id.clone()]);
+    let by =
+        page(pb::ListTournamentsRequest { organiser: "LISTER".into(), ..Default::default() }).await.unwrap();
+    assert_eq!(ids(&by), vec![a.id.clone()]);
+    // A page at a time.
+    let first = page(pb::ListTournamentsRequest { limit: 1, ..Default::default() }).await.unwrap();
+    assert_eq!(ids(&first), vec![d.id.clone()]);
+    assert!(!first.next.is_empty());
+    let second =
+        page(pb::ListTournamentsRequest { limit: 1, after: first.next.clone(), ..Default::default() })
+            .await
+            .unwrap();
+    assert_eq!(ids(&second), vec![a.id.clone()]);
+    let last =
+        page(pb::ListTournamentsRequest { limit: 1, after: second.next.clone(), ..Default::default() })
+            .await
+            .unwrap();
+    assert!(last.tournaments.is_empty() && last.next.is_empty(), "{last:?}");
+    let refused = page(pb::ListTournamentsRequest { after: "nonsense".into(), ..Default::default() })
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("after"), "{refused}");
 }
