@@ -139,7 +139,8 @@ struct Args {
     /// the server.
     #[arg(long, env = "DUDO_MAX_TOURNAMENT_TABLES_ALL", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_tournament_tables_all: u32,
-    /// Games one organiser's tournaments may start in a minute (the admin's are not counted).
+    /// Games the accounts' tournaments together may start in a minute, at an even pace (the
+    /// admin's are not counted).
     #[arg(long, env = "DUDO_TOURNAMENT_GAMES_PER_MINUTE", default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     tournament_games_per_minute: u32,
     /// Tournaments one account, or one address, may make in an hour (the admin is not

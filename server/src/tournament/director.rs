@@ -2,9 +2,9 @@
 //! tick it starts the tournaments whose time has come and makes their next games; it hears
 //! of each game's table made and of each game's end, and ends a tournament after its last.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use dudo_proto::v1 as pb;
 use dudo_store::tournaments::TournamentRow;
@@ -25,14 +25,36 @@ pub(crate) struct Director {
     pub(super) loaded: bool,
     pub(super) tx: mpsc::Sender<Command>,
     pub(super) settings: Arc<Settings>,
-    /// When each organiser's (account's) games started this last minute: no more than
-    /// `Settings::games_per_minute` of them.
-    started: HashMap<String, VecDeque<Instant>>,
+    /// Games the accounts' tournaments may start now (`Settings::games_per_minute`, a
+    /// token bucket: a few at once, then an even pace).
+    pace: Pace,
+}
+
+/// A token bucket of games.
+struct Pace {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Pace {
+    /// The games it lets start now, refilled at `per_minute` up to `burst`.
+    fn room(&mut self, per_minute: u32, burst: u32) -> usize {
+        let now = Instant::now();
+        let rate = f64::from(per_minute) / 60.0;
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * rate).min(f64::from(burst.max(1)));
+        self.at = now;
+        self.tokens.max(0.0) as usize
+    }
+
+    fn take(&mut self) {
+        self.tokens -= 1.0;
+    }
 }
 
 impl Director {
     pub(super) fn new(dudo: Dudo, tx: mpsc::Sender<Command>, settings: Arc<Settings>) -> Director {
-        Director { dudo, live: HashMap::new(), loaded: false, tx, settings, started: HashMap::new() }
+        let pace = Pace { tokens: f64::from(settings.max_tables.max(1)), at: Instant::now() };
+        Director { dudo, live: HashMap::new(), loaded: false, tx, settings, pace }
     }
 
     pub(super) async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
@@ -258,6 +280,10 @@ impl Director {
         for in_play in live.in_play.values() {
             if let Some(made) = &in_play.made {
                 self.dudo.close_anywhere(&made.table, &made.host_token).await;
+                if in_play.lost.is_some() {
+                    // Not held by any node now: never to be brought back once its seed is shown.
+                    let _ = store.close_table(&made.table, at).await;
+                }
             }
         }
         let finished = live.finished.iter().filter(|f| f.is_some()).count() as u64;
@@ -309,7 +335,8 @@ impl Director {
     /// first, passing over a game of an entrant who plays in person and is at a table now
     /// (a person plays one game at a time; a bot, any number). Within tournament play's share
     /// of the server: every tournament's tables together, an organiser's tournaments'
-    /// together, and the games an organiser starts a minute (see [`Settings`]).
+    /// together, and (for the accounts' tournaments, not the admin's) the games started a
+    /// minute (see [`Settings`]).
     fn make_more(&mut self, id: &str) {
         let Some(organiser) = self.live.get(id).map(|l| l.row.organiser.clone()) else { return };
         let in_play_all: usize = self.live.values().map(|l| l.in_play.len()).sum();
@@ -319,12 +346,9 @@ impl Director {
             .saturating_sub(in_play_all)
             .min((self.settings.max_tables as usize).saturating_sub(in_play_organiser));
         // The admin's games are not paced: its tournaments are the operator's own.
-        let mut paced = (!organiser.is_empty()).then(|| self.started.entry(organiser).or_default());
-        if let Some(started) = paced.as_deref_mut() {
-            while started.front().is_some_and(|t| t.elapsed() >= Duration::from_secs(60)) {
-                started.pop_front();
-            }
-            room = room.min((self.settings.games_per_minute as usize).saturating_sub(started.len()));
+        let paced = !organiser.is_empty();
+        if paced {
+            room = room.min(self.pace.room(self.settings.games_per_minute, self.settings.max_tables));
         }
         let Some(live) = self.live.get_mut(id) else { return };
         while room > 0 && live.in_play.len() < live.spec.tables as usize {
@@ -338,8 +362,8 @@ impl Director {
             live.in_play.insert(number, InPlay { made: None, lost: None });
             make(&self.dudo, &self.tx, live, game);
             room -= 1;
-            if let Some(started) = paced.as_deref_mut() {
-                started.push_back(Instant::now());
+            if paced {
+                self.pace.take();
             }
         }
     }

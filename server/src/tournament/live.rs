@@ -82,7 +82,7 @@ impl Live {
             .collect()
     }
 
-    /// The entrants of game `number` not asked in call windows (by seat): those that let one
+    /// The entrants of game `number` not asked in call windows (by seat): bots that let one
     /// lapse in an earlier game. Each seat of a deal is asked alike but for what it did
     /// itself, so a staller holds up one game's claims at most (each that was in play when
     /// it first let one lapse), not one a game until its bench.
@@ -102,8 +102,12 @@ impl Live {
         let mut benched = Vec::new();
         let limit = self.spec.bench_after();
         for &(entrant, f) in faults {
+            let Some(row) = self.entrants.get(entrant) else { continue };
+            // A person lets a window close to say no (as at a game night); a bot can always
+            // answer. Only a bot's lapses are faults, and only a bot goes unasked for them.
+            let bot = row.kind == "bot";
             let total = self.faults.entry(entrant).or_default();
-            total.lapses += f.lapses;
+            total.lapses += if bot { f.lapses } else { 0 };
             total.timeouts += f.timeouts;
             let playing =
                 self.entrants.get(entrant).is_some_and(|e| e.benched.is_empty() && !e.account.is_empty());

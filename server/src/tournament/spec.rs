@@ -57,8 +57,8 @@ pub struct Settings {
     /// Games every tournament together may have in play at once: tournament play's share of
     /// the server, whatever the number of organisers.
     pub max_tables_all: u32,
-    /// Games an organiser's tournaments may start in a minute (the admin's are not counted):
-    /// games of house bots alone would otherwise run flat out, a record each.
+    /// Games the accounts' tournaments together may start in a minute (the admin's are not
+    /// counted): games of house bots alone would otherwise run flat out, a record each.
     pub games_per_minute: u32,
     /// Games one tournament's schedule may hold (its export grows with them).
     pub max_games: u64,

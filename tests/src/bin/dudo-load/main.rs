@@ -10,7 +10,8 @@
 //!   turn), to measure the table without them. Every unary call's round trip is timed too
 //!   (p50/p99 per call). `--bot-tables N` first starts N host-only tables of 64 reader bots
 //!   with 20 dice each, from the same address (the attack of issue 21: bots that would eat
-//!   the CPU), and keeps them playing through the run.
+//!   the CPU), and keeps them playing through the run. `--house-tournaments N` and
+//!   `--standings-readers N` run tournaments' load beside them (see `tournaments.rs`).
 //! - `cluster`: the same games on `--nodes` cluster nodes on one PostgreSQL database, with a
 //!   node killed or drained mid-run: failover and drain times, the forwarding hop (see
 //!   `cluster.rs`).
@@ -26,6 +27,7 @@
 
 mod cluster;
 mod ladder;
+mod tournaments;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -147,9 +149,19 @@ async fn play(
     db: &str,
     rss_every: u64,
     calza_on_turn: bool,
-    bot_tables: usize,
+    background: tournaments::Background,
 ) -> anyhow::Result<()> {
-    let server = Server::start(db)?;
+    let server = Server::start_with(db, &background.server_flags())?;
+    let bot_tables = background.bot_tables;
+    if background.house_tournaments > 0 {
+        let started = Instant::now();
+        let (made, refused) = tournaments::flood(&server.addr, background.house_tournaments).await?;
+        println!(
+            "{made} house-bot tournaments made from one address in {:?}; refused: {}",
+            started.elapsed(),
+            if refused.is_empty() { "none".to_string() } else { refused.join(", ") }
+        );
+    }
     if bot_tables > 0 {
         let started = Instant::now();
         start_bot_tables(&server.addr, bot_tables).await?;
@@ -186,6 +198,10 @@ async fn play(
     let deadline = warmup + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
     let health = health_probe(&server.addr, warmup, deadline).await?;
+    let storm = match background.standings_readers {
+        0 => None,
+        n => Some(tournaments::standings_storm(&server.addr, n, warmup, deadline).await?),
+    };
     let cpu_at_warmup = {
         let pid = server.pid();
         tokio::spawn(async move {
@@ -395,6 +411,17 @@ async fn play(
         calls.last().copied().unwrap_or(0),
         calls.len()
     );
+    if let Some(storm) = storm {
+        let mut reads = storm.await.unwrap_or_default();
+        reads.sort_unstable();
+        println!(
+            "another address's standings reads beside {} readers of this one's: p50 {} µs, p99 {} µs ({} reads)",
+            background.standings_readers,
+            percentile(&reads, 0.5),
+            percentile(&reads, 0.99),
+            reads.len()
+        );
+    }
     if stalled > 0 || failed > 0 {
         anyhow::bail!("{stalled} tables stalled and {failed} failed");
     }
@@ -524,6 +551,14 @@ enum Load {
         /// that would eat the CPU), kept playing through the run.
         #[arg(long = "bot-tables", default_value_t = 0)]
         bot_tables: usize,
+        /// First have this many accounts from this address each make a tournament of 64 house
+        /// bots (needs --db), kept playing through the run.
+        #[arg(long = "house-tournaments", default_value_t = 0)]
+        house_tournaments: usize,
+        /// Keep this many callers from this address asking for a large tournament's
+        /// standings (needs --db), and time another address's (127.0.0.2) reads beside them.
+        #[arg(long = "standings-readers", default_value_t = 0)]
+        standings_readers: usize,
     },
     /// The same games on several cluster nodes on one PostgreSQL database, with a node killed
     /// or drained mid-run: failover and drain times, the forwarding hop.
@@ -595,9 +630,20 @@ enum Load {
 async fn main() -> anyhow::Result<()> {
     use clap::Parser;
     match Cli::parse().load {
-        Load::Play { tables, seconds, think_ms, db, rss_every, calza_on_turn, bot_tables } => {
+        Load::Play {
+            tables,
+            seconds,
+            think_ms,
+            db,
+            rss_every,
+            calza_on_turn,
+            bot_tables,
+            house_tournaments,
+            standings_readers,
+        } => {
             let think = Duration::from_millis(think_ms);
-            play(tables, seconds, think, &db, rss_every, calza_on_turn, bot_tables).await
+            let background = tournaments::Background { bot_tables, house_tournaments, standings_readers };
+            play(tables, seconds, think, &db, rss_every, calza_on_turn, background).await
         }
         Load::Cluster {
             db,
