@@ -41,7 +41,8 @@ impl Pace {
     fn room(&mut self, per_minute: u32, burst: u32) -> usize {
         let now = Instant::now();
         let rate = f64::from(per_minute) / 60.0;
-        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * rate).min(f64::from(burst.max(1)));
+        self.tokens =
+            (self.tokens + now.duration_since(self.at).as_secs_f64() * rate).min(f64::from(burst.max(1)));
         self.at = now;
         self.tokens.max(0.0) as usize
     }

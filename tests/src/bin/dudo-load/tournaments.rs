@@ -51,7 +51,12 @@ fn house_swiss(name: String) -> pb::CreateTournamentRequest {
         format: pb::TournamentFormat::Swiss as i32,
         rounds: 8,
         deals: 40,
-        house_bots: ["random", "odds", "reader", "odds"].iter().cycle().take(64).map(|b| b.to_string()).collect(),
+        house_bots: ["random", "odds", "reader", "odds"]
+            .iter()
+            .cycle()
+            .take(64)
+            .map(|b| b.to_string())
+            .collect(),
         // In a second: under way by the end of the warm-up.
         starts_unix_millis: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
