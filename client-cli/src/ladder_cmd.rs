@@ -236,7 +236,8 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         println!("{} of your games still in play; waiting for them to end.", in_play.len());
-        seats.wait().await;
+        // Games still in play end within a game's length (at most an hour).
+        seats.wait(std::time::Duration::from_secs(3600)).await;
         // Their places, from the account's rating history (written with each game's record).
         let history = client.rating_history(&pool, &name).await.unwrap_or_default();
         for (_, game) in &in_play {
@@ -295,10 +296,11 @@ pub(crate) struct Seats {
     running: usize,
     failed_in_a_row: u32,
     ever_worked: bool,
-    players: Vec<tokio::task::JoinHandle<()>>,
-    /// Each run of the command still going: its shell's process id, and the task waiting
-    /// for it (aborting the task kills the shell).
-    commands: Vec<(Option<u32>, tokio::task::JoinHandle<()>)>,
+    /// Each strategy player: its table, and its task.
+    players: Vec<(String, tokio::task::JoinHandle<()>)>,
+    /// Each run of the command still going: its table, its shell's process id, and the task
+    /// waiting for it (aborting the task kills the shell).
+    commands: Vec<(String, Option<u32>, tokio::task::JoinHandle<()>)>,
 }
 
 impl Seats {
@@ -320,8 +322,18 @@ impl Seats {
         }
     }
 
-    /// Starts the bot for a seat.
+    /// Whether a bot is playing at `table` now.
+    fn playing_at(&self, table: &str) -> bool {
+        self.commands.iter().any(|(t, _, task)| t == table && !task.is_finished())
+            || self.players.iter().any(|(t, task)| t == table && !task.is_finished())
+    }
+
+    /// Starts the bot for a seat, unless one plays there already (a seat said again after a
+    /// restart is the same seat, and its bot plays on).
     pub(crate) fn start(&mut self, table: &str, game: &str, seat: u32, token: &str) -> anyhow::Result<()> {
+        if self.playing_at(table) {
+            return Ok(());
+        }
         self.seed += 1;
         let key = dudo_client::SeatKey::saved(table.to_string(), seat, token.to_string());
         match &self.player {
@@ -340,22 +352,26 @@ impl Seats {
                 let pid = child.id();
                 let exits = self.exits_tx.clone();
                 self.running += 1;
-                self.commands.retain(|(_, c)| !c.is_finished());
+                self.commands.retain(|(_, _, c)| !c.is_finished());
                 let waiting = tokio::spawn(async move {
                     let status = child.wait().await.ok();
                     let _ = exits.send((key.table, status)).await;
                 });
-                self.commands.push((pid, waiting));
+                self.commands.push((table.to_string(), pid, waiting));
             }
             SeatPlayer::Builtin(strategy) => {
                 let (client, strategy, seed) = (self.client.clone(), strategy.clone(), self.seed);
-                self.players.push(tokio::spawn(async move {
-                    if let Some(mut bot) = dudo_bot::builtin(&strategy, seed)
-                        && let Err(e) = dudo_bot::play(&mut bot, &client, &key).await
-                    {
-                        eprintln!("dudo: table {}: {e}", key.table);
-                    }
-                }));
+                self.players.retain(|(_, p)| !p.is_finished());
+                self.players.push((
+                    table.to_string(),
+                    tokio::spawn(async move {
+                        if let Some(mut bot) = dudo_bot::builtin(&strategy, seed)
+                            && let Err(e) = dudo_bot::play(&mut bot, &client, &key).await
+                        {
+                            eprintln!("dudo: table {}: {e}", key.table);
+                        }
+                    }),
+                ));
             }
         }
         Ok(())
@@ -395,7 +411,7 @@ impl Seats {
 
     /// Stops every bot still playing (its game is gone): each command is killed.
     pub(crate) fn stop(&mut self) {
-        for (pid, task) in self.commands.drain(..) {
+        for (_, pid, task) in self.commands.drain(..) {
             // The shell's own children first (`sh -c 'python3 bot.py'` runs the bot as one):
             // killing the shell alone would leave the bot running, its stream open.
             if let Some(pid) = pid.filter(|_| !task.is_finished()) {
@@ -403,22 +419,25 @@ impl Seats {
             }
             task.abort();
         }
-        for task in self.players.drain(..) {
+        for (_, task) in self.players.drain(..) {
             task.abort();
         }
         self.running = 0;
     }
 
-    /// Waits for every bot still playing to end (a command for at most an hour).
-    pub(crate) async fn wait(mut self) {
+    /// Waits for every bot still playing to end (a command for at most `within`), then stops
+    /// those that have not.
+    pub(crate) async fn wait(mut self, within: std::time::Duration) {
+        let until = tokio::time::Instant::now() + within;
         while self.running > 0 {
-            match tokio::time::timeout(std::time::Duration::from_secs(3600), self.exits.recv()).await {
+            match tokio::time::timeout_at(until, self.exits.recv()).await {
                 Ok(Some(_)) => self.running -= 1,
                 _ => break,
             }
         }
-        for player in self.players {
-            let _ = player.await;
+        for (_, player) in &mut self.players {
+            let _ = tokio::time::timeout_at(until, player).await;
         }
+        self.stop();
     }
 }

@@ -62,6 +62,9 @@ enum TournamentCommand {
         /// arena's database (--arena), or the local one (--db, or the default). A file changed
         /// through and through (a game made up whole, its log and finish to match) passes on
         /// its own; it does not pass against the records. --server and --arena imply it.
+        /// With --server, the file's seed proof (its tournament, name, commitment, seed and
+        /// salt, and whether the admin chose the seed) is held against what the server
+        /// published, and each game against the tournament the server says it is of.
         #[arg(long)]
         records: bool,
         #[command(flatten)]
@@ -123,6 +126,23 @@ async fn against_record(
         Ok(replay) => replay,
         Err(e) => return Ok(Some(format!("game {number} ({}): no record of it there: {e}", game.id))),
     };
+    // A tournament's game is its tournament's: the file's seed proof must name the one the
+    // server says it was played for (a proof deleted, or another's, is caught here).
+    let named = head.seed_proof.as_ref().map(|p| p.tournament.as_str()).unwrap_or_default();
+    if replay.tournament != named {
+        let at_server = match replay.tournament.as_str() {
+            "" => "no tournament's".to_string(),
+            t => format!("tournament {}'s", said(t)),
+        };
+        let in_file = match named {
+            "" => "names none (its seed proof is missing or names no tournament)".to_string(),
+            t => format!("names tournament {}", said(t)),
+        };
+        return Ok(Some(format!(
+            "game {number} ({}): the server says it is {at_server}, and the file {in_file}",
+            game.id
+        )));
+    }
     let (rules, recorded) =
         exported_game(replay, game.schedule.clone(), game.id.clone(), game.finish.clone())?;
     let differs = [
@@ -281,8 +301,13 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
             head.seats
         );
         if let Some(proof) = &head.seed_proof {
+            let whose = if from.as_ref().is_some_and(|f| f.server.is_some()) {
+                "as the server says"
+            } else {
+                "as the file says: --server checks it with the server"
+            };
             println!(
-                "the seed opens the commitment {} the server published when the tournament was made",
+                "the seed opens the commitment {} the server published when the tournament was made ({whose})",
                 safe(&proof.commitment)
             );
             if proof.seeded {
@@ -323,12 +348,12 @@ async fn against_published(client: &dudo_client::Client, head: &Head) -> Option<
     }
     let t = match client.tournament(&proof.tournament).await {
         Ok(t) => t,
-        Err(e) => return Some(format!("the server has no tournament {}: {e}", said(&proof.tournament))),
+        Err(e) => return Some(format!("its seed proof's tournament: {e}")),
     };
     let mut differs = Vec::new();
     let mut compare = |what: &str, file: String, server: String| {
         if file != server {
-            differs.push(format!("{what} {} (the server: {})", said(&file), said(&server)));
+            differs.push(format!("{what} {:?} (the server: {:?})", said(&file), said(&server)));
         }
     };
     compare("name", head.name.clone(), t.name.clone());
@@ -340,6 +365,19 @@ async fn against_published(client: &dudo_client::Client, head: &Head) -> Option<
         t.seed.map_or_else(|| "not shown: the tournament has not ended".into(), |s| s.to_string()),
     );
     compare("seeded", proof.seeded.to_string(), t.seeded.to_string());
+    // The field and the schedule's size as announced: an entrant left out, or deals dropped
+    // (with the standings counted again to match), is a file that holds together alone.
+    let entrants: Vec<String> = t.entrants.iter().map(|e| e.name.clone()).collect();
+    compare("entrants", head.entrants.join(", "), entrants.join(", "));
+    compare("seats", head.seats.to_string(), t.seats.to_string());
+    compare("deals", head.deals.to_string(), t.deals.to_string());
+    let (format, rounds) = match head.seating {
+        dudo_tournament::export::Format::RoundRobin => (pb::TournamentFormat::RoundRobin, 0),
+        dudo_tournament::export::Format::Swiss { rounds } => (pb::TournamentFormat::Swiss, rounds),
+    };
+    compare("format", format!("{format:?} {rounds}"), format!("{:?} {}", t.format(), t.rounds));
+    let fresh = head.dice == dudo_tournament::Deals::Fresh;
+    compare("fresh dice", fresh.to_string(), t.fresh_deals.to_string());
     (!differs.is_empty()).then(|| {
         format!(
             "the file differs from tournament {} as the server published it: {}",

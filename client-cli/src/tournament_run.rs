@@ -194,11 +194,12 @@ fn format_line(t: &pb::Tournament) -> String {
         format!("{format} in duplicate")
     };
     format!(
-        "{} at tables of {}, {format}, {} s a move, {} s call windows",
+        "{} at tables of {}, {format}, {} s a move, {} s call windows, benched after {} faults",
         safe(&t.rules_name),
         t.seats,
         f64::from(t.move_millis) / 1000.0,
-        f64::from(t.call_window_millis) / 1000.0
+        f64::from(t.call_window_millis) / 1000.0,
+        t.bench_after
     )
 }
 
@@ -329,7 +330,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             .await?;
         let (list, next) = (page.tournaments, page.next);
         if list.is_empty() {
-            println!("no tournaments on {} to list", server.server);
+            println!("no tournaments on {} to list here", server.server);
         }
         for t in list {
             let progress = match pb::TournamentState::try_from(t.state) {
@@ -348,7 +349,16 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             );
         }
         if !next.is_empty() {
-            println!("more: dudo tournament list --after {next}");
+            // The same list's next page: the same filters and limit.
+            let mut again = format!("dudo tournament list --limit {}", args.limit);
+            for (flag, value) in
+                [("--state", &args.state), ("--organiser", &args.organiser), ("--name", &args.name)]
+            {
+                if let Some(v) = value {
+                    again.push_str(&format!(" {flag} {}", shell_quoted(v)));
+                }
+            }
+            println!("more: {again} --after {next}");
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -699,10 +709,20 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
             }
         }
         if let Some(seats) = seats {
-            seats.wait().await;
+            // Every game has ended: a bot has a few seconds to see its end and leave, then
+            // what still runs (a bot that never noticed, one for a forfeit game) is stopped.
+            seats.wait(std::time::Duration::from_secs(10)).await;
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// `text` as one shell word.
+fn shell_quoted(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c)) {
+        return text.to_string();
+    }
+    format!("'{}'", safe(text).replace('\'', "'\\''"))
 }
 
 /// What a person who leaves a tournament is told.

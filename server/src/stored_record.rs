@@ -286,6 +286,8 @@ fn expand(compact: &CompactReplay) -> Result<pb::Replay, RecordError> {
         event_unix_millis: times,
         seed: compact.seed.clone(),
         moves: compact.moves.clone(),
+        // Said by the History service as it answers (the record does not keep it).
+        tournament: String::new(),
     })
 }
 

@@ -9,6 +9,10 @@ CREATE TABLE tournament_records (
 );
 INSERT INTO tournament_records (game_id, tournament) SELECT game_id, tournament FROM tournament_games;
 
+-- The secret a tournament's tables' tokens are derived from (so a restart can seat its
+-- entrants again at the same tables); never shown, not even when the seed is.
+ALTER TABLE tournaments ADD COLUMN seat_key TEXT NOT NULL DEFAULT '';
+
 -- Why an entrant was benched for stalling ('' while it plays): its later games are forfeit.
 ALTER TABLE tournament_entrants ADD COLUMN benched TEXT NOT NULL DEFAULT '';
 

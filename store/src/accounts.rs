@@ -274,6 +274,18 @@ impl Store {
         Ok(claimed.rows_affected() > 0)
     }
 
+    /// Keeps `node`'s claim on the account's running bot check until `until`.
+    pub async fn renew_bot_check(&self, account: &str, node: &str, until: i64) -> Result<(), StoreError> {
+        self.owner()?;
+        sqlx::query("UPDATE bot_checks_running SET until_at = $3 WHERE account = $1 AND node = $2")
+            .bind(account)
+            .bind(node)
+            .bind(until)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Lets go of the account's running bot check claimed by `node`.
     pub async fn release_bot_check(&self, account: &str, node: &str) -> Result<(), StoreError> {
         self.owner()?;

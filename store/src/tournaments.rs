@@ -27,6 +27,8 @@ pub struct TournamentRow {
     pub starts_at: i64,
     pub ended_at: i64,
     pub why: String,
+    /// The secret its tables' tokens are derived from: never shown.
+    pub seat_key: String,
 }
 
 /// A tournament in a list, with its counts.
@@ -81,8 +83,7 @@ enum Bind {
     Int(i64),
 }
 
-const COLUMNS: &str =
-    "id, name, organiser, organiser_name, spec, state, seed, salt, created_at, starts_at, ended_at, why";
+const COLUMNS: &str = "id, name, organiser, organiser_name, spec, state, seed, salt, created_at, starts_at, ended_at, why, seat_key";
 
 fn tournament_of(row: &sqlx::any::AnyRow) -> Result<TournamentRow, sqlx::Error> {
     Ok(TournamentRow {
@@ -99,6 +100,7 @@ fn tournament_of(row: &sqlx::any::AnyRow) -> Result<TournamentRow, sqlx::Error> 
         starts_at: row.try_get("starts_at")?,
         ended_at: row.try_get("ended_at")?,
         why: row.try_get("why")?,
+        seat_key: row.try_get("seat_key")?,
     })
 }
 
@@ -114,7 +116,7 @@ impl Store {
         self.owner()?;
         let mut tx = self.pool.begin().await?;
         sqlx::query(&format!(
-            "INSERT INTO tournaments ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+            "INSERT INTO tournaments ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
         ))
         .bind(&t.id)
         .bind(&t.name)
@@ -128,6 +130,7 @@ impl Store {
         .bind(t.starts_at)
         .bind(t.ended_at)
         .bind(&t.why)
+        .bind(&t.seat_key)
         .execute(&mut *tx)
         .await?;
         for e in house {
@@ -357,6 +360,30 @@ impl Store {
         Ok(())
     }
 
+    /// A tournament's games whose tables are still open in the store (held by a node, or
+    /// to be brought back by one): their numbers and tables.
+    pub async fn open_tables_of_tournament(
+        &self,
+        tournament: &str,
+    ) -> Result<Vec<(u32, String)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT g.number, g.table_id FROM tournament_games g JOIN tables t ON t.id = g.table_id \
+             WHERE g.tournament = $1 AND t.closed_at IS NULL ORDER BY g.number",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    u32::try_from(r.try_get::<i64, _>("number")?).unwrap_or(u32::MAX),
+                    r.try_get("table_id")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+
     /// Benches an entrant for stalling: `why` is said in the standings, and its later games
     /// are forfeit.
     pub async fn bench_entrant(&self, tournament: &str, number: u32, why: &str) -> Result<(), StoreError> {
@@ -417,6 +444,15 @@ impl Store {
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(StoreError::from)
+    }
+
+    /// The tournament game `game` was played for, whatever its state, if any.
+    pub async fn tournament_of_record(&self, game: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query("SELECT tournament FROM tournament_records WHERE game_id = $1")
+            .bind(game)
+            .fetch_optional(&self.reads)
+            .await?;
+        Ok(row.map(|r| r.try_get("tournament")).transpose()?)
     }
 
     /// The tournament still running or taking entries that game `game` belongs to, if any:

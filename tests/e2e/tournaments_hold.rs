@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use dudo_client::{Client, Update};
 use dudo_proto::v1 as pb;
-use dudo_server::accounts::{AccountSettings, Registration};
 use tokio_stream::StreamExt;
 
 const ADMIN: &str = "tournament-hold-admin";
@@ -73,6 +72,11 @@ pub(crate) async fn seats_told(
     }
 }
 
+/// Each game of a tournament made so far, by number: its id.
+async fn game_ids(client: &Client, id: &str) -> HashMap<u32, String> {
+    client.tournament_games(id, None, 100).await.unwrap().into_iter().map(|g| (g.number, g.game)).collect()
+}
+
 /// Plays a seat to the end of its game with the SDK's odds bot.
 pub(crate) async fn play_out(addr: String, told: Told) {
     let client = Client::connect(&addr).await.unwrap();
@@ -122,13 +126,7 @@ async fn a_restart_carries_each_cut_off_game_on_at_its_one_table() {
         .unwrap();
     let ((ana, _ana_stream), (ben, _ben_stream)) =
         tokio::join!(seats_told(&accounts[0], &t.id, 3), seats_told(&accounts[1], &t.id, 3));
-    let tables_before: HashMap<u32, String> = admin
-        .tournament_games(&t.id, None, 100)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|g| (g.number, g.game))
-        .collect();
+    let tables_before = game_ids(&admin, &t.id).await;
     assert_eq!(tables_before.len(), 3, "every game is in play: {tables_before:?}");
     let mut running = running;
     running.child.kill().unwrap();
@@ -144,13 +142,7 @@ async fn a_restart_carries_each_cut_off_game_on_at_its_one_table() {
     assert_eq!(ana, ana_again);
     assert_eq!(ben, ben_again);
     // One table a game: the tournament still names the tables it made.
-    let tables_after: HashMap<u32, String> = admin
-        .tournament_games(&t.id, None, 100)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|g| (g.number, g.game))
-        .collect();
+    let tables_after = game_ids(&admin, &t.id).await;
     assert_eq!(tables_before, tables_after);
     // A tournament's tables are not listed, after a restart either.
     let listed = client.list(500).await.unwrap();
@@ -212,6 +204,13 @@ async fn a_restart_carries_each_cut_off_game_on_at_its_one_table() {
     assert!(ok, "alone, the edited file holds together: {text}");
     let (ok, text) = dudo(&["tournament", "verify", file.to_str().unwrap(), "--server", &addr]);
     assert!(!ok && text.contains("seeded") && text.contains("name"), "{text}");
+    // Nor without its seed proof: the server says whose games they are.
+    let unproved: String =
+        export.lines().filter(|l| !l.starts_with("\"seed_proof\"")).map(|l| format!("{l}\n")).collect();
+    assert_ne!(unproved, export);
+    std::fs::write(&file, unproved).unwrap();
+    let (ok, text) = dudo(&["tournament", "verify", file.to_str().unwrap(), "--server", &addr]);
+    assert!(!ok && text.contains(&format!("tournament {}'s", t.id)), "{text}");
     let _ = std::fs::remove_dir_all(&home);
 }
 
@@ -250,15 +249,8 @@ async fn stall_windows(addr: String, told: Told) {
 /// as long as the same games of an honest entrant.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_entrant_that_stalls_call_windows_is_benched_and_drags_nothing() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let setup = dudo_server::Setup {
-        store: Some(dudo_server::Store::open(":memory:").await.unwrap()),
-        accounts: AccountSettings::new(Registration::Open, Some(ADMIN)),
-        ..dudo_server::Setup::default()
-    };
-    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
-    let client = Client::connect(&addr).await.unwrap();
+    let (addr, client) =
+        crate::tournaments::in_process_with(ADMIN, dudo_server::tournament::Settings::default()).await;
     let admin = client.clone().with_account(Some(ADMIN.into()));
     // Two tournaments of the same deals: one with an honest entrant, one with a staller.
     let (mut took, mut mean_millis) = (Vec::new(), Vec::new());
@@ -338,20 +330,12 @@ async fn an_entrant_that_stalls_call_windows_is_benched_and_drags_nothing() {
 /// gave (another is refused naming `after`).
 #[tokio::test]
 async fn tournament_lists_page_and_filter_and_creation_is_limited_an_hour() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let setup = dudo_server::Setup {
-        store: Some(dudo_server::Store::open(":memory:").await.unwrap()),
-        accounts: AccountSettings::new(Registration::Open, Some(ADMIN)),
-        tournaments: dudo_server::tournament::Settings {
-            organisers: dudo_server::tournament::spec::Organisers::Anyone,
-            per_hour: 3,
-            ..Default::default()
-        },
-        ..dudo_server::Setup::default()
+    let settings = dudo_server::tournament::Settings {
+        organisers: dudo_server::tournament::spec::Organisers::Anyone,
+        per_hour: 3,
+        ..Default::default()
     };
-    tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
-    let client = Client::connect(&addr).await.unwrap();
+    let (_, client) = crate::tournaments::in_process_with(ADMIN, settings).await;
     let admin = client.clone().with_account(Some(ADMIN.into()));
     let token = client.register("lister", false, "test").await.unwrap().token.unwrap().token;
     let org = client.clone().with_account(Some(token));
@@ -404,14 +388,60 @@ async fn tournament_lists_page_and_filter_and_creation_is_limited_an_hour() {
             .await
             .unwrap();
     assert_eq!(ids(&second), vec![a.id.clone()]);
-    let last =
-        page(pb::ListTournamentsRequest { limit: 1, after: second.next.clone(), ..Default::default() })
-            .await
-            .unwrap();
-    assert!(last.tournaments.is_empty() && last.next.is_empty(), "{last:?}");
+    assert!(second.next.is_empty(), "the last page says there is no next: {second:?}");
     let refused = page(pb::ListTournamentsRequest { after: "nonsense".into(), ..Default::default() })
         .await
         .unwrap_err()
         .to_string();
     assert!(refused.contains("after"), "{refused}");
+}
+
+/// A server killed (-9) again and again while a tournament of quick house bots makes and
+/// plays its games (some tables half made, some games ended but their tables not yet
+/// closed) still plays each game at one table: once it has finished, there are exactly as
+/// many records as games, and none appears after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kills_while_tables_are_made_leave_one_record_a_game() {
+    let server = dudo_tests::Restartable::new("tour-hold-kills");
+    let mut running = server.start_with(&["--admin-token", ADMIN]).unwrap();
+    let addr = running.addr.clone();
+    let admin = Client::connect(&addr).await.unwrap().with_account(Some(ADMIN.into()));
+    let t = admin
+        .create_tournament(pb::CreateTournamentRequest {
+            house_bots: ["random", "odds", "reader", "random"].map(String::from).to_vec(),
+            tables: 8,
+            ..fibbing("kills", 8, Duration::from_millis(300))
+        })
+        .await
+        .unwrap();
+    let games = 4 * 3 * 8;
+    for kill in 0..4u64 {
+        tokio::time::sleep(Duration::from_millis(400 + 150 * kill)).await;
+        running.child.kill().unwrap();
+        running.child.wait().unwrap();
+        drop(running);
+        running = server.start_with(&["--admin-token", ADMIN]).unwrap();
+    }
+    let admin = Client::connect(&addr).await.unwrap().with_account(Some(ADMIN.into()));
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let now = admin.tournament(&t.id).await.unwrap();
+        if now.state == pb::TournamentState::Finished as i32 {
+            assert_eq!(now.finished, games);
+            break;
+        }
+        assert!(Instant::now() < deadline, "not finished: {} of {games}", now.finished);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let count = || async {
+        admin.games(pb::ListGamesRequest { limit: 1_000, ..Default::default() }).await.unwrap().len() as u64
+    };
+    assert_eq!(count().await, games, "one record a game");
+    // Nothing left behind plays on: a restart brings no table of it back.
+    running.child.kill().unwrap();
+    running.child.wait().unwrap();
+    drop(running);
+    let _running = server.start_with(&["--admin-token", ADMIN]).unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(count().await, games, "no record after the end");
 }

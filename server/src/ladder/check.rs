@@ -195,6 +195,7 @@ async fn one_step(
         })
         .collect();
     let order = ServerTable {
+        id: None,
         rules,
         seed: None,
         move_millis: MOVE_MILLIS,

@@ -242,6 +242,7 @@ impl Dudo {
         seats: Vec<crate::ladder::LadderSeat>,
     ) -> Result<crate::ladder::Made, Status> {
         let table = ServerTable {
+            id: None,
             rules: pool.rules().map_err(Status::internal)?,
             seed: pool.seed,
             move_millis: pool.move_millis,
@@ -270,7 +271,7 @@ impl Dudo {
             return Err(Status::unavailable("the server is shutting down"));
         }
         self.budget_room(&self.budget)?;
-        let id = table::secret();
+        let id = order.id.unwrap_or_else(table::secret);
         let code = self.free_join_code().await?;
         let (host_token, mut seat_tokens) = match order.tokens {
             Some(given) => (given.host, given.seats),
@@ -407,6 +408,9 @@ impl Dudo {
 
 /// What a table the server hosts for itself (a ladder's, a tournament's) is made with.
 pub(crate) struct ServerTable {
+    /// Its id, when the maker chose it (a tournament stores it before the table exists, so a
+    /// table a restart brings back is always one its tournament knows); none: drawn.
+    pub(crate) id: Option<String>,
     pub(crate) rules: dudo_rules::RuleSet,
     /// The dice's seed: a tournament's deal (none: from the CSPRNG).
     pub(crate) seed: Option<u64>,

@@ -134,6 +134,8 @@ impl Dudo {
         }
         replay.events = events;
         replay.event_unix_millis = times;
+        replay.tournament =
+            store.tournament_of_record(game.trim()).await.map_err(store_error)?.unwrap_or_default();
         if one_reply && replay.encoded_len() > MAX_ONE_REPLY {
             return Err(too_large(replay.encoded_len()));
         }

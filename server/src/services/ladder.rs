@@ -19,9 +19,11 @@ use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream};
 use crate::node::Dudo;
 use crate::status::refused;
 
-/// How long a bot check's claim holds without being let go of: far past a check's longest
-/// run, so only a node that died mid-check leaves its account waiting this long.
-const CHECK_CLAIM_MILLIS: i64 = 15 * 60 * 1000;
+/// How long a bot check's claim holds unless renewed: it is renewed every
+/// [`CHECK_CLAIM_RENEWED`] while the check runs, so a node that died mid-check leaves its
+/// account waiting this long at most.
+const CHECK_CLAIM_MILLIS: i64 = 60 * 1000;
+const CHECK_CLAIM_RENEWED: std::time::Duration = std::time::Duration::from_secs(20);
 
 type CheckStream =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::CheckUpdate, Status>> + Send>>;
@@ -64,7 +66,21 @@ impl Ladder for Dudo {
         let dudo = self.clone();
         tracing::info!(account = %account.name, pool = %pool.name, "a bot check began");
         tokio::spawn(async move {
-            let checked = crate::ladder::check::run(dudo, pool, seat, account.name.clone(), tx.clone()).await;
+            let run = crate::ladder::check::run(dudo, pool, seat, account.name.clone(), tx.clone());
+            tokio::pin!(run);
+            let mut renew = tokio::time::interval(CHECK_CLAIM_RENEWED);
+            renew.tick().await;
+            let checked = loop {
+                tokio::select! {
+                    checked = &mut run => break checked,
+                    _ = renew.tick() => {
+                        let until = crate::table::unix_millis().saturating_add(CHECK_CLAIM_MILLIS);
+                        if let Err(e) = store.renew_bot_check(&account.id, &claim, until).await {
+                            tracing::warn!(error = %e, "a bot check's claim could not be renewed");
+                        }
+                    }
+                }
+            };
             if let Err(e) = store.release_bot_check(&account.id, &claim).await {
                 tracing::warn!(error = %e, "a bot check's claim could not be let go of; it lapses");
             }

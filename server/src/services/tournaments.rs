@@ -51,6 +51,14 @@ pub(crate) struct View {
     made: Option<std::time::Instant>,
 }
 
+/// How a view may be served: the standings as made up to [`VIEW_FRESH`] ago, whatever ended
+/// meanwhile; the games (a schedule a page at a time, for programs following it) as they are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    FreshEnough,
+    AsItIs,
+}
+
 /// How long a running tournament's standings are served as they were made.
 const VIEW_FRESH: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -112,6 +120,7 @@ impl Dudo {
         row: &TournamentRow,
         spec: &Spec,
         entrants: usize,
+        read: Read,
     ) -> Result<Arc<View>, Status> {
         let store = self.records()?;
         let handle = self.tournaments()?.clone();
@@ -126,7 +135,9 @@ impl Dudo {
                 })
                 .map(|(_, v)| Arc::clone(v))
         };
-        if let Some(view) = handle.views.lock().ok().and_then(|v| fresh(&v)) {
+        if read == Read::FreshEnough
+            && let Some(view) = handle.views.lock().ok().and_then(|v| fresh(&v))
+        {
             return Ok(view);
         }
         let progress = store.tournament_progress(&row.id).await.map_err(store_error)?;
@@ -211,10 +222,7 @@ fn list_filter(req: &pb::ListTournamentsRequest) -> Result<ListFilter, Status> {
         cursor => {
             let parsed =
                 cursor.split_once('.').and_then(|(at, id)| Some((at.parse::<i64>().ok()?, id.to_string())));
-            Some(
-                parsed
-                    .ok_or_else(|| bad_request("after: not a cursor this server gave (a list's `next`)"))?,
-            )
+            Some(parsed.ok_or_else(|| bad_request("after: not a cursor (a list's `next`: TIME.ID)"))?)
         }
     };
     Ok(ListFilter { states, organiser, name, after })
@@ -277,17 +285,26 @@ impl Tournaments for Dudo {
                 at
             }
         };
+        if req.seed.is_some() && !matches!(caller, Caller::Admin) {
+            return Err(refused(
+                "not_admin",
+                Status::permission_denied("seed: only the server's admin may choose a tournament's seed"),
+            ));
+        }
         if !organiser.is_empty() {
             let per_hour = handle.settings.per_hour;
-            let hour_ago = now.saturating_sub(3_600_000);
-            let made = store.tournaments_made_since(&organiser, hour_ago).await.map_err(store_error)?;
-            if made >= u64::from(per_hour) || !handle.made_by_address.count(ip, per_hour) {
-                return Err(refused(
+            let too_many = |who: &str| {
+                refused(
                     "too_many_tournaments",
                     Status::resource_exhausted(format!(
-                        "an account, and an address, may make {per_hour} tournaments an hour here; try again later"
+                        "{who} may make {per_hour} tournaments an hour here; try again later"
                     )),
-                ));
+                )
+            };
+            let hour_ago = now.saturating_sub(3_600_000);
+            let made = store.tournaments_made_since(&organiser, hour_ago).await.map_err(store_error)?;
+            if made >= u64::from(per_hour) {
+                return Err(too_many("an account"));
             }
             let open = store.open_tournaments_of(&organiser).await.map_err(store_error)?;
             if open >= u64::from(handle.settings.per_organiser) {
@@ -299,12 +316,10 @@ impl Tournaments for Dudo {
                     )),
                 ));
             }
-        }
-        if req.seed.is_some() && !matches!(caller, Caller::Admin) {
-            return Err(refused(
-                "not_admin",
-                Status::permission_denied("seed: only the server's admin may choose a tournament's seed"),
-            ));
+            // Counted last, when nothing else refuses it (and given back if the store does).
+            if !handle.made_by_address.count(ip, per_hour) {
+                return Err(too_many("an address"));
+            }
         }
         let (seed, salt): (u64, [u8; 16]) = {
             let mut rng = rand::rng();
@@ -324,12 +339,18 @@ impl Tournaments for Dudo {
             starts_at,
             ended_at: 0,
             why: String::new(),
+            seat_key: crate::table::secret(),
         };
         let house = house_entrants(&spec.house_bots, now);
         if let Err(e) = store.create_tournament(&row, &house).await {
             // Ten letters drawn again: two alike is next to impossible, but not an error.
             row.id = tournament_id();
-            store.create_tournament(&row, &house).await.map_err(|_| store_error(e))?;
+            if store.create_tournament(&row, &house).await.is_err() {
+                if !row.organiser.is_empty() {
+                    handle.made_by_address.uncount(ip);
+                }
+                return Err(store_error(e));
+            }
         }
         tracing::info!(tournament = %row.id, name = %row.name, organiser = %row.organiser_name, "a tournament was made");
         let shown = tournament_to_wire(&row, &spec, &house, 0);
@@ -349,11 +370,12 @@ impl Tournaments for Dudo {
         };
         let filter = list_filter(&req)?;
         // One query, its counts with it: a list is anyone's to ask for.
-        let listed = store.tournaments(&filter, limit).await.map_err(store_error)?;
+        // One more than the page: whether there is a next one.
+        let mut listed = store.tournaments(&filter, limit + 1).await.map_err(store_error)?;
+        let more = listed.len() > limit as usize;
+        listed.truncate(limit as usize);
         let next = match listed.last() {
-            Some(last) if listed.len() == limit as usize => {
-                format!("{}.{}", last.row.created_at, last.row.id)
-            }
+            Some(last) if more => format!("{}.{}", last.row.created_at, last.row.id),
             _ => String::new(),
         };
         let mut tournaments = Vec::with_capacity(listed.len());
@@ -439,7 +461,7 @@ impl Tournaments for Dudo {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let view = self.tournament_view(&row, &spec, entrants.len()).await?;
+        let view = self.tournament_view(&row, &spec, entrants.len(), Read::FreshEnough).await?;
         let (standings, games) = (&view.standings, view.finished);
         let name = |e: usize| entrants.get(e).map(|r| r.name.clone()).unwrap_or_default();
         let mut reply = dudo_proto::convert::standings_to_wire(standings, games, name);
@@ -459,7 +481,7 @@ impl Tournaments for Dudo {
         let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let view = self.tournament_view(&row, &spec, entrants.len()).await?;
+        let view = self.tournament_view(&row, &spec, entrants.len(), Read::AsItIs).await?;
         let (schedule, finished, ids) = (&view.scheduled.games, &view.scheduled.finished, &view.ids);
         let req = request.into_inner();
         let limit = match req.limit {

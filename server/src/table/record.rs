@@ -86,6 +86,7 @@ impl GameRecord {
             event_unix_millis: times,
             seed: self.seed.to_vec(),
             moves: std::mem::take(&mut self.moves),
+            tournament: String::new(),
         };
         // Whole here: the table has it made compact when it writes it, off the runtime's
         // threads (stored_record.rs), as that replays the game.

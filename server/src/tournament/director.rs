@@ -11,7 +11,7 @@ use dudo_store::tournaments::TournamentRow;
 use tokio::sync::mpsc;
 
 use super::live::{InPlay, Live, Next, Seated};
-use super::tables::{Watched, make, watch};
+use super::tables::{Watched, close_for_good, make, watch};
 use super::wire::tournament_to_wire;
 use super::{Command, GIVE_UP_AFTER, RETRY, Settings, TICK, moving, now_millis, state, update};
 use crate::ladder::Made;
@@ -25,24 +25,31 @@ pub(crate) struct Director {
     pub(super) loaded: bool,
     pub(super) tx: mpsc::Sender<Command>,
     pub(super) settings: Arc<Settings>,
-    /// Games the accounts' tournaments may start now (`Settings::games_per_minute`, a
-    /// token bucket: a few at once, then an even pace).
-    pace: Pace,
 }
 
-/// A token bucket of games.
-struct Pace {
+/// A token bucket of games: what one account's tournament may start now, at its share of
+/// `Settings::games_per_minute` (a few at once, then an even pace).
+#[derive(Debug)]
+pub(super) struct Pace {
     tokens: f64,
     at: Instant,
 }
 
+/// Games one tournament may start at once from its bucket.
+const PACE_BURST: f64 = 4.0;
+
+impl Default for Pace {
+    fn default() -> Pace {
+        Pace { tokens: PACE_BURST, at: Instant::now() }
+    }
+}
+
 impl Pace {
-    /// The games it lets start now, refilled at `per_minute` up to `burst`.
-    fn room(&mut self, per_minute: u32, burst: u32) -> usize {
+    /// The games it lets start now, refilled at `per_minute`.
+    fn room(&mut self, per_minute: f64) -> usize {
         let now = Instant::now();
-        let rate = f64::from(per_minute) / 60.0;
         self.tokens =
-            (self.tokens + now.duration_since(self.at).as_secs_f64() * rate).min(f64::from(burst.max(1)));
+            (self.tokens + now.duration_since(self.at).as_secs_f64() * per_minute / 60.0).min(PACE_BURST);
         self.at = now;
         self.tokens.max(0.0) as usize
     }
@@ -54,8 +61,7 @@ impl Pace {
 
 impl Director {
     pub(super) fn new(dudo: Dudo, tx: mpsc::Sender<Command>, settings: Arc<Settings>) -> Director {
-        let pace = Pace { tokens: f64::from(settings.max_tables.max(1)), at: Instant::now() };
-        Director { dudo, live: HashMap::new(), loaded: false, tx, settings, pace }
+        Director { dudo, live: HashMap::new(), loaded: false, tx, settings }
     }
 
     pub(super) async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
@@ -281,10 +287,18 @@ impl Director {
         for in_play in live.in_play.values() {
             if let Some(made) = &in_play.made {
                 self.dudo.close_anywhere(&made.table, &made.host_token).await;
-                if in_play.lost.is_some() {
-                    // Not held by any node now: never to be brought back once its seed is shown.
-                    let _ = store.close_table(&made.table, at).await;
+            }
+        }
+        // Every table of it still open anywhere (one a stop left behind) closes for good
+        // before its seed is shown.
+        match store.open_tables_of_tournament(tournament).await {
+            Ok(open) => {
+                for (number, table) in open {
+                    close_for_good(&self.dudo, &live.row, number, &table).await;
                 }
+            }
+            Err(e) => {
+                tracing::warn!(tournament = %tournament, error = %e, "a tournament's open tables could not be read")
             }
         }
         let finished = live.finished.iter().filter(|f| f.is_some()).count() as u64;
@@ -346,12 +360,20 @@ impl Director {
         let mut room = (self.settings.max_tables_all as usize)
             .saturating_sub(in_play_all)
             .min((self.settings.max_tables as usize).saturating_sub(in_play_organiser));
-        // The admin's games are not paced: its tournaments are the operator's own.
+        // The admin's games are not paced: its tournaments are the operator's own. The
+        // accounts' tournaments with games to make share the pace evenly.
         let paced = !organiser.is_empty();
-        if paced {
-            room = room.min(self.pace.room(self.settings.games_per_minute, self.settings.max_tables));
-        }
+        let sharing = self
+            .live
+            .values()
+            .filter(|l| !l.row.organiser.is_empty() && l.row.state == state::RUNNING && !l.waiting.is_empty())
+            .count()
+            .max(1);
+        let share = f64::from(self.settings.games_per_minute) / sharing as f64;
         let Some(live) = self.live.get_mut(id) else { return };
+        if paced {
+            room = room.min(live.pace.room(share));
+        }
         while room > 0 && live.in_play.len() < live.spec.tables as usize {
             let busy = live.people_in_play();
             let free = |n: &u32| {
@@ -364,7 +386,7 @@ impl Director {
             make(&self.dudo, &self.tx, live, game);
             room -= 1;
             if paced {
-                self.pace.take();
+                live.pace.take();
             }
         }
     }

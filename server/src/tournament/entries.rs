@@ -102,19 +102,7 @@ impl Director {
         // Back after its stream dropped: the games it is seated at are said again.
         for (&game, in_play) in &live.in_play {
             let Some(made) = &in_play.made else { continue };
-            let Some(scheduled) = live.schedule.get(game as usize) else { continue };
-            for (seat, (&e, token)) in scheduled.seats.iter().zip(&made.tokens).enumerate() {
-                if e as u32 != number {
-                    continue;
-                }
-                let Some(token) = token else { continue };
-                let seated = pb::TournamentSeated {
-                    table: made.table.clone(),
-                    seat: seat as u32,
-                    token: token.clone(),
-                    game: crate::table::game_id(&made.table, 1),
-                    number: game,
-                };
+            for (_, seated) in live.seats_at(game, made).filter(|(e, _)| *e as u32 == number) {
                 let _ = entering.tx.try_send(update(pb::tournament_update::Update::Seated(seated)));
             }
         }

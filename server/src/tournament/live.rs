@@ -48,6 +48,8 @@ pub(super) struct Live {
     /// Each entrant's lapsed call windows and time-outs so far (since this node took the
     /// tournament on): past the spec's `bench_after`, it is benched.
     pub(super) faults: HashMap<usize, Faults>,
+    /// Its share of the games the accounts' tournaments may start (not the admin's).
+    pub(super) pace: super::director::Pace,
 }
 
 /// An entrant's kind when its account is a person's: it is seated at one game at a time.
@@ -68,6 +70,7 @@ impl Live {
             not_before: None,
             failures: 0,
             faults: HashMap::new(),
+            pace: Default::default(),
         })
     }
 
@@ -162,18 +165,28 @@ impl Live {
 
     /// Tells each entrant of game `number` where it sits (again, after a restart).
     pub(super) fn seated(&self, number: u32, made: &Seated) {
-        let Some(game) = self.schedule.get(number as usize) else { return };
-        for (seat, (&entrant, token)) in game.seats.iter().zip(&made.tokens).enumerate() {
-            let Some(token) = token else { continue };
+        for (entrant, seated) in self.seats_at(number, made) {
+            self.tell(entrant, pb::tournament_update::Update::Seated(seated));
+        }
+    }
+
+    /// Each account's seat at game `number` (made at `made`), with its entrant.
+    pub(super) fn seats_at<'a>(
+        &'a self,
+        number: u32,
+        made: &'a Seated,
+    ) -> impl Iterator<Item = (usize, pb::TournamentSeated)> + 'a {
+        let seats = self.schedule.get(number as usize).map(|g| g.seats.as_slice()).unwrap_or_default();
+        seats.iter().zip(&made.tokens).enumerate().filter_map(move |(seat, (&entrant, token))| {
             let seated = pb::TournamentSeated {
                 table: made.table.clone(),
                 seat: seat as u32,
-                token: token.clone(),
+                token: token.clone()?,
                 game: crate::table::game_id(&made.table, 1),
                 number,
             };
-            self.tell(entrant, pb::tournament_update::Update::Seated(seated));
-        }
+            Some((entrant, seated))
+        })
     }
 }
 

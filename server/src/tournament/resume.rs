@@ -13,11 +13,13 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use dudo_proto::v1 as pb;
 use dudo_tournament::Game;
+use tokio_stream::StreamExt;
 
 use super::director::Director;
 use super::live::{InPlay, Live, Scheduled, Seated, schedule_of};
-use super::tables::{Found, game_tokens, watch};
+use super::tables::{Found, close_for_good, game_tokens, watch};
 
 /// How long a game's table may be open in the store with no node holding it (a node that
 /// could not rebuild it, a journal a later version must read) before its game is played
@@ -94,6 +96,13 @@ impl Director {
             }
             live.schedule = schedule;
             live.finished = finished;
+            // Tables of games that have ended, left open by a stop between a game's end and
+            // its table's closing: closed now, for good.
+            for (number, table) in store.open_tables_of_tournament(&live.row.id).await? {
+                if ended.contains_key(&number) {
+                    close_for_good(&self.dudo, &live.row, number, &table).await;
+                }
+            }
             return Ok(());
         }
     }
@@ -114,7 +123,29 @@ impl Director {
             let Some(live) = self.live.get_mut(id) else { return };
             let Some(game) = live.schedule.get(number as usize).cloned() else { continue };
             match found {
-                Found::Open(updates) => {
+                Found::Open(mut updates) => {
+                    // A table made but not started when the server stopped: nobody saw its
+                    // dice, and nothing would start it. It goes, and the game is made again.
+                    let first = tokio::time::timeout(Duration::from_secs(5), updates.next()).await;
+                    let started = match &first {
+                        Ok(Some(Ok(u))) => !matches!(
+                            &u.update,
+                            Some(pb::play_update::Update::Snapshot(s)) if s.view.is_none()
+                        ),
+                        _ => false,
+                    };
+                    if !started {
+                        let row = live.row.clone();
+                        live.in_play.remove(&number);
+                        live.waiting.insert(number);
+                        drop(updates);
+                        close_for_good(&self.dudo, &row, number, &table).await;
+                        continue;
+                    }
+                    let updates: crate::node::UpdateStream = match first {
+                        Ok(Some(first)) => Box::pin(tokio_stream::once(first).chain(updates)),
+                        _ => updates,
+                    };
                     let Some(in_play) = live.in_play.get_mut(&number) else { continue };
                     in_play.lost = None;
                     let Some(seated) = &live.in_play.get(&number).and_then(|p| p.made.as_ref()) else {

@@ -1,10 +1,9 @@
 //! A game's table: made on a task of its own, then watched as a spectator to its end.
 //!
-//! Its tokens are derived from the tournament's secrets and the game's number, not drawn: a
-//! table a restart (or another node of a cluster) brings back is the same game with the same
-//! seats, and the director, having forgotten everything but the store, can seat the
-//! entrants there again and close it at the end. The seed they come from is shown only when
-//! the tournament has ended, and by then every table of it is closed.
+//! Its tokens are derived from the tournament's secret key (`seat_key`, never shown) and
+//! the game's number, not drawn: a table a restart (or another node of a cluster) brings back
+//! is the same game with the same seats, and the director, having forgotten everything but
+//! the store, can seat the entrants there again and close it at the end.
 
 use std::time::Duration;
 
@@ -28,8 +27,12 @@ pub(super) fn game_tokens(row: &TournamentRow, number: u32, seats: usize) -> Giv
         let mut h = Sha256::new();
         h.update(b"dudo-tournament-token-v1");
         h.update(row.id.as_bytes());
-        h.update(row.seed.to_le_bytes());
-        h.update(row.salt.as_bytes());
+        h.update(row.seat_key.as_bytes());
+        if row.seat_key.is_empty() {
+            // Made before tournaments had a key of their own.
+            h.update(row.seed.to_le_bytes());
+            h.update(row.salt.as_bytes());
+        }
         h.update(number.to_le_bytes());
         h.update(what);
         dudo_rules::proof::hex(&h.finalize()[..16])
@@ -59,7 +62,12 @@ pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: G
         .collect();
     // A benched entrant forfeits: the table plays its default moves at once.
     let forfeit = live.forfeit_seats(game.number);
+    // The table's id is the tournament's before the table exists: a server stopped while it
+    // was being made brings back a table its tournament knows (and looks for), never one
+    // beside it.
+    let table = crate::table::secret();
     let order = ServerTable {
+        id: Some(table.clone()),
         rules: live.spec.rules.clone(),
         seed: Some(game.seed),
         move_millis: live.spec.move_millis,
@@ -80,27 +88,28 @@ pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: G
     };
     let (dudo, tx, tournament, number) = (dudo.clone(), tx.clone(), live.row.id.clone(), game.number);
     tokio::spawn(async move {
-        let made = match dudo.make_server_table(order, seats).await {
-            Ok(made) => {
-                let game_id = crate::table::game_id(&made.table, 1);
-                let stored = match dudo.store() {
-                    Some(store) => {
-                        store.tournament_game_made(&tournament, number, &made.table, &game_id).await
-                    }
-                    None => Ok(()),
-                };
-                match stored {
-                    Ok(()) => Ok(made),
-                    Err(e) => {
-                        dudo.close_internal(&made.table, &made.host_token).await;
-                        Err(e.to_string())
-                    }
-                }
-            }
-            Err(e) => Err(e.message().to_string()),
+        let game_id = crate::table::game_id(&table, 1);
+        let stored = match dudo.store() {
+            Some(store) => store.tournament_game_made(&tournament, number, &table, &game_id).await,
+            None => Ok(()),
+        };
+        let made = match stored {
+            Ok(()) => dudo.make_server_table(order, seats).await.map_err(|e| e.message().to_string()),
+            Err(e) => Err(e.to_string()),
         };
         let _ = tx.send(Command::Made { tournament, number, made }).await;
     });
+}
+
+/// Closes game `number`'s table wherever it is, and in the store, so no restart or node
+/// brings it back: a game that has ended (or is given up, or its tournament has).
+pub(super) async fn close_for_good(dudo: &Dudo, row: &TournamentRow, number: u32, table: &str) {
+    dudo.close_anywhere(table, &game_tokens(row, number, 0).host).await;
+    if let Some(store) = dudo.store()
+        && let Err(e) = store.close_table(table, super::now_millis()).await
+    {
+        tracing::warn!(table = %table, error = %e, "a tournament's table could not be closed in the store");
+    }
 }
 
 /// What an entrant did that a tournament holds against it: call windows it let lapse and
