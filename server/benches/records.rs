@@ -59,6 +59,7 @@ fn replay() -> pb::Replay {
             .enumerate()
             .map(|(i, e)| convert::event_to_wire(i as u64 + 1, &TableEvent::Game(e)))
             .collect(),
+        tournament: String::new(),
         seed: seed.to_vec(),
         moves,
     }
