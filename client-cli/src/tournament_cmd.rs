@@ -287,6 +287,7 @@ fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Resul
             println!("every game is the record it came from, at {}", safe(&from.place()));
         }
         let deals = match head.seating {
+            dudo_tournament::export::Format::RoundRobin if head.deals == 1 => "1 deal".to_string(),
             dudo_tournament::export::Format::RoundRobin => format!("{} deals", head.deals),
             dudo_tournament::export::Format::Swiss { rounds } => {
                 format!("{rounds} Swiss rounds of {} deals", head.deals)

@@ -398,10 +398,13 @@ pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
             );
         }
         if let Some(seed) = t.seed {
-            println!(
-                "  seed {seed}, salt {} (dudo tournament export, then verify, checks them)",
-                t.seed_salt
-            );
+            // Only a finished tournament exports (a cancelled one's games are not all there).
+            let check = if t.state == pb::TournamentState::Finished as i32 {
+                " (dudo tournament export, then verify, checks them)"
+            } else {
+                ""
+            };
+            println!("  seed {seed}, salt {}{check}", t.seed_salt);
         }
         println!("  entrants ({}):", t.entrants.len());
         for e in &t.entrants {
