@@ -88,7 +88,8 @@ async fn finishes(client: &Client, id: &str) -> Vec<(u32, Vec<u32>)> {
     games.into_iter().map(|g| (g.number, g.finish)).collect()
 }
 
-fn dudo(home: &Path, server: &str, args: &[&str]) -> (bool, String) {
+/// `dudo ARGS` with its own `HOME`, talking to `server`: whether it succeeded, and all it said.
+pub(crate) fn dudo(home: &Path, server: &str, args: &[&str]) -> (bool, String) {
     let out = Command::new(binary("dudo"))
         .args(args)
         .env("HOME", home)

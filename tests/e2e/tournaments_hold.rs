@@ -179,17 +179,7 @@ async fn a_restart_carries_each_cut_off_game_on_at_its_one_table() {
     let home = std::env::temp_dir().join(format!("dudo-hold-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
     let file = home.join("export.json");
-    let dudo = |args: &[&str]| {
-        let out = std::process::Command::new(dudo_tests::binary("dudo"))
-            .args(args)
-            .env("HOME", &home)
-            .env_remove("DUDO_API_TOKEN")
-            .output()
-            .unwrap();
-        let text =
-            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        (out.status.success(), text)
-    };
+    let dudo = |args: &[&str]| crate::tournaments::dudo(&home, &addr, args);
     let (ok, text) = dudo(&["tournament", "export", &t.id, file.to_str().unwrap(), "--server", &addr]);
     assert!(ok, "{text}");
     let (ok, text) = dudo(&["tournament", "verify", file.to_str().unwrap(), "--server", &addr]);
