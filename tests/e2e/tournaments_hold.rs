@@ -147,6 +147,10 @@ async fn a_restart_carries_each_cut_off_game_on_at_its_one_table() {
     // A tournament's tables are not listed, after a restart either.
     let listed = client.list(500).await.unwrap();
     assert!(listed.iter().all(|s| !ana.iter().any(|a| a.table == s.id)), "{listed:?}");
+    // Nor watched: a spectator would see a reveal another game of its deal still hides.
+    let mut play = dudo_proto::v1::play_client::PlayClient::connect(format!("http://{addr}")).await.unwrap();
+    let watched = play.watch(pb::WatchRequest { table: ana[0].table.clone(), since: None }).await;
+    assert_eq!(watched.err().map(|e| e.code()), Some(tonic::Code::NotFound));
     // Nobody reads a game of it while it runs.
     for game in tables_after.values() {
         let refused = client.replay(game).await.err().map(|e| e.to_string()).unwrap_or_default();

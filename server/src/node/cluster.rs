@@ -22,6 +22,10 @@ use crate::table::{self, Command, Table};
 /// requires, and the address of the client the call came from.
 pub(crate) const NODE_KEY: &str = "dudo-node-key";
 pub(crate) const CLIENT_ADDR: &str = "dudo-client-addr";
+/// Set on a node's own watch of a table another node holds (a tournament's director
+/// following its game): the one spectator a table the server seats itself admits. Never
+/// passed on from a client.
+pub(crate) const SERVER_WATCH: &str = "dudo-server-watch";
 
 /// Tables one node adopts in one look (the others take the rest at once).
 const ADOPT_AT_ONCE: i64 = 64;

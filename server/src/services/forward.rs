@@ -9,7 +9,7 @@ use tonic::transport::Channel;
 use tonic::{Extensions, Request, Status};
 
 use crate::node::Dudo;
-use crate::node::cluster::{CLIENT_ADDR, Forwarded, NODE_KEY, Route};
+use crate::node::cluster::{CLIENT_ADDR, Forwarded, NODE_KEY, Route, SERVER_WATCH};
 
 /// Updates a relayed stream holds for its client, and their bytes (as the table's own
 /// streams are bounded).
@@ -132,8 +132,10 @@ impl Dudo {
             return Ok(None);
         };
         let watch = dudo_proto::v1::WatchRequest { table: table.to_string(), since: None };
+        let mut request = self.onward_parts(MetadataMap::new(), None, watch);
+        request.metadata_mut().insert(SERVER_WATCH, MetadataValue::from_static("1"));
         let updates = PlayClient::new(peer)
-            .watch(self.onward_parts(MetadataMap::new(), None, watch))
+            .watch(request)
             .await
             .map_err(from_peer)?
             .into_inner();
@@ -173,6 +175,8 @@ impl Dudo {
         client: Option<SocketAddr>,
         message: T,
     ) -> Request<T> {
+        // Only this node says it is its own watch (see `watch_elsewhere`).
+        metadata.remove(SERVER_WATCH);
         if let Some(key) = self.cluster().and_then(|c| MetadataValue::try_from(c.key()).ok()) {
             metadata.insert(NODE_KEY, key);
         }

@@ -175,6 +175,15 @@ impl Play for Dudo {
                 PlayClient::new(peer).watch(self.onward(request)).await.map_err(from_peer)?.into_inner();
             return Ok(Response::new(self.relayed(updates, slot)));
         }
+        // A table the server seats itself (a tournament's, whose deal other games still
+        // play; a ladder's) has no spectators but the server's own watch: it is not there
+        // for anyone else, as it answers to no join code.
+        let server_watch = super::forward::forwarded(&request)
+            && request.metadata().contains_key(crate::node::cluster::SERVER_WATCH);
+        if !server_watch && self.find(&request.get_ref().table).is_ok_and(|h| h.hidden) {
+            let shown: String = request.get_ref().table.chars().take(crate::status::MAX_NAME_FIELD).collect();
+            return Err(Status::not_found(format!("no table {shown:?}")));
+        }
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let stream = self.stream(&req.table, None, req.since, reader).await?;
