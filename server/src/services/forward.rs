@@ -134,11 +134,7 @@ impl Dudo {
         let watch = dudo_proto::v1::WatchRequest { table: table.to_string(), since: None };
         let mut request = self.onward_parts(MetadataMap::new(), None, watch);
         request.metadata_mut().insert(SERVER_WATCH, MetadataValue::from_static("1"));
-        let updates = PlayClient::new(peer)
-            .watch(request)
-            .await
-            .map_err(from_peer)?
-            .into_inner();
+        let updates = PlayClient::new(peer).watch(request).await.map_err(from_peer)?.into_inner();
         Ok(Some(Box::pin(updates)))
     }
 
