@@ -206,6 +206,7 @@ async fn one_step(
         lapses_counted: false,
         forfeit: Vec::new(),
         unasked: Vec::new(),
+        called_off: None,
         tokens: None,
     };
     let mut made = match dudo.make_server_table(order, seats).await {

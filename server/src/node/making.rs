@@ -255,6 +255,7 @@ impl Dudo {
             lapses_counted: false,
             forfeit: Vec::new(),
             unasked: Vec::new(),
+            called_off: None,
             tokens: None,
         };
         self.make_server_table(table, seats).await
@@ -311,10 +312,8 @@ impl Dudo {
         let handle = self.spawn_table_as(table, id.clone(), code, None, true)?;
         // Seats with no token given draw their own.
         seat_tokens.resize_with(seats.len(), || None);
-        match self
-            .seat_and_start(&handle, &id, &host_token, seats.into_iter().zip(seat_tokens).collect())
-            .await
-        {
+        let seats = seats.into_iter().zip(seat_tokens).collect();
+        match self.seat_and_start(&handle, &id, &host_token, seats, order.called_off.as_deref()).await {
             Ok(made) => Ok(made),
             Err(e) => {
                 // A table that could not be seated or started is closed, not left to hold a
@@ -331,6 +330,7 @@ impl Dudo {
         id: &str,
         host_token: &str,
         seats: Vec<(crate::ladder::LadderSeat, Option<String>)>,
+        called_off: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<crate::ladder::Made, Status> {
         use crate::ladder::LadderSeat;
         let handle = handle.clone();
@@ -358,6 +358,9 @@ impl Dudo {
         }
         // Watched before it starts: see `Made::updates`.
         let updates = self.watch_internal(&id).await?;
+        if called_off.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) {
+            return Err(Status::aborted("called off while its table was made"));
+        }
         let token = host_token.clone();
         self.command(&handle, |reply| Command::Start { token, reply }).await?;
         Ok(crate::ladder::Made { table: id, tokens, host_token, updates: Some(updates) })
@@ -432,6 +435,9 @@ pub(crate) struct ServerTable {
     /// Seats not asked in call windows from each game's start, as if they had let one lapse
     /// (a tournament's entrant that let one lapse before).
     pub(crate) unasked: Vec<usize>,
+    /// Set when what the table was made for is called off (a tournament cancelled): it is
+    /// then not started.
+    pub(crate) called_off: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// The host's and the seats' tokens, when the maker chose them (a tournament derives
     /// them, so it can seat its entrants again at a table a restart brought back); none:
     /// drawn at random.

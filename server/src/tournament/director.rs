@@ -278,8 +278,17 @@ impl Director {
         let Some(store) = self.dudo.store().cloned() else {
             return Err(dudo_store::StoreError::ReadOnly);
         };
+        // Tables still being made for it are not started from now on.
+        if let Some(live) = self.live.get(tournament) {
+            live.called_off.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         let at = now_millis();
-        store.set_tournament_state(tournament, state, at, why).await?;
+        if let Err(e) = store.set_tournament_state(tournament, state, at, why).await {
+            if let Some(live) = self.live.get(tournament) {
+                live.called_off.store(false, std::sync::atomic::Ordering::SeqCst);
+            }
+            return Err(e);
+        }
         let Some(mut live) = self.live.remove(tournament) else {
             return store.tournament(tournament).await?.ok_or(dudo_store::StoreError::ReadOnly);
         };

@@ -50,6 +50,8 @@ pub(super) struct Live {
     pub(super) faults: HashMap<usize, Faults>,
     /// Its share of the games the accounts' tournaments may start (not the admin's).
     pub(super) pace: super::director::Pace,
+    /// Set when it ends: a table still being made for it is not started.
+    pub(super) called_off: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// An entrant's kind when its account is a person's: it is seated at one game at a time.
@@ -71,6 +73,7 @@ impl Live {
             failures: 0,
             faults: HashMap::new(),
             pace: Default::default(),
+            called_off: Default::default(),
         })
     }
 

@@ -84,6 +84,7 @@ pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: G
         lapses_counted: true,
         forfeit,
         unasked: live.unasked_seats(game.number),
+        called_off: Some(std::sync::Arc::clone(&live.called_off)),
         tokens: Some(game_tokens(&live.row, game.number, game.seats.len())),
     };
     let (dudo, tx, tournament, number) = (dudo.clone(), tx.clone(), live.row.id.clone(), game.number);
