@@ -203,9 +203,7 @@ async fn one_step(
         call_window_millis: CALL_WINDOW_MILLIS,
         rating_pool: String::new(),
         bot_check: true,
-        lapses_counted: false,
-        forfeit: Vec::new(),
-        unasked: Vec::new(),
+        stalling: Default::default(),
         called_off: None,
         tokens: None,
     };

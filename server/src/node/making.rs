@@ -215,10 +215,8 @@ impl Dudo {
                 length: self.game_length(),
                 budget,
                 host_token: host_token.as_deref().map(table::seats::token_hash),
-                lapses_counted: false,
-                forfeit: Vec::new(),
+                stalling: Default::default(),
                 hidden: false,
-                unasked: Vec::new(),
             },
         );
         let handle = self.spawn_table(table, id, code, place)?;
@@ -252,9 +250,7 @@ impl Dudo {
             call_window_millis: pool.call_window_millis,
             rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
             bot_check: false,
-            lapses_counted: false,
-            forfeit: Vec::new(),
-            unasked: Vec::new(),
+            stalling: Default::default(),
             called_off: None,
             tokens: None,
         };
@@ -302,10 +298,8 @@ impl Dudo {
                 length: self.game_length(),
                 budget: Arc::clone(&self.budget),
                 host_token: Some(table::seats::token_hash(&host_token)),
-                lapses_counted: order.lapses_counted,
-                forfeit: order.forfeit,
+                stalling: order.stalling,
                 hidden: true,
-                unasked: order.unasked,
             },
         );
         let table = if order.bot_check { table.for_bot_check() } else { table };
@@ -426,15 +420,9 @@ pub(crate) struct ServerTable {
     /// game and the lapse is an event a watcher sees (as a ladder's tables do by their rating
     /// pool), and what each seat is asked is kept for the report.
     pub(crate) bot_check: bool,
-    /// A seat that lets a call window lapse is not asked again that game, and the lapse is
-    /// an event (a tournament's tables: a ladder's say so by their rating pool).
-    pub(crate) lapses_counted: bool,
-    /// Seats that forfeit the game: never asked in a call window, their default move played
-    /// at once (a tournament's entrant benched for stalling).
-    pub(crate) forfeit: Vec<usize>,
-    /// Seats not asked in call windows from each game's start, as if they had let one lapse
-    /// (a tournament's entrant that let one lapse before).
-    pub(crate) unasked: Vec<usize>,
+    /// What it holds against seats that stall its call windows (a tournament's: see
+    /// `table::core::Stalling`).
+    pub(crate) stalling: table::core::Stalling,
     /// Set when what the table was made for is called off (a tournament cancelled): it is
     /// then not started.
     pub(crate) called_off: Option<Arc<std::sync::atomic::AtomicBool>>,

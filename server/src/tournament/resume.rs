@@ -127,14 +127,16 @@ impl Director {
                     // A table made but not started when the server stopped: nobody saw its
                     // dice, and nothing would start it. It goes, and the game is made again.
                     let first = tokio::time::timeout(Duration::from_secs(5), updates.next()).await;
-                    let started = match &first {
-                        Ok(Some(Ok(u))) => !matches!(
-                            &u.update,
-                            Some(pb::play_update::Update::Snapshot(s)) if s.view.is_none()
-                        ),
-                        _ => false,
+                    let Ok(Some(Ok(first))) = first else {
+                        // No word from it (a loaded node, a table changing hands): looked
+                        // for again at the next tick, never given up on for that.
+                        continue;
                     };
-                    if !started {
+                    let unstarted = matches!(
+                        &first.update,
+                        Some(pb::play_update::Update::Snapshot(s)) if s.view.is_none()
+                    );
+                    if unstarted {
                         let row = live.row.clone();
                         live.in_play.remove(&number);
                         live.waiting.insert(number);
@@ -142,10 +144,8 @@ impl Director {
                         close_for_good(&self.dudo, &row, number, &table).await;
                         continue;
                     }
-                    let updates: crate::node::UpdateStream = match first {
-                        Ok(Some(first)) => Box::pin(tokio_stream::once(first).chain(updates)),
-                        _ => updates,
-                    };
+                    let updates: crate::node::UpdateStream =
+                        Box::pin(tokio_stream::once(Ok(first)).chain(updates));
                     let Some(in_play) = live.in_play.get_mut(&number) else { continue };
                     in_play.lost = None;
                     let Some(seated) = &live.in_play.get(&number).and_then(|p| p.made.as_ref()) else {

@@ -81,9 +81,7 @@ pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: G
             pool => format!("{}{pool}", dudo_store::ladder::POOL_PREFIX),
         },
         bot_check: false,
-        lapses_counted: true,
-        forfeit,
-        unasked: live.unasked_seats(game.number),
+        stalling: crate::table::core::Stalling::tournament(live.unasked_seats(game.number), forfeit),
         called_off: Some(std::sync::Arc::clone(&live.called_off)),
         tokens: Some(game_tokens(&live.row, game.number, game.seats.len())),
     };

@@ -32,8 +32,11 @@ use super::seats::{SeatSlot, Seats};
 use super::window::{CallWindow, Patience};
 use crate::budget::Budget;
 
+mod stalling;
 mod streams;
 mod turns;
+
+pub use stalling::Stalling;
 
 /// How a table is paced: its turn clock, how long its bots think, and how long seats have
 /// to call out of turn.
@@ -85,15 +88,10 @@ pub struct Setup {
     pub budget: Arc<Budget>,
     /// A host that holds no seat: the SHA-256 of its token.
     pub host_token: Option<[u8; 32]>,
-    /// Lapsed call windows count (see [`TableCore::lapses_count`]): a tournament's tables.
-    pub lapses_counted: bool,
-    /// Seats that forfeit the game (see [`TableCore::forfeits`]).
-    pub forfeit: Vec<Seat>,
+    /// What it holds against seats that stall its call windows.
+    pub stalling: Stalling,
     /// A table the server seats itself: never listed, answering to no join code.
     pub hidden: bool,
-    /// Seats not asked in call windows from the start of each game, as if they had let one
-    /// lapse already (a tournament's entrant that let one lapse in an earlier game).
-    pub unasked: Vec<Seat>,
 }
 
 /// What an input caused, beyond the events it logged.
@@ -112,16 +110,11 @@ pub struct TableCore {
     seed: Option<u64>,
     rate: u32,
     rating_pool: String,
-    /// A seat that lets a call window lapse is not asked again that game, and the lapse is
-    /// an event: on ladder tables (by their rating pool), a tournament's and a bot check's.
-    lapses_counted: bool,
-    /// Seats never asked in a call window whose default move is played at once: a
-    /// tournament's entrant benched for stalling forfeits the rest of its games so.
-    forfeit: Vec<Seat>,
+    /// What it holds against seats that stall its call windows (a ladder's tables also
+    /// count lapses by their rating pool).
+    stalling: Stalling,
     /// A table the server seats itself (kept in the journal, so a rebuilt one stays hidden).
     hidden: bool,
-    /// Seats each game starts with in `lapsed`.
-    unasked: Vec<Seat>,
     /// What each seat was asked and played, by kind: at a bot check's table only.
     offers: Option<Offers>,
     /// A seat to warn that its clock runs low as soon as its move is timed (a bot check's).
@@ -199,10 +192,8 @@ impl TableCore {
             length,
             budget,
             host_token,
-            lapses_counted,
-            forfeit,
+            stalling,
             hidden,
-            unasked,
         } = setup;
         let mut core = TableCore {
             id,
@@ -212,10 +203,8 @@ impl TableCore {
             seed,
             rate,
             rating_pool,
-            lapses_counted,
-            forfeit,
+            stalling,
             hidden,
-            unasked,
             offers: None,
             warn_soon: None,
             seats: Seats::new(capacity, host_token),
@@ -250,7 +239,7 @@ impl TableCore {
     /// The table's first journal entry.
     pub fn creation(&self) -> pb::TableCreated {
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-        pb::TableCreated {
+        let mut created = pb::TableCreated {
             id: self.id.clone(),
             code: self.code.clone(),
             rules: Some(convert::rules_to_wire(&self.rules)),
@@ -264,11 +253,11 @@ impl TableCore {
             rating_pool: self.rating_pool.clone(),
             host_token_hash: self.seats.host_token().map(|h| h.to_vec()).unwrap_or_default(),
             call_window_millis: self.call_window_millis.into(),
-            lapses_counted: self.lapses_counted,
-            forfeit_seats: self.forfeit.iter().map(|&s| u32::try_from(s).unwrap_or(u32::MAX)).collect(),
             hidden: self.hidden,
-            unasked_seats: self.unasked.iter().map(|&s| u32::try_from(s).unwrap_or(u32::MAX)).collect(),
-        }
+            ..Default::default()
+        };
+        self.stalling.to_wire(&mut created);
+        created
     }
 
     /// A table as its creation entry made it (recovery; no journal entry is made for it).
@@ -305,10 +294,8 @@ impl TableCore {
                 [] => None,
                 hash => Some(hash.try_into().map_err(|_| bad("host token hash is not 32 bytes".into()))?),
             },
-            lapses_counted: c.lapses_counted,
-            forfeit: c.forfeit_seats.iter().map(|&s| s as Seat).collect(),
+            stalling: Stalling::from_wire(c),
             hidden: c.hidden,
-            unasked: c.unasked_seats.iter().map(|&s| s as Seat).collect(),
         };
         let mut core = TableCore::new(rules, setup, secret, Now::at(0));
         core.journal.discard();
@@ -420,7 +407,7 @@ impl TableCore {
                 let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
                 self.journal.record(now.wall, entry.take());
                 self.game = Some(game);
-                self.lapsed.clone_from(&self.unasked);
+                self.lapsed.clone_from(&self.stalling.unasked);
                 self.patience.begin(self.seats.len(), now.mono);
                 self.record.begin(game_id, seed, now.wall);
                 self.publish(events, now);
@@ -596,7 +583,7 @@ impl TableCore {
     /// A bot check's table: lapsed call windows count as on a ladder's, and what each seat
     /// is asked and plays is kept.
     pub fn for_bot_check(&mut self) {
-        self.lapses_counted = true;
+        self.stalling.lapses_counted = true;
         self.offers = Some(Offers::default());
     }
 

@@ -130,7 +130,7 @@ impl TableCore {
             // table what is left of its patience (see `Patience`), or not asked when none is.
             let asked: Vec<(Seat, Duration, bool)> = game
                 .seats_to_ask()
-                .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s) && !self.forfeits(s))
+                .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s) && !self.stalling.forfeits(s))
                 .filter_map(|s| {
                     let allowed = self.patience.allows(s, now.mono);
                     if !patient || self.seats.is_bot(s) || allowed >= limit {
@@ -161,8 +161,8 @@ impl TableCore {
         if let Some(window) = self.window.as_mut().filter(|w| w.is_open()) {
             if bots_now
                 && let Some(t) =
-                    turn.filter(|&t| plays_itself(&self.seats, &self.forfeit, t) && !window.holds(t))
-                && let Some(action) = decide_for(game, &self.seats, &self.forfeit, t)
+                    turn.filter(|&t| self.stalling.plays_itself(&self.seats, t) && !window.holds(t))
+                && let Some(action) = self.stalling.decide_for(game, &self.seats, t)
             {
                 window.hold(t, action);
             }
@@ -187,20 +187,12 @@ impl TableCore {
         Some((t, self.decide_for(game, t)?))
     }
 
-    /// Whether the table plays `seat`'s moves itself: a built-in bot's, or a forfeit seat's.
     fn plays_itself(&self, seat: Seat) -> bool {
-        plays_itself(&self.seats, &self.forfeit, seat)
+        self.stalling.plays_itself(&self.seats, seat)
     }
 
-    /// The move the table plays for `seat` (see [`plays_itself`]).
     fn decide_for(&self, game: &Game, seat: Seat) -> Option<Action> {
-        decide_for(game, &self.seats, &self.forfeit, seat)
-    }
-
-    /// Whether `seat` forfeits this table's games: it is never asked in a call window, and
-    /// its default move is played at once (and recorded as a time-out).
-    pub(super) fn forfeits(&self, seat: Seat) -> bool {
-        self.forfeit.contains(&seat)
+        self.stalling.decide_for(game, &self.seats, seat)
     }
 
     /// The move the bot whose turn it is will play after its pause (none while its move
@@ -235,7 +227,7 @@ impl TableCore {
     /// no. Derived from what the journal keeps (the rating pool, the table's setup), so a
     /// rebuilt table decides the same.
     pub(super) fn lapses_count(&self) -> bool {
-        self.lapses_counted || self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
+        self.stalling.lapses_counted || self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
     }
 
     /// The call window's time is up: whoever has not answered lets the claim pass.
@@ -317,7 +309,7 @@ impl TableCore {
     /// if nothing happened.
     pub(super) fn play_bot(&mut self, seat: Seat, action: Action, now: Now) -> bool {
         // The default move a time-out left in a call window is played as a time-out.
-        let timed_out = self.timed_out_held.take() == Some(seat) || self.forfeits(seat);
+        let timed_out = self.timed_out_held.take() == Some(seat) || self.stalling.forfeits(seat);
         if self.apply(Input::Moved { seat, action, timed_out }, now).is_ok() {
             return true;
         }
@@ -463,23 +455,4 @@ impl TableCore {
             clock.restore(banks_millis.iter().map(|&ms| Duration::from_millis(ms)).collect());
         }
     }
-}
-
-/// Whether the table plays `seat`'s moves itself: a built-in bot's, or a forfeit seat's.
-fn plays_itself(seats: &crate::table::seats::Seats, forfeit: &[Seat], seat: Seat) -> bool {
-    seats.is_bot(seat) || forfeit.contains(&seat)
-}
-
-/// The move the table plays for `seat`: a forfeit seat's default move, as its clock would
-/// play it, or the bot's choice.
-fn decide_for(
-    game: &Game,
-    seats: &crate::table::seats::Seats,
-    forfeit: &[Seat],
-    seat: Seat,
-) -> Option<Action> {
-    if forfeit.contains(&seat) {
-        return game.default_action(seat);
-    }
-    bots::decide(game, seats, seat)
 }

@@ -94,10 +94,8 @@ fn setup(capacity: usize, pacing: Pacing, journalled: bool, length: GameLength) 
         length,
         budget: Budget::unlimited(),
         host_token: None,
-        lapses_counted: false,
-        forfeit: Vec::new(),
+        stalling: Default::default(),
         hidden: false,
-        unasked: Vec::new(),
     }
 }
 

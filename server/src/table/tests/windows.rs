@@ -147,3 +147,24 @@ fn a_move_held_in_a_call_window_is_not_timed_out() {
     });
     assert!(raised, "the held raise was played: {kinds:?}");
 }
+
+/// A forfeit seat (a tournament's benched entrant) holds nothing up: with no clock and no
+/// move of its own, a game of it and two bots plays to its end at once, its every move its
+/// default one recorded as a time-out, and it is never asked in a call window.
+#[test]
+fn a_forfeit_seat_plays_its_default_moves_at_once_and_is_never_asked() {
+    let pacing = Pacing { clock: None, bot_pause: Duration::ZERO, call_window_millis: 1_000 };
+    let mut setup = setup(3, pacing, false, GameLength::default());
+    setup.stalling = crate::table::core::Stalling::tournament(Vec::new(), vec![0]);
+    let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [9; 32], at(0));
+    person(&mut core, "Benched", at(0));
+    bot(&mut core, "odds", 1, at(0));
+    bot(&mut core, "odds", 2, at(0));
+    let kept = watch(&mut core, None, None, at(0));
+    start(&mut core, at(0));
+    assert!(core.game().is_some_and(|g| g.is_over()), "the game ended with no input from the forfeit seat");
+    let kinds = kept.table_events();
+    let timed_out = kinds.iter().filter(|k| matches!(k, TableEvent::TurnTimedOut { seat: 0, .. })).count();
+    assert!(timed_out > 0, "its moves were played for it: {kinds:?}");
+    assert!(!kinds.iter().any(|k| matches!(k, TableEvent::CallWindowLapsed { .. })), "{kinds:?}");
+}
