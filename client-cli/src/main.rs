@@ -20,6 +20,7 @@ mod script_cmd;
 mod seats;
 mod simulate;
 mod tournament_cmd;
+mod tournament_list;
 mod tournament_run;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};

@@ -32,7 +32,7 @@ enum TournamentCommand {
     /// Example: dudo tournament create "Friday bots" --preset perudo-jonti --seats 3 --deals 20 --house-bots odds,reader --starts-in 300
     Create(crate::tournament_run::CreateArgs),
     /// A server's tournaments, newest first.
-    List(crate::tournament_run::ListArgs),
+    List(crate::tournament_list::ListArgs),
     /// One tournament: its settings, its entrants, its seed commitment (and seed once over).
     Show(crate::tournament_run::OneArgs),
     /// Enter a tournament as the account kept for the server, with a bot or in person.
@@ -186,7 +186,7 @@ fn said(why: &str) -> String {
 pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         TournamentCommand::Create(a) => crate::tournament_run::create(a),
-        TournamentCommand::List(a) => crate::tournament_run::list(a),
+        TournamentCommand::List(a) => crate::tournament_list::list(a),
         TournamentCommand::Show(a) => crate::tournament_run::show(a),
         TournamentCommand::Enter(a) => crate::tournament_run::enter(a),
         TournamentCommand::Standings(a) => crate::tournament_run::standings(a),

@@ -120,27 +120,6 @@ pub struct OneArgs {
 }
 
 #[derive(Args)]
-pub struct ListArgs {
-    /// At most this many, newest first.
-    #[arg(long, default_value_t = 20)]
-    pub limit: u32,
-    /// Only tournaments in this state (default: all but those cancelled before a game).
-    #[arg(long, value_parser = ["entry", "running", "finished", "cancelled"])]
-    pub state: Option<String>,
-    /// Only this organiser's (an account's name, or admin).
-    #[arg(long)]
-    pub organiser: Option<String>,
-    /// Only those whose name holds this.
-    #[arg(long)]
-    pub name: Option<String>,
-    /// The page after the one that said `more: --after CURSOR`.
-    #[arg(long)]
-    pub after: Option<String>,
-    #[command(flatten)]
-    pub server: ServerArgs,
-}
-
-#[derive(Args)]
 pub struct ExportArgs {
     /// The tournament's id.
     pub tournament: String,
@@ -161,7 +140,7 @@ pub struct CancelArgs {
     pub server: ServerArgs,
 }
 
-fn state(s: i32) -> &'static str {
+pub(crate) fn state(s: i32) -> &'static str {
     match pb::TournamentState::try_from(s) {
         Ok(pb::TournamentState::Entry) => "taking entries",
         Ok(pb::TournamentState::Running) => "running",
@@ -172,7 +151,7 @@ fn state(s: i32) -> &'static str {
 }
 
 /// A start time as people read it: UTC to the second, and how far off it is.
-fn start_time(millis: u64) -> String {
+pub(crate) fn start_time(millis: u64) -> String {
     let at = std::time::UNIX_EPOCH + Duration::from_millis(millis);
     let text = humantime::format_rfc3339_seconds(at).to_string().replace('T', " ").replace('Z', " UTC");
     let now = std::time::SystemTime::now();
@@ -182,7 +161,7 @@ fn start_time(millis: u64) -> String {
     }
 }
 
-fn format_line(t: &pb::Tournament) -> String {
+pub(crate) fn format_line(t: &pb::Tournament) -> String {
     let deals = |n: u32| if n == 1 { "1 deal".to_string() } else { format!("{n} deals") };
     let format = match pb::TournamentFormat::try_from(t.format) {
         Ok(pb::TournamentFormat::Swiss) => format!("Swiss, {} rounds of {}", t.rounds, deals(t.deals)),
@@ -306,62 +285,6 @@ fn flag_names(e: dudo_client::ClientError) -> anyhow::Error {
         }
     }
     e.into()
-}
-
-pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
-    let server = crate::account_cmd::accounts_server(args.server.clone());
-    crate::net::runtime()?.block_on(async move {
-        let client = server.connect().await?;
-        let states = match args.state.as_deref() {
-            Some("entry") => vec![pb::TournamentState::Entry as i32],
-            Some("running") => vec![pb::TournamentState::Running as i32],
-            Some("finished") => vec![pb::TournamentState::Finished as i32],
-            Some("cancelled") => vec![pb::TournamentState::Cancelled as i32],
-            _ => Vec::new(),
-        };
-        let page = client
-            .tournaments_page(pb::ListTournamentsRequest {
-                limit: args.limit,
-                states,
-                organiser: args.organiser.clone().unwrap_or_default(),
-                name: args.name.clone().unwrap_or_default(),
-                after: args.after.clone().unwrap_or_default(),
-            })
-            .await?;
-        let (list, next) = (page.tournaments, page.next);
-        if list.is_empty() {
-            println!("no tournaments on {} to list here", server.server);
-        }
-        for t in list {
-            let progress = match pb::TournamentState::try_from(t.state) {
-                Ok(pb::TournamentState::Entry) => {
-                    format!("starts {}", start_time(t.starts_unix_millis))
-                }
-                _ => format!("{} of {} games", t.finished, t.games),
-            };
-            println!(
-                "{}  {:<24} {:<15} {} entrants, {progress}; {}",
-                t.id,
-                safe(&t.name),
-                state(t.state),
-                t.entered,
-                format_line(&t)
-            );
-        }
-        if !next.is_empty() {
-            // The same list's next page: the same filters and limit.
-            let mut again = format!("dudo tournament list --limit {}", args.limit);
-            for (flag, value) in
-                [("--state", &args.state), ("--organiser", &args.organiser), ("--name", &args.name)]
-            {
-                if let Some(v) = value {
-                    again.push_str(&format!(" {flag} {}", shell_quoted(v)));
-                }
-            }
-            println!("more: {again} --after {next}");
-        }
-        Ok(ExitCode::SUCCESS)
-    })
 }
 
 pub fn show(args: OneArgs) -> anyhow::Result<ExitCode> {
@@ -718,14 +641,6 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// `text` as one shell word.
-fn shell_quoted(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c)) {
-        return text.to_string();
-    }
-    format!("'{}'", safe(text).replace('\'', "'\\''"))
 }
 
 /// What a person who leaves a tournament is told.
