@@ -163,6 +163,7 @@ fn a_forfeit_seat_plays_its_default_moves_at_once_and_is_never_asked() {
     let kept = watch(&mut core, None, None, at(0));
     start(&mut core, at(0));
     assert!(core.game().is_some_and(|g| g.is_over()), "the game ended with no input from the forfeit seat");
+    core.deliver();
     let kinds = kept.table_events();
     let timed_out = kinds.iter().filter(|k| matches!(k, TableEvent::TurnTimedOut { seat: 0, .. })).count();
     assert!(timed_out > 0, "its moves were played for it: {kinds:?}");
