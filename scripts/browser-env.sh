@@ -8,7 +8,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 command -v node >/dev/null || { echo "no node on PATH" >&2; exit 1; }
 chromium="${DUDO_CHROMIUM:-/usr/bin/chromium}"
 if [ ! -x "$chromium" ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  # Tests run in parallel and apt-get takes one caller at a time: the others wait here, then
+  # find chromium installed.
+  exec 8>"${TMPDIR:-/tmp}/dudo-browser-env.lock"
+  flock 8
+  if [ ! -x "$chromium" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing Debian's chromium for the browser tests" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >&2 \
       || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >&2; }
