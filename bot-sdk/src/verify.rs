@@ -103,7 +103,8 @@ impl DiceCheck {
             }
             TableEvent::TurnTimedOut { .. }
             | TableEvent::GameStopped { .. }
-            | TableEvent::CallWindowLapsed { .. } => Ok(()),
+            | TableEvent::CallWindowLapsed { .. }
+            | TableEvent::SeatLeaving { .. } => Ok(()),
         }
     }
 }

@@ -506,7 +506,7 @@ impl AtTable {
                     Reseat::Reset => Some("The host reset the table: back to waiting, same seats and rules."),
                     Reseat::Renumbered => Some("A seat was freed: the seats after it moved down one."),
                     // Said when the stream ends, just after.
-                    Reseat::Removed | Reseat::Left => {
+                    Reseat::Removed | Reseat::Left | Reseat::Away => {
                         self.unseated = Some(why);
                         None
                     }
@@ -1070,10 +1070,12 @@ async fn at_the_table(
                     );
                     let why = safe(&e.to_string()).into_owned();
                     let said = if let Some(unseated) = me.unseated.filter(|_| gone) {
-                        style.red(if unseated == Reseat::Removed {
-                            "The host removed you from the table."
-                        } else {
-                            "You left the table."
+                        style.red(match unseated {
+                            Reseat::Removed => "The host removed you from the table.",
+                            Reseat::Away => {
+                                "You were taken out of the game: away for a whole round, or out of time twice in a row."
+                            }
+                            _ => "You left the table.",
                         })
                     } else if me.disconnected && !gone {
                         // The server never came back while we tried: the seat is still ours.

@@ -33,11 +33,13 @@ pub struct CreateArgs {
     /// Seed for reproducible dice.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// A turn clock: seconds for each call (0: none).
-    #[arg(long, default_value_t = 0)]
+    /// A turn clock: seconds for each call. When it runs out, the player's default call is
+    /// made for them, so one who walks away never holds the game up; 0: no clock (then only
+    /// the host removing them does).
+    #[arg(long, default_value_t = 60)]
     pub clock: u32,
     /// A time bank per player, in seconds, spent when a call runs over the clock.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 60)]
     pub time_bank: u32,
     /// How long built-in bots think before each call, in milliseconds.
     #[arg(long, default_value_t = 900)]
@@ -244,7 +246,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         name: name.clone(),
         seats: args.seats.unwrap_or(0),
         seed: args.seed,
-        move_millis: args.clock.saturating_mul(1000),
+        move_millis: Some(args.clock.saturating_mul(1000)),
         time_bank_millis: args.time_bank.saturating_mul(1000),
         bot_think_millis: args.bot_think_ms,
         call_window_millis: Some(args.call_window_ms),

@@ -41,7 +41,8 @@ pub struct PlayArgs {
     /// than the move clock (--clock), or 30 s without one.
     #[arg(long, default_value_t = 3000, value_parser = crate::net::call_window_ms)]
     pub call_window_ms: u32,
-    /// A turn clock: seconds for each of your calls (0: no clock).
+    /// A turn clock: seconds for each of your calls (0: no clock; alone with bots, nobody
+    /// waits on you).
     #[arg(long, default_value_t = 0)]
     pub clock: u32,
     #[command(flatten)]
@@ -58,7 +59,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         name: args.name.clone().unwrap_or_else(default_name),
         seats: args.bots + 1,
         seed: args.seed,
-        move_millis: args.clock.saturating_mul(1000),
+        move_millis: Some(args.clock.saturating_mul(1000)),
         bot_think_millis: args.bot_think_ms,
         call_window_millis: Some(args.call_window_ms),
         ..args.rules.request()?

@@ -65,6 +65,9 @@ pub enum Reseat {
     Removed,
     /// This seat left the table (from another terminal, say): the stream ends.
     Left,
+    /// Taken out of the game for being away a whole round, or for letting the clock run out
+    /// twice in a row: the stream ends.
+    Away,
     /// A reason this client does not know (a newer server).
     Other,
 }
@@ -417,6 +420,7 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                     Ok(Why::Renumbered) => Reseat::Renumbered,
                     Ok(Why::Removed) => Reseat::Removed,
                     Ok(Why::Left) => Reseat::Left,
+                    Ok(Why::Away) => Reseat::Away,
                     Ok(Why::Unspecified) | Err(_) => Reseat::Other,
                 })
             }

@@ -15,7 +15,7 @@ use dudo_rules::game::{Claim, ClaimKind, HandView, Legal, PlayerView, RoundResul
 use dudo_rules::hand::Hand;
 use dudo_rules::ruleset as r;
 
-use crate::{StopWhy, TableEvent};
+use crate::{LeaveWhy, StopWhy, TableEvent};
 
 /// A wire value the engine cannot take, with the field at fault.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -513,6 +513,11 @@ pub fn event_to_wire(seq: u64, e: &TableEvent) -> pb::Event {
         TableEvent::CallWindowLapsed { seats } => {
             K::CallWindowLapsed(pb::CallWindowLapsed { seats: seats.iter().map(|&s| wire(s)).collect() })
         }
+        TableEvent::SeatLeaving { seat, why, at_round_end } => K::SeatLeaving(pb::SeatLeaving {
+            seat: wire(*seat),
+            why: leave_why_to_wire(*why) as i32,
+            at_round_end: *at_round_end,
+        }),
     };
     pb::Event { seq, audience: Some(audience_to_wire(Audience::Everyone)), kind: Some(kind) }
 }
@@ -888,6 +893,12 @@ pub fn event_from_wire(e: &pb::Event) -> Result<(u64, TableEvent), ConvertError>
         K::CallWindowLapsed(x) => TableEvent::CallWindowLapsed {
             seats: x.seats.iter().map(|&v| s("call_window_lapsed.seats", v)).collect::<Result<_, _>>()?,
         },
+        K::SeatLeaving(x) => TableEvent::SeatLeaving {
+            seat: s("seat_leaving.seat", x.seat)?,
+            why: leave_why_from_wire(x.why)
+                .ok_or_else(|| bad("seat_leaving.why", format!("{} is not a reason", x.why)))?,
+            at_round_end: x.at_round_end,
+        },
         _ => {
             let (seq, event) = game_event_from_wire(e)?;
             return Ok((seq, TableEvent::Game(event)));
@@ -905,7 +916,8 @@ pub fn game_event_from_wire(e: &pb::Event) -> Result<(u64, Event), ConvertError>
         | K::DiceSalts(_)
         | K::TurnTimedOut(_)
         | K::GameStopped(_)
-        | K::CallWindowLapsed(_) => {
+        | K::CallWindowLapsed(_)
+        | K::SeatLeaving(_) => {
             return Err(bad("event.kind", "a table's own event, not the engine's"));
         }
         K::GameStarted(x) => EventKind::GameStarted {
@@ -1198,6 +1210,24 @@ pub fn legal_from_wire(l: &pb::Legal, rules: &r::RuleSet) -> Result<Legal, Conve
 }
 
 /// Which of the server's limits stopped a game, on the wire.
+pub fn leave_why_to_wire(why: LeaveWhy) -> pb::LeaveWhy {
+    match why {
+        LeaveWhy::Left => pb::LeaveWhy::Left,
+        LeaveWhy::Removed => pb::LeaveWhy::Removed,
+        LeaveWhy::Away => pb::LeaveWhy::Away,
+        LeaveWhy::TimedOut => pb::LeaveWhy::TimedOut,
+    }
+}
+
+pub fn leave_why_from_wire(why: i32) -> Option<LeaveWhy> {
+    Some(match pb::LeaveWhy::try_from(why).ok()? {
+        pb::LeaveWhy::Left => LeaveWhy::Left,
+        pb::LeaveWhy::Removed => LeaveWhy::Removed,
+        pb::LeaveWhy::Away => LeaveWhy::Away,
+        pb::LeaveWhy::TimedOut => LeaveWhy::TimedOut,
+    })
+}
+
 pub fn stop_why_to_wire(why: StopWhy) -> pb::game_stop::Why {
     match why {
         StopWhy::Moves => pb::game_stop::Why::Moves,
@@ -1441,6 +1471,7 @@ mod tests {
             TableEvent::DiceSalts { round: 2, salts: vec![(1, "00".repeat(16), vec![3, 4])] },
             TableEvent::TurnTimedOut { seat: 1, action: Action::Dudo { target: None } },
             TableEvent::CallWindowLapsed { seats: vec![0, 2] },
+            TableEvent::SeatLeaving { seat: 1, why: LeaveWhy::Removed, at_round_end: true },
         ] {
             assert_eq!(event_from_wire(&event_to_wire(3, &e)), Ok((3, e.clone())));
             assert_eq!(game_event_from_wire(&event_to_wire(3, &e)).unwrap_err().field, "event.kind");

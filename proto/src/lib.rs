@@ -8,7 +8,7 @@ pub mod convert;
 pub mod link;
 pub mod table_event;
 
-pub use table_event::{StopWhy, TableEvent};
+pub use table_event::{LeaveWhy, StopWhy, TableEvent};
 
 /// The generated types of package `dudo.v1`.
 #[allow(clippy::all, clippy::pedantic, missing_docs)]

@@ -30,6 +30,22 @@ pub enum TableEvent {
     /// A call window closed with `seats` not having answered: they are not asked again in
     /// this game's windows.
     CallWindowLapsed { seats: Vec<Seat> },
+    /// `seat` is taken out of the game, and why; `at_round_end`: it plays the round out by
+    /// its default moves first.
+    SeatLeaving { seat: Seat, why: LeaveWhy, at_round_end: bool },
+}
+
+/// Why a seat leaves a game before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeaveWhy {
+    /// The player left.
+    Left,
+    /// The host removed them.
+    Removed,
+    /// No stream open for a whole round.
+    Away,
+    /// Their clock ran out on two moves in a row.
+    TimedOut,
 }
 
 /// Which of the server's length limits a game reached.
@@ -94,6 +110,24 @@ impl TableEvent {
                     "{} let the call window lapse: not asked to call out of turn again this game",
                     who.join(", ")
                 )
+            }
+            TableEvent::SeatLeaving { seat, why, at_round_end } => {
+                let name = names.get(*seat).cloned().unwrap_or_else(|| format!("seat {seat}"));
+                let what = match why {
+                    LeaveWhy::Left => format!("{name} leaves the game"),
+                    LeaveWhy::Removed => format!("The host removes {name} from the game"),
+                    LeaveWhy::Away => {
+                        format!("{name} has been away for a whole round and is taken out of the game")
+                    }
+                    LeaveWhy::TimedOut => {
+                        format!("{name} ran out of time twice in a row and is taken out of the game")
+                    }
+                };
+                if *at_round_end {
+                    format!("{what} at the end of this round; until then their moves are played for them")
+                } else {
+                    what
+                }
             }
         }
     }

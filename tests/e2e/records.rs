@@ -169,7 +169,7 @@ async fn a_restarted_server_brings_back_lobby_changes_tokens_and_a_fresh_clock()
         .create(pb::CreateTableRequest {
             name: "Dora".into(),
             seats: 2,
-            move_millis: 3000,
+            move_millis: Some(3000),
             seed: Some(9),
             ..Default::default()
         })
@@ -290,7 +290,7 @@ async fn a_game_that_ends_on_a_time_out_is_recorded_whole() {
         .create(pb::CreateTableRequest {
             name: "Absent".into(),
             seats: 2,
-            move_millis: 150,
+            move_millis: Some(150),
             seed: Some(4),
             settings: vec![pb::Setting { path: "dice.start".into(), value: "1".into() }],
             ..Default::default()

@@ -421,7 +421,7 @@ async fn the_turn_clock_plays_the_default_action_for_a_silent_seat() {
     let ch = channel(&addr).await;
     let mut lobby = LobbyClient::new(ch.clone());
     let joined = lobby
-        .create_table(pb::CreateTableRequest { move_millis: 100, ..fibbing("Sleepy", 3, Some(5)) })
+        .create_table(pb::CreateTableRequest { move_millis: Some(100), ..fibbing("Sleepy", 3, Some(5)) })
         .await
         .unwrap()
         .into_inner();
@@ -1092,7 +1092,8 @@ async fn hostile_strings_names_and_paces_are_refused_with_the_field_named() {
     assert_eq!(e.code(), tonic::Code::NotFound);
     assert!(e.message().len() < 300, "{} bytes", e.message().len());
     // Paces too short to be a game.
-    let e = lobby.create_table(pb::CreateTableRequest { move_millis: 1, ..fibbing("A", 2, None) }).await;
+    let e =
+        lobby.create_table(pb::CreateTableRequest { move_millis: Some(1), ..fibbing("A", 2, None) }).await;
     refused(e.unwrap_err(), "move_millis:");
     let e = lobby.create_table(pb::CreateTableRequest { bot_think_millis: 1, ..fibbing("A", 2, None) }).await;
     refused(e.unwrap_err(), "bot_think_millis:");

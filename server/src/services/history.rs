@@ -200,6 +200,7 @@ impl History for Dudo {
                     name: p.name.clone(),
                     bot: p.bot.clone(),
                     account: p.account,
+                    ..pb::SeatInfo::default()
                 })
                 .collect(),
             state: pb::TableState::Playing as i32,

@@ -31,6 +31,10 @@ const MAX_CALL_WINDOW_MILLIS: u32 = 60_000;
 const MIN_MOVE_MILLIS: u32 = 100;
 /// The longest move clock or time bank: a day.
 const MAX_CLOCK_MILLIS: u32 = 86_400_000;
+/// The clock of a table made without one asked for: a minute a move, and a minute of bank
+/// for the moves that need longer (docs/playing.md).
+pub const DEFAULT_MOVE_MILLIS: u32 = 60_000;
+pub const DEFAULT_BANK_MILLIS: u32 = 60_000;
 
 #[tonic::async_trait]
 impl Lobby for Dudo {
@@ -303,10 +307,19 @@ impl Dudo {
 /// A new table's pacing, from the request: its move clock, its bots' pauses and its call
 /// window, each checked against its bounds.
 fn pacing(req: &pb::CreateTableRequest) -> Result<table::Pacing, Status> {
-    let clock = (req.move_millis > 0).then(|| {
+    // No clock asked for: a game night's (a player who walks away must not hold it up for
+    // ever); 0: none, chosen.
+    let (move_millis, bank_millis) = match req.move_millis {
+        None => (
+            DEFAULT_MOVE_MILLIS,
+            if req.time_bank_millis == 0 { DEFAULT_BANK_MILLIS } else { req.time_bank_millis },
+        ),
+        Some(ms) => (ms, req.time_bank_millis),
+    };
+    let clock = (move_millis > 0).then(|| {
         table::Clock::new(
-            std::time::Duration::from_millis(req.move_millis.into()),
-            std::time::Duration::from_millis(req.time_bank_millis.into()),
+            std::time::Duration::from_millis(move_millis.into()),
+            std::time::Duration::from_millis(bank_millis.into()),
         )
     });
     if req.bot_think_millis > MAX_BOT_THINK_MILLIS
@@ -317,10 +330,9 @@ fn pacing(req: &pb::CreateTableRequest) -> Result<table::Pacing, Status> {
             req.bot_think_millis
         )));
     }
-    if req.move_millis > 0 && !(MIN_MOVE_MILLIS..=MAX_CLOCK_MILLIS).contains(&req.move_millis) {
+    if move_millis > 0 && !(MIN_MOVE_MILLIS..=MAX_CLOCK_MILLIS).contains(&move_millis) {
         return Err(bad_request(format!(
-            "move_millis: 0 (no clock) or from {MIN_MOVE_MILLIS} to {MAX_CLOCK_MILLIS}, not {}",
-            req.move_millis
+            "move_millis: 0 (no clock) or from {MIN_MOVE_MILLIS} to {MAX_CLOCK_MILLIS}, not {move_millis}"
         )));
     }
     if req.time_bank_millis > MAX_CLOCK_MILLIS {

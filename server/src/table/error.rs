@@ -53,6 +53,9 @@ pub enum TableError {
         "too far behind (more was due than a stream may hold); reconnect without `since` for a fresh snapshot"
     )]
     TooFarBehind,
+    /// A seat already leaving at the round's end is asked to leave again.
+    #[error("{name} is already leaving, at the end of this round")]
+    AlreadyLeaving { name: String },
     /// A second answer to the same call window (or a second move held in it).
     #[error("you have answered this claim already; wait for the call window to close")]
     AlreadyAnswered,
@@ -115,6 +118,7 @@ impl TableError {
             TableError::TooFarBehind => "too_far_behind",
             TableError::ServerBusy => "server_busy",
             TableError::AlreadyAnswered => "already_answered",
+            TableError::AlreadyLeaving { .. } => "already_leaving",
             TableError::CallWindowClosed => "call_window_closed",
             TableError::NoCallWindow => "no_call_window",
             TableError::StalePrompt => "stale_prompt",
@@ -132,6 +136,7 @@ impl TableError {
             | TableError::HostCannotLeave
             | TableError::AlreadySeated
             | TableError::AlreadyAnswered
+            | TableError::AlreadyLeaving { .. }
             | TableError::CallWindowClosed
             | TableError::NoCallWindow
             | TableError::StalePrompt

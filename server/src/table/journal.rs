@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
-use dudo_proto::{StopWhy, convert};
+use dudo_proto::{LeaveWhy, StopWhy, convert};
 use dudo_rules::{Action, RuleSet, Seat, Seed};
 
 use super::error::TableError;
@@ -26,8 +26,11 @@ pub enum Input {
     Started { seed: Seed, game_id: String },
     /// A seat moved; `timed_out`: its clock ran out and this was played for it.
     Moved { seat: Seat, action: Action, timed_out: bool },
-    /// A seat freed before the start, or out of the game (left, or removed by the host).
-    Removed { seat: Seat, by_host: bool },
+    /// A seat freed before the start (`why` none), or out of the game, and why.
+    Removed { seat: Seat, why: Option<LeaveWhy> },
+    /// A seat asked to go mid-round: it plays the round out by its default moves, and its
+    /// `Removed` follows when the round ends.
+    Leaving { seat: Seat, why: LeaveWhy },
     /// The host reset the table: the game is over, seats that left are gone.
     Reset,
     /// The table stopped the game at the server's length limit.
@@ -63,7 +66,15 @@ impl Input {
                 action: Some(convert::action_to_wire(action)),
                 timed_out: *timed_out,
             }),
-            Input::Removed { seat, .. } => Entry::Removed(pb::SeatRemoved { seat: wire_seat(*seat) }),
+            Input::Removed { seat, why } => Entry::Removed(pb::SeatRemoved {
+                seat: wire_seat(*seat),
+                why: why.map(|w| convert::leave_why_to_wire(w) as i32),
+            }),
+            Input::Leaving { seat, why } => Entry::Leaving(pb::SeatLeaving {
+                seat: wire_seat(*seat),
+                why: convert::leave_why_to_wire(*why) as i32,
+                at_round_end: true,
+            }),
             Input::Reset => Entry::Reset(pb::TableReset {}),
             Input::Stopped { why, limit } => {
                 Entry::Stopped(pb::GameStopped { why: convert::stop_why_to_wire(*why) as i32, limit: *limit })
@@ -106,8 +117,19 @@ impl Input {
                     timed_out: m.timed_out,
                 }
             }
-            // Who freed the seat only tells its streams, and a rebuilt table has none.
-            Some(Entry::Removed(r)) => Input::Removed { seat: r.seat as Seat, by_host: false },
+            Some(Entry::Removed(r)) => Input::Removed {
+                seat: r.seat as Seat,
+                why: match r.why {
+                    Some(w) => Some(
+                        convert::leave_why_from_wire(w).ok_or_else(|| bad("an unknown reason to leave"))?,
+                    ),
+                    None => None,
+                },
+            },
+            Some(Entry::Leaving(l)) => Input::Leaving {
+                seat: l.seat as Seat,
+                why: convert::leave_why_from_wire(l.why).ok_or_else(|| bad("an unknown reason to leave"))?,
+            },
             Some(Entry::Reset(_)) => Input::Reset,
             Some(Entry::Stopped(s)) => Input::Stopped {
                 why: convert::stop_why_from_wire(s.why).ok_or_else(|| bad("an unknown reason to stop"))?,

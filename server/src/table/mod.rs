@@ -33,6 +33,7 @@ mod words;
 use std::sync::Arc;
 use std::time::Duration;
 
+use dudo_proto::LeaveWhy;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
 use dudo_rules::{Action, RuleSet, Seat};
@@ -58,6 +59,9 @@ use self::words::game_seed;
 pub use self::words::{game_id, journals_faithfully, secret, unix_millis};
 use crate::bot_cpu::TableShare;
 use crate::budget::Budget;
+
+/// How often a table with people looks for players whose streams have all closed.
+const PRESENCE_EVERY: Duration = Duration::from_secs(1);
 
 /// What a table is made with, besides its rules: the core's setup, and what only a running
 /// table needs.
@@ -249,6 +253,7 @@ impl Table {
         let mut table = Table::around(core, Some(store), None, next, rate, bot_cpu, lease);
         // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
         let now = table.now();
+        table.core.back_at(now);
         table.core.settle(now);
         Ok(table)
     }
@@ -284,6 +289,9 @@ impl Table {
         tracing::info!(code = %self.core.code(), "table opened");
         let mut last_call = Instant::now();
         let mut listed_at = self.core.changes();
+        // Who is here: seats whose streams all closed are told to the table as away.
+        let mut presence = tokio::time::interval(PRESENCE_EVERY);
+        presence.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let ended = loop {
             // Each turn: write what the last turn journalled, deliver what it caused, then wait.
             if let Err(ended) = self.save().await {
@@ -347,6 +355,12 @@ impl Table {
                     for (seat, _) in due {
                         self.core.prompt_again(seat, now);
                     }
+                }
+                _ = presence.tick(), if self.core.has_people() => {
+                    let now = self.now();
+                    self.core.check_presence(now);
+                    // Away for good is decided as the table settles: one may be due now.
+                    self.core.settle(now);
                 }
                 () = tokio::time::sleep_until(last_call + idle) => {
                     if self.core.prune_streams() {
@@ -440,6 +454,14 @@ impl Table {
         self.input_then(input, |_, core| core.info())
     }
 
+    /// Takes a seat out now, or at the round's end (see `TableCore::take_out`); the table.
+    fn take_out(&mut self, seat: Seat, why: LeaveWhy) -> Result<pb::TableInfo, TableError> {
+        let now = self.now();
+        self.core.take_out(seat, why, now)?;
+        self.core.settle(now);
+        Ok(self.core.info())
+    }
+
     fn input_then<T>(
         &mut self,
         input: Input,
@@ -530,11 +552,8 @@ impl Table {
                 self.reply(reply, result);
             }
             Command::Remove { token, seat, reply } => {
-                let result = self
-                    .core
-                    .seats()
-                    .host_only(&token)
-                    .and_then(|_| self.input(Input::Removed { seat, by_host: true }));
+                let result =
+                    self.core.seats().host_only(&token).and_then(|_| self.take_out(seat, LeaveWhy::Removed));
                 self.reply(reply, result);
             }
             Command::Reset { token, reply } => {
@@ -550,11 +569,8 @@ impl Table {
                 self.reply(reply, result);
             }
             Command::Leave { token, reply } => {
-                let result = self
-                    .core
-                    .seats()
-                    .seat_of(&token)
-                    .and_then(|seat| self.input(Input::Removed { seat, by_host: false }));
+                let result =
+                    self.core.seats().seat_of(&token).and_then(|seat| self.take_out(seat, LeaveWhy::Left));
                 self.reply(reply, result);
             }
             Command::Close { token, reply } => {

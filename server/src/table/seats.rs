@@ -33,6 +33,9 @@ pub struct SeatSlot {
     pub account: Option<SeatAccount>,
     /// Left or removed during a game: out for good, gone at the next reset.
     pub left: bool,
+    /// Since when no stream of this person's seat has been open (Unix ms); none while one
+    /// is, and for a bot.
+    pub away_since: Option<i64>,
 }
 
 pub struct Seats {
@@ -267,10 +270,37 @@ impl Seats {
     }
 
     /// Marks a seat out of the game for good: its token no longer answers (a bot keeps its
-    /// kind, for the record and the ratings).
+    /// kind, for the record and the ratings). A host that leaves hands the table to the first
+    /// person still seated (a game night goes on, and someone can start the next game).
     pub fn leave(&mut self, seat: Seat) {
         if let Some(slot) = self.slots.get_mut(seat) {
             slot.left = true;
+        }
+        if seat == self.host
+            && let Some(next) = self.slots.iter().position(|s| !s.left && s.bot.is_none())
+        {
+            self.host = next;
+        }
+    }
+
+    /// Presence: `Some(t)` marks a seat that was here away from `t` (a seat already away
+    /// keeps its earlier time), `None` marks it here. True when that changed anything.
+    pub fn set_away(&mut self, seat: Seat, away: Option<i64>) -> bool {
+        let Some(slot) = self.slots.get_mut(seat).filter(|s| s.bot.is_none()) else { return false };
+        match (away, slot.away_since) {
+            (Some(_), Some(_)) => false,
+            (now, before) if now == before => false,
+            (now, _) => {
+                slot.away_since = now;
+                true
+            }
+        }
+    }
+
+    /// Counts a person's seat away from `at`, whatever it was.
+    pub fn mark_away(&mut self, seat: Seat, at: i64) {
+        if let Some(slot) = self.slots.get_mut(seat).filter(|s| s.bot.is_none()) {
+            slot.away_since = Some(at);
         }
     }
 
@@ -289,7 +319,8 @@ impl Seats {
         self.host = self.slots.iter().position(|s| Some(s.token_hash) == host_hash).unwrap_or(0);
     }
 
-    pub fn to_wire(&self) -> Vec<pb::SeatInfo> {
+    /// The seats as clients see them; `leaving`: whether a seat leaves at the round's end.
+    pub fn to_wire(&self, leaving: impl Fn(Seat) -> bool) -> Vec<pb::SeatInfo> {
         self.slots
             .iter()
             .enumerate()
@@ -298,6 +329,10 @@ impl Seats {
                 name: s.name.clone(),
                 bot: s.bot.as_ref().map(|b| b.kind.clone()).unwrap_or_default(),
                 account: s.account.as_ref().map_or(pb::AccountKind::None, |a| a.kind) as i32,
+                connected: !s.left && s.away_since.is_none(),
+                away_since_unix_millis: s.away_since.and_then(|t| u64::try_from(t).ok()).unwrap_or(0),
+                leaving: leaving(i),
+                left: s.left,
             })
             .collect()
     }
@@ -318,7 +353,14 @@ mod tests {
     fn a_name_someone_sits_under_is_refused_in_any_case() {
         let mut seats = Seats::new(4, None);
         let name = seats.name_for("Ana").unwrap();
-        seats.push(SeatSlot { name, token_hash: [0; 32], bot: None, account: None, left: false });
+        seats.push(SeatSlot {
+            name,
+            token_hash: [0; 32],
+            bot: None,
+            account: None,
+            left: false,
+            away_since: None,
+        });
         assert!(matches!(seats.name_for("ana"), Err(TableError::BadName(_))));
         assert_eq!(seats.name_for("Ben").unwrap(), "Ben");
         assert_eq!(seats.name_for("").unwrap(), "Player 2");

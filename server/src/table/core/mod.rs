@@ -32,9 +32,12 @@ use super::seats::{SeatSlot, Seats};
 use super::window::{CallWindow, Patience};
 use crate::budget::Budget;
 
+mod leaving;
 mod stalling;
 mod streams;
 mod turns;
+
+use leaving::Departures;
 
 pub use stalling::Stalling;
 
@@ -120,6 +123,8 @@ pub struct TableCore {
     /// A seat to warn that its clock runs low as soon as its move is timed (a bot check's).
     warn_soon: Option<Seat>,
     seats: Seats,
+    /// Seats leaving at the round's end, and what tells that a seat is gone for good.
+    departures: Departures,
     game: Option<Game>,
     log: EventLog,
     clock: Option<Clock>,
@@ -208,6 +213,7 @@ impl TableCore {
             offers: None,
             warn_soon: None,
             seats: Seats::new(capacity, host_token),
+            departures: Departures::default(),
             game: None,
             log: EventLog::new(budget),
             clock: pacing.clock,
@@ -383,7 +389,10 @@ impl TableCore {
                     _ => {}
                 }
                 self.journal.record(now.wall, entry.take());
-                caused.seat = Some(self.seats.push(SeatSlot { name, token_hash, bot, account, left: false }));
+                // A person is away until a stream of theirs opens.
+                let away_since = bot.is_none().then_some(now.wall);
+                let slot = SeatSlot { name, token_hash, bot, account, left: false, away_since };
+                caused.seat = Some(self.seats.push(slot));
             }
             Input::RulesChanged { rules } => {
                 if self.game.is_some() {
@@ -407,6 +416,7 @@ impl TableCore {
                 let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
                 self.journal.record(now.wall, entry.take());
                 self.game = Some(game);
+                self.departures.clear();
                 self.lapsed.clone_from(&self.stalling.unasked);
                 self.patience.begin(self.seats.len(), now.mono);
                 self.record.begin(game_id, seed, now.wall);
@@ -427,6 +437,7 @@ impl TableCore {
                     offers.played(seat, action.kind());
                 }
                 self.journal.record(now.wall, entry.take());
+                self.departures.moved(seat, timed_out);
                 self.record.played += 1;
                 if self.journal.kept {
                     self.record.moves.push(pb::GameMove {
@@ -443,7 +454,8 @@ impl TableCore {
                 }
                 self.publish(events, now);
             }
-            Input::Removed { seat, by_host } => self.remove(seat, by_host, entry.take(), now)?,
+            Input::Removed { seat, why } => self.remove(seat, why, entry.take(), now)?,
+            Input::Leaving { seat, why } => self.mark_leaving(seat, why, entry.take(), now)?,
             Input::Stopped { why, limit } => {
                 let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
                 if game.is_over() {
@@ -469,6 +481,7 @@ impl TableCore {
             Input::Reset => {
                 self.journal.record(now.wall, entry.take());
                 self.game = None;
+                self.departures.clear();
                 self.lapsed.clear();
                 self.bot_due = None;
                 self.log.forget();
@@ -490,43 +503,6 @@ impl TableCore {
             self.announce_table();
         }
         Ok(caused)
-    }
-
-    /// Takes a seat out: before the start it frees the seat; during a game the engine allows
-    /// it only before the first call of a round, and the seat finishes below those still in.
-    /// The seat's own streams are told why (the host removed it, or it left) and end.
-    fn remove(
-        &mut self,
-        seat: Seat,
-        by_host: bool,
-        mut entry: Option<Entry>,
-        now: Now,
-    ) -> Result<(), TableError> {
-        if seat >= self.seats.len() {
-            return Err(TableError::NoSuchSeat { seat });
-        }
-        let why = if by_host { pb::reseated::Why::Removed } else { pb::reseated::Why::Left };
-        match self.game.as_mut() {
-            None => {
-                self.seats.free(seat)?;
-                self.journal.record(now.wall, entry.take());
-                self.log.end_seat(seat, StreamEnd::Reseated(why));
-                // Seats after it move down: every seat's stream must reconnect with its token
-                // (which finds its new number), so no stream carries another seat's dice.
-                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
-            }
-            Some(game) => {
-                let events = game.remove(seat)?;
-                self.journal.record(now.wall, entry.take());
-                let wire_seat = u32::try_from(seat).unwrap_or(u32::MAX);
-                self.record.moves.push(pb::GameMove { seat: wire_seat, action: None, timed_out: false });
-                // No rejoin: the token no longer answers, and a bot no longer plays.
-                self.seats.leave(seat);
-                self.log.end_seat(seat, StreamEnd::Reseated(why));
-                self.publish(events, now);
-            }
-        }
-        Ok(())
     }
 
     /// A game that just ended is recorded, whole, to be written with the input that ended it.

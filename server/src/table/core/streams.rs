@@ -19,7 +19,7 @@ impl TableCore {
     /// The prompt for `seat`, if it is a person's seat that may act now.
     pub(super) fn prompt_for(&self, seat: Seat, now: Now) -> Option<log::Shared> {
         let game = self.game.as_ref()?;
-        if self.seats.is_bot(seat) || game.is_over() || !self.asks(game, seat) {
+        if self.plays_itself(seat) || game.is_over() || !self.asks(game, seat) {
             return None;
         }
         let deadline = self.deadline_for(seat, now);
@@ -139,7 +139,11 @@ impl TableCore {
             None => {}
         }
         match self.log.subscribe(viewer, sink, first) {
-            Ok(()) => {}
+            Ok(()) => {
+                if let Viewer::Seat(seat) = viewer {
+                    self.present(seat);
+                }
+            }
             Err(log::Refused::TooMuch) => return Err(TableError::TooFarBehind),
             // Refused for the budget, not for the resume's length: the client is not behind.
             Err(log::Refused::Budget) => return Err(TableError::ServerBusy),
@@ -190,6 +194,7 @@ impl TableCore {
     }
 
     pub fn info(&self) -> pb::TableInfo {
+        let millis = |d: std::time::Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
         let state = self.state();
         pb::TableInfo {
             id: self.id.clone(),
@@ -197,11 +202,13 @@ impl TableCore {
             link: self.link(),
             rules: Some(convert::rules_to_wire(&self.rules)),
             seats: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
-            players: self.seats.to_wire(),
+            players: self.seats.to_wire(|s| self.departures.is_leaving(s)),
             host: u32::try_from(self.seats.host()).unwrap_or(u32::MAX),
             state: state as i32,
             call_window_millis: self.call_window_millis,
             seeded: self.seed.is_some(),
+            move_millis: self.clock.as_ref().map_or(0, |c| millis(c.per_move)),
+            time_bank_millis: self.clock.as_ref().map_or(0, |c| millis(c.bank)),
         }
     }
 

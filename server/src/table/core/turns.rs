@@ -38,6 +38,8 @@ impl TableCore {
             if n > 0 && started.elapsed() >= self.bot_slice {
                 break;
             }
+            // Before each move: a round that ended lets its leaving seats go.
+            self.see_off(now);
             let Some((seat, action)) = self.next_move(at_once, now) else {
                 played_all = true;
                 break;
@@ -76,7 +78,7 @@ impl TableCore {
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
         // A seat whose move is held in the call window has moved: its clock stops.
         let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
-        let person = turn.filter(|&t| !self.seats.is_bot(t) && !held(t));
+        let person = turn.filter(|&t| !self.plays_itself(t) && !held(t));
         let timed_for = Some((person, self.log.next_seq(), self.record.games));
         if self.timed_for != timed_for {
             if let Some(clock) = self.clock.as_mut() {
@@ -131,6 +133,7 @@ impl TableCore {
             let asked: Vec<(Seat, Duration, bool)> = game
                 .seats_to_ask()
                 .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s) && !self.stalling.forfeits(s))
+                .filter(|&s| !self.departures.is_leaving(s))
                 .filter_map(|s| {
                     let allowed = self.patience.allows(s, now.mono);
                     if !patient || self.seats.is_bot(s) || allowed >= limit {
@@ -158,12 +161,15 @@ impl TableCore {
                 self.window = Some(window);
             }
         }
+        // The move the table plays for the seat whose turn it is, held in an open window.
+        let to_hold = match (&self.window, turn) {
+            (Some(w), Some(t)) if bots_now && w.is_open() && !w.holds(t) && self.plays_itself(t) => {
+                self.decide_for(game, t).map(|action| (t, action))
+            }
+            _ => None,
+        };
         if let Some(window) = self.window.as_mut().filter(|w| w.is_open()) {
-            if bots_now
-                && let Some(t) =
-                    turn.filter(|&t| self.stalling.plays_itself(&self.seats, t) && !window.holds(t))
-                && let Some(action) = self.stalling.decide_for(game, &self.seats, t)
-            {
+            if let Some((t, action)) = to_hold {
                 window.hold(t, action);
             }
             let decision = window.decide();
@@ -185,14 +191,6 @@ impl TableCore {
         }
         let t = turn.filter(|&t| bots_now && self.plays_itself(t))?;
         Some((t, self.decide_for(game, t)?))
-    }
-
-    fn plays_itself(&self, seat: Seat) -> bool {
-        self.stalling.plays_itself(&self.seats, seat)
-    }
-
-    fn decide_for(&self, game: &Game, seat: Seat) -> Option<Action> {
-        self.stalling.decide_for(game, &self.seats, seat)
     }
 
     /// The move the bot whose turn it is will play after its pause (none while its move
@@ -309,7 +307,9 @@ impl TableCore {
     /// if nothing happened.
     pub(super) fn play_bot(&mut self, seat: Seat, action: Action, now: Now) -> bool {
         // The default move a time-out left in a call window is played as a time-out.
-        let timed_out = self.timed_out_held.take() == Some(seat) || self.stalling.forfeits(seat);
+        let timed_out = self.timed_out_held.take() == Some(seat)
+            || self.stalling.forfeits(seat)
+            || self.departures.is_leaving(seat);
         if self.apply(Input::Moved { seat, action, timed_out }, now).is_ok() {
             return true;
         }
@@ -320,7 +320,7 @@ impl TableCore {
 
     /// Whether the table is waiting for `seat`: a person's seat that may act now.
     pub fn awaits(&self, seat: Seat) -> bool {
-        !self.seats.is_bot(seat) && self.game.as_ref().is_some_and(|g| !g.is_over() && self.asks(g, seat))
+        !self.plays_itself(seat) && self.game.as_ref().is_some_and(|g| !g.is_over() && self.asks(g, seat))
     }
 
     /// Whether `seat` is asked to act now: its turn (unless its move is held in the call

@@ -18,17 +18,19 @@ use super::log::{Delivery, Sink, StreamBytes, StreamEnd};
 use super::seats::{SeatBot, token_hash};
 use crate::budget::Budget;
 
+mod leaving;
 mod limits;
 mod records;
 mod windows;
 
-/// A stream that keeps what it is sent, read as soon as sent (it holds nothing).
+/// A stream that keeps what it is sent, read as soon as sent (it holds nothing); its reader
+/// can go (`close`).
 #[derive(Clone)]
-struct Kept(Arc<Mutex<Vec<Delivery>>>, Arc<StreamBytes>);
+struct Kept(Arc<Mutex<Vec<Delivery>>>, Arc<StreamBytes>, Arc<std::sync::atomic::AtomicBool>);
 
 impl Default for Kept {
     fn default() -> Kept {
-        Kept(Arc::default(), StreamBytes::new(Budget::unlimited()))
+        Kept(Arc::default(), StreamBytes::new(Budget::unlimited()), Arc::default())
     }
 }
 
@@ -41,7 +43,7 @@ impl Sink for Kept {
         Ok(())
     }
     fn is_closed(&self) -> bool {
-        false
+        self.2.load(std::sync::atomic::Ordering::Relaxed)
     }
     fn bytes(&self) -> &StreamBytes {
         &self.1
@@ -49,6 +51,10 @@ impl Sink for Kept {
 }
 
 impl Kept {
+    /// The reader goes (a closed tab).
+    fn close(&self) {
+        self.2.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     fn take(&self) -> Vec<Delivery> {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
@@ -391,7 +397,7 @@ fn seats_that_left_are_gone_after_a_reset_and_their_tokens_no_longer_answer() {
     person(&mut core, "cat", at(0));
     start(&mut core, at(1));
     let ben = core.seats().seat_of("ben").unwrap();
-    core.apply(Input::Removed { seat: ben, by_host: true }, at(2)).unwrap();
+    core.apply(Input::Removed { seat: ben, why: Some(dudo_proto::LeaveWhy::Removed) }, at(2)).unwrap();
     assert_eq!(core.seats().seat_of("ben"), Err(TableError::NotSeated));
     core.apply(Input::Reset, at(3)).unwrap();
     assert_eq!(core.seats().len(), 2);

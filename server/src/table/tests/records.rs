@@ -80,7 +80,7 @@ fn a_stopped_game_and_a_seat_that_left_keep_compact_records() {
             (core.game().and_then(dudo_rules::Game::turn) == Some(ana)).then_some((core, spectator, ana))
         })
         .expect("a deal where Ana opens");
-    core.apply(Input::Removed { seat: ana, by_host: false }, at(2)).unwrap();
+    core.apply(Input::Removed { seat: ana, why: Some(dudo_proto::LeaveWhy::Left) }, at(2)).unwrap();
     core.settle(at(2));
     bots_play_on(&mut core, at(2));
     core.deliver();

@@ -1,0 +1,298 @@
+//! Seats that go before the game ends, and who is there: a player who leaves, a seat the
+//! host removes, a seat away for good.
+//!
+//! A seat can go at any time. Before a round's first claim it goes at once (the engine takes
+//! its dice out). After it, the seat is *leaving*: the table plays its moves by their default
+//! at once and never asks it to call, and it goes when the round ends, so the round is played
+//! out fair. Both are journalled (`SeatLeaving`, then `SeatRemoved`), so a rebuilt table
+//! does the same.
+//!
+//! Presence is live: a person's seat is away while no stream of its is open, since the
+//! moment the table saw the last one close. At a game night (not a ladder's, tournament's,
+//! bot check's or seeded table) a seat away for a whole round, or whose clock ran out on two
+//! moves in a row, is taken out as a leave would take it.
+
+use std::collections::BTreeMap;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::journal_entry::Entry;
+use dudo_proto::{LeaveWhy, TableEvent};
+use dudo_rules::{Game, RuleError, Seat, Viewer};
+
+use super::TableCore;
+use crate::table::clock::Now;
+use crate::table::error::TableError;
+use crate::table::journal::Input;
+use crate::table::log::StreamEnd;
+
+/// Who is going, and what tells that a seat has gone for good.
+#[derive(Default)]
+pub(super) struct Departures {
+    /// Seats leaving when the round ends, and why: their moves are played by default.
+    leaving: Vec<(Seat, LeaveWhy)>,
+    /// Each seat's time-outs in a row this game.
+    timed_out_in_row: BTreeMap<Seat, u32>,
+    /// The round the table last saw begin (live), and when the round before it and it began
+    /// (Unix ms; 0: not seen).
+    round: u32,
+    began: [i64; 2],
+}
+
+/// Time-outs in a row that take a seat out of a game of people.
+const TIME_OUTS_IN_A_ROW: u32 = 2;
+
+impl Departures {
+    pub(super) fn is_leaving(&self, seat: Seat) -> bool {
+        self.leaving.iter().any(|&(s, _)| s == seat)
+    }
+
+    /// A move of `seat`'s was played (for it, when `timed_out`).
+    pub(super) fn moved(&mut self, seat: Seat, timed_out: bool) {
+        if timed_out {
+            *self.timed_out_in_row.entry(seat).or_default() += 1;
+        } else {
+            self.timed_out_in_row.remove(&seat);
+        }
+    }
+
+    /// A new game, or a reset: nobody is leaving and no round has been seen.
+    pub(super) fn clear(&mut self) {
+        *self = Departures::default();
+    }
+
+    /// Notes the game's round (live); true when a new one began since it was last noted.
+    fn round_is(&mut self, round: u32, at: i64) -> bool {
+        if round == self.round {
+            return false;
+        }
+        self.round = round;
+        self.began = [self.began[1], at];
+        true
+    }
+
+    /// Why `seat` (a person's, away since `away_since`) is taken out now, if it is.
+    fn gone_for_good(&self, seat: Seat, away_since: Option<i64>) -> Option<LeaveWhy> {
+        if self.timed_out_in_row.get(&seat).is_some_and(|&n| n >= TIME_OUTS_IN_A_ROW) {
+            return Some(LeaveWhy::TimedOut);
+        }
+        // Away since before the last round began, and still: away for all of it.
+        let last_began = self.began[0];
+        away_since.filter(|&t| last_began > 0 && t <= last_began).map(|_| LeaveWhy::Away)
+    }
+}
+
+/// What the seat's own streams are told when it goes.
+fn reseated_why(why: Option<LeaveWhy>) -> pb::reseated::Why {
+    match why {
+        Some(LeaveWhy::Left) | None => pb::reseated::Why::Left,
+        Some(LeaveWhy::Removed) => pb::reseated::Why::Removed,
+        Some(LeaveWhy::Away | LeaveWhy::TimedOut) => pb::reseated::Why::Away,
+    }
+}
+
+impl TableCore {
+    /// Takes `seat` out (apply's `Removed`): before the start it frees the seat; during a
+    /// game the engine allows it only before the first claim of a round, and the seat
+    /// finishes below those still in. The seat's own streams are told why and end.
+    pub(super) fn remove(
+        &mut self,
+        seat: Seat,
+        why: Option<LeaveWhy>,
+        mut entry: Option<Entry>,
+        now: Now,
+    ) -> Result<(), TableError> {
+        if seat >= self.seats.len() {
+            return Err(TableError::NoSuchSeat { seat });
+        }
+        let reseated = reseated_why(why);
+        match self.game.as_mut() {
+            None => {
+                self.seats.free(seat)?;
+                self.journal.record(now.wall, entry.take());
+                self.log.end_seat(seat, StreamEnd::Reseated(reseated));
+                // Seats after it move down: every seat's stream must reconnect with its token
+                // (which finds its new number), so no stream carries another seat's dice.
+                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
+            }
+            Some(game) => {
+                let events = game.remove(seat)?;
+                self.journal.record(now.wall, entry.take());
+                let wire_seat = u32::try_from(seat).unwrap_or(u32::MAX);
+                self.record.moves.push(pb::GameMove { seat: wire_seat, action: None, timed_out: false });
+                // No rejoin: the token no longer answers, and a bot no longer plays.
+                self.seats.leave(seat);
+                self.log.end_seat(seat, StreamEnd::Reseated(reseated));
+                let was_leaving = self.departures.is_leaving(seat);
+                self.departures.leaving.retain(|&(s, _)| s != seat);
+                // Journals from before the reason was kept are replayed without the event.
+                if let Some(why) = why {
+                    self.log_event(TableEvent::SeatLeaving { seat, why, at_round_end: false }, now);
+                } else if was_leaving {
+                    tracing::debug!(seat, "a leaving seat went without a reason");
+                }
+                self.publish(events, now);
+            }
+        }
+        Ok(())
+    }
+
+    fn already_leaving(&self, seat: Seat) -> TableError {
+        let name = self.seats.get(seat).map_or_else(|| format!("seat {seat}"), |s| s.name.clone());
+        TableError::AlreadyLeaving { name }
+    }
+
+    /// Marks `seat` leaving at the round's end (apply's `Leaving`): the round had begun.
+    pub(super) fn mark_leaving(
+        &mut self,
+        seat: Seat,
+        why: LeaveWhy,
+        mut entry: Option<Entry>,
+        now: Now,
+    ) -> Result<(), TableError> {
+        let game = self.game.as_ref().ok_or(TableError::NotStarted)?;
+        if game.is_over() {
+            return Err(TableError::Rule(RuleError::GameOver));
+        }
+        if !game.is_active(seat) {
+            return Err(TableError::Rule(RuleError::OutOfTheGame { seat }));
+        }
+        if self.departures.is_leaving(seat) {
+            return Err(self.already_leaving(seat));
+        }
+        self.journal.record(now.wall, entry.take());
+        self.departures.leaving.push((seat, why));
+        // A call it was asked for is let pass at once: nobody waits on a seat that is going.
+        if let Some(window) = self.window.as_mut().filter(|w| w.waits_for(seat)) {
+            window.pass(seat, now.mono);
+        }
+        self.log_event(TableEvent::SeatLeaving { seat, why, at_round_end: true }, now);
+        Ok(())
+    }
+
+    /// Takes `seat` out for `why`, live: at once when the round allows it, otherwise at the
+    /// round's end (it plays the round out by its default moves). Before the start, frees
+    /// the seat.
+    pub fn take_out(&mut self, seat: Seat, why: LeaveWhy, now: Now) -> Result<(), TableError> {
+        if self.game.is_none() {
+            return self.apply(Input::Removed { seat, why: None }, now).map(|_| ());
+        }
+        if self.departures.is_leaving(seat) {
+            return Err(self.already_leaving(seat));
+        }
+        match self.apply(Input::Removed { seat, why: Some(why) }, now) {
+            Err(TableError::Rule(RuleError::LeaveMidRound { .. })) => {
+                self.apply(Input::Leaving { seat, why }, now).map(|_| ())
+            }
+            done => done.map(|_| ()),
+        }
+    }
+
+    /// Whether this table takes out seats away for good: a game night's. A ladder's,
+    /// tournament's or bot check's table has its own answer to a seat that stalls (benching),
+    /// and a seeded one plays the same game whatever the timing.
+    fn takes_out_the_away(&self) -> bool {
+        !self.hidden && !self.lapses_count() && !self.is_bot_check() && self.seed.is_none()
+    }
+
+    /// What a live table does before each move it settles: seats away for good are taken
+    /// out (at a new round's start, or marked leaving), and leaving seats whose round ended go.
+    pub(super) fn see_off(&mut self, now: Now) {
+        let Some(game) = self.game.as_ref().filter(|g| !g.is_over()) else { return };
+        if self.takes_out_the_away() {
+            self.departures.round_is(game.round(), now.wall);
+            let gone: Vec<(Seat, LeaveWhy)> = (0..self.seats.len())
+                .filter(|&s| game.is_active(s) && !self.seats.is_bot(s) && !self.departures.is_leaving(s))
+                .filter_map(|s| {
+                    let away = self.seats.get(s).and_then(|slot| slot.away_since);
+                    self.departures.gone_for_good(s, away).map(|why| (s, why))
+                })
+                .collect();
+            for (seat, why) in gone {
+                tracing::info!(seat, ?why, "a seat is taken out of the game");
+                let _ = self.take_out(seat, why, now);
+            }
+        }
+        let leaving: Vec<(Seat, LeaveWhy)> = self.departures.leaving.clone();
+        for (seat, why) in leaving {
+            // Refused mid-round: it goes at a later settle, when the round has ended.
+            let _ = self.apply(Input::Removed { seat, why: Some(why) }, now);
+        }
+    }
+
+    /// Whether the table plays `seat`'s moves: a bot's, a forfeit seat's, a leaving seat's.
+    pub(super) fn plays_itself(&self, seat: Seat) -> bool {
+        self.stalling.plays_itself(&self.seats, seat) || self.departures.is_leaving(seat)
+    }
+
+    /// The move the table plays for `seat`: a leaving seat's default, or as `Stalling` says.
+    pub(super) fn decide_for(&self, game: &Game, seat: Seat) -> Option<dudo_rules::Action> {
+        if self.departures.is_leaving(seat) {
+            return game.default_action(seat);
+        }
+        self.stalling.decide_for(game, &self.seats, seat)
+    }
+
+    /// A stream of `seat`'s opened: it is here.
+    pub(super) fn present(&mut self, seat: Seat) {
+        if self.seats.set_away(seat, None) {
+            self.announce_table();
+        }
+    }
+
+    /// Who is here now: seats whose every stream has closed are away from `now` on (told to
+    /// everyone at the table). Live tables check every second (see `Table::run`).
+    pub fn check_presence(&mut self, now: Now) {
+        self.log.prune();
+        let mut changed = false;
+        for seat in 0..self.seats.len() {
+            let person = self.seats.get(seat).is_some_and(|s| s.bot.is_none() && !s.left);
+            if person && self.log.open_for(Viewer::Seat(seat)) == 0 {
+                changed |= self.seats.set_away(seat, Some(now.wall));
+            }
+        }
+        if changed {
+            self.announce_table();
+        }
+    }
+
+    /// A rebuilt table: nobody has reconnected yet, and the time each person is counted
+    /// away from is now, not when they joined.
+    pub fn back_at(&mut self, now: Now) {
+        for seat in 0..self.seats.len() {
+            if !self.seats.is_bot(seat) {
+                self.seats.mark_away(seat, now.wall);
+            }
+        }
+    }
+
+    /// Whether any seat is a person's (presence is checked only then).
+    pub fn has_people(&self) -> bool {
+        !self.seats.all_bots()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seat_is_away_for_good_once_away_for_all_of_a_round_or_out_of_time_twice() {
+        let mut d = Departures::default();
+        assert!(d.round_is(1, 1_000));
+        assert!(!d.round_is(1, 2_000), "the same round");
+        // Away since before round 1 began, seen as round 1 plays: not yet a whole round.
+        assert_eq!(d.gone_for_good(0, Some(500)), None);
+        assert!(d.round_is(2, 9_000));
+        assert_eq!(d.gone_for_good(0, Some(500)), Some(LeaveWhy::Away));
+        assert_eq!(d.gone_for_good(0, Some(1_000)), Some(LeaveWhy::Away), "away as it began");
+        assert_eq!(d.gone_for_good(0, Some(1_001)), None, "here when round 1 began");
+        assert_eq!(d.gone_for_good(0, None), None, "here now");
+        d.moved(1, true);
+        assert_eq!(d.gone_for_good(1, None), None);
+        d.moved(1, false);
+        d.moved(1, true);
+        assert_eq!(d.gone_for_good(1, None), None, "a move of its own in between starts the count again");
+        d.moved(1, true);
+        assert_eq!(d.gone_for_good(1, None), Some(LeaveWhy::TimedOut));
+    }
+}

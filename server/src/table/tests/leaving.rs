@@ -1,0 +1,181 @@
+//! Seats that go mid-game: removed or leaving after a round's first claim, they play the
+//! round out by their default moves and go at its end; who is here is told to the table.
+
+use dudo_proto::LeaveWhy;
+
+use super::*;
+
+/// Plays the seat whose turn it is by its default move (closing call windows as they come)
+/// until `done` holds; the table plays its own seats. Panics after `most` moves.
+fn play_until(core: &mut TableCore, mut secs: u64, most: usize, done: impl Fn(&TableCore) -> bool) -> u64 {
+    for _ in 0..most {
+        if done(core) {
+            return secs;
+        }
+        secs += 1;
+        if let Some(closes) = core.window_closes() {
+            secs = secs.max(closes.as_secs() + 1);
+            core.close_window(at(secs));
+            continue;
+        }
+        let game = core.game().unwrap();
+        let turn = game.turn().unwrap();
+        let action = game.default_action(turn).unwrap();
+        core.play(turn, action, at(secs)).unwrap();
+        core.settle(at(secs));
+    }
+    panic!("not done after {most} moves");
+}
+
+#[test]
+fn a_seat_removed_after_the_first_bid_plays_the_round_out_by_default_and_goes_at_its_end() {
+    let mut core = table(Pacing::default(), false);
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let game = core.game().unwrap();
+    let opener = game.turn().unwrap();
+    let round = game.round();
+    let bid = game.default_action(opener).unwrap();
+    core.play(opener, bid, at(2)).unwrap();
+    core.settle(at(2));
+    // The next to move is removed: the round has a claim, so it goes at the round's end.
+    let gone = core.game().unwrap().turn().unwrap();
+    let name = ["ana", "ben", "cat"][gone];
+    let stream = watch(&mut core, Some(name), None, at(3));
+    let spectator = watch(&mut core, None, None, at(3));
+    stream.take();
+    spectator.take();
+    core.take_out(gone, LeaveWhy::Removed, at(3)).unwrap();
+    core.settle(at(3));
+    core.deliver();
+    let told = spectator.table_events();
+    assert!(
+        told.contains(&TableEvent::SeatLeaving { seat: gone, why: LeaveWhy::Removed, at_round_end: true }),
+        "{told:?}"
+    );
+    assert!(core.info().players[gone].leaving);
+    assert!(
+        matches!(core.take_out(gone, LeaveWhy::Removed, at(3)), Err(TableError::AlreadyLeaving { ref name }) if name == ["ana", "ben", "cat"][gone]),
+        "a second removal names the player"
+    );
+    // Its move was played for it at once (held while the claim's call window is open).
+    let mut secs = 3;
+    if let Some(closes) = core.window_closes() {
+        secs = closes.as_secs() + 1;
+        core.close_window(at(secs));
+    }
+    assert_ne!(core.game().unwrap().turn(), Some(gone));
+    assert!(!stream.updates().iter().any(|u| matches!(u, Up::Prompt(_))), "a leaving seat is never asked");
+    play_until(&mut core, secs, 200, |c| c.seats().get(gone).is_some_and(|s| s.left));
+    let game = core.game().unwrap();
+    assert!(game.round() > round || game.is_over(), "it went when the round ended, not before");
+    assert!(!game.is_active(gone));
+    assert_eq!(core.seats().seat_of(name), Err(TableError::NotSeated));
+    core.deliver();
+    let ended = stream.take().into_iter().any(|d| matches!(d, Delivery::End(_)));
+    assert!(ended, "the removed seat's stream ends");
+    let told = spectator.table_events();
+    assert!(
+        told.iter()
+            .any(|e| matches!(e.game(), Some(dudo_rules::EventKind::SeatLeft { seat, .. }) if *seat == gone))
+    );
+    assert!(!core.info().players[gone].leaving && core.info().players[gone].left);
+}
+
+#[test]
+fn a_seat_that_leaves_before_the_first_bid_goes_at_once_and_the_journal_replays_both_ways() {
+    let mut core = table(Pacing::default(), true);
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let opener = core.game().unwrap().turn().unwrap();
+    let quiet = (opener + 1) % 3;
+    // Before the round's first claim: at once.
+    core.take_out(quiet, LeaveWhy::Left, at(2)).unwrap();
+    assert!(!core.game().unwrap().is_active(quiet));
+    assert!(!core.info().players[quiet].leaving);
+    // A rebuilt table does the same.
+    let (entries, _) = core.take_unsaved();
+    let kinds: Vec<_> = entries.iter().filter_map(|(_, e)| e.entry.clone()).collect();
+    assert!(kinds.iter().any(
+        |e| matches!(e, pb::journal_entry::Entry::Removed(r) if r.why == Some(pb::LeaveWhy::Left as i32))
+    ));
+}
+
+#[test]
+fn who_is_here_is_told_to_the_table_and_a_closed_tab_is_away_from_then() {
+    let mut core = table(Pacing::default(), false);
+    person(&mut core, "ana", at(0));
+    person(&mut core, "ben", at(0));
+    let info = core.info();
+    assert!(!info.players[1].connected, "a seat nobody has opened a stream for is away");
+    assert_eq!(info.players[1].away_since_unix_millis, at(0).wall as u64);
+    let ana = watch(&mut core, Some("ana"), None, at(1));
+    let ben = watch(&mut core, Some("ben"), None, at(1));
+    assert!(core.info().players.iter().all(|p| p.connected && p.away_since_unix_millis == 0));
+    ana.take();
+    ben.close();
+    core.check_presence(at(5));
+    core.deliver();
+    let told: Vec<pb::TableInfo> = ana
+        .updates()
+        .into_iter()
+        .filter_map(|u| match u {
+            Up::Table(t) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    let last = told.last().expect("the table is told");
+    assert!(!last.players[1].connected);
+    assert_eq!(last.players[1].away_since_unix_millis, at(5).wall as u64);
+    // Still away a second later: the time it left is kept, and nobody is told again.
+    core.check_presence(at(6));
+    core.deliver();
+    assert!(ana.updates().iter().all(|u| !matches!(u, Up::Table(_))));
+    // Back: here again.
+    let _ben = watch(&mut core, Some("ben"), None, at(7));
+    assert!(core.info().players[1].connected);
+}
+
+/// A game night's table takes out a seat whose clock ran out twice in a row; a seeded
+/// table (tests and puzzles) never does, whatever the timing.
+#[test]
+fn a_seat_out_of_time_twice_in_a_row_is_taken_out_at_a_game_night_only() {
+    for seeded in [false, true] {
+        let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
+        let pacing = Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 };
+        let mut s = setup(4, pacing, false, GameLength::default());
+        s.seed = seeded.then_some(7);
+        let mut core = TableCore::new(dudo_rules::presets::fibbing(), s, [9; 32], at(0));
+        person(&mut core, "ana", at(0));
+        bot(&mut core, "odds", 3, at(0));
+        bot(&mut core, "odds", 4, at(0));
+        let _ana = watch(&mut core, Some("ana"), None, at(0));
+        start(&mut core, at(1));
+        let mut secs = 1;
+        let mut time_outs = 0;
+        while time_outs < 4 && core.game().is_some_and(|g| !g.is_over() && g.is_active(0)) {
+            secs += 11;
+            if core.deadline().is_some() {
+                core.time_out(at(secs));
+                time_outs += 1;
+            } else if let Some(closes) = core.window_closes() {
+                secs = secs.max(closes.as_secs() + 1);
+                core.close_window(at(secs));
+            } else {
+                break;
+            }
+            bots_play_on(&mut core, at(secs));
+        }
+        let out = core.info().players[0].left || core.info().players[0].leaving;
+        let game_on = core.game().is_some_and(|g| !g.is_over());
+        if seeded {
+            assert!(!out, "a seeded table keeps every seat");
+        } else {
+            assert!(out, "out of time twice in a row: taken out ({time_outs} time-outs, game on: {game_on})");
+        }
+    }
+}
