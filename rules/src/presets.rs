@@ -373,12 +373,20 @@ pub fn with_overrides(base: RuleSet, overrides: &serde_json::Value) -> Result<Ru
 /// A value that does not fit is blamed on `path` as given, not on the rule set as a whole.
 pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, InvalidRules> {
     let parsed = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
-    let mut nested = parsed;
-    for key in path.rsplit('.') {
-        let mut map = serde_json::Map::new();
-        map.insert(key.to_string(), nested);
-        nested = serde_json::Value::Object(map);
-    }
+    // Dice each where nobody can win dice back above the start (`dice.max` = `dice.start`,
+    // as in most presets): changing the start moves the most with it, so "5 dice" becomes
+    // "6 dice" and not "6 dice, at most 5" (refused) or "3 dice, won back up to 5".
+    let nested = if path == "dice.start" && base.dice.max == base.dice.start {
+        serde_json::json!({ "dice": { "start": parsed.clone(), "max": parsed } })
+    } else {
+        let mut nested = parsed;
+        for key in path.rsplit('.') {
+            let mut map = serde_json::Map::new();
+            map.insert(key.to_string(), nested);
+            nested = serde_json::Value::Object(map);
+        }
+        nested
+    };
     with_overrides(base, &nested).map_err(|e| match e.field.as_ref() {
         "rules" => InvalidRules { field: path.to_string().into(), problem: e.problem },
         _ => e,
@@ -410,6 +418,18 @@ fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changing_the_dice_each_moves_the_most_with_it_when_they_were_the_same() {
+        let six = with_setting(fibbing(), "dice.start", "6").unwrap();
+        assert_eq!((six.dice.start, six.dice.max), (6, 6));
+        let three = with_setting(fibbing(), "dice.start", "3").unwrap();
+        assert_eq!((three.dice.start, three.dice.max), (3, 3));
+        // A most set apart from the start stays where it was set.
+        let apart = with_setting(fibbing(), "dice.max", "8").unwrap();
+        let apart = with_setting(apart, "dice.start", "6").unwrap();
+        assert_eq!((apart.dice.start, apart.dice.max), (6, 8));
+    }
 
     #[test]
     fn every_preset_is_valid_and_round_trips() {

@@ -517,7 +517,7 @@ async fn host_commands_and_leaving() {
         ))
         .await;
     assert_eq!(gone.unwrap_err().code(), tonic::Code::Unauthenticated);
-    // After a bid, removing a player waits for the next round.
+    // After a bid, a removed player plays the round out by default and goes at its end.
     let bid = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 1, face: 2 })) };
     play.act(authed(
         pb::ActRequest { table: id.clone(), action: Some(bid), pass_call: false, answers: None },
@@ -527,8 +527,16 @@ async fn host_commands_and_leaving() {
     .unwrap();
     let mid = lobby
         .remove_player(authed(pb::RemovePlayerRequest { table: id.clone(), seat: 2 }, &host.token))
-        .await;
-    assert_eq!(mid.unwrap_err().code(), tonic::Code::FailedPrecondition);
+        .await
+        .unwrap()
+        .into_inner();
+    let removed = &mid.players[2];
+    assert!(removed.leaving || removed.left, "{removed:?}");
+    let again = lobby
+        .remove_player(authed(pb::RemovePlayerRequest { table: id.clone(), seat: 2 }, &host.token))
+        .await
+        .unwrap_err();
+    assert_eq!(again.code(), tonic::Code::FailedPrecondition);
     // Reset takes the table back to waiting.
     let info = lobby.reset_table(authed(pb::TableRef { table: id }, &host.token)).await.unwrap().into_inner();
     assert_eq!(info.state, pb::TableState::Waiting as i32);

@@ -1,6 +1,6 @@
 // One line of the table's story per event, in the game's own words. The server decides and
 // counts; these lines only say what it sent.
-import type { Event, Hand } from "./gen/dudo/v1/game_pb";
+import { LeaveWhy, type Event, type Hand, type RoundSettled } from "./gen/dudo/v1/game_pb";
 import { handName, handText, type HandGame } from "./hand";
 
 type Names = (seat: number) => string;
@@ -49,7 +49,7 @@ export function describe(e: Event, name: Names, game?: HandGame, points = false)
     case "diceRevealed":
       return k.value.total !== undefined ? `The cups are lifted: ${k.value.total} counted.` : "The cups are lifted.";
     case "roundSettled":
-      return `${name(k.value.winner)} was right; ${name(k.value.loser)} was not.`;
+      return settled(k.value, name, points);
     case "diceLost":
       return `${name(k.value.seat)} loses ${plural(k.value.count, "die")} (${k.value.left} left).`;
     case "diceWon":
@@ -111,7 +111,45 @@ export function describe(e: Event, name: Names, game?: HandGame, points = false)
       return "The game was stopped at the server's limit.";
     case "callWindowLapsed":
       return undefined;
+    case "seatLeaving":
+      return leaving(k.value.seat, k.value.why, k.value.atRoundEnd, name);
     default:
       return undefined;
   }
+}
+
+/** What a round's showdown settled: the count against the claim, and who lost. A failed calza
+ * is the caller's loss, not the bidder's win of a challenge. */
+function settled(r: RoundSettled, name: Names, points: boolean): string {
+  const s = r.showdown?.showdown;
+  const there = (n: number) => (n === 0 ? "there were none" : n === 1 ? "there was 1" : `there were ${n}`);
+  const bid = (b: { quantity: number; face: number } | undefined) => (b ? `${b.quantity} × ${b.face}` : "the bid");
+  switch (s?.case) {
+    case "dudoOnBid":
+      return `The ${points ? "guess" : "bid"} was ${bid(s.value.bid)} and ${there(s.value.actual)}: ${name(r.winner)} wins the ${points ? "doubt" : "challenge"}, ${name(r.loser)} loses it.`;
+    case "dudoOnPass":
+      return `The pass was ${s.value ? "true" : "false"}: ${name(r.winner)} wins the challenge, ${name(r.loser)} loses it.`;
+    case "calza":
+      return s.value.bid?.quantity === s.value.actual
+        ? `Calza! Exactly ${bid(s.value.bid)}: ${name(r.winner)} was right.`
+        : `The calza failed: the bid was ${bid(s.value.bid)} and ${there(s.value.actual)}, not exactly ${s.value.bid?.quantity}. ${name(r.loser)} called it and loses.`;
+    case "guessesChecked":
+      return `Everyone else watches: the last guess, ${bid(s.value.bid)}, meets ${s.value.actual} on the table.`;
+    default:
+      return `${name(r.winner)} wins the round; ${name(r.loser)} loses it.`;
+  }
+}
+
+/** A seat taken out of the game, and why (now, or at the round's end). */
+function leaving(seat: number, why: LeaveWhy, atRoundEnd: boolean, name: Names): string {
+  const who = name(seat);
+  const what =
+    why === LeaveWhy.REMOVED
+      ? `The host removes ${who} from the game`
+      : why === LeaveWhy.AWAY
+        ? `${who} has been away for a whole round and is taken out of the game`
+        : why === LeaveWhy.TIMED_OUT
+          ? `${who} ran out of time twice in a row and is taken out of the game`
+          : `${who} leaves the game`;
+  return atRoundEnd ? `${what} at the end of this round; until then their moves are played for them.` : `${what}.`;
 }

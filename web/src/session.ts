@@ -34,6 +34,8 @@ export type TableState = {
   window?: number;
   /** The last reveal: every cup, what counted and the total, as the server sent them. */
   reveal?: DiceRevealed;
+  /** What the reveal settled, in words: who was right, who lost or won what. */
+  outcome?: string[];
   results?: Results;
   /** The last lifted cup of an individual-hand game: the claim against the hand. */
   challenge?: ChallengeSettled;
@@ -50,8 +52,11 @@ export type TableState = {
 
 const MOST_LINES = 200;
 
+/** The events that say what a reveal settled. */
+const OUTCOME = new Set(["roundSettled", "diceLost", "diceWon", "diceGiven", "eliminated", "scored", "paid", "drank", "gameOver"]);
+
 /** What a reload needs to resume where the page was: kept per tab, table and seat. */
-type Kept = { since: string; lines: string[]; reveal?: string; results?: string; challenge?: string };
+type Kept = { since: string; lines: string[]; reveal?: string; outcome?: string[]; results?: string; challenge?: string };
 
 function keptKey(tableId: string, held: Held | undefined): string {
   return `dudo.story.${tableId}.${held?.seated ? `${held.seat}.${held.token.slice(-8)}` : "watching"}`;
@@ -92,6 +97,7 @@ export class Session {
           ...this.state,
           lines: kept.lines.slice(-MOST_LINES).map(String),
           reveal: kept.reveal ? fromJsonString(DiceRevealedSchema, kept.reveal) : undefined,
+          outcome: Array.isArray(kept.outcome) ? kept.outcome.map(String) : undefined,
           results: kept.results ? fromJsonString(ResultsSchema, kept.results) : undefined,
           challenge: kept.challenge ? fromJsonString(ChallengeSettledSchema, kept.challenge) : undefined,
         };
@@ -124,6 +130,7 @@ export class Session {
       since: String(this.since),
       lines: s.lines,
       reveal: s.reveal && toJsonString(DiceRevealedSchema, s.reveal),
+      outcome: s.outcome,
       results: s.results && toJsonString(ResultsSchema, s.results),
       challenge: s.challenge && toJsonString(ChallengeSettledSchema, s.challenge),
     };
@@ -262,7 +269,7 @@ export class Session {
   private tableNow(table: TableInfo) {
     const before = this.state.table;
     if (before && before.state !== WireState.WAITING && table.state === WireState.WAITING) {
-      this.set({ reveal: undefined, results: undefined, challenge: undefined });
+      this.set({ reveal: undefined, outcome: undefined, results: undefined, challenge: undefined });
       this.line("The table was reset: it waits for the host to start a new game.");
     }
     if (before?.rules && table.rules) {
@@ -276,14 +283,16 @@ export class Session {
     const k = e.kind;
     // The last reveal and results table stay in view until the next ones: a table of bots
     // opens the next round at once.
-    if (k.case === "gameStarted") this.set({ reveal: undefined, results: undefined, challenge: undefined });
+    if (k.case === "gameStarted") this.set({ reveal: undefined, outcome: undefined, results: undefined, challenge: undefined });
     if (k.case === "challengeSettled") this.set({ challenge: k.value });
     if (k.case === "gameOver") this.set({ overAt: Date.now() });
-    if (k.case === "diceRevealed") this.set({ reveal: k.value, results: undefined });
+    if (k.case === "diceRevealed") this.set({ reveal: k.value, outcome: [], results: undefined });
     if (k.case === "resultsTable") this.set({ results: k.value });
     const rules = this.state.table?.rules;
     const text = describe(e, this.name, handGame(rules), rules?.gameEnd?.end.case === "points");
     if (text) this.line(text);
+    // The reveal panel says what it settled, until the next round begins.
+    if (text && this.state.outcome && OUTCOME.has(k.case ?? "")) this.set({ outcome: [...this.state.outcome, text].slice(-8) });
   }
 
   /** Plays an action (or lets a claim pass) for our seat, answering the prompt in force. */

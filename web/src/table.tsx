@@ -9,9 +9,9 @@ import { useFocusOnArrival } from "./focus";
 import { OtherRules, ruleLines } from "./lobby";
 import { bidOdds, percent } from "./odds";
 import { ActionSchema, type Legal, type PlayerView, type View } from "./gen/dudo/v1/game_pb";
-import { PassClaim, type RuleSet } from "./gen/dudo/v1/rules_pb";
+import { PalificoFaceChange, PassClaim, type RuleSet } from "./gen/dudo/v1/rules_pb";
 import { ruleFields } from "./rules";
-import { TableState as WireState, type TableInfo } from "./gen/dudo/v1/service_pb";
+import { TableState as WireState, type SeatInfo, type TableInfo } from "./gen/dudo/v1/service_pb";
 import { Session, type TableState } from "./session";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>["action"];
@@ -100,6 +100,12 @@ export function TablePage({ code }: { code: string }) {
       {!held && (table.state !== WireState.WAITING || table.players.length >= table.seats) && (
         <p class="summary">You are watching: you see what every spectator sees, no hidden dice.</p>
       )}
+      {table.state === WireState.WAITING && !gone && !(held && (held.seated ? state.seat === table.host : true)) && (
+        <p class="summary waiting">
+          Waiting for {table.players.find((p) => p.seat === table.host)?.name ?? "the host"} to start the game
+          {table.moveMillis > 0 ? ` · clock: ${clockWords(table)}` : " · no clock"}.
+        </p>
+      )}
       <Seats state={state} held={held} />
       {state.view && session && <Board state={state} held={held} name={session.name} game={game} odds={odds} />}
       {state.view && !game && !state.view.over && (
@@ -129,8 +135,9 @@ export function TablePage({ code }: { code: string }) {
         <LeaveButton
           table={table}
           held={held}
-          // The rules let a seat leave only between rounds, before the first bid (or claim).
+          // After a round's first bid (or claim) the seat plays the round out by default first.
           midRound={!!state.view && !state.view.over && !!(state.view.currentBid || state.view.hand?.claim)}
+          leaving={!!table.players.find((p) => p.seat === state.seat)?.leaving}
           onLeft={() => setHeld(undefined)}
         />
       )}
@@ -195,8 +202,25 @@ function JoinForm({ table, onJoined }: { table: TableInfo; onJoined: (h: Held) =
   );
 }
 
+/** Whether a person is here, in words: away (since when), leaving, left; nothing when here. */
+function presence(p: SeatInfo, now: number): string {
+  if (p.left) return "left";
+  if (p.leaving) return "leaving at the round's end";
+  if (p.bot || p.connected) return "";
+  const since = Number(p.awaySinceUnixMillis);
+  const secs = since > 0 ? Math.max(0, Math.round((now - since) / 1000)) : 0;
+  return secs < 60 ? `away ${secs} s` : `away ${Math.floor(secs / 60)} min`;
+}
+
+/** The table's clock in words: "60 s a move, 60 s bank". */
+function clockWords(t: TableInfo): string {
+  const s = (ms: number) => `${Math.round(ms / 1000)} s`;
+  return t.timeBankMillis > 0 ? `${s(t.moveMillis)} a move, ${s(t.timeBankMillis)} bank` : `${s(t.moveMillis)} a move`;
+}
+
 function Seats({ state, held }: { state: TableState; held?: Held }) {
   const table = state.table!;
+  const now = useNow(1000);
   const view = state.view;
   const game = handGame(table.rules);
   const holder = game && !view?.over ? view?.hand?.holder : undefined;
@@ -209,6 +233,7 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
         const marks = [
           view?.turn === p.seat ? "to move" : "",
           table.host === p.seat ? "host" : "",
+          presence(p, now),
           view && view.starter === p.seat && !view.over ? (game ? "started the hand" : "started the round") : "",
           pv?.watching ? "watching" : "",
           view?.palifico.includes(p.seat) ? "palifico" : "",
@@ -221,6 +246,7 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
           >
             <span class="name">
               {view?.turn === p.seat ? "▶ " : ""}
+              {!p.bot && !p.left && <span class={`presence ${p.connected ? "here" : "away"}`} title={p.connected ? "here" : "away"} aria-hidden="true">●</span>}
               {p.name}
               {mine ? " (you)" : ""}
             </span>
@@ -263,6 +289,7 @@ function Board({ state, held, name, game, odds }: { state: TableState; held?: He
           name={name}
           faces={odds ? state.table?.rules?.dice?.faces : undefined}
           target={state.table?.rules?.gameEnd?.end.case === "points" ? state.table.rules.gameEnd.end.value : undefined}
+          rules={state.table?.rules}
         />}
       {state.window && state.window > now && (
         <p class="countdown">Calls out of turn close in {Math.ceil((state.window - now) / 1000)} s</p>
@@ -317,7 +344,7 @@ function ReplayLink({ table, overAt }: { table: TableInfo; overAt?: number }) {
 
 /** The common-hand games: your dice, the dice in play, the bid to beat. */
 /** `faces`: given when the odds are asked for. */
-function BidBoard({ view, held, name, faces, target }: { view: View; held?: Held; faces?: number; target?: number } & Names) {
+function BidBoard({ view, held, name, faces, target, rules }: { view: View; held?: Held; faces?: number; target?: number; rules?: RuleSet } & Names) {
   const bid = view.currentBid;
   // A pass stands over the bid before it (the house rules): say who passed.
   const last = view.claims.at(-1);
@@ -329,6 +356,7 @@ function BidBoard({ view, held, name, faces, target }: { view: View; held?: Held
           <span>Your dice</span> <Dice faces={view.myDice} />
         </div>
       )}
+      {!view.over && view.palifico.length > 0 && <PalificoBanner view={view} name={name} rules={rules} />}
       {!view.over && (
         <p class="round">
           Round {view.round} · {view.players.reduce((n, p) => n + p.dice, 0)} dice in play
@@ -362,6 +390,31 @@ function BidBoard({ view, held, name, faces, target }: { view: View; held?: Held
       )}
     </>
   );
+}
+
+/** A palifico round, announced on the board: whose it is, that ones are not wild, and how
+ * the face is held after the opening bid. */
+function PalificoBanner({ view, name, rules }: { view: View; rules?: RuleSet } & Names) {
+  const who = view.palifico.map(name).join(" and ");
+  return (
+    <div class="palifico" role="note" aria-label="Palifico round">
+      <strong>Palifico round</strong> for {who}.{" "}
+      {view.wild === undefined ? "Ones are not wild. " : `Wild: ${view.wild}s. `}
+      {palificoFace(rules)}
+    </div>
+  );
+}
+
+/** How the face is held in a palifico round, under these rules. */
+export function palificoFace(rules?: RuleSet): string {
+  switch (rules?.palifico?.faceChange) {
+    case PalificoFaceChange.LOCKED:
+      return "The opening bid fixes the face: after it, only the quantity goes up.";
+    case PalificoFaceChange.ONE_DIE_PLAYERS_MAY_CHANGE:
+      return "The opening bid fixes the face, except for players down to one die, who bid as usual.";
+    default:
+      return "The opening bid fixes the face, except for a player who has had a palifico round before, who may raise it.";
+  }
 }
 
 /** The last lifted cup: the claim against what was under it. */
@@ -404,7 +457,7 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
   // The face of the bid in force first: raising it is the commonest move.
   const standing = state.view?.currentBid?.bid?.face;
   const range = legal.bids.find((b) => b.face === (face ?? standing)) ?? legal.bids[0];
-  const panel = useFocusOnArrival<HTMLElement>();
+  const panel = useFocusOnArrival<HTMLElement>(state.prompt?.callWindowUnixMillis !== undefined && !legal.bids.length);
   const text = typed ?? String(range?.minQuantity ?? "");
   const q = /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
   const inRange = range && q !== undefined && q >= range.minQuantity && q <= range.maxQuantity;
@@ -419,9 +472,37 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
   const claims = state.view?.claims ?? [];
   const passed = (seat: number) => claims.filter((c) => c.seat === seat).at(-1)?.kind.case === "pass";
   const pass = passClaim(rules);
+  const palifico = (state.view?.palifico.length ?? 0) > 0;
+  // In a call window no key the player pressed for something else makes a call: these keys
+  // call, and only while the focus is not in a field.
+  useEffect(() => {
+    if (!window) return;
+    const onKey = (e: KeyboardEvent) => {
+      const at = e.target as HTMLElement | null;
+      if (e.ctrlKey || e.metaKey || e.altKey || at?.closest("input, textarea, select")) return;
+      const key = e.key.toLowerCase();
+      if (key === "c" && legal.calza) send({ case: "calza", value: {} });
+      else if (key === "d" && legal.dudo.length === 1) send({ case: "dudo", value: { target: legal.dudo[0] } });
+      else if (key === "n") void session.act(undefined, true);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [window]);
   return (
-    <section class="actions panel" aria-label="Your move" ref={panel}>
+    <section class="actions panel" aria-label="Your move" ref={panel} tabIndex={-1}>
       <h2>{window ? "Call on this claim?" : "Your move"}</h2>
+      {window && (
+        <p class="summary keys">
+          Keys: {legal.calza && <><kbd>C</kbd> calza · </>}
+          {legal.dudo.length === 1 && <><kbd>D</kbd> dudo · </>}
+          <kbd>N</kbd> no call. Enter and Space never call here unless a call button has the focus.
+        </p>
+      )}
+      {palifico && legal.bids.length === 1 && state.view?.currentBid && (
+        <p class="summary">Palifico round: the face is fixed at {legal.bids[0].face}s, so only the quantity can go up.</p>
+      )}
       {range && (
         <form
           class="bid-form"

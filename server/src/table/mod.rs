@@ -356,11 +356,11 @@ impl Table {
                         self.core.prompt_again(seat, now);
                     }
                 }
+                // Away for good is decided as the table settles after each move (a seat's
+                // presence then is what this last saw).
                 _ = presence.tick(), if self.core.has_people() => {
                     let now = self.now();
                     self.core.check_presence(now);
-                    // Away for good is decided as the table settles: one may be due now.
-                    self.core.settle(now);
                 }
                 () = tokio::time::sleep_until(last_call + idle) => {
                     if self.core.prune_streams() {

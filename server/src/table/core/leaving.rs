@@ -174,7 +174,7 @@ impl TableCore {
     /// the seat.
     pub fn take_out(&mut self, seat: Seat, why: LeaveWhy, now: Now) -> Result<(), TableError> {
         if self.game.is_none() {
-            return self.apply(Input::Removed { seat, why: None }, now).map(|_| ());
+            return self.apply(Input::Removed { seat, why: Some(why) }, now).map(|_| ());
         }
         if self.departures.is_leaving(seat) {
             return Err(self.already_leaving(seat));
@@ -232,7 +232,8 @@ impl TableCore {
         self.stalling.decide_for(game, &self.seats, seat)
     }
 
-    /// A stream of `seat`'s opened: it is here.
+    /// A stream of `seat`'s is opening: it is here (the streams already open are told; the
+    /// new one learns it from the table it is sent first).
     pub(super) fn present(&mut self, seat: Seat) {
         if self.seats.set_away(seat, None) {
             self.announce_table();

@@ -102,6 +102,9 @@ impl TableCore {
             Some(t) => Viewer::Seat(self.seats.seat_of(t)?),
             None => Viewer::Spectator,
         };
+        if let Viewer::Seat(seat) = viewer {
+            self.present(seat);
+        }
         let over = self.game_over();
         let mut first = Vec::new();
         let resumed = since.and_then(|since| self.log.since(viewer, since, over));
@@ -139,11 +142,7 @@ impl TableCore {
             None => {}
         }
         match self.log.subscribe(viewer, sink, first) {
-            Ok(()) => {
-                if let Viewer::Seat(seat) = viewer {
-                    self.present(seat);
-                }
-            }
+            Ok(()) => {}
             Err(log::Refused::TooMuch) => return Err(TableError::TooFarBehind),
             // Refused for the budget, not for the resume's length: the client is not behind.
             Err(log::Refused::Budget) => return Err(TableError::ServerBusy),
