@@ -99,6 +99,11 @@ export function CupActions({ legal, state, session, game }: { legal: Legal; stat
         )}
         {legal.dogsLife && (
           <>
+            <p class="summary">
+              You have lost your last life. The dog's life is on offer: bark like a dog and play on with one life, or decline it
+              and leave the game (it then stays on offer for the next player to lose their last life). Taken, it is gone for
+              everyone.
+            </p>
             <button type="button" onClick={() => send({ case: "dogsLife", value: { bark: true } })}>
               Bark (take the dog's life)
             </button>

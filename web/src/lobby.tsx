@@ -2,53 +2,8 @@
 // waiting, join one by its code.
 import { useEffect, useState } from "preact/hooks";
 import { keep, lastName, lobby, rememberName, say } from "./api";
-import { ExactCaller, type RuleSet } from "./gen/dudo/v1/rules_pb";
+import { ClockChoice, HostOptions, optionsOf, settingsOf, shownFor, type Options } from "./options";
 import type { Preset, TableSummary } from "./gen/dudo/v1/service_pb";
-
-/** The host's options of the Fibbing Dice table's cog menu, each a rule setting. */
-type Options = {
-  dice: number;
-  faces: number;
-  lostOnDudo: number;
-  calzaWon: number;
-  calzaLost: number;
-  losersSee: boolean;
-  results: boolean;
-  hidePercent: number;
-  misshowPercent: number;
-};
-
-/** Which of the host's options mean something under these rules: no calza where there is no
- * exact call, no dice lost on a dudo (nor losers) in the points game. */
-type Shown = { calza: boolean; dice_lost: boolean };
-
-function shownFor(rules: RuleSet | undefined): Shown {
-  const points = rules?.gameEnd?.end.case === "points";
-  return { calza: rules?.exactCall?.who !== ExactCaller.OFF, dice_lost: !points };
-}
-
-function settingsOf(o: Options, shown: Shown) {
-  return [
-    ["dice.start", o.dice],
-    ["dice.max", o.dice],
-    ["dice.faces", o.faces],
-    ...(shown.dice_lost
-      ? [
-          ["dice_lost_on_dudo", o.lostOnDudo],
-          ["losers_see_dice", o.losersSee ? "all_dice" : "hidden"],
-        ]
-      : []),
-    ...(shown.calza
-      ? [
-          ["exact_call.dice_won", o.calzaWon],
-          ["exact_call.dice_lost", o.calzaLost],
-        ]
-      : []),
-    ["results_table", o.results ? "on" : "off"],
-    ["fibbing.hide_percent", o.hidePercent],
-    ["fibbing.misshow_percent", o.misshowPercent],
-  ].map(([path, value]) => ({ path: String(path), value: String(value) }));
-}
 
 export function LobbyPage() {
   const [presets, setPresets] = useState<Preset[]>([]);
@@ -99,25 +54,15 @@ function CreateForm({ presets }: { presets: Preset[] }) {
   const rules = chosen?.rules;
   const [options, setOptions] = useState<Options | undefined>();
   const [other, setOther] = useState("");
+  const [clock, setClock] = useState(60);
   const [error, setError] = useState<string>();
   useEffect(() => {
     if (!rules) return;
-    setOptions({
-      dice: rules.dice?.start ?? 5,
-      faces: rules.dice?.faces ?? 6,
-      lostOnDudo: rules.diceLostOnDudo || 1,
-      calzaWon: rules.exactCall?.diceWon ?? 1,
-      calzaLost: rules.exactCall?.diceLost ?? 1,
-      losersSee: (rules.losersSeeDice ?? 0) === 0,
-      results: (rules.resultsTable ?? 0) === 0,
-      hidePercent: rules.fibbing?.hidePercent ?? 0,
-      misshowPercent: rules.fibbing?.misshowPercent ?? 0,
-    });
+    setOptions(optionsOf(rules));
     const min = rules.players?.min ?? 2;
     const max = rules.players?.max ?? 6;
     setSeats((s) => Math.min(Math.max(s, min), max));
   }, [preset, rules]);
-  const set = (change: Partial<Options>) => options && setOptions({ ...options, ...change });
   const shown = shownFor(rules);
   return (
     <form
@@ -129,7 +74,15 @@ function CreateForm({ presets }: { presets: Preset[] }) {
         // games have no dice counts to change).
         const settings = [...(options && rules && rules.family === 0 ? settingsOf(options, shown) : []), ...ruleLines(other)];
         try {
-          const joined = await lobby.createTable({ preset, name, seats, settings });
+          // No clock is a choice made here: a player who walks away then holds the game up.
+          const joined = await lobby.createTable({
+            preset,
+            name,
+            seats,
+            settings,
+            moveMillis: clock * 1000,
+            timeBankMillis: clock > 0 ? 60_000 : 0,
+          });
           rememberName(name);
           const table = joined.table!;
           keep({ table: table.id, code: table.joinCode, token: joined.token, seat: joined.seat, seated: joined.seated, name });
@@ -162,34 +115,8 @@ function CreateForm({ presets }: { presets: Preset[] }) {
           onInput={(e) => setSeats(Number(e.currentTarget.value))}
         />
       </label>
-      {options && rules?.family === 0 && (
-        <fieldset>
-          <legend>Host's options</legend>
-          <Num label="Dice each" min={3} max={20} value={options.dice} set={(dice) => set({ dice })} />
-          <Num label="Faces" min={3} max={9} value={options.faces} set={(faces) => set({ faces })} />
-          {shown.dice_lost && (
-            <Num label="Dice lost on a dudo" min={1} max={options.dice} value={options.lostOnDudo} set={(lostOnDudo) => set({ lostOnDudo })} />
-          )}
-          {shown.calza && (
-            <>
-              <Num label="Dice won on a calza" min={1} max={5} value={options.calzaWon} set={(calzaWon) => set({ calzaWon })} />
-              <Num label="Dice lost on a calza" min={1} max={5} value={options.calzaLost} set={(calzaLost) => set({ calzaLost })} />
-            </>
-          )}
-          {shown.dice_lost && (
-            <label>
-              <input type="checkbox" checked={options.losersSee} onChange={(e) => set({ losersSee: e.currentTarget.checked })} /> Losers
-              see the dice
-            </label>
-          )}
-          <label>
-            <input type="checkbox" checked={options.results} onChange={(e) => set({ results: e.currentTarget.checked })} /> Results table
-            after each round
-          </label>
-          <Num label="Chance a die is hidden from its owner (%)" min={0} max={100} value={options.hidePercent} set={(hidePercent) => set({ hidePercent })} />
-          <Num label="Chance a die is shown wrong (%)" min={0} max={100} value={options.misshowPercent} set={(misshowPercent) => set({ misshowPercent })} />
-        </fieldset>
-      )}
+      <ClockChoice value={clock} set={setClock} />
+      {options && rules?.family === 0 && <HostOptions options={options} set={setOptions} rules={rules} />}
       <OtherRules value={other} set={setOther} />
       <button type="submit">Create the table</button>
       {error && (
@@ -198,21 +125,6 @@ function CreateForm({ presets }: { presets: Preset[] }) {
         </p>
       )}
     </form>
-  );
-}
-
-function Num(props: { label: string; min: number; max: number; value: number; set: (n: number) => void }) {
-  return (
-    <label>
-      {props.label}{" "}
-      <input
-        type="number"
-        min={props.min}
-        max={props.max}
-        value={props.value}
-        onInput={(e) => props.set(Number(e.currentTarget.value))}
-      />
-    </label>
   );
 }
 

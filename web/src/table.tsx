@@ -7,6 +7,7 @@ import { BidText, Dice, Die } from "./dice";
 import { handGame, type HandGame } from "./hand";
 import { useFocusOnArrival } from "./focus";
 import { OtherRules, ruleLines } from "./lobby";
+import { HostOptions, optionsOf, settingsOf, shownFor, type Options } from "./options";
 import { bidOdds, percent } from "./odds";
 import { ActionSchema, type Legal, type PlayerView, type View } from "./gen/dudo/v1/game_pb";
 import { PalificoFaceChange, PassClaim, type RuleSet } from "./gen/dudo/v1/rules_pb";
@@ -87,6 +88,7 @@ export function TablePage({ code }: { code: string }) {
         <span>
           {table.rules?.name} · table <strong>{table.joinCode}</strong>
         </span>
+        <span class="clock">{table.moveMillis > 0 ? `clock: ${clockWords(table)}` : "no clock"}</span>
         <CopyLink link={`${location.origin}/t/${table.joinCode}`} />
         <span class={`link ${state.link}`}>{state.link === "live" ? "connected" : state.link === "lost" ? "reconnecting…" : "connecting…"}</span>
       </header>
@@ -500,6 +502,13 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
           <kbd>N</kbd> no call. Enter and Space never call here unless a call button has the focus.
         </p>
       )}
+      {points && !window && (
+        <p class="summary">
+          A guess that holds (at least that many on the table) scores quantity × face; a wrong one loses as much. A doubt that
+          is right gains the higher of quantity and face; a wrong one loses it. Watch stops you guessing this round: your last
+          guess still scores the higher of the two if it holds.
+        </p>
+      )}
       {palifico && legal.bids.length === 1 && state.view?.currentBid && (
         <p class="summary">Palifico round: the face is fixed at {legal.bids[0].face}s, so only the quantity can go up.</p>
       )}
@@ -632,6 +641,13 @@ function Reveal({ state, name }: { state: TableState } & Names) {
           ),
         )}
       </ul>
+      {state.outcome && state.outcome.length > 0 && (
+        <ul class="outcome" aria-label="What the reveal settled">
+          {state.outcome.map((line) => (
+            <li>{line}</li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
@@ -703,6 +719,7 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
           Start the game
         </button>
       )}
+      {waiting && table.rules && table.rules.family === 0 && <TableOptions table={table} run={run} auth={auth} />}
       {waiting && (
         <form
           onSubmit={(e) => {
@@ -730,9 +747,19 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
         </button>
       )}
       {table.players
-        .filter((p) => p.seat !== table.host)
+        .filter((p) => p.seat !== table.host && !p.left && !p.leaving)
         .map((p) => (
-          <button type="button" onClick={() => void run(() => lobby.removePlayer({ table: table.id, seat: p.seat }, auth))}>
+          <button
+            type="button"
+            onClick={() => {
+              const when = waiting
+                ? "Their seat is freed."
+                : "If the round has begun, their moves are played by default until it ends, then their dice leave the game.";
+              if (!confirm(`Remove ${p.name}? ${when}`)) return;
+              setError(undefined);
+              lobby.removePlayer({ table: table.id, seat: p.seat }, auth).catch((e) => setError(`Could not remove ${p.name}: ${removeRefusal(e, p.name)}`));
+            }}
+          >
             Remove {p.name}
           </button>
         ))}
@@ -741,32 +768,84 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
   );
 }
 
-function LeaveButton({ table, held, midRound, onLeft }: { table: TableInfo; held: Held; midRound: boolean; onLeft: () => void }) {
+/** The host's options at the table before the start, as the front page's form has them:
+ * only what changed is sent, and dice each sets the most dice too. */
+function TableOptions({ table, run, auth }: { table: TableInfo; run: (call: () => Promise<unknown>) => Promise<void>; auth: ReturnType<typeof as> }) {
+  const rules = table.rules!;
+  const current = optionsOf(rules);
+  const [options, setOptions] = useState<Options>(current);
+  // The table's rules changed (by this form or another host's tab): start from them again.
+  useEffect(() => setOptions(optionsOf(rules)), [JSON.stringify(current)]);
+  const before = new Map(settingsOf(current, shownFor(rules)).map((s) => [s.path, s.value]));
+  const changed = settingsOf(options, shownFor(rules)).filter((s) => before.get(s.path) !== s.value);
+  return (
+    <form
+      class="table-options"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void run(() => lobby.changeSettings({ table: table.id, settings: changed }, auth));
+      }}
+    >
+      <HostOptions options={options} set={setOptions} rules={rules} />
+      <button type="submit" disabled={changed.length === 0}>
+        {changed.length === 0 ? "The options are as shown" : "Change the options"}
+      </button>
+    </form>
+  );
+}
+
+/** Why the server refused to remove a player, in words that name them. */
+function removeRefusal(e: unknown, name: string): string {
+  switch (codeOf(e)) {
+    case "already_leaving":
+      return `${name} is already leaving, at the end of this round.`;
+    case "out_of_the_game":
+      return `${name} is already out of the game.`;
+    case "host_cannot_leave":
+      return "the host keeps their seat before the start.";
+    default:
+      return say(e);
+  }
+}
+
+function LeaveButton({
+  table,
+  held,
+  midRound,
+  leaving,
+  onLeft,
+}: {
+  table: TableInfo;
+  held: Held;
+  midRound: boolean;
+  leaving: boolean;
+  onLeft: () => void;
+}) {
   const [error, setError] = useState<string>();
+  if (leaving) return <p class="summary">You leave at the end of this round: until then your moves are played for you.</p>;
   return (
     <p>
       <button
         type="button"
-        disabled={midRound}
         onClick={async () => {
-          if (!confirm("Leave the table? Your seat goes for good; you can still watch.")) return;
+          const when = midRound
+            ? "The round has begun: your moves are played by default until it ends, then your seat goes for good."
+            : "Your seat goes for good.";
+          if (!confirm(`Leave the table? ${when} You can still watch.`)) return;
           setError(undefined);
           try {
-            await lobby.leave({ table: table.id }, as(held.token));
+            const info = await lobby.leave({ table: table.id }, as(held.token));
+            // Leaving at the round's end: the seat is still ours until then.
+            if (info.players.find((p) => p.seat === held.seat)?.leaving) return;
             forget(held.table);
             onLeft();
           } catch (e) {
-            setError(
-              codeOf(e) === "leave_mid_round"
-                ? "You may leave only between rounds, before the first bid: try again when the next round starts."
-                : say(e),
-            );
+            setError(say(e));
           }
         }}
       >
         Leave the table
       </button>
-      {midRound && !error && <span class="summary"> You may leave between rounds, before the first bid.</span>}
       {error && <span role="alert"> {error}</span>}
     </p>
   );

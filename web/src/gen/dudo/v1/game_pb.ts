@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file dudo/v1/game.proto.
  */
 export const file_dudo_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChJkdWRvL3YxL2dhbWUucHJvdG8SB2R1ZG8udjEiJQoDQmlkEhAKCHF1YW50aXR5GAEgASgNEgwKBGZhY2UYAiABKA0iFAoESGFuZBIMCgRkaWNlGAEgAygNIt4CCgZBY3Rpb24SGwoDYmlkGAEgASgLMgwuZHVkby52MS5CaWRIABIdCgRwdXNoGAIgASgLMg0uZHVkby52MS5QdXNoSAASHgoEcGFzcxgDIAEoCzIOLmR1ZG8udjEuRW1wdHlIABIdCgRkdWRvGAQgASgLMg0uZHVkby52MS5EdWRvSAASHwoFY2FsemEYBSABKAsyDi5kdWRvLnYxLkVtcHR5SAASHwoFd2F0Y2gYBiABKAsyDi5kdWRvLnYxLkVtcHR5SAASIAoGYWNjZXB0GAcgASgLMg4uZHVkby52MS5FbXB0eUgAEh0KBHJvbGwYCCABKAsyDS5kdWRvLnYxLlJvbGxIABIeCgVjbGFpbRgJIAEoCzINLmR1ZG8udjEuSGFuZEgAEiwKCWRvZ3NfbGlmZRgKIAEoCzIXLmR1ZG8udjEuRG9nc0xpZmVDaG9pY2VIAEIICgZhY3Rpb24iLwoEUHVzaBIMCgRkaWNlGAEgAygNEhkKA2JpZBgCIAEoCzIMLmR1ZG8udjEuQmlkIiYKBER1ZG8SEwoGdGFyZ2V0GAEgASgNSACIAQFCCQoHX3RhcmdldCIiCgRSb2xsEgwKBGRpY2UYASADKA0SDAoEc2hvdxgCIAMoDSIeCg5Eb2dzTGlmZUNob2ljZRIMCgRiYXJrGAEgASgIIncKCEF1ZGllbmNlEiIKCGV2ZXJ5b25lGAEgASgLMg4uZHVkby52MS5FbXB0eUgAEh8KBXNlYXRzGAIgASgLMg4uZHVkby52MS5TZWF0c0gAEiAKBmhpZGRlbhgDIAEoCzIOLmR1ZG8udjEuU2VhdHNIAEIECgJ0byIWCgVTZWF0cxINCgVzZWF0cxgBIAMoDSKRDgoFRXZlbnQSCwoDc2VxGAEgASgEEiMKCGF1ZGllbmNlGAIgASgLMhEuZHVkby52MS5BdWRpZW5jZRIsCgxnYW1lX3N0YXJ0ZWQYCiABKAsyFC5kdWRvLnYxLkdhbWVTdGFydGVkSAASJAoIcm9sbF9vZmYYCyABKAsyEC5kdWRvLnYxLlJvbGxPZmZIABIrCg5zdGFydGVyX2Nob3NlbhgMIAEoCzIRLmR1ZG8udjEuU2VhdE9ubHlIABIuCg1yb3VuZF9zdGFydGVkGA0gASgLMhUuZHVkby52MS5Sb3VuZFN0YXJ0ZWRIABIqCgtkaWNlX3JvbGxlZBgOIAEoCzITLmR1ZG8udjEuRGljZVJvbGxlZEgAEiMKCXdpbGRzX29mZhgPIAEoCzIOLmR1ZG8udjEuRW1wdHlIABIkCghiaWRfbWFkZRgQIAEoCzIQLmR1ZG8udjEuQmlkTWFkZUgAEioKC2RpY2VfcHVzaGVkGBEgASgLMhMuZHVkby52MS5EaWNlUHVzaGVkSAASIwoGcGFzc2VkGBIgASgLMhEuZHVkby52MS5TZWF0T25seUgAEioKC2R1ZG9fY2FsbGVkGBMgASgLMhMuZHVkby52MS5EdWRvQ2FsbGVkSAASKQoMY2FsemFfY2FsbGVkGBQgASgLMhEuZHVkby52MS5TZWF0T25seUgAEi4KDWRpY2VfcmV2ZWFsZWQYFSABKAsyFS5kdWRvLnYxLkRpY2VSZXZlYWxlZEgAEi4KDXJvdW5kX3NldHRsZWQYFiABKAsyFS5kdWRvLnYxLlJvdW5kU2V0dGxlZEgAEiYKCWRpY2VfbG9zdBgXIAEoCzIRLmR1ZG8udjEuRGljZUxvc3RIABIkCghkaWNlX3dvbhgYIAEoCzIQLmR1ZG8udjEuRGljZVdvbkgAEigKCmRpY2VfZ2l2ZW4YGSABKAsyEi5kdWRvLnYxLkRpY2VHaXZlbkgAEiQKB3dhdGNoZWQYGiABKAsyES5kdWRvLnYxLlNlYXRPbmx5SAASIQoGc2NvcmVkGBsgASgLMg8uZHVkby52MS5TY29yZWRIABIdCgRwYWlkGBwgASgLMg0uZHVkby52MS5QYWlkSAASHwoFZHJhbmsYHSABKAsyDi5kdWRvLnYxLkRyYW5rSAASJQoKZWxpbWluYXRlZBgeIAEoCzIPLmR1ZG8udjEuUGxhY2VkSAASJgoJc2VhdF9sZWZ0GB8gASgLMhEuZHVkby52MS5TZWF0TGVmdEgAEikKDXJlc3VsdHNfdGFibGUYICABKAsyEC5kdWRvLnYxLlJlc3VsdHNIABIsCgxoYW5kX3N0YXJ0ZWQYISABKAsyFC5kdWRvLnYxLkhhbmRTdGFydGVkSAASJQoIYWNjZXB0ZWQYIiABKAsyES5kdWRvLnYxLlNlYXRPbmx5SAASKgoLaGFuZF9yb2xsZWQYIyABKAsyEy5kdWRvLnYxLkhhbmRSb2xsZWRIABImCgloYW5kX3NlZW4YJCABKAsyES5kdWRvLnYxLkhhbmRTZWVuSAASKAoKZGljZV9zaG93bhglIAEoCzISLmR1ZG8udjEuRGljZVNob3duSAASIwoHY2xhaW1lZBgmIAEoCzIQLmR1ZG8udjEuQ2xhaW1lZEgAEi4KDWhhbmRfcmV2ZWFsZWQYJyABKAsyFS5kdWRvLnYxLkhhbmRSZXZlYWxlZEgAEjYKEWNoYWxsZW5nZV9zZXR0bGVkGCggASgLMhkuZHVkby52MS5DaGFsbGVuZ2VTZXR0bGVkSAASKwoJZml2ZV9hY2VzGCkgASgLMhYuZHVkby52MS5GaXZlQWNlc1RyaWVkSAASKAoKY3VwX2NhdWdodBgqIAEoCzISLmR1ZG8udjEuQ3VwQ2F1Z2h0SAASJgoJbGlmZV9sb3N0GCsgASgLMhEuZHVkby52MS5MaWZlTG9zdEgAEisKCWRvZ3NfbGlmZRgsIAEoCzIWLmR1ZG8udjEuRG9nc0xpZmVUYWtlbkgAEiYKCWdhbWVfb3ZlchgtIAEoCzIRLmR1ZG8udjEuR2FtZU92ZXJIABIvCg50dXJuX3RpbWVkX291dBguIAEoCzIVLmR1ZG8udjEuVHVyblRpbWVkT3V0SAASMAoOZGljZV9jb21taXR0ZWQYLyABKAsyFi5kdWRvLnYxLkRpY2VDb21taXR0ZWRIABIoCgpkaWNlX3NhbHRzGDAgASgLMhIuZHVkby52MS5EaWNlU2FsdHNIABIpCgxnYW1lX3N0b3BwZWQYMSABKAsyES5kdWRvLnYxLkdhbWVTdG9wSAASNwoSY2FsbF93aW5kb3dfbGFwc2VkGDIgASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSABCBgoEa2luZCJVCg1EaWNlQ29tbWl0dGVkEg0KBXJvdW5kGAEgASgNEiYKC2NvbW1pdG1lbnRzGAIgAygLMhEuZHVkby52MS5TZWF0SGFzaBINCgV0YWJsZRgDIAEoCSImCghTZWF0SGFzaBIMCgRzZWF0GAEgASgNEgwKBGhhc2gYAiABKAkiPAoJRGljZVNhbHRzEg0KBXJvdW5kGAEgASgNEiAKBXNhbHRzGAIgAygLMhEuZHVkby52MS5TZWF0U2FsdCI0CghTZWF0U2FsdBIMCgRzZWF0GAEgASgNEgwKBHNhbHQYAiABKAkSDAoEZGljZRgDIAMoDSKEAQoIR2FtZVN0b3ASIgoDd2h5GAEgASgOMhUuZHVkby52MS5HYW1lU3RvcC5XaHkSDQoFbGltaXQYAiABKAQiRQoDV2h5EhMKD1dIWV9VTlNQRUNJRklFRBAAEgkKBU1PVkVTEAESCAoEVElNRRACEggKBFNJWkUQAxIKCgZNRU1PUlkQBCI9CgxUdXJuVGltZWRPdXQSDAoEc2VhdBgBIAEoDRIfCgZhY3Rpb24YAiABKAsyDy5kdWRvLnYxLkFjdGlvbiIhChBDYWxsV2luZG93TGFwc2VkEg0KBXNlYXRzGAEgAygNIhgKCFNlYXRPbmx5EgwKBHNlYXQYASABKA0iKgoLR2FtZVN0YXJ0ZWQSDQoFc2VhdHMYASABKA0SDAoEZGljZRgCIAMoDSIrCgdSb2xsT2ZmEiAKBXJvbGxzGAEgAygLMhEuZHVkby52MS5TZWF0RmFjZSImCghTZWF0RmFjZRIMCgRzZWF0GAEgASgNEgwKBGZhY2UYAiABKA0icQoMUm91bmRTdGFydGVkEg0KBXJvdW5kGAEgASgNEg8KB3N0YXJ0ZXIYAiABKA0SEwoLZGljZV9jb3VudHMYAyADKA0SEAoIcGFsaWZpY28YBCADKA0SEQoEd2lsZBgFIAEoDUgAiAEBQgcKBV93aWxkIigKCkRpY2VSb2xsZWQSDAoEc2VhdBgBIAEoDRIMCgRkaWNlGAIgAygNIjIKB0JpZE1hZGUSDAoEc2VhdBgBIAEoDRIZCgNiaWQYAiABKAsyDC5kdWRvLnYxLkJpZCIqCgpEaWNlUHVzaGVkEgwKBHNlYXQYASABKA0SDgoGcHVzaGVkGAIgAygNIioKCkR1ZG9DYWxsZWQSDAoEc2VhdBgBIAEoDRIOCgZ0YXJnZXQYAiABKA0ijAEKDERpY2VSZXZlYWxlZBIbCgRkaWNlGAEgAygLMg0uZHVkby52MS5EaWNlEiUKB2NvdW50ZWQYAiADKAsyFC5kdWRvLnYxLkNvdW50ZWREaWNlEhEKBGZhY2UYAyABKA1IAIgBARISCgV0b3RhbBgEIAEoDUgBiAEBQgcKBV9mYWNlQggKBl90b3RhbCIqCgtDb3VudGVkRGljZRIMCgRkaWNlGAEgAygIEg0KBWNvdW50GAIgASgNIhQKBERpY2USDAoEZGljZRgBIAMoDSKqAQoIU2hvd2Rvd24SKAoLZHVkb19vbl9iaWQYASABKAsyES5kdWRvLnYxLkJpZENvdW50SAASFgoMZHVkb19vbl9wYXNzGAIgASgISAASIgoFY2FsemEYAyABKAsyES5kdWRvLnYxLkJpZENvdW50SAASLAoPZ3Vlc3Nlc19jaGVja2VkGAQgASgLMhEuZHVkby52MS5CaWRDb3VudEgAQgoKCHNob3dkb3duIjUKCEJpZENvdW50EhkKA2JpZBgBIAEoCzIMLmR1ZG8udjEuQmlkEg4KBmFjdHVhbBgCIAEoDSJSCgxSb3VuZFNldHRsZWQSIwoIc2hvd2Rvd24YASABKAsyES5kdWRvLnYxLlNob3dkb3duEg4KBndpbm5lchgCIAEoDRINCgVsb3NlchgDIAEoDSI1CghEaWNlTG9zdBIMCgRzZWF0GAEgASgNEg0KBWNvdW50GAIgASgNEgwKBGxlZnQYAyABKA0iMwoHRGljZVdvbhIMCgRzZWF0GAEgASgNEg0KBWNvdW50GAIgASgNEgsKA25vdxgDIAEoDSI0CglEaWNlR2l2ZW4SDAoEZnJvbRgBIAEoDRIKCgJ0bxgCIAEoDRINCgVjb3VudBgDIAEoDSJICgZTY29yZWQSDAoEc2VhdBgBIAEoDRIOCgZwb2ludHMYAiABKAMSDQoFdG90YWwYAyABKAMSEQoJZGlzY2FyZGVkGAQgASgIIjAKBFBhaWQSDAoEZnJvbRgBIAEoDRIKCgJ0bxgCIAEoDRIOCgZhbW91bnQYAyABKA0iNAoFRHJhbmsSDAoEc2VhdBgBIAEoDRIOCgZkcmlua3MYAiABKA0SDQoFdG90YWwYAyABKA0iJQoGUGxhY2VkEgwKBHNlYXQYASABKA0SDQoFcGxhY2UYAiABKA0iZgoIU2VhdExlZnQSDAoEc2VhdBgBIAEoDRINCgVwbGFjZRgCIAEoDRIPCgdzdGFydGVyGAMgASgNEhAKCHBhbGlmaWNvGAQgAygNEhEKBHdpbGQYBSABKA1IAIgBAUIHCgVfd2lsZCIrCgdSZXN1bHRzEiAKBHJvd3MYASADKAsyEi5kdWRvLnYxLlJlc3VsdFJvdyJWCglSZXN1bHRSb3cSDAoEc2VhdBgBIAEoDRIZCgNiaWQYAiABKAsyDC5kdWRvLnYxLkJpZBIOCgZhY3R1YWwYAyABKA0SEAoId2FzX3RydWUYBCABKAgiLAoLSGFuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoDRIPCgdzdGFydGVyGAIgASgNIikKCkhhbmRSb2xsZWQSDAoEc2VhdBgBIAEoDRINCgVjb3VudBgCIAEoDSImCghIYW5kU2VlbhIMCgRzZWF0GAEgASgNEgwKBGRpY2UYAiADKA0iPgoJRGljZVNob3duEgwKBHNlYXQYASABKA0SIwoEZGljZRgCIAMoCzIVLmR1ZG8udjEuUG9zaXRpb25GYWNlIi4KDFBvc2l0aW9uRmFjZRIQCghwb3NpdGlvbhgBIAEoDRIMCgRmYWNlGAIgASgNIlQKB0NsYWltZWQSDAoEc2VhdBgBIAEoDRIdCgZzcG9rZW4YAiABKAsyDS5kdWRvLnYxLkhhbmQSHAoFY2xhaW0YAyABKAsyDS5kdWRvLnYxLkhhbmQiHAoMSGFuZFJldmVhbGVkEgwKBGRpY2UYASADKA0ibAoQQ2hhbGxlbmdlU2V0dGxlZBIcCgVjbGFpbRgBIAEoCzINLmR1ZG8udjEuSGFuZBIbCgRoYW5kGAIgASgLMg0uZHVkby52MS5IYW5kEg4KBndpbm5lchgDIAEoDRINCgVsb3NlchgEIAEoDSIrCg1GaXZlQWNlc1RyaWVkEgwKBHNlYXQYASABKA0SDAoEbWFkZRgCIAEoCCI5CglDdXBDYXVnaHQSDAoEc2VhdBgBIAEoDRIOCgZjYXVnaHQYAiABKAgSDgoGZHJpbmtzGAMgASgNIicKCExpZmVMb3N0EgwKBHNlYXQYASABKA0SDQoFbGl2ZXMYAiABKA0iLQoNRG9nc0xpZmVUYWtlbhIMCgRzZWF0GAEgASgNEg4KBmJhcmtlZBgCIAEoCCJMCghHYW1lT3ZlchIRCglzdGFuZGluZ3MYASADKA0SDgoGcG9pbnRzGAIgAygDEg0KBW1vbmV5GAMgAygDEg4KBmRyaW5rcxgEIAMoDSL2AwoEVmlldxIRCgRzZWF0GAEgASgNSACIAQESDAoEb3ZlchgCIAEoCBINCgVyb3VuZBgDIAEoDRIPCgdzdGFydGVyGAQgASgNEhEKBHR1cm4YBSABKA1IAYgBARIkCgdwbGF5ZXJzGAYgAygLMhMuZHVkby52MS5QbGF5ZXJWaWV3Eg8KB215X2RpY2UYByADKA0SHwoIYWxsX2RpY2UYCCADKAsyDS5kdWRvLnYxLkRpY2USFQoNc2Vlc19hbGxfZGljZRgJIAEoCBIeCgZjbGFpbXMYCiADKAsyDi5kdWRvLnYxLkNsYWltEioKC2N1cnJlbnRfYmlkGAsgASgLMhAuZHVkby52MS5TZWF0QmlkSAKIAQESEQoEd2lsZBgMIAEoDUgDiAEBEhAKCHBhbGlmaWNvGA0gAygNEi4KC2xhc3RfcmVzdWx0GA4gASgLMhQuZHVkby52MS5Sb3VuZFJlc3VsdEgEiAEBEhEKCXN0YW5kaW5ncxgPIAMoDRIkCgRoYW5kGBAgASgLMhEuZHVkby52MS5IYW5kVmlld0gFiAEBEg0KBW1vdmVzGBEgASgEQgcKBV9zZWF0QgcKBV90dXJuQg4KDF9jdXJyZW50X2JpZEIHCgVfd2lsZEIOCgxfbGFzdF9yZXN1bHRCBwoFX2hhbmQihQIKClBsYXllclZpZXcSDAoEZGljZRgBIAEoDRIOCgZwdXNoZWQYAiADKA0SEgoFcGxhY2UYAyABKA1IAIgBARIMCgRsZWZ0GAQgASgIEhQKDGhhZF9wYWxpZmljbxgFIAEoCBISCgpleGFjdF91c2VkGAYgASgIEg0KBXNjb3JlGAcgASgDEg0KBW1vbmV5GAggASgDEg4KBmRyaW5rcxgJIAEoDRIQCgh3YXRjaGluZxgKIAEoCBIlCgpsYXN0X2d1ZXNzGAsgASgLMgwuZHVkby52MS5CaWRIAYgBARINCgVsaXZlcxgMIAEoDUIICgZfcGxhY2VCDQoLX2xhc3RfZ3Vlc3MifAoFQ2xhaW0SDAoEc2VhdBgBIAEoDRIbCgNiaWQYAiABKAsyDC5kdWRvLnYxLkJpZEgAEiAKCHB1c2hfYmlkGAMgASgLMgwuZHVkby52MS5CaWRIABIeCgRwYXNzGAQgASgLMg4uZHVkby52MS5FbXB0eUgAQgYKBGtpbmQiMgoHU2VhdEJpZBIMCgRzZWF0GAEgASgNEhkKA2JpZBgCIAEoCzIMLmR1ZG8udjEuQmlkIn0KC1JvdW5kUmVzdWx0Eg0KBXJvdW5kGAEgASgNEhsKBGRpY2UYAiADKAsyDS5kdWRvLnYxLkRpY2USIwoIc2hvd2Rvd24YAyABKAsyES5kdWRvLnYxLlNob3dkb3duEg4KBndpbm5lchgEIAEoDRINCgVsb3NlchgFIAEoDSKUAgoISGFuZFZpZXcSDgoGaG9sZGVyGAEgASgNEhAKCGFjY2VwdGVkGAIgASgIEgwKBGRpY2UYAyADKA0SDQoFc2hvd24YBCADKAgSJQoFY2xhaW0YBSABKAsyES5kdWRvLnYxLlNlYXRIYW5kSACIAQESFwoPcm9sbHNfdGhpc190dXJuGAYgASgNEhwKD2ZpdmVfYWNlc190cmllcxgHIAEoDUgBiAEBEh4KEWRvZ3NfbGlmZV9wZW5kaW5nGAggASgNSAKIAQESFwoPZG9nc19saWZlX3Rha2VuGAkgASgIQggKBl9jbGFpbUISChBfZml2ZV9hY2VzX3RyaWVzQhQKEl9kb2dzX2xpZmVfcGVuZGluZyI1CghTZWF0SGFuZBIMCgRzZWF0GAEgASgNEhsKBGhhbmQYAiABKAsyDS5kdWRvLnYxLkhhbmQiwwIKBUxlZ2FsEh8KBGJpZHMYASADKAsyES5kdWRvLnYxLkJpZFJhbmdlEgwKBHB1c2gYAiABKAgSDAoEcGFzcxgDIAEoCBIMCgRkdWRvGAQgAygNEg0KBWNhbHphGAUgASgIEg0KBXdhdGNoGAYgASgIEg4KBmFjY2VwdBgHIAEoCBInCgRyb2xsGAggASgLMhQuZHVkby52MS5Sb2xsT3B0aW9uc0gAiAEBEiYKCmNsYWltX2Zyb20YCSABKAsyDS5kdWRvLnYxLkhhbmRIAYgBARIRCglkb2dzX2xpZmUYCiABKAgSJAoIY2xhaW1fdG8YCyABKAsyDS5kdWRvLnYxLkhhbmRIAogBARISCgpjbGFpbV9oZWxkGAwgASgIQgcKBV9yb2xsQg0KC19jbGFpbV9mcm9tQgsKCV9jbGFpbV90byJECghCaWRSYW5nZRIMCgRmYWNlGAEgASgNEhQKDG1pbl9xdWFudGl0eRgCIAEoDRIUCgxtYXhfcXVhbnRpdHkYAyABKA0iPAoLUm9sbE9wdGlvbnMSCwoDYWxsGAEgASgIEhAKCG1heV9zaG93GAIgASgIEg4KBmRyaW5rcxgDIAEoDWIGcHJvdG8z", [file_dudo_v1_rules]);
+  fileDesc("ChJkdWRvL3YxL2dhbWUucHJvdG8SB2R1ZG8udjEiJQoDQmlkEhAKCHF1YW50aXR5GAEgASgNEgwKBGZhY2UYAiABKA0iFAoESGFuZBIMCgRkaWNlGAEgAygNIt4CCgZBY3Rpb24SGwoDYmlkGAEgASgLMgwuZHVkby52MS5CaWRIABIdCgRwdXNoGAIgASgLMg0uZHVkby52MS5QdXNoSAASHgoEcGFzcxgDIAEoCzIOLmR1ZG8udjEuRW1wdHlIABIdCgRkdWRvGAQgASgLMg0uZHVkby52MS5EdWRvSAASHwoFY2FsemEYBSABKAsyDi5kdWRvLnYxLkVtcHR5SAASHwoFd2F0Y2gYBiABKAsyDi5kdWRvLnYxLkVtcHR5SAASIAoGYWNjZXB0GAcgASgLMg4uZHVkby52MS5FbXB0eUgAEh0KBHJvbGwYCCABKAsyDS5kdWRvLnYxLlJvbGxIABIeCgVjbGFpbRgJIAEoCzINLmR1ZG8udjEuSGFuZEgAEiwKCWRvZ3NfbGlmZRgKIAEoCzIXLmR1ZG8udjEuRG9nc0xpZmVDaG9pY2VIAEIICgZhY3Rpb24iLwoEUHVzaBIMCgRkaWNlGAEgAygNEhkKA2JpZBgCIAEoCzIMLmR1ZG8udjEuQmlkIiYKBER1ZG8SEwoGdGFyZ2V0GAEgASgNSACIAQFCCQoHX3RhcmdldCIiCgRSb2xsEgwKBGRpY2UYASADKA0SDAoEc2hvdxgCIAMoDSIeCg5Eb2dzTGlmZUNob2ljZRIMCgRiYXJrGAEgASgIIncKCEF1ZGllbmNlEiIKCGV2ZXJ5b25lGAEgASgLMg4uZHVkby52MS5FbXB0eUgAEh8KBXNlYXRzGAIgASgLMg4uZHVkby52MS5TZWF0c0gAEiAKBmhpZGRlbhgDIAEoCzIOLmR1ZG8udjEuU2VhdHNIAEIECgJ0byIWCgVTZWF0cxINCgVzZWF0cxgBIAMoDSK/DgoFRXZlbnQSCwoDc2VxGAEgASgEEiMKCGF1ZGllbmNlGAIgASgLMhEuZHVkby52MS5BdWRpZW5jZRIsCgxnYW1lX3N0YXJ0ZWQYCiABKAsyFC5kdWRvLnYxLkdhbWVTdGFydGVkSAASJAoIcm9sbF9vZmYYCyABKAsyEC5kdWRvLnYxLlJvbGxPZmZIABIrCg5zdGFydGVyX2Nob3NlbhgMIAEoCzIRLmR1ZG8udjEuU2VhdE9ubHlIABIuCg1yb3VuZF9zdGFydGVkGA0gASgLMhUuZHVkby52MS5Sb3VuZFN0YXJ0ZWRIABIqCgtkaWNlX3JvbGxlZBgOIAEoCzITLmR1ZG8udjEuRGljZVJvbGxlZEgAEiMKCXdpbGRzX29mZhgPIAEoCzIOLmR1ZG8udjEuRW1wdHlIABIkCghiaWRfbWFkZRgQIAEoCzIQLmR1ZG8udjEuQmlkTWFkZUgAEioKC2RpY2VfcHVzaGVkGBEgASgLMhMuZHVkby52MS5EaWNlUHVzaGVkSAASIwoGcGFzc2VkGBIgASgLMhEuZHVkby52MS5TZWF0T25seUgAEioKC2R1ZG9fY2FsbGVkGBMgASgLMhMuZHVkby52MS5EdWRvQ2FsbGVkSAASKQoMY2FsemFfY2FsbGVkGBQgASgLMhEuZHVkby52MS5TZWF0T25seUgAEi4KDWRpY2VfcmV2ZWFsZWQYFSABKAsyFS5kdWRvLnYxLkRpY2VSZXZlYWxlZEgAEi4KDXJvdW5kX3NldHRsZWQYFiABKAsyFS5kdWRvLnYxLlJvdW5kU2V0dGxlZEgAEiYKCWRpY2VfbG9zdBgXIAEoCzIRLmR1ZG8udjEuRGljZUxvc3RIABIkCghkaWNlX3dvbhgYIAEoCzIQLmR1ZG8udjEuRGljZVdvbkgAEigKCmRpY2VfZ2l2ZW4YGSABKAsyEi5kdWRvLnYxLkRpY2VHaXZlbkgAEiQKB3dhdGNoZWQYGiABKAsyES5kdWRvLnYxLlNlYXRPbmx5SAASIQoGc2NvcmVkGBsgASgLMg8uZHVkby52MS5TY29yZWRIABIdCgRwYWlkGBwgASgLMg0uZHVkby52MS5QYWlkSAASHwoFZHJhbmsYHSABKAsyDi5kdWRvLnYxLkRyYW5rSAASJQoKZWxpbWluYXRlZBgeIAEoCzIPLmR1ZG8udjEuUGxhY2VkSAASJgoJc2VhdF9sZWZ0GB8gASgLMhEuZHVkby52MS5TZWF0TGVmdEgAEikKDXJlc3VsdHNfdGFibGUYICABKAsyEC5kdWRvLnYxLlJlc3VsdHNIABIsCgxoYW5kX3N0YXJ0ZWQYISABKAsyFC5kdWRvLnYxLkhhbmRTdGFydGVkSAASJQoIYWNjZXB0ZWQYIiABKAsyES5kdWRvLnYxLlNlYXRPbmx5SAASKgoLaGFuZF9yb2xsZWQYIyABKAsyEy5kdWRvLnYxLkhhbmRSb2xsZWRIABImCgloYW5kX3NlZW4YJCABKAsyES5kdWRvLnYxLkhhbmRTZWVuSAASKAoKZGljZV9zaG93bhglIAEoCzISLmR1ZG8udjEuRGljZVNob3duSAASIwoHY2xhaW1lZBgmIAEoCzIQLmR1ZG8udjEuQ2xhaW1lZEgAEi4KDWhhbmRfcmV2ZWFsZWQYJyABKAsyFS5kdWRvLnYxLkhhbmRSZXZlYWxlZEgAEjYKEWNoYWxsZW5nZV9zZXR0bGVkGCggASgLMhkuZHVkby52MS5DaGFsbGVuZ2VTZXR0bGVkSAASKwoJZml2ZV9hY2VzGCkgASgLMhYuZHVkby52MS5GaXZlQWNlc1RyaWVkSAASKAoKY3VwX2NhdWdodBgqIAEoCzISLmR1ZG8udjEuQ3VwQ2F1Z2h0SAASJgoJbGlmZV9sb3N0GCsgASgLMhEuZHVkby52MS5MaWZlTG9zdEgAEisKCWRvZ3NfbGlmZRgsIAEoCzIWLmR1ZG8udjEuRG9nc0xpZmVUYWtlbkgAEiYKCWdhbWVfb3ZlchgtIAEoCzIRLmR1ZG8udjEuR2FtZU92ZXJIABIvCg50dXJuX3RpbWVkX291dBguIAEoCzIVLmR1ZG8udjEuVHVyblRpbWVkT3V0SAASMAoOZGljZV9jb21taXR0ZWQYLyABKAsyFi5kdWRvLnYxLkRpY2VDb21taXR0ZWRIABIoCgpkaWNlX3NhbHRzGDAgASgLMhIuZHVkby52MS5EaWNlU2FsdHNIABIpCgxnYW1lX3N0b3BwZWQYMSABKAsyES5kdWRvLnYxLkdhbWVTdG9wSAASNwoSY2FsbF93aW5kb3dfbGFwc2VkGDIgASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASLAoMc2VhdF9sZWF2aW5nGDMgASgLMhQuZHVkby52MS5TZWF0TGVhdmluZ0gAQgYKBGtpbmQiVQoNRGljZUNvbW1pdHRlZBINCgVyb3VuZBgBIAEoDRImCgtjb21taXRtZW50cxgCIAMoCzIRLmR1ZG8udjEuU2VhdEhhc2gSDQoFdGFibGUYAyABKAkiJgoIU2VhdEhhc2gSDAoEc2VhdBgBIAEoDRIMCgRoYXNoGAIgASgJIjwKCURpY2VTYWx0cxINCgVyb3VuZBgBIAEoDRIgCgVzYWx0cxgCIAMoCzIRLmR1ZG8udjEuU2VhdFNhbHQiNAoIU2VhdFNhbHQSDAoEc2VhdBgBIAEoDRIMCgRzYWx0GAIgASgJEgwKBGRpY2UYAyADKA0ihAEKCEdhbWVTdG9wEiIKA3doeRgBIAEoDjIVLmR1ZG8udjEuR2FtZVN0b3AuV2h5Eg0KBWxpbWl0GAIgASgEIkUKA1doeRITCg9XSFlfVU5TUEVDSUZJRUQQABIJCgVNT1ZFUxABEggKBFRJTUUQAhIICgRTSVpFEAMSCgoGTUVNT1JZEAQiPQoMVHVyblRpbWVkT3V0EgwKBHNlYXQYASABKA0SHwoGYWN0aW9uGAIgASgLMg8uZHVkby52MS5BY3Rpb24iIQoQQ2FsbFdpbmRvd0xhcHNlZBINCgVzZWF0cxgBIAMoDSJRCgtTZWF0TGVhdmluZxIMCgRzZWF0GAEgASgNEh4KA3doeRgCIAEoDjIRLmR1ZG8udjEuTGVhdmVXaHkSFAoMYXRfcm91bmRfZW5kGAMgASgIIhgKCFNlYXRPbmx5EgwKBHNlYXQYASABKA0iKgoLR2FtZVN0YXJ0ZWQSDQoFc2VhdHMYASABKA0SDAoEZGljZRgCIAMoDSIrCgdSb2xsT2ZmEiAKBXJvbGxzGAEgAygLMhEuZHVkby52MS5TZWF0RmFjZSImCghTZWF0RmFjZRIMCgRzZWF0GAEgASgNEgwKBGZhY2UYAiABKA0icQoMUm91bmRTdGFydGVkEg0KBXJvdW5kGAEgASgNEg8KB3N0YXJ0ZXIYAiABKA0SEwoLZGljZV9jb3VudHMYAyADKA0SEAoIcGFsaWZpY28YBCADKA0SEQoEd2lsZBgFIAEoDUgAiAEBQgcKBV93aWxkIigKCkRpY2VSb2xsZWQSDAoEc2VhdBgBIAEoDRIMCgRkaWNlGAIgAygNIjIKB0JpZE1hZGUSDAoEc2VhdBgBIAEoDRIZCgNiaWQYAiABKAsyDC5kdWRvLnYxLkJpZCIqCgpEaWNlUHVzaGVkEgwKBHNlYXQYASABKA0SDgoGcHVzaGVkGAIgAygNIioKCkR1ZG9DYWxsZWQSDAoEc2VhdBgBIAEoDRIOCgZ0YXJnZXQYAiABKA0ijAEKDERpY2VSZXZlYWxlZBIbCgRkaWNlGAEgAygLMg0uZHVkby52MS5EaWNlEiUKB2NvdW50ZWQYAiADKAsyFC5kdWRvLnYxLkNvdW50ZWREaWNlEhEKBGZhY2UYAyABKA1IAIgBARISCgV0b3RhbBgEIAEoDUgBiAEBQgcKBV9mYWNlQggKBl90b3RhbCIqCgtDb3VudGVkRGljZRIMCgRkaWNlGAEgAygIEg0KBWNvdW50GAIgASgNIhQKBERpY2USDAoEZGljZRgBIAMoDSKqAQoIU2hvd2Rvd24SKAoLZHVkb19vbl9iaWQYASABKAsyES5kdWRvLnYxLkJpZENvdW50SAASFgoMZHVkb19vbl9wYXNzGAIgASgISAASIgoFY2FsemEYAyABKAsyES5kdWRvLnYxLkJpZENvdW50SAASLAoPZ3Vlc3Nlc19jaGVja2VkGAQgASgLMhEuZHVkby52MS5CaWRDb3VudEgAQgoKCHNob3dkb3duIjUKCEJpZENvdW50EhkKA2JpZBgBIAEoCzIMLmR1ZG8udjEuQmlkEg4KBmFjdHVhbBgCIAEoDSJSCgxSb3VuZFNldHRsZWQSIwoIc2hvd2Rvd24YASABKAsyES5kdWRvLnYxLlNob3dkb3duEg4KBndpbm5lchgCIAEoDRINCgVsb3NlchgDIAEoDSI1CghEaWNlTG9zdBIMCgRzZWF0GAEgASgNEg0KBWNvdW50GAIgASgNEgwKBGxlZnQYAyABKA0iMwoHRGljZVdvbhIMCgRzZWF0GAEgASgNEg0KBWNvdW50GAIgASgNEgsKA25vdxgDIAEoDSI0CglEaWNlR2l2ZW4SDAoEZnJvbRgBIAEoDRIKCgJ0bxgCIAEoDRINCgVjb3VudBgDIAEoDSJICgZTY29yZWQSDAoEc2VhdBgBIAEoDRIOCgZwb2ludHMYAiABKAMSDQoFdG90YWwYAyABKAMSEQoJZGlzY2FyZGVkGAQgASgIIjAKBFBhaWQSDAoEZnJvbRgBIAEoDRIKCgJ0bxgCIAEoDRIOCgZhbW91bnQYAyABKA0iNAoFRHJhbmsSDAoEc2VhdBgBIAEoDRIOCgZkcmlua3MYAiABKA0SDQoFdG90YWwYAyABKA0iJQoGUGxhY2VkEgwKBHNlYXQYASABKA0SDQoFcGxhY2UYAiABKA0iZgoIU2VhdExlZnQSDAoEc2VhdBgBIAEoDRINCgVwbGFjZRgCIAEoDRIPCgdzdGFydGVyGAMgASgNEhAKCHBhbGlmaWNvGAQgAygNEhEKBHdpbGQYBSABKA1IAIgBAUIHCgVfd2lsZCIrCgdSZXN1bHRzEiAKBHJvd3MYASADKAsyEi5kdWRvLnYxLlJlc3VsdFJvdyJWCglSZXN1bHRSb3cSDAoEc2VhdBgBIAEoDRIZCgNiaWQYAiABKAsyDC5kdWRvLnYxLkJpZBIOCgZhY3R1YWwYAyABKA0SEAoId2FzX3RydWUYBCABKAgiLAoLSGFuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoDRIPCgdzdGFydGVyGAIgASgNIikKCkhhbmRSb2xsZWQSDAoEc2VhdBgBIAEoDRINCgVjb3VudBgCIAEoDSImCghIYW5kU2VlbhIMCgRzZWF0GAEgASgNEgwKBGRpY2UYAiADKA0iPgoJRGljZVNob3duEgwKBHNlYXQYASABKA0SIwoEZGljZRgCIAMoCzIVLmR1ZG8udjEuUG9zaXRpb25GYWNlIi4KDFBvc2l0aW9uRmFjZRIQCghwb3NpdGlvbhgBIAEoDRIMCgRmYWNlGAIgASgNIlQKB0NsYWltZWQSDAoEc2VhdBgBIAEoDRIdCgZzcG9rZW4YAiABKAsyDS5kdWRvLnYxLkhhbmQSHAoFY2xhaW0YAyABKAsyDS5kdWRvLnYxLkhhbmQiHAoMSGFuZFJldmVhbGVkEgwKBGRpY2UYASADKA0ibAoQQ2hhbGxlbmdlU2V0dGxlZBIcCgVjbGFpbRgBIAEoCzINLmR1ZG8udjEuSGFuZBIbCgRoYW5kGAIgASgLMg0uZHVkby52MS5IYW5kEg4KBndpbm5lchgDIAEoDRINCgVsb3NlchgEIAEoDSIrCg1GaXZlQWNlc1RyaWVkEgwKBHNlYXQYASABKA0SDAoEbWFkZRgCIAEoCCI5CglDdXBDYXVnaHQSDAoEc2VhdBgBIAEoDRIOCgZjYXVnaHQYAiABKAgSDgoGZHJpbmtzGAMgASgNIicKCExpZmVMb3N0EgwKBHNlYXQYASABKA0SDQoFbGl2ZXMYAiABKA0iLQoNRG9nc0xpZmVUYWtlbhIMCgRzZWF0GAEgASgNEg4KBmJhcmtlZBgCIAEoCCJMCghHYW1lT3ZlchIRCglzdGFuZGluZ3MYASADKA0SDgoGcG9pbnRzGAIgAygDEg0KBW1vbmV5GAMgAygDEg4KBmRyaW5rcxgEIAMoDSL2AwoEVmlldxIRCgRzZWF0GAEgASgNSACIAQESDAoEb3ZlchgCIAEoCBINCgVyb3VuZBgDIAEoDRIPCgdzdGFydGVyGAQgASgNEhEKBHR1cm4YBSABKA1IAYgBARIkCgdwbGF5ZXJzGAYgAygLMhMuZHVkby52MS5QbGF5ZXJWaWV3Eg8KB215X2RpY2UYByADKA0SHwoIYWxsX2RpY2UYCCADKAsyDS5kdWRvLnYxLkRpY2USFQoNc2Vlc19hbGxfZGljZRgJIAEoCBIeCgZjbGFpbXMYCiADKAsyDi5kdWRvLnYxLkNsYWltEioKC2N1cnJlbnRfYmlkGAsgASgLMhAuZHVkby52MS5TZWF0QmlkSAKIAQESEQoEd2lsZBgMIAEoDUgDiAEBEhAKCHBhbGlmaWNvGA0gAygNEi4KC2xhc3RfcmVzdWx0GA4gASgLMhQuZHVkby52MS5Sb3VuZFJlc3VsdEgEiAEBEhEKCXN0YW5kaW5ncxgPIAMoDRIkCgRoYW5kGBAgASgLMhEuZHVkby52MS5IYW5kVmlld0gFiAEBEg0KBW1vdmVzGBEgASgEQgcKBV9zZWF0QgcKBV90dXJuQg4KDF9jdXJyZW50X2JpZEIHCgVfd2lsZEIOCgxfbGFzdF9yZXN1bHRCBwoFX2hhbmQihQIKClBsYXllclZpZXcSDAoEZGljZRgBIAEoDRIOCgZwdXNoZWQYAiADKA0SEgoFcGxhY2UYAyABKA1IAIgBARIMCgRsZWZ0GAQgASgIEhQKDGhhZF9wYWxpZmljbxgFIAEoCBISCgpleGFjdF91c2VkGAYgASgIEg0KBXNjb3JlGAcgASgDEg0KBW1vbmV5GAggASgDEg4KBmRyaW5rcxgJIAEoDRIQCgh3YXRjaGluZxgKIAEoCBIlCgpsYXN0X2d1ZXNzGAsgASgLMgwuZHVkby52MS5CaWRIAYgBARINCgVsaXZlcxgMIAEoDUIICgZfcGxhY2VCDQoLX2xhc3RfZ3Vlc3MifAoFQ2xhaW0SDAoEc2VhdBgBIAEoDRIbCgNiaWQYAiABKAsyDC5kdWRvLnYxLkJpZEgAEiAKCHB1c2hfYmlkGAMgASgLMgwuZHVkby52MS5CaWRIABIeCgRwYXNzGAQgASgLMg4uZHVkby52MS5FbXB0eUgAQgYKBGtpbmQiMgoHU2VhdEJpZBIMCgRzZWF0GAEgASgNEhkKA2JpZBgCIAEoCzIMLmR1ZG8udjEuQmlkIn0KC1JvdW5kUmVzdWx0Eg0KBXJvdW5kGAEgASgNEhsKBGRpY2UYAiADKAsyDS5kdWRvLnYxLkRpY2USIwoIc2hvd2Rvd24YAyABKAsyES5kdWRvLnYxLlNob3dkb3duEg4KBndpbm5lchgEIAEoDRINCgVsb3NlchgFIAEoDSKUAgoISGFuZFZpZXcSDgoGaG9sZGVyGAEgASgNEhAKCGFjY2VwdGVkGAIgASgIEgwKBGRpY2UYAyADKA0SDQoFc2hvd24YBCADKAgSJQoFY2xhaW0YBSABKAsyES5kdWRvLnYxLlNlYXRIYW5kSACIAQESFwoPcm9sbHNfdGhpc190dXJuGAYgASgNEhwKD2ZpdmVfYWNlc190cmllcxgHIAEoDUgBiAEBEh4KEWRvZ3NfbGlmZV9wZW5kaW5nGAggASgNSAKIAQESFwoPZG9nc19saWZlX3Rha2VuGAkgASgIQggKBl9jbGFpbUISChBfZml2ZV9hY2VzX3RyaWVzQhQKEl9kb2dzX2xpZmVfcGVuZGluZyI1CghTZWF0SGFuZBIMCgRzZWF0GAEgASgNEhsKBGhhbmQYAiABKAsyDS5kdWRvLnYxLkhhbmQiwwIKBUxlZ2FsEh8KBGJpZHMYASADKAsyES5kdWRvLnYxLkJpZFJhbmdlEgwKBHB1c2gYAiABKAgSDAoEcGFzcxgDIAEoCBIMCgRkdWRvGAQgAygNEg0KBWNhbHphGAUgASgIEg0KBXdhdGNoGAYgASgIEg4KBmFjY2VwdBgHIAEoCBInCgRyb2xsGAggASgLMhQuZHVkby52MS5Sb2xsT3B0aW9uc0gAiAEBEiYKCmNsYWltX2Zyb20YCSABKAsyDS5kdWRvLnYxLkhhbmRIAYgBARIRCglkb2dzX2xpZmUYCiABKAgSJAoIY2xhaW1fdG8YCyABKAsyDS5kdWRvLnYxLkhhbmRIAogBARISCgpjbGFpbV9oZWxkGAwgASgIQgcKBV9yb2xsQg0KC19jbGFpbV9mcm9tQgsKCV9jbGFpbV90byJECghCaWRSYW5nZRIMCgRmYWNlGAEgASgNEhQKDG1pbl9xdWFudGl0eRgCIAEoDRIUCgxtYXhfcXVhbnRpdHkYAyABKA0iPAoLUm9sbE9wdGlvbnMSCwoDYWxsGAEgASgIEhAKCG1heV9zaG93GAIgASgIEg4KBmRyaW5rcxgDIAEoDSpiCghMZWF2ZVdoeRISCg5MRUFWRV9XSFlfTEVGVBAAEhUKEUxFQVZFX1dIWV9SRU1PVkVEEAESEgoOTEVBVkVfV0hZX0FXQVkQAhIXChNMRUFWRV9XSFlfVElNRURfT1VUEANiBnByb3RvMw", [file_dudo_v1_rules]);
 
 /**
  * A claim that at least `quantity` dice on the table show `face`.
@@ -543,6 +543,12 @@ export type Event = Message<"dudo.v1.Event"> & {
      */
     value: CallWindowLapsed;
     case: "callWindowLapsed";
+  } | {
+    /**
+     * @generated from field: dudo.v1.SeatLeaving seat_leaving = 51;
+     */
+    value: SeatLeaving;
+    case: "seatLeaving";
   } | { case: undefined; value?: undefined };
 };
 
@@ -779,6 +785,37 @@ export const CallWindowLapsedSchema: GenMessage<CallWindowLapsed> = /*@__PURE__*
   messageDesc(file_dudo_v1_game, 16);
 
 /**
+ * A seat is taken out of the game, and why. `at_round_end`: the round had begun, so the seat
+ * plays it out by its default moves (at once, never asked to call) and leaves when it ends
+ * (a `seat_left` follows then); otherwise the `seat_left` follows now.
+ *
+ * @generated from message dudo.v1.SeatLeaving
+ */
+export type SeatLeaving = Message<"dudo.v1.SeatLeaving"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: dudo.v1.LeaveWhy why = 2;
+   */
+  why: LeaveWhy;
+
+  /**
+   * @generated from field: bool at_round_end = 3;
+   */
+  atRoundEnd: boolean;
+};
+
+/**
+ * Describes the message dudo.v1.SeatLeaving.
+ * Use `create(SeatLeavingSchema)` to create a new message.
+ */
+export const SeatLeavingSchema: GenMessage<SeatLeaving> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_game, 17);
+
+/**
  * @generated from message dudo.v1.SeatOnly
  */
 export type SeatOnly = Message<"dudo.v1.SeatOnly"> & {
@@ -793,7 +830,7 @@ export type SeatOnly = Message<"dudo.v1.SeatOnly"> & {
  * Use `create(SeatOnlySchema)` to create a new message.
  */
 export const SeatOnlySchema: GenMessage<SeatOnly> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 17);
+  messageDesc(file_dudo_v1_game, 18);
 
 /**
  * @generated from message dudo.v1.GameStarted
@@ -815,7 +852,7 @@ export type GameStarted = Message<"dudo.v1.GameStarted"> & {
  * Use `create(GameStartedSchema)` to create a new message.
  */
 export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 18);
+  messageDesc(file_dudo_v1_game, 19);
 
 /**
  * @generated from message dudo.v1.RollOff
@@ -832,7 +869,7 @@ export type RollOff = Message<"dudo.v1.RollOff"> & {
  * Use `create(RollOffSchema)` to create a new message.
  */
 export const RollOffSchema: GenMessage<RollOff> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 19);
+  messageDesc(file_dudo_v1_game, 20);
 
 /**
  * @generated from message dudo.v1.SeatFace
@@ -854,7 +891,7 @@ export type SeatFace = Message<"dudo.v1.SeatFace"> & {
  * Use `create(SeatFaceSchema)` to create a new message.
  */
 export const SeatFaceSchema: GenMessage<SeatFace> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 20);
+  messageDesc(file_dudo_v1_game, 21);
 
 /**
  * @generated from message dudo.v1.RoundStarted
@@ -891,7 +928,7 @@ export type RoundStarted = Message<"dudo.v1.RoundStarted"> & {
  * Use `create(RoundStartedSchema)` to create a new message.
  */
 export const RoundStartedSchema: GenMessage<RoundStarted> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 21);
+  messageDesc(file_dudo_v1_game, 22);
 
 /**
  * A seat's dice: 0 is a die hidden from its owner (fibbing).
@@ -915,7 +952,7 @@ export type DiceRolled = Message<"dudo.v1.DiceRolled"> & {
  * Use `create(DiceRolledSchema)` to create a new message.
  */
 export const DiceRolledSchema: GenMessage<DiceRolled> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 22);
+  messageDesc(file_dudo_v1_game, 23);
 
 /**
  * @generated from message dudo.v1.BidMade
@@ -937,7 +974,7 @@ export type BidMade = Message<"dudo.v1.BidMade"> & {
  * Use `create(BidMadeSchema)` to create a new message.
  */
 export const BidMadeSchema: GenMessage<BidMade> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 23);
+  messageDesc(file_dudo_v1_game, 24);
 
 /**
  * @generated from message dudo.v1.DicePushed
@@ -959,7 +996,7 @@ export type DicePushed = Message<"dudo.v1.DicePushed"> & {
  * Use `create(DicePushedSchema)` to create a new message.
  */
 export const DicePushedSchema: GenMessage<DicePushed> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 24);
+  messageDesc(file_dudo_v1_game, 25);
 
 /**
  * @generated from message dudo.v1.DudoCalled
@@ -981,7 +1018,7 @@ export type DudoCalled = Message<"dudo.v1.DudoCalled"> & {
  * Use `create(DudoCalledSchema)` to create a new message.
  */
 export const DudoCalledSchema: GenMessage<DudoCalled> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 25);
+  messageDesc(file_dudo_v1_game, 26);
 
 /**
  * @generated from message dudo.v1.DiceRevealed
@@ -1021,7 +1058,7 @@ export type DiceRevealed = Message<"dudo.v1.DiceRevealed"> & {
  * Use `create(DiceRevealedSchema)` to create a new message.
  */
 export const DiceRevealedSchema: GenMessage<DiceRevealed> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 26);
+  messageDesc(file_dudo_v1_game, 27);
 
 /**
  * @generated from message dudo.v1.CountedDice
@@ -1045,7 +1082,7 @@ export type CountedDice = Message<"dudo.v1.CountedDice"> & {
  * Use `create(CountedDiceSchema)` to create a new message.
  */
 export const CountedDiceSchema: GenMessage<CountedDice> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 27);
+  messageDesc(file_dudo_v1_game, 28);
 
 /**
  * @generated from message dudo.v1.Dice
@@ -1062,7 +1099,7 @@ export type Dice = Message<"dudo.v1.Dice"> & {
  * Use `create(DiceSchema)` to create a new message.
  */
 export const DiceSchema: GenMessage<Dice> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 28);
+  messageDesc(file_dudo_v1_game, 29);
 
 /**
  * @generated from message dudo.v1.Showdown
@@ -1103,7 +1140,7 @@ export type Showdown = Message<"dudo.v1.Showdown"> & {
  * Use `create(ShowdownSchema)` to create a new message.
  */
 export const ShowdownSchema: GenMessage<Showdown> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 29);
+  messageDesc(file_dudo_v1_game, 30);
 
 /**
  * @generated from message dudo.v1.BidCount
@@ -1125,7 +1162,7 @@ export type BidCount = Message<"dudo.v1.BidCount"> & {
  * Use `create(BidCountSchema)` to create a new message.
  */
 export const BidCountSchema: GenMessage<BidCount> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 30);
+  messageDesc(file_dudo_v1_game, 31);
 
 /**
  * @generated from message dudo.v1.RoundSettled
@@ -1152,7 +1189,7 @@ export type RoundSettled = Message<"dudo.v1.RoundSettled"> & {
  * Use `create(RoundSettledSchema)` to create a new message.
  */
 export const RoundSettledSchema: GenMessage<RoundSettled> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 31);
+  messageDesc(file_dudo_v1_game, 32);
 
 /**
  * @generated from message dudo.v1.DiceLost
@@ -1179,7 +1216,7 @@ export type DiceLost = Message<"dudo.v1.DiceLost"> & {
  * Use `create(DiceLostSchema)` to create a new message.
  */
 export const DiceLostSchema: GenMessage<DiceLost> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 32);
+  messageDesc(file_dudo_v1_game, 33);
 
 /**
  * @generated from message dudo.v1.DiceWon
@@ -1206,7 +1243,7 @@ export type DiceWon = Message<"dudo.v1.DiceWon"> & {
  * Use `create(DiceWonSchema)` to create a new message.
  */
 export const DiceWonSchema: GenMessage<DiceWon> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 33);
+  messageDesc(file_dudo_v1_game, 34);
 
 /**
  * @generated from message dudo.v1.DiceGiven
@@ -1233,7 +1270,7 @@ export type DiceGiven = Message<"dudo.v1.DiceGiven"> & {
  * Use `create(DiceGivenSchema)` to create a new message.
  */
 export const DiceGivenSchema: GenMessage<DiceGiven> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 34);
+  messageDesc(file_dudo_v1_game, 35);
 
 /**
  * @generated from message dudo.v1.Scored
@@ -1265,7 +1302,7 @@ export type Scored = Message<"dudo.v1.Scored"> & {
  * Use `create(ScoredSchema)` to create a new message.
  */
 export const ScoredSchema: GenMessage<Scored> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 35);
+  messageDesc(file_dudo_v1_game, 36);
 
 /**
  * @generated from message dudo.v1.Paid
@@ -1292,7 +1329,7 @@ export type Paid = Message<"dudo.v1.Paid"> & {
  * Use `create(PaidSchema)` to create a new message.
  */
 export const PaidSchema: GenMessage<Paid> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 36);
+  messageDesc(file_dudo_v1_game, 37);
 
 /**
  * @generated from message dudo.v1.Drank
@@ -1319,7 +1356,7 @@ export type Drank = Message<"dudo.v1.Drank"> & {
  * Use `create(DrankSchema)` to create a new message.
  */
 export const DrankSchema: GenMessage<Drank> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 37);
+  messageDesc(file_dudo_v1_game, 38);
 
 /**
  * @generated from message dudo.v1.Placed
@@ -1341,7 +1378,7 @@ export type Placed = Message<"dudo.v1.Placed"> & {
  * Use `create(PlacedSchema)` to create a new message.
  */
 export const PlacedSchema: GenMessage<Placed> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 38);
+  messageDesc(file_dudo_v1_game, 39);
 
 /**
  * @generated from message dudo.v1.SeatLeft
@@ -1378,7 +1415,7 @@ export type SeatLeft = Message<"dudo.v1.SeatLeft"> & {
  * Use `create(SeatLeftSchema)` to create a new message.
  */
 export const SeatLeftSchema: GenMessage<SeatLeft> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 39);
+  messageDesc(file_dudo_v1_game, 40);
 
 /**
  * Seed 000's results table: every bid of the round with its true count.
@@ -1397,7 +1434,7 @@ export type Results = Message<"dudo.v1.Results"> & {
  * Use `create(ResultsSchema)` to create a new message.
  */
 export const ResultsSchema: GenMessage<Results> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 40);
+  messageDesc(file_dudo_v1_game, 41);
 
 /**
  * @generated from message dudo.v1.ResultRow
@@ -1429,7 +1466,7 @@ export type ResultRow = Message<"dudo.v1.ResultRow"> & {
  * Use `create(ResultRowSchema)` to create a new message.
  */
 export const ResultRowSchema: GenMessage<ResultRow> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 41);
+  messageDesc(file_dudo_v1_game, 42);
 
 /**
  * @generated from message dudo.v1.HandStarted
@@ -1451,7 +1488,7 @@ export type HandStarted = Message<"dudo.v1.HandStarted"> & {
  * Use `create(HandStartedSchema)` to create a new message.
  */
 export const HandStartedSchema: GenMessage<HandStarted> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 42);
+  messageDesc(file_dudo_v1_game, 43);
 
 /**
  * @generated from message dudo.v1.HandRolled
@@ -1473,7 +1510,7 @@ export type HandRolled = Message<"dudo.v1.HandRolled"> & {
  * Use `create(HandRolledSchema)` to create a new message.
  */
 export const HandRolledSchema: GenMessage<HandRolled> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 43);
+  messageDesc(file_dudo_v1_game, 44);
 
 /**
  * @generated from message dudo.v1.HandSeen
@@ -1495,7 +1532,7 @@ export type HandSeen = Message<"dudo.v1.HandSeen"> & {
  * Use `create(HandSeenSchema)` to create a new message.
  */
 export const HandSeenSchema: GenMessage<HandSeen> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 44);
+  messageDesc(file_dudo_v1_game, 45);
 
 /**
  * @generated from message dudo.v1.DiceShown
@@ -1517,7 +1554,7 @@ export type DiceShown = Message<"dudo.v1.DiceShown"> & {
  * Use `create(DiceShownSchema)` to create a new message.
  */
 export const DiceShownSchema: GenMessage<DiceShown> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 45);
+  messageDesc(file_dudo_v1_game, 46);
 
 /**
  * @generated from message dudo.v1.PositionFace
@@ -1539,7 +1576,7 @@ export type PositionFace = Message<"dudo.v1.PositionFace"> & {
  * Use `create(PositionFaceSchema)` to create a new message.
  */
 export const PositionFaceSchema: GenMessage<PositionFace> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 46);
+  messageDesc(file_dudo_v1_game, 47);
 
 /**
  * @generated from message dudo.v1.Claimed
@@ -1566,7 +1603,7 @@ export type Claimed = Message<"dudo.v1.Claimed"> & {
  * Use `create(ClaimedSchema)` to create a new message.
  */
 export const ClaimedSchema: GenMessage<Claimed> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 47);
+  messageDesc(file_dudo_v1_game, 48);
 
 /**
  * @generated from message dudo.v1.HandRevealed
@@ -1583,7 +1620,7 @@ export type HandRevealed = Message<"dudo.v1.HandRevealed"> & {
  * Use `create(HandRevealedSchema)` to create a new message.
  */
 export const HandRevealedSchema: GenMessage<HandRevealed> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 48);
+  messageDesc(file_dudo_v1_game, 49);
 
 /**
  * @generated from message dudo.v1.ChallengeSettled
@@ -1615,7 +1652,7 @@ export type ChallengeSettled = Message<"dudo.v1.ChallengeSettled"> & {
  * Use `create(ChallengeSettledSchema)` to create a new message.
  */
 export const ChallengeSettledSchema: GenMessage<ChallengeSettled> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 49);
+  messageDesc(file_dudo_v1_game, 50);
 
 /**
  * @generated from message dudo.v1.FiveAcesTried
@@ -1637,7 +1674,7 @@ export type FiveAcesTried = Message<"dudo.v1.FiveAcesTried"> & {
  * Use `create(FiveAcesTriedSchema)` to create a new message.
  */
 export const FiveAcesTriedSchema: GenMessage<FiveAcesTried> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 50);
+  messageDesc(file_dudo_v1_game, 51);
 
 /**
  * @generated from message dudo.v1.CupCaught
@@ -1664,7 +1701,7 @@ export type CupCaught = Message<"dudo.v1.CupCaught"> & {
  * Use `create(CupCaughtSchema)` to create a new message.
  */
 export const CupCaughtSchema: GenMessage<CupCaught> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 51);
+  messageDesc(file_dudo_v1_game, 52);
 
 /**
  * @generated from message dudo.v1.LifeLost
@@ -1686,7 +1723,7 @@ export type LifeLost = Message<"dudo.v1.LifeLost"> & {
  * Use `create(LifeLostSchema)` to create a new message.
  */
 export const LifeLostSchema: GenMessage<LifeLost> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 52);
+  messageDesc(file_dudo_v1_game, 53);
 
 /**
  * @generated from message dudo.v1.DogsLifeTaken
@@ -1708,7 +1745,7 @@ export type DogsLifeTaken = Message<"dudo.v1.DogsLifeTaken"> & {
  * Use `create(DogsLifeTakenSchema)` to create a new message.
  */
 export const DogsLifeTakenSchema: GenMessage<DogsLifeTaken> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 53);
+  messageDesc(file_dudo_v1_game, 54);
 
 /**
  * @generated from message dudo.v1.GameOver
@@ -1740,7 +1777,7 @@ export type GameOver = Message<"dudo.v1.GameOver"> & {
  * Use `create(GameOverSchema)` to create a new message.
  */
 export const GameOverSchema: GenMessage<GameOver> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 54);
+  messageDesc(file_dudo_v1_game, 55);
 
 /**
  * What one seat, or a spectator, may know (dudo_rules::View).
@@ -1846,7 +1883,7 @@ export type View = Message<"dudo.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 55);
+  messageDesc(file_dudo_v1_game, 56);
 
 /**
  * @generated from message dudo.v1.PlayerView
@@ -1918,7 +1955,7 @@ export type PlayerView = Message<"dudo.v1.PlayerView"> & {
  * Use `create(PlayerViewSchema)` to create a new message.
  */
 export const PlayerViewSchema: GenMessage<PlayerView> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 56);
+  messageDesc(file_dudo_v1_game, 57);
 
 /**
  * @generated from message dudo.v1.Claim
@@ -1958,7 +1995,7 @@ export type Claim = Message<"dudo.v1.Claim"> & {
  * Use `create(ClaimSchema)` to create a new message.
  */
 export const ClaimSchema: GenMessage<Claim> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 57);
+  messageDesc(file_dudo_v1_game, 58);
 
 /**
  * @generated from message dudo.v1.SeatBid
@@ -1980,7 +2017,7 @@ export type SeatBid = Message<"dudo.v1.SeatBid"> & {
  * Use `create(SeatBidSchema)` to create a new message.
  */
 export const SeatBidSchema: GenMessage<SeatBid> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 58);
+  messageDesc(file_dudo_v1_game, 59);
 
 /**
  * @generated from message dudo.v1.RoundResult
@@ -2017,7 +2054,7 @@ export type RoundResult = Message<"dudo.v1.RoundResult"> & {
  * Use `create(RoundResultSchema)` to create a new message.
  */
 export const RoundResultSchema: GenMessage<RoundResult> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 59);
+  messageDesc(file_dudo_v1_game, 60);
 
 /**
  * @generated from message dudo.v1.HandView
@@ -2076,7 +2113,7 @@ export type HandView = Message<"dudo.v1.HandView"> & {
  * Use `create(HandViewSchema)` to create a new message.
  */
 export const HandViewSchema: GenMessage<HandView> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 60);
+  messageDesc(file_dudo_v1_game, 61);
 
 /**
  * @generated from message dudo.v1.SeatHand
@@ -2098,7 +2135,7 @@ export type SeatHand = Message<"dudo.v1.SeatHand"> & {
  * Use `create(SeatHandSchema)` to create a new message.
  */
 export const SeatHandSchema: GenMessage<SeatHand> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 61);
+  messageDesc(file_dudo_v1_game, 62);
 
 /**
  * Everything one seat may do now (dudo_rules::Legal).
@@ -2180,7 +2217,7 @@ export type Legal = Message<"dudo.v1.Legal"> & {
  * Use `create(LegalSchema)` to create a new message.
  */
 export const LegalSchema: GenMessage<Legal> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 62);
+  messageDesc(file_dudo_v1_game, 63);
 
 /**
  * Every quantity from min_quantity to max_quantity of face is a legal bid.
@@ -2209,7 +2246,7 @@ export type BidRange = Message<"dudo.v1.BidRange"> & {
  * Use `create(BidRangeSchema)` to create a new message.
  */
 export const BidRangeSchema: GenMessage<BidRange> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 63);
+  messageDesc(file_dudo_v1_game, 64);
 
 /**
  * @generated from message dudo.v1.RollOptions
@@ -2236,5 +2273,44 @@ export type RollOptions = Message<"dudo.v1.RollOptions"> & {
  * Use `create(RollOptionsSchema)` to create a new message.
  */
 export const RollOptionsSchema: GenMessage<RollOptions> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_game, 64);
+  messageDesc(file_dudo_v1_game, 65);
+
+/**
+ * @generated from enum dudo.v1.LeaveWhy
+ */
+export enum LeaveWhy {
+  /**
+   * The player left.
+   *
+   * @generated from enum value: LEAVE_WHY_LEFT = 0;
+   */
+  LEFT = 0,
+
+  /**
+   * The host removed them.
+   *
+   * @generated from enum value: LEAVE_WHY_REMOVED = 1;
+   */
+  REMOVED = 1,
+
+  /**
+   * Away (no stream open) for a whole round.
+   *
+   * @generated from enum value: LEAVE_WHY_AWAY = 2;
+   */
+  AWAY = 2,
+
+  /**
+   * Their clock ran out on two moves in a row.
+   *
+   * @generated from enum value: LEAVE_WHY_TIMED_OUT = 3;
+   */
+  TIMED_OUT = 3,
+}
+
+/**
+ * Describes the enum dudo.v1.LeaveWhy.
+ */
+export const LeaveWhySchema: GenEnum<LeaveWhy> = /*@__PURE__*/
+  enumDesc(file_dudo_v1_game, 0);
 

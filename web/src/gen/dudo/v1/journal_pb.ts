@@ -13,7 +13,7 @@ import type { RuleSet } from "./rules_pb";
 import { file_dudo_v1_rules } from "./rules_pb";
 import type { AccountKind } from "./service_pb";
 import { file_dudo_v1_service } from "./service_pb";
-import type { Action, CallWindowLapsed, GameStop_Why } from "./game_pb";
+import type { Action, CallWindowLapsed, GameStop_Why, LeaveWhy, SeatLeaving } from "./game_pb";
 import { file_dudo_v1_game } from "./game_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file dudo/v1/journal.proto.
  */
 export const file_dudo_v1_journal: GenFile = /*@__PURE__*/
-  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEipQMKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASFAoMYmFua3NfbWlsbGlzGAggAygEQgcKBWVudHJ5IowDCgxUYWJsZUNyZWF0ZWQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIfCgVydWxlcxgDIAEoCzIQLmR1ZG8udjEuUnVsZVNldBIQCghjYXBhY2l0eRgEIAEoDRIRCgRzZWVkGAUgASgESACIAQESEwoLbW92ZV9taWxsaXMYBiABKAQSEwoLYmFua19taWxsaXMYByABKAQSGAoQYm90X3RoaW5rX21pbGxpcxgIIAEoBBIaChJhY3Rpb25zX3Blcl9zZWNvbmQYCSABKA0SEwoLc2FsdF9zZWNyZXQYCiABKAwSEwoLcmF0aW5nX3Bvb2wYCyABKAkSFwoPaG9zdF90b2tlbl9oYXNoGAwgASgMEhoKEmNhbGxfd2luZG93X21pbGxpcxgNIAEoBBIWCg5sYXBzZXNfY291bnRlZBgOIAEoCBIVCg1mb3JmZWl0X3NlYXRzGA8gAygNEg4KBmhpZGRlbhgQIAEoCBIVCg11bmFza2VkX3NlYXRzGBEgAygNQgcKBV9zZWVkIo0BCgpTZWF0Sm9pbmVkEgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDBILCgNib3QYAyABKAkSEAoIYm90X3NlZWQYBCABKAQSEgoKYWNjb3VudF9pZBgFIAEoCRIqCgxhY2NvdW50X2tpbmQYBiABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kIi8KDFJ1bGVzQ2hhbmdlZBIfCgVydWxlcxgBIAEoCzIQLmR1ZG8udjEuUnVsZVNldCIqCglHYW1lQmVndW4SDAoEc2VlZBgBIAEoDBIPCgdnYW1lX2lkGAIgASgJIkwKCE1vdmVNYWRlEgwKBHNlYXQYASABKA0SHwoGYWN0aW9uGAIgASgLMg8uZHVkby52MS5BY3Rpb24SEQoJdGltZWRfb3V0GAMgASgIIhsKC1NlYXRSZW1vdmVkEgwKBHNlYXQYASABKA0iDAoKVGFibGVSZXNldCJACgtHYW1lU3RvcHBlZBIiCgN3aHkYASABKA4yFS5kdWRvLnYxLkdhbWVTdG9wLldoeRINCgVsaW1pdBgCIAEoBGIGcHJvdG8z", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
+  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEizgMKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASJwoHbGVhdmluZxgLIAEoCzIULmR1ZG8udjEuU2VhdExlYXZpbmdIABIUCgxiYW5rc19taWxsaXMYCCADKARCBwoFZW50cnkijAMKDFRhYmxlQ3JlYXRlZBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJEh8KBXJ1bGVzGAMgASgLMhAuZHVkby52MS5SdWxlU2V0EhAKCGNhcGFjaXR5GAQgASgNEhEKBHNlZWQYBSABKARIAIgBARITCgttb3ZlX21pbGxpcxgGIAEoBBITCgtiYW5rX21pbGxpcxgHIAEoBBIYChBib3RfdGhpbmtfbWlsbGlzGAggASgEEhoKEmFjdGlvbnNfcGVyX3NlY29uZBgJIAEoDRITCgtzYWx0X3NlY3JldBgKIAEoDBITCgtyYXRpbmdfcG9vbBgLIAEoCRIXCg9ob3N0X3Rva2VuX2hhc2gYDCABKAwSGgoSY2FsbF93aW5kb3dfbWlsbGlzGA0gASgEEhYKDmxhcHNlc19jb3VudGVkGA4gASgIEhUKDWZvcmZlaXRfc2VhdHMYDyADKA0SDgoGaGlkZGVuGBAgASgIEhUKDXVuYXNrZWRfc2VhdHMYESADKA1CBwoFX3NlZWQijQEKClNlYXRKb2luZWQSDAoEbmFtZRgBIAEoCRISCgp0b2tlbl9oYXNoGAIgASgMEgsKA2JvdBgDIAEoCRIQCghib3Rfc2VlZBgEIAEoBBISCgphY2NvdW50X2lkGAUgASgJEioKDGFjY291bnRfa2luZBgGIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQiLwoMUnVsZXNDaGFuZ2VkEh8KBXJ1bGVzGAEgASgLMhAuZHVkby52MS5SdWxlU2V0IioKCUdhbWVCZWd1bhIMCgRzZWVkGAEgASgMEg8KB2dhbWVfaWQYAiABKAkiTAoITW92ZU1hZGUSDAoEc2VhdBgBIAEoDRIfCgZhY3Rpb24YAiABKAsyDy5kdWRvLnYxLkFjdGlvbhIRCgl0aW1lZF9vdXQYAyABKAgiSAoLU2VhdFJlbW92ZWQSDAoEc2VhdBgBIAEoDRIjCgN3aHkYAiABKA4yES5kdWRvLnYxLkxlYXZlV2h5SACIAQFCBgoEX3doeSIMCgpUYWJsZVJlc2V0IkAKC0dhbWVTdG9wcGVkEiIKA3doeRgBIAEoDjIVLmR1ZG8udjEuR2FtZVN0b3AuV2h5Eg0KBWxpbWl0GAIgASgEYgZwcm90bzM", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
 
 /**
  * @generated from message dudo.v1.JournalEntry
@@ -84,6 +84,15 @@ export type JournalEntry = Message<"dudo.v1.JournalEntry"> & {
      */
     value: CallWindowLapsed;
     case: "windowLapsed";
+  } | {
+    /**
+     * A seat asked to leave (or be taken out) mid-round: it plays the round out by its
+     * default moves; its `removed` entry follows when the round ends.
+     *
+     * @generated from field: dudo.v1.SeatLeaving leaving = 11;
+     */
+    value: SeatLeaving;
+    case: "leaving";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -345,6 +354,14 @@ export type SeatRemoved = Message<"dudo.v1.SeatRemoved"> & {
    * @generated from field: uint32 seat = 1;
    */
   seat: number;
+
+  /**
+   * Why, during a game (the event the others were told); absent in entries written before
+   * it was kept, which are replayed without that event.
+   *
+   * @generated from field: optional dudo.v1.LeaveWhy why = 2;
+   */
+  why?: LeaveWhy | undefined;
 };
 
 /**
