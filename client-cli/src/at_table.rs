@@ -26,7 +26,7 @@ const HELP: &[&str] = &[
     "Tab completes the calls you may make now.",
     "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
     "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT` (the seat's number, as `who` and `status` show it), `reset`, `again`.",
-    "Anyone: `leave` (before the start, or before the first call of a round).",
+    "Anyone: `leave`, at any time: after a round's first bid your moves are played by default until it ends, then your seat goes. The host's `remove SEAT` works the same way.",
 ];
 
 /// Seconds left at which the countdown says so.
@@ -284,6 +284,11 @@ impl AtTable {
                 self.out.line(format!("{name} leaves the table"));
             }
         }
+        if !self.table.id.is_empty() {
+            for line in crate::presence::changes(&self.table, &table) {
+                self.out.line(self.style.dim(&line));
+            }
+        }
         // A seat number can change before the start (someone left): the table says which is ours.
         self.players = players;
         self.rules = rules;
@@ -311,6 +316,14 @@ impl AtTable {
         self.out.line(self.style.yellow(&format!("{who} changed {}.", render::and_list(&changes))));
     }
 
+    /// The names the board shows: each with its presence mark ("Ben (away 2 min)").
+    fn status_names(&self) -> Vec<String> {
+        let now = SystemTime::now();
+        let mark =
+            |s: usize| self.table.players.get(s).map(|p| crate::presence::mark(p, now)).unwrap_or_default();
+        self.players.iter().enumerate().map(|(s, n)| format!("{n}{}", mark(s))).collect()
+    }
+
     /// Who sits where, by the seat numbers `remove SEAT` takes.
     fn seat_list(&self) -> String {
         let seated: Vec<String> = self
@@ -324,7 +337,8 @@ impl AtTable {
                     (false, true) => " (host)",
                     (false, false) => "",
                 };
-                format!("seat {s} {n}{marks}")
+                let here = self.table.players.get(s).map(|p| crate::presence::mark(p, SystemTime::now()));
+                format!("seat {s} {n}{marks}{}", here.unwrap_or_default())
             })
             .collect();
         seated.join(", ")
@@ -385,7 +399,7 @@ impl AtTable {
                         self.out.lines(render::status(
                             &v,
                             &self.rules,
-                            &self.players,
+                            &self.status_names(),
                             self.host(),
                             self.style,
                         ));
@@ -554,7 +568,13 @@ impl AtTable {
             // Joining again shows the game in its snapshot: not a second time here.
             if !std::mem::take(&mut self.shown) {
                 self.out.line(String::new());
-                self.out.lines(render::status(&p.view, &self.rules, &self.players, self.host(), self.style));
+                self.out.lines(render::status(
+                    &p.view,
+                    &self.rules,
+                    &self.status_names(),
+                    self.host(),
+                    self.style,
+                ));
             }
             self.out.line(render::hint(&p.legal, &self.rules, self.style));
             let clock = match p.deadline.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
@@ -686,7 +706,13 @@ impl AtTable {
             "quit" | "exit" => return self.ask_to_leave(),
             "status" => match &self.view {
                 Some(v) if self.table.state != pb::TableState::Waiting as i32 => {
-                    self.out.lines(render::status(v, &self.rules, &self.players, self.host(), self.style));
+                    self.out.lines(render::status(
+                        v,
+                        &self.rules,
+                        &self.status_names(),
+                        self.host(),
+                        self.style,
+                    ));
                     if let Some(p) = &self.prompt {
                         self.out.line(render::hint(&p.legal, &self.rules, self.style));
                     }
@@ -807,9 +833,14 @@ impl AtTable {
                 Err(e) => Err(e),
             },
             "leave" => match client.leave(&key).await {
-                Ok(_) => {
+                Ok(info) => {
                     crate::seats::forget(client.addr(), &key.table, Some(&key.token));
-                    self.out.line("You left the table.");
+                    let mid_round = info.players.get(key.seat as usize).is_some_and(|p| p.leaving);
+                    self.out.line(if mid_round {
+                        "You left the table: your moves are played by default until this round ends."
+                    } else {
+                        "You left the table."
+                    });
                     return Some(Exit::Left);
                 }
                 Err(e) => Err(e),

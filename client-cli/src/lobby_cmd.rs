@@ -116,7 +116,8 @@ pub enum HostCommand {
     Start,
     /// Who sits at each seat: the numbers `remove` takes.
     Who,
-    /// Take a seat out (before the start, or before the first call of a round).
+    /// Take a seat out, at any time (after a round's first call it plays the round out by
+    /// its default moves, then goes).
     Remove { seat: u32 },
     /// Back to waiting, with the same seats and rules.
     Reset,

@@ -14,6 +14,7 @@ mod ladder_cmd;
 mod lobby_cmd;
 mod net;
 mod play;
+mod presence;
 mod render;
 mod rules_cmd;
 mod script_cmd;

@@ -179,7 +179,8 @@ pub fn seats_line(t: &pb::TableInfo) -> String {
         .map(|p| {
             let name = crate::render::account_name(&p.name, p.account);
             let host = if p.seat == t.host { " (host)" } else { "" };
-            format!("seat {} {name}{host}", p.seat)
+            let here = crate::presence::mark(p, std::time::SystemTime::now());
+            format!("seat {} {name}{host}{here}", p.seat)
         })
         .collect();
     if seated.is_empty() {
