@@ -80,6 +80,14 @@ struct Args {
     /// it (a finished or abandoned table otherwise stays for ever).
     #[arg(long, env = "DUDO_IDLE_TABLE_SECONDS", default_value_t = 1800)]
     idle_table_seconds: u64,
+    /// The turn clock of a table made without one asked for (the page's and `dudo create`'s
+    /// default), in milliseconds a move: a player who walks away has their default move made
+    /// when it runs out. 0: such tables have no clock.
+    #[arg(long, env = "DUDO_DEFAULT_MOVE_MS", default_value_t = 60_000)]
+    default_move_ms: u32,
+    /// The time bank of such a table, in milliseconds a seat.
+    #[arg(long, env = "DUDO_DEFAULT_BANK_MS", default_value_t = 60_000)]
+    default_bank_ms: u32,
     /// Forget a closed table's journal this many days after it closed (0: keep them all).
     /// Finished games keep their own records, replays included.
     #[arg(long, env = "DUDO_KEEP_CLOSED_TABLES_DAYS", default_value_t = 7)]
@@ -294,6 +302,10 @@ async fn main() -> anyhow::Result<()> {
         memory_per_address: args.memory_per_address_mib.saturating_mul(1024 * 1024),
         max_message_bytes: args.max_message_bytes,
         idle_table: std::time::Duration::from_secs(args.idle_table_seconds),
+        default_clock: dudo_server::node::DefaultClock {
+            move_millis: args.default_move_ms,
+            bank_millis: args.default_bank_ms,
+        },
         keep_closed_tables: std::time::Duration::from_secs(
             args.keep_closed_tables_days.saturating_mul(24 * 60 * 60),
         ),

@@ -1,8 +1,8 @@
 //! The browser pages, in a real browser: the scripts in `tests/browser/` (`game.mjs` a
-//! common-hand game, `hands.mjs` the hand games and the points game, `pages.mjs` the ladder
-//! and replays) drive Debian's chromium with playwright-core against a real `dudo-server`.
-//! Without chromium or Node the tests say so and skip, unless `DUDO_REQUIRE_BROWSER=1` (CI)
-//! makes that a failure.
+//! common-hand game, `night.mjs` a game night nobody can freeze, `hands.mjs` the hand games
+//! and the points game, `pages.mjs` the ladder and replays) drive Debian's chromium with
+//! playwright-core against a real `dudo-server`. Without chromium or Node the tests say so
+//! and skip, unless `DUDO_REQUIRE_BROWSER=1` (CI) makes that a failure.
 
 use dudo_tests::{binary, root, skipped, start_server};
 
@@ -53,6 +53,20 @@ fn two_people_a_bot_and_a_spectator_play_a_game_in_browsers() {
     args.extend(shots.as_deref());
     let said = run_script(&node, "game.mjs", &args);
     assert!(said.contains("a whole game"), "{said}");
+}
+
+/// A game night nobody can freeze: tables made from the page get the server's game-night
+/// clock; Enter and Space in a call window make no call; a player who closes the tab
+/// mid-round is shown away and the game goes on to its end with no host action; the host
+/// removes a player after a round's first bid and the seat plays the round out first.
+#[test]
+fn a_game_night_in_browsers_that_nobody_can_freeze() {
+    let Some(node) = browser_or_skip("a_game_night_in_browsers_that_nobody_can_freeze") else { return };
+    // A short game-night clock, so a player who walks away costs the test seconds.
+    let flags = ["--db", "none", "--default-move-ms", "1500", "--default-bank-ms", "0"];
+    let server = start_server(&binary("dudo-server"), &flags).unwrap();
+    let said = run_script(&node, "night.mjs", &[server.addr.as_str()]);
+    assert!(said.contains("a game night nobody could freeze"), "{said}");
 }
 
 /// Every individual-hand game and the points game, played whole from the page against a bot

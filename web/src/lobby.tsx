@@ -54,7 +54,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
   const rules = chosen?.rules;
   const [options, setOptions] = useState<Options | undefined>();
   const [other, setOther] = useState("");
-  const [clock, setClock] = useState(60);
+  const [clock, setClock] = useState(-1);
   const [error, setError] = useState<string>();
   useEffect(() => {
     if (!rules) return;
@@ -80,7 +80,7 @@ function CreateForm({ presets }: { presets: Preset[] }) {
             name,
             seats,
             settings,
-            moveMillis: clock * 1000,
+            moveMillis: clock < 0 ? undefined : clock * 1000,
             timeBankMillis: clock > 0 ? 60_000 : 0,
           });
           rememberName(name);

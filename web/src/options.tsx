@@ -98,13 +98,15 @@ export function HostOptions({ options, set, rules }: { options: Options; set: (o
   );
 }
 
-/** The turn clock, in seconds a move (0: none). With a clock, a player who walks away has
- * their default move made when it runs out, and is taken out after a whole round away. */
+/** The turn clock, in seconds a move (0: none; -1: the server's own, 60 s a move and a 60 s
+ * bank unless its operator chose another). With a clock, a player who walks away has their
+ * default move made when it runs out, and is taken out after a whole round away. */
 export function ClockChoice({ value, set }: { value: number; set: (secs: number) => void }) {
   return (
     <label>
       Clock{" "}
       <select value={String(value)} onChange={(e) => set(Number(e.currentTarget.value))} aria-describedby="clock-said">
+        <option value="-1">the server's (usually 60 s a move)</option>
         <option value="30">30 s a move</option>
         <option value="60">60 s a move</option>
         <option value="120">2 min a move</option>
@@ -112,8 +114,8 @@ export function ClockChoice({ value, set }: { value: number; set: (secs: number)
         <option value="0">no clock</option>
       </select>{" "}
       <span id="clock-said" class="summary">
-        {value > 0
-          ? "plus a 60 s bank each; when it runs out the default move is made, so nobody can freeze the game"
+        {value !== 0
+          ? "plus a bank each; when it runs out the default move is made, so nobody can freeze the game"
           : "nobody's moves are ever made for them: a player who walks away holds the game up until you remove them"}
       </span>
     </label>

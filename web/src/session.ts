@@ -18,7 +18,7 @@ import {
   type Results,
   type View,
 } from "./gen/dudo/v1/game_pb";
-import { TableState as WireState, type PlayUpdate, type Prompt, type TableInfo } from "./gen/dudo/v1/service_pb";
+import { Reseated_Why, TableState as WireState, type PlayUpdate, type Prompt, type TableInfo } from "./gen/dudo/v1/service_pb";
 import { ruleChanges } from "./rules";
 import { describe } from "./describe";
 import { handGame } from "./hand";
@@ -109,6 +109,8 @@ export class Session {
   }
 
   private keeping?: ReturnType<typeof setTimeout>;
+  /** Why the server last said this stream's seat moved or went. */
+  private reseated?: Reseated_Why;
 
   /** Keeps what a reload resumes from, at most twice a second (a table of bots sends events
    * by the hundred): the story and the last event seen are kept together, so a reload
@@ -191,7 +193,7 @@ export class Session {
           forget(this.held.table);
           localStorage.removeItem(this.key);
           this.since = undefined; // nothing to keep for a seat that is gone
-          this.set({ ended: "Your seat is gone: the host removed you, or you left.", link: "lost" });
+          this.set({ ended: goneWhy(this.reseated), link: "lost" });
           return;
         }
         if (code === Code.NotFound) {
@@ -256,6 +258,7 @@ export class Session {
         break;
       case "reseated":
         this.since = undefined;
+        this.reseated = u.value.why;
         break;
       case "clockWarning": {
         const secs = Math.max(1, Math.round(Number(u.value.leftMillis) / 1000));
@@ -312,3 +315,17 @@ export class Session {
 }
 
 export type { Legal };
+
+/** Why a seat's stream ended for good, in words. */
+function goneWhy(why: Reseated_Why | undefined): string {
+  switch (why) {
+    case Reseated_Why.REMOVED:
+      return "The host removed you from the game. You can still watch from the table's link.";
+    case Reseated_Why.LEFT:
+      return "You left the table.";
+    case Reseated_Why.AWAY:
+      return "You were taken out of the game: away for a whole round, or out of time twice in a row.";
+    default:
+      return "Your seat is gone: the host removed you, or you left.";
+  }
+}

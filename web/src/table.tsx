@@ -249,7 +249,7 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
             <span class="name">
               {view?.turn === p.seat ? "▶ " : ""}
               {!p.bot && !p.left && <span class={`presence ${p.connected ? "here" : "away"}`} title={p.connected ? "here" : "away"} aria-hidden="true">●</span>}
-              {p.name}
+              <span>{p.name}</span>
               {mine ? " (you)" : ""}
             </span>
             {pv && <span class="count">{tally(pv, !!game, mexican)}</span>}

@@ -41,6 +41,8 @@ pub struct Limits {
     pub memory_per_address: usize,
     /// How long a table lives with no call reaching it and no stream open on it.
     pub idle_table: std::time::Duration,
+    /// The clock of a table made without one asked for.
+    pub default_clock: DefaultClock,
     /// How long a closed table's journal is kept before it is forgotten (zero: for ever).
     /// Its finished games keep records of their own; only the table's inputs go.
     pub keep_closed_tables: std::time::Duration,
@@ -77,6 +79,7 @@ impl Default for Limits {
             memory_per_address: 64 * 1024 * 1024,
             max_message_bytes: 16 * 1024,
             idle_table: std::time::Duration::from_secs(30 * 60),
+            default_clock: DefaultClock::default(),
             keep_closed_tables: std::time::Duration::from_secs(7 * 24 * 60 * 60),
             keepalive: Some(std::time::Duration::from_secs(30)),
             bot_cpu: crate::bot_cpu::BotCpuLimits { per_table: Some(0.05), all_tables: Some(0.25) },
@@ -90,3 +93,18 @@ impl Default for Limits {
 /// The longest a game lasts by default: a long evening; bots that play for hours only hold
 /// the server.
 pub const DEFAULT_GAME_TIME: std::time::Duration = std::time::Duration::from_secs(3 * 60 * 60);
+
+/// The clock a table gets when its creator asks for none: a game night's, so that a player
+/// who walks away never holds the game up for ever (0 ms a move: no clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefaultClock {
+    pub move_millis: u32,
+    pub bank_millis: u32,
+}
+
+impl Default for DefaultClock {
+    /// A minute a move, and a minute of bank for the moves that need longer.
+    fn default() -> Self {
+        DefaultClock { move_millis: 60_000, bank_millis: 60_000 }
+    }
+}

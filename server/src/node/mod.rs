@@ -24,7 +24,7 @@ use crate::status::{MAX_NAME_FIELD, delivered, refused, status};
 use crate::table::{self, Command, Table, TableError};
 use dudo_store::Store;
 
-pub use limits::{DEFAULT_GAME_TIME, Limits};
+pub use limits::{DEFAULT_GAME_TIME, DefaultClock, Limits};
 pub(crate) use making::NewTable;
 pub(crate) use places::{PerIp, StreamSlot, TablePlace};
 

@@ -10,7 +10,7 @@ use tonic::{Request, Response, Status};
 
 use super::forward::{copy, forwarded, from_peer};
 use crate::convert;
-use crate::node::{Dudo, NewTable, token_of};
+use crate::node::{DefaultClock, Dudo, NewTable, token_of};
 use crate::status::{MAX_NAME_FIELD, bad_request, bounded, check_settings, status};
 use crate::table::{self, Command};
 
@@ -31,10 +31,6 @@ const MAX_CALL_WINDOW_MILLIS: u32 = 60_000;
 const MIN_MOVE_MILLIS: u32 = 100;
 /// The longest move clock or time bank: a day.
 const MAX_CLOCK_MILLIS: u32 = 86_400_000;
-/// The clock of a table made without one asked for: a minute a move, and a minute of bank
-/// for the moves that need longer (docs/playing.md).
-pub const DEFAULT_MOVE_MILLIS: u32 = 60_000;
-pub const DEFAULT_BANK_MILLIS: u32 = 60_000;
 
 #[tonic::async_trait]
 impl Lobby for Dudo {
@@ -92,7 +88,7 @@ impl Lobby for Dudo {
             let allowed = seats_allowed(usize::from(rules.players.min), usize::from(rules.players.max));
             return Err(bad_request(format!("seats: this rule set seats {allowed}, not {seats}")));
         }
-        let pacing = pacing(&req)?;
+        let pacing = pacing(&req, self.limits.default_clock)?;
         let new = NewTable {
             rules,
             seats: seats as usize,
@@ -306,14 +302,12 @@ impl Dudo {
 
 /// A new table's pacing, from the request: its move clock, its bots' pauses and its call
 /// window, each checked against its bounds.
-fn pacing(req: &pb::CreateTableRequest) -> Result<table::Pacing, Status> {
-    // No clock asked for: a game night's (a player who walks away must not hold it up for
-    // ever); 0: none, chosen.
+fn pacing(req: &pb::CreateTableRequest, default: DefaultClock) -> Result<table::Pacing, Status> {
+    // No clock asked for: the server's game-night clock (a player who walks away must not
+    // hold the game up for ever); 0: none, chosen.
     let (move_millis, bank_millis) = match req.move_millis {
-        None => (
-            DEFAULT_MOVE_MILLIS,
-            if req.time_bank_millis == 0 { DEFAULT_BANK_MILLIS } else { req.time_bank_millis },
-        ),
+        None if req.time_bank_millis == 0 => (default.move_millis, default.bank_millis),
+        None => (default.move_millis, req.time_bank_millis),
         Some(ms) => (ms, req.time_bank_millis),
     };
     let clock = (move_millis > 0).then(|| {

@@ -194,6 +194,13 @@ impl TableCore {
         !self.hidden && !self.lapses_count() && !self.is_bot_check() && self.seed.is_none()
     }
 
+    /// Whether `seat` is a person away from a game night's table: not asked in call windows
+    /// (nobody is there to answer, and the others would wait out the whole window).
+    pub(super) fn away_at_a_game_night(&self, seat: Seat) -> bool {
+        self.takes_out_the_away()
+            && self.seats.get(seat).is_some_and(|s| s.bot.is_none() && s.away_since.is_some())
+    }
+
     /// What a live table does before each move it settles: seats away for good are taken
     /// out (at a new round's start, or marked leaving), and leaving seats whose round ended go.
     pub(super) fn see_off(&mut self, now: Now) {
