@@ -356,8 +356,14 @@ impl AtTable {
                 if bots == 1 { "bot" } else { "bots" }
             )];
         }
+        let clock = match (t.move_millis / 1000, t.time_bank_millis / 1000) {
+            (0, _) if t.move_millis == 0 => "no clock".to_string(),
+            (0, _) => format!("clock {} ms a move", t.move_millis),
+            (secs, 0) => format!("clock {secs} s a move"),
+            (secs, bank) => format!("clock {secs} s a move, {bank} s bank"),
+        };
         let mut lines = vec![format!(
-            "Table {} ({}), {} of {} seats taken.",
+            "Table {} ({}), {} of {} seats taken, {clock}.",
             self.style.bold(&t.join_code),
             self.rules.name,
             t.players.len(),

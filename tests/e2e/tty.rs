@@ -743,3 +743,78 @@ fn history_and_replay_wrap_at_the_terminals_width() {
     let replay = shown(&["replay", &game, "--all"]);
     assert!(replay.contains(&format!("Game {game}")) && replay.contains("bidder;"), "{replay}");
 }
+
+/// A game night from terminals: `dudo create` makes a table with a clock unless told not to;
+/// a guest who walks away (the terminal killed) is told to the host as away, `who` marks
+/// them, the clock plays their moves, and they are taken out while the game goes on to its
+/// end with no host action.
+#[test]
+fn a_player_who_walks_away_is_seen_away_and_the_clock_plays_on_without_them() {
+    let server = start_server(&binary("dudo-server"), &[]).unwrap();
+    let addr = server.addr.clone();
+    let home = temp_home("away");
+    // The default: a clock, said in the waiting room.
+    let mut plain = dudo_tty(&["create", "--server", &addr, "--name", "Hana"], &home, 300);
+    wait_for(&mut plain, text("clock 60 s a move, 60 s bank"), 20);
+    quit(&mut plain, 10);
+
+    let mut host = dudo_tty(
+        &[
+            "create",
+            "--server",
+            &addr,
+            "--seats",
+            "3",
+            "--name",
+            "Hana",
+            "--bot-think-ms",
+            "0",
+            "--clock",
+            "2",
+            "--time-bank",
+            "0",
+        ],
+        &home,
+        300,
+    );
+    let (_, code) = wait_for(&mut host, Needle::Regex(r"Join code: [A-Z]{6}"), 20);
+    let code = code.trim_start_matches("Join code: ").to_string();
+    wait_for(&mut host, text("clock 2 s a move."), 20);
+    let guest_home = temp_home("away-guest");
+    let mut guest = dudo_tty(&["join", &code, "--server", &addr, "--name", "Gus"], &guest_home, 300);
+    wait_for(&mut guest, text("Waiting for the host"), 20);
+    wait_for(&mut host, text("Gus sits down"), 20);
+    host.send_line("bot odds").unwrap();
+    wait_for(&mut host, text("(odds bot) sits down"), 20);
+    host.send_line("start").unwrap();
+    wait_for(&mut guest, text("Round 1"), 20);
+    // Gus walks away: his terminal is gone.
+    guest.process_mut().kill(rexpect::process::Signal::SIGKILL).unwrap();
+    wait_for(&mut host, text("Gus is away (no connection)."), 20);
+    host.send_line("who").unwrap();
+    wait_for(&mut host, Needle::Regex(r"Gus \(away \d+ s\)"), 20);
+    // Hana plays on; Gus's moves are the clock's until he is taken out.
+    let mut story = String::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "the game did not end:\n{story}");
+        match host.exp_any(vec![ReadUntil::String(YOUR_CALL.into()), ReadUntil::String(GAME_OVER.into())]) {
+            Ok((before, found)) => {
+                story.push_str(&before);
+                story.push_str(&found);
+                if found == GAME_OVER {
+                    break;
+                }
+                host.send_line(&pick_call(&before)).unwrap();
+            }
+            Err(rexpect::error::Error::Timeout { .. }) => {}
+            Err(e) => panic!("{e}\n{story}"),
+        }
+    }
+    assert!(
+        story.contains("Gus ran out of time") || story.contains("Gus has been away"),
+        "the clock played for Gus:\n{story}"
+    );
+    assert!(story.contains("taken out of the game"), "Gus was taken out:\n{story}");
+    quit(&mut host, 10);
+}
