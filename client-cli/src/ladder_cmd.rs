@@ -145,8 +145,13 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 } else {
                     format!("; filled by {} after {} s", p.bots.join(", "), p.fill_after_seconds)
                 };
+                let who = match p.players.as_str() {
+                    "people" => " (for people: the page's Play rated)",
+                    "bots" => " (for bots)",
+                    _ => "",
+                };
                 println!(
-                    "{:<20} {} seats of {}, {clock}, calls out of turn within {} s, up to {} games at once{fill}; benched {} min after {} time-outs or lapsed call windows",
+                    "{:<20} {} seats of {}{who}, {clock}, calls out of turn within {} s, up to {} games at once{fill}; benched {} min after {} time-outs or lapsed call windows",
                     safe(&p.name),
                     p.seats,
                     safe(&p.rules),

@@ -1,6 +1,6 @@
 //! The browser pages, in a real browser: the scripts in `tests/browser/` (`game.mjs` a
 //! common-hand game, `night.mjs` a game night nobody can freeze, `hands.mjs` the hand games
-//! and the points game, `pages.mjs` the ladder and replays) drive Debian's chromium with
+//! and the points game, `pages.mjs` the ladder and replays, `rated.mjs` a person's rated game) drive Debian's chromium with
 //! playwright-core against a real `dudo-server`. Without chromium or Node the tests say so
 //! and skip, unless `DUDO_REQUIRE_BROWSER=1` (CI) makes that a failure.
 
@@ -122,6 +122,29 @@ fn the_ladder_and_a_replay_in_a_browser() {
     dudo(&["ladder", "duel", "--builtin", "odds", "--games", "3"]);
     let said = run_script(&node, "pages.mjs", &[&server.addr, "duel", "Robo", "3"]);
     assert!(said.contains("replay:"), "{said}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A person registers on the ladder page, presses "Play rated" in a people's pool, is seated
+/// with the pool's built-in bot after its wait, plays the game to its end at the table page,
+/// and is then on the pool's board as a person, with a rating history.
+#[test]
+fn a_person_plays_a_rated_game_from_the_page() {
+    let Some(node) = browser_or_skip("a_person_plays_a_rated_game_from_the_page") else { return };
+    let home = std::env::temp_dir().join(format!("dudo-browser-rated-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let pools = home.join("pools.toml");
+    std::fs::write(
+        &pools,
+        "[[pool]]\nname = \"evening\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 20000\nbots = [\"odds\"]\nfill_after_seconds = 1\nplayers = \"people\"\nsettings = { \"dice.start\" = \"2\" }\n",
+    )
+    .unwrap();
+    let server =
+        start_server(&binary("dudo-server"), &["--db", ":memory:", "--ladder", pools.to_str().unwrap()])
+            .unwrap();
+    let said = run_script(&node, "rated.mjs", &[&server.addr, "evening", "Pia"]);
+    assert!(said.contains("a person played a rated game from the page"), "{said}");
     let _ = std::fs::remove_dir_all(&home);
 }
 

@@ -8,7 +8,7 @@ use dudo_client::Client;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::ladder_client::LadderClient;
 use dudo_server::accounts::{AccountSettings, Registration};
-use dudo_server::ladder::Pool;
+use dudo_server::ladder::{Players, Pool};
 use dudo_tests::bearer;
 use tokio_stream::StreamExt;
 use tonic::Request;
@@ -28,6 +28,7 @@ fn pool(name: &str, seats: u32, move_millis: u32, fill_after_seconds: u32) -> Po
         bench_after_timeouts: 2,
         bench_minutes: 1,
         seed: None,
+        players: Default::default(),
     }
 }
 
@@ -54,6 +55,9 @@ async fn server() -> String {
                 max_games: 1,
                 ..pool("seeded", 4, 30_000, 0)
             },
+            // Who may enter, by account kind.
+            Pool { players: Players::People, ..pool("people", 2, 30_000, 1) },
+            Pool { players: Players::Bots, ..pool("bots", 2, 5_000, 1) },
         ]),
         ..dudo_server::Setup::default()
     };
@@ -110,7 +114,11 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
     let pools = ladder.list_pools(pb::ListPoolsRequest {}).await.unwrap().into_inner().pools;
     assert_eq!(
         pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
-        ["trio", "quad", "odds-4", "stall", "seeded"]
+        ["trio", "quad", "odds-4", "stall", "seeded", "people", "bots"]
+    );
+    assert_eq!(
+        pools.iter().map(|p| p.players.as_str()).collect::<Vec<_>>()[4..],
+        ["anyone", "people", "bots"]
     );
     // What a bot author needs to know of a pool is listed with it.
     let quad = &pools[1];
@@ -135,6 +143,15 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
     let refused =
         ladder.enter(bearer(pb::EnterRequest { pool: "stall".into(), games: 9 }, &token)).await.unwrap_err();
     assert_eq!(code(&refused), "bad_request");
+    // A people's pool refuses a bot account, a bots' pool a person's, by a code.
+    let refused =
+        ladder.enter(bearer(pb::EnterRequest { pool: "people".into(), games: 1 }, &token)).await.unwrap_err();
+    assert_eq!((refused.code(), code(&refused).as_str()), (tonic::Code::FailedPrecondition, "wrong_pool"));
+    assert!(refused.message().contains("is for people"), "{refused:?}");
+    let person = guest.register("Pat", false, "test").await.unwrap().token.unwrap().token;
+    let refused =
+        ladder.enter(bearer(pb::EnterRequest { pool: "bots".into(), games: 1 }, &person)).await.unwrap_err();
+    assert_eq!(code(&refused), "wrong_pool");
     let mut updates = ladder
         .enter(bearer(pb::EnterRequest { pool: "stall".into(), games: 1 }, &token))
         .await

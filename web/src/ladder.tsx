@@ -3,7 +3,8 @@
 // their replays. Read from Ladder.ListPools, Leaderboard, RatingHistory and History.ListGames.
 import { useEffect, useState } from "preact/hooks";
 import { createClient } from "@connectrpc/connect";
-import { history, say, transport } from "./api";
+import { as, history, keep, say, transport } from "./api";
+import { AccountPanel, signedIn, type Signed } from "./account";
 import { AccountKind, Ladder, type GameSummary, type LadderPool, type LeaderboardEntry, type RatingPoint } from "./gen/dudo/v1/service_pb";
 import { GameList, Nav, when } from "./history";
 
@@ -14,6 +15,8 @@ const playerLink = (pool: string, name: string) => `/ladder/${encodeURIComponent
 export function LadderPage() {
   const [pools, setPools] = useState<LadderPool[]>();
   const [error, setError] = useState<string>();
+  const [signed, setSigned] = useState<Signed | undefined>(signedIn);
+  const people = pools?.some((p) => p.players === "people");
   useEffect(() => {
     ladder.listPools({}).then(
       (r) => setPools(r.pools),
@@ -26,16 +29,79 @@ export function LadderPage() {
       <h1>The ladder</h1>
       {error && <p role="alert">{error}</p>}
       {pools && pools.length === 0 && <p>This server runs no ladder pools.</p>}
-      {pools?.map((p) => <PoolBoard pool={p} />)}
+      {people && <AccountPanel signed={signed} onChange={setSigned} />}
+      {pools?.map((p) => <PoolBoard pool={p} signed={signed} />)}
       <p class="summary">
         Players are ordered by their rating's lower bound, mu − 3·sigma; a rating is provisional (marked ?) for its
-        first 10 games. A bot enters with <code>dudo ladder POOL --bot COMMAND</code>; see docs/ladder.md.
+        first 10 games. A person plays rated games in a people's pool with <strong>Play rated</strong>; a bot enters
+        with <code>dudo ladder POOL --bot COMMAND</code>; see docs/ladder.md.
       </p>
     </div>
   );
 }
 
-function PoolBoard({ pool }: { pool: LadderPool }) {
+/** "Play rated": enters a people's pool and waits for a seat (others waiting, or the
+ * built-in bots after the pool's wait), then goes to the table. */
+function PlayRated({ pool, signed }: { pool: LadderPool; signed?: Signed }) {
+  const [waiting, setWaiting] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [stop, setStop] = useState<AbortController>();
+  if (!signed) return <p class="summary">Register a name or use a token above to play rated games here.</p>;
+  const enter = async () => {
+    const ac = new AbortController();
+    setStop(ac);
+    setError(undefined);
+    setWaiting("Entering the pool…");
+    try {
+      for await (const u of ladder.enter({ pool: pool.name, games: 1 }, { ...as(signed.token), signal: ac.signal })) {
+        const up = u.update;
+        if (up.case === "queued") {
+          const others = Math.max(0, up.value.waiting - 1);
+          const fill = pool.bots.length ? ` Built-in bots fill the table after ${pool.fillAfterSeconds} s.` : "";
+          setWaiting(`Waiting for a table: ${others} other${others === 1 ? "" : "s"} waiting.${fill}`);
+        } else if (up.case === "seated") {
+          const s = up.value;
+          keep({ table: s.table, code: s.table, token: s.token, seat: s.seat, seated: true, name: signed.name });
+          location.assign(`/t/${encodeURIComponent(s.table)}`);
+          return;
+        } else if (up.case === "benched") {
+          setWaiting(undefined);
+          setError("You are benched for running out of time too often: try again later.");
+          return;
+        }
+      }
+    } catch (e) {
+      if (ac.signal.aborted) return;
+      setError(say(e));
+    }
+    setWaiting(undefined);
+  };
+  return (
+    <div class="play-rated">
+      {waiting ? (
+        <p role="status">
+          {waiting}{" "}
+          <button
+            type="button"
+            onClick={() => {
+              stop?.abort();
+              setWaiting(undefined);
+            }}
+          >
+            Stop waiting
+          </button>
+        </p>
+      ) : (
+        <button type="button" onClick={() => void enter()}>
+          Play rated as {signed.name}
+        </button>
+      )}
+      {error && <p role="alert">{error}</p>}
+    </div>
+  );
+}
+
+function PoolBoard({ pool, signed }: { pool: LadderPool; signed?: Signed }) {
   const [entries, setEntries] = useState<LeaderboardEntry[]>();
   const [error, setError] = useState<string>();
   useEffect(() => {
@@ -47,8 +113,13 @@ function PoolBoard({ pool }: { pool: LadderPool }) {
   return (
     <section class="panel" aria-label={`Pool ${pool.name}`}>
       <h2>
-        {pool.name} <span class="summary">· {pool.rules}, {pool.seats} seats, {pool.moveMillis / 1000} s a move</span>
+        {pool.name}{" "}
+        <span class="summary">
+          · {pool.rules}, {pool.seats} seats, {pool.moveMillis / 1000} s a move
+          {pool.players === "people" ? " · for people" : pool.players === "bots" ? " · for bots" : ""}
+        </span>
       </h2>
+      {pool.players === "people" && <PlayRated pool={pool} signed={signed} />}
       {error && <p role="alert">{error}</p>}
       {entries && entries.length === 0 && <p>Nobody has played here yet.</p>}
       {entries && entries.length > 0 && (
@@ -71,6 +142,7 @@ function PoolBoard({ pool }: { pool: LadderPool }) {
                 <td>
                   <a href={playerLink(pool.name, e.name)}>{e.name}</a>
                   {e.kind === AccountKind.BOT && " [bot]"}
+                  {e.kind === AccountKind.PERSON && " (person)"}
                 </td>
                 <td>
                   {e.score.toFixed(1)}

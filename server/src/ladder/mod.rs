@@ -30,7 +30,7 @@ use tonic::Status;
 use crate::node::Dudo;
 use crate::status::refused;
 use crate::table::SeatAccount;
-pub use pools::Pool;
+pub use pools::{Players, Pool};
 
 /// How often the matchmaker looks for tables to make.
 pub(crate) const TICK: Duration = Duration::from_millis(250);

@@ -14,6 +14,7 @@
 //! bench_after_timeouts = 3   # time-outs (and lapsed call windows) before a player is benched ...
 //! bench_minutes = 10         # ... for this long
 //! settings = { "dice.faces" = "6" }      # rule settings on top of the preset
+//! players = "anyone"         # who may enter: "anyone", "people" or "bots" (account kinds)
 //! # seed = 7   # every table dealt from this seed: for tests only (players learn the dice)
 //! ```
 
@@ -75,6 +76,45 @@ pub struct Pool {
     /// for tests and reproducible runs only, since players who notice learn the dice.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Who may enter, by account kind.
+    #[serde(default)]
+    pub players: Players,
+}
+
+/// Who may enter a pool. A people's pool is what the page offers as "Play rated": its
+/// clock is a person's, and no bot account sits among them (built-in bots fill its empty
+/// seats after the wait, as anywhere).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Players {
+    #[default]
+    Anyone,
+    People,
+    Bots,
+}
+
+impl Players {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Players::Anyone => "anyone",
+            Players::People => "people",
+            Players::Bots => "bots",
+        }
+    }
+
+    /// Whether an account of `kind` may enter; the refusal's words if not.
+    pub fn admit(self, pool: &str, kind: dudo_proto::v1::AccountKind) -> Result<(), String> {
+        use dudo_proto::v1::AccountKind;
+        match (self, kind) {
+            (Players::People, AccountKind::Bot) => {
+                Err(format!("pool {pool} is for people: a bot account enters a pool open to bots"))
+            }
+            (Players::Bots, AccountKind::Person | AccountKind::None) => {
+                Err(format!("pool {pool} is for bots: a person plays rated games in a people's pool"))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Pool {
@@ -144,8 +184,19 @@ pub fn builtin() -> Vec<Pool> {
         bench_after_timeouts: default_bench_after(),
         bench_minutes: default_bench_minutes(),
         seed: None,
+        players: Players::Anyone,
     };
-    vec![pool("fibbing-4", "fibbing", 4), pool("perudo-jonti-2", "perudo-jonti", 2)]
+    // People play at a person's pace: a minute a move, and a longer wait for others.
+    let people = Pool {
+        move_millis: 60_000,
+        time_bank_millis: 60_000,
+        call_window_millis: 3_000,
+        fill_after_seconds: 30,
+        max_games: 1,
+        players: Players::People,
+        ..pool("people-fibbing-4", "fibbing", 4)
+    };
+    vec![pool("fibbing-4", "fibbing", 4), pool("perudo-jonti-2", "perudo-jonti", 2), people]
 }
 
 /// Pools from a TOML file's text, each checked.

@@ -128,6 +128,7 @@ impl Ladder for Dudo {
                 fill_after_seconds: p.fill_after_seconds,
                 bench_after_timeouts: p.bench_after_timeouts,
                 bench_minutes: p.bench_minutes,
+                players: p.players.as_str().into(),
             })
             .collect();
         Ok(Response::new(pb::ListPoolsResponse { pools }))
@@ -148,9 +149,16 @@ impl Ladder for Dudo {
                 u
             }))));
         }
-        self.bot_check_passed(&account.id).await?;
         let req = request.into_inner();
         let pool = self.known_pool(req.pool.trim())?;
+        let kind = crate::accounts::kind_to_wire(account.kind);
+        pool.players
+            .admit(&pool.name, kind)
+            .map_err(|why| refused("wrong_pool", Status::failed_precondition(why)))?;
+        // A bot check is a bot's: a person has nothing to check.
+        if kind == pb::AccountKind::Bot {
+            self.bot_check_passed(&account.id).await?;
+        }
         let wants = if req.games == 0 { 1 } else { req.games };
         if wants > pool.max_games {
             return Err(refused(
