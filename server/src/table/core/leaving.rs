@@ -36,6 +36,8 @@ pub(super) struct Departures {
     /// (Unix ms; 0: not seen).
     round: u32,
     began: [i64; 2],
+    /// A seat came back since the table last told its streams who is here.
+    back_untold: bool,
 }
 
 /// Time-outs in a row that take a seat out of a game of people.
@@ -57,7 +59,8 @@ impl Departures {
 
     /// A new game, or a reset: nobody is leaving and no round has been seen.
     pub(super) fn clear(&mut self) {
-        *self = Departures::default();
+        let back_untold = self.back_untold;
+        *self = Departures { back_untold, ..Departures::default() };
     }
 
     /// Notes the game's round (live); true when a new one began since it was last noted.
@@ -239,11 +242,12 @@ impl TableCore {
         self.stalling.decide_for(game, &self.seats, seat)
     }
 
-    /// A stream of `seat`'s is opening: it is here (the streams already open are told; the
-    /// new one learns it from the table it is sent first).
+    /// A stream of `seat`'s is opening: it is here. The new stream learns it from the table
+    /// it is sent first; the others at the next presence check, so a client that opens and
+    /// drops streams in a loop costs the others one table update a second at most.
     pub(super) fn present(&mut self, seat: Seat) {
         if self.seats.set_away(seat, None) {
-            self.announce_table();
+            self.departures.back_untold = true;
         }
     }
 
@@ -258,7 +262,7 @@ impl TableCore {
                 changed |= self.seats.set_away(seat, Some(now.wall));
             }
         }
-        if changed {
+        if changed || std::mem::take(&mut self.departures.back_untold) {
             self.announce_table();
         }
     }
