@@ -42,6 +42,9 @@ pub(super) struct Departures {
 
 /// Time-outs in a row that take a seat out of a game of people.
 const TIME_OUTS_IN_A_ROW: u32 = 2;
+/// The least time a seat is away before it is away for good, whatever the rounds: a round of
+/// bots can pass in a blink, and a player whose stream is slow to open is not gone.
+const AWAY_AT_LEAST_MILLIS: i64 = 30_000;
 
 impl Departures {
     pub(super) fn is_leaving(&self, seat: Seat) -> bool {
@@ -73,14 +76,16 @@ impl Departures {
         true
     }
 
-    /// Why `seat` (a person's, away since `away_since`) is taken out now, if it is.
-    fn gone_for_good(&self, seat: Seat, away_since: Option<i64>) -> Option<LeaveWhy> {
+    /// Why `seat` (a person's, away since `away_since`) is taken out at `now`, if it is.
+    fn gone_for_good(&self, seat: Seat, away_since: Option<i64>, now: i64) -> Option<LeaveWhy> {
         if self.timed_out_in_row.get(&seat).is_some_and(|&n| n >= TIME_OUTS_IN_A_ROW) {
             return Some(LeaveWhy::TimedOut);
         }
         // Away since before the last round began, and still: away for all of it.
         let last_began = self.began[0];
-        away_since.filter(|&t| last_began > 0 && t <= last_began).map(|_| LeaveWhy::Away)
+        away_since
+            .filter(|&t| last_began > 0 && t <= last_began && now.saturating_sub(t) >= AWAY_AT_LEAST_MILLIS)
+            .map(|_| LeaveWhy::Away)
     }
 }
 
@@ -214,7 +219,7 @@ impl TableCore {
                 .filter(|&s| game.is_active(s) && !self.seats.is_bot(s) && !self.departures.is_leaving(s))
                 .filter_map(|s| {
                     let away = self.seats.get(s).and_then(|slot| slot.away_since);
-                    self.departures.gone_for_good(s, away).map(|why| (s, why))
+                    self.departures.gone_for_good(s, away, now.wall).map(|why| (s, why))
                 })
                 .collect();
             for (seat, why) in gone {
@@ -290,21 +295,28 @@ mod tests {
     #[test]
     fn a_seat_is_away_for_good_once_away_for_all_of_a_round_or_out_of_time_twice() {
         let mut d = Departures::default();
+        let now = 40_000;
         assert!(d.round_is(1, 1_000));
         assert!(!d.round_is(1, 2_000), "the same round");
         // Away since before round 1 began, seen as round 1 plays: not yet a whole round.
-        assert_eq!(d.gone_for_good(0, Some(500)), None);
+        assert_eq!(d.gone_for_good(0, Some(500), now), None);
         assert!(d.round_is(2, 9_000));
-        assert_eq!(d.gone_for_good(0, Some(500)), Some(LeaveWhy::Away));
-        assert_eq!(d.gone_for_good(0, Some(1_000)), Some(LeaveWhy::Away), "away as it began");
-        assert_eq!(d.gone_for_good(0, Some(1_001)), None, "here when round 1 began");
-        assert_eq!(d.gone_for_good(0, None), None, "here now");
+        assert_eq!(d.gone_for_good(0, Some(500), now), Some(LeaveWhy::Away));
+        assert_eq!(d.gone_for_good(0, Some(1_000), now), Some(LeaveWhy::Away), "away as it began");
+        assert_eq!(d.gone_for_good(0, Some(1_001), now), None, "here when round 1 began");
+        assert_eq!(d.gone_for_good(0, None, now), None, "here now");
+        // A round of bots passes in a blink: away for it, but not for long, is not gone.
+        assert_eq!(d.gone_for_good(0, Some(500), 9_100), None);
         d.moved(1, true);
-        assert_eq!(d.gone_for_good(1, None), None);
+        assert_eq!(d.gone_for_good(1, None, now), None);
         d.moved(1, false);
         d.moved(1, true);
-        assert_eq!(d.gone_for_good(1, None), None, "a move of its own in between starts the count again");
+        assert_eq!(
+            d.gone_for_good(1, None, now),
+            None,
+            "a move of its own in between starts the count again"
+        );
         d.moved(1, true);
-        assert_eq!(d.gone_for_good(1, None), Some(LeaveWhy::TimedOut));
+        assert_eq!(d.gone_for_good(1, None, now), Some(LeaveWhy::TimedOut));
     }
 }
