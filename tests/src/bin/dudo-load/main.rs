@@ -510,7 +510,38 @@ async fn idle(seats: usize, db: &str) -> anyhow::Result<()> {
         "idle: {n} seats subscribed at {tables} tables: server RSS {before} KiB -> {after} KiB, {:.1} KiB per seat",
         (after.saturating_sub(before)) as f64 / n.max(1) as f64
     );
+    // What the tables cost while nothing happens: each table with people looks every second
+    // for players whose streams all closed (presence).
+    let (cpu, wall) = (cpu_ticks(server.pid()), Instant::now());
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let used = cpu_ticks(server.pid()).saturating_sub(cpu) as f64 / ticks_per_second();
+    println!(
+        "idle: the server used {:.1}% of one core over {:.0} s with {tables} tables waiting ({:.1} µs a table a second)",
+        100.0 * used / wall.elapsed().as_secs_f64(),
+        wall.elapsed().as_secs_f64(),
+        1e6 * used / wall.elapsed().as_secs_f64() / tables.max(1) as f64
+    );
     Ok(())
+}
+
+/// A process's user and system CPU time so far, in clock ticks (from /proc).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name may hold spaces: the fields after it follow the last ')'.
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or_default().split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    fields.get(11).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0)
+        + fields.get(12).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0)
+}
+
+/// Clock ticks a second (`getconf CLK_TCK`; 100 on Linux unless built otherwise).
+fn ticks_per_second() -> f64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(100.0)
 }
 
 /// A load tool for dudo-server, on loopback: it starts the real server binary (built next to
