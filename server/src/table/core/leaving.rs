@@ -51,6 +51,11 @@ impl Departures {
         self.leaving.iter().any(|&(s, _)| s == seat)
     }
 
+    /// The seats leaving at the round's end.
+    pub(super) fn leaving_seats(&self) -> Vec<Seat> {
+        self.leaving.iter().map(|&(s, _)| s).collect()
+    }
+
     /// A move of `seat`'s was played (for it, when `timed_out`).
     pub(super) fn moved(&mut self, seat: Seat, timed_out: bool) {
         if timed_out {

@@ -481,6 +481,10 @@ impl TableCore {
             Input::Reset => {
                 self.journal.record(now.wall, entry.take());
                 self.game = None;
+                // A seat that asked to go goes with the game it asked in.
+                for seat in self.departures.leaving_seats() {
+                    self.seats.leave(seat);
+                }
                 self.departures.clear();
                 self.lapsed.clear();
                 self.bot_due = None;

@@ -179,3 +179,25 @@ fn a_seat_out_of_time_twice_in_a_row_is_taken_out_at_a_game_night_only() {
         }
     }
 }
+
+/// A reset ends the game a leaving seat was playing out: it goes with it.
+#[test]
+fn a_seat_leaving_when_the_host_resets_is_gone_after_the_reset() {
+    let mut core = table(Pacing::default(), false);
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let game = core.game().unwrap();
+    let opener = game.turn().unwrap();
+    let bid = game.default_action(opener).unwrap();
+    core.play(opener, bid, at(2)).unwrap();
+    core.settle(at(2));
+    let going = (opener + 1) % 3;
+    core.take_out(going, LeaveWhy::Left, at(3)).unwrap();
+    assert!(core.info().players[going].leaving);
+    core.apply(Input::Reset, at(4)).unwrap();
+    assert_eq!(core.seats().len(), 2);
+    assert_eq!(core.seats().seat_of(["ana", "ben", "cat"][going]), Err(TableError::NotSeated));
+    assert!(core.info().players.iter().all(|p| !p.leaving && !p.left));
+}
