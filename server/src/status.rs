@@ -100,6 +100,9 @@ pub(crate) fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
         Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Left)) => {
             Err(Status::unauthenticated("you left the table"))
         }
+        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Away)) => Err(Status::unauthenticated(
+            "you were taken out of the game: away for a whole round, or out of time twice in a row",
+        )),
         Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Renumbered)) => {
             Err(Status::aborted("the seats were renumbered: reconnect with your token"))
         }

@@ -53,6 +53,9 @@ pub enum TableError {
         "too far behind (more was due than a stream may hold); reconnect without `since` for a fresh snapshot"
     )]
     TooFarBehind,
+    /// A move or call of a seat leaving at the round's end: the table plays its moves.
+    #[error("you are leaving at the end of this round: your moves are played for you until then")]
+    Leaving,
     /// A seat already leaving at the round's end is asked to leave again.
     #[error("{name} is already leaving, at the end of this round")]
     AlreadyLeaving { name: String },
@@ -119,6 +122,7 @@ impl TableError {
             TableError::ServerBusy => "server_busy",
             TableError::AlreadyAnswered => "already_answered",
             TableError::AlreadyLeaving { .. } => "already_leaving",
+            TableError::Leaving => "leaving",
             TableError::CallWindowClosed => "call_window_closed",
             TableError::NoCallWindow => "no_call_window",
             TableError::StalePrompt => "stale_prompt",
@@ -137,6 +141,7 @@ impl TableError {
             | TableError::AlreadySeated
             | TableError::AlreadyAnswered
             | TableError::AlreadyLeaving { .. }
+            | TableError::Leaving
             | TableError::CallWindowClosed
             | TableError::NoCallWindow
             | TableError::StalePrompt

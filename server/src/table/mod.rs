@@ -293,6 +293,11 @@ impl Table {
         let mut presence = tokio::time::interval(PRESENCE_EVERY);
         presence.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let ended = loop {
+            if self.closed_at.is_none() && self.core.orphaned() {
+                tracing::info!("every person left the table: it closes");
+                self.closed_at = Some(unix_millis());
+                self.core.end_streams(StreamEnd::Closed);
+            }
             // Each turn: write what the last turn journalled, deliver what it caused, then wait.
             if let Err(ended) = self.save().await {
                 break ended;

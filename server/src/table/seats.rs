@@ -182,6 +182,11 @@ impl Seats {
         self.slots.iter().any(|s| s.bot.is_some())
     }
 
+    /// Whether any person still sits here (not left).
+    pub fn any_person(&self) -> bool {
+        self.slots.iter().any(|s| s.bot.is_none() && !s.left)
+    }
+
     /// Whether every seat is a built-in bot (nobody to prompt or to time).
     pub fn all_bots(&self) -> bool {
         self.slots.iter().all(|s| s.bot.is_some())
@@ -299,7 +304,7 @@ impl Seats {
 
     /// Counts a person's seat away from `at`, whatever it was.
     pub fn mark_away(&mut self, seat: Seat, at: i64) {
-        if let Some(slot) = self.slots.get_mut(seat).filter(|s| s.bot.is_none()) {
+        if let Some(slot) = self.slots.get_mut(seat).filter(|s| s.bot.is_none() && !s.left) {
             slot.away_since = Some(at);
         }
     }

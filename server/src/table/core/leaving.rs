@@ -127,6 +127,16 @@ impl TableCore {
                 // (which finds its new number), so no stream carries another seat's dice.
                 self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
             }
+            // The game is over: nothing to take out of it, the seat just goes (its token
+            // stops answering), as a player leaving between games expects.
+            Some(game) if game.is_over() => {
+                if self.seats.get(seat).is_some_and(|s| s.left) {
+                    return Err(TableError::Rule(RuleError::OutOfTheGame { seat }));
+                }
+                self.journal.record(now.wall, entry.take());
+                self.seats.leave(seat);
+                self.log.end_seat(seat, StreamEnd::Reseated(reseated));
+            }
             Some(game) => {
                 let events = game.remove(seat)?;
                 self.journal.record(now.wall, entry.take());
@@ -290,6 +300,16 @@ impl TableCore {
     /// Whether any seat is a person's (presence is checked only then).
     pub fn has_people(&self) -> bool {
         !self.seats.all_bots()
+    }
+
+    /// A table whose people have all gone, with no game left to play and no seatless host:
+    /// nobody can start, reset or close it, so it closes itself (rather than wait out its
+    /// idle time, or for ever while someone watches).
+    pub fn orphaned(&self) -> bool {
+        self.seats.host_token().is_none()
+            && !self.seats.is_empty()
+            && !self.seats.any_person()
+            && self.game.as_ref().is_none_or(Game::is_over)
     }
 }
 

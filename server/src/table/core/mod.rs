@@ -372,8 +372,15 @@ impl TableCore {
         // Made only when there is a journal to keep it (a table in memory plays without).
         let mut entry = self.journal.kept.then(|| input.to_entry());
         let table_changed = !matches!(input, Input::Moved { .. } | Input::WindowLapsed { .. });
-        let game_changed =
-            !matches!(input, Input::Joined { .. } | Input::RulesChanged { .. } | Input::WindowLapsed { .. });
+        // A seat marked leaving changes who answers, not the position: the claim's window (and
+        // the calls and the move held in it) stays, with that seat's answer a pass.
+        let game_changed = !matches!(
+            input,
+            Input::Joined { .. }
+                | Input::RulesChanged { .. }
+                | Input::WindowLapsed { .. }
+                | Input::Leaving { .. }
+        );
         match input {
             Input::Joined { name, token_hash, bot, account } => {
                 if self.game.is_some() {

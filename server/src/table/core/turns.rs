@@ -244,6 +244,10 @@ impl TableCore {
     /// prompt is answered.
     pub fn play(&mut self, seat: Seat, action: Action, now: Now) -> Result<bool, TableError> {
         let game = self.game.as_ref().ok_or(TableError::NotStarted)?;
+        // Going anyway, it could call at no cost to itself (say, to save a friend's bluff).
+        if self.departures.is_leaving(seat) {
+            return Err(TableError::Leaving);
+        }
         if let Some((asked, at)) = self.prompted.filter(|&(p, _)| p == seat && game.turn() == Some(seat)) {
             self.patience.moved(asked, now.mono.saturating_sub(at));
         }
@@ -273,6 +277,9 @@ impl TableCore {
 
     /// A person lets the last claim pass without calling.
     pub fn pass_call(&mut self, seat: Seat, now: Now) -> Result<bool, TableError> {
+        if self.departures.is_leaving(seat) {
+            return Err(TableError::Leaving);
+        }
         match self.window.as_mut() {
             Some(window) if window.waits_for(seat) => {
                 window.pass(seat, now.mono);

@@ -201,3 +201,75 @@ fn a_seat_leaving_when_the_host_resets_is_gone_after_the_reset() {
     assert_eq!(core.seats().seat_of(["ana", "ben", "cat"][going]), Err(TableError::NotSeated));
     assert!(core.info().players.iter().all(|p| !p.leaving && !p.left));
 }
+
+/// A seat marked leaving while a claim's call window is open counts as letting the claim
+/// pass: the calls and the move already held in the window stand, and the window decides.
+/// Leaving, it may neither move nor call (going anyway, it could call at no cost).
+#[test]
+fn a_seat_leaving_in_an_open_window_passes_and_the_calls_made_stand() {
+    let mut core = table(Pacing { call_window_millis: 3_000, ..Pacing::default() }, false);
+    let names = ["ana", "ben", "cat", "dan"];
+    for name in names {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (next, third, fourth) = ((bidder + 1) % 4, (bidder + 2) % 4, (bidder + 3) % 4);
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap();
+    core.settle(at(2));
+    // The next seat's raise is held; the fourth calls calza; the third, first in play
+    // order, has not answered when it leaves.
+    assert!(!core.play(next, Action::Bid(dudo_rules::Bid::new(3, 3)), at(3)).unwrap());
+    assert!(!core.play(fourth, Action::Calza, at(3)).unwrap());
+    let all = watch(&mut core, None, None, at(3));
+    all.take();
+    core.take_out(third, LeaveWhy::Left, at(4)).unwrap();
+    assert_eq!(core.play(third, Action::Calza, at(4)), Err(TableError::Leaving));
+    assert_eq!(core.pass_call(third, at(4)), Err(TableError::Leaving));
+    core.settle(at(4));
+    core.deliver();
+    let called = all.table_events().into_iter().find_map(|e| match e {
+        TableEvent::Game(event) => match event.kind {
+            dudo_rules::EventKind::CalzaCalled { seat } => Some(seat),
+            _ => None,
+        },
+        _ => None,
+    });
+    assert_eq!(called, Some(fourth), "the calza made before the seat left is played");
+}
+
+/// After the game, a player may still leave (its token stops answering), and a table whose
+/// people have all gone closes itself.
+#[test]
+fn a_seat_may_leave_after_the_game_and_a_table_of_no_people_is_orphaned() {
+    let mut core = table(Pacing::default(), false);
+    person(&mut core, "ana", at(0));
+    bot(&mut core, "odds", 3, at(0));
+    bot(&mut core, "odds", 4, at(0));
+    start(&mut core, at(1));
+    let ana = 0;
+    core.take_out(ana, LeaveWhy::Left, at(2)).unwrap();
+    core.settle(at(2));
+    bots_play_on(&mut core, at(2));
+    let mut secs = 2;
+    while core.game().is_some_and(|g| !g.is_over()) && secs < 500 {
+        secs += 1;
+        if let Some(closes) = core.window_closes() {
+            core.close_window(at(secs.max(closes.as_secs() + 1)));
+        }
+        core.settle(at(secs));
+        bots_play_on(&mut core, at(secs));
+    }
+    assert!(core.game().unwrap().is_over(), "the bots play the game out");
+    assert!(core.orphaned(), "nobody is left to start, reset or close it");
+
+    let mut core = table(Pacing::default(), false);
+    person(&mut core, "ana", at(0));
+    person(&mut core, "ben", at(0));
+    bot(&mut core, "odds", 3, at(0));
+    start(&mut core, at(1));
+    core.apply(Input::Stopped { why: dudo_proto::StopWhy::Moves, limit: 1 }, at(2)).unwrap();
+    core.take_out(1, LeaveWhy::Left, at(3)).unwrap();
+    assert_eq!(core.seats().seat_of("ben"), Err(TableError::NotSeated));
+    assert!(!core.orphaned(), "Ana is still here");
+}
