@@ -35,12 +35,14 @@ pub struct CreateArgs {
     pub seed: Option<u64>,
     /// A turn clock: seconds for each call. When it runs out, the player's default call is
     /// made for them, so one who walks away never holds the game up; 0: no clock (then only
-    /// the host removing them does).
-    #[arg(long, default_value_t = 60)]
-    pub clock: u32,
-    /// A time bank per player, in seconds, spent when a call runs over the clock.
-    #[arg(long, default_value_t = 60)]
-    pub time_bank: u32,
+    /// the host removing them does). Default: the server's game-night clock (60 s a move
+    /// and a 60 s bank unless its operator chose another).
+    #[arg(long)]
+    pub clock: Option<u32>,
+    /// A time bank per player, in seconds, spent when a call runs over the clock (default:
+    /// the server's, with its clock; none with --clock).
+    #[arg(long)]
+    pub time_bank: Option<u32>,
     /// How long built-in bots think before each call, in milliseconds.
     #[arg(long, default_value_t = 900)]
     pub bot_think_ms: u32,
@@ -247,8 +249,8 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         name: name.clone(),
         seats: args.seats.unwrap_or(0),
         seed: args.seed,
-        move_millis: Some(args.clock.saturating_mul(1000)),
-        time_bank_millis: args.time_bank.saturating_mul(1000),
+        move_millis: args.clock.map(|secs| secs.saturating_mul(1000)),
+        time_bank_millis: args.time_bank.unwrap_or(0).saturating_mul(1000),
         bot_think_millis: args.bot_think_ms,
         call_window_millis: Some(args.call_window_ms),
         rating_pool: if args.ranked { "ranked".into() } else { String::new() },

@@ -27,9 +27,13 @@ pub fn mark(p: &pb::SeatInfo, now: SystemTime) -> String {
     }
 }
 
-/// What changed in who is here, as lines for the table's story (names already made safe).
+/// What changed in who is here while a game is played, as lines for the table's story
+/// (names already made safe). Before the start, sitting down is its own news.
 pub fn changes(before: &pb::TableInfo, after: &pb::TableInfo) -> Vec<String> {
     let mut lines = Vec::new();
+    if after.state != pb::TableState::Playing as i32 {
+        return lines;
+    }
     for p in after.players.iter().filter(|p| p.bot.is_empty() && !p.left) {
         // The same person in the same seat: a seat renumbered before the start is not news.
         let Some(was) = before.players.iter().find(|b| b.seat == p.seat && b.name == p.name) else {
@@ -55,12 +59,19 @@ mod tests {
     #[test]
     fn away_and_back_are_told_and_marked() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
-        let here =
-            pb::TableInfo { players: vec![seat("Ana", true, 0), seat("Ben", true, 0)], ..Default::default() };
-        let gone = pb::TableInfo {
-            players: vec![seat("Ana", true, 0), seat("Ben", false, 880_000)],
+        let playing = pb::TableState::Playing as i32;
+        let here = pb::TableInfo {
+            players: vec![seat("Ana", true, 0), seat("Ben", true, 0)],
+            state: playing,
             ..Default::default()
         };
+        let gone = pb::TableInfo {
+            players: vec![seat("Ana", true, 0), seat("Ben", false, 880_000)],
+            state: playing,
+            ..Default::default()
+        };
+        let waiting = pb::TableInfo { state: pb::TableState::Waiting as i32, ..here.clone() };
+        assert!(changes(&gone, &waiting).is_empty(), "sitting down before the start is its own news");
         assert_eq!(changes(&here, &gone), ["Ben is away (no connection)."]);
         assert_eq!(changes(&gone, &here), ["Ben is back."]);
         assert_eq!(mark(&gone.players[1], now), " (away 2 min)");

@@ -131,7 +131,8 @@ struct Args {
     #[arg(long, env = "DUDO_ADMIN_TOKEN_FILE", conflicts_with = "admin_token")]
     admin_token_file: Option<std::path::PathBuf>,
     /// The ladder's pools, a TOML file (see docs/ladder.md); default: the built-in pools
-    /// (fibbing-4 and perudo-jonti-2). A server with no records (--db none) runs no ladder.
+    /// (fibbing-4 and perudo-jonti-2 for anyone, people-fibbing-4 for people). A server with
+    /// no records (--db none) runs no ladder.
     #[arg(long, env = "DUDO_LADDER")]
     ladder: Option<std::path::PathBuf>,
     /// Who may make tournaments: the admin only, or any account (see docs/tournaments.md).

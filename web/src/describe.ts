@@ -66,8 +66,11 @@ export function describe(e: Event, name: Names, game?: HandGame, points = false)
       return `${name(k.value.seat)} drinks ${k.value.drinks}.`;
     case "eliminated":
       return `${name(k.value.seat)} is out, in place ${k.value.place}.`;
-    case "seatLeft":
-      return `${name(k.value.seat)} leaves the game, in place ${k.value.place}.`;
+    case "seatLeft": {
+      // Said after the round began: who opens it now.
+      const opens = k.value.starter !== k.value.seat ? ` ${name(k.value.starter)} opens the round.` : "";
+      return `${name(k.value.seat)} is out of the game, in place ${k.value.place}.${opens}`;
+    }
     case "resultsTable":
       return undefined;
     case "handStarted":

@@ -48,6 +48,8 @@ export type TableState = {
   link: "connecting" | "live" | "lost";
   /** The stream ended for good, and why. */
   ended?: string;
+  /** The seat this page held is gone (left, removed, taken out): the page watches instead. */
+  seatGone?: boolean;
 };
 
 const MOST_LINES = 200;
@@ -193,7 +195,7 @@ export class Session {
           forget(this.held.table);
           localStorage.removeItem(this.key);
           this.since = undefined; // nothing to keep for a seat that is gone
-          this.set({ ended: goneWhy(this.reseated), link: "lost" });
+          this.set({ ended: goneWhy(this.reseated), seatGone: true, link: "lost" });
           return;
         }
         if (code === Code.NotFound) {
@@ -279,6 +281,7 @@ export class Session {
       const changed = ruleChanges(before.rules, table.rules);
       if (changed.length) this.line(`The rules changed: ${changed.join(", ")}.`);
     }
+
     this.set({ table });
   }
 

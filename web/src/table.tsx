@@ -66,6 +66,14 @@ export function TablePage({ code }: { code: string }) {
   }, [code, tableId]);
   const [state, session] = useSession(tableId, held);
   const [odds, setOdds] = useOdds();
+  // A seat that is gone (left, removed, taken out): say why, and watch the table from here on.
+  const [goneNote, setGoneNote] = useState<string>();
+  useEffect(() => {
+    if (held && state?.seatGone) {
+      setGoneNote(state.ended);
+      setHeld(undefined);
+    }
+  }, [state?.seatGone]);
   if (error) {
     return (
       <section class="panel">
@@ -90,8 +98,11 @@ export function TablePage({ code }: { code: string }) {
         </span>
         <span class="clock">{table.moveMillis > 0 ? `clock: ${clockWords(table)}` : "no clock"}</span>
         <CopyLink link={`${location.origin}/t/${table.joinCode}`} />
-        <span class={`link ${state.link}`}>{state.link === "live" ? "connected" : state.link === "lost" ? "reconnecting…" : "connecting…"}</span>
+        <span class={`link ${state.link}`}>
+          {gone ? "ended" : state.link === "live" ? "connected" : state.link === "lost" ? "reconnecting…" : "connecting…"}
+        </span>
       </header>
+      {goneNote && <p role="alert" class="alert">{goneNote}</p>}
       {gone && <p role="alert" class="alert">{gone}</p>}
       {table.seeded && (
         <p class="alert">This table was made with a seed: whoever knows it can work out every cup. Fine for practice, not for play that counts.</p>
@@ -299,6 +310,7 @@ function Board({ state, held, name, game, odds }: { state: TableState; held?: He
       {state.deadline && state.deadline > now && (
         <p class="countdown">{Math.ceil((state.deadline - now) / 1000)} s left to move</p>
       )}
+      <AwayToMove state={state} name={name} />
       {view.over && view.standings.length > 0 && (
         <>
           <h3>Final standings</h3>
@@ -311,6 +323,24 @@ function Board({ state, held, name, game, odds }: { state: TableState; held?: He
         </>
       )}
     </section>
+  );
+}
+
+/** Says so when the player to move is away: why the game waits, and what happens next (the
+ * story is the game's, alike for everyone; presence is told here, as it stands). */
+function AwayToMove({ state, name }: { state: TableState } & Names) {
+  const turn = state.view?.over ? undefined : state.view?.turn;
+  const seat = state.table?.players.find((p) => p.seat === turn);
+  if (!seat || seat.bot || seat.connected || seat.left) return null;
+  const next = seat.leaving
+    ? "their moves are played for them until the round ends"
+    : (state.table?.moveMillis ?? 0) > 0
+      ? "when their clock runs out their default move is made for them"
+      : "this table has no clock: the host may remove them";
+  return (
+    <p class="countdown" role="status">
+      {name(seat.seat)} is away (no connection): {next}.
+    </p>
   );
 }
 

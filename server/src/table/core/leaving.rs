@@ -164,6 +164,18 @@ impl TableCore {
         TableError::AlreadyLeaving { name }
     }
 
+    /// The game ended with seats still leaving (its last round ended it): they go now, as
+    /// they would have at the round's end (part of `apply`, so a rebuilt table does too).
+    pub(super) fn let_the_leaving_go_if_over(&mut self) {
+        if self.departures.leaving.is_empty() || !self.game.as_ref().is_some_and(Game::is_over) {
+            return;
+        }
+        for (seat, why) in std::mem::take(&mut self.departures.leaving) {
+            self.seats.leave(seat);
+            self.log.end_seat(seat, StreamEnd::Reseated(reseated_why(Some(why))));
+        }
+    }
+
     /// Marks `seat` leaving at the round's end (apply's `Leaving`): the round had begun.
     pub(super) fn mark_leaving(
         &mut self,
@@ -230,8 +242,13 @@ impl TableCore {
         let Some(game) = self.game.as_ref().filter(|g| !g.is_over()) else { return };
         if self.takes_out_the_away() {
             self.departures.round_is(game.round(), now.wall);
+            // Never the host: the table is theirs (to reset, to start the next game), and the
+            // clock plays their moves meanwhile.
+            let host = self.seats.host();
             let gone: Vec<(Seat, LeaveWhy)> = (0..self.seats.len())
-                .filter(|&s| game.is_active(s) && !self.seats.is_bot(s) && !self.departures.is_leaving(s))
+                .filter(|&s| {
+                    s != host && game.is_active(s) && !self.seats.is_bot(s) && !self.departures.is_leaving(s)
+                })
                 .filter_map(|s| {
                     let away = self.seats.get(s).and_then(|slot| slot.away_since);
                     self.departures.gone_for_good(s, away, now.wall).map(|why| (s, why))

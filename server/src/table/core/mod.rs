@@ -453,7 +453,8 @@ impl TableCore {
                         timed_out,
                     });
                 }
-                if timed_out {
+                // A leaving seat's moves are played for it, as everyone was told: not its clock.
+                if timed_out && !self.departures.is_leaving(seat) {
                     if let Some(clock) = self.clock.as_mut() {
                         clock.ran_out(seat);
                     }
@@ -509,6 +510,7 @@ impl TableCore {
             self.window = None;
         }
         self.record_if_over(now);
+        self.let_the_leaving_go_if_over();
         if table_changed {
             self.changes += 1;
             self.announce_table();

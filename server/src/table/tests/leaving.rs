@@ -149,6 +149,8 @@ fn a_seat_out_of_time_twice_in_a_row_is_taken_out_at_a_game_night_only() {
         let pacing = Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 };
         let mut s = setup(4, pacing, false, GameLength::default());
         s.seed = seeded.then_some(7);
+        // A seatless host: a host is never taken out (the table is theirs).
+        s.host_token = Some([1; 32]);
         let mut core = TableCore::new(dudo_rules::presets::fibbing(), s, [9; 32], at(0));
         person(&mut core, "ana", at(0));
         bot(&mut core, "odds", 3, at(0));
@@ -272,4 +274,32 @@ fn a_seat_may_leave_after_the_game_and_a_table_of_no_people_is_orphaned() {
     core.take_out(1, LeaveWhy::Left, at(3)).unwrap();
     assert_eq!(core.seats().seat_of("ben"), Err(TableError::NotSeated));
     assert!(!core.orphaned(), "Ana is still here");
+}
+
+/// The host is never taken out for being away or out of time: the table is theirs, and the
+/// clock plays their moves.
+#[test]
+fn the_host_out_of_time_again_and_again_keeps_the_seat() {
+    let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
+    let pacing = Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 };
+    let mut s = setup(4, pacing, false, GameLength::default());
+    s.seed = None;
+    let mut core = TableCore::new(dudo_rules::presets::fibbing(), s, [9; 32], at(0));
+    person(&mut core, "ana", at(0));
+    bot(&mut core, "odds", 3, at(0));
+    bot(&mut core, "odds", 4, at(0));
+    start(&mut core, at(1));
+    let mut secs = 1;
+    for _ in 0..6 {
+        secs += 11;
+        if core.deadline().is_some() {
+            core.time_out(at(secs));
+        } else if let Some(closes) = core.window_closes() {
+            secs = secs.max(closes.as_secs() + 1);
+            core.close_window(at(secs));
+        }
+        bots_play_on(&mut core, at(secs));
+    }
+    let ana = &core.info().players[0];
+    assert!(!ana.left && !ana.leaving, "{ana:?}");
 }
