@@ -86,6 +86,10 @@ pub struct Setup {
     pub allowed_origins: Vec<String>,
     /// TLS on the client port (`--tls-cert`, `--tls-key`); none: plaintext.
     pub tls: Option<tls::ServerTls>,
+    /// How long a server told to stop answers health `NOT_SERVING`, still serving, before it
+    /// drains: a balancer polling health sees it and sends new calls elsewhere (zero: drains
+    /// at once, as in-process tests do).
+    pub drain_grace: std::time::Duration,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -141,6 +145,7 @@ async fn serve_node(
     let has_store = setup.store.is_some();
     let allowed_origins = setup.allowed_origins.clone();
     let tls = setup.tls.clone();
+    let drain_grace = setup.drain_grace;
     let link_base = match &setup.public_url {
         Some(url) => url.clone(),
         None => link_base(listener.local_addr()?, tls.is_some()),
@@ -222,8 +227,14 @@ async fn serve_node(
     let health_at_stop = health.clone();
     let shutdown = async move {
         shutdown.await;
-        // Readiness fails at once, so a load balancer sends no new calls here while it drains.
-        health_at_stop.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+        // Readiness fails at once, for the server and each service, so a load balancer sends
+        // no new calls here; health goes on answering through the grace and the drain.
+        tracing::info!(
+            grace_ms = drain_grace.as_millis() as u64,
+            "told to stop: health says NOT_SERVING, then the drain"
+        );
+        not_serving(&health_at_stop).await;
+        tokio::time::sleep(drain_grace).await;
         // Open streams are told and closed (a cluster's node hands its tables over first),
         // so the transport stops at once.
         closer.close_all().await;
@@ -277,6 +288,17 @@ async fn serve_node(
     }
     served?;
     Ok(())
+}
+
+/// Health says `NOT_SERVING` for the server and every dudo service.
+async fn not_serving(health: &tonic_health::server::HealthReporter) {
+    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+    health.set_not_serving::<LobbyServer<node::Dudo>>().await;
+    health.set_not_serving::<PlayServer<node::Dudo>>().await;
+    health.set_not_serving::<HistoryServer<node::Dudo>>().await;
+    health.set_not_serving::<AccountsServer<node::Dudo>>().await;
+    health.set_not_serving::<LadderServer<node::Dudo>>().await;
+    health.set_not_serving::<TournamentsServer<node::Dudo>>().await;
 }
 
 /// Tables' links when no public URL is given: `http://` (`https://` with TLS) and the

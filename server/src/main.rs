@@ -80,6 +80,10 @@ struct Args {
     /// it (a finished or abandoned table otherwise stays for ever).
     #[arg(long, env = "DUDO_IDLE_TABLE_SECONDS", default_value_t = 1800)]
     idle_table_seconds: u64,
+    /// Told to stop (SIGTERM), answer health NOT_SERVING this long, still serving, before
+    /// draining: a balancer that polls health sends new calls elsewhere first.
+    #[arg(long, env = "DUDO_DRAIN_GRACE_MS", default_value_t = 300)]
+    drain_grace_ms: u64,
     /// The turn clock of a table made without one asked for (the page's and `dudo create`'s
     /// default), in milliseconds a move: a player who walks away has their default move made
     /// when it runs out. 0: such tables have no clock.
@@ -385,6 +389,7 @@ async fn main() -> anyhow::Result<()> {
         public_url,
         allowed_origins: args.allowed_origins,
         tls,
+        drain_grace: std::time::Duration::from_millis(args.drain_grace_ms),
     };
     let Some(Node { listener: node_listener, address, key, node }) = cluster else {
         dudo_server::serve(listener, setup, shutdown).await?;

@@ -327,11 +327,38 @@ async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
         .unwrap()
         .into_inner();
     assert!(matches!(stream.next().await, Some(Ok(_))));
+    // Health polled on the open channel, as a balancer would, every 20 ms through the stop.
+    let polled = tokio::spawn(async move {
+        use tonic_health::pb::health_check_response::ServingStatus;
+        let mut health = tonic_health::pb::health_client::HealthClient::new(ch);
+        let mut seen = Vec::new();
+        for _ in 0..100 {
+            let mut said = Vec::new();
+            for service in ["", "dudo.v1.Play"] {
+                let asked = tonic_health::pb::HealthCheckRequest { service: service.into() };
+                match health.check(asked).await {
+                    Ok(r) => said.push(ServingStatus::try_from(r.into_inner().status).ok()),
+                    Err(_) => return seen,
+                }
+            }
+            seen.push(said);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        seen
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
     let started = std::time::Instant::now();
     std::process::Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
     // The stream is told, then closed.
     let ended = tokio::time::timeout(Duration::from_secs(2), stream.next()).await.unwrap();
     assert!(matches!(ended, Some(Err(_)) | None));
+    // Told to stop, it said NOT_SERVING for the server and its services before it went.
+    let seen = polled.await.unwrap();
+    let not_serving = Some(tonic_health::pb::health_check_response::ServingStatus::NotServing);
+    assert!(
+        seen.iter().any(|said| said.iter().all(|s| *s == not_serving)),
+        "health through the stop: {seen:?}"
+    );
     let status = tokio::task::spawn_blocking(move || server.child.wait()).await.unwrap().unwrap();
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(1), "took {:?}", started.elapsed());
