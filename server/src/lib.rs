@@ -90,6 +90,10 @@ pub struct Setup {
     /// drains: a balancer polling health sees it and sends new calls elsewhere (zero: drains
     /// at once, as in-process tests do).
     pub drain_grace: std::time::Duration,
+    /// Called once the server is about to serve: its tables recovered and, in a cluster, the
+    /// node admitted (its id and key checked). The binary prints its "listening on" banner
+    /// here, so a script that waits for it never sees it from a node the cluster refused.
+    pub ready: Option<std::sync::Arc<dyn Fn() + Send + Sync>>,
 }
 
 /// Serves the dudo services, gRPC health and server reflection (also as gRPC-Web) on `listener` until
@@ -146,6 +150,7 @@ async fn serve_node(
     let allowed_origins = setup.allowed_origins.clone();
     let tls = setup.tls.clone();
     let drain_grace = setup.drain_grace;
+    let setup_ready = setup.ready.clone();
     let link_base = match &setup.public_url {
         Some(url) => url.clone(),
         None => link_base(listener.local_addr()?, tls.is_some()),
@@ -217,6 +222,9 @@ async fn serve_node(
     let (nodes_stop, nodes_stopped) = tokio::sync::oneshot::channel::<()>();
     if node_listener.is_some() {
         dudo.join_cluster().await?;
+    }
+    if let Some(ready) = &setup_ready {
+        ready();
     }
     let nodes = node_listener.map(|listener| {
         dudo.run_cluster();

@@ -266,11 +266,12 @@ async fn main() -> anyhow::Result<()> {
         banner +=
             &format!("dudo-server node {} takes the other nodes' calls on {}\n", node.node, node.address);
     }
-    {
+    // Said once the server is about to serve (tables recovered, the node admitted).
+    let ready = std::sync::Arc::new(move || {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
-    }
+    });
     let shutdown = async {
         let ctrl_c = tokio::signal::ctrl_c();
         #[cfg(unix)]
@@ -390,6 +391,7 @@ async fn main() -> anyhow::Result<()> {
         allowed_origins: args.allowed_origins,
         tls,
         drain_grace: std::time::Duration::from_millis(args.drain_grace_ms),
+        ready: Some(ready),
     };
     let Some(Node { listener: node_listener, address, key, node }) = cluster else {
         dudo_server::serve(listener, setup, shutdown).await?;

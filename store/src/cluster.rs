@@ -229,6 +229,18 @@ impl Store {
         Ok(())
     }
 
+    /// Forgets the nodes not heard from in `unseen` milliseconds (they died, not drained:
+    /// their rows would otherwise stay until a node of the same id starts). How many went.
+    pub async fn forget_gone_nodes(&self, unseen: i64) -> Result<u64, StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        let gone = sqlx::query(&format!("DELETE FROM nodes WHERE seen_at < {now} - $1"))
+            .bind(unseen)
+            .execute(&self.pool)
+            .await?;
+        Ok(gone.rows_affected())
+    }
+
     /// The nodes heard from in the last `within` milliseconds, fewest tables first.
     pub async fn nodes(&self, within: i64) -> Result<Vec<Node>, StoreError> {
         self.cluster_db()?;

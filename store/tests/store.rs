@@ -618,6 +618,12 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
         store.leave("b").await.unwrap();
         assert!(store.nodes(60_000).await.unwrap().is_empty());
         assert!(store.hold_job("matchmaker", "a", 60_000).await.unwrap(), "{backend}: b left it");
+        // A node that died without leaving is forgotten once unheard from long enough.
+        store.heartbeat(&b, "hash-b").await.unwrap();
+        assert_eq!(store.forget_gone_nodes(60_000).await.unwrap(), 0, "{backend}: heard from just now");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert_eq!(store.forget_gone_nodes(5).await.unwrap(), 1, "{backend}");
+        assert!(store.nodes(60_000).await.unwrap().is_empty());
     }
 }
 

@@ -343,10 +343,13 @@ async fn a_node_with_a_running_nodes_id_or_another_key_is_refused_at_start() {
     let twin = within(start(&cluster.nodes[0].id, KEY)).await.expect("refused within 30 s").unwrap();
     let said = String::from_utf8_lossy(&twin.stderr);
     assert!(!twin.status.success() && said.contains("is in use by a running node"), "{said}");
+    // Refused before the "listening on" line a script waits for: it never sees one.
+    assert!(!String::from_utf8_lossy(&twin.stdout).contains("listening on"), "{:?}", twin.stdout);
     let stranger =
         within(start("node-9", "another-key-of-enough-length")).await.expect("refused within 30 s").unwrap();
     let said = String::from_utf8_lossy(&stranger.stderr);
     assert!(!stranger.status.success() && said.contains("cluster key is not the one"), "{said}");
+    assert!(!String::from_utf8_lossy(&stranger.stdout).contains("listening on"));
 }
 
 /// Tournaments in a cluster: every node answers `Tournaments` calls (made, entered and
