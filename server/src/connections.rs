@@ -168,7 +168,7 @@ pub fn incoming(
 /// again at once fails again at once: the loop would spin and log without end. It waits,
 /// longer each time up to a second, and warns at most every ten seconds.
 #[derive(Default)]
-struct Backoff {
+pub(crate) struct Backoff {
     pause: Duration,
     warned: Option<tokio::time::Instant>,
     unwarned: u64,
@@ -179,11 +179,11 @@ impl Backoff {
     const MOST: Duration = Duration::from_secs(1);
     const WARN_EVERY: Duration = Duration::from_secs(10);
 
-    fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.pause = Duration::ZERO;
     }
 
-    async fn pause(&mut self, e: &std::io::Error) {
+    pub(crate) async fn pause(&mut self, e: &std::io::Error) {
         self.pause = (self.pause * 2).clamp(Self::FIRST, Self::MOST);
         self.unwarned += 1;
         let now = tokio::time::Instant::now();
@@ -204,7 +204,7 @@ impl Backoff {
 
 /// What a connection opened with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Transport {
+pub(crate) enum Transport {
     Http2,
     Http1,
 }
@@ -212,7 +212,7 @@ enum Transport {
 /// Reads a connection's opening (HTTP/2's preface and first frame, or an HTTP/1.1 request's
 /// head); none if it closed first or sent something else. What was read is replayed to the
 /// transport.
-async fn read_opening(stream: &mut Wire) -> std::io::Result<Option<(Transport, Vec<u8>)>> {
+pub(crate) async fn read_opening(stream: &mut Wire) -> std::io::Result<Option<(Transport, Vec<u8>)>> {
     let mut read = Vec::with_capacity(512);
     let mut chunk = [0u8; 2048];
     loop {

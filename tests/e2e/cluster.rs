@@ -439,3 +439,33 @@ async fn tournaments_are_served_at_every_node_and_carried_on_when_their_node_die
     let records = client.games(pb::ListGamesRequest { limit: 100, ..Default::default() }).await.unwrap();
     assert_eq!(records.len(), 3, "one record a game: {records:?}");
 }
+
+/// The node port holds to the public port's rules at a connection's opening: a few at once
+/// from one address, and one that sends nothing is closed within the opening time (5 s), so
+/// silent connections cannot use up the node's descriptors; the node serves on.
+#[tokio::test]
+async fn silent_connections_to_the_node_port_are_capped_and_closed() {
+    use tokio::io::AsyncReadExt;
+    let Some(db) = database("silent").await else { return };
+    let cluster = Cluster::start(db, 1).await;
+    let nodes = cluster.store.nodes(60_000).await.unwrap();
+    let node_port = nodes[0].address.trim_start_matches("http://").to_string();
+    let mut silent = Vec::new();
+    for _ in 0..48 {
+        silent.push(tokio::net::TcpStream::connect(&node_port).await.unwrap());
+    }
+    let started = std::time::Instant::now();
+    let mut closed = 0;
+    for s in &mut silent {
+        let mut byte = [0u8; 1];
+        if let Ok(Ok(0) | Err(_)) = tokio::time::timeout(Duration::from_secs(10), s.read(&mut byte)).await {
+            closed += 1;
+        }
+    }
+    assert_eq!(closed, silent.len(), "every silent connection was closed");
+    assert!(started.elapsed() < Duration::from_secs(9), "within the opening time: {:?}", started.elapsed());
+    // The node still serves.
+    let client = dudo_client::Client::connect(&cluster.addr).await.unwrap();
+    let request = dudo_proto::v1::CreateTableRequest { name: "Ana".into(), seats: 2, ..Default::default() };
+    client.create(request).await.unwrap();
+}

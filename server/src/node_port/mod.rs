@@ -3,7 +3,10 @@
 //! serves the same services as the public port, but only to callers with the
 //! cluster's key, and takes the client's address from the call (the node that forwarded it
 //! checked the client's limits already; here they count against the client, not that node).
-//! A node's calls share one connection, so it is not held to a client's connection limits.
+//! A node's calls share one connection, so past its opening it is not held to a client's
+//! connection limits; its opening is (`incoming`).
+
+mod incoming;
 
 use std::net::SocketAddr;
 
@@ -70,7 +73,7 @@ pub async fn serve(
         extensions.insert(Forwarded);
         Ok(request)
     };
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    let incoming = incoming::incoming(listener);
     tonic::transport::Server::builder()
         .http2_keepalive_interval(Some(std::time::Duration::from_secs(10)))
         .http2_keepalive_timeout(Some(std::time::Duration::from_secs(5)))
