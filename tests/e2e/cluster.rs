@@ -469,3 +469,28 @@ async fn silent_connections_to_the_node_port_are_capped_and_closed() {
     let request = dudo_proto::v1::CreateTableRequest { name: "Ana".into(), seats: 2, ..Default::default() };
     client.create(request).await.unwrap();
 }
+
+/// A new table is made at the node holding the fewest: two made through one node of two,
+/// a renewal apart, land one at each.
+#[tokio::test]
+async fn a_new_table_goes_to_the_node_with_the_fewest() {
+    let Some(db) = database("placement").await else { return };
+    let cluster = Cluster::start(db, 2).await;
+    let through = Client::connect(&cluster.nodes[0].listen).await.unwrap();
+    let request =
+        || dudo_proto::v1::CreateTableRequest { name: "Ana".into(), seats: 2, ..Default::default() };
+    let first = through.create(request()).await.unwrap();
+    // Each node says how many it holds when it renews (a fifth of a lease apart).
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let counts: Vec<i64> = cluster.store.nodes(60_000).await.unwrap().iter().map(|n| n.tables).collect();
+        if counts.iter().sum::<i64>() >= 1 {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "the nodes never said what they hold: {counts:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let second = through.create(request()).await.unwrap();
+    let (a, b) = (cluster.owner(&first.table).await, cluster.owner(&second.table).await);
+    assert!(a.is_some() && b.is_some() && a != b, "one table at each node: {a:?} and {b:?}");
+}

@@ -246,8 +246,10 @@ impl Dudo {
         }
     }
 
-    /// The node a new table should be made at: another one if it holds fewer tables than
-    /// this one (by more than one, so that nodes do not pass creations back and forth).
+    /// The node a new table should be made at: the one holding the fewest, if that is not
+    /// this one (a tie stays here). A creation is sent on once at most (a forwarded one is
+    /// made where it lands), so nodes never pass one back and forth. The others' counts are
+    /// as of their last renewal, a fifth of a lease ago at most.
     pub(crate) async fn placement(&self, forwarded: bool) -> Option<Channel> {
         let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return None };
         if forwarded {
@@ -258,7 +260,7 @@ impl Dudo {
         let nodes = store.nodes(alive).await.ok()?;
         let fewest =
             nodes.into_iter().filter(|n| !n.draining && n.id != cluster.node()).min_by_key(|n| n.tables)?;
-        if fewest.tables + 1 < here || cluster.draining() {
+        if fewest.tables < here || cluster.draining() {
             metrics::counter!("dudo_forwarded_calls_total").increment(1);
             return cluster.peer(&fewest.address).ok();
         }
