@@ -39,6 +39,8 @@ pub struct Owner {
     pub table: String,
     /// Its node, if its lease has one (none while it waits to be adopted).
     pub node: Option<Node>,
+    /// How many times its lease has passed to another node (each adoption is one more).
+    pub epoch: i64,
 }
 
 /// The database's clock, in Unix milliseconds, as SQL.
@@ -259,7 +261,7 @@ impl Store {
         self.cluster_db()?;
         let now = now_sql(self.backend);
         let row = sqlx::query(&format!(
-            "SELECT t.id AS table_id, n.id, n.address, n.tables, n.draining FROM tables t \
+            "SELECT t.id AS table_id, t.epoch AS epoch, n.id, n.address, n.tables, n.draining FROM tables t \
              LEFT JOIN nodes n ON n.id = t.owner AND t.lease_until >= {now} \
              WHERE (t.id = $1 OR t.code = UPPER($1)) AND t.closed_at IS NULL LIMIT 1"
         ))
@@ -271,7 +273,7 @@ impl Store {
             Some(_) => Some(node_of(&row)?),
             None => None,
         };
-        Ok(Some(Owner { table: row.try_get("table_id")?, node }))
+        Ok(Some(Owner { table: row.try_get("table_id")?, node, epoch: row.try_get("epoch")? }))
     }
 
     /// Whether an open table anywhere in the cluster answers to `code`.

@@ -153,11 +153,12 @@ async fn a_node_killed_mid_round_leaves_its_games_to_the_others_and_each_finishe
     let watched = players[SEEDS.len() - 1].0.clone();
     until_round(&cluster.addr, &watched, 2).await;
     let victim = cluster.owner(&watched).await.expect("the watched table has an owner");
-    let held: Vec<String> = {
+    let held: Vec<(String, i64)> = {
         let mut held = Vec::new();
         for (table, _) in &players {
             if cluster.owner(table).await == Some(victim) {
-                held.push(table.clone());
+                let epoch = cluster.store.owner_of(table).await.unwrap().unwrap().epoch;
+                held.push((table.clone(), epoch));
             }
         }
         held
@@ -165,9 +166,12 @@ async fn a_node_killed_mid_round_leaves_its_games_to_the_others_and_each_finishe
     cluster.signal(victim, "-KILL");
     cluster.nodes[victim].process.take().unwrap().child.wait().unwrap();
     same_games(&cluster.addr, players, &expected, "after kill -9").await;
-    for table in held {
+    for (table, epoch) in held {
         let owner = cluster.owner(&table).await;
         assert!(owner.is_some() && owner != Some(victim), "{table} was adopted by a live node: {owner:?}");
+        // Adopted once: not passed back and forth between the survivors.
+        let now = cluster.store.owner_of(&table).await.unwrap().unwrap().epoch;
+        assert_eq!(now, epoch + 1, "{table}: one adoption, not {}", now - epoch);
     }
 }
 

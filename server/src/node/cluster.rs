@@ -81,6 +81,10 @@ pub(crate) struct Cluster {
     /// The nodes heard from within a lease, by id, as last looked: a node missing from the
     /// next look is gone (said in the log), and the count is a metric.
     alive: Mutex<std::collections::BTreeSet<String>>,
+    /// An adoption is between taking leases in the database and holding them here: the
+    /// renewal must not take those leases for strays and let them go (which passed tables
+    /// back and forth between the survivors of a kill: 29 adoptions for 10 tables).
+    adopting: AtomicBool,
 }
 
 /// How often the channels to nodes that left are let go of.
@@ -108,6 +112,7 @@ impl Cluster {
             peers: Mutex::default(),
             leases: Mutex::default(),
             alive: Mutex::default(),
+            adopting: AtomicBool::new(false),
         }
     }
 
@@ -437,7 +442,10 @@ impl Dudo {
         };
         // Leases the database says are this node's but no table here holds (one it could not
         // save or register while the database was away): let go, for another node to adopt.
+        // Not while an adoption is taking leases: those are held here the moment it has them.
+        let adopting = cluster.adopting.load(Ordering::Acquire);
         let strays: Vec<(String, i64)> = match cluster.leases.lock() {
+            Ok(_) if adopting => Vec::new(),
             Ok(leases) => held
                 .iter()
                 .filter(|(id, _)| !leases.contains_key(*id))
@@ -496,17 +504,22 @@ impl Dudo {
         if most == 0 {
             return 0;
         }
+        cluster.adopting.store(true, Ordering::Release);
         let adopted = match store.adopt(cluster.node(), millis(cluster.setup.lease), most).await {
             Ok(adopted) => adopted,
             Err(e) => {
+                cluster.adopting.store(false, Ordering::Release);
                 tracing::warn!(error = %e, "could not look for tables to adopt");
                 return 0;
             }
         };
+        for (open, _) in &adopted {
+            cluster.hold(&open.id, open.epoch);
+        }
+        cluster.adopting.store(false, Ordering::Release);
         let taken = adopted.len();
         for (open, ownerless) in adopted {
             let (id, epoch) = (open.id.clone(), open.epoch);
-            cluster.hold(&id, epoch);
             let lease = cluster.lease_of(&id);
             let lease_again = lease.clone();
             // Replayed off the runtime's threads: a long journal takes its time without
