@@ -547,6 +547,11 @@ impl AtTable {
                 }
             }
             Update::Reconnected => {
+                // An answer sent before the cut may not have reached the table (or the table
+                // was rebuilt at another node): a prompt it sends again is answered again.
+                self.answered = None;
+                self.in_flight = false;
+                self.offered_for = None;
                 let lost = std::mem::take(&mut self.disconnected);
                 if !std::mem::take(&mut self.reseated) || lost {
                     self.out.line(self.style.dim("Reconnected; carrying on where we were."));
