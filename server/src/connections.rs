@@ -72,6 +72,7 @@ pub fn incoming(
     tls: Option<crate::tls::ServerTls>,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Counted>> {
     let idle = dudo.limits().idle_connection;
+    let rate = crate::opening_rate::OpeningRate::of(dudo.limits());
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     tokio::spawn(async move {
         let counted = Connections::default();
@@ -93,6 +94,9 @@ pub fn incoming(
                     continue;
                 }
             };
+            if !rate.admit(peer.ip(), Instant::now()) {
+                continue;
+            }
             let Some(slot) = counted.take_slot(peer.ip(), most) else { continue };
             let (tx, dudo, past_budget, calls) =
                 (tx.clone(), dudo.clone(), past_budget.clone(), calls.clone());

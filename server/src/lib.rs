@@ -15,6 +15,7 @@ pub mod connections;
 pub mod ladder;
 pub mod node;
 pub mod node_port;
+pub mod opening_rate;
 pub mod services;
 pub mod status;
 pub mod stopping;

@@ -31,6 +31,14 @@ struct Args {
     /// Connections open at once from one IP address (more are closed as they come).
     #[arg(long, env = "DUDO_MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
     max_connections_per_ip: usize,
+    /// New connections a second from one IP address (a burst of twice that is allowed; more
+    /// are closed before their TLS handshake). 0: no limit.
+    #[arg(long, env = "DUDO_CONNECTIONS_PER_SECOND_PER_IP", default_value_t = 100)]
+    connections_per_second_per_ip: u32,
+    /// New connections a second from every address together (a burst of twice that). 0: no
+    /// limit.
+    #[arg(long, env = "DUDO_CONNECTIONS_PER_SECOND", default_value_t = 2_000)]
+    connections_per_second: u32,
     /// Seats a table may have.
     #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]
     max_seats: usize,
@@ -297,6 +305,8 @@ async fn main() -> anyhow::Result<()> {
         max_streams_per_ip: args.max_streams_per_ip,
         max_streams_per_connection: args.max_streams_per_connection,
         max_connections_per_ip: args.max_connections_per_ip,
+        connections_per_second_per_ip: args.connections_per_second_per_ip,
+        connections_per_second: args.connections_per_second,
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,
         table_moves_per_second: args.table_moves_per_second,

@@ -121,6 +121,10 @@ try {
         await benContext.close();
         benGone = true;
         console.log(`Ben closed his tab mid-round (${toBeat.trim()})`);
+        // The server sees his streams close within a second or two and tells the table.
+        await ana.getByRole("list", { name: "Seats" }).getByText(/away \d+ (s|min)/).waitFor({ timeout: 15_000 });
+        awaySeen = true;
+        console.log("Ana's page shows Ben away");
       }
     }
     if (benGone && !awaySeen) {

@@ -1358,3 +1358,37 @@ async fn a_snapshot_tells_a_seat_its_number_after_the_seats_move_down() {
         other => panic!("{other:?}"),
     }
 }
+
+/// New connections from one address past its rate (a burst of two seconds' worth) are
+/// closed as they are accepted, before anything of them is read (a TLS handshake replayed
+/// by the thousand would otherwise take the server's CPU); a moment later the address
+/// connects again, and other addresses are never held up.
+#[tokio::test]
+async fn connections_opened_too_fast_from_one_address_are_closed_unread() {
+    use tokio::io::AsyncReadExt;
+    let limits = dudo_server::node::Limits { connections_per_second_per_ip: 10, ..Default::default() };
+    let (addr, _stop) = server_with(limits).await;
+    let target = addr.trim_start_matches("http://").to_string();
+    let mut opened = Vec::new();
+    for _ in 0..60 {
+        opened.push(tokio::net::TcpStream::connect(&target).await.unwrap());
+    }
+    // Those past the burst are closed at once; the others wait for their opening (5 s).
+    let mut closed_at_once = 0;
+    for s in &mut opened {
+        let mut byte = [0u8; 1];
+        if let Ok(Ok(0) | Err(_)) = tokio::time::timeout(Duration::from_millis(300), s.read(&mut byte)).await
+        {
+            closed_at_once += 1;
+        }
+    }
+    assert!(
+        (35..=45).contains(&closed_at_once),
+        "past a burst of 20, closed at once: {closed_at_once} of 60"
+    );
+    drop(opened);
+    // A second later the address may connect again, and is served.
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let ch = channel(&addr).await;
+    LobbyClient::new(ch).list_presets(pb::ListPresetsRequest {}).await.unwrap();
+}

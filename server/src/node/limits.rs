@@ -14,6 +14,11 @@ pub struct Limits {
     pub max_streams_per_connection: usize,
     /// Connections open at once from one address (more are closed as they come).
     pub max_connections_per_ip: usize,
+    /// New connections a second from one address, and from all together (0: no limit),
+    /// each with a burst of two seconds' worth: past them a connection is closed before its
+    /// TLS handshake (see `opening_rate`).
+    pub connections_per_second_per_ip: u32,
+    pub connections_per_second: u32,
     /// Seats a table may have.
     pub max_seats: usize,
     /// Calls a seat may make each second that the table was not waiting for (a burst of
@@ -69,6 +74,8 @@ impl Default for Limits {
             max_streams_per_ip: 1_000,
             max_streams_per_connection: 200,
             max_connections_per_ip: 64,
+            connections_per_second_per_ip: 100,
+            connections_per_second: 2_000,
             max_seats: 64,
             actions_per_second: 50,
             table_moves_per_second: 2_000,
