@@ -87,23 +87,24 @@ impl OpeningRate {
         admitted
     }
 
+    /// The address's own rate first: a connection it refuses takes nothing from everyone's,
+    /// so one address flooding cannot spend the others' share.
     fn take(&self, ip: IpAddr, now: Instant) -> bool {
         let Ok(mut buckets) = self.buckets.lock() else { return true };
-        if self.all > 0 {
-            let all = buckets.all.get_or_insert_with(|| Bucket::full(self.all, now));
-            if !all.take(self.all, now) {
+        if self.per_address > 0 {
+            let rate = self.per_address;
+            if buckets.addresses.len() >= MOST_ADDRESSES && !buckets.addresses.contains_key(&ip) {
+                buckets.addresses.retain(|_, b| !b.refilled(rate, now));
+            }
+            if !buckets.addresses.entry(ip).or_insert_with(|| Bucket::full(rate, now)).take(rate, now) {
                 return false;
             }
         }
-        if self.per_address == 0 {
-            return true;
+        if self.all > 0 {
+            let all = buckets.all.get_or_insert_with(|| Bucket::full(self.all, now));
+            return all.take(self.all, now);
         }
-        if buckets.addresses.len() >= MOST_ADDRESSES && !buckets.addresses.contains_key(&ip) {
-            let rate = self.per_address;
-            buckets.addresses.retain(|_, b| !b.refilled(rate, now));
-        }
-        let rate = self.per_address;
-        buckets.addresses.entry(ip).or_insert_with(|| Bucket::full(rate, now)).take(rate, now)
+        true
     }
 
     /// How long until a connection from `ip` would be admitted again (for logs and tests).
@@ -144,5 +145,16 @@ mod tests {
         let now = Instant::now();
         let admitted = (0..50u8).filter(|i| rate.admit(IpAddr::from([10, 0, 0, *i]), now)).count();
         assert_eq!(admitted, 10);
+    }
+
+    #[test]
+    fn one_address_flooding_does_not_spend_everyone_elses_share() {
+        let rate = OpeningRate::new(10, 100);
+        let (flood, other): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let now = Instant::now();
+        let admitted = (0..10_000).filter(|_| rate.admit(flood, now)).count();
+        assert_eq!(admitted, 20, "its own burst");
+        let others = (0..100).filter(|_| rate.admit(other, now)).count();
+        assert_eq!(others, 20, "another address still has its own burst, the total untouched");
     }
 }

@@ -13,7 +13,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
-use crate::connections::{Backoff, Connections, OPENING_TIME, Slot, Transport, read_opening};
+use crate::connections::{Backoff, Connections, OPENING_TIME, Replay, Slot, Transport, read_opening};
 use crate::tls::Wire;
 
 /// Connections the node port takes from one address at once. A node needs one (its channel
@@ -55,7 +55,7 @@ pub fn incoming(listener: TcpListener) -> impl tokio_stream::Stream<Item = std::
                     tracing::debug!(%peer, "node port connection closed: no HTTP/2 opening within {OPENING_TIME:?}");
                     return;
                 };
-                let _ = tx.send(Ok(Opened { wire, opening, read: 0, _slot: slot })).await;
+                let _ = tx.send(Ok(Opened { wire, opening: Replay::new(opening), _slot: slot })).await;
             });
         }
     });
@@ -65,9 +65,7 @@ pub fn incoming(listener: TcpListener) -> impl tokio_stream::Stream<Item = std::
 /// A node port connection past its opening, which is replayed to the transport first.
 pub struct Opened {
     wire: Wire,
-    opening: Vec<u8>,
-    /// How much of `opening` the transport has read.
-    read: usize,
+    opening: Replay,
     _slot: Slot,
 }
 
@@ -85,15 +83,7 @@ impl AsyncRead for Opened {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        if self.read < self.opening.len() {
-            let rest = &self.opening[self.read..];
-            let n = rest.len().min(buf.remaining());
-            buf.put_slice(&rest[..n]);
-            self.read += n;
-            if self.read == self.opening.len() {
-                self.opening = Vec::new();
-                self.read = 0;
-            }
+        if self.opening.replay(buf) {
             return Poll::Ready(Ok(()));
         }
         Pin::new(&mut self.wire).poll_read(cx, buf)

@@ -10,8 +10,9 @@
 //! The task ([`Table::run`]) is thin: it takes [`Command`]s (`command`) from the node over a
 //! bounded channel, checks who is asking (tokens, the host, the rate limit), turns a command into an
 //! input, and keeps the timers (the clock, a paused bot, idleness). Each turn of its loop
-//! writes what the last turn journalled and only then delivers what it caused (events,
-//! prompts, replies): nobody learns of anything the journal does not hold. Each stream it
+//! writes what the last turn journalled (`saving`) and only then delivers what it caused
+//! (events, prompts, replies): nobody learns of anything the journal does not hold. A table
+//! is rebuilt from its journal by `recover`. Each stream it
 //! feeds is a bounded channel whose bytes count against the budget (`channel`).
 
 pub mod bots;
@@ -26,6 +27,8 @@ pub mod offers;
 pub mod proofs;
 pub mod rate;
 pub mod record;
+mod recover;
+mod saving;
 pub mod seats;
 pub mod window;
 mod words;
@@ -35,11 +38,9 @@ use std::time::Duration;
 
 use dudo_proto::LeaveWhy;
 use dudo_proto::v1 as pb;
-use dudo_proto::v1::journal_entry::Entry;
 use dudo_rules::{Action, RuleSet, Seat};
 use dudo_store::cluster::Lease;
-use dudo_store::{Batch, NewTable, Store, StoreError};
-use prost::Message;
+use dudo_store::{NewTable, Store};
 use rand::Rng;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -53,12 +54,12 @@ use self::journal::Input;
 pub use self::log::{Delivery, StreamEnd};
 pub use self::proofs::commitment;
 use self::rate::RateLimit;
+pub use self::recover::RecoverError;
 pub use self::seats::SeatAccount;
 use self::seats::{SeatBot, token_hash};
 use self::words::game_seed;
 pub use self::words::{game_id, journals_faithfully, secret, unix_millis};
 use crate::bot_cpu::TableShare;
-use crate::budget::Budget;
 
 /// How often a table with people looks for players whose streams have all closed.
 const PRESENCE_EVERY: Duration = Duration::from_secs(1);
@@ -89,35 +90,6 @@ pub enum Ended {
     Released,
     /// Another node of the cluster took it (this one's journal writes were refused).
     Moved,
-}
-
-/// Why a journal could not be replayed.
-#[derive(Debug, thiserror::Error)]
-pub enum RecoverError {
-    #[error("the journal does not start with the table's creation")]
-    NoCreation,
-    #[error("entry {n}: {why}")]
-    Entry { n: i64, why: TableError },
-}
-
-/// Finished games' records made compact (stored_record.rs) on the blocking pool: that replays
-/// each game, which must not hold up the runtime's threads (a long game takes most of a
-/// second). Should that task fail, the records are stored whole.
-async fn compact_records(
-    finished: Vec<dudo_store::FinishedGame>,
-    secret: [u8; 32],
-) -> Vec<dudo_store::FinishedGame> {
-    let whole = finished.clone();
-    let compacted = tokio::task::spawn_blocking(move || {
-        finished
-            .into_iter()
-            .map(|f| dudo_store::FinishedGame {
-                record: crate::stored_record::compact_stored(&f.record, secret),
-                ..f
-            })
-            .collect()
-    });
-    compacted.await.unwrap_or(whole)
 }
 
 /// A reply waiting, like the events, for the journal to be durable.
@@ -211,51 +183,6 @@ impl Table {
             lease,
             released: false,
         }
-    }
-
-    /// Rebuilds a table from its journal, through the same inputs live play takes, as it was
-    /// after the last entry; its clock restarts now for whoever must move, with each seat's
-    /// bank as the journal last recorded it. In a cluster, `lease` is the one this node
-    /// adopted it under.
-    #[allow(clippy::too_many_arguments)]
-    pub fn recover(
-        open: dudo_store::OpenTable,
-        store: Store,
-        table_rate: u32,
-        length: GameLength,
-        budget: Arc<Budget>,
-        bot_cpu: TableShare,
-        link_base: Arc<str>,
-        lease: Option<Lease>,
-    ) -> Result<Table, RecoverError> {
-        let mut entries = open.entries.into_iter();
-        let first = entries.next().ok_or(RecoverError::NoCreation)?;
-        let bad = |n: i64, why: TableError| RecoverError::Entry { n, why };
-        let decoded = pb::JournalEntry::decode(first.bytes.as_slice())
-            .map_err(|e| bad(first.n, TableError::Journal(e.to_string())))?;
-        let Some(Entry::Created(created)) = decoded.entry else { return Err(RecoverError::NoCreation) };
-        let mut core = TableCore::from_creation(open.id, open.code, &created, length, budget)
-            .map_err(|e| bad(first.n, e))?;
-        core.set_link_base(link_base);
-        let mut next = first.n + 1;
-        for entry in entries {
-            let decoded = pb::JournalEntry::decode(entry.bytes.as_slice())
-                .map_err(|e| bad(entry.n, TableError::Journal(e.to_string())))?;
-            let input = journal::Input::from_entry(&decoded).map_err(|e| bad(entry.n, e))?;
-            core.apply(input, Now::at(entry.at)).map_err(|e| bad(entry.n, e))?;
-            core.restore_banks(&decoded.banks_millis);
-            next = entry.n + 1;
-        }
-        // What the replay "journalled" is what was read; a finished game's record was
-        // written with the move that ended it.
-        core.discard_unsaved();
-        let rate = RateLimit::new(core.rate(), table_rate);
-        let mut table = Table::around(core, Some(store), None, next, rate, bot_cpu, lease);
-        // Nobody is subscribed yet: this schedules the next bot move and starts the clock.
-        let now = table.now();
-        table.core.back_at(now);
-        table.core.settle(now);
-        Ok(table)
     }
 
     pub fn summary(&self) -> pb::TableSummary {
@@ -379,64 +306,6 @@ impl Table {
         };
         metrics::gauge!("dudo_tables").decrement(1.0);
         ended
-    }
-
-    /// Makes the journal durable. If it could not be written (or another node holds the
-    /// table now) the table stops, and nothing that was not saved has been sent.
-    async fn save(&mut self) -> Result<(), Ended> {
-        let Some(store) = &self.store else { return Ok(()) };
-        if !self.core.has_unsaved() && self.unwritten.is_none() && self.closed_at.is_none() {
-            return Ok(());
-        }
-        let (journal, mut finished) = self.core.take_unsaved();
-        if !finished.is_empty() {
-            finished = compact_records(finished, self.core.dice_secret()).await;
-        }
-        let first = self.entries;
-        let entries: Vec<dudo_store::Entry> = journal
-            .into_iter()
-            .enumerate()
-            .map(|(i, (at, e))| dudo_store::Entry { n: first + i as i64, at, bytes: e.encode_to_vec() })
-            .collect();
-        self.entries += entries.len() as i64;
-        let batch = Arc::new(Batch {
-            table: self.core.id().to_string(),
-            new_table: self.unwritten.take(),
-            entries,
-            finished,
-            closed_at: self.closed_at,
-            lease: self.lease.clone(),
-        });
-        let started = Instant::now();
-        let mut outcome = store.write_shared(Arc::clone(&batch)).await;
-        // A busy or failing-over database gets a few tries (nothing has been sent, and every
-        // write is idempotent) before the table gives up. Another writer is final.
-        for pause in [100, 500, 2000] {
-            match &outcome {
-                Err(e @ StoreError::Query(_)) => {
-                    tracing::warn!(error = %e, "could not save the table; trying again in {pause} ms");
-                }
-                _ => break,
-            }
-            tokio::time::sleep(Duration::from_millis(pause)).await;
-            outcome = store.write_shared(Arc::clone(&batch)).await;
-        }
-        if let Err(e) = outcome {
-            // Replies are dropped unsent (their callers hear the table closed) and every
-            // stream ends: nobody learns of anything the journal does not hold.
-            self.replies.clear();
-            if let StoreError::Fenced { .. } = e {
-                tracing::warn!("another node holds the table now; its streams are sent there");
-                metrics::counter!("dudo_tables_lost_total").increment(1);
-                self.core.abandon_streams(StreamEnd::Moved);
-                return Err(Ended::Moved);
-            }
-            tracing::error!(error = %e, "could not save the table; it stops");
-            self.core.abandon_streams(StreamEnd::Unsaved);
-            return Err(Ended::Unsaved);
-        }
-        metrics::histogram!("dudo_journal_write_seconds").record(started.elapsed().as_secs_f64());
-        Ok(())
     }
 
     /// Sends what waited for the journal: each stream's outbox, then the replies.

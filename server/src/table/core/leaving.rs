@@ -236,12 +236,16 @@ impl TableCore {
             && self.seats.get(seat).is_some_and(|s| s.bot.is_none() && s.away_since.is_some())
     }
 
-    /// What a live table does before each move it settles: seats away for good are taken
-    /// out (at a new round's start, or marked leaving), and leaving seats whose round ended go.
+    /// What a live table does before each move it settles: as a round begins, seats away for
+    /// good are taken out, and the seats leaving at the end of the last one go.
     pub(super) fn see_off(&mut self, now: Now) {
         let Some(game) = self.game.as_ref().filter(|g| !g.is_over()) else { return };
+        // Seats go only as a round begins (before its first claim, when the engine lets
+        // them): between, this is one comparison on the bots' hot path.
+        if !self.departures.round_is(game.round(), now.wall) {
+            return;
+        }
         if self.takes_out_the_away() {
-            self.departures.round_is(game.round(), now.wall);
             // Never the host: the table is theirs (to reset, to start the next game), and the
             // clock plays their moves meanwhile.
             let host = self.seats.host();
@@ -259,10 +263,13 @@ impl TableCore {
                 let _ = self.take_out(seat, why, now);
             }
         }
-        let leaving: Vec<(Seat, LeaveWhy)> = self.departures.leaving.clone();
-        for (seat, why) in leaving {
-            // Refused mid-round: it goes at a later settle, when the round has ended.
-            let _ = self.apply(Input::Removed { seat, why: Some(why) }, now);
+        for (seat, why) in self.departures.leaving.clone() {
+            match self.apply(Input::Removed { seat, why: Some(why) }, now) {
+                // A table rebuilt mid-round sees its round as new: the seat goes at the next.
+                Ok(_) | Err(TableError::Rule(RuleError::LeaveMidRound { .. })) => {}
+                // It goes with the game, then (see `let_the_leaving_go_if_over`).
+                Err(e) => tracing::warn!(seat, error = %e, "a leaving seat could not go as its round began"),
+            }
         }
     }
 

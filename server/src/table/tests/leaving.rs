@@ -84,25 +84,52 @@ fn a_seat_removed_after_the_first_bid_plays_the_round_out_by_default_and_goes_at
     assert!(!core.info().players[gone].leaving && core.info().players[gone].left);
 }
 
+/// Before a round's first claim a seat goes at once; after it, it is leaving; and a table
+/// rebuilt from its journal is the same table, both ways (the seat gone, the seat leaving,
+/// the events that said so).
 #[test]
 fn a_seat_that_leaves_before_the_first_bid_goes_at_once_and_the_journal_replays_both_ways() {
     let mut core = table(Pacing::default(), true);
-    for name in ["ana", "ben", "cat"] {
+    for name in ["ana", "ben", "cat", "dan"] {
         person(&mut core, name, at(0));
     }
     start(&mut core, at(1));
     let opener = core.game().unwrap().turn().unwrap();
-    let quiet = (opener + 1) % 3;
+    let quiet = (opener + 2) % 4;
     // Before the round's first claim: at once.
     core.take_out(quiet, LeaveWhy::Left, at(2)).unwrap();
     assert!(!core.game().unwrap().is_active(quiet));
     assert!(!core.info().players[quiet].leaving);
-    // A rebuilt table does the same.
-    let (entries, _) = core.take_unsaved();
-    let kinds: Vec<_> = entries.iter().filter_map(|(_, e)| e.entry.clone()).collect();
-    assert!(kinds.iter().any(
-        |e| matches!(e, pb::journal_entry::Entry::Removed(r) if r.why == Some(pb::LeaveWhy::Left as i32))
-    ));
+    // After it: leaving.
+    let bid = core.game().unwrap().default_action(opener).unwrap();
+    core.play(opener, bid, at(3)).unwrap();
+    core.settle(at(3));
+    let going = (opener + 3) % 4;
+    core.take_out(going, LeaveWhy::Removed, at(4)).unwrap();
+    assert!(core.info().players[going].leaving);
+    let (journal, _) = core.take_unsaved();
+    let Some(pb::journal_entry::Entry::Created(created)) = &journal[0].1.entry else {
+        panic!("creation first")
+    };
+    let mut rebuilt = TableCore::from_creation(
+        core.id().into(),
+        core.code().into(),
+        created,
+        GameLength::default(),
+        Budget::unlimited(),
+    )
+    .unwrap();
+    for (t, entry) in &journal[1..] {
+        rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
+    }
+    let leaving_of = |c: &TableCore| c.info().players.iter().map(|p| (p.left, p.leaving)).collect::<Vec<_>>();
+    assert_eq!(leaving_of(&rebuilt), leaving_of(&core));
+    let since = 0;
+    let a = watch(&mut core, None, Some(since), at(5)).table_events();
+    let b = watch(&mut rebuilt, None, Some(since), at(5)).table_events();
+    assert_eq!(a, b, "the same events, seat_leaving both ways included");
+    assert!(a.iter().any(|e| matches!(e, TableEvent::SeatLeaving { at_round_end: true, .. })));
+    assert!(a.iter().any(|e| matches!(e, TableEvent::SeatLeaving { at_round_end: false, .. })));
 }
 
 #[test]
