@@ -174,6 +174,8 @@ impl Session {
 
 /// How long a session keeps trying to reconnect before it gives up.
 const GIVE_UP_AFTER: Duration = Duration::from_secs(120);
+/// The longest wait between tries while the table moves to another node (`table_moved`).
+const TABLE_MOVING_RETRY: Duration = Duration::from_millis(400);
 
 pub(crate) fn open(play: PlayClient<Channel>, target: Target, since: Option<u64>) -> Session {
     let (updates_tx, updates) = mpsc::channel(256);
@@ -265,7 +267,10 @@ async fn run(
         }
         reconnecting = true;
         tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(5));
+        // A table changing hands has a new owner within a moment (a failover, a drain): tried
+        // again soon, not at the backoff a server restarting earns.
+        let moving = status.metadata().get("dudo-code").is_some_and(|c| c == "table_moved");
+        backoff = (backoff * 2).min(if moving { TABLE_MOVING_RETRY } else { Duration::from_secs(5) });
     }
 }
 

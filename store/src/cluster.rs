@@ -10,7 +10,11 @@
 
 use sqlx::Row;
 
+use crate::alive::HELD_KEYS;
 use crate::{Backend, OpenTable, Store, StoreError};
+
+/// How long a table let go of waits for the node it is meant for before any node takes it.
+const HEIR_FIRST_MILLIS: i64 = 1000;
 
 /// A node's hold on one table: journal writes carry it, and are refused once the table's
 /// epoch has moved on.
@@ -111,8 +115,9 @@ impl Store {
         // The old lease's end comes back too: how long the table had no owner.
         let rows = sqlx::query(&format!(
             "WITH lapsed AS (SELECT id, lease_until FROM tables WHERE closed_at IS NULL AND lease_until < {now} \
+                             AND (heir IS NULL OR heir = $1 OR lease_until < {now} - {HEIR_FIRST_MILLIS}) \
                              ORDER BY lease_until, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
-             UPDATE tables SET owner = $1, epoch = epoch + 1, lease_until = {now} + $2 FROM lapsed \
+             UPDATE tables SET owner = $1, epoch = epoch + 1, lease_until = {now} + $2, heir = NULL FROM lapsed \
              WHERE tables.id = lapsed.id \
              RETURNING tables.id AS id, tables.code AS code, tables.epoch AS epoch, \
                        {now} - lapsed.lease_until AS ownerless"
@@ -133,17 +138,19 @@ impl Store {
         Ok(adopted)
     }
 
-    /// Lets go of a table at once (a node draining): the next node to look adopts it.
-    pub async fn release(&self, table: &str, lease: &Lease) -> Result<(), StoreError> {
+    /// Lets go of a table at once (a node draining, or handing it to one with fewer): the
+    /// next node to look adopts it, `heir` first if named.
+    pub async fn release(&self, table: &str, lease: &Lease, heir: Option<&str>) -> Result<(), StoreError> {
         self.member()?;
         // Run out now (not at 0): the time it waits for its next owner is counted from here.
         let now = now_sql(self.backend);
         sqlx::query(&format!(
-            "UPDATE tables SET lease_until = {now} - 1 WHERE id = $1 AND owner = $2 AND epoch = $3"
+            "UPDATE tables SET lease_until = {now} - 1, heir = $4 WHERE id = $1 AND owner = $2 AND epoch = $3"
         ))
         .bind(table)
         .bind(&lease.node)
         .bind(lease.epoch)
+        .bind(heir)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -155,15 +162,18 @@ impl Store {
         self.member()?;
         let now = now_sql(self.backend);
         sqlx::query(&format!(
-            "INSERT INTO nodes (id, address, tables, draining, seen_at, key_hash) VALUES ($1, $2, $3, $4, {now}, $5) \
+            "INSERT INTO nodes (id, address, tables, draining, seen_at, key_hash, alive_lock) \
+             VALUES ($1, $2, $3, $4, {now}, $5, $6) \
              ON CONFLICT (id) DO UPDATE SET address = excluded.address, tables = excluded.tables, \
-             draining = excluded.draining, seen_at = excluded.seen_at, key_hash = excluded.key_hash"
+             draining = excluded.draining, seen_at = excluded.seen_at, key_hash = excluded.key_hash, \
+             alive_lock = excluded.alive_lock"
         ))
         .bind(&node.id)
         .bind(&node.address)
         .bind(node.tables)
         .bind(i64::from(node.draining))
         .bind(key_hash)
+        .bind(self.alive_key().await)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -175,11 +185,16 @@ impl Store {
     pub async fn claim_node(&self, node: &Node, key_hash: &str, within: i64) -> Result<bool, StoreError> {
         self.member()?;
         let now = now_sql(self.backend);
+        // A process that ran under this id and died is known dead at once if its alive lock
+        // is free (not waited for a lease).
         let claimed = sqlx::query(&format!(
-            "INSERT INTO nodes (id, address, tables, draining, seen_at, key_hash) VALUES ($1, $2, $3, $4, {now}, $5) \
+            "INSERT INTO nodes (id, address, tables, draining, seen_at, key_hash, alive_lock) \
+             VALUES ($1, $2, $3, $4, {now}, $5, $7) \
              ON CONFLICT (id) DO UPDATE SET address = excluded.address, tables = excluded.tables, \
-             draining = excluded.draining, seen_at = excluded.seen_at, key_hash = excluded.key_hash \
-             WHERE nodes.seen_at < {now} - $6"
+             draining = excluded.draining, seen_at = excluded.seen_at, key_hash = excluded.key_hash, \
+             alive_lock = excluded.alive_lock \
+             WHERE nodes.seen_at < {now} - $6 \
+                OR (nodes.alive_lock <> 0 AND nodes.alive_lock NOT IN ({HELD_KEYS}))"
         ))
         .bind(&node.id)
         .bind(&node.address)
@@ -187,6 +202,7 @@ impl Store {
         .bind(i64::from(node.draining))
         .bind(key_hash)
         .bind(within)
+        .bind(self.alive_key().await)
         .execute(&self.pool)
         .await?;
         Ok(claimed.rows_affected() == 1)
@@ -307,7 +323,90 @@ impl Store {
     }
 }
 
+/// A node found dead by [`Store::bury_dead`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buried {
+    pub node: String,
+    /// Its open tables, let go of for the survivors.
+    pub tables: u64,
+}
+
 impl Store {
+    /// Takes (or checks) this node's alive lock; the key it holds. A cluster member calls it
+    /// before it joins and at each heartbeat.
+    pub async fn keep_alive(&self) -> Result<i64, StoreError> {
+        self.member()?;
+        let alive = self.alive.as_ref().ok_or(StoreError::ReadOnly)?;
+        Ok(alive.keep().await?)
+    }
+
+    async fn alive_key(&self) -> i64 {
+        match &self.alive {
+            Some(alive) => alive.key().await,
+            None => 0,
+        }
+    }
+
+    /// Buries the nodes that died: a node whose alive lock nobody holds lost its session
+    /// with the database (its process ended). Its row goes, its jobs run out now, and its
+    /// open tables' leases too, each table meant in turn for one of the nodes heard from in
+    /// the last `within` milliseconds (fewest tables first), so the survivors share them.
+    /// Only a node holding its own lock buries others: after the database restarts nobody
+    /// holds one until they take them again, and nobody is buried meanwhile.
+    pub async fn bury_dead(&self, me: &str, within: i64) -> Result<Vec<Buried>, StoreError> {
+        self.member()?;
+        let mine = self.alive_key().await;
+        if mine == 0 {
+            return Ok(Vec::new());
+        }
+        let now = now_sql(self.backend);
+        let mut tx = self.pool.begin().await?;
+        // One statement: of two survivors burying one node, the second finds its row gone.
+        let dead: Vec<String> = sqlx::query(&format!(
+            "WITH held AS ({HELD_KEYS}) DELETE FROM nodes WHERE id <> $1 AND alive_lock <> 0 \
+             AND alive_lock NOT IN (SELECT k FROM held) AND EXISTS (SELECT 1 FROM held WHERE k = $2) RETURNING id"
+        ))
+        .bind(me)
+        .bind(mine)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|r| r.try_get("id"))
+        .collect::<Result<_, sqlx::Error>>()?;
+        let mut buried = Vec::with_capacity(dead.len());
+        for node in dead {
+            // The i-th of its tables (by id) is meant for the (i mod m)-th of the m live nodes.
+            let shared = sqlx::query(&format!(
+                "UPDATE tables AS t SET lease_until = {now} - 1, heir = h.id \
+                 FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) - 1 AS i FROM tables \
+                       WHERE owner = $1 AND closed_at IS NULL AND lease_until >= {now}) AS o, \
+                      (SELECT id, ROW_NUMBER() OVER (ORDER BY tables, id) - 1 AS j, COUNT(*) OVER () AS m \
+                       FROM nodes WHERE draining = 0 AND seen_at >= {now} - $2) AS h \
+                 WHERE t.id = o.id AND o.i % h.m = h.j"
+            ))
+            .bind(&node)
+            .bind(within)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            // Any the sharing missed (no live node listed): for whoever looks first.
+            let rest = sqlx::query(&format!(
+                "UPDATE tables SET lease_until = {now} - 1 WHERE owner = $1 AND closed_at IS NULL AND lease_until >= {now}"
+            ))
+            .bind(&node)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            sqlx::query(&format!("UPDATE cluster_jobs SET lease_until = {now} - 1 WHERE owner = $1"))
+                .bind(&node)
+                .execute(&mut *tx)
+                .await?;
+            buried.push(Buried { node, tables: shared + rest });
+        }
+        tx.commit().await?;
+        Ok(buried)
+    }
+
     /// The live node holding `job` (none: no node holds it now).
     pub async fn job_holder(&self, job: &str) -> Result<Option<Node>, StoreError> {
         self.cluster_db()?;

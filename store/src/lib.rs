@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod accounts;
+mod alive;
 pub mod cluster;
 pub mod elo;
 pub mod ladder;
@@ -136,6 +137,8 @@ pub struct Store {
     /// any clone lives, so that a pool connection dropped mid-query (a cancelled call)
     /// does not take every table and record with it.
     _anchor: Option<Arc<tokio::sync::Mutex<sqlx::AnyConnection>>>,
+    /// A cluster member's session that says it is alive (see [`alive`]).
+    alive: Option<Arc<alive::Alive>>,
 }
 
 /// What keeps a second owner out: a lock file beside a SQLite file, or a PostgreSQL session
@@ -303,6 +306,7 @@ fn migrator(backend: Backend) -> Migrator {
             migration(5, "tournaments", include_str!("../migrations/0005_tournaments.sql")),
             migration(6, "bot_checks", include_str!("../migrations/0006_bot_checks.sql")),
             migration(7, "tournaments_hold", include_str!("../migrations/0007_tournaments_hold.sql")),
+            migration(8, "cluster_alive", include_str!("../migrations/0008_cluster_alive.sql")),
         ]),
         ..Migrator::DEFAULT
     }
@@ -517,6 +521,7 @@ impl Store {
             }
             _ => file_lock,
         };
+        let options_for_alive = options.clone();
         // Reads never take the writer's connections: on a SQLite file, WAL lets them read
         // beside the writer; on PostgreSQL, a burst of history calls cannot starve commits.
         let reads = match sqlite_file(db).is_some() || backend == Backend::Postgres {
@@ -529,9 +534,20 @@ impl Store {
                 .map_err(open_error)?,
             false => pool.clone(),
         };
+        let alive = (access == Access::Member).then(|| Arc::new(alive::Alive::new(options_for_alive)));
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
-        Ok(Store { pool, reads, access, backend, writer, place, _lock: lock.map(Arc::new), _anchor: anchor })
+        Ok(Store {
+            pool,
+            reads,
+            access,
+            backend,
+            writer,
+            place,
+            _lock: lock.map(Arc::new),
+            _anchor: anchor,
+            alive,
+        })
     }
 
     pub fn backend(&self) -> Backend {

@@ -561,7 +561,7 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
         assert!(matches!(store.write(next(3, 7)).await, Err(StoreError::Fenced { .. })), "{backend}");
 
         // A let go of it: B adopts it at the next epoch, with all A wrote.
-        store.release("t1", &Lease { node: "a".into(), epoch: 1, millis: 0 }).await.unwrap();
+        store.release("t1", &Lease { node: "a".into(), epoch: 1, millis: 0 }, None).await.unwrap();
         let adopted = store.adopt("b", 60_000, 10).await.unwrap();
         assert_eq!(adopted.len(), 1, "{backend}");
         let (adopted, ownerless) = &adopted[0];
@@ -624,6 +624,77 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         assert_eq!(store.forget_gone_nodes(5).await.unwrap(), 1, "{backend}");
         assert!(store.nodes(60_000).await.unwrap().is_empty());
+    }
+}
+
+/// A node whose process ends is known dead at once (its session's alive lock is free), not a
+/// lease later: a survivor buries it, its tables' leases and jobs run out now, and its tables
+/// are shared among the survivors, each adopting those meant for it first.
+#[tokio::test]
+async fn a_node_whose_session_ends_is_buried_at_once_and_its_tables_shared() {
+    use dudo_store::Access;
+    use dudo_store::cluster::{Lease, Node};
+    for (backend, db) in databases("buried").await {
+        if backend == "sqlite" {
+            continue;
+        }
+        let node = |id: &str, tables| Node {
+            id: id.into(),
+            address: format!("http://{id}"),
+            tables,
+            draining: false,
+        };
+        let (a, b, c) = (
+            Store::open_as(&db, Access::Member).await.unwrap(),
+            Store::open_as(&db, Access::Member).await.unwrap(),
+            Store::open_as(&db, Access::Member).await.unwrap(),
+        );
+        assert!(a.bury_dead("a", 60_000).await.unwrap().is_empty(), "no alive lock: buries nobody");
+        for (store, id, tables) in [(&a, "a", 0), (&b, "b", 1), (&c, "c", 4)] {
+            assert!(store.keep_alive().await.unwrap() > 0);
+            assert!(store.claim_node(&node(id, tables), "hash", 60_000).await.unwrap());
+        }
+        for t in 0..4 {
+            let made = Batch {
+                table: format!("t{t}"),
+                new_table: Some(NewTable { code: format!("CODE{t}"), created_at: 5 }),
+                entries: vec![entry(0)],
+                lease: Some(Lease { node: "c".into(), epoch: 1, millis: 60_000 }),
+                ..Batch::default()
+            };
+            c.write(made).await.unwrap();
+        }
+        assert!(c.hold_job("ladder", "c", 60_000).await.unwrap());
+        assert!(a.bury_dead("a", 60_000).await.unwrap().is_empty(), "c is alive");
+        drop(c);
+        let started = std::time::Instant::now();
+        let buried = loop {
+            let buried = a.bury_dead("a", 60_000).await.unwrap();
+            if !buried.is_empty() || started.elapsed() > std::time::Duration::from_secs(5) {
+                break buried;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        assert_eq!(
+            buried,
+            [dudo_store::cluster::Buried { node: "c".into(), tables: 4 }],
+            "within {:?}",
+            started.elapsed()
+        );
+        assert!(b.bury_dead("b", 60_000).await.unwrap().is_empty(), "buried once");
+        assert_eq!(a.nodes(60_000).await.unwrap().len(), 2, "its row went");
+        assert!(a.hold_job("ladder", "a", 60_000).await.unwrap(), "its job is free");
+        // Two each: a adopts only what is meant for it (b's wait a moment for b).
+        let took_a = a.adopt("a", 60_000, 10).await.unwrap();
+        let took_b = b.adopt("b", 60_000, 10).await.unwrap();
+        assert_eq!((took_a.len(), took_b.len()), (2, 2), "shared");
+        // A node restarted under a dead one's id takes it at once.
+        let again = Store::open_as(&db, Access::Member).await.unwrap();
+        again.keep_alive().await.unwrap();
+        b.heartbeat(&node("b", 2), "hash").await.unwrap();
+        drop(b);
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert!(again.claim_node(&node("b", 0), "hash", 60_000).await.unwrap(), "b's lock is free");
     }
 }
 

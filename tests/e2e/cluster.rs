@@ -19,7 +19,7 @@ const KEY: &str = "the-test-clusters-own-key";
 const LEASE_MILLIS: &str = "2000";
 
 /// A schema of its own on the test PostgreSQL, as a URL the nodes take (none: skipped).
-async fn database(test: &str) -> Option<String> {
+pub(crate) async fn database(test: &str) -> Option<String> {
     let base = std::env::var("DUDO_TEST_POSTGRES")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
     let schema = format!("dudo_cluster_{test}_{}", std::process::id());
@@ -41,10 +41,10 @@ async fn database(test: &str) -> Option<String> {
 }
 
 /// One node: its id and fixed public address (kept across restarts), and its process.
-struct Node {
+pub(crate) struct Node {
     id: String,
     listen: String,
-    process: Option<ServerProcess>,
+    pub(crate) process: Option<ServerProcess>,
 }
 
 impl Node {
@@ -61,13 +61,13 @@ impl Node {
 }
 
 /// Three nodes on one database, and the balancer before them.
-struct Cluster {
+pub(crate) struct Cluster {
     db: String,
     /// Flags every node starts with besides the cluster's own.
     extra: Vec<String>,
-    nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// What clients connect to.
-    addr: String,
+    pub(crate) addr: String,
     /// Reads who owns what, as the nodes see it.
     store: Store,
 }
@@ -78,7 +78,7 @@ impl Cluster {
     }
 
     /// [`Cluster::start`], every node with `extra` flags too.
-    async fn start_with(db: String, size: usize, extra: &[&str]) -> Cluster {
+    pub(crate) async fn start_with(db: String, size: usize, extra: &[&str]) -> Cluster {
         let mut nodes = Vec::new();
         for i in 0..size {
             nodes.push(Node { id: format!("node-{i}"), listen: dudo_tests::fixed_address(), process: None });
@@ -94,7 +94,13 @@ impl Cluster {
         for i in 0..size {
             cluster.start_node(i);
         }
-        // Each node has joined (said it is here) before the test goes on.
+        cluster.joined(size).await;
+        cluster
+    }
+
+    /// Waits until `size` nodes have joined (said they are here).
+    pub(crate) async fn joined(&mut self, size: usize) {
+        let cluster = self;
         let until = std::time::Instant::now() + Duration::from_secs(20);
         loop {
             let joined =
@@ -108,10 +114,9 @@ impl Cluster {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        cluster
     }
 
-    fn start_node(&mut self, i: usize) {
+    pub(crate) fn start_node(&mut self, i: usize) {
         let node = &mut self.nodes[i];
         let mut args = vec![
             "--cluster",
@@ -123,21 +128,22 @@ impl Cluster {
             &node.id,
             "--cluster-key",
             KEY,
-            "--lease-millis",
-            LEASE_MILLIS,
         ];
+        if !self.extra.iter().any(|a| a == "--lease-millis") {
+            args.extend(["--lease-millis", LEASE_MILLIS]);
+        }
         args.extend(self.extra.iter().map(String::as_str));
         node.process = Some(start_server(&binary("dudo-server"), &args).unwrap());
     }
 
     /// The node holding `table` now (none while no node does).
-    async fn owner(&self, table: &str) -> Option<usize> {
+    pub(crate) async fn owner(&self, table: &str) -> Option<usize> {
         let owner = self.store.owner_of(table).await.unwrap()?;
         let id = owner.node?.id;
         self.nodes.iter().position(|n| n.id == id)
     }
 
-    fn signal(&self, i: usize, signal: &str) {
+    pub(crate) fn signal(&self, i: usize, signal: &str) {
         let pid = self.nodes[i].process.as_ref().unwrap().child.id().to_string();
         let status = std::process::Command::new("kill").args([signal, &pid]).status().unwrap();
         assert!(status.success(), "kill {signal} {pid}");

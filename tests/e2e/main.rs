@@ -19,6 +19,8 @@ mod calls;
 // The cluster: nodes on one PostgreSQL database behind one address; a node killed, paused
 // or restarted mid-game, and every game finishes as if nothing happened.
 mod cluster;
+// Failover times: a node killed or drained under tables of people, the stall measured.
+mod failover;
 // The command line: scripts, simulate, rules, mistakes named as typed.
 mod cli;
 // The Rust client library: sessions that reconnect and resume.

@@ -38,6 +38,9 @@ pub enum Input {
     /// A call window closed with these seats not having answered (ladder tables): they are
     /// not asked again in this game's windows.
     WindowLapsed { seats: Vec<Seat> },
+    /// A person answered in the last claim's call window: a call, its held move (the seat
+    /// whose turn it is; `timed_out`: its clock's default), or a pass (none).
+    WindowAnswered { seat: Seat, action: Option<Action>, timed_out: bool },
 }
 
 fn wire_seat(seat: Seat) -> u32 {
@@ -81,6 +84,11 @@ impl Input {
             }
             Input::WindowLapsed { seats } => Entry::WindowLapsed(pb::CallWindowLapsed {
                 seats: seats.iter().map(|&s| wire_seat(s)).collect(),
+            }),
+            Input::WindowAnswered { seat, action, timed_out } => Entry::WindowAnswer(pb::CallWindowAnswer {
+                seat: wire_seat(*seat),
+                action: action.as_ref().map(convert::action_to_wire),
+                timed_out: *timed_out,
             }),
         }
     }
@@ -138,6 +146,16 @@ impl Input {
             Some(Entry::WindowLapsed(l)) => {
                 Input::WindowLapsed { seats: l.seats.iter().map(|&s| s as Seat).collect() }
             }
+            Some(Entry::WindowAnswer(a)) => Input::WindowAnswered {
+                seat: a.seat as Seat,
+                action: match a.action.as_ref() {
+                    Some(wire) => Some(
+                        convert::action_from_wire(wire).map_err(|e| TableError::Journal(e.to_string()))?,
+                    ),
+                    None => None,
+                },
+                timed_out: a.timed_out,
+            },
         })
     }
 }

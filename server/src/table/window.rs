@@ -176,6 +176,75 @@ impl CallWindow {
     }
 }
 
+/// What the journal keeps of the last claim's window, so that a table rebuilt mid-window (a
+/// node died, or drained) resumes it: the claim's time (the window's time counts from it, not
+/// from the rebuild) and each person's answer (bots answer the same again). Live, the answers
+/// are in the window; a table being rebuilt gathers them here for the window it opens when it
+/// is back.
+#[derive(Clone, Debug, Default)]
+pub struct KeptWindow {
+    /// When the last move was made (Unix ms): the claim a window opens on.
+    pub claimed_at: i64,
+    /// Answers replayed from the journal, in order: the seat, its call, its held move or a
+    /// pass (none), and whether the clock played the held move.
+    pub answers: Vec<(Seat, Option<Action>, bool)>,
+    /// When the table was rebuilt (Unix ms): people are marked away then, but are still asked
+    /// in a window opened within [`RECONNECT_GRACE`] of it (they are reconnecting).
+    pub rebuilt_at: Option<i64>,
+}
+
+/// How long after a rebuild a person marked away by it is still taken to be there.
+pub const RECONNECT_GRACE: Duration = Duration::from_secs(5);
+
+impl KeptWindow {
+    /// How much of a window of `limit` the claim has already spent by `now` (Unix ms).
+    pub fn left_of(&self, limit: Duration, now: i64) -> Duration {
+        let spent = u64::try_from(now.saturating_sub(self.claimed_at)).unwrap_or(0);
+        limit.saturating_sub(Duration::from_millis(spent))
+    }
+
+    /// Whether a person away since `since` was marked so by the rebuild, `now` within its
+    /// grace.
+    pub fn reconnecting(&self, since: i64, now: i64) -> bool {
+        let grace = i64::try_from(RECONNECT_GRACE.as_millis()).unwrap_or(i64::MAX);
+        self.rebuilt_at == Some(since) && now < since.saturating_add(grace)
+    }
+
+    /// Puts the replayed answers into the window just opened (the bots have answered in it).
+    /// What the seat whose turn it is had moved, with whether its clock played it: held in
+    /// the window, or given back when no window opened (nobody is asked now) to be played.
+    pub fn resume(
+        &mut self,
+        mut window: Option<&mut CallWindow>,
+        turn: Option<Seat>,
+        now: Duration,
+    ) -> Resumed {
+        let mut resumed = Resumed::default();
+        for (seat, action, timed_out) in std::mem::take(&mut self.answers) {
+            match (action, window.as_deref_mut()) {
+                (None, Some(w)) if w.waits_for(seat) => w.pass(seat, now),
+                (Some(a), Some(w)) if Some(seat) == turn && !w.holds(seat) => {
+                    w.hold(seat, a);
+                    resumed.held_timed_out = timed_out.then_some(seat);
+                }
+                (Some(a), None) if Some(seat) == turn => resumed.unheld = Some((seat, a, timed_out)),
+                (Some(a), Some(w)) if w.waits_for(seat) => w.call(seat, a, now),
+                _ => {}
+            }
+        }
+        resumed
+    }
+}
+
+/// What [`KeptWindow::resume`] found of the move of the seat whose turn it is.
+#[derive(Debug, Default)]
+pub struct Resumed {
+    /// Its move held in the window was its clock's default.
+    pub held_timed_out: Option<Seat>,
+    /// Its move, with no window to hold it: to be played now (and whether it timed out).
+    pub unheld: Option<(Seat, Action, bool)>,
+}
+
 /// How long each seat may keep a game waiting in call windows (ladder tables).
 ///
 /// A window waits for every seat asked, so one seat that never answers, or answers at the

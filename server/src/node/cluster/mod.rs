@@ -16,7 +16,7 @@ use tonic::transport::{Channel, Endpoint};
 
 use super::Dudo;
 use crate::status::refused;
-use crate::table::{self, Command, Table};
+use crate::table::{self, Command};
 
 /// Metadata a node puts on a call it forwards: the cluster's key, which the node port
 /// requires, and the address of the client the call came from.
@@ -26,6 +26,10 @@ pub(crate) const CLIENT_ADDR: &str = "dudo-client-addr";
 /// following its game): the one spectator a table the server seats itself admits. Never
 /// passed on from a client.
 pub(crate) const SERVER_WATCH: &str = "dudo-server-watch";
+
+/// How often a node looks for nodes that died and tables to adopt: a failover's wait, on
+/// average half of it (two short queries each time).
+const LOOK_EVERY: Duration = Duration::from_millis(100);
 
 /// Tables one node adopts in one look (the others take the rest at once).
 const ADOPT_AT_ONCE: i64 = 64;
@@ -87,6 +91,8 @@ pub(crate) struct Cluster {
     adopting: AtomicBool,
 }
 
+mod adopting;
+mod draining;
 mod members;
 
 /// How often the channels to nodes that left are let go of.
@@ -301,6 +307,8 @@ impl Dudo {
         let lease = millis(cluster.setup.lease);
         let hash = cluster.key_hash();
         let until = tokio::time::Instant::now() + cluster.setup.lease * 2;
+        // Held before this node's row names it: the others never see a key nobody holds.
+        store.keep_alive().await?;
         loop {
             let live = store.live_keys(lease).await?;
             let others: Vec<&str> = live
@@ -335,7 +343,8 @@ impl Dudo {
 
     /// Keeps this node's place in the cluster until the process ends: says it is alive,
     /// renews its leases (letting go of tables another node took), and adopts tables whose
-    /// leases ran out. Renewal comes at a fifth of the lease, adoption every quarter second.
+    /// leases ran out, or whose node died. Renewal comes at a fifth of the lease; the look
+    /// for dead nodes and tables to adopt every [`LOOK_EVERY`].
     pub fn run_cluster(&self) {
         let Some(cluster) = self.cluster.clone() else { return };
         // Two tasks: adopting a table (reading and replaying its journal) never delays the
@@ -359,10 +368,11 @@ impl Dudo {
         });
         let dudo = self.clone();
         tokio::spawn(async move {
-            let mut adopt = tokio::time::interval(Duration::from_millis(250));
+            let mut adopt = tokio::time::interval(LOOK_EVERY);
             adopt.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             while !cluster.draining() && !dudo.stopping.is_stopping() {
                 adopt.tick().await;
+                dudo.bury_the_dead(&cluster).await;
                 // A full look means more are waiting (a node drained or died with many):
                 // look again at once rather than at the next tick.
                 for _ in 0..16 {
@@ -376,6 +386,9 @@ impl Dudo {
 
     async fn renew(&self, cluster: &Cluster) {
         let Some(store) = &self.store else { return };
+        if let Err(e) = store.keep_alive().await {
+            tracing::warn!(error = %e, "could not hold this node's alive lock (the others may take it for dead)");
+        }
         let node = Node {
             id: cluster.node().to_string(),
             address: cluster.setup.address.clone(),
@@ -418,7 +431,7 @@ impl Dudo {
         };
         for (id, epoch) in strays {
             let lease = Lease { node: cluster.node().to_string(), epoch, millis: 0 };
-            if store.release(&id, &lease).await.is_ok() {
+            if store.release(&id, &lease, None).await.is_ok() {
                 tracing::warn!(table = %id, "held no table behind this node's lease; let it go");
             }
         }
@@ -454,128 +467,5 @@ impl Dudo {
             let _ = self.ask(&handle, |reply| Command::Release { reply }).await;
         }
         metrics::gauge!("dudo_tables_owned").set(held.len() as f64);
-    }
-
-    /// Adopts what one look finds; returns how many tables it took.
-    async fn adopt(&self, cluster: &Cluster) -> usize {
-        let Some(store) = &self.store else { return 0 };
-        if self.stopping.is_stopping() {
-            return 0;
-        }
-        let room = self.limits.max_tables.saturating_sub(self.table_count());
-        let most = i64::try_from(room).unwrap_or(i64::MAX).min(ADOPT_AT_ONCE);
-        if most == 0 {
-            return 0;
-        }
-        cluster.adopting.store(true, Ordering::Release);
-        let adopted = match store.adopt(cluster.node(), millis(cluster.setup.lease), most).await {
-            Ok(adopted) => adopted,
-            Err(e) => {
-                cluster.adopting.store(false, Ordering::Release);
-                tracing::warn!(error = %e, "could not look for tables to adopt");
-                return 0;
-            }
-        };
-        for (open, _) in &adopted {
-            cluster.hold(&open.id, open.epoch);
-        }
-        cluster.adopting.store(false, Ordering::Release);
-        let taken = adopted.len();
-        for (open, ownerless) in adopted {
-            let (id, epoch) = (open.id.clone(), open.epoch);
-            let lease = cluster.lease_of(&id);
-            let lease_again = lease.clone();
-            // Replayed off the runtime's threads: a long journal takes its time without
-            // holding up the tables already here.
-            let (store_, length, budget) = (store.clone(), self.game_length(), Arc::clone(&self.budget));
-            let (rate, share, link) =
-                (self.limits.table_moves_per_second, self.bot_cpu.table_share(), Arc::clone(&self.link_base));
-            let rebuilt = tokio::task::spawn_blocking(move || {
-                Table::recover(open, store_, rate, length, budget, share, link, lease)
-            })
-            .await;
-            let Ok(rebuilt) = rebuilt else {
-                tracing::error!(table = %id, "rebuilding an adopted table failed");
-                continue;
-            };
-            match rebuilt {
-                Ok(table) => {
-                    let (code, hidden) = (table.info().join_code, table.hidden());
-                    if let Err(e) = self.spawn_table_as(table, id.clone(), code, None, hidden) {
-                        // Let go at once, for a node with room: a lease held here with no
-                        // table behind it would be renewed for ever.
-                        tracing::warn!(table = %id, error = %e, "could not hold an adopted table; letting it go");
-                        if let Some(lease) = lease_again {
-                            let _ = store.release(&id, &lease).await;
-                        }
-                        continue;
-                    }
-                    metrics::counter!("dudo_adoptions_total").increment(1);
-                    metrics::histogram!("dudo_ownerless_seconds").record(ownerless as f64 / 1000.0);
-                    tracing::info!(table = %id, epoch, ownerless_ms = ownerless, "adopted");
-                }
-                Err(e) => {
-                    // No node could rebuild it: closed, rather than passed round for ever.
-                    tracing::error!(table = %id, error = %e, "could not rebuild an adopted table; closing it");
-                    let _ = store.close_table(&id, table::unix_millis()).await;
-                }
-            }
-        }
-        taken
-    }
-
-    /// Lets go of a table this node could not save (in a cluster); true if it was let go.
-    pub(crate) async fn release_unsaved(&self, table: &str) -> bool {
-        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return false };
-        let Some(lease) = cluster.lease_of(table) else { return false };
-        match store.release(table, &lease).await {
-            Ok(()) => {
-                tracing::warn!(table, "could not save the table; another node takes it from its journal");
-                true
-            }
-            // The database is away: once it is back, the next renewal finds the lease with no
-            // table behind it and lets it go.
-            Err(_) => true,
-        }
-    }
-
-    /// Hands every table over (the node was told to stop): no new ones come here, each is
-    /// let go once its journal is written, and its lease released, so another node adopts
-    /// it at once; its streams are told to reconnect. Then the node leaves the cluster.
-    pub(crate) async fn drain(&self) {
-        let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return };
-        cluster.draining.store(true, Ordering::Relaxed);
-        cluster.ladder_here.store(false, Ordering::Relaxed);
-        let node = Node {
-            id: cluster.node().to_string(),
-            address: cluster.setup.address.clone(),
-            tables: 0,
-            draining: true,
-        };
-        let _ = store.heartbeat(&node, &cluster.key_hash()).await;
-        let tables: Vec<(String, super::TableHandle)> = match self.registry.lock() {
-            Ok(r) => r.tables.iter().map(|(id, h)| (id.clone(), h.clone())).collect(),
-            Err(_) => return,
-        };
-        let started = tokio::time::Instant::now();
-        let mut releases = tokio::task::JoinSet::new();
-        for (id, handle) in tables {
-            let (dudo, store) = (self.clone(), store.clone());
-            // Taken first: the lease is forgotten when the task ends.
-            let lease = cluster.lease_of(&id);
-            releases.spawn(async move {
-                let _ = dudo.ask(&handle, |reply| Command::Release { reply }).await;
-                // The task writes what it journalled, then ends, closing its channel.
-                let ended = tokio::time::timeout(Duration::from_secs(5), handle.tx.closed()).await;
-                if let (Ok(()), Some(lease)) = (ended, lease)
-                    && let Err(e) = store.release(&id, &lease).await
-                {
-                    tracing::warn!(table = %id, error = %e, "could not release the lease; it runs out instead");
-                }
-            });
-        }
-        let released = releases.join_all().await.len();
-        let _ = store.leave(cluster.node()).await;
-        tracing::info!(tables = released, millis = started.elapsed().as_millis() as u64, "drained");
     }
 }

@@ -231,9 +231,11 @@ impl TableCore {
 
     /// Whether `seat` is a person away from a game night's table: not asked in call windows
     /// (nobody is there to answer, and the others would wait out the whole window).
-    pub(super) fn away_at_a_game_night(&self, seat: Seat) -> bool {
+    pub(super) fn away_at_a_game_night(&self, seat: Seat, now: i64) -> bool {
         self.takes_out_the_away()
-            && self.seats.get(seat).is_some_and(|s| s.bot.is_none() && s.away_since.is_some())
+            && self.seats.get(seat).is_some_and(|s| {
+                s.bot.is_none() && s.away_since.is_some_and(|t| !self.kept_window.reconnecting(t, now))
+            })
     }
 
     /// What a live table does before each move it settles: as a round begins, seats away for
@@ -314,6 +316,7 @@ impl TableCore {
     /// A rebuilt table: nobody has reconnected yet, and the time each person is counted
     /// away from is now, not when they joined.
     pub fn back_at(&mut self, now: Now) {
+        self.kept_window.rebuilt_at = Some(now.wall);
         for seat in 0..self.seats.len() {
             if !self.seats.is_bot(seat) {
                 self.seats.mark_away(seat, now.wall);

@@ -29,7 +29,7 @@ use super::offers::{Offers, SeatOffers};
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
 use super::seats::{SeatSlot, Seats};
-use super::window::{CallWindow, Patience};
+use super::window::{CallWindow, KeptWindow, Patience};
 use crate::budget::Budget;
 
 mod leaving;
@@ -136,6 +136,8 @@ pub struct TableCore {
     /// The last claim's call window; none until a claim has callers out of turn, and again
     /// after every move.
     window: Option<CallWindow>,
+    /// What the journal keeps of that window, for a table rebuilt in it.
+    kept_window: KeptWindow,
     /// The seat whose clock ran out while a window was open: its default move is held there.
     timed_out_held: Option<Seat>,
     /// Seats that let a call window lapse this game (ladder tables only): not asked again
@@ -221,6 +223,7 @@ impl TableCore {
             bot_due: None,
             call_window_millis: pacing.call_window_millis,
             window: None,
+            kept_window: KeptWindow::default(),
             timed_out_held: None,
             lapsed: Vec::new(),
             patience: Patience::default(),
@@ -371,7 +374,8 @@ impl TableCore {
         let mut caused = Caused::default();
         // Made only when there is a journal to keep it (a table in memory plays without).
         let mut entry = self.journal.kept.then(|| input.to_entry());
-        let table_changed = !matches!(input, Input::Moved { .. } | Input::WindowLapsed { .. });
+        let table_changed =
+            !matches!(input, Input::Moved { .. } | Input::WindowLapsed { .. } | Input::WindowAnswered { .. });
         // A seat marked leaving changes who answers, not the position: the claim's window (and
         // the calls and the move held in it) stays, with that seat's answer a pass.
         let game_changed = !matches!(
@@ -379,6 +383,7 @@ impl TableCore {
             Input::Joined { .. }
                 | Input::RulesChanged { .. }
                 | Input::WindowLapsed { .. }
+                | Input::WindowAnswered { .. }
                 | Input::Leaving { .. }
         );
         match input {
@@ -444,6 +449,7 @@ impl TableCore {
                     offers.played(seat, action.kind());
                 }
                 self.journal.record(now.wall, entry.take());
+                self.kept_window.claimed_at = now.wall;
                 self.departures.moved(seat, timed_out);
                 self.record.played += 1;
                 if self.journal.kept {
@@ -486,6 +492,17 @@ impl TableCore {
                 }
                 self.log_event(TableEvent::CallWindowLapsed { seats }, now);
             }
+            Input::WindowAnswered { seat, action, timed_out } => {
+                if self.game.as_ref().is_none_or(Game::is_over) {
+                    return Err(TableError::NotStarted);
+                }
+                self.journal.record(now.wall, entry.take());
+                // Live, the window has the answer already; a table being rebuilt keeps it
+                // for the window it opens when it is back.
+                if self.window.is_none() {
+                    self.kept_window.answers.push((seat, action, timed_out));
+                }
+            }
             Input::Reset => {
                 self.journal.record(now.wall, entry.take());
                 self.game = None;
@@ -508,6 +525,7 @@ impl TableCore {
         if game_changed {
             // A new position: the last claim's window (if any) is over.
             self.window = None;
+            self.kept_window.answers.clear();
         }
         self.record_if_over(now);
         self.let_the_leaving_go_if_over();

@@ -133,11 +133,12 @@ impl TableCore {
             let asked: Vec<(Seat, Duration, bool)> = game
                 .seats_to_ask()
                 .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s) && !self.stalling.forfeits(s))
-                .filter(|&s| !self.departures.is_leaving(s) && !self.away_at_a_game_night(s))
+                .filter(|&s| !self.departures.is_leaving(s) && !self.away_at_a_game_night(s, now.wall))
                 .filter_map(|s| {
                     let allowed = self.patience.allows(s, now.mono);
                     if !patient || self.seats.is_bot(s) || allowed >= limit {
-                        Some((s, now.mono + limit, true))
+                        // Counted from the claim: a table rebuilt mid-window resumes it.
+                        Some((s, now.mono + self.kept_window.left_of(limit, now.wall), true))
                     } else {
                         (allowed >= MIN_PATIENCE).then_some((s, now.mono + allowed, false))
                     }
@@ -159,6 +160,19 @@ impl TableCore {
                     }
                 }
                 self.window = Some(window);
+            }
+            // A rebuilt table: what people had answered in the window before (none live).
+            if !self.kept_window.answers.is_empty() {
+                let resumed = self.kept_window.resume(self.window.as_mut(), turn, now.mono);
+                if let Some(seat) = resumed.held_timed_out {
+                    self.timed_out_held = Some(seat);
+                }
+                if let Some((seat, action, timed_out)) = resumed.unheld {
+                    if timed_out {
+                        self.timed_out_held = Some(seat);
+                    }
+                    return Some((seat, action));
+                }
             }
         }
         // The move the table plays for the seat whose turn it is, held in an open window.
@@ -256,12 +270,14 @@ impl TableCore {
             if window.is_open() {
                 if window.waits_for(seat) {
                     game.check(seat, &action)?;
-                    window.call(seat, action, now.mono);
+                    window.call(seat, action.clone(), now.mono);
+                    self.keep_answer(seat, Some(action), false, now);
                     return Ok(self.answered(seat, now));
                 }
                 if my_turn && !window.holds(seat) {
                     game.check(seat, &action)?;
-                    window.hold(seat, action);
+                    window.hold(seat, action.clone());
+                    self.keep_answer(seat, Some(action), false, now);
                     return Ok(self.answered(seat, now));
                 }
                 if window.asked(seat) || my_turn {
@@ -286,10 +302,19 @@ impl TableCore {
                 if let Some(offers) = self.offers.as_mut() {
                     offers.played(seat, PASS_CALL);
                 }
+                self.keep_answer(seat, None, false, now);
                 Ok(self.answered(seat, now))
             }
             Some(window) if window.asked(seat) && window.is_open() => Err(TableError::AlreadyAnswered),
             _ => Err(TableError::NoCallWindow),
+        }
+    }
+
+    /// Journals a person's answer in the window (a bot's is made again by a rebuilt table).
+    fn keep_answer(&mut self, seat: Seat, action: Option<Action>, timed_out: bool, now: Now) {
+        if self.journal.kept && !self.seats.is_bot(seat) {
+            let entry = Input::WindowAnswered { seat, action, timed_out }.to_entry();
+            self.journal.record(now.wall, Some(entry));
         }
     }
 
@@ -413,8 +438,9 @@ impl TableCore {
                 }
                 return;
             }
-            window.hold(seat, action);
+            window.hold(seat, action.clone());
             self.timed_out_held = Some(seat);
+            self.keep_answer(seat, Some(action), true, now);
             if let Some(clock) = self.clock.as_mut() {
                 clock.ran_out(seat);
             }

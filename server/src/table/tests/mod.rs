@@ -136,6 +136,32 @@ fn bots_play_on(core: &mut TableCore, now: Now) {
     }
 }
 
+/// The table as another node rebuilds it from what `core` journalled (through the wire
+/// encoding, as the store keeps it).
+fn rebuild(core: &mut TableCore) -> TableCore {
+    let (journal, _) = core.take_unsaved();
+    let entries: Vec<(i64, pb::JournalEntry)> = journal
+        .into_iter()
+        .map(|(t, e)| (t, pb::JournalEntry::decode(e.encode_to_vec().as_slice()).unwrap()))
+        .collect();
+    let Some(pb::journal_entry::Entry::Created(created)) = &entries[0].1.entry else {
+        panic!("creation first")
+    };
+    let mut rebuilt = TableCore::from_creation(
+        core.id().into(),
+        core.code().into(),
+        created,
+        core.length(),
+        Budget::unlimited(),
+    )
+    .unwrap();
+    for (t, entry) in &entries[1..] {
+        rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
+        rebuilt.restore_banks(&entry.banks_millis);
+    }
+    rebuilt
+}
+
 fn watch(core: &mut TableCore, token: Option<&str>, since: Option<u64>, now: Now) -> Kept {
     let kept = Kept::default();
     core.subscribe(token, since, Box::new(kept.clone()), now).unwrap();

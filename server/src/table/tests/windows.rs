@@ -169,3 +169,82 @@ fn a_forfeit_seat_plays_its_default_moves_at_once_and_is_never_asked() {
     assert!(timed_out > 0, "its moves were played for it: {kinds:?}");
     assert!(!kinds.iter().any(|k| matches!(k, TableEvent::CallWindowLapsed { .. })), "{kinds:?}");
 }
+
+/// A table rebuilt mid-window (another node adopting it) resumes the window: the answers given
+/// stand (nobody is asked twice, the move held stays held), its time counts from the claim,
+/// and the people the rebuild marks away are still asked (they are reconnecting).
+#[test]
+fn a_table_rebuilt_mid_window_resumes_it_with_its_answers_and_what_is_left_of_its_time() {
+    let pacing = Pacing { call_window_millis: 3_000, ..Pacing::default() };
+    let mut setup = setup(4, pacing, true, GameLength::default());
+    // A game night's table: people away are not asked in windows.
+    setup.seed = None;
+    let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [9; 32], at(0));
+    let names = ["ana", "ben", "cat", "dan"];
+    let streams: Vec<Kept> = names
+        .iter()
+        .map(|&n| {
+            person(&mut core, n, at(0));
+            watch(&mut core, Some(n), None, at(0))
+        })
+        .collect();
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (next, third, fourth) = ((bidder + 1) % 4, (bidder + 2) % 4, (bidder + 3) % 4);
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap();
+    core.settle(at(2));
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(5)));
+    let raise = Action::Bid(dudo_rules::Bid::new(3, 3));
+    assert!(!core.play(next, raise.clone(), at(3)).unwrap(), "held");
+    assert!(!core.pass_call(third, at(3)).unwrap(), "the fourth seat has not answered");
+    drop(streams);
+
+    let mut rebuilt = rebuild(&mut core);
+    rebuilt.back_at(at(4));
+    rebuilt.settle(at(4));
+    assert_eq!(rebuilt.window_closes(), Some(Duration::from_secs(5)), "1 s left of the claim's 3 s");
+    assert_eq!(rebuilt.pass_call(third, at(4)), Err(TableError::AlreadyAnswered), "its pass stands");
+    assert_eq!(rebuilt.play(next, raise, at(4)), Err(TableError::AlreadyAnswered), "its raise is held");
+    // The fourth seat, marked away by the rebuild, is asked still: its pass closes the window
+    // and the held raise plays.
+    assert!(rebuilt.pass_call(fourth, at(4)).unwrap());
+    rebuilt.settle(at(4));
+    assert_eq!(rebuilt.game().and_then(dudo_rules::Game::turn), Some(third), "the held raise played");
+    assert_eq!(rebuilt.game().unwrap().view(third).claims.len(), 2);
+}
+
+/// A move the clock held for a seat in a window survives a rebuild as a time-out.
+#[test]
+fn a_default_move_the_clock_held_in_a_window_is_played_as_a_time_out_after_a_rebuild() {
+    let clock = Clock::new(Duration::from_secs(3), Duration::ZERO);
+    let pacing = Pacing { clock: Some(clock), call_window_millis: 20_000, ..Pacing::default() };
+    let mut core = TableCore::new(
+        dudo_rules::presets::fibbing(),
+        setup(4, pacing, true, GameLength::default()),
+        [9; 32],
+        at(0),
+    );
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let next = (bidder + 1) % 3;
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(1)).unwrap();
+    core.settle(at(1));
+    core.time_out(at(4));
+    assert!(core.window_closes().is_some(), "the window still waits");
+    let mut rebuilt = rebuild(&mut core);
+    rebuilt.back_at(at(5));
+    rebuilt.settle(at(5));
+    assert_eq!(rebuilt.deadline(), None, "nobody's clock runs: the move is held");
+    let all = watch(&mut rebuilt, None, None, at(5));
+    all.take();
+    rebuilt.close_window(at(30));
+    rebuilt.deliver();
+    let timed_out = all
+        .table_events()
+        .into_iter()
+        .any(|e| matches!(e, TableEvent::TurnTimedOut { seat, .. } if seat == next));
+    assert!(timed_out, "played as the time-out it was");
+}

@@ -1,0 +1,99 @@
+//! Taking over the tables of a node that is gone: a dead node is buried as soon as the
+//! database says its session ended (see `dudo_store::Store::bury_dead`), and its tables,
+//! shared among the survivors, are rebuilt from their journals here.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::{ADOPT_AT_ONCE, Cluster, millis};
+use crate::node::Dudo;
+use crate::table::{self, Table};
+
+impl Dudo {
+    /// Buries the nodes that died since the last look (said in the log): their tables'
+    /// leases run out now, each meant for one survivor, and the ladder's job is free.
+    pub(super) async fn bury_the_dead(&self, cluster: &Cluster) {
+        let Some(store) = &self.store else { return };
+        match store.bury_dead(cluster.node(), millis(cluster.setup.lease)).await {
+            Ok(buried) => {
+                for dead in buried {
+                    metrics::counter!("dudo_nodes_buried_total").increment(1);
+                    tracing::warn!(
+                        node = %dead.node,
+                        tables = dead.tables,
+                        "a node died (its session with the database ended): its tables are shared among the others now"
+                    );
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not look for nodes that died"),
+        }
+    }
+
+    /// Adopts what one look finds; returns how many tables it took.
+    pub(super) async fn adopt(&self, cluster: &Cluster) -> usize {
+        let Some(store) = &self.store else { return 0 };
+        if self.stopping.is_stopping() {
+            return 0;
+        }
+        let room = self.limits.max_tables.saturating_sub(self.table_count());
+        let most = i64::try_from(room).unwrap_or(i64::MAX).min(ADOPT_AT_ONCE);
+        if most == 0 {
+            return 0;
+        }
+        cluster.adopting.store(true, Ordering::Release);
+        let adopted = match store.adopt(cluster.node(), millis(cluster.setup.lease), most).await {
+            Ok(adopted) => adopted,
+            Err(e) => {
+                cluster.adopting.store(false, Ordering::Release);
+                tracing::warn!(error = %e, "could not look for tables to adopt");
+                return 0;
+            }
+        };
+        for (open, _) in &adopted {
+            cluster.hold(&open.id, open.epoch);
+        }
+        cluster.adopting.store(false, Ordering::Release);
+        let taken = adopted.len();
+        for (open, ownerless) in adopted {
+            let (id, epoch) = (open.id.clone(), open.epoch);
+            let lease = cluster.lease_of(&id);
+            let lease_again = lease.clone();
+            // Replayed off the runtime's threads: a long journal takes its time without
+            // holding up the tables already here.
+            let (store_, length, budget) = (store.clone(), self.game_length(), Arc::clone(&self.budget));
+            let (rate, share, link) =
+                (self.limits.table_moves_per_second, self.bot_cpu.table_share(), Arc::clone(&self.link_base));
+            let rebuilt = tokio::task::spawn_blocking(move || {
+                Table::recover(open, store_, rate, length, budget, share, link, lease)
+            })
+            .await;
+            let Ok(rebuilt) = rebuilt else {
+                tracing::error!(table = %id, "rebuilding an adopted table failed");
+                continue;
+            };
+            match rebuilt {
+                Ok(table) => {
+                    let (code, hidden) = (table.info().join_code, table.hidden());
+                    if let Err(e) = self.spawn_table_as(table, id.clone(), code, None, hidden) {
+                        // Let go at once, for a node with room: a lease held here with no
+                        // table behind it would be renewed for ever.
+                        tracing::warn!(table = %id, error = %e, "could not hold an adopted table; letting it go");
+                        if let Some(lease) = lease_again {
+                            let _ = store.release(&id, &lease, None).await;
+                        }
+                        continue;
+                    }
+                    metrics::counter!("dudo_adoptions_total").increment(1);
+                    metrics::histogram!("dudo_ownerless_seconds").record(ownerless as f64 / 1000.0);
+                    tracing::info!(table = %id, epoch, ownerless_ms = ownerless, "adopted");
+                }
+                Err(e) => {
+                    // No node could rebuild it: closed, rather than passed round for ever.
+                    tracing::error!(table = %id, error = %e, "could not rebuild an adopted table; closing it");
+                    let _ = store.close_table(&id, table::unix_millis()).await;
+                }
+            }
+        }
+        taken
+    }
+}
