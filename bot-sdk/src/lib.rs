@@ -376,9 +376,17 @@ pub struct LadderRun {
     pub places: Vec<u32>,
 }
 
+/// How long `ladder` keeps entering again while the ladder cannot be reached.
+const LADDER_GIVE_UP_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// Plays `games` ladder games in `pool` as the account of `client` (made with
 /// [`Client::with_account`]), `at_once` at a time, each with a fresh bot from `make_bot`
 /// (given a seed): the one call a ladder bot needs. Returns once `games` have ended.
+///
+/// The ladder follows its node: when the server drops the entry (its node died or drained,
+/// `ladder_moving`) it enters again, and the games in play go on (their tables move on their
+/// own, and each bot's session reconnects). A game's end counts when the ladder says it, or
+/// when its bot sees it (the ladder's new node knows nothing of games seated before).
 pub async fn ladder<B, F>(
     client: &Client,
     pool: &str,
@@ -391,30 +399,75 @@ where
     F: Fn(u64) -> B,
 {
     use dudo_client::dudo_proto::v1 as pb;
-    let mut updates = client.enter(pool, at_once).await?;
     let mut run = LadderRun::default();
     let mut seed = 0u64;
+    // Each game's table while in play; a bot that finishes says so with its place.
+    let mut in_play = std::collections::HashSet::new();
+    let (ended_tx, mut ended) = tokio::sync::mpsc::channel::<(String, Option<usize>)>(64);
+    let mut failing_since: Option<tokio::time::Instant> = None;
+    let mut pause = std::time::Duration::from_millis(100);
     while run.places.len() < games {
-        let Some(update) = updates.message().await.map_err(ClientError::from)? else {
-            return Err(BotError::Ended);
+        let mut updates = match client.enter(pool, at_once).await {
+            Ok(updates) => updates,
+            Err(ClientError::Refused { status }) if dudo_client::dropped(&status) => {
+                let since = *failing_since.get_or_insert_with(tokio::time::Instant::now);
+                if since.elapsed() > LADDER_GIVE_UP_AFTER {
+                    return Err(ClientError::Refused { status }.into());
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(2));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
         };
-        match update.update {
-            Some(pb::ladder_update::Update::Seated(s)) => {
-                seed += 1;
-                let mut bot = make_bot(seed);
-                let (client, key) = (client.clone(), SeatKey::saved(s.table, s.seat, s.token));
-                tokio::spawn(async move {
-                    if let Err(e) = play(&mut bot, &client, &key).await {
-                        eprintln!("dudo-bot: a ladder game failed: {e}");
+        while run.places.len() < games {
+            let update = tokio::select! {
+                update = updates.message() => update,
+                Some((table, place)) = ended.recv() => {
+                    if in_play.remove(&table) {
+                        run.places.push(place.map_or(0, |p| u32::try_from(p).unwrap_or(0)));
                     }
-                });
+                    continue;
+                }
+            };
+            let update = match update {
+                Ok(Some(update)) => update,
+                // Dropped (or ended) by the server: enter again, wherever the ladder is now.
+                Ok(None) => break,
+                Err(status) if dudo_client::dropped(&status) => break,
+                Err(status) => return Err(ClientError::from(status).into()),
+            };
+            (failing_since, pause) = (None, std::time::Duration::from_millis(100));
+            match update.update {
+                Some(pb::ladder_update::Update::Seated(s)) => {
+                    if !in_play.insert(s.table.clone()) {
+                        continue;
+                    }
+                    seed += 1;
+                    let mut bot = make_bot(seed);
+                    let (client, key) = (client.clone(), SeatKey::saved(s.table, s.seat, s.token));
+                    let ended = ended_tx.clone();
+                    tokio::spawn(async move {
+                        let place = match play(&mut bot, &client, &key).await {
+                            Ok(outcome) => outcome.place(),
+                            Err(e) => {
+                                eprintln!("dudo-bot: a ladder game failed: {e}");
+                                None
+                            }
+                        };
+                        let _ = ended.send((key.table, place)).await;
+                    });
+                }
+                Some(pb::ladder_update::Update::Ended(e)) if in_play.remove(&e.table) => {
+                    run.places.push(e.place);
+                }
+                Some(pb::ladder_update::Update::Benched(b)) => {
+                    eprintln!("dudo-bot: benched until {} ms: {}", b.until_unix_millis, b.why);
+                }
+                _ => {}
             }
-            Some(pb::ladder_update::Update::Ended(e)) => run.places.push(e.place),
-            Some(pb::ladder_update::Update::Benched(b)) => {
-                eprintln!("dudo-bot: benched until {} ms: {}", b.until_unix_millis, b.why);
-            }
-            _ => {}
         }
+        failing_since.get_or_insert_with(tokio::time::Instant::now);
     }
     Ok(run)
 }

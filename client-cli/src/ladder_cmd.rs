@@ -188,32 +188,56 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         })?;
         println!("{} is in {} on {addr}; waiting for a table.", safe(&name), safe(&pool));
         let mut ended = 0;
-        // Games seated and not yet ended (table, game id).
-        let mut in_play: Vec<(String, String)> = Vec::new();
+        // Games seated and not yet ended: table, game id, and whether it was seated before the
+        // ladder moved to another node (which knows nothing of it: its end is its bot's).
+        let mut in_play: Vec<(String, String, bool)> = Vec::new();
         let mut seats = Seats::new(client.clone(), addr.clone(), name.clone(), player);
         while args.games == 0 || ended < args.games {
             let update = tokio::select! {
-                update = updates.message() => update?,
-                failed = seats.failed() => {
-                    failed.map_err(|e| anyhow::anyhow!("{e}; leaving the ladder. Its games in play go on under the clock (their time-outs can bench the account)"))?;
+                update = updates.message() => update,
+                bot = seats.ended() => {
+                    let table = bot.map_err(|e| anyhow::anyhow!("{e}; leaving the ladder. Its games in play go on under the clock (their time-outs can bench the account)"))?;
+                    if let Some(i) = in_play.iter().position(|(t, _, moved)| *t == table && *moved) {
+                        let (_, game, _) = in_play.remove(i);
+                        ended += 1;
+                        let history = client.rating_history(&pool, &name).await.unwrap_or_default();
+                        match history.iter().find(|p| p.game == game) {
+                            Some(p) => println!("game {}: finished {} (dudo replay {} --server {addr})", safe(&game), ordinal(p.place), safe(&game)),
+                            None => println!("game {}: over (dudo replay {} --server {addr})", safe(&game), safe(&game)),
+                        }
+                    }
                     continue;
                 }
             };
-            let Some(update) = update else {
-                anyhow::bail!("the server ended the ladder stream");
+            let update = match update {
+                Ok(Some(update)) => update,
+                // Dropped by the server (its node died or drained): the ladder is elsewhere now.
+                Ok(None) => {
+                    updates = enter_again(&client, &pool, at_once, &mut in_play).await?;
+                    continue;
+                }
+                Err(status) if dudo_client::dropped(&status) => {
+                    updates = enter_again(&client, &pool, at_once, &mut in_play).await?;
+                    continue;
+                }
+                Err(status) => return Err(status.into()),
             };
             match update.update {
                 Some(pb::ladder_update::Update::Queued(q)) => {
                     println!("queue: {} waiting, {} of yours in play, rating (mu−3σ) {:.2}", q.waiting, q.playing, q.rating);
                 }
                 Some(pb::ladder_update::Update::Seated(s)) => {
+                    if in_play.iter().any(|(t, _, _)| *t == s.table) {
+                        continue;
+                    }
                     println!("seated for game {} as seat {}", safe(&s.game), s.seat);
-                    in_play.push((s.table.clone(), s.game.clone()));
+                    in_play.push((s.table.clone(), s.game.clone(), false));
                     seats.start(&s.table, &s.game, s.seat, &s.token)?;
                 }
                 Some(pb::ladder_update::Update::Ended(e)) => {
+                    let Some(i) = in_play.iter().position(|(t, _, _)| *t == e.table) else { continue };
+                    in_play.remove(i);
                     ended += 1;
-                    in_play.retain(|(table, _)| *table != e.table);
                     println!(
                         "game {}: finished {} (dudo replay {} --server {addr})",
                         safe(&e.game),
@@ -245,7 +269,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         seats.wait(std::time::Duration::from_secs(3600)).await;
         // Their places, from the account's rating history (written with each game's record).
         let history = client.rating_history(&pool, &name).await.unwrap_or_default();
-        for (_, game) in &in_play {
+        for (_, game, _) in &in_play {
             match history.iter().find(|p| p.game == *game) {
                 Some(p) => println!(
                     "game {}: finished {} (dudo replay {} --server {addr})",
@@ -258,6 +282,38 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// How long `dudo ladder` keeps entering again while the ladder cannot be reached.
+const LADDER_GIVE_UP_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Enters the pool again after the server dropped the entry (the ladder's node died or
+/// drained): tried until the ladder answers at its new node, for two minutes at most. The
+/// games in play go on; they are marked as seated before the move.
+async fn enter_again(
+    client: &dudo_client::Client,
+    pool: &str,
+    at_once: u32,
+    in_play: &mut [(String, String, bool)],
+) -> anyhow::Result<dudo_client::Streaming<pb::LadderUpdate>> {
+    println!("The ladder is moving to another node of the server; entering again (games in play go on).");
+    for game in in_play.iter_mut() {
+        game.2 = true;
+    }
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(100);
+    loop {
+        match client.enter(pool, at_once).await {
+            Ok(updates) => return Ok(updates),
+            Err(dudo_client::ClientError::Refused { status })
+                if dudo_client::dropped(&status) && started.elapsed() < LADDER_GIVE_UP_AFTER =>
+            {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(2));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// Who plays the seats an account is given: a command started for each, or one of the
@@ -295,8 +351,9 @@ pub(crate) struct Seats {
     player: SeatPlayer,
     /// Each strategy player's seed: one more a seat.
     seed: u64,
-    exits_tx: tokio::sync::mpsc::Sender<(String, Option<std::process::ExitStatus>)>,
-    exits: tokio::sync::mpsc::Receiver<(String, Option<std::process::ExitStatus>)>,
+    /// Each bot that ended: its table, and how its command exited (none: a strategy's task).
+    exits_tx: tokio::sync::mpsc::Sender<(String, Option<Option<std::process::ExitStatus>>)>,
+    exits: tokio::sync::mpsc::Receiver<(String, Option<Option<std::process::ExitStatus>>)>,
     /// Commands still running.
     running: usize,
     failed_in_a_row: u32,
@@ -360,12 +417,13 @@ impl Seats {
                 self.commands.retain(|(_, _, c)| !c.is_finished());
                 let waiting = tokio::spawn(async move {
                     let status = child.wait().await.ok();
-                    let _ = exits.send((key.table, status)).await;
+                    let _ = exits.send((key.table, Some(status))).await;
                 });
                 self.commands.push((table.to_string(), pid, waiting));
             }
             SeatPlayer::Builtin(strategy) => {
                 let (client, strategy, seed) = (self.client.clone(), strategy.clone(), self.seed);
+                let exits = self.exits_tx.clone();
                 self.players.retain(|(_, p)| !p.is_finished());
                 self.players.push((
                     table.to_string(),
@@ -375,6 +433,7 @@ impl Seats {
                         {
                             eprintln!("dudo: table {}: {e}", key.table);
                         }
+                        let _ = exits.send((key.table, None)).await;
                     }),
                 ));
             }
@@ -385,13 +444,20 @@ impl Seats {
     /// Waits for a run of the command to end (never, for a strategy): an error once the
     /// command has failed before any game, or [`BOT_FAILURES`] times in a row.
     pub(crate) async fn failed(&mut self) -> anyhow::Result<()> {
-        let Some((table, status)) = self.exits.recv().await else {
+        self.ended().await.map(|_| ())
+    }
+
+    /// Waits for a seat's bot to end (its game is over, or it gave up); its table. An error
+    /// as [`Seats::failed`] says.
+    pub(crate) async fn ended(&mut self) -> anyhow::Result<String> {
+        let Some((table, ran)) = self.exits.recv().await else {
             return std::future::pending().await;
         };
+        let Some(status) = ran else { return Ok(table) };
         self.running = self.running.saturating_sub(1);
         if status.is_some_and(|s| s.success()) {
             (self.failed_in_a_row, self.ever_worked) = (0, true);
-            return Ok(());
+            return Ok(table);
         }
         self.failed_in_a_row += 1;
         let how = match status.map(|s| (s.code(), s)) {
@@ -411,7 +477,7 @@ impl Seats {
                 "the --bot command failed {times} ({how}). Try it by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
             );
         }
-        Ok(())
+        Ok(table)
     }
 
     /// Stops every bot still playing (its game is gone): each command is killed.

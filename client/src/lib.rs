@@ -26,7 +26,7 @@ pub use dudo_proto::TableEvent;
 pub use dudo_rules as rules;
 pub use session::{Prompt, Reseat, Session, Update};
 /// gRPC status codes, to tell refusals apart ([`ClientError::code`]).
-pub use tonic::Code;
+pub use tonic::{Code, Streaming};
 
 /// What went wrong talking to a server.
 #[derive(Debug, thiserror::Error)]
@@ -558,6 +558,16 @@ fn authed<T>(key: &SeatKey, message: T) -> Result<tonic::Request<T>, ClientError
     let value = format!("Bearer {}", key.token).parse().map_err(|_| ClientError::Token)?;
     request.metadata_mut().insert("authorization", value);
     Ok(request)
+}
+
+/// Whether the server dropped a call rather than refused it: a lost connection, a server
+/// restarting, a table or the ladder moving to another node of a cluster. Such a call is
+/// made again (a stream resumed), after a pause; any other code is the server's answer.
+pub fn dropped(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unavailable | Code::Unknown | Code::Internal | Code::Cancelled | Code::DeadlineExceeded
+    )
 }
 
 /// The table's rule set, read from a table description.

@@ -200,9 +200,7 @@ fn retry_for(status: &tonic::Status) -> Retry {
         // from too far back, a reader that fell behind), or a limit was hit; a fresh
         // snapshot serves either way.
         Code::Aborted | Code::ResourceExhausted => Retry::Fresh,
-        Code::Unavailable | Code::Unknown | Code::Internal | Code::Cancelled | Code::DeadlineExceeded => {
-            Retry::Resume
-        }
+        _ if crate::dropped(status) => Retry::Resume,
         _ => Retry::Never,
     }
 }

@@ -42,7 +42,7 @@ pub(crate) async fn database(test: &str) -> Option<String> {
 
 /// One node: its id and fixed public address (kept across restarts), and its process.
 pub(crate) struct Node {
-    id: String,
+    pub(crate) id: String,
     listen: String,
     pub(crate) process: Option<ServerProcess>,
 }
@@ -69,7 +69,7 @@ pub(crate) struct Cluster {
     /// What clients connect to.
     pub(crate) addr: String,
     /// Reads who owns what, as the nodes see it.
-    store: Store,
+    pub(crate) store: Store,
 }
 
 impl Cluster {

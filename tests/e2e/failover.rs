@@ -214,3 +214,78 @@ async fn a_failover_stalls_players_under_two_seconds_and_a_drain_under_half_a_se
     eprintln!("drain (SIGTERM): {} tables, longest gap between moves {} ms", gaps.len(), millis(worst));
     assert!(worst < Duration::from_secs(1), "a drain stalls players under 1 s (0.5 s target): {gaps:?}");
 }
+
+/// `dudo ladder` follows the ladder to its next node: the node holding the ladder's job is
+/// killed (`kill -9`) while games are in play; the command enters again at the new node, its
+/// games in play go on at the tables' new nodes, and it plays all the games it was asked
+/// for. Every ladder table closes once its game is recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dudo_ladder_plays_on_through_a_kill_of_the_ladders_node() {
+    let Some(db) = database("ladder").await else { return };
+    let home = std::env::temp_dir().join(format!("dudo-ladder-failover-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let pools = home.join("pools.toml");
+    std::fs::write(
+        &pools,
+        "[[pool]]\nname = \"duel\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 5000\nbots = [\"odds\"]\nfill_after_seconds = 0\n",
+    )
+    .unwrap();
+    let mut cluster = Cluster::start_with(db, 3, &["--ladder", pools.to_str().unwrap()]).await;
+    let dudo = |args: &[&str]| {
+        let mut command = std::process::Command::new(dudo_tests::binary("dudo"));
+        command
+            .args(args)
+            .args(["--server", &cluster.addr])
+            .env("DUDO_HOME", &home)
+            .env_remove("DUDO_API_TOKEN");
+        command
+    };
+    let registered = dudo(&["account", "register", "Oddity", "--bot"]).output().unwrap();
+    assert!(registered.status.success(), "{}", String::from_utf8_lossy(&registered.stderr));
+    let out = home.join("ladder.out");
+    let mut ladder = dudo(&["ladder", "duel", "--builtin", "odds", "--games", "6", "--at-once", "2"])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let read = || std::fs::read_to_string(&out).unwrap_or_default();
+    // Games in play (one finished, so the kill comes mid-run), then the ladder's node dies.
+    let until = Instant::now() + Duration::from_secs(60);
+    while !(read().contains("finished") && read().matches("seated for game").count() >= 3) {
+        assert!(Instant::now() < until, "games were seated and one finished: {}", read());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let holder = cluster.store.job_holder("ladder").await.unwrap().expect("a node holds the ladder");
+    let victim = cluster.nodes.iter().position(|n| n.id == holder.id).unwrap();
+    cluster.signal(victim, "-KILL");
+    cluster.nodes[victim].process.take().unwrap().child.wait().unwrap();
+    let until = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = ladder.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < until, "dudo ladder finished its games within 120 s: {}", read());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let text = read();
+    eprintln!("{text}");
+    assert!(status.success(), "dudo ladder carried on: {text}");
+    assert!(text.contains("entering again"), "it followed the ladder: {text}");
+    let ended = text
+        .lines()
+        .filter(|l| l.starts_with("game ") && (l.contains("finished") || l.contains(": over")))
+        .count();
+    assert_eq!(ended, 6, "every game it was asked for ended: {text}");
+    // No ladder table is left open once its game is recorded, wherever it ended.
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let open = cluster.store.open_tables().await.unwrap();
+        if open.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < until, "every ladder table closed: {} open", open.len());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -88,34 +88,67 @@ async function main() {
   // The last prompt answered, by its last_seq: a prompt that comes again with the same
   // last_seq (after a call window closes, say) is the same decision, answered once.
   let answered = null;
-  const stream = play.Play(bearer(token));
-  stream.write({ hello: { table } });
-  stream.on('data', (update) => {
-    if (update.update === 'snapshot' || update.update === 'table') {
-      const info = update.update === 'snapshot' ? update.snapshot.table : update.table;
-      faces = (info && info.rules && info.rules.dice.faces) || faces;
-    } else if (update.update === 'prompt' && update.prompt.last_seq !== answered) {
-      const p = update.prompt;
-      answered = p.last_seq;
-      if (p._call_window_unix_millis === 'call_window_unix_millis') {
-        // Asked whether to call out of turn (calza): this bot never does, and says so at once
-        // rather than make the table wait out the window.
-        stream.write({ pass_call: {}, answers: p.last_seq });
-      } else if (p.view._turn === 'turn' && p.view.turn === seat) {
-        // `answers` names the prompt: if the game moved on first, this is refused.
-        stream.write({ action: choose(p.view, p.legal, faces), answers: p.last_seq });
+  // The last event seen: a dropped stream resumes after it.
+  let since = null;
+  let tries = 0;
+  // Opens the seat's stream; a stream the server drops (a lost connection, a server
+  // restarting, the table moving to another node of a cluster) is opened again, resumed after
+  // the last event seen; one it ends with ABORTED (a reset, seats renumbered) afresh.
+  const open = () => {
+    const stream = play.Play(bearer(token));
+    stream.write({ hello: since === null ? { table } : { table, since } });
+    stream.on('data', (update) => {
+      tries = 0;
+      if (update.update === 'snapshot' || update.update === 'table') {
+        const info = update.update === 'snapshot' ? update.snapshot.table : update.table;
+        faces = (info && info.rules && info.rules.dice.faces) || faces;
+        if (update.update === 'snapshot' && update.snapshot._last_seq === 'last_seq') {
+          since = update.snapshot.last_seq;
+        }
+        if (update.update === 'snapshot' && update.snapshot.view && update.snapshot.view._seat === 'seat') {
+          seat = update.snapshot.view.seat;
+        }
+      } else if (update.update === 'prompt' && update.prompt.last_seq !== answered) {
+        const p = update.prompt;
+        answered = p.last_seq;
+        if (p._call_window_unix_millis === 'call_window_unix_millis') {
+          // Asked whether to call out of turn (calza): this bot never does, and says so at
+          // once rather than make the table wait out the window.
+          stream.write({ pass_call: {}, answers: p.last_seq });
+        } else if (p.view._turn === 'turn' && p.view.turn === seat) {
+          // `answers` names the prompt: if the game moved on first, this is refused.
+          stream.write({ action: choose(p.view, p.legal, faces), answers: p.last_seq });
+        }
+      } else if (update.update === 'event') {
+        since = update.event.seq;
+        if (update.event.kind === 'game_over') {
+          const standings = update.event.game_over.standings;
+          console.log(`${name}: game over, place ${standings.indexOf(seat) + 1} of ${standings.length}`);
+          stream.end();
+          process.exit(0);
+        }
       }
-    } else if (update.update === 'event' && update.event.kind === 'game_over') {
-      const standings = update.event.game_over.standings;
-      console.log(`${name}: game over, place ${standings.indexOf(seat) + 1} of ${standings.length}`);
-      stream.end();
-      process.exit(0);
-    }
-  });
-  stream.on('error', (e) => {
-    console.error(`${name}: ${e.message}`);
-    process.exit(1);
-  });
+    });
+    stream.on('error', (e) => {
+      const again = [grpc.status.UNAVAILABLE, grpc.status.UNKNOWN, grpc.status.INTERNAL, grpc.status.CANCELLED];
+      if (e.code === grpc.status.NOT_FOUND) {
+        console.log(`${name}: the table is gone (${e.details})`);
+        process.exit(0);
+      }
+      if (e.code === grpc.status.ABORTED) {
+        [since, answered] = [null, null];
+      } else if (!again.includes(e.code) || tries >= 30) {
+        console.error(`${name}: ${e.message}`);
+        process.exit(1);
+      }
+      // An answer sent as the stream dropped may not have arrived: the prompt that comes
+      // again is answered again.
+      answered = null;
+      tries += 1;
+      setTimeout(open, 200);
+    });
+  };
+  open();
 }
 
 main().catch((e) => {

@@ -70,10 +70,15 @@ def open_channel(server):
     return grpc.secure_channel(server.removeprefix("https://").rstrip("/"), grpc.ssl_channel_credentials(roots))
 
 
+# Codes of a stream the server dropped rather than refused: a lost connection, a server
+# restarting, the table moving to another node of a cluster (a failover, a drain).
+AGAIN = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.CANCELLED)
+
+
 def play_seat(stubs, channel, table, token, seat, name):
     """Plays one seat of a table over its Play stream until the game is over; its place.
 
-    A stream the server drops (UNAVAILABLE: a lost connection, a server restarting) is
+    A stream the server drops (AGAIN: a lost connection, a server restarting, a failover) is
     resumed after the last event seen; one it ends with ABORTED (the table was reset, or its
     seats renumbered) is opened afresh with the token alone, and a new snapshot follows."""
     pb, rules, service, rpc = stubs
@@ -125,7 +130,7 @@ def play_seat(stubs, channel, table, token, seat, name):
             elif e.code() == grpc.StatusCode.NOT_FOUND:
                 print(f"{name}: the table is gone ({e.details()})")  # closed: its game is over
                 return None
-            elif e.code() != grpc.StatusCode.UNAVAILABLE:
+            elif e.code() not in AGAIN:
                 raise
             # An answer sent as the stream dropped may not have arrived: the prompt that comes
             # again on the resumed stream is answered again.

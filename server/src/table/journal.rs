@@ -41,6 +41,8 @@ pub enum Input {
     /// A person answered in the last claim's call window: a call, its held move (the seat
     /// whose turn it is; `timed_out`: its clock's default), or a pass (none).
     WindowAnswered { seat: Seat, action: Option<Action>, timed_out: bool },
+    /// The table was rebuilt mid-game (a failover, a restart): its people were cut off.
+    Rebuilt,
 }
 
 fn wire_seat(seat: Seat) -> u32 {
@@ -90,6 +92,7 @@ impl Input {
                 action: action.as_ref().map(convert::action_to_wire),
                 timed_out: *timed_out,
             }),
+            Input::Rebuilt => Entry::Rebuilt(pb::TableRebuilt {}),
         }
     }
 
@@ -156,6 +159,7 @@ impl Input {
                 },
                 timed_out: a.timed_out,
             },
+            Some(Entry::Rebuilt(_)) => Input::Rebuilt,
         })
     }
 }

@@ -225,6 +225,10 @@ impl Table {
                 self.closed_at = Some(unix_millis());
                 self.core.end_streams(StreamEnd::Closed);
             }
+            if self.closed_at.is_none() && self.core.ladder_game_over() {
+                self.closed_at = Some(unix_millis());
+                self.core.end_streams(StreamEnd::Closed);
+            }
             // Each turn: write what the last turn journalled, deliver what it caused, then wait.
             if let Err(ended) = self.save().await {
                 break ended;

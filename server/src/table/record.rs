@@ -4,7 +4,7 @@
 
 use dudo_proto::convert;
 use dudo_proto::v1 as pb;
-use dudo_rules::{Game, RuleSet, Seed};
+use dudo_rules::{Game, RuleSet, Seat, Seed};
 use dudo_store::{FinishedGame, GamePlayer, GameSummary};
 use prost::Message;
 
@@ -23,6 +23,11 @@ pub struct GameRecord {
     pub played: u64,
     /// Games started at this table, for game ids.
     pub games: u32,
+    /// People cut off by a rebuild mid-game who have not moved themselves since.
+    pub cut_off: Vec<Seat>,
+    /// The clock played for a seat cut off by a rebuild: the server, not the player, cost it
+    /// that move, so the game changes nobody's rating.
+    pub unrated: bool,
 }
 
 /// What the record is made of, besides the game's own facts.
@@ -44,7 +49,22 @@ impl GameRecord {
             recorded: false,
             played: 0,
             games: self.games + 1,
+            cut_off: Vec::new(),
+            unrated: false,
         };
+    }
+
+    /// A seat moved (`timed_out`: the clock played for it, not a seat leaving): one cut off
+    /// by a rebuild is back once it moves itself, and its time-out before then makes the
+    /// game unrated.
+    pub fn moved_after_a_rebuild(&mut self, seat: Seat, timed_out: bool) {
+        if !self.cut_off.contains(&seat) {
+            return;
+        }
+        if timed_out {
+            self.unrated = true;
+        }
+        self.cut_off.retain(|&s| s != seat);
     }
 
     /// The finished game's record: who played and how they finished, the rules, every event
@@ -74,7 +94,7 @@ impl GameRecord {
             preset: cx.rules.name.clone(),
             started_at: self.started_at,
             finished_at: at,
-            rating_pool: cx.rating_pool.to_string(),
+            rating_pool: if self.unrated { String::new() } else { cx.rating_pool.to_string() },
             players,
         };
         let (events, times) =

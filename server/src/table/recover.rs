@@ -61,6 +61,11 @@ impl Table {
         // What the replay "journalled" is what was read; a finished game's record was
         // written with the move that ended it.
         core.discard_unsaved();
+        // Mid-game: its people were cut off by the server (journalled, so a second rebuild
+        // knows it too).
+        if core.game().is_some_and(|g| !g.is_over()) {
+            let _ = core.apply(journal::Input::Rebuilt, Now::at(super::unix_millis()));
+        }
         let rate = RateLimit::new(core.rate(), table_rate);
         let mut table = Table::around(core, Some(store), None, next, rate, bot_cpu, lease);
         // Nobody is subscribed yet: this schedules the next bot move and starts the clock.

@@ -338,6 +338,14 @@ impl TableCore {
             && !self.seats.any_person()
             && self.game.as_ref().is_none_or(Game::is_over)
     }
+
+    /// A ladder table whose one game is over (and recorded with the move that ended it): it
+    /// closes itself, whichever node holds it, rather than wait for the matchmaker that made
+    /// it (which may have died with its node) to close it.
+    pub fn ladder_game_over(&self) -> bool {
+        self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
+            && self.game.as_ref().is_some_and(Game::is_over)
+    }
 }
 
 #[cfg(test)]

@@ -374,8 +374,10 @@ impl TableCore {
         let mut caused = Caused::default();
         // Made only when there is a journal to keep it (a table in memory plays without).
         let mut entry = self.journal.kept.then(|| input.to_entry());
-        let table_changed =
-            !matches!(input, Input::Moved { .. } | Input::WindowLapsed { .. } | Input::WindowAnswered { .. });
+        let table_changed = !matches!(
+            input,
+            Input::Moved { .. } | Input::WindowLapsed { .. } | Input::WindowAnswered { .. } | Input::Rebuilt
+        );
         // A seat marked leaving changes who answers, not the position: the claim's window (and
         // the calls and the move held in it) stays, with that seat's answer a pass.
         let game_changed = !matches!(
@@ -384,6 +386,7 @@ impl TableCore {
                 | Input::RulesChanged { .. }
                 | Input::WindowLapsed { .. }
                 | Input::WindowAnswered { .. }
+                | Input::Rebuilt
                 | Input::Leaving { .. }
         );
         match input {
@@ -450,6 +453,7 @@ impl TableCore {
                 }
                 self.journal.record(now.wall, entry.take());
                 self.kept_window.claimed_at = now.wall;
+                self.record.moved_after_a_rebuild(seat, timed_out && !self.departures.is_leaving(seat));
                 self.departures.moved(seat, timed_out);
                 self.record.played += 1;
                 if self.journal.kept {
@@ -491,6 +495,12 @@ impl TableCore {
                     }
                 }
                 self.log_event(TableEvent::CallWindowLapsed { seats }, now);
+            }
+            Input::Rebuilt => {
+                let game = self.game.as_ref().filter(|g| !g.is_over()).ok_or(TableError::NotStarted)?;
+                self.journal.record(now.wall, entry.take());
+                let people = (0..self.seats.len()).filter(|&s| game.is_active(s) && !self.seats.is_bot(s));
+                self.record.cut_off = people.collect();
             }
             Input::WindowAnswered { seat, action, timed_out } => {
                 if self.game.as_ref().is_none_or(Game::is_over) {

@@ -140,9 +140,14 @@ fn bots_play_on(core: &mut TableCore, now: Now) {
 /// encoding, as the store keeps it).
 fn rebuild(core: &mut TableCore) -> TableCore {
     let (journal, _) = core.take_unsaved();
+    replay(core, &journal)
+}
+
+/// The table as rebuilt from `journal` (all of it, its creation first).
+fn replay(core: &TableCore, journal: &[(i64, pb::JournalEntry)]) -> TableCore {
     let entries: Vec<(i64, pb::JournalEntry)> = journal
-        .into_iter()
-        .map(|(t, e)| (t, pb::JournalEntry::decode(e.encode_to_vec().as_slice()).unwrap()))
+        .iter()
+        .map(|(t, e)| (*t, pb::JournalEntry::decode(e.encode_to_vec().as_slice()).unwrap()))
         .collect();
     let Some(pb::journal_entry::Entry::Created(created)) = &entries[0].1.entry else {
         panic!("creation first")

@@ -112,3 +112,49 @@ fn a_replay_the_moves_do_not_make_is_kept_whole_and_read_back_as_it_was() {
     garbled[last] ^= 0x55;
     let _ = stored_record::decode(&garbled);
 }
+
+/// A rated game rebuilt mid-game (a failover, a restart) is rated only if nobody it cut off
+/// lost a move to the clock before moving again themselves; the rebuild is journalled, so a
+/// second rebuild knows it too.
+#[test]
+fn a_rated_game_whose_rebuild_cost_a_seat_a_move_is_recorded_unrated() {
+    for cost_a_move in [false, true] {
+        let clock = Clock::new(Duration::from_secs(3), Duration::ZERO);
+        let mut setup =
+            setup(2, Pacing { clock: Some(clock), ..Pacing::default() }, true, GameLength::default());
+        setup.rating_pool = "ladder:fibbing-2".into();
+        let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [5; 32], at(0));
+        person(&mut core, "ana", at(0));
+        person(&mut core, "ben", at(0));
+        start(&mut core, at(1));
+        // Rebuilt once, then again from the journal with what the first rebuild added.
+        let (mut journal, _) = core.take_unsaved();
+        let mut once = replay(&core, &journal);
+        let _ = once.take_unsaved();
+        once.apply(Input::Rebuilt, at(2)).unwrap();
+        journal.extend(once.take_unsaved().0);
+        let mut rebuilt = replay(&core, &journal);
+        rebuilt.back_at(at(2));
+        rebuilt.settle(at(2));
+        let mut secs = 2;
+        let mut first = true;
+        while rebuilt.game().is_some_and(|g| !g.is_over()) && secs < 2_000 {
+            secs += 4;
+            let turn = rebuilt.game().unwrap().turn().unwrap();
+            if first && cost_a_move {
+                rebuilt.time_out(at(secs));
+            } else {
+                let action = rebuilt.game().unwrap().default_action(turn).unwrap();
+                rebuilt.play(turn, action, at(secs)).unwrap();
+                rebuilt.settle(at(secs));
+            }
+            first = false;
+        }
+        let (_, finished) = rebuilt.take_unsaved();
+        let pool = &finished[0].summary.rating_pool;
+        match cost_a_move {
+            true => assert_eq!(pool, "", "a time-out of a seat cut off: unrated"),
+            false => assert_eq!(pool, "ladder:fibbing-2", "everyone moved again: rated"),
+        }
+    }
+}
