@@ -504,3 +504,48 @@ async fn a_new_table_goes_to_the_node_with_the_fewest() {
     let (a, b) = (cluster.owner(&first.table).await, cluster.owner(&second.table).await);
     assert!(a.is_some() && b.is_some() && a != b, "one table at each node: {a:?} and {b:?}");
 }
+
+/// A node that comes back after a kill gets a share of the idle tables the others adopted
+/// (waiting rooms move; a game in play never does), and each is still joinable through any
+/// node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_comes_back_gets_a_share_of_the_idle_tables() {
+    let Some(db) = database("sharing").await else { return };
+    let mut cluster = Cluster::start(db, 3).await;
+    let client = Client::connect(&cluster.addr).await.unwrap();
+    let mut tables = Vec::new();
+    for i in 0..12 {
+        let request =
+            dudo_proto::v1::CreateTableRequest { name: format!("Ana{i}"), seats: 2, ..Default::default() };
+        tables.push(client.create(request).await.unwrap().table);
+    }
+    cluster.signal(2, "-KILL");
+    cluster.nodes[2].process.take().unwrap().child.wait().unwrap();
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while held_by(&cluster, &tables, 0).await + held_by(&cluster, &tables, 1).await < 12 {
+        assert!(std::time::Instant::now() < until, "the survivors adopted every table");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    cluster.start_node(2);
+    cluster.joined(3).await;
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    while held_by(&cluster, &tables, 2).await < 3 {
+        let held = held_by(&cluster, &tables, 2).await;
+        assert!(std::time::Instant::now() < until, "the node that came back got a share: {held}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    for (i, table) in tables.iter().enumerate() {
+        client.join(table, &format!("Ben{i}")).await.unwrap();
+    }
+}
+
+/// How many of `tables` node `n` holds.
+async fn held_by(cluster: &Cluster, tables: &[String], n: usize) -> usize {
+    let mut held = 0;
+    for t in tables {
+        if cluster.owner(t).await == Some(n) {
+            held += 1;
+        }
+    }
+    held
+}

@@ -25,6 +25,28 @@ impl Dudo {
         }
     }
 
+    /// Hands one table to another node: its task writes what it journalled and ends (its
+    /// streams told to reconnect), then its lease is let go, for `heir` first. False if the
+    /// task did not end in time (its lease then runs out instead).
+    pub(super) async fn hand_over(
+        &self,
+        id: &str,
+        handle: &crate::node::TableHandle,
+        lease: Option<dudo_store::cluster::Lease>,
+        heir: Option<&str>,
+    ) -> bool {
+        let Some(store) = &self.store else { return false };
+        let _ = self.ask(handle, |reply| Command::Release { reply }).await;
+        // The task writes what it journalled, then ends, closing its channel.
+        let ended = tokio::time::timeout(Duration::from_secs(5), handle.tx.closed()).await;
+        let (Ok(()), Some(lease)) = (ended, lease) else { return false };
+        if let Err(e) = store.release(id, &lease, heir).await {
+            tracing::warn!(table = %id, error = %e, "could not release the lease; it runs out instead");
+            return false;
+        }
+        true
+    }
+
     /// Hands every table over (the node was told to stop): no new ones come here, each is
     /// let go once its journal is written, and its lease released, so another node adopts
     /// it at once; its streams are told to reconnect. Then the node leaves the cluster.
@@ -55,20 +77,11 @@ impl Dudo {
             .collect();
         let mut releases = tokio::task::JoinSet::new();
         for (i, (id, handle)) in tables.into_iter().enumerate() {
-            let (dudo, store) = (self.clone(), store.clone());
+            let dudo = self.clone();
             let heir = (!heirs.is_empty()).then(|| heirs[i % heirs.len()].clone());
             // Taken first: the lease is forgotten when the task ends.
             let lease = cluster.lease_of(&id);
-            releases.spawn(async move {
-                let _ = dudo.ask(&handle, |reply| Command::Release { reply }).await;
-                // The task writes what it journalled, then ends, closing its channel.
-                let ended = tokio::time::timeout(Duration::from_secs(5), handle.tx.closed()).await;
-                if let (Ok(()), Some(lease)) = (ended, lease)
-                    && let Err(e) = store.release(&id, &lease, heir.as_deref()).await
-                {
-                    tracing::warn!(table = %id, error = %e, "could not release the lease; it runs out instead");
-                }
-            });
+            releases.spawn(async move { dudo.hand_over(&id, &handle, lease, heir.as_deref()).await });
         }
         let released = releases.join_all().await.len();
         let _ = store.leave(cluster.node()).await;

@@ -94,6 +94,7 @@ pub(crate) struct Cluster {
 mod adopting;
 mod draining;
 mod members;
+mod sharing;
 
 /// How often the channels to nodes that left are let go of.
 const PRUNE_PEERS_EVERY: Duration = Duration::from_secs(60);
@@ -354,9 +355,16 @@ impl Dudo {
             let mut renew = tokio::time::interval((renewing.setup.lease / 5).max(Duration::from_millis(100)));
             renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             let mut pruned = tokio::time::Instant::now();
+            let mut shared = tokio::time::Instant::now();
             loop {
                 renew.tick().await;
                 dudo.renew(&renewing).await;
+                if shared.elapsed() >= sharing::SHARE_EVERY {
+                    // Off the renewals' task: a hand-over waits for its table to end.
+                    let (sharing, cluster) = (dudo.clone(), Arc::clone(&renewing));
+                    tokio::spawn(async move { sharing.share_tables(&cluster).await });
+                    shared = tokio::time::Instant::now();
+                }
                 if pruned.elapsed() >= PRUNE_PEERS_EVERY {
                     dudo.prune_peers(&renewing).await;
                     pruned = tokio::time::Instant::now();
