@@ -74,13 +74,25 @@ fn store(seats: &[Saved]) -> std::io::Result<()> {
     write_private("seats.json", &text)
 }
 
-/// The seats held at `table` (an id, a join code or a link) on `server`, oldest first.
+/// The seats held at `table` (an id, a join code or a link) on `server`, oldest first; if
+/// none, those held at it through another address (a cluster has several: each node's, and
+/// its balancer's), each with the address it was taken through.
 pub fn held(server: &str, table: &str) -> Vec<Saved> {
     let code = table.rsplit('/').next().unwrap_or(table);
-    load()
-        .into_iter()
-        .filter(|s| s.server == server && (s.table == table || s.code.eq_ignore_ascii_case(code)))
-        .collect()
+    let at_table = |s: &Saved| s.table == table || s.code.eq_ignore_ascii_case(code);
+    let all = load();
+    let here: Vec<Saved> = all.iter().filter(|s| s.server == server && at_table(s)).cloned().collect();
+    if !here.is_empty() {
+        return here;
+    }
+    // One seat remembered through two addresses is one seat.
+    let mut elsewhere: Vec<Saved> = Vec::new();
+    for s in all.into_iter().filter(at_table) {
+        if !elsewhere.iter().any(|e| e.table == s.table && e.name.eq_ignore_ascii_case(&s.name)) {
+            elsewhere.push(s);
+        }
+    }
+    elsewhere
 }
 
 /// The server a seat at `table` (an id, a join code or a link) was taken on, if this

@@ -549,3 +549,25 @@ async fn held_by(cluster: &Cluster, tables: &[String], n: usize) -> usize {
     }
     held
 }
+
+/// `dudo` knows its seats at a cluster's table whichever node's address it is given (each
+/// node's, or the balancer's are one server): the host's commands through another node work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_terminal_client_finds_its_seat_through_any_node() {
+    let Some(db) = database("anynode").await else { return };
+    let cluster = Cluster::start(db, 2).await;
+    let home = std::env::temp_dir().join(format!("dudo-anynode-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let (a, b) = (&cluster.nodes[0].listen, &cluster.nodes[1].listen);
+    let (ok, out) =
+        crate::tournaments::dudo(&home, a, &["create", "--detach", "--seats", "3", "--name", "Ana"]);
+    assert!(ok, "{out}");
+    let code =
+        out.lines().find_map(|l| l.strip_prefix("Join code: ")).expect("a join code").trim().to_string();
+    let (ok, out) = crate::tournaments::dudo(&home, b, &["host", "--table", &code, "add-bot", "odds"]);
+    assert!(ok && !out.contains("already"), "the host's seat was found through the other node: {out}");
+    let (ok, out) = crate::tournaments::dudo(&home, b, &["host", "--table", &code, "who"]);
+    assert!(ok && out.contains("Ana") && out.contains("odds"), "{out}");
+    let _ = std::fs::remove_dir_all(&home);
+}
