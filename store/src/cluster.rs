@@ -156,6 +156,22 @@ impl Store {
         Ok(())
     }
 
+    /// Lets go of a table this node took at `epoch` but cannot rebuild (a newer version
+    /// wrote its journal), for `millis`: no node holds it meanwhile, then any may adopt it.
+    pub async fn set_aside(&self, table: &str, epoch: i64, millis: i64) -> Result<(), StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        sqlx::query(&format!(
+            "UPDATE tables SET owner = NULL, heir = NULL, lease_until = {now} + $3 WHERE id = $1 AND epoch = $2"
+        ))
+        .bind(table)
+        .bind(epoch)
+        .bind(millis)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     /// Says `node` is alive, where it is reached, how many tables it holds, whether it is
     /// draining, and the hash of its cluster key.
     pub async fn heartbeat(&self, node: &Node, key_hash: &str) -> Result<(), StoreError> {

@@ -22,6 +22,10 @@ pub enum RecoverError {
     NoCreation,
     #[error("entry {n}: {why}")]
     Entry { n: i64, why: TableError },
+    /// An entry of a kind this version does not know: a newer dudo wrote it (a cluster in
+    /// the middle of a rolling upgrade). A node of that version can rebuild the table.
+    #[error("entry {n} is of a kind a newer dudo wrote")]
+    Newer { n: i64 },
 }
 
 impl Table {
@@ -53,6 +57,9 @@ impl Table {
         for entry in entries {
             let decoded = pb::JournalEntry::decode(entry.bytes.as_slice())
                 .map_err(|e| bad(entry.n, TableError::Journal(e.to_string())))?;
+            if decoded.entry.is_none() {
+                return Err(RecoverError::Newer { n: entry.n });
+            }
             let input = journal::Input::from_entry(&decoded).map_err(|e| bad(entry.n, e))?;
             core.apply(input, Now::at(entry.at)).map_err(|e| bad(entry.n, e))?;
             core.restore_banks(&decoded.banks_millis);

@@ -9,6 +9,9 @@ use super::{ADOPT_AT_ONCE, Cluster, millis};
 use crate::node::Dudo;
 use crate::table::{self, Table};
 
+/// How long a table no node of this version can rebuild waits before it is looked at again.
+const SET_ASIDE_MILLIS: i64 = 10_000;
+
 impl Dudo {
     /// Buries the nodes that died since the last look (said in the log): their tables'
     /// leases run out now, each meant for one survivor, and the ladder's job is free.
@@ -86,6 +89,13 @@ impl Dudo {
                     metrics::counter!("dudo_adoptions_total").increment(1);
                     metrics::histogram!("dudo_ownerless_seconds").record(ownerless as f64 / 1000.0);
                     tracing::info!(table = %id, epoch, ownerless_ms = ownerless, "adopted");
+                }
+                Err(table::RecoverError::Newer { n }) => {
+                    // Mid-upgrade: left for a node of the newer version (looked at again in a
+                    // while, so that nodes of this one do not pass it round meanwhile).
+                    tracing::warn!(table = %id, entry = n, "a newer dudo wrote this table's journal; leaving it for a node of that version");
+                    let _ = store.set_aside(&id, epoch, SET_ASIDE_MILLIS).await;
+                    cluster.forget(&id);
                 }
                 Err(e) => {
                     // No node could rebuild it: closed, rather than passed round for ever.
