@@ -218,9 +218,10 @@ async fn a_failover_stalls_players_under_two_seconds_and_a_drain_under_half_a_se
 /// `dudo ladder` follows the ladder to its next node: the node holding the ladder's job is
 /// killed (`kill -9`) while games are in play; the command enters again at the new node, its
 /// games in play go on at the tables' new nodes, and it plays all the games it was asked
-/// for. Every ladder table closes once its game is recorded.
+/// for; so does a bot of the SDK's `ladder()` beside it. Every ladder table closes once its
+/// game is recorded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dudo_ladder_plays_on_through_a_kill_of_the_ladders_node() {
+async fn dudo_ladder_and_the_sdk_play_on_through_a_kill_of_the_ladders_node() {
     let Some(db) = database("ladder").await else { return };
     let home = std::env::temp_dir().join(format!("dudo-ladder-failover-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
@@ -249,6 +250,13 @@ async fn dudo_ladder_plays_on_through_a_kill_of_the_ladders_node() {
         .stderr(std::process::Stdio::inherit())
         .spawn()
         .unwrap();
+    // A bot of the SDK's own in the same pool, through the same kill.
+    let guest = Client::connect(&cluster.addr).await.unwrap();
+    let token = guest.register("Sdkbot", true, "test").await.unwrap().token.unwrap().token;
+    let sdk = guest.with_account(Some(token));
+    let sdk_run = tokio::spawn(async move {
+        dudo_bot::ladder(&sdk, "duel", 2, 6, |seed| dudo_bot::builtin("odds", seed).unwrap()).await
+    });
     let read = || std::fs::read_to_string(&out).unwrap_or_default();
     // Games in play (one finished, so the kill comes mid-run), then the ladder's node dies.
     let until = Instant::now() + Duration::from_secs(60);
@@ -277,6 +285,8 @@ async fn dudo_ladder_plays_on_through_a_kill_of_the_ladders_node() {
         .filter(|l| l.starts_with("game ") && (l.contains("finished") || l.contains(": over")))
         .count();
     assert_eq!(ended, 6, "every game it was asked for ended: {text}");
+    let places = tokio::time::timeout(Duration::from_secs(120), sdk_run).await.expect("the SDK's run ended").unwrap();
+    assert_eq!(places.map(|r| r.places.len()).ok(), Some(6), "the SDK played its 6 games through the kill");
     // No ladder table is left open once its game is recorded, wherever it ended.
     let until = Instant::now() + Duration::from_secs(10);
     loop {
