@@ -407,6 +407,16 @@ where
     let mut failing_since: Option<tokio::time::Instant> = None;
     let mut pause = std::time::Duration::from_millis(100);
     while run.places.len() < games {
+        // As many games seated as asked for: out of the queue (no more are dealt), and the
+        // ones in play seen to their end.
+        if run.places.len() + in_play.len() >= games {
+            if let Some((table, place)) = ended.recv().await
+                && in_play.remove(&table)
+            {
+                run.places.push(place.map_or(0, |p| u32::try_from(p).unwrap_or(0)));
+            }
+            continue;
+        }
         let mut updates = match client.enter(pool, at_once).await {
             Ok(updates) => updates,
             Err(ClientError::Refused { status }) if dudo_client::dropped(&status) => {
@@ -420,7 +430,7 @@ where
             }
             Err(e) => return Err(e.into()),
         };
-        while run.places.len() < games {
+        while run.places.len() + in_play.len() < games {
             let update = tokio::select! {
                 update = updates.message() => update,
                 Some((table, place)) = ended.recv() => {
@@ -467,7 +477,9 @@ where
                 _ => {}
             }
         }
-        failing_since.get_or_insert_with(tokio::time::Instant::now);
+        if run.places.len() + in_play.len() < games {
+            failing_since.get_or_insert_with(tokio::time::Instant::now);
+        }
     }
     Ok(run)
 }
