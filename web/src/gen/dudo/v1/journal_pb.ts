@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file dudo/v1/journal.proto.
  */
 export const file_dudo_v1_journal: GenFile = /*@__PURE__*/
-  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEizgMKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASJwoHbGVhdmluZxgLIAEoCzIULmR1ZG8udjEuU2VhdExlYXZpbmdIABIUCgxiYW5rc19taWxsaXMYCCADKARCBwoFZW50cnkijAMKDFRhYmxlQ3JlYXRlZBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJEh8KBXJ1bGVzGAMgASgLMhAuZHVkby52MS5SdWxlU2V0EhAKCGNhcGFjaXR5GAQgASgNEhEKBHNlZWQYBSABKARIAIgBARITCgttb3ZlX21pbGxpcxgGIAEoBBITCgtiYW5rX21pbGxpcxgHIAEoBBIYChBib3RfdGhpbmtfbWlsbGlzGAggASgEEhoKEmFjdGlvbnNfcGVyX3NlY29uZBgJIAEoDRITCgtzYWx0X3NlY3JldBgKIAEoDBITCgtyYXRpbmdfcG9vbBgLIAEoCRIXCg9ob3N0X3Rva2VuX2hhc2gYDCABKAwSGgoSY2FsbF93aW5kb3dfbWlsbGlzGA0gASgEEhYKDmxhcHNlc19jb3VudGVkGA4gASgIEhUKDWZvcmZlaXRfc2VhdHMYDyADKA0SDgoGaGlkZGVuGBAgASgIEhUKDXVuYXNrZWRfc2VhdHMYESADKA1CBwoFX3NlZWQijQEKClNlYXRKb2luZWQSDAoEbmFtZRgBIAEoCRISCgp0b2tlbl9oYXNoGAIgASgMEgsKA2JvdBgDIAEoCRIQCghib3Rfc2VlZBgEIAEoBBISCgphY2NvdW50X2lkGAUgASgJEioKDGFjY291bnRfa2luZBgGIAEoDjIULmR1ZG8udjEuQWNjb3VudEtpbmQiLwoMUnVsZXNDaGFuZ2VkEh8KBXJ1bGVzGAEgASgLMhAuZHVkby52MS5SdWxlU2V0IioKCUdhbWVCZWd1bhIMCgRzZWVkGAEgASgMEg8KB2dhbWVfaWQYAiABKAkiTAoITW92ZU1hZGUSDAoEc2VhdBgBIAEoDRIfCgZhY3Rpb24YAiABKAsyDy5kdWRvLnYxLkFjdGlvbhIRCgl0aW1lZF9vdXQYAyABKAgiSAoLU2VhdFJlbW92ZWQSDAoEc2VhdBgBIAEoDRIjCgN3aHkYAiABKA4yES5kdWRvLnYxLkxlYXZlV2h5SACIAQFCBgoEX3doeSIMCgpUYWJsZVJlc2V0IkAKC0dhbWVTdG9wcGVkEiIKA3doeRgBIAEoDjIVLmR1ZG8udjEuR2FtZVN0b3AuV2h5Eg0KBWxpbWl0GAIgASgEYgZwcm90bzM", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
+  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEirAQKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASJwoHbGVhdmluZxgLIAEoCzIULmR1ZG8udjEuU2VhdExlYXZpbmdIABIyCg13aW5kb3dfYW5zd2VyGAwgASgLMhkuZHVkby52MS5DYWxsV2luZG93QW5zd2VySAASKAoHcmVidWlsdBgNIAEoCzIVLmR1ZG8udjEuVGFibGVSZWJ1aWx0SAASFAoMYmFua3NfbWlsbGlzGAggAygEQgcKBWVudHJ5IowDCgxUYWJsZUNyZWF0ZWQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIfCgVydWxlcxgDIAEoCzIQLmR1ZG8udjEuUnVsZVNldBIQCghjYXBhY2l0eRgEIAEoDRIRCgRzZWVkGAUgASgESACIAQESEwoLbW92ZV9taWxsaXMYBiABKAQSEwoLYmFua19taWxsaXMYByABKAQSGAoQYm90X3RoaW5rX21pbGxpcxgIIAEoBBIaChJhY3Rpb25zX3Blcl9zZWNvbmQYCSABKA0SEwoLc2FsdF9zZWNyZXQYCiABKAwSEwoLcmF0aW5nX3Bvb2wYCyABKAkSFwoPaG9zdF90b2tlbl9oYXNoGAwgASgMEhoKEmNhbGxfd2luZG93X21pbGxpcxgNIAEoBBIWCg5sYXBzZXNfY291bnRlZBgOIAEoCBIVCg1mb3JmZWl0X3NlYXRzGA8gAygNEg4KBmhpZGRlbhgQIAEoCBIVCg11bmFza2VkX3NlYXRzGBEgAygNQgcKBV9zZWVkIo0BCgpTZWF0Sm9pbmVkEgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDBILCgNib3QYAyABKAkSEAoIYm90X3NlZWQYBCABKAQSEgoKYWNjb3VudF9pZBgFIAEoCRIqCgxhY2NvdW50X2tpbmQYBiABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kIi8KDFJ1bGVzQ2hhbmdlZBIfCgVydWxlcxgBIAEoCzIQLmR1ZG8udjEuUnVsZVNldCIqCglHYW1lQmVndW4SDAoEc2VlZBgBIAEoDBIPCgdnYW1lX2lkGAIgASgJIlQKEENhbGxXaW5kb3dBbnN3ZXISDAoEc2VhdBgBIAEoDRIfCgZhY3Rpb24YAiABKAsyDy5kdWRvLnYxLkFjdGlvbhIRCgl0aW1lZF9vdXQYAyABKAgiDgoMVGFibGVSZWJ1aWx0IkwKCE1vdmVNYWRlEgwKBHNlYXQYASABKA0SHwoGYWN0aW9uGAIgASgLMg8uZHVkby52MS5BY3Rpb24SEQoJdGltZWRfb3V0GAMgASgIIkgKC1NlYXRSZW1vdmVkEgwKBHNlYXQYASABKA0SIwoDd2h5GAIgASgOMhEuZHVkby52MS5MZWF2ZVdoeUgAiAEBQgYKBF93aHkiDAoKVGFibGVSZXNldCJACgtHYW1lU3RvcHBlZBIiCgN3aHkYASABKA4yFS5kdWRvLnYxLkdhbWVTdG9wLldoeRINCgVsaW1pdBgCIAEoBGIGcHJvdG8z", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
 
 /**
  * @generated from message dudo.v1.JournalEntry
@@ -93,6 +93,21 @@ export type JournalEntry = Message<"dudo.v1.JournalEntry"> & {
      */
     value: SeatLeaving;
     case: "leaving";
+  } | {
+    /**
+     * @generated from field: dudo.v1.CallWindowAnswer window_answer = 12;
+     */
+    value: CallWindowAnswer;
+    case: "windowAnswer";
+  } | {
+    /**
+     * Another node (or a restarted server) rebuilt the table mid-game: the people's
+     * connections were cut by the server, not by them.
+     *
+     * @generated from field: dudo.v1.TableRebuilt rebuilt = 13;
+     */
+    value: TableRebuilt;
+    case: "rebuilt";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -318,6 +333,56 @@ export const GameBegunSchema: GenMessage<GameBegun> = /*@__PURE__*/
   messageDesc(file_dudo_v1_journal, 4);
 
 /**
+ * A person's answer in the last claim's call window: a call (`action` set, not the seat whose
+ * turn it is), a pass (no `action`), or the move of the seat whose turn it is, held until the
+ * window closes (`timed_out`: its clock ran out and this is its default). Kept so that a table
+ * rebuilt mid-window (another node adopting it) resumes the window with what was answered, and
+ * what is left of its time, rather than asking everyone again.
+ *
+ * @generated from message dudo.v1.CallWindowAnswer
+ */
+export type CallWindowAnswer = Message<"dudo.v1.CallWindowAnswer"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: dudo.v1.Action action = 2;
+   */
+  action?: Action | undefined;
+
+  /**
+   * @generated from field: bool timed_out = 3;
+   */
+  timedOut: boolean;
+};
+
+/**
+ * Describes the message dudo.v1.CallWindowAnswer.
+ * Use `create(CallWindowAnswerSchema)` to create a new message.
+ */
+export const CallWindowAnswerSchema: GenMessage<CallWindowAnswer> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_journal, 5);
+
+/**
+ * A game's rating is not changed by a server's failover: once a table is rebuilt mid-game,
+ * a seat whose move the clock plays before it has moved again itself was cut off by the
+ * server, and the game is recorded unrated.
+ *
+ * @generated from message dudo.v1.TableRebuilt
+ */
+export type TableRebuilt = Message<"dudo.v1.TableRebuilt"> & {
+};
+
+/**
+ * Describes the message dudo.v1.TableRebuilt.
+ * Use `create(TableRebuiltSchema)` to create a new message.
+ */
+export const TableRebuiltSchema: GenMessage<TableRebuilt> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_journal, 6);
+
+/**
  * @generated from message dudo.v1.MoveMade
  */
 export type MoveMade = Message<"dudo.v1.MoveMade"> & {
@@ -344,7 +409,7 @@ export type MoveMade = Message<"dudo.v1.MoveMade"> & {
  * Use `create(MoveMadeSchema)` to create a new message.
  */
 export const MoveMadeSchema: GenMessage<MoveMade> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 5);
+  messageDesc(file_dudo_v1_journal, 7);
 
 /**
  * @generated from message dudo.v1.SeatRemoved
@@ -369,7 +434,7 @@ export type SeatRemoved = Message<"dudo.v1.SeatRemoved"> & {
  * Use `create(SeatRemovedSchema)` to create a new message.
  */
 export const SeatRemovedSchema: GenMessage<SeatRemoved> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 6);
+  messageDesc(file_dudo_v1_journal, 8);
 
 /**
  * @generated from message dudo.v1.TableReset
@@ -382,7 +447,7 @@ export type TableReset = Message<"dudo.v1.TableReset"> & {
  * Use `create(TableResetSchema)` to create a new message.
  */
 export const TableResetSchema: GenMessage<TableReset> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 7);
+  messageDesc(file_dudo_v1_journal, 9);
 
 /**
  * The table stopped the game at its length limit (the game event of the same name says so).
@@ -406,5 +471,5 @@ export type GameStopped = Message<"dudo.v1.GameStopped"> & {
  * Use `create(GameStoppedSchema)` to create a new message.
  */
 export const GameStoppedSchema: GenMessage<GameStopped> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 8);
+  messageDesc(file_dudo_v1_journal, 10);
 
