@@ -252,7 +252,7 @@ async fn main() -> anyhow::Result<()> {
     if let Some(addr) = args.metrics_listen {
         metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;
     }
-    tracing::info!(address = %listener.local_addr()?, tls = tls.is_some(), "dudo-server listening");
+    let (address, speaks_tls) = (listener.local_addr()?, tls.is_some());
     // Printed on stdout too, so scripts and tests that bind port 0 learn the port: every
     // line in one write, and a reader that closed the pipe after the first line (as
     // `dudo-load` does) is no error: a panicking `println!` would take the server down.
@@ -277,6 +277,7 @@ async fn main() -> anyhow::Result<()> {
     // Said once the server is about to serve (tables recovered, the node admitted).
     let ready = std::sync::Arc::new(move || {
         use std::io::Write;
+        tracing::info!(%address, tls = speaks_tls, "dudo-server listening");
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
     });

@@ -224,6 +224,19 @@ impl Store {
         Ok(claimed.rows_affected() == 1)
     }
 
+    /// Whether a process runs under `node`'s id now, as its alive lock says (a node whose
+    /// row names no lock, one of an earlier version, is judged by its heartbeats instead).
+    pub async fn holds_its_lock(&self, node: &str) -> Result<bool, StoreError> {
+        self.cluster_db()?;
+        let held: Option<i64> = sqlx::query_scalar(&format!(
+            "SELECT CAST(1 AS BIGINT) FROM nodes WHERE id = $1 AND alive_lock <> 0 AND alive_lock IN ({HELD_KEYS})"
+        ))
+        .bind(node)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(held.is_some())
+    }
+
     /// The nodes heard from in the last `within` milliseconds, each with the hash of its
     /// cluster key: what a node checks before it joins.
     pub async fn live_keys(&self, within: i64) -> Result<Vec<(String, String)>, StoreError> {

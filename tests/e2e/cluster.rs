@@ -350,11 +350,16 @@ async fn a_node_with_a_running_nodes_id_or_another_key_is_refused_at_start() {
         })
     };
     let within = |started| tokio::time::timeout(Duration::from_secs(30), started);
+    let asked = std::time::Instant::now();
     let twin = within(start(&cluster.nodes[0].id, KEY)).await.expect("refused within 30 s").unwrap();
     let said = String::from_utf8_lossy(&twin.stderr);
     assert!(!twin.status.success() && said.contains("is in use by a running node"), "{said}");
-    // Refused before the "listening on" line a script waits for: it never sees one.
+    // At once (the running node holds the id's alive lock), not after waiting out its lease.
+    assert!(asked.elapsed() < Duration::from_millis(1_800), "refused in {:?}", asked.elapsed());
+    // Refused before the "listening on" line a script waits for: it never sees one, nor the
+    // log's line.
     assert!(!String::from_utf8_lossy(&twin.stdout).contains("listening on"), "{:?}", twin.stdout);
+    assert!(!said.contains("dudo-server listening"), "{said}");
     let stranger =
         within(start("node-9", "another-key-of-enough-length")).await.expect("refused within 30 s").unwrap();
     let said = String::from_utf8_lossy(&stranger.stderr);

@@ -35,9 +35,12 @@ impl Dudo {
         let now: std::collections::BTreeSet<String> = nodes.into_iter().map(|n| n.id).collect();
         metrics::gauge!("dudo_cluster_nodes_alive").set(now.len() as f64);
         let Ok(mut alive) = cluster.alive.lock() else { return };
-        if !alive.is_empty() {
+        if alive.is_empty() {
+            let nodes: Vec<&str> = now.iter().map(String::as_str).collect();
+            tracing::info!(nodes = %nodes.join(", "), "the cluster's nodes, as this node joins");
+        } else {
             for gone in alive.difference(&now) {
-                tracing::warn!(node = %gone, "a node left the cluster (it drained, or went unheard for a lease: its tables are adopted)");
+                tracing::warn!(node = %gone, "a node left the cluster (it drained, died, or went unheard for a lease: its tables are adopted)");
             }
             for came in now.difference(&alive) {
                 tracing::info!(node = %came, "a node joined the cluster");

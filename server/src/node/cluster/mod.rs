@@ -329,7 +329,8 @@ impl Dudo {
             if store.claim_node(&me, &hash, lease).await? {
                 break;
             }
-            if tokio::time::Instant::now() >= until {
+            // A running process holds the id's alive lock: refused now, not after waiting.
+            if tokio::time::Instant::now() >= until || store.holds_its_lock(cluster.node()).await? {
                 return Err(JoinError::IdInUse { node: cluster.node().to_string(), lease_millis: lease });
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
@@ -348,6 +349,19 @@ impl Dudo {
     /// for dead nodes and tables to adopt every [`LOOK_EVERY`].
     pub fn run_cluster(&self) {
         let Some(cluster) = self.cluster.clone() else { return };
+        // Exported from the start (at 0), so that an alert on their rise sees the first one.
+        for counter in [
+            "dudo_adoptions_total",
+            "dudo_nodes_buried_total",
+            "dudo_tables_lost_total",
+            "dudo_tables_shared_total",
+            "dudo_lease_renew_failures_total",
+            "dudo_forwarded_calls_total",
+            "dudo_node_port_refused_total",
+            "dudo_records_kept_whole_total",
+        ] {
+            metrics::counter!(counter).increment(0);
+        }
         // Two tasks: adopting a table (reading and replaying its journal) never delays the
         // renewals that keep every other table of this node its own.
         let (dudo, renewing) = (self.clone(), Arc::clone(&cluster));
