@@ -533,13 +533,17 @@ impl AtTable {
                 }
             }
             // The transport's own words (an h2 error, say) mean nothing at a table.
-            Update::Reconnecting { .. } => {
+            Update::Reconnecting { code, .. } => {
                 if !self.disconnected {
                     self.disconnected = true;
-                    self.out.line(
-                        self.style
-                            .dim("Connection to the server lost; reconnecting (for up to two minutes)…"),
-                    );
+                    // A table handed to another node on purpose (a drain) is no lost connection.
+                    let said = match code.as_deref() {
+                        Some("table_moved") => {
+                            "The table is moving to another node of the server; back in a moment…"
+                        }
+                        _ => "Connection to the server lost; reconnecting (for up to two minutes)…",
+                    };
+                    self.out.line(self.style.dim(said));
                 }
             }
             Update::Reconnected => {

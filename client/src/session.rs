@@ -137,6 +137,10 @@ pub enum Update {
     Reconnecting {
         error: String,
         retry_in: Duration,
+        /// The server's `dudo-code` for ending the stream, if it gave one: `table_moved`
+        /// says the table is moving to another node of a cluster (a drain, a hand-over), not
+        /// that the connection was lost.
+        code: Option<String>,
     },
     /// Connected again, resuming after the last event passed on.
     Reconnected,
@@ -258,7 +262,9 @@ async fn run(
             return;
         }
         if !reseated {
-            let notice = Update::Reconnecting { error: status.message().to_string(), retry_in: backoff };
+            let code = status.metadata().get("dudo-code").and_then(|c| c.to_str().ok()).map(str::to_string);
+            let notice =
+                Update::Reconnecting { error: status.message().to_string(), retry_in: backoff, code };
             if updates.send(Ok(notice)).await.is_err() {
                 return;
             }

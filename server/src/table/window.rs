@@ -188,12 +188,12 @@ pub struct KeptWindow {
     /// Answers replayed from the journal, in order: the seat, its call, its held move or a
     /// pass (none), and whether the clock played the held move.
     pub answers: Vec<(Seat, Option<Action>, bool)>,
-    /// When the table was rebuilt (Unix ms): people are marked away then, but are still asked
-    /// in a window opened within [`RECONNECT_GRACE`] of it (they are reconnecting).
+    /// When the table was rebuilt (Unix ms): its people are taken to be here for
+    /// [`RECONNECT_GRACE`] after it (they are reconnecting).
     pub rebuilt_at: Option<i64>,
 }
 
-/// How long after a rebuild a person marked away by it is still taken to be there.
+/// How long after a rebuild its people are taken to be here without a stream.
 pub const RECONNECT_GRACE: Duration = Duration::from_secs(5);
 
 impl KeptWindow {
@@ -203,11 +203,10 @@ impl KeptWindow {
         limit.saturating_sub(Duration::from_millis(spent))
     }
 
-    /// Whether a person away since `since` was marked so by the rebuild, `now` within its
-    /// grace.
-    pub fn reconnecting(&self, since: i64, now: i64) -> bool {
+    /// Whether `now` (Unix ms) is within the grace after a rebuild.
+    pub fn reconnecting(&self, now: i64) -> bool {
         let grace = i64::try_from(RECONNECT_GRACE.as_millis()).unwrap_or(i64::MAX);
-        self.rebuilt_at == Some(since) && now < since.saturating_add(grace)
+        self.rebuilt_at.is_some_and(|at| now < at.saturating_add(grace))
     }
 
     /// Puts the replayed answers into the window just opened (the bots have answered in it).

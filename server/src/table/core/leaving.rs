@@ -231,11 +231,9 @@ impl TableCore {
 
     /// Whether `seat` is a person away from a game night's table: not asked in call windows
     /// (nobody is there to answer, and the others would wait out the whole window).
-    pub(super) fn away_at_a_game_night(&self, seat: Seat, now: i64) -> bool {
+    pub(super) fn away_at_a_game_night(&self, seat: Seat) -> bool {
         self.takes_out_the_away()
-            && self.seats.get(seat).is_some_and(|s| {
-                s.bot.is_none() && s.away_since.is_some_and(|t| !self.kept_window.reconnecting(t, now))
-            })
+            && self.seats.get(seat).is_some_and(|s| s.bot.is_none() && s.away_since.is_some())
     }
 
     /// What a live table does before each move it settles: as a round begins, seats away for
@@ -302,9 +300,13 @@ impl TableCore {
     pub fn check_presence(&mut self, now: Now) {
         self.log.prune();
         let mut changed = false;
+        // Just rebuilt (another node adopted the table, or the server restarted): its people
+        // are reconnecting, and are not told to the others as away unless they are still not
+        // back once the grace is over.
+        let reconnecting = self.kept_window.reconnecting(now.wall);
         for seat in 0..self.seats.len() {
             let person = self.seats.get(seat).is_some_and(|s| s.bot.is_none() && !s.left);
-            if person && self.log.open_for(Viewer::Seat(seat)) == 0 {
+            if person && !reconnecting && self.log.open_for(Viewer::Seat(seat)) == 0 {
                 changed |= self.seats.set_away(seat, Some(now.wall));
             }
         }
@@ -313,13 +315,14 @@ impl TableCore {
         }
     }
 
-    /// A rebuilt table: nobody has reconnected yet, and the time each person is counted
-    /// away from is now, not when they joined.
+    /// A rebuilt table: nobody has reconnected yet, but everyone is taken to be here (asked
+    /// in call windows, not told to the others as away) for a grace in which their clients
+    /// come back; whoever is not back by then is away from then (see `check_presence`).
     pub fn back_at(&mut self, now: Now) {
         self.kept_window.rebuilt_at = Some(now.wall);
         for seat in 0..self.seats.len() {
             if !self.seats.is_bot(seat) {
-                self.seats.mark_away(seat, now.wall);
+                self.seats.set_away(seat, None);
             }
         }
     }

@@ -133,7 +133,7 @@ impl TableCore {
             let asked: Vec<(Seat, Duration, bool)> = game
                 .seats_to_ask()
                 .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s) && !self.stalling.forfeits(s))
-                .filter(|&s| !self.departures.is_leaving(s) && !self.away_at_a_game_night(s, now.wall))
+                .filter(|&s| !self.departures.is_leaving(s) && !self.away_at_a_game_night(s))
                 .filter_map(|s| {
                     let allowed = self.patience.allows(s, now.mono);
                     if !patient || self.seats.is_bot(s) || allowed >= limit {

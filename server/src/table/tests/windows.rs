@@ -172,7 +172,7 @@ fn a_forfeit_seat_plays_its_default_moves_at_once_and_is_never_asked() {
 
 /// A table rebuilt mid-window (another node adopting it) resumes the window: the answers given
 /// stand (nobody is asked twice, the move held stays held), its time counts from the claim,
-/// and the people the rebuild marks away are still asked (they are reconnecting).
+/// and its people are taken to be there while they reconnect (asked, not marked away).
 #[test]
 fn a_table_rebuilt_mid_window_resumes_it_with_its_answers_and_what_is_left_of_its_time() {
     let pacing = Pacing { call_window_millis: 3_000, ..Pacing::default() };
@@ -203,10 +203,13 @@ fn a_table_rebuilt_mid_window_resumes_it_with_its_answers_and_what_is_left_of_it
     rebuilt.back_at(at(4));
     rebuilt.settle(at(4));
     assert_eq!(rebuilt.window_closes(), Some(Duration::from_secs(5)), "1 s left of the claim's 3 s");
+    assert!(rebuilt.info().players.iter().all(|p| p.connected), "nobody is told away while reconnecting");
+    rebuilt.check_presence(at(5));
+    assert!(rebuilt.info().players.iter().all(|p| p.connected), "within the grace");
     assert_eq!(rebuilt.pass_call(third, at(4)), Err(TableError::AlreadyAnswered), "its pass stands");
     assert_eq!(rebuilt.play(next, raise, at(4)), Err(TableError::AlreadyAnswered), "its raise is held");
-    // The fourth seat, marked away by the rebuild, is asked still: its pass closes the window
-    // and the held raise plays.
+    // The fourth seat, not reconnected yet, is asked still: its pass closes the window and
+    // the held raise plays.
     assert!(rebuilt.pass_call(fourth, at(4)).unwrap());
     rebuilt.settle(at(4));
     assert_eq!(rebuilt.game().and_then(dudo_rules::Game::turn), Some(third), "the held raise played");
