@@ -146,6 +146,7 @@ fn save(server: &str, key: &SeatKey, name: &str, host: bool) {
         name: name.to_string(),
         host,
         host_only: false,
+        link: key.info.link.clone(),
     });
 }
 
@@ -284,6 +285,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
                 name: "host".into(),
                 host: true,
                 host_only: true,
+                link: key.info.link.clone(),
             });
         } else {
             save(&args.server.server, &key, &seated_name(&key, &name), true);
@@ -359,6 +361,16 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
                 Err(e) => return Err(e.into()),
             },
             None => {
+                for other in seats::held_elsewhere(&server, &args.table).iter().filter(|_| held.is_empty()) {
+                    println!(
+                        "You hold a seat at {} as {} through {}: `dudo join {} --server {}` returns to it (its token is sent to no other address).",
+                        args.table,
+                        safe(&other.name),
+                        other.server,
+                        safe(&other.code),
+                        other.server
+                    );
+                }
                 if !held.is_empty() {
                     println!(
                         "You hold a seat at {} as {}; {} takes another.",

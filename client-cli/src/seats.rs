@@ -27,6 +27,11 @@ pub struct Saved {
     /// commands only, never a seat to return to.
     #[serde(default)]
     pub host_only: bool,
+    /// The table's link as the server gave it when the seat was taken: its address is the
+    /// server's public one (`--public-url`, a cluster's balancer), the one other address the
+    /// seat's token is sent to.
+    #[serde(default)]
+    pub link: String,
 }
 
 impl Saved {
@@ -75,8 +80,9 @@ fn store(seats: &[Saved]) -> std::io::Result<()> {
 }
 
 /// The seats held at `table` (an id, a join code or a link) on `server`, oldest first; if
-/// none, those held at it through another address (a cluster has several: each node's, and
-/// its balancer's), each with the address it was taken through.
+/// none, those taken through one node of a cluster whose public address (the address in the
+/// table's link, as the server gave it then) is `server`. A token is never sent to any other
+/// address: a join code is public, and a link someone sends could name their own server.
 pub fn held(server: &str, table: &str) -> Vec<Saved> {
     let code = table.rsplit('/').next().unwrap_or(table);
     let at_table = |s: &Saved| s.table == table || s.code.eq_ignore_ascii_case(code);
@@ -85,14 +91,26 @@ pub fn held(server: &str, table: &str) -> Vec<Saved> {
     if !here.is_empty() {
         return here;
     }
+    let public =
+        |s: &Saved| dudo_client::dudo_proto::link::parse(&s.link).is_some_and(|l| l.server == server);
     // One seat remembered through two addresses is one seat.
     let mut elsewhere: Vec<Saved> = Vec::new();
-    for s in all.into_iter().filter(at_table) {
+    for s in all.into_iter().filter(|s| at_table(s) && public(s)) {
         if !elsewhere.iter().any(|e| e.table == s.table && e.name.eq_ignore_ascii_case(&s.name)) {
             elsewhere.push(s);
         }
     }
     elsewhere
+}
+
+/// Seats held at `table` through addresses other than `server` (none of which is sent a
+/// token), for a message saying where they are.
+pub fn held_elsewhere(server: &str, table: &str) -> Vec<Saved> {
+    let code = table.rsplit('/').next().unwrap_or(table);
+    load()
+        .into_iter()
+        .filter(|s| s.server != server && (s.table == table || s.code.eq_ignore_ascii_case(code)))
+        .collect()
 }
 
 /// The server a seat at `table` (an id, a join code or a link) was taken on, if this

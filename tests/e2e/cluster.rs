@@ -132,7 +132,9 @@ impl Cluster {
         if !self.extra.iter().any(|a| a == "--lease-millis") {
             args.extend(["--lease-millis", LEASE_MILLIS]);
         }
-        args.extend(self.extra.iter().map(String::as_str));
+        // `BALANCER` in a flag stands for the balancer's address (known once it listens).
+        let public = format!("http://{}", self.addr);
+        args.extend(self.extra.iter().map(|a| if a == "BALANCER" { public.as_str() } else { a.as_str() }));
         node.process = Some(start_server(&binary("dudo-server"), &args).unwrap());
     }
 
@@ -555,12 +557,13 @@ async fn held_by(cluster: &Cluster, tables: &[String], n: usize) -> usize {
     held
 }
 
-/// `dudo` knows its seats at a cluster's table whichever node's address it is given (each
-/// node's, or the balancer's are one server): the host's commands through another node work.
+/// `dudo` finds its seat at a cluster's table through the cluster's public address (the one
+/// the table's link names) whichever node it was taken through, and never sends a seat's
+/// token to any other address (a join code is public: a link could name anyone's server).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_terminal_client_finds_its_seat_through_any_node() {
+async fn the_terminal_client_finds_its_seat_through_the_public_address_only() {
     let Some(db) = database("anynode").await else { return };
-    let cluster = Cluster::start(db, 2).await;
+    let cluster = Cluster::start_with(db, 2, &["--public-url", "BALANCER"]).await;
     let home = std::env::temp_dir().join(format!("dudo-anynode-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
@@ -568,11 +571,16 @@ async fn the_terminal_client_finds_its_seat_through_any_node() {
     let (ok, out) =
         crate::tournaments::dudo(&home, a, &["create", "--detach", "--seats", "3", "--name", "Ana"]);
     assert!(ok, "{out}");
+    assert!(out.contains(&format!("Link:      http://{}/t/", cluster.addr)), "the public address: {out}");
     let code =
         out.lines().find_map(|l| l.strip_prefix("Join code: ")).expect("a join code").trim().to_string();
-    let (ok, out) = crate::tournaments::dudo(&home, b, &["host", "--table", &code, "add-bot", "odds"]);
-    assert!(ok && !out.contains("already"), "the host's seat was found through the other node: {out}");
-    let (ok, out) = crate::tournaments::dudo(&home, b, &["host", "--table", &code, "who"]);
+    let (ok, out) =
+        crate::tournaments::dudo(&home, &cluster.addr, &["host", "--table", &code, "add-bot", "odds"]);
+    assert!(ok, "the host's seat was found through the public address: {out}");
+    let (ok, out) = crate::tournaments::dudo(&home, &cluster.addr, &["host", "--table", &code, "who"]);
     assert!(ok && out.contains("Ana") && out.contains("odds"), "{out}");
+    // Another node's own address is not the public one: no token goes there.
+    let (ok, out) = crate::tournaments::dudo(&home, b, &["host", "--table", &code, "who"]);
+    assert!(!ok, "no seat is held through {b}: {out}");
     let _ = std::fs::remove_dir_all(&home);
 }
