@@ -78,7 +78,8 @@ impl Store {
 
     /// Renews every lease `node` holds for `millis` more; returns the tables it still holds,
     /// with their epochs (a table missing from them, or at another epoch, was adopted by
-    /// another node while this one was not renewing).
+    /// another node while this one was not renewing). A lease that has run out (let go, or
+    /// not renewed in time) is not brought back: it is up for adoption.
     pub async fn renew(&self, node: &str, millis: i64) -> Result<Vec<(String, i64)>, StoreError> {
         self.member()?;
         let now = now_sql(self.backend);
@@ -86,11 +87,12 @@ impl Store {
         // wait for each other in a circle.
         let rows = sqlx::query(&format!(
             "UPDATE tables SET lease_until = {now} + $2 WHERE id IN \
-             (SELECT id FROM tables WHERE owner = $1 AND closed_at IS NULL ORDER BY id FOR UPDATE) RETURNING id, epoch"
+             (SELECT id FROM tables WHERE owner = $1 AND closed_at IS NULL AND lease_until >= {now} \
+             ORDER BY id FOR UPDATE) RETURNING id, epoch"
         ))
         .bind(node)
         .bind(millis)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.members)
         .await?;
         Ok(rows
             .iter()
@@ -103,6 +105,29 @@ impl Store {
     /// from, and how long (in milliseconds) each had been without an owner. Nodes adopting
     /// at once take different tables.
     pub async fn adopt(
+        &self,
+        node: &str,
+        millis: i64,
+        most: i64,
+    ) -> Result<Vec<(OpenTable, i64)>, StoreError> {
+        let mut adopted = Vec::new();
+        for (mut table, ownerless) in self.adopt_leases(node, millis, most).await? {
+            table.entries = self.adopted_journal(&table.id).await?;
+            adopted.push((table, ownerless));
+        }
+        Ok(adopted)
+    }
+
+    /// A table's journal, read for its adoption (after its lease moved: the last owner can
+    /// write nothing more, so this is all).
+    pub async fn adopted_journal(&self, table: &str) -> Result<Vec<crate::Entry>, StoreError> {
+        self.journal_on(&self.members, table).await
+    }
+
+    /// [`Store::adopt`] without the journals (each read with [`Store::adopted_journal`]), so
+    /// that a node can rebuild the tables it took side by side, a short journal never waiting
+    /// behind a long one.
+    pub async fn adopt_leases(
         &self,
         node: &str,
         millis: i64,
@@ -125,14 +150,17 @@ impl Store {
         .bind(node)
         .bind(millis)
         .bind(most)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.members)
         .await?;
         let mut adopted = Vec::with_capacity(rows.len());
         for row in rows {
             let id: String = row.try_get("id")?;
-            // Read after the lease moved: the last owner can write nothing more, so this is all.
-            let entries = self.journal_of(&id).await?;
-            let table = OpenTable { id, code: row.try_get("code")?, entries, epoch: row.try_get("epoch")? };
+            let table = OpenTable {
+                id,
+                code: row.try_get("code")?,
+                entries: Vec::new(),
+                epoch: row.try_get("epoch")?,
+            };
             adopted.push((table, row.try_get::<i64, _>("ownerless")?.max(0)));
         }
         Ok(adopted)
@@ -151,7 +179,7 @@ impl Store {
         .bind(&lease.node)
         .bind(lease.epoch)
         .bind(heir)
-        .execute(&self.pool)
+        .execute(&self.members)
         .await?;
         Ok(())
     }
@@ -167,7 +195,7 @@ impl Store {
         .bind(table)
         .bind(epoch)
         .bind(millis)
-        .execute(&self.pool)
+        .execute(&self.members)
         .await?;
         Ok(())
     }
@@ -190,7 +218,7 @@ impl Store {
         .bind(i64::from(node.draining))
         .bind(key_hash)
         .bind(self.alive_key().await)
-        .execute(&self.pool)
+        .execute(&self.members)
         .await?;
         Ok(())
     }
@@ -219,7 +247,7 @@ impl Store {
         .bind(key_hash)
         .bind(within)
         .bind(self.alive_key().await)
-        .execute(&self.pool)
+        .execute(&self.members)
         .await?;
         Ok(claimed.rows_affected() == 1)
     }
@@ -232,7 +260,7 @@ impl Store {
             "SELECT CAST(1 AS BIGINT) FROM nodes WHERE id = $1 AND alive_lock <> 0 AND alive_lock IN ({HELD_KEYS})"
         ))
         .bind(node)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.members)
         .await?;
         Ok(held.is_some())
     }
@@ -245,7 +273,7 @@ impl Store {
         let rows =
             sqlx::query(&format!("SELECT id, key_hash FROM nodes WHERE seen_at >= {now} - $1 ORDER BY id"))
                 .bind(within)
-                .fetch_all(&self.pool)
+                .fetch_all(&self.members)
                 .await?;
         Ok(rows
             .iter()
@@ -262,17 +290,17 @@ impl Store {
             "UPDATE tables SET lease_until = {now} - 1 WHERE owner = $1 AND closed_at IS NULL AND lease_until >= {now}"
         ))
         .bind(node)
-        .execute(&self.pool)
+        .execute(&self.members)
         .await?;
-        sqlx::query("DELETE FROM cluster_jobs WHERE owner = $1").bind(node).execute(&self.pool).await?;
+        sqlx::query("DELETE FROM cluster_jobs WHERE owner = $1").bind(node).execute(&self.members).await?;
         Ok(released.rows_affected())
     }
 
     /// Forgets a node (it stopped, having let go of all it held).
     pub async fn leave(&self, node: &str) -> Result<(), StoreError> {
         self.member()?;
-        sqlx::query("DELETE FROM nodes WHERE id = $1").bind(node).execute(&self.pool).await?;
-        sqlx::query("DELETE FROM cluster_jobs WHERE owner = $1").bind(node).execute(&self.pool).await?;
+        sqlx::query("DELETE FROM nodes WHERE id = $1").bind(node).execute(&self.members).await?;
+        sqlx::query("DELETE FROM cluster_jobs WHERE owner = $1").bind(node).execute(&self.members).await?;
         Ok(())
     }
 
@@ -283,20 +311,31 @@ impl Store {
         let now = now_sql(self.backend);
         let gone = sqlx::query(&format!("DELETE FROM nodes WHERE seen_at < {now} - $1"))
             .bind(unseen)
-            .execute(&self.pool)
+            .execute(&self.members)
             .await?;
         Ok(gone.rows_affected())
     }
 
-    /// The nodes heard from in the last `within` milliseconds, fewest tables first.
+    /// The nodes heard from in the last `within` milliseconds, fewest tables first (read as
+    /// a client's call reads, beside the history).
     pub async fn nodes(&self, within: i64) -> Result<Vec<Node>, StoreError> {
+        self.nodes_on(&self.reads, within).await
+    }
+
+    /// [`Store::nodes`] for a node's own bookkeeping (renewals, sharing, a drain): read on its
+    /// own connections, which no client's calls wait on.
+    pub async fn members(&self, within: i64) -> Result<Vec<Node>, StoreError> {
+        self.nodes_on(&self.members, within).await
+    }
+
+    async fn nodes_on(&self, pool: &sqlx::AnyPool, within: i64) -> Result<Vec<Node>, StoreError> {
         self.cluster_db()?;
         let now = now_sql(self.backend);
         let rows = sqlx::query(&format!(
             "SELECT id, address, tables, draining FROM nodes WHERE seen_at >= {now} - $1 ORDER BY tables, id"
         ))
         .bind(within)
-        .fetch_all(&self.reads)
+        .fetch_all(pool)
         .await?;
         rows.iter().map(|r| Ok(node_of(r)?)).collect()
     }
@@ -346,7 +385,7 @@ impl Store {
         .bind(job)
         .bind(node)
         .bind(millis)
-        .execute(&self.pool)
+        .execute(&self.members)
         .await?;
         Ok(held.rows_affected() == 1)
     }
@@ -389,7 +428,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let now = now_sql(self.backend);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.members.begin().await?;
         // One statement: of two survivors burying one node, the second finds its row gone.
         let dead: Vec<String> = sqlx::query(&format!(
             "WITH held AS ({HELD_KEYS}) DELETE FROM nodes WHERE id <> $1 AND alive_lock <> 0 \

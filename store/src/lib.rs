@@ -139,6 +139,10 @@ pub struct Store {
     _anchor: Option<Arc<tokio::sync::Mutex<sqlx::AnyConnection>>>,
     /// A cluster member's session that says it is alive (see [`alive`]).
     alive: Option<Arc<alive::Alive>>,
+    /// Where a cluster member's own bookkeeping (leases, heartbeats, adoptions) is done:
+    /// connections of its own, so that no flood of clients' reads (history) or writes can
+    /// keep a node from renewing its leases (the writer's pool outside a cluster).
+    members: AnyPool,
 }
 
 /// What keeps a second owner out: a lock file beside a SQLite file, or a PostgreSQL session
@@ -534,6 +538,17 @@ impl Store {
                 .map_err(open_error)?,
             false => pool.clone(),
         };
+        let members = match access {
+            Access::Member => AnyPoolOptions::new()
+                // The renewals', the adoptions' (two journals read at once) and the rest.
+                .max_connections(5)
+                .acquire_timeout(Duration::from_secs(30))
+                .after_connect(move |conn, _| Box::pin(prepare_writer(conn, backend, access)))
+                .connect_with(options_for_alive.clone())
+                .await
+                .map_err(|source| StoreError::Open { url: place.clone(), source })?,
+            _ => pool.clone(),
+        };
         let alive = (access == Access::Member).then(|| Arc::new(alive::Alive::new(options_for_alive)));
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
@@ -547,6 +562,7 @@ impl Store {
             _lock: lock.map(Arc::new),
             _anchor: anchor,
             alive,
+            members,
         })
     }
 
@@ -602,9 +618,14 @@ impl Store {
 
     /// A table's journal, in order.
     pub(crate) async fn journal_of(&self, table: &str) -> Result<Vec<Entry>, StoreError> {
+        self.journal_on(&self.pool, table).await
+    }
+
+    /// [`Store::journal_of`], read through `pool`.
+    pub(crate) async fn journal_on(&self, pool: &AnyPool, table: &str) -> Result<Vec<Entry>, StoreError> {
         Ok(sqlx::query("SELECT n, at, entry FROM journal WHERE table_id = $1 ORDER BY n")
             .bind(table)
-            .fetch_all(&self.pool)
+            .fetch_all(pool)
             .await?
             .into_iter()
             .map(|r| Ok(Entry { n: r.try_get("n")?, at: r.try_get("at")?, bytes: r.try_get("entry")? }))

@@ -562,6 +562,11 @@ async fn a_table_changes_hands_only_when_its_lease_runs_out_and_the_old_owner_is
 
         // A let go of it: B adopts it at the next epoch, with all A wrote.
         store.release("t1", &Lease { node: "a".into(), epoch: 1, millis: 0 }, None).await.unwrap();
+        // A's next renewal does not bring back what it let go of.
+        assert!(
+            store.renew("a", 60_000).await.unwrap().is_empty(),
+            "{backend}: a released lease stays released"
+        );
         let adopted = store.adopt("b", 60_000, 10).await.unwrap();
         assert_eq!(adopted.len(), 1, "{backend}");
         let (adopted, ownerless) = &adopted[0];

@@ -76,6 +76,11 @@ pub enum Command {
     Release {
         reply: oneshot::Sender<()>,
     },
+    /// The node hands the table to a node with fewer, if no game is in play now (checked
+    /// here, in the table's own turn: a start queued before it wins): true if let go.
+    HandOver {
+        reply: oneshot::Sender<bool>,
+    },
     /// The server is stopping: tell every stream and close it.
     Shutdown {
         reply: oneshot::Sender<()>,

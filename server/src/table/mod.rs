@@ -465,6 +465,14 @@ impl Table {
                 self.released = true;
                 self.reply(reply, ());
             }
+            Command::HandOver { reply } => {
+                let idle = self.core.game().is_none();
+                if idle {
+                    self.core.end_streams(StreamEnd::Moved);
+                    self.released = true;
+                }
+                self.reply(reply, idle);
+            }
             Command::Shutdown { reply } => {
                 self.core.end_streams(StreamEnd::ShuttingDown);
                 self.reply(reply, ());

@@ -33,18 +33,20 @@ impl Dudo {
     }
 
     /// Adopts what one look finds; returns how many tables it took.
-    pub(super) async fn adopt(&self, cluster: &Cluster) -> usize {
+    pub(super) async fn adopt(&self, cluster: &Arc<Cluster>) -> usize {
         let Some(store) = &self.store else { return 0 };
         if self.stopping.is_stopping() {
             return 0;
         }
-        let room = self.limits.max_tables.saturating_sub(self.table_count());
+        // Tables still being rebuilt count: they are here a moment later.
+        let here = self.table_count() + cluster.rebuilding.load(Ordering::Relaxed);
+        let room = self.limits.max_tables.saturating_sub(here);
         let most = i64::try_from(room).unwrap_or(i64::MAX).min(ADOPT_AT_ONCE);
         if most == 0 {
             return 0;
         }
         cluster.adopting.store(true, Ordering::Release);
-        let adopted = match store.adopt(cluster.node(), millis(cluster.setup.lease), most).await {
+        let adopted = match store.adopt_leases(cluster.node(), millis(cluster.setup.lease), most).await {
             Ok(adopted) => adopted,
             Err(e) => {
                 cluster.adopting.store(false, Ordering::Release);
@@ -57,8 +59,36 @@ impl Dudo {
         }
         cluster.adopting.store(false, Ordering::Release);
         let taken = adopted.len();
+        cluster.rebuilding.fetch_add(taken, Ordering::Relaxed);
         for (open, ownerless) in adopted {
-            let (id, epoch) = (open.id.clone(), open.epoch);
+            // Each on its own, two at a time: a short journal never waits behind a long one.
+            let (dudo, cluster) = (self.clone(), Arc::clone(cluster));
+            tokio::spawn(async move {
+                let _permit = cluster.rebuilds.acquire().await;
+                dudo.rebuild_adopted(&cluster, open, ownerless).await;
+                cluster.rebuilding.fetch_sub(1, Ordering::Relaxed);
+            });
+        }
+        taken
+    }
+
+    /// Reads an adopted table's journal and rebuilds it here.
+    async fn rebuild_adopted(&self, cluster: &Cluster, mut open: dudo_store::OpenTable, ownerless: i64) {
+        let Some(store) = &self.store else { return };
+        let (id, epoch) = (open.id.clone(), open.epoch);
+        open.entries = match store.adopted_journal(&id).await {
+            Ok(entries) => entries,
+            Err(e) => {
+                // Let go for another look (its lease runs out, or is released here).
+                tracing::warn!(table = %id, error = %e, "could not read an adopted table's journal; letting it go");
+                if let Some(lease) = cluster.lease_of(&id) {
+                    let _ = store.release(&id, &lease, None).await;
+                }
+                cluster.forget(&id);
+                return;
+            }
+        };
+        {
             let lease = cluster.lease_of(&id);
             let lease_again = lease.clone();
             // Replayed off the runtime's threads: a long journal takes its time without
@@ -72,7 +102,7 @@ impl Dudo {
             .await;
             let Ok(rebuilt) = rebuilt else {
                 tracing::error!(table = %id, "rebuilding an adopted table failed");
-                continue;
+                return;
             };
             match rebuilt {
                 Ok(table) => {
@@ -84,7 +114,7 @@ impl Dudo {
                         if let Some(lease) = lease_again {
                             let _ = store.release(&id, &lease, None).await;
                         }
-                        continue;
+                        return;
                     }
                     metrics::counter!("dudo_adoptions_total").increment(1);
                     metrics::histogram!("dudo_ownerless_seconds").record(ownerless as f64 / 1000.0);
@@ -104,6 +134,5 @@ impl Dudo {
                 }
             }
         }
-        taken
     }
 }

@@ -34,9 +34,17 @@ impl Dudo {
         handle: &crate::node::TableHandle,
         lease: Option<dudo_store::cluster::Lease>,
         heir: Option<&str>,
+        only_if_idle: bool,
     ) -> bool {
         let Some(store) = &self.store else { return false };
-        let _ = self.ask(handle, |reply| Command::Release { reply }).await;
+        if only_if_idle {
+            // Refused by the table if a game began meanwhile: it stays.
+            if !matches!(self.ask(handle, |reply| Command::HandOver { reply }).await, Ok(true)) {
+                return false;
+            }
+        } else {
+            let _ = self.ask(handle, |reply| Command::Release { reply }).await;
+        }
         // The task writes what it journalled, then ends, closing its channel.
         let ended = tokio::time::timeout(Duration::from_secs(5), handle.tx.closed()).await;
         let (Ok(()), Some(lease)) = (ended, lease) else { return false };
@@ -68,7 +76,7 @@ impl Dudo {
         let started = tokio::time::Instant::now();
         // Shared among the nodes staying (fewest tables first), not left to the first to look.
         let heirs: Vec<String> = store
-            .nodes(super::millis(cluster.setup.lease))
+            .members(super::millis(cluster.setup.lease))
             .await
             .unwrap_or_default()
             .into_iter()
@@ -81,7 +89,7 @@ impl Dudo {
             let heir = (!heirs.is_empty()).then(|| heirs[i % heirs.len()].clone());
             // Taken first: the lease is forgotten when the task ends.
             let lease = cluster.lease_of(&id);
-            releases.spawn(async move { dudo.hand_over(&id, &handle, lease, heir.as_deref()).await });
+            releases.spawn(async move { dudo.hand_over(&id, &handle, lease, heir.as_deref(), false).await });
         }
         let released = releases.join_all().await.len();
         let _ = store.leave(cluster.node()).await;

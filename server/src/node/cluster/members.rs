@@ -20,7 +20,7 @@ impl Dudo {
             Ok(n) => tracing::info!(nodes = n, "forgot nodes unheard from for {} s", forget / 1000),
             Err(e) => tracing::warn!(error = %e, "could not forget the nodes that are gone"),
         }
-        let Ok(nodes) = store.nodes(millis(cluster.setup.lease)).await else { return };
+        let Ok(nodes) = store.members(millis(cluster.setup.lease)).await else { return };
         let live: std::collections::HashSet<&str> = nodes.iter().map(|n| n.address.as_str()).collect();
         if let Ok(mut peers) = cluster.peers.lock() {
             peers.retain(|address, _| live.contains(address.as_str()));
@@ -31,7 +31,7 @@ impl Dudo {
     /// for a lease: it died, or was cut off) is said in the log, one that came is too, and
     /// their count is `dudo_cluster_nodes_alive`.
     pub(super) async fn look_at_the_nodes(&self, cluster: &Cluster, store: &dudo_store::Store) {
-        let Ok(nodes) = store.nodes(millis(cluster.setup.lease)).await else { return };
+        let Ok(nodes) = store.members(millis(cluster.setup.lease)).await else { return };
         let now: std::collections::BTreeSet<String> = nodes.into_iter().map(|n| n.id).collect();
         metrics::gauge!("dudo_cluster_nodes_alive").set(now.len() as f64);
         let Ok(mut alive) = cluster.alive.lock() else { return };

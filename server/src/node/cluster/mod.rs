@@ -31,6 +31,9 @@ pub(crate) const SERVER_WATCH: &str = "dudo-server-watch";
 /// average half of it (two short queries each time).
 const LOOK_EVERY: Duration = Duration::from_millis(100);
 
+/// Adopted tables rebuilt at once (each reads its journal and replays it).
+const REBUILDS_AT_ONCE: usize = 2;
+
 /// Tables one node adopts in one look (the others take the rest at once).
 const ADOPT_AT_ONCE: i64 = 64;
 
@@ -89,6 +92,12 @@ pub(crate) struct Cluster {
     /// renewal must not take those leases for strays and let them go (which passed tables
     /// back and forth between the survivors of a kill: 29 adoptions for 10 tables).
     adopting: AtomicBool,
+    /// The last look for sharing found this node with clearly more tables than another (it
+    /// shares only if the next look does too).
+    uneven: AtomicBool,
+    /// Adopted tables still being rebuilt, and the rebuilds allowed at once.
+    rebuilding: std::sync::atomic::AtomicUsize,
+    rebuilds: tokio::sync::Semaphore,
 }
 
 mod adopting;
@@ -120,6 +129,9 @@ impl Cluster {
             leases: Mutex::default(),
             alive: Mutex::default(),
             adopting: AtomicBool::new(false),
+            uneven: AtomicBool::new(false),
+            rebuilding: std::sync::atomic::AtomicUsize::new(0),
+            rebuilds: tokio::sync::Semaphore::new(REBUILDS_AT_ONCE),
         }
     }
 
@@ -429,7 +441,6 @@ impl Dudo {
             tracing::info!(here = ladder, "the cluster's ladder");
         }
         metrics::gauge!("dudo_ladder_here").set(if ladder { 1.0 } else { 0.0 });
-        self.look_at_the_nodes(cluster, store).await;
         let held = match store.renew(cluster.node(), millis(cluster.setup.lease)).await {
             Ok(held) => held.into_iter().collect::<HashMap<_, _>>(),
             Err(e) => {
@@ -489,5 +500,7 @@ impl Dudo {
             let _ = self.ask(&handle, |reply| Command::Release { reply }).await;
         }
         metrics::gauge!("dudo_tables_owned").set(held.len() as f64);
+        // After the renewal, which nothing may delay.
+        self.look_at_the_nodes(cluster, store).await;
     }
 }
