@@ -78,10 +78,15 @@ pub(crate) fn upward_error(status: &Status) -> Status {
 pub(crate) fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
     match delivery {
         Delivery::Update(update) => Ok(update.into_update()),
-        Delivery::End(StreamEnd::Closed) => Err(Status::not_found("the host closed the table")),
-        Delivery::End(StreamEnd::ShuttingDown) => Err(Status::unavailable("the server is shutting down")),
-        Delivery::End(StreamEnd::Unsaved) => Err(Status::unavailable(
-            "the server could not save the table; it is back when the server restarts",
+        Delivery::End(StreamEnd::Closed) => {
+            Err(refused("table_closed", Status::not_found("the host closed the table")))
+        }
+        Delivery::End(StreamEnd::ShuttingDown) => {
+            Err(refused("shutting_down", Status::unavailable("the server is shutting down")))
+        }
+        Delivery::End(StreamEnd::Unsaved) => Err(refused(
+            "table_unsaved",
+            Status::unavailable("the server could not save the table; it is back when the server restarts"),
         )),
         Delivery::End(StreamEnd::Dropped) => Err(refused(
             "connection_dropped",
@@ -95,19 +100,23 @@ pub(crate) fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
         )),
         // A `reseated` update came just before: clients read that, not this text.
         Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Removed)) => {
-            Err(Status::unauthenticated("the host removed you from the table"))
+            Err(refused("removed", Status::unauthenticated("the host removed you from the table")))
         }
         Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Left)) => {
-            Err(Status::unauthenticated("you left the table"))
+            Err(refused("left", Status::unauthenticated("you left the table")))
         }
-        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Away)) => Err(Status::unauthenticated(
-            "you were taken out of the game: away for a whole round, or out of time twice in a row",
+        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Away)) => Err(refused(
+            "taken_out",
+            Status::unauthenticated(
+                "you were taken out of the game: away for a whole round, or out of time twice in a row",
+            ),
         )),
-        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Renumbered)) => {
-            Err(Status::aborted("the seats were renumbered: reconnect with your token"))
-        }
+        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Renumbered)) => Err(refused(
+            "renumbered",
+            Status::aborted("the seats were renumbered: reconnect with your token"),
+        )),
         Delivery::End(StreamEnd::Reseated(_)) => {
-            Err(Status::aborted("the table was reset: reconnect with your token"))
+            Err(refused("table_reset", Status::aborted("the table was reset: reconnect with your token")))
         }
     }
 }

@@ -1392,3 +1392,37 @@ async fn connections_opened_too_fast_from_one_address_are_closed_unread() {
     let ch = channel(&addr).await;
     LobbyClient::new(ch).list_presets(pb::ListPresetsRequest {}).await.unwrap();
 }
+
+/// Every refusal carries its `dudo-code`, not only the tables' own: an unknown table (to
+/// `GetTable`, `JoinTable` and `Play`) and a `Play` stream with no token.
+#[tokio::test]
+async fn refusals_before_any_table_carry_their_code_too() {
+    let (addr, _stop) = server().await;
+    let ch = channel(&addr).await;
+    let (mut lobby, mut play) = (LobbyClient::new(ch.clone()), PlayClient::new(ch.clone()));
+    let code =
+        |s: &tonic::Status| s.metadata().get("dudo-code").and_then(|c| c.to_str().ok()).map(str::to_string);
+    let missing = lobby.get_table(pb::TableRef { table: "ZZZZZZ".into() }).await.unwrap_err();
+    assert_eq!((missing.code(), code(&missing).as_deref()), (tonic::Code::NotFound, Some("no_such_table")));
+    let missing = lobby
+        .join_table(pb::JoinTableRequest { table: "ZZZZZZ".into(), name: "Ana".into(), ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(code(&missing).as_deref(), Some("no_such_table"));
+    let hello = |table: &str| pb::PlayRequest {
+        request: Some(pb::play_request::Request::Hello(pb::Hello { table: table.into(), since: None })),
+        answers: None,
+    };
+    let refused = match play.play(tokio_stream::iter(vec![hello("ZZZZZZ")])).await {
+        Ok(mut stream) => stream.get_mut().message().await.unwrap_err(),
+        Err(status) => status,
+    };
+    assert_eq!(code(&refused).as_deref(), Some("no_token"), "no token: {refused:?}");
+    let mut request = tonic::Request::new(tokio_stream::iter(vec![hello("ZZZZZZ")]));
+    request.metadata_mut().insert("authorization", "Bearer not-a-seat".parse().unwrap());
+    let refused = match play.play(request).await {
+        Ok(mut stream) => stream.get_mut().message().await.unwrap_err(),
+        Err(status) => status,
+    };
+    assert_eq!(code(&refused).as_deref(), Some("no_such_table"), "{refused:?}");
+}

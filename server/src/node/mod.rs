@@ -87,14 +87,18 @@ pub struct Dudo {
 }
 
 pub(crate) fn token_of<T>(request: &Request<T>) -> Result<String, Status> {
-    let value = request
-        .metadata()
-        .get("authorization")
-        .ok_or_else(|| Status::unauthenticated("send your seat token as `authorization: Bearer <token>`"))?;
-    let text = value.to_str().map_err(|_| Status::unauthenticated("the authorization header is not text"))?;
+    let value = request.metadata().get("authorization").ok_or_else(|| {
+        refused(
+            "no_token",
+            Status::unauthenticated("send your seat token as `authorization: Bearer <token>`"),
+        )
+    })?;
+    let text = value
+        .to_str()
+        .map_err(|_| refused("bad_token", Status::unauthenticated("the authorization header is not text")))?;
     let token = text.strip_prefix("Bearer ").unwrap_or(text).trim();
     if token.is_empty() {
-        return Err(Status::unauthenticated("the seat token is empty"));
+        return Err(refused("bad_token", Status::unauthenticated("the seat token is empty")));
     }
     Ok(token.to_string())
 }
@@ -366,7 +370,7 @@ impl Dudo {
         registry.tables.get(&id).cloned().ok_or_else(|| {
             // Echoed cut short: an error's text travels in a header of bounded size.
             let shown: String = table.chars().take(MAX_NAME_FIELD).collect();
-            Status::not_found(format!("no table {shown:?}"))
+            refused("no_such_table", Status::not_found(format!("no table {shown:?}")))
         })
     }
 

@@ -68,7 +68,10 @@ impl Dudo {
             } else {
                 "games in progress are not replayed, nor games a reset cut short".to_string()
             };
-            Status::not_found(format!("no finished game {shown:?} ({why})"))
+            crate::status::refused(
+                "no_such_game",
+                Status::not_found(format!("no finished game {shown:?} ({why})")),
+            )
         };
         // The rotations of a tournament's deal play the same dice: a record read while its
         // tournament runs would show cups another game still hides.

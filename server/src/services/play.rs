@@ -182,7 +182,10 @@ impl Play for Dudo {
             && request.metadata().contains_key(crate::node::cluster::SERVER_WATCH);
         if !server_watch && self.find(&request.get_ref().table).is_ok_and(|h| h.hidden) {
             let shown: String = request.get_ref().table.chars().take(crate::status::MAX_NAME_FIELD).collect();
-            return Err(Status::not_found(format!("no table {shown:?}")));
+            return Err(crate::status::refused(
+                "no_such_table",
+                Status::not_found(format!("no table {shown:?}")),
+            ));
         }
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
