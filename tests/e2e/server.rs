@@ -1405,7 +1405,7 @@ async fn refusals_before_any_table_carry_their_code_too() {
     let missing = lobby.get_table(pb::TableRef { table: "ZZZZZZ".into() }).await.unwrap_err();
     assert_eq!((missing.code(), code(&missing).as_deref()), (tonic::Code::NotFound, Some("no_such_table")));
     let missing = lobby
-        .join_table(pb::JoinTableRequest { table: "ZZZZZZ".into(), name: "Ana".into(), ..Default::default() })
+        .join_table(pb::JoinTableRequest { table: "ZZZZZZ".into(), name: "Ana".into() })
         .await
         .unwrap_err();
     assert_eq!(code(&missing).as_deref(), Some("no_such_table"));
