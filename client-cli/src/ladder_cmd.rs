@@ -181,7 +181,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         let at_once = if args.games > 0 { args.at_once.min(u32::try_from(args.games).unwrap_or(u32::MAX)) } else { args.at_once };
         let mut updates = client.enter(&pool, at_once).await.map_err(|e| {
             // The server names its field (`games`); here it is the flag.
-            match e.to_string().strip_prefix("games:") {
+            match e.to_string().strip_prefix("at_once:") {
                 Some(rest) => anyhow::anyhow!("--at-once:{rest}"),
                 None => e.into(),
             }

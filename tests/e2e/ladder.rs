@@ -135,30 +135,38 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
         s.metadata().get("dudo-code").and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
     };
     let refused =
-        ladder.enter(Request::new(pb::EnterRequest { pool: "stall".into(), games: 1 })).await.unwrap_err();
+        ladder.enter(Request::new(pb::EnterRequest { pool: "stall".into(), at_once: 1 })).await.unwrap_err();
     assert_eq!(refused.code(), tonic::Code::Unauthenticated);
     let refused =
-        ladder.enter(bearer(pb::EnterRequest { pool: "nope".into(), games: 1 }, &token)).await.unwrap_err();
+        ladder.enter(bearer(pb::EnterRequest { pool: "nope".into(), at_once: 1 }, &token)).await.unwrap_err();
     assert_eq!(code(&refused), "no_such_pool");
-    let refused =
-        ladder.enter(bearer(pb::EnterRequest { pool: "stall".into(), games: 9 }, &token)).await.unwrap_err();
+    let refused = ladder
+        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 9 }, &token))
+        .await
+        .unwrap_err();
     assert_eq!(code(&refused), "bad_request");
     // A people's pool refuses a bot account, a bots' pool a person's, by a code.
-    let refused =
-        ladder.enter(bearer(pb::EnterRequest { pool: "people".into(), games: 1 }, &token)).await.unwrap_err();
+    let refused = ladder
+        .enter(bearer(pb::EnterRequest { pool: "people".into(), at_once: 1 }, &token))
+        .await
+        .unwrap_err();
     assert_eq!((refused.code(), code(&refused).as_str()), (tonic::Code::FailedPrecondition, "wrong_pool"));
     assert!(refused.message().contains("is for people"), "{refused:?}");
     let person = guest.register("Pat", false, "test").await.unwrap().token.unwrap().token;
-    let refused =
-        ladder.enter(bearer(pb::EnterRequest { pool: "bots".into(), games: 1 }, &person)).await.unwrap_err();
+    let refused = ladder
+        .enter(bearer(pb::EnterRequest { pool: "bots".into(), at_once: 1 }, &person))
+        .await
+        .unwrap_err();
     assert_eq!(code(&refused), "wrong_pool");
     let mut updates = ladder
-        .enter(bearer(pb::EnterRequest { pool: "stall".into(), games: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1 }, &token))
         .await
         .unwrap()
         .into_inner();
-    let twice =
-        ladder.enter(bearer(pb::EnterRequest { pool: "stall".into(), games: 1 }, &token)).await.unwrap_err();
+    let twice = ladder
+        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1 }, &token))
+        .await
+        .unwrap_err();
     assert_eq!(code(&twice), "already_entered");
     let mut seated = false;
     loop {
@@ -179,7 +187,7 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
     drop(updates);
     let mut again = None;
     for _ in 0..50 {
-        match ladder.enter(bearer(pb::EnterRequest { pool: "stall".into(), games: 1 }, &token)).await {
+        match ladder.enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1 }, &token)).await {
             Ok(stream) => {
                 again = Some(stream.into_inner());
                 break;
@@ -228,7 +236,7 @@ async fn one_ladder_game(
     let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
     let mut updates = ladder_client(addr)
         .await
-        .enter(bearer(pb::EnterRequest { pool: pool.into(), games: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: pool.into(), at_once: 1 }, &token))
         .await
         .unwrap()
         .into_inner();
@@ -412,7 +420,7 @@ async fn a_suspension_reaches_an_open_enter_stream() {
     let mut ladder = ladder_client(&addr).await;
     // trio fills with bots after a second: suspended before that, it is never seated.
     let mut updates = ladder
-        .enter(bearer(pb::EnterRequest { pool: "trio".into(), games: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: "trio".into(), at_once: 1 }, &token))
         .await
         .unwrap()
         .into_inner();

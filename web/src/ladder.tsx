@@ -53,7 +53,7 @@ function PlayRated({ pool, signed }: { pool: LadderPool; signed?: Signed }) {
     setError(undefined);
     setWaiting("Entering the pool…");
     try {
-      for await (const u of ladder.enter({ pool: pool.name, games: 1 }, { ...as(signed.token), signal: ac.signal })) {
+      for await (const u of ladder.enter({ pool: pool.name, atOnce: 1 }, { ...as(signed.token), signal: ac.signal })) {
         const up = u.update;
         if (up.case === "queued") {
           const others = Math.max(0, up.value.waiting - 1);

@@ -159,12 +159,12 @@ impl Ladder for Dudo {
         if kind == pb::AccountKind::Bot {
             self.bot_check_passed(&account.id).await?;
         }
-        let wants = if req.games == 0 { 1 } else { req.games };
+        let wants = if req.at_once == 0 { 1 } else { req.at_once };
         if wants > pool.max_games {
             return Err(refused(
                 "bad_request",
                 Status::invalid_argument(format!(
-                    "games: at most {} at once in {}",
+                    "at_once: at most {} at once in {}",
                     pool.max_games, pool.name
                 )),
             ));
