@@ -97,12 +97,7 @@ fn the_ladder_and_a_replay_in_a_browser() {
     let home = std::env::temp_dir().join(format!("dudo-browser-ladder-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
-    let pools = home.join("pools.toml");
-    std::fs::write(
-        &pools,
-        "[[pool]]\nname = \"duel\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 5000\nbots = [\"odds\"]\nfill_after_seconds = 0\n",
-    )
-    .unwrap();
+    let pools = dudo_tests::duel_pool(&home).unwrap();
     let server =
         start_server(&binary("dudo-server"), &["--db", ":memory:", "--ladder", pools.to_str().unwrap()])
             .unwrap();

@@ -32,6 +32,18 @@ struct Seen {
     cut: Option<Instant>,
 }
 
+impl Seen {
+    /// Says what one table's players saw around `since`, for a figure past its target.
+    fn explain(&self, table: &str, since: Instant, what: &str) {
+        eprintln!(
+            "table {table}: {} moves, cut {:?} after {what}, over {:?} after",
+            self.moves.len(),
+            self.cut.map(|t| t.saturating_duration_since(since)),
+            self.over.map(|t| t.saturating_duration_since(since)),
+        );
+    }
+}
+
 fn is_move(kind: &EventKind) -> bool {
     matches!(
         kind,
@@ -157,13 +169,7 @@ async fn a_failover_stalls_players_under_two_seconds_and_a_drain_under_half_a_se
             let first = seen.after_cut.iter().find(|&&t| t > killed).copied();
             let stall = first.map(|t| t - killed).unwrap_or(Duration::from_secs(6));
             if stall >= Duration::from_secs(4) {
-                eprintln!(
-                    "table {}: {} moves, cut {:?} after the kill, over {:?} after",
-                    made[i].0,
-                    seen.moves.len(),
-                    seen.cut.map(|t| t.saturating_duration_since(killed)),
-                    seen.over.map(|t| t.saturating_duration_since(killed)),
-                );
+                seen.explain(&made[i].0, killed, "the kill");
             }
             stalls.push(stall);
         }
@@ -199,13 +205,7 @@ async fn a_failover_stalls_players_under_two_seconds_and_a_drain_under_half_a_se
         around.extend(seen.over);
         let gap = around.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(Duration::from_secs(5));
         if gap >= Duration::from_secs(1) {
-            eprintln!(
-                "table {}: {} moves, cut {:?} after the drain began, over {:?} after",
-                made[i].0,
-                seen.moves.len(),
-                seen.cut.map(|t| t.saturating_duration_since(told)),
-                seen.over.map(|t| t.saturating_duration_since(told)),
-            );
+            seen.explain(&made[i].0, told, "the drain began");
         }
         gaps.push(gap);
     }
@@ -226,12 +226,7 @@ async fn dudo_ladder_and_the_sdk_play_on_through_a_kill_of_the_ladders_node() {
     let home = std::env::temp_dir().join(format!("dudo-ladder-failover-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
-    let pools = home.join("pools.toml");
-    std::fs::write(
-        &pools,
-        "[[pool]]\nname = \"duel\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 5000\nbots = [\"odds\"]\nfill_after_seconds = 0\n",
-    )
-    .unwrap();
+    let pools = dudo_tests::duel_pool(&home).unwrap();
     let mut cluster = Cluster::start_with(db, 3, &["--ladder", pools.to_str().unwrap()]).await;
     let dudo = |args: &[&str]| {
         let mut command = std::process::Command::new(dudo_tests::binary("dudo"));

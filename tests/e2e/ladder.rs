@@ -452,12 +452,7 @@ fn the_ladder_commands_of_the_terminal_client() {
     let home = std::env::temp_dir().join(format!("dudo-ladder-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
-    let pools = home.join("pools.toml");
-    std::fs::write(
-        &pools,
-        "[[pool]]\nname = \"duel\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 5000\nbots = [\"odds\"]\nfill_after_seconds = 0\n",
-    )
-    .unwrap();
+    let pools = dudo_tests::duel_pool(&home).unwrap();
     let db = home.join("server.db");
     let mut server = dudo_tests::start_server(
         &dudo_tests::binary("dudo-server"),

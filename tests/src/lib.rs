@@ -19,6 +19,15 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// A ladder pools file in `dir` with one pool, `duel`: two seats of fibbing, a 5 s move clock,
+/// the server's odds bot filling a seat at once. Its path, for `--ladder`.
+pub fn duel_pool(dir: &Path) -> std::io::Result<PathBuf> {
+    let pools = dir.join("pools.toml");
+    let text = "[[pool]]\nname = \"duel\"\npreset = \"fibbing\"\nseats = 2\nmove_millis = 5000\nbots = [\"odds\"]\nfill_after_seconds = 0\n";
+    std::fs::write(&pools, text)?;
+    Ok(pools)
+}
+
 /// The path of a workspace example (`minimal` of the bot SDK), built by `cargo test --workspace`.
 pub fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();

@@ -26,6 +26,9 @@ pub enum RecoverError {
     /// the middle of a rolling upgrade). A node of that version can rebuild the table.
     #[error("entry {n} is of a kind a newer dudo wrote")]
     Newer { n: i64 },
+    /// The replay itself failed (a bug): the table cannot be rebuilt.
+    #[error("the replay panicked: {0}")]
+    Panicked(String),
 }
 
 impl Table {

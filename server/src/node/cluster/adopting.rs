@@ -72,66 +72,66 @@ impl Dudo {
         taken
     }
 
-    /// Reads an adopted table's journal and rebuilds it here.
+    /// Reads an adopted table's journal and rebuilds it here. Whatever fails, the lease is
+    /// not kept without a table behind it: it is let go (for another node), set aside (a
+    /// newer version's journal) or the table closed (no node could rebuild it).
     async fn rebuild_adopted(&self, cluster: &Cluster, mut open: dudo_store::OpenTable, ownerless: i64) {
         let Some(store) = &self.store else { return };
         let (id, epoch) = (open.id.clone(), open.epoch);
+        let lease = cluster.lease_of(&id);
+        let let_go = |why: &str, error: String| {
+            tracing::warn!(table = %id, error, "{why}; letting it go");
+            cluster.forget(&id);
+        };
         open.entries = match store.adopted_journal(&id).await {
             Ok(entries) => entries,
             Err(e) => {
-                // Let go for another look (its lease runs out, or is released here).
-                tracing::warn!(table = %id, error = %e, "could not read an adopted table's journal; letting it go");
-                if let Some(lease) = cluster.lease_of(&id) {
-                    let _ = store.release(&id, &lease, None).await;
+                let_go("could not read an adopted table's journal", e.to_string());
+                if let Some(lease) = &lease {
+                    let _ = store.release(&id, lease, None).await;
                 }
-                cluster.forget(&id);
                 return;
             }
         };
-        {
-            let lease = cluster.lease_of(&id);
-            let lease_again = lease.clone();
-            // Replayed off the runtime's threads: a long journal takes its time without
-            // holding up the tables already here.
-            let (store_, length, budget) = (store.clone(), self.game_length(), Arc::clone(&self.budget));
-            let (rate, share, link) =
-                (self.limits.table_moves_per_second, self.bot_cpu.table_share(), Arc::clone(&self.link_base));
-            let rebuilt = tokio::task::spawn_blocking(move || {
-                Table::recover(open, store_, rate, length, budget, share, link, lease)
-            })
-            .await;
-            let Ok(rebuilt) = rebuilt else {
-                tracing::error!(table = %id, "rebuilding an adopted table failed");
-                return;
-            };
-            match rebuilt {
-                Ok(table) => {
-                    let (code, hidden) = (table.info().join_code, table.hidden());
-                    if let Err(e) = self.spawn_table_as(table, id.clone(), code, None, hidden) {
-                        // Let go at once, for a node with room: a lease held here with no
-                        // table behind it would be renewed for ever.
-                        tracing::warn!(table = %id, error = %e, "could not hold an adopted table; letting it go");
-                        if let Some(lease) = lease_again {
-                            let _ = store.release(&id, &lease, None).await;
-                        }
-                        return;
+        // Replayed off the runtime's threads: a long journal takes its time without holding
+        // up the tables already here.
+        let (store_, length, budget) = (store.clone(), self.game_length(), Arc::clone(&self.budget));
+        let (rate, share, link) =
+            (self.limits.table_moves_per_second, self.bot_cpu.table_share(), Arc::clone(&self.link_base));
+        let held = lease.clone();
+        let rebuilt = tokio::task::spawn_blocking(move || {
+            Table::recover(open, store_, rate, length, budget, share, link, held)
+        })
+        .await
+        .unwrap_or_else(|e| Err(table::RecoverError::Panicked(e.to_string())));
+        match rebuilt {
+            Ok(table) => {
+                let (code, hidden) = (table.info().join_code, table.hidden());
+                if let Err(e) = self.spawn_table_as(table, id.clone(), code, None, hidden) {
+                    // For a node with room: a lease held here with no table behind it would
+                    // keep the table from everyone.
+                    let_go("could not hold an adopted table", e.to_string());
+                    if let Some(lease) = &lease {
+                        let _ = store.release(&id, lease, None).await;
                     }
-                    metrics::counter!("dudo_adoptions_total").increment(1);
-                    metrics::histogram!("dudo_ownerless_seconds").record(ownerless as f64 / 1000.0);
-                    tracing::info!(table = %id, epoch, ownerless_ms = ownerless, "adopted");
+                    return;
                 }
-                Err(table::RecoverError::Newer { n }) => {
-                    // Mid-upgrade: left for a node of the newer version (looked at again in a
-                    // while, so that nodes of this one do not pass it round meanwhile).
-                    tracing::warn!(table = %id, entry = n, "a newer dudo wrote this table's journal; leaving it for a node of that version");
-                    let _ = store.set_aside(&id, epoch, SET_ASIDE_MILLIS).await;
-                    cluster.forget(&id);
-                }
-                Err(e) => {
-                    // No node could rebuild it: closed, rather than passed round for ever.
-                    tracing::error!(table = %id, error = %e, "could not rebuild an adopted table; closing it");
-                    let _ = store.close_table(&id, table::unix_millis()).await;
-                }
+                metrics::counter!("dudo_adoptions_total").increment(1);
+                metrics::histogram!("dudo_ownerless_seconds").record(ownerless as f64 / 1000.0);
+                tracing::info!(table = %id, epoch, ownerless_ms = ownerless, "adopted");
+            }
+            Err(table::RecoverError::Newer { n }) => {
+                // Mid-upgrade: left for a node of the newer version (looked at again in a
+                // while, so that nodes of this one do not pass it round meanwhile).
+                tracing::warn!(table = %id, entry = n, "a newer dudo wrote this table's journal; leaving it for a node of that version");
+                let _ = store.set_aside(&id, epoch, SET_ASIDE_MILLIS).await;
+                cluster.forget(&id);
+            }
+            Err(e) => {
+                // No node could rebuild it: closed, rather than passed round for ever.
+                tracing::error!(table = %id, error = %e, "could not rebuild an adopted table; closing it");
+                let _ = store.close_table(&id, table::unix_millis()).await;
+                cluster.forget(&id);
             }
         }
     }

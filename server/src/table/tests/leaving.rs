@@ -107,21 +107,7 @@ fn a_seat_that_leaves_before_the_first_bid_goes_at_once_and_the_journal_replays_
     let going = (opener + 3) % 4;
     core.take_out(going, LeaveWhy::Removed, at(4)).unwrap();
     assert!(core.info().players[going].leaving);
-    let (journal, _) = core.take_unsaved();
-    let Some(pb::journal_entry::Entry::Created(created)) = &journal[0].1.entry else {
-        panic!("creation first")
-    };
-    let mut rebuilt = TableCore::from_creation(
-        core.id().into(),
-        core.code().into(),
-        created,
-        GameLength::default(),
-        Budget::unlimited(),
-    )
-    .unwrap();
-    for (t, entry) in &journal[1..] {
-        rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
-    }
+    let mut rebuilt = rebuild(&mut core);
     let leaving_of = |c: &TableCore| c.info().players.iter().map(|p| (p.left, p.leaving)).collect::<Vec<_>>();
     assert_eq!(leaving_of(&rebuilt), leaving_of(&core));
     let since = 0;

@@ -27,20 +27,7 @@ fn a_game_that_reaches_the_servers_move_limit_is_stopped_and_ranked() {
     // The stop is journalled: the rebuilt table is stopped too, at the same move.
     let (journal, finished) = core.take_unsaved();
     assert_eq!(finished.len(), 1);
-    let Some(pb::journal_entry::Entry::Created(created)) = &journal[0].1.entry else {
-        panic!("creation first")
-    };
-    let mut rebuilt = TableCore::from_creation(
-        core.id().into(),
-        core.code().into(),
-        created,
-        GameLength::default(),
-        Budget::unlimited(),
-    )
-    .unwrap();
-    for (t, entry) in &journal[1..] {
-        rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
-    }
+    let rebuilt = replay(&core, &journal);
     assert_eq!(rebuilt.game().map(|g| g.standings()), core.game().map(|g| g.standings()));
 }
 

@@ -383,24 +383,7 @@ fn a_table_rebuilt_from_its_journal_is_the_same_table() {
     let (journal, finished) = core.take_unsaved();
     assert_eq!(finished.len(), 1, "the finished game is recorded once");
     // Through the wire encoding, as the store keeps it.
-    let entries: Vec<(i64, pb::JournalEntry)> = journal
-        .into_iter()
-        .map(|(t, e)| (t, pb::JournalEntry::decode(e.encode_to_vec().as_slice()).unwrap()))
-        .collect();
-    let Some(pb::journal_entry::Entry::Created(created)) = &entries[0].1.entry else {
-        panic!("creation first")
-    };
-    let mut rebuilt = TableCore::from_creation(
-        core.id().into(),
-        core.code().into(),
-        created,
-        GameLength::default(),
-        Budget::unlimited(),
-    )
-    .unwrap();
-    for (t, entry) in &entries[1..] {
-        rebuilt.apply(Input::from_entry(entry).unwrap(), Now::at(*t)).unwrap();
-    }
+    let mut rebuilt = replay(&core, &journal);
     assert_eq!(rebuilt.info(), core.info());
     assert_eq!(rebuilt.game().map(|g| g.spectator_view()), core.game().map(|g| g.spectator_view()));
     // The same log, salts and all: a stream on each sees the same events. A finished game
