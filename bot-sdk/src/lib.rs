@@ -252,6 +252,18 @@ pub async fn run(bot: &mut impl Bot, options: &Options) -> Result<Outcome, BotEr
 
 /// Plays a seat already held (for example one the bot's own program created).
 pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<Outcome, BotError> {
+    play_thinking(bot, client, key, std::time::Duration::ZERO).await
+}
+
+/// [`play`], the bot pausing `think` before each move of its own (not before its answers
+/// in call windows, which have a time of their own): a game slow enough to follow, or to
+/// try a resume or the clock by hand (`dudo ladder --bot-think-ms`).
+pub async fn play_thinking(
+    bot: &mut impl Bot,
+    client: &Client,
+    key: &SeatKey,
+    think: std::time::Duration,
+) -> Result<Outcome, BotError> {
     let mut session = client.play(key, None);
     // The seat's number as the server last showed it: seats are renumbered when someone
     // leaves before the start or at a reset, and views say which is ours.
@@ -260,7 +272,7 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
     let mut rules = dudo_client::rules_of(&key.info).ok();
     let mut checker = DiceCheck::default();
     let mut last_seq: Option<u64> = None;
-    // The prompt in force, to ask the bot again after a refusal, and how often it was refused.
+    // The prompt in force, and how often the bot's answers to it were refused.
     let mut current: Option<dudo_client::Prompt> = None;
     let mut refusals = 0u32;
     // The prompt already answered (its last_seq): a reconnect repeats it, and it must not be
@@ -307,9 +319,16 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
                 if let Some(s) = p.view.seat {
                     seat = s;
                 }
-                refusals = 0;
+                // The same prompt again after a refusal: after three, any legal action, so
+                // the table never waits on a bot that keeps choosing what is not allowed.
+                if current.as_ref().is_none_or(|c| c.last_seq != p.last_seq) {
+                    refusals = 0;
+                }
                 let Some(rules) = &rules else { continue };
-                match ask(bot, seat, &p, rules, &history, false) {
+                if !think.is_zero() && p.call_window.is_none() {
+                    tokio::time::sleep(think).await;
+                }
+                match ask(bot, seat, &p, rules, &history, refusals >= 3) {
                     Some(action) => {
                         answered = Some(p.last_seq);
                         session.answer(&p, action).await?;
@@ -333,28 +352,14 @@ pub async fn play(bot: &mut impl Bot, client: &Client, key: &SeatKey) -> Result<
             }
             Update::Rejected { action, reason, code, .. } => {
                 bot.refused(action.as_ref(), &code, &reason);
-                answered = None;
-                // Too fast for the table's pace: the server prompts again once the seat may
-                // move, and that prompt is answered as any other. Stale: the game moved on
-                // (another seat's call won) and a fresh prompt is on its way.
-                if code == "rate_limited" || code == "stale_prompt" {
-                    continue;
-                }
-                refusals += 1;
-                // The server does not prompt again after a refusal: ask the bot again, and
-                // after three refusals play any legal action so the table never waits.
-                if let (Some(p), Some(rules)) = (&current, &rules) {
-                    match ask(bot, seat, p, rules, &history, refusals >= 3) {
-                        Some(action) => {
-                            answered = Some(p.last_seq);
-                            session.answer(p, action).await?;
-                        }
-                        None if p.call_window.is_some() && code != "already_answered" => {
-                            answered = Some(p.last_seq);
-                            session.pass_call(p).await?;
-                        }
-                        None => {}
-                    }
+                // The server prompts again at once after a refused answer (after one too fast
+                // for the table's pace, once the seat may move), and that prompt is answered
+                // as any other. An answer to a position the game has moved past (another
+                // seat's call won, the window closed) is not asked again: the fresh prompt
+                // went out as the game moved.
+                if !matches!(code.as_str(), "stale_prompt" | "call_window_closed") {
+                    answered = None;
+                    refusals += u32::from(code != "rate_limited");
                 }
             }
             // Back on a new stream: an answer sent just before the connection dropped may

@@ -119,6 +119,13 @@ async function main() {
           // `answers` names the prompt: if the game moved on first, this is refused.
           stream.write({ action: choose(p.view, p.legal, faces), answers: p.last_seq });
         }
+      } else if (update.update === 'rejected') {
+        // Refused: the server prompts again at once, with the same last_seq, and that prompt
+        // is answered afresh. Not after an answer to a position the game has moved past: its
+        // fresh prompt went out as the game moved.
+        const r = update.rejected;
+        console.error(`${name}: refused (${r.code}): ${r.reason}`);
+        if (r.code !== 'stale_prompt' && r.code !== 'call_window_closed') answered = null;
       } else if (update.update === 'event') {
         since = update.event.seq;
         if (update.event.kind === 'game_over') {

@@ -116,6 +116,14 @@ def play_seat(stubs, channel, table, token, seat, name):
                         # `answers` names the prompt: if the game moved on first, this is refused.
                         action = choose(pb, rules, p.view, p.legal, faces)
                         up.put(service.PlayRequest(action=action, answers=p.last_seq))
+                elif kind == "rejected":
+                    # Refused: the server prompts again at once, with the same last_seq, and
+                    # that prompt is answered afresh. Not after an answer to a position the
+                    # game has moved past: its fresh prompt went out as the game moved.
+                    r = update.rejected
+                    print(f"{name}: refused ({r.code}): {r.reason}", file=sys.stderr)
+                    if r.code not in ("stale_prompt", "call_window_closed"):
+                        answered = None
                 elif kind == "event":
                     since = update.event.seq
                     if update.event.WhichOneof("kind") == "game_over":

@@ -419,6 +419,18 @@ impl Dudo {
         self.command(handle, |reply| Command::Act { token, action, answers, reply }).await
     }
 
+    /// After a refused answer, prompts the seat again at once if it may still act, so a
+    /// bot that waits for prompts never waits for the clock. Not after a refusal for the pace
+    /// (the table prompts again once the seat may move), nor of an answer to a prompt the
+    /// game has moved past (the fresh prompt went out as it moved).
+    pub(crate) async fn prompt_after_refusal(&self, handle: &TableHandle, token: &str, code: &str) {
+        if matches!(code, "rate_limited" | "stale_prompt" | "call_window_closed") {
+            return;
+        }
+        let token = token.to_string();
+        let _ = self.ask(handle, |reply| Command::PromptAgain { token, reply }).await;
+    }
+
     pub(crate) async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {
         self.ask(handle, |reply| Command::Info { reply }).await
     }

@@ -4,6 +4,7 @@
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::play_client::PlayClient;
 use dudo_proto::v1::play_server::Play;
+use futures_util::stream::{PollNext, select_with_strategy};
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -100,12 +101,13 @@ impl Play for Dudo {
                         tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
                         let _ = unread.take(rate, epoch.elapsed());
                     }
+                    let code = code_of(&status);
                     let rejected = pb::PlayUpdate {
                         update: Some(pb::play_update::Update::Rejected(Box::new(pb::Rejected {
                             // Echoed only when small: a refusal must not hold a flood's bytes.
                             action: wire.filter(|w| prost::Message::encoded_len(w) <= MAX_ECHOED_ACTION),
                             reason: status.message().to_string(),
-                            code: code_of(&status),
+                            code: code.clone(),
                             retry_after_millis: status
                                 .metadata()
                                 .get(RETRY_AFTER_KEY)
@@ -116,14 +118,18 @@ impl Play for Dudo {
                     if refusals_tx.send(Box::new(Ok(rejected))).await.is_err() {
                         break;
                     }
+                    // The refusal is queued first, and read first (below): then the prompt.
+                    service.prompt_after_refusal(&handle, &token, &code).await;
                 }
             }
         });
         // The stream ends when the table ends this seat's updates (dropped, reset, shutdown),
         // whatever the refusals side is doing.
         let updates = updates.map(Some).chain(tokio_stream::once(None));
-        let merged = updates
-            .merge(ReceiverStream::new(refusals_rx).map(|refusal| Some(*refusal)))
+        let refusals = ReceiverStream::new(refusals_rx).map(|refusal| Some(*refusal));
+        // A refusal is read before whatever the table sent meanwhile: the prompt that follows
+        // a refused answer comes after the refusal, as the seat expects.
+        let merged = select_with_strategy(refusals, updates, |_: &mut ()| PollNext::Left)
             .take_while(Option::is_some)
             .map(move |u| {
                 let _held = &slot;
@@ -164,8 +170,11 @@ impl Play for Dudo {
             (wire, _) => wire,
         };
         let handle = self.find(&req.table)?;
-        self.act_on(&handle, &token, wire.as_ref(), req.answers).await?;
-        Ok(Response::new(pb::ActResponse {}))
+        let acted = self.act_on(&handle, &token, wire.as_ref(), req.answers).await;
+        if let Err(status) = &acted {
+            self.prompt_after_refusal(&handle, &token, &code_of(status)).await;
+        }
+        acted.map(|()| Response::new(pb::ActResponse {}))
     }
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {

@@ -48,6 +48,12 @@ pub enum Command {
         answers: Option<Option<u64>>,
         reply: Answer<()>,
     },
+    /// Prompt the seat again, if it may still act: its answer to the prompt it holds was
+    /// refused. Sent once the refusal is on its way, so the seat reads the refusal first.
+    PromptAgain {
+        token: String,
+        reply: oneshot::Sender<()>,
+    },
     ChangeSettings {
         token: String,
         settings: Vec<(String, String)>,

@@ -415,6 +415,13 @@ impl Table {
                 let result = self.act(&token, action, answers);
                 self.reply(reply, result);
             }
+            Command::PromptAgain { token, reply } => {
+                if let Ok(seat) = self.core.seats().seat_of(&token) {
+                    let now = self.now();
+                    self.core.prompt_again(seat, now);
+                }
+                let _ = reply.send(());
+            }
             Command::ChangeSettings { token, settings, reply } => {
                 let result = self.core.seats().host_only(&token).and_then(|_| {
                     if self.core.game().is_some() {
@@ -539,7 +546,10 @@ impl Table {
         // An answer to a position that is gone is refused like a bad move: it spends the
         // seat's own calls, so stale answers cannot be sent faster than any refusal.
         let played = match action {
-            _ if answers.is_some_and(|seq| seq != self.core.last_seq()) => Err(TableError::StalePrompt),
+            _ if answers.is_some_and(|seq| seq != self.core.last_seq()) => {
+                let late = answers.flatten().is_some_and(|seq| self.core.answers_closed_window(seat, seq));
+                Err(if late { TableError::CallWindowClosed } else { TableError::StalePrompt })
+            }
             Some(action) => self.core.play(seat, action, now),
             None => self.core.pass_call(seat, now),
         };
