@@ -510,9 +510,10 @@ pub fn event_to_wire(seq: u64, e: &TableEvent) -> pb::Event {
         TableEvent::GameStopped { why, limit } => {
             K::GameStopped(pb::GameStop { why: stop_why_to_wire(*why) as i32, limit: *limit })
         }
-        TableEvent::CallWindowLapsed { seats } => {
-            K::CallWindowLapsed(pb::CallWindowLapsed { seats: seats.iter().map(|&s| wire(s)).collect() })
-        }
+        TableEvent::CallWindowLapsed { seats, cut_short } => K::CallWindowLapsed(pb::CallWindowLapsed {
+            seats: seats.iter().map(|&s| wire(s)).collect(),
+            cut_short: cut_short.iter().map(|&s| wire(s)).collect(),
+        }),
         TableEvent::SeatLeaving { seat, why, at_round_end } => K::SeatLeaving(pb::SeatLeaving {
             seat: wire(*seat),
             why: leave_why_to_wire(*why) as i32,
@@ -892,6 +893,11 @@ pub fn event_from_wire(e: &pb::Event) -> Result<(u64, TableEvent), ConvertError>
         },
         K::CallWindowLapsed(x) => TableEvent::CallWindowLapsed {
             seats: x.seats.iter().map(|&v| s("call_window_lapsed.seats", v)).collect::<Result<_, _>>()?,
+            cut_short: x
+                .cut_short
+                .iter()
+                .map(|&v| s("call_window_lapsed.cut_short", v))
+                .collect::<Result<_, _>>()?,
         },
         K::SeatLeaving(x) => TableEvent::SeatLeaving {
             seat: s("seat_leaving.seat", x.seat)?,
@@ -1470,7 +1476,7 @@ mod tests {
             },
             TableEvent::DiceSalts { round: 2, salts: vec![(1, "00".repeat(16), vec![3, 4])] },
             TableEvent::TurnTimedOut { seat: 1, action: Action::Dudo { target: None } },
-            TableEvent::CallWindowLapsed { seats: vec![0, 2] },
+            TableEvent::CallWindowLapsed { seats: vec![0, 2], cut_short: vec![1] },
             TableEvent::SeatLeaving { seat: 1, why: LeaveWhy::Removed, at_round_end: true },
         ] {
             assert_eq!(event_from_wire(&event_to_wire(3, &e)), Ok((3, e.clone())));

@@ -28,8 +28,9 @@ pub enum TableEvent {
     /// follows.
     GameStopped { why: StopWhy, limit: u64 },
     /// A call window closed with `seats` not having answered: they are not asked again in
-    /// this game's windows.
-    CallWindowLapsed { seats: Vec<Seat> },
+    /// this game's windows; `cut_short`, given less than the whole window, ran out of it (not
+    /// held against them).
+    CallWindowLapsed { seats: Vec<Seat>, cut_short: Vec<Seat> },
     /// `seat` is taken out of the game, and why; `at_round_end`: it plays the round out by
     /// its default moves first.
     SeatLeaving { seat: Seat, why: LeaveWhy, at_round_end: bool },
@@ -101,15 +102,24 @@ impl TableEvent {
             TableEvent::GameStopped { why: StopWhy::Memory, .. } => {
                 "The game is stopped: the server is short of memory".to_string()
             }
-            TableEvent::CallWindowLapsed { seats } => {
-                let who: Vec<String> = seats
-                    .iter()
-                    .map(|&s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")))
-                    .collect();
-                format!(
-                    "{} let the call window lapse: not asked to call out of turn again this game",
-                    who.join(", ")
-                )
+            TableEvent::CallWindowLapsed { seats, cut_short } => {
+                let who = |seats: &[Seat]| {
+                    let named =
+                        seats.iter().map(|&s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")));
+                    named.collect::<Vec<String>>().join(", ")
+                };
+                let mut said = Vec::new();
+                if !seats.is_empty() {
+                    let lapsed = who(seats);
+                    said.push(format!(
+                        "{lapsed} let the call window lapse: not asked to call out of turn again this game"
+                    ));
+                }
+                if !cut_short.is_empty() {
+                    let short = who(cut_short);
+                    said.push(format!("The call window closed on {short}: their shorter time in it ran out"));
+                }
+                said.join("; ")
             }
             TableEvent::SeatLeaving { seat, why, at_round_end } => {
                 let name = names.get(*seat).cloned().unwrap_or_else(|| format!("seat {seat}"));

@@ -27,6 +27,8 @@ mod cli;
 mod client;
 // The ladder: pools, the matchmaker, Weng-Lin ratings, the board, benching.
 mod ladder;
+// Prompts: a refused answer is asked again at once; a late call-window answer is named so.
+mod prompts;
 // Records: history, replays, ratings pools, the arena's own database.
 mod records;
 // Recovery: a server killed mid-game comes back; a bad database stops it at start.

@@ -201,6 +201,7 @@ async fn one_step(
         move_millis: MOVE_MILLIS,
         time_bank_millis: 0,
         call_window_millis: CALL_WINDOW_MILLIS,
+        bot_think_millis: 0,
         rating_pool: String::new(),
         bot_check: true,
         stalling: Default::default(),
@@ -335,7 +336,9 @@ async fn one_step(
         // One answer the game moved on from as it travelled is a race a good bot meets now
         // and then (a call out of turn won first); more, or any after the clock ran out, is
         // a bot answering late or with an old `answers`.
-        let raced = |&&(code, n): &&(&str, u32)| code == "stale_prompt" && n == 1 && timeouts == 0;
+        let raced = |&&(code, n): &&(&str, u32)| {
+            matches!(code, "stale_prompt" | "call_window_closed") && n == 1 && timeouts == 0
+        };
         faults.extend(refused.iter().filter(|r| !raced(r)).map(|&(code, n)| refusal(code, n, timeouts)));
     }
     dudo.close_internal(&made.table, &made.host_token).await;

@@ -35,9 +35,10 @@ pub enum Input {
     Reset,
     /// The table stopped the game at the server's length limit.
     Stopped { why: StopWhy, limit: u64 },
-    /// A call window closed with these seats not having answered (ladder tables): they are
-    /// not asked again in this game's windows.
-    WindowLapsed { seats: Vec<Seat> },
+    /// A call window closed with these seats not having answered (ladder tables): `seats`
+    /// let the whole window lapse and are not asked again in this game's windows; `cut_short`
+    /// ran out of a shorter time (the ladder's patience).
+    WindowLapsed { seats: Vec<Seat>, cut_short: Vec<Seat> },
     /// A person answered in the last claim's call window: a call, its held move (the seat
     /// whose turn it is; `timed_out`: its clock's default), or a pass (none).
     WindowAnswered { seat: Seat, action: Option<Action>, timed_out: bool },
@@ -84,8 +85,9 @@ impl Input {
             Input::Stopped { why, limit } => {
                 Entry::Stopped(pb::GameStopped { why: convert::stop_why_to_wire(*why) as i32, limit: *limit })
             }
-            Input::WindowLapsed { seats } => Entry::WindowLapsed(pb::CallWindowLapsed {
+            Input::WindowLapsed { seats, cut_short } => Entry::WindowLapsed(pb::CallWindowLapsed {
                 seats: seats.iter().map(|&s| wire_seat(s)).collect(),
+                cut_short: cut_short.iter().map(|&s| wire_seat(s)).collect(),
             }),
             Input::WindowAnswered { seat, action, timed_out } => Entry::WindowAnswer(pb::CallWindowAnswer {
                 seat: wire_seat(*seat),
@@ -146,9 +148,10 @@ impl Input {
                 why: convert::stop_why_from_wire(s.why).ok_or_else(|| bad("an unknown reason to stop"))?,
                 limit: s.limit,
             },
-            Some(Entry::WindowLapsed(l)) => {
-                Input::WindowLapsed { seats: l.seats.iter().map(|&s| s as Seat).collect() }
-            }
+            Some(Entry::WindowLapsed(l)) => Input::WindowLapsed {
+                seats: l.seats.iter().map(|&s| s as Seat).collect(),
+                cut_short: l.cut_short.iter().map(|&s| s as Seat).collect(),
+            },
             Some(Entry::WindowAnswer(a)) => Input::WindowAnswered {
                 seat: a.seat as Seat,
                 action: match a.action.as_ref() {

@@ -21,6 +21,8 @@ enum Answer {
     Waiting,
     Passed,
     Called(Action),
+    /// Its time ran out first: the claim stood for it, as for a pass.
+    TimedOut,
 }
 
 /// One seat asked in a window.
@@ -110,6 +112,12 @@ impl CallWindow {
         self.asked.iter().any(|a| a.seat == seat)
     }
 
+    /// Whether `seat` answered in this window itself (a call or a pass, not its time running
+    /// out).
+    pub fn answered(&self, seat: Seat) -> bool {
+        self.asked.iter().any(|a| a.seat == seat && matches!(a.answer, Answer::Passed | Answer::Called(_)))
+    }
+
     /// Whether the move of `seat` (whose turn it is) is held.
     pub fn holds(&self, seat: Seat) -> bool {
         self.held.as_ref().is_some_and(|(s, _)| *s == seat)
@@ -138,17 +146,16 @@ impl CallWindow {
     }
 
     /// Time is up for whoever has not answered by `now`: they let the claim pass. Returns
-    /// those of them that had the whole window (a lapse the ladder holds against a seat).
-    pub fn time_up(&mut self, now: Duration) -> Vec<Seat> {
-        let mut lapsed = Vec::new();
+    /// those of them that had the whole window (a lapse the ladder holds against a seat), and
+    /// those given less (cut short by their patience, not held against them).
+    pub fn time_up(&mut self, now: Duration) -> (Vec<Seat>, Vec<Seat>) {
+        let (mut lapsed, mut cut_short) = (Vec::new(), Vec::new());
         for a in self.asked.iter_mut().filter(|a| a.answer == Answer::Waiting && a.closes <= now) {
-            a.answer = Answer::Passed;
+            a.answer = Answer::TimedOut;
             a.at = Some(now);
-            if a.whole {
-                lapsed.push(a.seat);
-            }
+            if a.whole { lapsed.push(a.seat) } else { cut_short.push(a.seat) }
         }
-        lapsed
+        (lapsed, cut_short)
     }
 
     /// What the window decides now. A call wins as soon as every seat before it in play
@@ -158,7 +165,7 @@ impl CallWindow {
             match &a.answer {
                 Answer::Waiting => return Decision::Waiting,
                 Answer::Called(action) => return Decision::Call(a.seat, action.clone()),
-                Answer::Passed => {}
+                Answer::Passed | Answer::TimedOut => {}
             }
         }
         Decision::Closed(self.held.clone())
@@ -352,9 +359,10 @@ mod tests {
         assert!(w.holds(1));
         w.pass(2, ms(1));
         assert_eq!(w.decide(), Decision::Waiting);
-        assert_eq!(w.time_up(ms(2_999)), Vec::<Seat>::new());
+        assert_eq!(w.time_up(ms(2_999)), (vec![], vec![]));
         assert_eq!(w.decide(), Decision::Waiting);
-        assert_eq!(w.time_up(ms(3_000)), vec![3]);
+        assert_eq!(w.time_up(ms(3_000)), (vec![3], vec![]));
+        assert!(w.answered(2) && !w.answered(3) && w.asked(3));
         assert_eq!(w.decide(), Decision::Closed(Some((1, raise.clone()))));
         assert_eq!(w.close(), Some((1, raise)));
         assert!(!w.is_open() && !w.waits_for(3));
@@ -381,7 +389,7 @@ mod tests {
     fn a_shortened_time_runs_out_first_and_is_not_a_lapse() {
         let mut w = CallWindow::open([(1, ms(40), false), (2, ms(1_000), true)], ms(0));
         assert_eq!(w.closes(), Some(ms(40)));
-        assert_eq!(w.time_up(ms(40)), Vec::<Seat>::new());
+        assert_eq!(w.time_up(ms(40)), (vec![], vec![1]));
         assert!(!w.waits_for(1) && w.waits_for(2));
         assert_eq!(w.closes(), Some(ms(1_000)));
     }

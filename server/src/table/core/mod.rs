@@ -11,6 +11,7 @@
 //! table settles once, when it is back. Settling and playing are in `turns`; what the
 //! streams are told, and what waits to be saved, in `streams`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -137,6 +138,9 @@ pub struct TableCore {
     /// The last claim's call window; none until a claim has callers out of turn, and again
     /// after every move.
     window: Option<CallWindow>,
+    /// Per seat, the claim (its prompts' `last_seq`) of the last window that asked it: a late
+    /// answer naming it is refused as `call_window_closed`, however far the game has moved.
+    asked_in: BTreeMap<Seat, u64>,
     /// What the journal keeps of that window, for a table rebuilt in it.
     kept_window: KeptWindow,
     /// The seat whose clock ran out while a window was open: its default move is held there.
@@ -224,6 +228,7 @@ impl TableCore {
             bot_due: None,
             call_window_millis: pacing.call_window_millis,
             window: None,
+            asked_in: BTreeMap::new(),
             kept_window: KeptWindow::default(),
             timed_out_held: None,
             lapsed: Vec::new(),
@@ -419,7 +424,7 @@ impl TableCore {
                 self.log_event(TableEvent::GameStopped { why, limit }, now);
                 self.publish(events, now);
             }
-            Input::WindowLapsed { seats } => {
+            Input::WindowLapsed { seats, cut_short } => {
                 if self.game.as_ref().is_none_or(Game::is_over) {
                     return Err(TableError::NotStarted);
                 }
@@ -429,7 +434,7 @@ impl TableCore {
                         self.lapsed.push(seat);
                     }
                 }
-                self.log_event(TableEvent::CallWindowLapsed { seats }, now);
+                self.log_event(TableEvent::CallWindowLapsed { seats, cut_short }, now);
             }
             Input::Rebuilt => {
                 let game = self.game.as_ref().filter(|g| !g.is_over()).ok_or(TableError::NotStarted)?;
@@ -457,6 +462,7 @@ impl TableCore {
                 }
                 self.departures.clear();
                 self.lapsed.clear();
+                self.asked_in.clear();
                 self.bot_due = None;
                 self.log.forget();
                 self.proofs.reset();

@@ -153,6 +153,9 @@ impl TableCore {
                     }
                 }
                 let mut window = CallWindow::open(asked.iter().copied(), now.mono);
+                if let Some(claim) = self.log.last_seq() {
+                    self.asked_in.extend(asked.iter().map(|&(seat, _, _)| (seat, claim)));
+                }
                 for &(seat, _, _) in asked.iter().filter(|&&(s, _, _)| self.seats.is_bot(s)) {
                     match bots::decide(game, &self.seats, seat) {
                         Some(call) => window.call(seat, call, now.mono),
@@ -242,14 +245,24 @@ impl TableCore {
         self.stalling.lapses_counted || self.rating_pool.starts_with(dudo_store::ladder::POOL_PREFIX)
     }
 
-    /// The call window's time is up: whoever has not answered lets the claim pass.
+    /// The call window's time is up: whoever has not answered lets the claim pass, and is
+    /// told so (where lapses count) before the game moves on.
     pub fn close_window(&mut self, now: Now) {
-        let lapsed = self.window.as_mut().map(|w| w.time_up(now.mono)).unwrap_or_default();
-        let seats: Vec<Seat> = lapsed.into_iter().filter(|&s| !self.seats.is_bot(s)).collect();
-        if self.lapses_count() && !seats.is_empty() {
-            let _ = self.apply(Input::WindowLapsed { seats }, now);
+        let (lapsed, cut_short) = self.window.as_mut().map(|w| w.time_up(now.mono)).unwrap_or_default();
+        let people = |seats: Vec<Seat>| -> Vec<Seat> {
+            seats.into_iter().filter(|&s| !self.seats.is_bot(s)).collect()
+        };
+        let (seats, cut_short) = (people(lapsed), people(cut_short));
+        if self.lapses_count() && !(seats.is_empty() && cut_short.is_empty()) {
+            let _ = self.apply(Input::WindowLapsed { seats, cut_short }, now);
         }
         self.settle(now);
+    }
+
+    /// Whether an answer from `seat` naming `answers` was to the last call window that asked
+    /// it, now closed: refused as `call_window_closed`, not as a stale prompt.
+    pub fn answers_closed_window(&self, seat: Seat, answers: u64) -> bool {
+        self.asked_in.get(&seat) == Some(&answers) && !self.window.as_ref().is_some_and(|w| w.waits_for(seat))
     }
 
     /// A person's move or call. In an open call window, a call waits for the window's
@@ -305,7 +318,9 @@ impl TableCore {
                 self.keep_answer(seat, None, false, now);
                 Ok(self.answered(seat, now))
             }
-            Some(window) if window.asked(seat) && window.is_open() => Err(TableError::AlreadyAnswered),
+            Some(window) if window.answered(seat) => Err(TableError::AlreadyAnswered),
+            // Asked, and its time ran out or the window decided without it.
+            Some(window) if window.asked(seat) => Err(TableError::CallWindowClosed),
             _ => Err(TableError::NoCallWindow),
         }
     }
@@ -364,7 +379,8 @@ impl TableCore {
         }
     }
 
-    /// Prompts `seat` again, if it may still act (its last move was refused for the pace).
+    /// Prompts `seat` again, if it may still act: its last answer was refused (at once), or
+    /// refused for the pace (once it may move).
     pub fn prompt_again(&mut self, seat: Seat, now: Now) {
         if let Some(prompt) = self.prompt_for(seat, now) {
             self.log.queue_each(|viewer| (viewer == Viewer::Seat(seat)).then(|| prompt.clone()));

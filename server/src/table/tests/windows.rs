@@ -65,7 +65,9 @@ fn a_call_window_closes_at_its_time_and_the_held_move_plays() {
     core.close_window(at(5));
     assert_eq!(core.window_closes(), None);
     assert_eq!(core.play(third, Action::Calza, at(5)), Err(TableError::CallWindowClosed));
-    assert_eq!(core.pass_call(third, at(5)), Err(TableError::NoCallWindow));
+    // Its answer comes too late, whatever it is; a seat the window never asked has none.
+    assert_eq!(core.pass_call(third, at(5)), Err(TableError::CallWindowClosed));
+    assert_eq!(core.pass_call(next, at(5)), Err(TableError::NoCallWindow));
     // The next seat raises (no window open: played at once); the new claim's window asks
     // the first bidder, and the third seat's raise waits in it until it closes.
     assert!(core.play(next, Action::Bid(dudo_rules::Bid::new(3, 3)), at(6)).unwrap());
@@ -250,4 +252,44 @@ fn a_default_move_the_clock_held_in_a_window_is_played_as_a_time_out_after_a_reb
         .into_iter()
         .any(|e| matches!(e, TableEvent::TurnTimedOut { seat, .. } if seat == next));
     assert!(timed_out, "played as the time-out it was");
+}
+
+/// On a ladder table a seat given less than the whole window (its patience) that runs out of
+/// it is told so in a `call_window_lapsed` event (as `cut_short`, not held against it) before
+/// the game moves on, and its late answer is refused as `call_window_closed`, not as a stale
+/// prompt, however far the game has moved.
+#[test]
+fn a_window_cut_short_says_so_and_a_late_answer_to_it_is_call_window_closed() {
+    let pacing = Pacing { call_window_millis: 3_000, ..Pacing::default() };
+    let mut setup = setup(3, pacing, false, GameLength::default());
+    (setup.seed, setup.rating_pool) = (None, format!("{}duel", dudo_store::ladder::POOL_PREFIX));
+    let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [9; 32], at(0));
+    for name in ["ana", "ben", "cat"] {
+        person(&mut core, name, at(0));
+    }
+    start(&mut core, at(1));
+    let bidder = core.game().and_then(dudo_rules::Game::turn).unwrap();
+    let (next, third) = ((bidder + 1) % 3, (bidder + 2) % 3);
+    core.play(bidder, Action::Bid(dudo_rules::Bid::new(2, 3)), at(2)).unwrap();
+    core.settle(at(2));
+    let claim = core.last_seq().unwrap();
+    // A second into the game, the windows may wait a second in all: cut short to that.
+    assert_eq!(core.window_closes(), Some(Duration::from_secs(3)));
+    let all = watch(&mut core, None, None, at(2));
+    all.take();
+    core.close_window(at(3));
+    core.deliver();
+    let kinds = all.table_events();
+    let told = kinds.iter().find_map(|k| match k {
+        TableEvent::CallWindowLapsed { seats, cut_short } => Some((seats.clone(), cut_short.clone())),
+        _ => None,
+    });
+    assert_eq!(told, Some((vec![], vec![third])), "{kinds:?}");
+    assert_eq!(core.pass_call(third, at(3)), Err(TableError::CallWindowClosed));
+    // The game moves on; an answer naming the window's prompt is still known for what it is.
+    assert!(core.play(next, Action::Bid(dudo_rules::Bid::new(3, 3)), at(4)).unwrap());
+    core.settle(at(4));
+    assert_ne!(core.last_seq(), Some(claim));
+    assert!(core.answers_closed_window(third, claim));
+    assert!(!core.answers_closed_window(next, claim), "the window never asked the next seat");
 }

@@ -1,0 +1,166 @@
+//! What a seat is told when its answer does not stand: a refused move is followed at once by
+//! the prompt again (a bot that waits for prompts never waits for the clock), over the Play
+//! stream and after `Act`; an answer to a call window that has closed is refused as
+//! `call_window_closed`, however far the game has moved since.
+
+use std::time::Duration;
+
+use dudo_proto::v1 as pb;
+use dudo_proto::v1::lobby_client::LobbyClient;
+use dudo_proto::v1::play_client::PlayClient;
+use dudo_proto::v1::play_update::Update as Up;
+use dudo_tests::bearer;
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+
+/// A person's seat at a fibbing table of `seats` with no clock (only its answers move the
+/// game), the server's odds bots in the other seats, answering at once; its stream open
+/// and the game started.
+struct Seat {
+    table: String,
+    token: String,
+    play: PlayClient<Channel>,
+    up: mpsc::Sender<pb::PlayRequest>,
+    updates: tonic::Streaming<pb::PlayUpdate>,
+}
+
+impl Seat {
+    async fn at_a_table_of(seats: u32, call_window_millis: u32) -> Seat {
+        let addr = crate::serve().await;
+        let channel = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+        let mut lobby = LobbyClient::new(channel.clone());
+        let request = pb::CreateTableRequest {
+            preset: "fibbing".into(),
+            name: "Ann".into(),
+            seats,
+            move_millis: Some(0),
+            call_window_millis: Some(call_window_millis),
+            ..Default::default()
+        };
+        let host = lobby.create_table(request).await.unwrap().into_inner();
+        let (table, token) = (host.table.unwrap().id, host.token);
+        for _ in 1..seats {
+            let bot = pb::AddBotRequest { table: table.clone(), bot: "odds".into() };
+            lobby.add_bot(bearer(bot, &token)).await.unwrap();
+        }
+        let mut play = PlayClient::new(channel);
+        let (up, rx) = mpsc::channel(8);
+        let hello = pb::Hello { table: table.clone(), since: None };
+        up.send(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)), answers: None })
+            .await
+            .unwrap();
+        let mut updates = play.play(bearer(ReceiverStream::new(rx), &token)).await.unwrap().into_inner();
+        // The snapshot first, then the start: the stream sees the game from its beginning.
+        assert!(matches!(next(&mut updates).await, Up::Snapshot(_)));
+        lobby.start_game(bearer(pb::TableRef { table: table.clone() }, &token)).await.unwrap();
+        Seat { table, token, play, up, updates }
+    }
+
+    async fn send(&self, request: pb::play_request::Request, answers: Option<u64>) {
+        self.up.send(pb::PlayRequest { request: Some(request), answers }).await.unwrap();
+    }
+
+    /// Reads on to the next prompt that `wanted` picks, playing its own turns meanwhile with
+    /// the least raise it may make (or a challenge) when `wanted` passes them by.
+    async fn prompt_where(&mut self, wanted: impl Fn(&pb::Prompt) -> bool) -> pb::Prompt {
+        loop {
+            if let Up::Prompt(p) = next(&mut self.updates).await {
+                if wanted(&p) {
+                    return *p;
+                }
+                if p.call_window_unix_millis.is_none() {
+                    self.send(least_move(&p), p.last_seq).await;
+                }
+            }
+        }
+    }
+}
+
+/// The next update on `updates`, within 10 s.
+async fn next(updates: &mut tonic::Streaming<pb::PlayUpdate>) -> Up {
+    let update = tokio::time::timeout(Duration::from_secs(10), updates.next()).await;
+    update.expect("nothing came for 10 s").expect("the stream ended").unwrap().update.unwrap()
+}
+
+/// The least raise the prompt allows, or a challenge.
+fn least_move(p: &pb::Prompt) -> pb::play_request::Request {
+    use pb::action::Action as A;
+    let legal = p.legal.as_ref().unwrap();
+    let action = match legal.bids.first() {
+        Some(r) => A::Bid(pb::Bid { quantity: r.min_quantity, face: r.face }),
+        None => A::Dudo(pb::Dudo { target: None }),
+    };
+    pb::play_request::Request::Action(pb::Action { action: Some(action) })
+}
+
+fn ours(p: &pb::Prompt) -> bool {
+    p.call_window_unix_millis.is_none() && p.view.as_ref().and_then(|v| v.turn) == Some(0)
+}
+
+#[tokio::test]
+async fn a_refused_move_is_followed_at_once_by_the_prompt_again() {
+    let mut seat = Seat::at_a_table_of(2, 100).await;
+    let prompt = seat.prompt_where(ours).await;
+    // A bid on a face the dice do not have, sent up the stream: refused, then asked again.
+    let seven = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 1, face: 7 })) };
+    seat.send(pb::play_request::Request::Action(seven.clone()), prompt.last_seq).await;
+    match next(&mut seat.updates).await {
+        Up::Rejected(r) => assert_eq!(r.code, "face_out_of_range", "{r:?}"),
+        other => panic!("the refusal first, not {other:?}"),
+    }
+    match next(&mut seat.updates).await {
+        Up::Prompt(p) => assert_eq!(p.last_seq, prompt.last_seq, "the same decision, asked again"),
+        other => panic!("the prompt again, not {other:?}"),
+    }
+    // The same through Act: its reply is the refusal, and the stream has the prompt again.
+    let act = pb::ActRequest {
+        table: seat.table.clone(),
+        action: Some(seven),
+        pass_call: false,
+        answers: prompt.last_seq,
+    };
+    let refused = seat.play.act(bearer(act, &seat.token)).await.unwrap_err();
+    assert_eq!(refused.metadata().get("dudo-code").unwrap(), "face_out_of_range");
+    match next(&mut seat.updates).await {
+        Up::Prompt(p) => assert_eq!(p.last_seq, prompt.last_seq),
+        other => panic!("the prompt again, not {other:?}"),
+    }
+    // Answered rightly, the game goes on.
+    seat.send(least_move(&prompt), prompt.last_seq).await;
+    loop {
+        match next(&mut seat.updates).await {
+            Up::Rejected(r) => panic!("{r:?}"),
+            Up::Event(e) if e.seq > prompt.last_seq.unwrap_or(0) => break,
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_answer_to_a_call_window_that_closed_is_call_window_closed_after_the_game_moved_on() {
+    // Three seats: after each claim the seat two after the bidder may call calza.
+    let mut seat = Seat::at_a_table_of(3, 1_000).await;
+    let window = seat.prompt_where(|p| p.call_window_unix_millis.is_some()).await;
+    let asked = window.last_seq.unwrap();
+    // Not answered: the window closes after its second, and the game moves on. The seat
+    // answers as soon as it sees that, well before any later window of its own could close.
+    loop {
+        match next(&mut seat.updates).await {
+            Up::Event(e) if e.seq > asked => break,
+            _ => {}
+        }
+    }
+    seat.send(pb::play_request::Request::PassCall(pb::PassCall {}), Some(asked)).await;
+    loop {
+        match next(&mut seat.updates).await {
+            Up::Rejected(r) => {
+                assert_eq!(r.code, "call_window_closed", "{r:?}");
+                break;
+            }
+            Up::Prompt(p) if ours(&p) => seat.send(least_move(&p), p.last_seq).await,
+            _ => {}
+        }
+    }
+}
