@@ -30,6 +30,11 @@ pub struct LadderArgs {
     /// Play with one of the SDK's strategies instead: random, odds or reader.
     #[arg(long)]
     pub builtin: Option<String>,
+    /// With --builtin: how long the strategy thinks before each move, in milliseconds (at
+    /// most 10000), so a game lasts long enough to follow, or to try a resume or the clock by
+    /// hand. The pool's own bots pause by its `bot_think_millis`.
+    #[arg(long, requires = "builtin", conflicts_with = "bot", value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub bot_think_ms: Option<u32>,
     /// Games at once (up to the pool's limit).
     #[arg(long, default_value_t = 1)]
     pub at_once: u32,
@@ -143,7 +148,11 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 let fill = if p.bots.is_empty() {
                     String::new()
                 } else {
-                    format!("; filled by {} after {} s", p.bots.join(", "), p.fill_after_seconds)
+                    let think = match p.bot_think_millis {
+                        0 => String::new(),
+                        ms => format!(", who think {} s a move", seconds(ms)),
+                    };
+                    format!("; filled by {} after {} s{think}", p.bots.join(", "), p.fill_after_seconds)
                 };
                 let who = match p.players.as_str() {
                     "people" => " (for people: the page's Play rated)",
@@ -176,7 +185,8 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         let name = crate::account_cmd::name_of(&client, &playing).await?;
         eprintln!("(playing as {} with {})", safe(&name), playing.from);
         let client = client.with_account(Some(playing.token.clone()));
-        let player = SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?;
+        let think = std::time::Duration::from_millis(args.bot_think_ms.unwrap_or(0).into());
+        let player = SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?.thinking(think);
         // Never more games at once than are asked for in all.
         let at_once = if args.games > 0 { args.at_once.min(u32::try_from(args.games).unwrap_or(u32::MAX)) } else { args.at_once };
         let mut updates = client.enter(&pool, at_once).await.map_err(|e| {
@@ -320,7 +330,8 @@ async fn enter_again(
 /// SDK's strategies.
 pub(crate) enum SeatPlayer {
     Command(String),
-    Builtin(String),
+    /// A strategy, and its pause before each move.
+    Builtin(String, std::time::Duration),
 }
 
 impl SeatPlayer {
@@ -333,9 +344,17 @@ impl SeatPlayer {
                     dudo_bot::builtin(b, 0).is_some(),
                     "--builtin: random, odds or reader, not {b:?}"
                 );
-                Ok(SeatPlayer::Builtin(b.to_string()))
+                Ok(SeatPlayer::Builtin(b.to_string(), std::time::Duration::ZERO))
             }
             (None, None) => anyhow::bail!("say who plays: --bot COMMAND, or --builtin random|odds|reader"),
+        }
+    }
+
+    /// A strategy that pauses `think` before each move (a command keeps its own pace).
+    pub(crate) fn thinking(self, think: std::time::Duration) -> SeatPlayer {
+        match self {
+            SeatPlayer::Builtin(strategy, _) => SeatPlayer::Builtin(strategy, think),
+            command => command,
         }
     }
 }
@@ -421,15 +440,16 @@ impl Seats {
                 });
                 self.commands.push((table.to_string(), pid, waiting));
             }
-            SeatPlayer::Builtin(strategy) => {
-                let (client, strategy, seed) = (self.client.clone(), strategy.clone(), self.seed);
+            SeatPlayer::Builtin(strategy, think) => {
+                let (client, strategy, seed, think) =
+                    (self.client.clone(), strategy.clone(), self.seed, *think);
                 let exits = self.exits_tx.clone();
                 self.players.retain(|(_, p)| !p.is_finished());
                 self.players.push((
                     table.to_string(),
                     tokio::spawn(async move {
                         if let Some(mut bot) = dudo_bot::builtin(&strategy, seed)
-                            && let Err(e) = dudo_bot::play(&mut bot, &client, &key).await
+                            && let Err(e) = dudo_bot::play_thinking(&mut bot, &client, &key, think).await
                         {
                             eprintln!("dudo: table {}: {e}", key.table);
                         }

@@ -29,6 +29,7 @@ fn pool(name: &str, seats: u32, move_millis: u32, fill_after_seconds: u32) -> Po
         bench_minutes: 1,
         seed: None,
         players: Default::default(),
+        bot_think_millis: 0,
     }
 }
 
@@ -453,6 +454,10 @@ fn the_ladder_commands_of_the_terminal_client() {
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
     let pools = dudo_tests::duel_pool(&home).unwrap();
+    // And a pool whose bots take their time, as one to try a resume by hand in.
+    let slow = "\n[[pool]]\nname = \"slow\"\npreset = \"fibbing\"\nseats = 2\nbots = [\"odds\"]\nfill_after_seconds = 0\nbot_think_millis = 300\n";
+    let duel = std::fs::read_to_string(&pools).unwrap();
+    std::fs::write(&pools, duel + slow).unwrap();
     let db = home.join("server.db");
     let mut server = dudo_tests::start_server(
         &dudo_tests::binary("dudo-server"),
@@ -476,6 +481,7 @@ fn the_ladder_commands_of_the_terminal_client() {
     assert!(ok && out.contains("duel") && out.contains("2 seats of fibbing"), "{out}");
     // What a bot author must know of a pool: its clocks, its call window, its bench.
     assert!(out.contains("calls out of turn within 1 s") && out.contains("lapsed call windows"), "{out}");
+    assert!(out.contains("filled by odds after 0 s, who think 0.3 s a move"), "{out}");
     let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds"]);
     assert!(!ok && out.contains("dudo account register"), "the ladder asks for an account: {out}");
     let (ok, out) = dudo(&home, &["account", "register", "Oddity", "--bot"]);
@@ -487,6 +493,15 @@ fn the_ladder_commands_of_the_terminal_client() {
         .to_string();
     let (ok, out) = dudo(&home, &["ladder", "duel", "--builtin", "odds", "--games", "2"]);
     assert!(ok && out.matches("finished").count() == 2, "{out}");
+    // Slowed on both sides: each seat moves at least once in each of the five rounds a game of
+    // two seats of five dice takes at the least, the pool's bot 0.3 s a move, ours 0.2 s.
+    let began = std::time::Instant::now();
+    let (ok, slowed) =
+        dudo(&home, &["ladder", "slow", "--builtin", "odds", "--games", "1", "--bot-think-ms", "200"]);
+    assert!(ok && slowed.matches("finished").count() == 1, "{slowed}");
+    assert!(began.elapsed() >= std::time::Duration::from_millis(2_500), "{:?}: {slowed}", began.elapsed());
+    let (ok, refused) = dudo(&home, &["ladder", "slow", "--bot", "true", "--bot-think-ms", "200"]);
+    assert!(!ok && refused.contains("--bot-think-ms"), "a command keeps its own pace: {refused}");
     // Every command that plays with a token says whose, and where it came from.
     assert!(out.contains("playing as Oddity with the token kept for"), "{out}");
     let (ok, shown) = dudo(&home, &["account", "show"]);

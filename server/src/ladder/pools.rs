@@ -15,6 +15,7 @@
 //! bench_minutes = 10         # ... for this long
 //! settings = { "dice.faces" = "6" }      # rule settings on top of the preset
 //! players = "anyone"         # who may enter: "anyone", "people" or "bots" (account kinds)
+//! bot_think_millis = 0       # the built-in bots' pause before each move (0 to 10000)
 //! # seed = 7   # every table dealt from this seed: for tests only (players learn the dice)
 //! ```
 
@@ -43,6 +44,9 @@ fn default_fill_after() -> u32 {
 fn default_call_window() -> u32 {
     1_000
 }
+
+/// The longest pause a pool's bots may take before a move, as at a table anyone makes.
+const MAX_BOT_THINK_MILLIS: u32 = 10_000;
 
 /// One pool: its rules, its tables' size and clock, and how it treats its players.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -79,6 +83,10 @@ pub struct Pool {
     /// Who may enter, by account kind.
     #[serde(default)]
     pub players: Players,
+    /// How long its built-in bots think before each move: with 0 a game against them ends
+    /// within a second, too soon to try a resume or the clock by hand.
+    #[serde(default)]
+    pub bot_think_millis: u32,
 }
 
 /// Who may enter a pool. A people's pool is what the page offers as "Play rated": its
@@ -151,6 +159,9 @@ impl Pool {
         if !(100..=60_000).contains(&self.call_window_millis) {
             return Err(format!("pool {}: call_window_millis: 100 to 60000", self.name));
         }
+        if self.bot_think_millis > MAX_BOT_THINK_MILLIS {
+            return Err(format!("pool {}: bot_think_millis: 0 to {MAX_BOT_THINK_MILLIS}", self.name));
+        }
         if let Some(bot) = self.bots.iter().find(|b| !dudo_rules::bots::NAMES.contains(&b.as_str())) {
             return Err(format!(
                 "pool {}: no bot {bot:?}; the bots are {}",
@@ -185,6 +196,7 @@ pub fn builtin() -> Vec<Pool> {
         bench_minutes: default_bench_minutes(),
         seed: None,
         players: Players::Anyone,
+        bot_think_millis: 0,
     };
     // People play at a person's pace: a minute a move, and a longer wait for others.
     let people = Pool {
@@ -229,5 +241,9 @@ mod tests {
         assert!(parse(&file("preset = \"fibbing\"\nseats = 40")).unwrap_err().contains("seats"));
         assert!(parse(&file("preset = \"nope\"\nseats = 2")).unwrap_err().contains("preset"));
         assert!(parse(&file("preset = \"fibbing\"\nseats = 2\nbots = [\"god\"]")).is_err());
+        let slow = parse(&file("preset = \"fibbing\"\nseats = 2\nbot_think_millis = 400")).unwrap();
+        assert_eq!(slow[0].bot_think_millis, 400);
+        let sleepy = parse(&file("preset = \"fibbing\"\nseats = 2\nbot_think_millis = 60000"));
+        assert!(sleepy.unwrap_err().contains("bot_think_millis: 0 to 10000"));
     }
 }

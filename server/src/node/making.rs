@@ -248,6 +248,7 @@ impl Dudo {
             // Bots compete here: the pool's window, short beside the move clock, and each
             // seat's patience (see `table::window::Patience`).
             call_window_millis: pool.call_window_millis,
+            bot_think_millis: pool.bot_think_millis,
             rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
             bot_check: false,
             stalling: Default::default(),
@@ -289,7 +290,7 @@ impl Dudo {
                 seed: order.seed,
                 pacing: table::Pacing {
                     clock,
-                    bot_pause: std::time::Duration::ZERO,
+                    bot_pause: std::time::Duration::from_millis(order.bot_think_millis.into()),
                     call_window_millis: order.call_window_millis,
                 },
                 rate: self.limits.actions_per_second,
@@ -415,6 +416,8 @@ pub(crate) struct ServerTable {
     pub(crate) move_millis: u32,
     pub(crate) time_bank_millis: u32,
     pub(crate) call_window_millis: u32,
+    /// Its built-in bots' pause before each move (a ladder pool's `bot_think_millis`).
+    pub(crate) bot_think_millis: u32,
     pub(crate) rating_pool: String,
     /// A bot check's table: a seat that lets a call window lapse is not asked again that
     /// game and the lapse is an event a watcher sees (as a ladder's tables do by their rating

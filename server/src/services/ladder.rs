@@ -129,6 +129,7 @@ impl Ladder for Dudo {
                 bench_after_timeouts: p.bench_after_timeouts,
                 bench_minutes: p.bench_minutes,
                 players: p.players.as_str().into(),
+                bot_think_millis: p.bot_think_millis,
             })
             .collect();
         Ok(Response::new(pb::ListPoolsResponse { pools }))

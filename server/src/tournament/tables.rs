@@ -76,6 +76,7 @@ pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: G
         // by how quick each seat has been): a deal's rotations are played alike. A seat that
         // lets one lapse is not asked again that game, and the lapse counts towards its bench.
         call_window_millis: live.spec.call_window(),
+        bot_think_millis: 0,
         rating_pool: match live.spec.rating_pool.as_str() {
             "" => String::new(),
             pool => format!("{}{pool}", dudo_store::ladder::POOL_PREFIX),
