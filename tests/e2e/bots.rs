@@ -1,5 +1,6 @@
-//! Bots as their authors run them: the SDK's 15-line Rust example and the Python example
-//! each play whole games against a real server, and `dudo arena` runs tournaments whose
+//! Bots as their authors run them: the SDK's 15-line Rust example and the Python, Node.js
+//! and Go examples each play whole games against a real server (the Go one on the ladder
+//! too, over `Ladder.Enter` itself), and `dudo arena` runs tournaments whose
 //! standings add up, replay from their seed, take external bots, and export a file that
 //! `dudo tournament verify` checks (and finds a changed move in).
 
@@ -72,7 +73,8 @@ async fn the_fifteen_line_rust_bot_plays_a_whole_game() {
 }
 
 /// An example bot in another language plays a whole game against the server's bots, run as
-/// `PROGRAM SCRIPT HOST:PORT CODE NAME`, as docs/bots.md tells its author to.
+/// `PROGRAM SCRIPT HOST:PORT CODE NAME` (or `PROGRAM play HOST:PORT CODE NAME` for a built
+/// program), as docs/bots.md tells its author to.
 async fn example_bot_plays(program: Result<String, String>, test: &str, script: &str, name: &str) {
     let program = match program {
         Ok(p) => p,
@@ -81,10 +83,10 @@ async fn example_bot_plays(program: Result<String, String>, test: &str, script: 
             return;
         }
     };
-    let script = root().join(script);
+    let first = if script == "play" { script.into() } else { root().join(script) };
     let out = game_with(|addr, code| {
         Command::new(&program)
-            .arg(&script)
+            .arg(&first)
             .args([addr, code, name])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -108,6 +110,70 @@ async fn the_python_example_bot_plays_a_whole_game() {
 async fn the_node_example_bot_plays_a_whole_game() {
     let test = "bots::the_node_example_bot_plays_a_whole_game";
     example_bot_plays(dudo_tests::node(), test, "bot-sdk/examples/node/bot.js", "Nodo").await;
+}
+
+/// The Go example (`bot-sdk/examples/go`, grpc-go from Debian's packages, built by
+/// `scripts/go-env.sh`) plays a whole game.
+#[tokio::test]
+async fn the_go_example_bot_plays_a_whole_game() {
+    let test = "bots::the_go_example_bot_plays_a_whole_game";
+    let program = tokio::task::spawn_blocking(dudo_tests::go_bot).await.unwrap();
+    example_bot_plays(program, test, "play", "Gopher").await;
+}
+
+/// The Go example enters a ladder pool over `Ladder.Enter` itself, as an account, plays the
+/// games it is seated at over Play, and stops after as many as asked, none left unplayed.
+#[test]
+fn the_go_example_bot_plays_the_ladder_through_enter() {
+    let program = match dudo_tests::go_bot() {
+        Ok(p) => p,
+        Err(why) => {
+            return dudo_tests::skipped("bots::the_go_example_bot_plays_the_ladder_through_enter", &why);
+        }
+    };
+    let home = std::env::temp_dir().join(format!("dudo-go-ladder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let pools = dudo_tests::duel_pool(&home).unwrap();
+    let db = home.join("server.db");
+    let mut server = dudo_tests::start_server(
+        &binary("dudo-server"),
+        &["--db", db.to_str().unwrap(), "--ladder", pools.to_str().unwrap()],
+    )
+    .unwrap();
+    let addr = server.addr.clone();
+    let registered = Command::new(binary("dudo"))
+        .args(["account", "register", "Gopher", "--bot", "--server", &addr])
+        .env("DUDO_HOME", &home)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&registered.stdout).to_string();
+    let token = said
+        .lines()
+        .find_map(|l| l.strip_prefix("For a bot elsewhere: DUDO_API_TOKEN="))
+        .unwrap_or_else(|| panic!("no token: {said}"))
+        .to_string();
+    let out = Command::new(&program)
+        .args(["ladder", &addr, "duel", "-games", "3", "-at-once", "2"])
+        .env("DUDO_API_TOKEN", &token)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Gopher: 3 ladder games played in duel"), "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches("Gopher: game over, place").count(), 3, "{stdout}");
+    // On the board with its three games, and no game of its left to the clock.
+    let board = Command::new(binary("dudo"))
+        .args(["leaderboard", "duel", "--server", &addr])
+        .env("DUDO_HOME", &home)
+        .output()
+        .unwrap();
+    let board = String::from_utf8_lossy(&board.stdout);
+    assert!(board.contains("Gopher [bot]"), "{board}");
+    assert!(!stderr.contains("turn_timed_out") && !stderr.contains("benched"), "{stderr}");
+    let _ = server.child.kill();
+    let _ = server.child.wait();
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 fn arena(args: &[&str]) -> (String, Vec<serde_json::Value>) {

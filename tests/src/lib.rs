@@ -48,6 +48,12 @@ pub fn node() -> Result<String, String> {
     from_script("node-env.sh", "no Node.js environment")
 }
 
+/// The Go example bot (`dudobot`), built by `scripts/go-env.sh` with Debian's Go packages,
+/// or why there is none.
+pub fn go_bot() -> Result<String, String> {
+    from_script("go-env.sh", "no Go")
+}
+
 /// The node that runs the browser tests (`tests/browser`), with Debian's chromium and
 /// playwright-core made ready by `scripts/browser-env.sh`, or why there is none.
 pub fn browser() -> Result<String, String> {
