@@ -422,7 +422,10 @@ where
             }
             continue;
         }
-        let mut updates = match client.enter(pool, at_once).await {
+        // Games still to deal: the server seats no more than that, so none is dealt as the
+        // stream closes (a seat nobody plays, whose time-outs would bench the account).
+        let to_deal = u32::try_from(games - run.places.len() - in_play.len()).unwrap_or(0);
+        let mut updates = match client.enter(pool, at_once, to_deal).await {
             Ok(updates) => updates,
             Err(ClientError::Refused { status }) if dudo_client::dropped(&status) => {
                 let since = *failing_since.get_or_insert_with(tokio::time::Instant::now);

@@ -189,7 +189,12 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         let player = SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?.thinking(think);
         // Never more games at once than are asked for in all.
         let at_once = if args.games > 0 { args.at_once.min(u32::try_from(args.games).unwrap_or(u32::MAX)) } else { args.at_once };
-        let mut updates = client.enter(&pool, at_once).await.map_err(|e| {
+        // Games still to deal (0: no end): the server seats no more than that, so none is
+        // dealt as the stream closes (a seat nobody plays, whose time-outs bench the account).
+        let to_deal = |ended: usize, in_play: usize| {
+            if args.games == 0 { 0 } else { u32::try_from(args.games - ended - in_play).unwrap_or(u32::MAX) }
+        };
+        let mut updates = client.enter(&pool, at_once, to_deal(0, 0)).await.map_err(|e| {
             // The server names its field (`games`); here it is the flag.
             match e.to_string().strip_prefix("at_once:") {
                 Some(rest) => anyhow::anyhow!("--at-once:{rest}"),
@@ -223,11 +228,13 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 Ok(Some(update)) => update,
                 // Dropped by the server (its node died or drained): the ladder is elsewhere now.
                 Ok(None) => {
-                    updates = enter_again(&client, &pool, at_once, &mut in_play).await?;
+                    let games = to_deal(ended, in_play.len());
+                    updates = enter_again(&client, &pool, at_once, games, &mut in_play).await?;
                     continue;
                 }
                 Err(status) if dudo_client::dropped(&status) => {
-                    updates = enter_again(&client, &pool, at_once, &mut in_play).await?;
+                    let games = to_deal(ended, in_play.len());
+                    updates = enter_again(&client, &pool, at_once, games, &mut in_play).await?;
                     continue;
                 }
                 Err(status) => return Err(status.into()),
@@ -304,6 +311,7 @@ async fn enter_again(
     client: &dudo_client::Client,
     pool: &str,
     at_once: u32,
+    games: u32,
     in_play: &mut [(String, String, bool)],
 ) -> anyhow::Result<dudo_client::Streaming<pb::LadderUpdate>> {
     println!("The ladder is moving to another node of the server; entering again (games in play go on).");
@@ -313,7 +321,7 @@ async fn enter_again(
     let started = std::time::Instant::now();
     let mut pause = std::time::Duration::from_millis(100);
     loop {
-        match client.enter(pool, at_once).await {
+        match client.enter(pool, at_once, games).await {
             Ok(updates) => return Ok(updates),
             Err(dudo_client::ClientError::Refused { status })
                 if dudo_client::dropped(&status) && started.elapsed() < LADDER_GIVE_UP_AFTER =>

@@ -312,14 +312,16 @@ impl Client {
         Ok(self.ladder.clone().list_pools(pb::ListPoolsRequest {}).await?.into_inner().pools)
     }
 
-    /// Enters a ladder pool as this client's account, for `at_once` games at once: the stream
-    /// says where the queue stands, each seat to play (with its token), benches and each end.
+    /// Enters a ladder pool as this client's account, for `at_once` games at once and `games`
+    /// in all (0: no end): the stream says where the queue stands, each seat to play (with its
+    /// token), benches and each end, and ends once the `games` have all ended.
     pub async fn enter(
         &self,
         pool: &str,
         at_once: u32,
+        games: u32,
     ) -> Result<tonic::Streaming<pb::LadderUpdate>, ClientError> {
-        let request = self.as_account(pb::EnterRequest { pool: pool.into(), at_once })?;
+        let request = self.as_account(pb::EnterRequest { pool: pool.into(), at_once, games })?;
         Ok(self.ladder.clone().enter(request).await?.into_inner())
     }
 

@@ -14,6 +14,113 @@ pub const CODE_KEY: &str = "dudo-code";
 /// The metadata key saying how long to wait before calling again, in milliseconds.
 pub const RETRY_AFTER_KEY: &str = "dudo-retry-after-ms";
 
+/// Every code a refusal can carry in [`CODE_KEY`] (and `rejected.code`): the rules' own
+/// (`RuleError::reason`), a table's (`TableError::code`), an account's (`AccountError::code`)
+/// and the services' (`refused`). The one table of them: docs/protocol.md's "Refusal codes"
+/// lists each, and the tests hold the docs and the server's sources to it both ways.
+pub const CODES: &[&str] = &[
+    // The rules (dudo_rules::RuleError::reason).
+    "game_over",
+    "no_such_seat",
+    "out_of_the_game",
+    "not_your_turn",
+    "face_out_of_range",
+    "quantity_out_of_range",
+    "opening_on_wilds",
+    "face_locked",
+    "bid_not_higher",
+    "no_bid_yet",
+    "not_challengeable",
+    "exact_call_not_allowed",
+    "pass_not_allowed",
+    "push_not_allowed",
+    "push_die_missing",
+    "claim_not_higher",
+    "bad_hand",
+    "roll_not_allowed",
+    "claim_not_allowed",
+    "accept_not_allowed",
+    "challenge_not_allowed",
+    "no_dogs_life",
+    "not_in_this_game",
+    "watch_not_allowed",
+    "wild_never_bid",
+    "leave_mid_round",
+    // A table (TableError::code).
+    "not_seated",
+    "not_host",
+    "not_started",
+    "cannot_start",
+    "game_started",
+    "table_full",
+    "host_cannot_leave",
+    "already_seated",
+    "account_required",
+    "bad_name",
+    "no_such_bot",
+    "bad_setting",
+    "seats_outside_rules",
+    "not_journalable",
+    "rate_limited",
+    "too_far_behind",
+    "server_busy",
+    "already_answered",
+    "already_leaving",
+    "leaving",
+    "call_window_closed",
+    "no_call_window",
+    "stale_prompt",
+    "table_spent",
+    "journal",
+    // Accounts (AccountError::code).
+    "no_accounts",
+    "name_taken",
+    "registration_closed",
+    "no_token",
+    "bad_token",
+    "suspended",
+    "not_admin",
+    "no_such_account",
+    "no_such_token",
+    "last_token",
+    "too_many_tokens",
+    "store",
+    // The services, and how a stream ends (`refused`).
+    "bad_request",
+    "bad_action",
+    "no_such_table",
+    "no_such_game",
+    "table_closed",
+    "shutting_down",
+    "table_unsaved",
+    "connection_dropped",
+    "table_moved",
+    "removed",
+    "left",
+    "taken_out",
+    "renumbered",
+    "table_reset",
+    "replay_too_large",
+    "tournament_running",
+    "no_ladder",
+    "no_such_pool",
+    "wrong_pool",
+    "already_entered",
+    "ladder_moving",
+    "bot_check_required",
+    "check_running",
+    "no_tournaments",
+    "no_such_tournament",
+    "not_an_account",
+    "not_organiser",
+    "too_many_tournaments",
+    "entry_closed",
+    "tournament_over",
+    "tournament_full",
+    "entered_again",
+    "tournaments_moving",
+];
+
 /// A table's refusal as a gRPC status: the one place table errors meet status codes.
 pub fn status(e: TableError) -> Status {
     use table::error::Kind;
@@ -149,4 +256,71 @@ pub(crate) fn check_settings<'a>(
         bounded("settings.value", value, MAX_SETTING_VALUE)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::{Path, PathBuf};
+
+    /// The `.rs` files under `dir`, recursively.
+    fn sources(dir: &Path) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(sources(&path));
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+        found
+    }
+
+    /// The code-like string literals (`snake_case`) that follow `after` in `text`, past any
+    /// whitespace.
+    fn literals_after(text: &str, after: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        for (i, _) in text.match_indices(after) {
+            let rest = text[i + after.len()..].trim_start();
+            if let Some(quoted) = rest.strip_prefix('"')
+                && let Some(end) = quoted.find('"')
+                && end > 0
+                && quoted[..end].chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            {
+                found.push(quoted[..end].to_string());
+            }
+        }
+        found
+    }
+
+    /// The codes a `fn NAME(&self)` of `file` returns from its match arms (`=> "code"`).
+    fn arms(file: &Path, function: &str) -> Vec<String> {
+        let text = std::fs::read_to_string(file).unwrap();
+        let start = text.find(function).unwrap_or_else(|| panic!("{function} in {}", file.display()));
+        let body = &text[start..];
+        let body = &body[..body.find("\n    }\n").unwrap()];
+        literals_after(body, "=> ")
+    }
+
+    /// Every code the server's sources send is in [`super::CODES`], and every one there is
+    /// sent somewhere: the table cannot fall behind the code, nor keep a code nobody sends.
+    #[test]
+    fn every_code_the_sources_send_is_in_the_one_table() {
+        let server = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mut sent = BTreeSet::new();
+        for file in sources(&server.join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            sent.extend(literals_after(&text, "refused("));
+        }
+        sent.extend(arms(&server.join("src/table/error.rs"), "pub fn code(&self)"));
+        sent.extend(arms(&server.join("src/accounts.rs"), "pub fn code(&self)"));
+        sent.extend(arms(&server.join("../rules/src/error.rs"), "pub fn reason(&self)"));
+        let table: BTreeSet<String> = super::CODES.iter().map(|c| c.to_string()).collect();
+        assert_eq!(table.len(), super::CODES.len(), "a code listed twice");
+        let missing: Vec<&String> = sent.difference(&table).collect();
+        let stale: Vec<&String> = table.difference(&sent).collect();
+        assert!(missing.is_empty(), "sent but not in status::CODES: {missing:?}");
+        assert!(stale.is_empty(), "in status::CODES but sent nowhere: {stale:?}");
+    }
 }

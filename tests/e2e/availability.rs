@@ -493,7 +493,7 @@ async fn a_held_ladder_stream_does_not_hold_up_a_graceful_stop() {
     let token = guest.register("Waits", true, "test").await.unwrap().token.unwrap().token;
     let entrant = guest.with_account(Some(token));
     // Alone in the pool, it waits to be seated for as long as the stream is open.
-    let mut entered = entrant.enter("fibbing-4", 1).await.unwrap();
+    let mut entered = entrant.enter("fibbing-4", 1, 0).await.unwrap();
     let first = tokio::time::timeout(Duration::from_secs(5), entered.message()).await.unwrap();
     assert!(first.is_ok(), "{first:?}");
     let asked = Instant::now();

@@ -63,7 +63,7 @@ async fn the_bot_check_passes_good_bots_names_each_fault_and_gates_ranked_play()
     // Not checked yet: the ladder waits for a pass.
     let sdk = token("sdk").await;
     let as_sdk = client.clone().with_account(Some(sdk.clone()));
-    let e = as_sdk.enter("calls", 1).await.unwrap_err();
+    let e = as_sdk.enter("calls", 1, 0).await.unwrap_err();
     assert!(e.to_string().contains("bot check"), "{e}");
     let (passed, text) = check(&server.addr, &sdk, &["--builtin", "odds"], "", &scratch.0);
     assert!(passed && text.contains("passed: the bot did nothing wrong"), "{text}");
@@ -73,7 +73,7 @@ async fn the_bot_check_passes_good_bots_names_each_fault_and_gates_ranked_play()
         assert!(met.contains(kind), "{kind} not met: {text}");
     }
     assert!(text.contains("actions it played: ") && text.contains("bid"), "{text}");
-    assert!(as_sdk.enter("calls", 1).await.is_ok(), "a pass opens the ladder");
+    assert!(as_sdk.enter("calls", 1, 0).await.is_ok(), "a pass opens the ladder");
     let python = match python() {
         Ok(p) => p,
         Err(why) => {

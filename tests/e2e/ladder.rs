@@ -126,6 +126,37 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
     assert_eq!((quad.move_millis, quad.call_window_millis, quad.bench_after_timeouts), (10_000, 1_000, 2));
 }
 
+/// An entry for a number of games in all is seated at no more than that, however many it
+/// plays at once, and its stream ends (OK) once they have all ended: a client leaves the
+/// queue without closing a stream a seat may be on its way down (a seat nobody plays would
+/// time out and bench the account).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entry_for_games_in_all_is_dealt_that_many_then_ends() {
+    let addr = server().await;
+    let guest = Client::connect(&addr).await.unwrap();
+    let token = guest.register("Counted", true, "test").await.unwrap().token.unwrap().token;
+    let client = guest.with_account(Some(token));
+    let mut entered = client.enter("odds-4", 2, 3).await.unwrap();
+    let (mut seated, mut ended) = (0, 0);
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(60), entered.message()).await;
+        let Some(update) = next.expect("the entry went quiet").unwrap() else { break };
+        match update.update {
+            Some(pb::ladder_update::Update::Seated(s)) => {
+                seated += 1;
+                let (client, key) = (client.clone(), dudo_client::SeatKey::saved(s.table, s.seat, s.token));
+                tokio::spawn(async move {
+                    let mut bot = dudo_bot::builtin("odds", seated).unwrap();
+                    dudo_bot::play(&mut bot, &client, &key).await.unwrap();
+                });
+            }
+            Some(pb::ladder_update::Update::Ended(_)) => ended += 1,
+            _ => {}
+        }
+    }
+    assert_eq!((seated, ended), (3, 3), "three games dealt and ended, then the stream's end");
+}
+
 #[tokio::test]
 async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
     let addr = server().await;
@@ -135,37 +166,41 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
     let code = |s: &tonic::Status| {
         s.metadata().get("dudo-code").and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
     };
-    let refused =
-        ladder.enter(Request::new(pb::EnterRequest { pool: "stall".into(), at_once: 1 })).await.unwrap_err();
+    let refused = ladder
+        .enter(Request::new(pb::EnterRequest { pool: "stall".into(), at_once: 1, games: 0 }))
+        .await
+        .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::Unauthenticated);
-    let refused =
-        ladder.enter(bearer(pb::EnterRequest { pool: "nope".into(), at_once: 1 }, &token)).await.unwrap_err();
+    let refused = ladder
+        .enter(bearer(pb::EnterRequest { pool: "nope".into(), at_once: 1, games: 0 }, &token))
+        .await
+        .unwrap_err();
     assert_eq!(code(&refused), "no_such_pool");
     let refused = ladder
-        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 9 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 9, games: 0 }, &token))
         .await
         .unwrap_err();
     assert_eq!(code(&refused), "bad_request");
     // A people's pool refuses a bot account, a bots' pool a person's, by a code.
     let refused = ladder
-        .enter(bearer(pb::EnterRequest { pool: "people".into(), at_once: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: "people".into(), at_once: 1, games: 0 }, &token))
         .await
         .unwrap_err();
     assert_eq!((refused.code(), code(&refused).as_str()), (tonic::Code::FailedPrecondition, "wrong_pool"));
     assert!(refused.message().contains("is for people"), "{refused:?}");
     let person = guest.register("Pat", false, "test").await.unwrap().token.unwrap().token;
     let refused = ladder
-        .enter(bearer(pb::EnterRequest { pool: "bots".into(), at_once: 1 }, &person))
+        .enter(bearer(pb::EnterRequest { pool: "bots".into(), at_once: 1, games: 0 }, &person))
         .await
         .unwrap_err();
     assert_eq!(code(&refused), "wrong_pool");
     let mut updates = ladder
-        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1, games: 0 }, &token))
         .await
         .unwrap()
         .into_inner();
     let twice = ladder
-        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1, games: 0 }, &token))
         .await
         .unwrap_err();
     assert_eq!(code(&twice), "already_entered");
@@ -188,7 +223,10 @@ async fn a_player_that_never_moves_is_benched_and_entering_is_checked() {
     drop(updates);
     let mut again = None;
     for _ in 0..50 {
-        match ladder.enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1 }, &token)).await {
+        match ladder
+            .enter(bearer(pb::EnterRequest { pool: "stall".into(), at_once: 1, games: 0 }, &token))
+            .await
+        {
             Ok(stream) => {
                 again = Some(stream.into_inner());
                 break;
@@ -237,7 +275,7 @@ async fn one_ladder_game(
     let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
     let mut updates = ladder_client(addr)
         .await
-        .enter(bearer(pb::EnterRequest { pool: pool.into(), at_once: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: pool.into(), at_once: 1, games: 0 }, &token))
         .await
         .unwrap()
         .into_inner();
@@ -421,7 +459,7 @@ async fn a_suspension_reaches_an_open_enter_stream() {
     let mut ladder = ladder_client(&addr).await;
     // trio fills with bots after a second: suspended before that, it is never seated.
     let mut updates = ladder
-        .enter(bearer(pb::EnterRequest { pool: "trio".into(), at_once: 1 }, &token))
+        .enter(bearer(pb::EnterRequest { pool: "trio".into(), at_once: 1, games: 0 }, &token))
         .await
         .unwrap()
         .into_inner();
@@ -582,7 +620,7 @@ async fn a_seeded_ladder_game_is_the_game_simulate_plays() {
     let guest = Client::connect(&addr).await.unwrap();
     let token = guest.register("Seedy", true, "test").await.unwrap().token.unwrap().token;
     let client = guest.clone().with_account(Some(token));
-    let mut entered = client.enter("seeded", 1).await.unwrap();
+    let mut entered = client.enter("seeded", 1, 0).await.unwrap();
     let seated = loop {
         let update = tokio::time::timeout(Duration::from_secs(20), entered.message()).await.unwrap().unwrap();
         if let Some(pb::ladder_update::Update::Seated(s)) = update.unwrap().update {

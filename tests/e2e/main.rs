@@ -19,6 +19,8 @@ mod calls;
 // The cluster: nodes on one PostgreSQL database behind one address; a node killed, paused
 // or restarted mid-game, and every game finishes as if nothing happened.
 mod cluster;
+// The docs hold to the server: refusal codes, services, health names, metrics.
+mod docs;
 // Failover times: a node killed or drained under tables of people, the stall measured.
 mod failover;
 // The command line: scripts, simulate, rules, mistakes named as typed.

@@ -5,12 +5,12 @@
 // Each `seated` game is played on a goroutine of its own over the ordinary Play stream
 // (seat.go). A game counts once, when the Enter stream says it `ended` or when its
 // goroutine saw game_over, whichever comes first (the two travel on different streams).
-// It asks for no more games at once than it still has to play (entering again with a
-// smaller at_once as the end nears), so the server never seats it at a game it will not
-// play; once as many games are seated as asked for, the Enter stream is closed (which
-// leaves the queue) and the games in play are seen to their end. A stream that ends or
-// drops (a server restarting, the ladder moving to another node: `ladder_moving`) is
-// entered again, for up to two minutes; the server then tells again of the games in play.
+// The entry asks for the games still to deal (EnterRequest.games): the server seats it at
+// no more, and ends the stream once they have all ended. It never closes the stream to
+// leave the queue: a seat dealt as it closed would reach nobody, and its time-outs would
+// bench the account. A stream that drops (a server restarting, the ladder moving to
+// another node: `ladder_moving`) is entered again, for up to two minutes; the server then
+// tells again of the games in play.
 package main
 
 import (
@@ -82,26 +82,21 @@ func runLadder(args []string) error {
 		}
 	}
 	for *games == 0 || done < *games {
-		if *games > 0 && done+len(inPlay) >= *games {
-			// Enough seated: out of the queue, the games in play seen to their end.
+		toDeal := 0 // no end
+		if *games > 0 {
+			toDeal = *games - done - len(inPlay)
+		}
+		if *games > 0 && toDeal == 0 {
+			// All dealt (the stream dropped after the last seat): the games in play end.
 			finish((<-ended).table)
 			continue
 		}
-		// Never more at once than the games still to play: the server seats up to at_once
-		// less those in play, and a seat it deals as the stream closes is never played (its
-		// clock runs out, and time-outs bench the account).
-		atOnceNow := int(*atOnce)
-		if *games > 0 && *games-done < atOnceNow {
-			atOnceNow = *games - done
-		}
 		ctx, cancel := context.WithCancel(withBearer(context.Background(), api))
-		updates, failure := enterLadder(ctx, ladder, &dudov1.EnterRequest{Pool: pool, AtOnce: uint32(atOnceNow)})
+		request := &dudov1.EnterRequest{Pool: pool, AtOnce: uint32(*atOnce), Games: uint32(toDeal)}
+		updates, failure := enterLadder(ctx, ladder, request)
 		err = nil
 	entered:
-		for *games == 0 || done+len(inPlay) < *games {
-			if *games > 0 && *games-done < atOnceNow {
-				break // fewer to go than at_once: enter again asking for fewer
-			}
+		for {
 			select {
 			case e := <-ended:
 				finish(e.table)
@@ -138,9 +133,9 @@ func runLadder(args []string) error {
 				}
 			}
 		}
-		cancel() // closing the stream leaves the queue; the games in play go on
-		if err == nil {
-			continue // enough seated, or entering again for fewer at once
+		cancel()
+		if err == io.EOF && *games > 0 && done+len(inPlay) >= *games {
+			continue // the server ended it: every game dealt (and those in play end soon)
 		}
 		var ce *callError
 		if errors.As(err, &ce) && ce.code == "already_entered" {

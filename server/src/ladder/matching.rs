@@ -34,9 +34,12 @@ impl Matchmaker {
                     if let Some(r) = ready.iter_mut().find(|r| r.index == i) {
                         r.playing += 1;
                     }
+                    if let Some(left) = self.queues[pool].get_mut(i).and_then(|e| e.games_left.as_mut()) {
+                        *left = left.saturating_sub(1);
+                    }
                 }
                 let queue = &self.queues[pool];
-                ready.retain(|r| r.playing < queue[r.index].wants);
+                ready.retain(|r| r.playing < queue[r.index].wants && queue[r.index].games_left != Some(0));
                 if table.0.iter().any(|&i| ready.iter().any(|r| r.index == i)) {
                     // Someone seated wants more games: fewest in play still goes first.
                     ready.sort_by_key(|r| (r.playing, queue[r.index].since));
@@ -64,7 +67,7 @@ impl Matchmaker {
             .map(|(index, e)| Ready { index, playing: self.playing(pool, &e.account.id) })
             .filter(|r| {
                 let e = &queue[r.index];
-                r.playing < e.wants && !e.tx.is_closed() && !self.benched.contains_key(&e.account.id)
+                self.wants_a_seat(pool, e) && !e.tx.is_closed() && !self.benched.contains_key(&e.account.id)
             })
             .collect();
         ready.sort_by_key(|r| (r.playing, queue[r.index].since));

@@ -74,6 +74,9 @@ pub(crate) struct Entrant {
     pub(crate) score: f64,
     pub(crate) since: Instant,
     pub(crate) wants: u32,
+    /// Games still to be dealt on this stream (none: no end); at 0 it takes no more seats,
+    /// and its stream ends once its games in play have.
+    pub(crate) games_left: Option<u32>,
     pub(crate) tx: mpsc::Sender<Result<pb::LadderUpdate, Status>>,
     /// What it was last told of the queue (waiting, playing, rating's bits): the same news
     /// is not sent twice.
@@ -305,6 +308,11 @@ impl Matchmaker {
                     tracing::warn!(error = %why, "a ladder table could not be made");
                     for chosen in seated.into_iter().flatten() {
                         self.game_done(pool, &chosen.account);
+                        // Not dealt after all: still owed.
+                        let entrant = self.queues[pool].iter_mut().find(|e| e.id == chosen.entrant);
+                        if let Some(left) = entrant.and_then(|e| e.games_left.as_mut()) {
+                            *left += 1;
+                        }
                     }
                 }
             },
@@ -368,10 +376,20 @@ impl Matchmaker {
                         };
                         let _ = e.tx.try_send(update(pb::ladder_update::Update::Ended(ended)));
                     }
+                    // Its games in all dealt and ended: the stream ends (its sender dropped).
+                    let playing = self.playing(game.pool, account);
+                    self.queues[game.pool]
+                        .retain(|e| !(e.account.id == *account && e.games_left == Some(0) && playing == 0));
                 }
                 self.queue_changed[game.pool] = true;
             }
         }
+    }
+
+    /// Whether `e` waits for a seat: fewer games in play than it wants at once, and games
+    /// left to deal.
+    pub(crate) fn wants_a_seat(&self, pool: usize, e: &Entrant) -> bool {
+        self.playing(pool, &e.account.id) < e.wants && e.games_left != Some(0)
     }
 
     /// Games `account` has in play in `pool`.
@@ -401,8 +419,7 @@ impl Matchmaker {
     pub(crate) fn tell_queue_to(&self, pool: usize, to: impl Fn(&Entrant) -> bool) {
         let queue = &self.queues[pool];
         let waiting =
-            u32::try_from(queue.iter().filter(|e| self.playing(pool, &e.account.id) < e.wants).count())
-                .unwrap_or(u32::MAX);
+            u32::try_from(queue.iter().filter(|e| self.wants_a_seat(pool, e)).count()).unwrap_or(u32::MAX);
         for e in queue.iter().filter(|e| to(e) && e.tx.capacity() > ENTRANT_QUEUE / 2) {
             let playing = self.playing(pool, &e.account.id);
             let news = Some((waiting, playing, e.score.to_bits()));

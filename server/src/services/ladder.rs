@@ -190,6 +190,7 @@ impl Ladder for Dudo {
             score,
             since: Instant::now(),
             wants,
+            games_left: (req.games > 0).then_some(req.games),
             tx,
             told: std::cell::Cell::new(None),
         };

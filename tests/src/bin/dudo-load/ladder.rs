@@ -67,7 +67,7 @@ pub async fn queue(bots: usize, seconds: u64) -> anyhow::Result<()> {
             (Arc::clone(&seated), Arc::clone(&games), Arc::clone(&last_seated));
         tasks.push(tokio::spawn(async move {
             let mut ladder = LadderClient::new(ch.clone());
-            let enter = pb::EnterRequest { pool: "load-4".into(), at_once: 1 };
+            let enter = pb::EnterRequest { pool: "load-4".into(), at_once: 1, games: 0 };
             let stream = match ladder.enter(authed(enter, &token)).await {
                 Ok(stream) => stream,
                 Err(e) => {
