@@ -361,6 +361,15 @@ pub async fn play_thinking(
                     answered = None;
                     refusals += u32::from(code != "rate_limited");
                 }
+                // A message the server could not read as a move brings no prompt: the bot is
+                // asked again here (any legal move after three).
+                if matches!(code.as_str(), "bad_action" | "bad_request")
+                    && let (Some(p), Some(rules)) = (&current, &rules)
+                    && let Some(action) = ask(bot, seat, p, rules, &history, refusals >= 3)
+                {
+                    answered = Some(p.last_seq);
+                    session.answer(p, action).await?;
+                }
             }
             // Back on a new stream: an answer sent just before the connection dropped may
             // never have arrived, so the prompt repeated now is answered again (one that did

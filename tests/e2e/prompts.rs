@@ -1,6 +1,7 @@
-//! What a seat is told when its answer does not stand: a refused move is followed at once by
-//! the prompt again (a bot that waits for prompts never waits for the clock), over the Play
-//! stream and after `Act`; an answer to a call window that has closed is refused as
+//! What a seat is told when its answer does not stand: a move the table refused is followed
+//! at once by the prompt again, on the stream it came up (a bot that waits for prompts never
+//! waits for the clock); a message that is no move, or a refused `Act`, is not (no prompt to
+//! flood with); an answer to a call window that has closed is refused as
 //! `call_window_closed`, however far the game has moved since.
 
 use std::time::Duration;
@@ -114,7 +115,8 @@ async fn a_refused_move_is_followed_at_once_by_the_prompt_again() {
         Up::Prompt(p) => assert_eq!(p.last_seq, prompt.last_seq, "the same decision, asked again"),
         other => panic!("the prompt again, not {other:?}"),
     }
-    // The same through Act: its reply is the refusal, and the stream has the prompt again.
+    // Through Act, the reply is the refusal, and the prompt the seat holds stands: nothing
+    // comes down its stream. Nor after an action that is no move at all.
     let act = pb::ActRequest {
         table: seat.table.clone(),
         action: Some(seven),
@@ -123,10 +125,13 @@ async fn a_refused_move_is_followed_at_once_by_the_prompt_again() {
     };
     let refused = seat.play.act(bearer(act, &seat.token)).await.unwrap_err();
     assert_eq!(refused.metadata().get("dudo-code").unwrap(), "face_out_of_range");
+    seat.send(pb::play_request::Request::Action(pb::Action { action: None }), prompt.last_seq).await;
     match next(&mut seat.updates).await {
-        Up::Prompt(p) => assert_eq!(p.last_seq, prompt.last_seq),
-        other => panic!("the prompt again, not {other:?}"),
+        Up::Rejected(r) => assert_eq!(r.code, "bad_action", "{r:?}"),
+        other => panic!("the refusal, not {other:?}"),
     }
+    let quiet = tokio::time::timeout(Duration::from_millis(300), seat.updates.next()).await;
+    assert!(quiet.is_err(), "nothing more after a refused Act or a message that is no move: {quiet:?}");
     // Answered rightly, the game goes on.
     seat.send(least_move(&prompt), prompt.last_seq).await;
     loop {

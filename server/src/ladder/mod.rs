@@ -283,7 +283,18 @@ impl Matchmaker {
                         .collect();
                     for (seat, (chosen, token)) in seated.iter().zip(&made.tokens).enumerate() {
                         let (Some(chosen), Some(token)) = (chosen, token) else { continue };
-                        if let Some(e) = self.queues[pool].iter().find(|x| x.id == chosen.entrant) {
+                        // Its entrant, or the account's stream now if it entered again while
+                        // the table was made (the new stream was told only of games made).
+                        let queue = &self.queues[pool];
+                        let open = || {
+                            queue
+                                .iter()
+                                .filter(|x| x.account.id == chosen.account && !x.tx.is_closed())
+                                .last()
+                        };
+                        if let Some(e) =
+                            queue.iter().find(|x| x.id == chosen.entrant && !x.tx.is_closed()).or_else(open)
+                        {
                             let seated = pb::LadderSeated {
                                 pool: self.pools[pool].name.clone(),
                                 table: made.table.clone(),

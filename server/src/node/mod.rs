@@ -419,16 +419,24 @@ impl Dudo {
         self.command(handle, |reply| Command::Act { token, action, answers, reply }).await
     }
 
-    /// After a refused answer, prompts the seat again at once if it may still act, so a
-    /// bot that waits for prompts never waits for the clock. Not after a refusal for the pace
-    /// (the table prompts again once the seat may move), nor of an answer to a prompt the
-    /// game has moved past (the fresh prompt went out as it moved).
-    pub(crate) async fn prompt_after_refusal(&self, handle: &TableHandle, token: &str, code: &str) {
-        if matches!(code, "rate_limited" | "stale_prompt" | "call_window_closed") {
-            return;
+    /// After a refused answer up a seat's stream, the prompt to send that stream again if the
+    /// seat may still act, so a bot that waits for prompts never waits for the clock. Only
+    /// after a refusal the table made (one it paces: past the seat's rate, `rate_limited`,
+    /// and it prompts again once the seat may move); not for a message that never reached it
+    /// (`bad_action`, `bad_request`: the client's bug, the prompt it holds still stands), nor
+    /// for an answer to a prompt the game has moved past (the fresh one went out as it moved).
+    pub(crate) async fn prompt_after_refusal(
+        &self,
+        handle: &TableHandle,
+        token: &str,
+        code: &str,
+    ) -> Option<pb::PlayUpdate> {
+        let not_again = ["rate_limited", "stale_prompt", "call_window_closed", "bad_action", "bad_request"];
+        if not_again.contains(&code) {
+            return None;
         }
         let token = token.to_string();
-        let _ = self.ask(handle, |reply| Command::PromptAgain { token, reply }).await;
+        self.ask(handle, |reply| Command::PromptAgain { token, reply }).await.ok().flatten()
     }
 
     pub(crate) async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {

@@ -118,8 +118,12 @@ impl Play for Dudo {
                     if refusals_tx.send(Box::new(Ok(rejected))).await.is_err() {
                         break;
                     }
-                    // The refusal is queued first, and read first (below): then the prompt.
-                    service.prompt_after_refusal(&handle, &token, &code).await;
+                    // The refusal first, then the prompt again, to this stream only.
+                    if let Some(prompt) = service.prompt_after_refusal(&handle, &token, &code).await
+                        && refusals_tx.send(Box::new(Ok(prompt))).await.is_err()
+                    {
+                        break;
+                    }
                 }
             }
         });
@@ -127,8 +131,8 @@ impl Play for Dudo {
         // whatever the refusals side is doing.
         let updates = updates.map(Some).chain(tokio_stream::once(None));
         let refusals = ReceiverStream::new(refusals_rx).map(|refusal| Some(*refusal));
-        // A refusal is read before whatever the table sent meanwhile: the prompt that follows
-        // a refused answer comes after the refusal, as the seat expects.
+        // A refusal, and the prompt sent again after it, are read before whatever the table
+        // sent meanwhile: the prompt is where the game stands, no older than those updates.
         let merged = select_with_strategy(refusals, updates, |_: &mut ()| PollNext::Left)
             .take_while(Option::is_some)
             .map(move |u| {
@@ -170,11 +174,9 @@ impl Play for Dudo {
             (wire, _) => wire,
         };
         let handle = self.find(&req.table)?;
-        let acted = self.act_on(&handle, &token, wire.as_ref(), req.answers).await;
-        if let Err(status) = &acted {
-            self.prompt_after_refusal(&handle, &token, &code_of(status)).await;
-        }
-        acted.map(|()| Response::new(pb::ActResponse {}))
+        // Refused, the reply says so, and the prompt the caller holds still stands.
+        self.act_on(&handle, &token, wire.as_ref(), req.answers).await?;
+        Ok(Response::new(pb::ActResponse {}))
     }
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {

@@ -48,11 +48,11 @@ pub enum Command {
         answers: Option<Option<u64>>,
         reply: Answer<()>,
     },
-    /// Prompt the seat again, if it may still act: its answer to the prompt it holds was
-    /// refused. Sent once the refusal is on its way, so the seat reads the refusal first.
+    /// The seat's prompt, if it may still act: its answer to the prompt it holds was refused,
+    /// and the stream that sent it is sent the prompt again after the refusal.
     PromptAgain {
         token: String,
-        reply: oneshot::Sender<()>,
+        reply: oneshot::Sender<Option<pb::PlayUpdate>>,
     },
     ChangeSettings {
         token: String,

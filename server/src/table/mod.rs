@@ -416,11 +416,10 @@ impl Table {
                 self.reply(reply, result);
             }
             Command::PromptAgain { token, reply } => {
-                if let Ok(seat) = self.core.seats().seat_of(&token) {
-                    let now = self.now();
-                    self.core.prompt_again(seat, now);
-                }
-                let _ = reply.send(());
+                let now = self.now();
+                let prompt =
+                    self.core.seats().seat_of(&token).ok().and_then(|seat| self.core.prompt_of(seat, now));
+                let _ = reply.send(prompt);
             }
             Command::ChangeSettings { token, settings, reply } => {
                 let result = self.core.seats().host_only(&token).and_then(|_| {

@@ -379,8 +379,14 @@ impl TableCore {
         }
     }
 
-    /// Prompts `seat` again, if it may still act: its last answer was refused (at once), or
-    /// refused for the pace (once it may move).
+    /// The prompt `seat` holds, if it may act now (for the one stream whose answer was
+    /// refused: the seat's other streams hold it already).
+    pub fn prompt_of(&self, seat: Seat, now: Now) -> Option<pb::PlayUpdate> {
+        self.prompt_for(seat, now).map(crate::table::log::Shared::into_update)
+    }
+
+    /// Prompts `seat` again on all its streams, if it may still act: its last answer was
+    /// refused for the pace, and it may move now.
     pub fn prompt_again(&mut self, seat: Seat, now: Now) {
         if let Some(prompt) = self.prompt_for(seat, now) {
             self.log.queue_each(|viewer| (viewer == Viewer::Seat(seat)).then(|| prompt.clone()));
