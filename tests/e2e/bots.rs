@@ -176,6 +176,68 @@ fn the_go_example_bot_plays_the_ladder_through_enter() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
+/// The Go example enters a tournament over `Tournaments.Enter` itself, plays every seat the
+/// schedule gives it beside two house bots, and prints the standings when it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_go_example_bot_plays_a_tournament_through_enter() {
+    let program = match tokio::task::spawn_blocking(dudo_tests::go_bot).await.unwrap() {
+        Ok(p) => p,
+        Err(why) => {
+            return dudo_tests::skipped("bots::the_go_example_bot_plays_a_tournament_through_enter", &why);
+        }
+    };
+    const ADMIN: &str = "go-tournament-admin";
+    let home = std::env::temp_dir().join(format!("dudo-go-tournament-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let db = home.join("server.db");
+    let mut server = dudo_tests::start_server(
+        &binary("dudo-server"),
+        &["--db", db.to_str().unwrap(), "--admin-token", ADMIN],
+    )
+    .unwrap();
+    let client = Client::connect(&server.addr).await.unwrap();
+    let token = client.register("Gopher", true, "test").await.unwrap().token.unwrap().token;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    let request = dudo_client::dudo_proto::v1::CreateTournamentRequest {
+        name: "Go cup".into(),
+        preset: "fibbing".into(),
+        seats: 2,
+        format: dudo_client::dudo_proto::v1::TournamentFormat::RoundRobin as i32,
+        deals: 2,
+        move_millis: 5_000,
+        house_bots: vec!["odds".into(), "random".into()],
+        starts_unix_millis: now + 3_000,
+        ..Default::default()
+    };
+    let admin = client.clone().with_account(Some(ADMIN.into()));
+    let t = admin.create_tournament(request).await.unwrap();
+    let (addr, id) = (server.addr.clone(), t.id.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(&program)
+            .args(["tournament", &addr, &id])
+            .env("DUDO_API_TOKEN", &token)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // Three entrants two at a table: 3 line-ups, 2 rotations, 2 deals; the Go bot in 8.
+    assert!(
+        stdout.contains("Gopher is entrant") && stdout.contains("Go cup: finished; 12 games"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Gopher: game over, place"), "{stdout}\n{stderr}");
+    let standings = client.tournament_standings(&t.id).await.unwrap();
+    let gopher = standings.entrants.iter().find(|e| e.name == "Gopher").expect("on the standings");
+    assert!(gopher.games == 8 && gopher.benched.is_empty(), "{standings:?}");
+    let _ = server.child.kill();
+    let _ = server.child.wait();
+    let _ = std::fs::remove_dir_all(&home);
+}
+
 fn arena(args: &[&str]) -> (String, Vec<serde_json::Value>) {
     let out_file = std::env::temp_dir().join(format!(
         "dudo-arena-{}-{}.jsonl",
