@@ -1,0 +1,225 @@
+//! What people type at the table: a line turned into a call (checked against the prompt's
+//! legal actions before it is sent) or a host command, and what the server says back.
+
+use super::*;
+
+impl AtTable {
+    pub(super) fn parse(&self, prompt: &Prompt, line: &str) -> Result<Action, String> {
+        let view = &prompt.view;
+        match self.rules.family.hand_game() {
+            None => dudo_rules::action::parse_call_with(line, &prompt.legal).map_err(|e| e.to_string()),
+            Some(kind) => {
+                let previous = view.hand.as_ref().and_then(|h| h.claim.as_ref()).map(|c| &c.1);
+                dudo_rules::action::parse_hand_call(kind, line, previous).map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    /// What was typed. Returns how the seat ends, if it does.
+    pub(super) async fn on_input(&mut self, input: Input, session: &Session) -> Option<Exit> {
+        match input {
+            Input::Line(line) => self.on_line(&line, session).await,
+            Input::Interrupt | Input::End => self.ask_to_leave(),
+        }
+    }
+
+    /// A typed line. Returns how the seat ends, if it does.
+    pub(super) async fn on_line(&mut self, line: &str, session: &Session) -> Option<Exit> {
+        let trimmed = line.trim();
+        let lower = trimmed.trim_start_matches('/').to_ascii_lowercase();
+        let (word, rest) = lower.split_once(' ').map_or((lower.as_str(), ""), |(w, r)| (w, r.trim()));
+        let original_rest = trimmed.split_once(' ').map_or("", |(_, r)| r.trim());
+        // Two questions may be open at once, the quit question and a call window's: a no
+        // answers the one asked last, and the other is still asked (and said so).
+        if let Some(asked) = self.confirming {
+            let window_after = self.window_open().is_some() && self.offered_at > asked;
+            match word {
+                "y" | "yes" | "quit" | "exit" | "quit!" => return Some(self.walk_out()),
+                "n" | "no" if window_after => {}
+                "" | "n" | "no" => {
+                    self.confirming = None;
+                    self.out.line("Staying at the table.");
+                    if let Some(p) = self.window_open() {
+                        let still = format!(
+                            "Still open: {} on the bid in front of you, or `no` to let it stand.",
+                            self.offers(p)
+                        );
+                        self.out.line(self.style.cyan(&still));
+                    }
+                    return None;
+                }
+                // Anything else is taken as it is: a call, a command.
+                _ => self.confirming = None,
+            }
+        }
+        match word {
+            "" => {}
+            "help" | "?" => {
+                self.out.lines(HELP.iter().map(|l| l.to_string()));
+                if let Some(claim) = render::pass_claim(&self.rules) {
+                    self.out.line(format!("At this table `pass` is {claim}."));
+                }
+            }
+            "quit!" | "exit!" => return Some(self.walk_out()),
+            "quit" | "exit" => return self.ask_to_leave(),
+            "status" => match &self.view {
+                Some(v) if self.table.state != pb::TableState::Waiting as i32 => {
+                    self.out.lines(render::status(
+                        v,
+                        &self.rules,
+                        &self.status_names(),
+                        self.host(),
+                        self.style,
+                    ));
+                    if let Some(p) = &self.prompt {
+                        self.out.line(render::hint(&p.legal, &self.rules, self.style));
+                    }
+                }
+                _ => self.out.lines(self.waiting_room()),
+            },
+            "who" => self.out.lines(self.waiting_room()),
+            // No call out of turn on this claim (the call window's answer).
+            "n" | "no" => {
+                let Some(p) = self.window_open().cloned() else {
+                    let said = if self.in_flight && self.sent.is_some() {
+                        "You have answered this call window."
+                    } else {
+                        "No call window is asking you now: `no` answers one (`help` says more)."
+                    };
+                    self.out.line(said);
+                    return None;
+                };
+                self.answered = Some(p.last_seq);
+                self.in_flight = true;
+                self.sent = Some(Sent::Pass);
+                if session.pass_call(&p).await.is_err() {
+                    self.out.line(self.style.red("The connection to the table has closed."));
+                    return None;
+                }
+                self.out.line(self.style.dim(&format!("You let {} stand.", self.claim_in_front(&p.view))));
+                if self.confirming.is_some() {
+                    self.out.line(self.style.yellow("Still asked: leave the game? y/N"));
+                }
+            }
+            "odds" => self.out.lines(self.odds()),
+            "start" | "bot" | "set" | "remove" | "reset" | "again" | "leave" => {
+                return self.lobby_command(word, rest, original_rest).await;
+            }
+            _ => self.call(trimmed, session).await,
+        }
+        None
+    }
+
+    pub(super) async fn call(&mut self, line: &str, session: &Session) {
+        let Some(key) = &self.key else {
+            self.out.line("You are watching: spectators make no calls.");
+            return;
+        };
+        let Some(prompt) = &self.prompt else {
+            let turn = self.view.as_ref().and_then(|v| v.turn);
+            let whose = match turn.and_then(|t| self.players.get(t)) {
+                Some(name) if !self.over => format!(" ({name} is to play)"),
+                _ => String::new(),
+            };
+            self.out.line(format!("It is not your turn{whose}: nothing may be called now."));
+            return;
+        };
+        let action = match self.parse(prompt, line) {
+            Ok(a) => a,
+            Err(e) => {
+                self.out.line(self.style.red(&e));
+                return;
+            }
+        };
+        let my_turn = prompt.view.turn == Some(key.seat as usize);
+        if !my_turn {
+            let allowed = match &action {
+                Action::Calza => prompt.legal.calza,
+                Action::Dudo { .. } => !prompt.legal.dudo.is_empty(),
+                _ => false,
+            };
+            if !allowed {
+                self.out.line("It is not your turn: only an out-of-turn call offered above may be made now.");
+                return;
+            }
+        }
+        self.in_flight = true;
+        self.answered = Some(prompt.last_seq);
+        self.sent = Some(if my_turn { Sent::Move } else { Sent::Call });
+        if session.answer(prompt, action).await.is_err() {
+            self.out.line(self.style.red("The connection to the table has closed."));
+        }
+    }
+
+    pub(super) async fn lobby_command(
+        &mut self,
+        word: &str,
+        rest: &str,
+        original_rest: &str,
+    ) -> Option<Exit> {
+        let Some(key) = self.key.clone() else {
+            self.out.line("You are watching: only seated players may do that.");
+            return None;
+        };
+        let client = self.client.clone();
+        let result = match word {
+            "start" => client.start(&key).await.map(|_| "The game begins.".to_string()),
+            "bot" => {
+                let kind = if rest.is_empty() { "odds" } else { rest };
+                client.add_bot(&key, kind).await.map(|_| format!("A bot ({kind}) sits down."))
+            }
+            "set" => match original_rest.split_once('=') {
+                Some((path, value)) => {
+                    let changed = client
+                        .change_settings(&key, vec![(path.trim().to_string(), value.trim().to_string())])
+                        .await;
+                    // The table's update brings these rules back: this player knows already.
+                    if let Ok(info) = &changed {
+                        self.own_rules = dudo_client::rules_of(info).ok().map(|r| safe_rules(Arc::new(r)));
+                    }
+                    changed.map(|_| format!("{} is now {}.", path.trim(), value.trim()))
+                }
+                None => Ok("Write it as `set FIELD=VALUE`, as in `set dice.faces=8`.".to_string()),
+            },
+            "remove" => match rest.parse::<u32>() {
+                Ok(seat) => client.remove(&key, seat).await.map(|_| format!("Seat {seat} is taken out.")),
+                Err(_) => {
+                    Ok("Write it as `remove SEAT`, with the seat's number (`who` lists them).".to_string())
+                }
+            },
+            "reset" => {
+                self.resetting = true;
+                client.reset(&key).await.map(|_| "The table is back to waiting.".to_string())
+            }
+            "again" => match client.reset(&key).await {
+                Ok(_) => client.start(&key).await.map(|_| "Another game begins.".to_string()),
+                Err(e) => Err(e),
+            },
+            "leave" => match client.leave(&key).await {
+                Ok(info) => {
+                    crate::seats::forget(client.addr(), &key.table, Some(&key.token));
+                    let mid_round = info.players.get(key.seat as usize).is_some_and(|p| p.leaving);
+                    self.out.line(if mid_round {
+                        "You left the table: your moves are played by default until this round ends."
+                    } else {
+                        "You left the table."
+                    });
+                    return Some(Exit::Left);
+                }
+                Err(e) => Err(e),
+            },
+            _ => return None,
+        };
+        if word == "again" {
+            self.resetting = result.is_ok();
+        }
+        match result {
+            Ok(text) => self.out.line(text),
+            Err(e) => {
+                self.resetting = false;
+                self.out.line(self.style.red(&format!("Refused: {}", safe(&e.to_string()))));
+            }
+        }
+        None
+    }
+}
