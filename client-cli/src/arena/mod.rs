@@ -8,7 +8,8 @@
 //!
 //! The arena creates each table without a seat of its own (host-only): built-in bots are the
 //! server's own, seated by the arena; external programs join by the table's code. With
-//! `--export` it writes the whole tournament for `dudo tournament verify`.
+//! `--export` it writes the whole tournament for `dudo tournament verify`. One game at a
+//! table is `table`'s; the standings and the JSON lines, `standings`'.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -22,6 +23,12 @@ use dudo_client::{Client, Update};
 use dudo_rules::EventKind;
 
 use crate::RuleArgs;
+
+mod standings;
+mod table;
+
+use standings::*;
+use table::*;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Mode {
@@ -443,257 +450,6 @@ fn where_kept(args: &ArenaArgs) -> String {
             args.db.default_file().map_or_else(|| "this server".into(), |p| p.display().to_string())
         }
     }
-}
-
-/// How long one game may take before the arena gives up on it.
-const GAME_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Plays one game and says how it finished.
-async fn play_one(
-    client: &Client,
-    entries: &[Entry],
-    template: &pb::CreateTableRequest,
-    game: Game,
-) -> anyhow::Result<Finished> {
-    // The arena hosts without a seat: every built-in bot is the server's own (seeded by the
-    // table's seed, as `dudo simulate` seeds its seats), every external bot joins.
-    let request = pb::CreateTableRequest {
-        seats: game.lineup.len() as u32,
-        seed: Some(game.seed),
-        host_only: true,
-        ..template.clone()
-    };
-    let key = match client.create(request).await {
-        Ok(key) => key,
-        // A server that keeps no ratings: the arena can still play, unrated.
-        Err(e)
-            if e.code() == Some(dudo_client::Code::FailedPrecondition)
-                && e.to_string().starts_with("rating_pool") =>
-        {
-            anyhow::bail!("{e}; run the arena with --unrated to play there without ratings")
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let mut watch = client.watch(&key.table, None);
-    let mut children = Vec::new();
-    for (seat, &entry) in game.lineup.iter().enumerate() {
-        match &entries[entry].kind {
-            Kind::Builtin(kind) => {
-                client.add_bot(&key, kind).await?;
-            }
-            Kind::External(command) => {
-                // Killed if the game ends early (an error, a timeout): no bot outlives its game.
-                let mut cmd = tokio::process::Command::new("sh");
-                cmd.kill_on_drop(true);
-                cmd.args(["-c", command])
-                    .env("DUDO_SERVER", client.addr())
-                    .env("DUDO_BOT_NAME", &entries[entry].name);
-                cmd.env("DUDO_TABLE", &key.info.join_code).env_remove("DUDO_TOKEN");
-                let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
-                wait_for_seats(&mut watch, seat + 1, &mut child, command).await?;
-                children.push(child);
-            }
-        }
-    }
-    // The watch opens on a task of its own: with bots alone a game can be over before the
-    // watch reaches the server, and its snapshot would show the game over without the
-    // `game_over` the arena waits for. Its first update (the snapshot) says it is there.
-    if !game.lineup.iter().any(|&e| matches!(entries[e].kind, Kind::External(_))) {
-        match tokio::time::timeout(std::time::Duration::from_secs(30), watch.next()).await {
-            Ok(Some(Ok(_))) => {}
-            Ok(Some(Err(e))) => return Err(e.into()),
-            Ok(None) => anyhow::bail!("game {}: the table closed before it started", game.number),
-            Err(_) => anyhow::bail!("game {}: the table could not be watched within 30 s", game.number),
-        }
-    }
-    client.start(&key).await?;
-    let mut standings = None;
-    // A bot that crashed or hangs must not hold the tournament for ever.
-    let give_up = tokio::time::sleep(GAME_TIME_LIMIT);
-    tokio::pin!(give_up);
-    // A bot that dies mid-game is said at once, not when the game's time runs out.
-    let mut check = tokio::time::interval(std::time::Duration::from_millis(250));
-    while standings.is_none() {
-        tokio::select! {
-            update = watch.next() => match update {
-                Some(update) => match update? {
-                    Update::Event { event, .. } => {
-                        if let Some(EventKind::GameOver { standings: s, .. }) = event.game() {
-                            standings = Some(s.clone());
-                        }
-                    }
-                    // A snapshot of a game already over (its start no longer kept to resume
-                    // from) will never bring its `game_over`: said now, not after the time limit.
-                    Update::Snapshot { table, .. } if table.state == pb::TableState::Over as i32 => {
-                        anyhow::bail!("game {} was over before the arena could watch it", game.number)
-                    }
-                    _ => {}
-                },
-                None => break,
-            },
-            () = &mut give_up => anyhow::bail!("game {} did not end within {} s", game.number, GAME_TIME_LIMIT.as_secs()),
-            _ = check.tick() => {
-                for c in &mut children {
-                    if let Ok(Some(status)) = c.try_wait()
-                        && !status.success()
-                    {
-                        anyhow::bail!("game {}: an external bot exited with {status} before the game ended", game.number);
-                    }
-                }
-            }
-        }
-    }
-    // Finished tables are closed at once, so a long run stays under the server's table limits.
-    client.close(&key).await?;
-    // The close ends the watch; read it to its end rather than drop it open. Each stream
-    // dropped open is a reset on the connection, and after some thousands of them the
-    // client's HTTP/2 gives up on the connection (`too_many_internal_resets`).
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
-        while watch.next().await.is_some() {}
-    })
-    .await;
-    for mut c in children {
-        // The game is over: a bot gets a moment to finish, then is stopped.
-        if tokio::time::timeout(std::time::Duration::from_secs(10), c.wait()).await.is_err() {
-            let _ = c.kill().await;
-        }
-    }
-    let standings =
-        standings.ok_or_else(|| anyhow::anyhow!("game {} ended without a result", game.number))?;
-    let finish = standings.iter().filter_map(|&s| game.lineup.get(s).copied()).collect();
-    Ok(Finished { game, table: key.table.clone(), finish })
-}
-
-/// Waits until `count` seats are taken (the external bot `child` has joined); a bot that
-/// exits first is said at once.
-async fn wait_for_seats(
-    watch: &mut dudo_client::Session,
-    count: usize,
-    child: &mut tokio::process::Child,
-    command: &str,
-) -> anyhow::Result<()> {
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let update = tokio::select! {
-            update = tokio::time::timeout_at(deadline, watch.next()) => {
-                update.map_err(|_| anyhow::anyhow!("an external bot did not join within 30 s"))?
-            }
-            status = child.wait() => {
-                let status = status.with_context(|| format!("waiting for {command}"))?;
-                anyhow::bail!("the external bot `{command}` exited with {status} before it took its seat");
-            }
-        };
-        match update {
-            Some(Ok(Update::Table { table, .. } | Update::Snapshot { table, .. }))
-                if table.players.len() >= count =>
-            {
-                return Ok(());
-            }
-            Some(Ok(_)) => {}
-            Some(Err(e)) => return Err(e.into()),
-            None => anyhow::bail!("the table closed"),
-        }
-    }
-}
-
-struct Standing {
-    name: String,
-    games: u32,
-    wins: u32,
-    rate: f64,
-    low: f64,
-    high: f64,
-    mean_place: f64,
-    elo: f64,
-}
-
-/// Wilson's 95% interval for `wins` out of `games`.
-fn wilson(wins: u32, games: u32) -> (f64, f64) {
-    if games == 0 {
-        return (0.0, 1.0);
-    }
-    let (n, p, z) = (f64::from(games), f64::from(wins) / f64::from(games), 1.96f64);
-    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
-
-/// Games, wins, intervals, mean places and Elo ratings (every game split into the pairs it
-/// ranks, each worth 1/(seats-1) of a game; K = 16), best first.
-fn standings(entries: &[Entry], results: &[Finished]) -> Vec<Standing> {
-    let n = entries.len();
-    let (mut games, mut wins, mut places) = (vec![0u32; n], vec![0u32; n], vec![0.0f64; n]);
-    let mut elo = vec![dudo_store::elo::START; n];
-    for r in results {
-        for (place, &e) in r.finish.iter().enumerate() {
-            games[e] += 1;
-            places[e] += (place + 1) as f64;
-            if place == 0 {
-                wins[e] += 1;
-            }
-        }
-        dudo_store::elo::update(&mut elo, &r.finish);
-    }
-    let mut out: Vec<Standing> = (0..n)
-        .map(|e| {
-            let (low, high) = wilson(wins[e], games[e]);
-            Standing {
-                name: entries[e].name.clone(),
-                games: games[e],
-                wins: wins[e],
-                rate: if games[e] == 0 { 0.0 } else { f64::from(wins[e]) / f64::from(games[e]) },
-                low,
-                high,
-                mean_place: if games[e] == 0 { 0.0 } else { places[e] / f64::from(games[e]) },
-                elo: elo[e],
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| b.rate.total_cmp(&a.rate).then(a.mean_place.total_cmp(&b.mean_place)));
-    out
-}
-
-fn write_jsonl(
-    path: &std::path::Path,
-    entries: &[Entry],
-    results: &[Finished],
-    table: &[Standing],
-    compared: &dudo_tournament::Standings,
-) -> anyhow::Result<()> {
-    let mut file = std::io::BufWriter::new(
-        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?,
-    );
-    let name = |e: &usize| entries[*e].name.clone();
-    for r in results {
-        let line = serde_json::json!({
-            "game": r.game.number,
-            "seed": r.game.seed,
-            "seats": r.game.lineup.iter().map(name).collect::<Vec<_>>(),
-            "finish": r.finish.iter().map(name).collect::<Vec<_>>(),
-        });
-        writeln!(file, "{line}")?;
-    }
-    for s in table {
-        let points = entries
-            .iter()
-            .position(|e| e.name == s.name)
-            .and_then(|e| compared.entrants.iter().find(|c| c.entrant == e));
-        let line = serde_json::json!({
-            "standing": s.name, "games": s.games, "wins": s.wins, "win_rate": s.rate,
-            "interval_95": [s.low, s.high], "mean_place": s.mean_place, "elo": s.elo,
-            "points": points.map(|p| p.mean_points),
-            "points_interval_95": points.and_then(|p| p.interval).map(|(low, high)| [low, high]),
-        });
-        writeln!(file, "{line}")?;
-    }
-    for c in &compared.pairs {
-        let line = serde_json::json!({
-            "pair": [name(&c.better), name(&c.worse)], "difference": c.difference,
-            "interval_95": c.interval.map(|(low, high)| [low, high]), "deals": c.deals, "ahead": c.ahead(),
-        });
-        writeln!(file, "{line}")?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
