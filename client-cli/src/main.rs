@@ -20,9 +20,7 @@ mod rules_cmd;
 mod script_cmd;
 mod seats;
 mod simulate;
-mod tournament_cmd;
-mod tournament_list;
-mod tournament_run;
+mod tournament;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
@@ -125,7 +123,7 @@ enum Command {
     /// checking a tournament's export without its server (verify).
     ///
     /// Example: dudo tournament verify results.json
-    Tournament(tournament_cmd::TournamentArgs),
+    Tournament(tournament::TournamentArgs),
     /// Print a shell completion script.
     ///
     /// Example: dudo completions bash > ~/.local/share/bash-completion/completions/dudo
@@ -241,7 +239,7 @@ fn main() -> std::process::ExitCode {
         Command::Replay(a) => history_cmd::replay(a),
         Command::Ratings(a) => history_cmd::ratings(a),
         Command::Arena(a) => arena::run(a),
-        Command::Tournament(a) => tournament_cmd::run(a),
+        Command::Tournament(a) => tournament::run(a),
         Command::Create(a) => lobby_cmd::create(a),
         Command::Join(a) => lobby_cmd::join(a),
         Command::List(a) => lobby_cmd::list(a),

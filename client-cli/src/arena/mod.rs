@@ -345,7 +345,7 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             );
         }
         let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
-        crate::tournament_cmd::print_pairs(&names, &compared);
+        crate::tournament::print_pairs(&names, &compared);
         if let Some(path) = &args.out {
             write_jsonl(path, &entries, &results, &table, &compared)?;
         }
@@ -413,12 +413,8 @@ async fn write_export(
             .replay(&id)
             .await
             .with_context(|| format!("--export: the record of game {id} could not be read"))?;
-        let (played, game) = crate::tournament_cmd::exported_game(
-            replay,
-            r.game.scheduled.clone(),
-            id.clone(),
-            r.finish.clone(),
-        )?;
+        let (played, game) =
+            crate::tournament::exported_game(replay, r.game.scheduled.clone(), id.clone(), r.finish.clone())?;
         let writer = match &mut writer {
             Some(writer) => {
                 anyhow::ensure!(

@@ -1,15 +1,13 @@
-//! `dudo tournament`: a tournament's result, checked by anyone.
+//! `dudo tournament verify`: a tournament's result, checked by anyone.
 //!
 //! `verify FILE` reads an export (`dudo arena --export`), makes the schedule again from its
 //! seed, plays every game's moves through the engine, opens every published dice commitment
 //! against the dice the engine rolled, and counts the standings again, all without the server
 //! that ran it (`dudo_tournament::verify`). A file that fails says which game and move.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, Subcommand};
 use dudo_client::Client;
 use dudo_client::dudo_proto::v1 as pb;
 use dudo_client::dudo_proto::{TableEvent, convert};
@@ -18,59 +16,6 @@ use dudo_tournament::export::{Committed, ExportedGame, Move, Opened, Player};
 
 use crate::history_cmd::RecordsArgs;
 use crate::render::safe;
-
-#[derive(Args)]
-pub struct TournamentArgs {
-    #[command(subcommand)]
-    command: TournamentCommand,
-}
-
-#[derive(Subcommand)]
-enum TournamentCommand {
-    /// Make a tournament on a server (as the account kept for it, or the admin).
-    ///
-    /// Example: dudo tournament create "Friday bots" --preset perudo-jonti --seats 3 --deals 20 --house-bots odds,reader --starts-in 300
-    Create(crate::tournament_run::CreateArgs),
-    /// A server's tournaments, newest first.
-    List(crate::tournament_list::ListArgs),
-    /// One tournament: its settings, its entrants, its seed commitment (and seed once over).
-    Show(crate::tournament_run::OneArgs),
-    /// Enter a tournament as the account kept for the server, with a bot or in person.
-    ///
-    /// With --bot or --builtin, the bot is started for each seat as the schedule reaches it,
-    /// as `dudo ladder` starts one. With neither, you play your games yourself at this
-    /// terminal, one at a time.
-    ///
-    /// Example: dudo tournament enter kqzvhtrmwa --bot 'python3 bot.py'
-    Enter(crate::tournament_run::EnterArgs),
-    /// The standings so far: points a game with their 95% interval, and who is ahead.
-    Standings(crate::tournament_run::OneArgs),
-    /// Write a finished tournament's export (every game's moves, commitments and salts) for
-    /// `dudo tournament verify`.
-    Export(crate::tournament_run::ExportArgs),
-    /// Call a tournament off (its organiser, or the admin).
-    Cancel(crate::tournament_run::CancelArgs),
-    /// Check an export without its server: the schedule made again from its seed, every
-    /// game's moves through the engine, every dice commitment opened, the standings counted
-    /// again. Exits 1 and names the game and move at fault if anything differs.
-    ///
-    /// Example: dudo arena --bots odds,reader,random --games 300 --export t.json; dudo tournament verify t.json
-    Verify {
-        /// The export (JSON).
-        file: PathBuf,
-        /// Also check every game against the records it came from: a server (--server), the
-        /// arena's database (--arena), or the local one (--db, or the default). A file changed
-        /// through and through (a game made up whole, its log and finish to match) passes on
-        /// its own; it does not pass against the records. --server and --arena imply it.
-        /// With --server, the file's seed proof (its tournament, name, commitment, seed and
-        /// salt, and whether the admin chose the seed) is held against what the server
-        /// published, and each game against the tournament the server says it is of.
-        #[arg(long)]
-        records: bool,
-        #[command(flatten)]
-        from: RecordsArgs,
-    },
-}
 
 /// A game of a tournament as its export holds it, from the server's record of it (`replay`),
 /// with the rules it was played by.
@@ -183,23 +128,6 @@ fn said(why: &str) -> String {
     text
 }
 
-pub fn run(args: TournamentArgs) -> anyhow::Result<ExitCode> {
-    match args.command {
-        TournamentCommand::Create(a) => crate::tournament_run::create(a),
-        TournamentCommand::List(a) => crate::tournament_list::list(a),
-        TournamentCommand::Show(a) => crate::tournament_run::show(a),
-        TournamentCommand::Enter(a) => crate::tournament_run::enter(a),
-        TournamentCommand::Standings(a) => crate::tournament_run::standings(a),
-        TournamentCommand::Export(a) => crate::tournament_run::export(a),
-        TournamentCommand::Cancel(a) => crate::tournament_run::cancel(a),
-        TournamentCommand::Verify { file, records, from } => {
-            // --server and --arena name the records; they ask for the check themselves.
-            let check = records || from.server.is_some() || from.arena;
-            verify(&file, check.then_some(from))
-        }
-    }
-}
-
 /// Where an export's games come from: the file a line at a time, or the file read whole.
 enum Games {
     Lines(dudo_tournament::layout::Games<std::io::BufReader<std::fs::File>>),
@@ -241,7 +169,7 @@ fn open_export(file: &std::path::Path) -> anyhow::Result<(Head, Games)> {
     Ok((export.head, Games::Whole(export.games.into_iter())))
 }
 
-fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Result<ExitCode> {
+pub(super) fn verify(file: &std::path::Path, records: Option<RecordsArgs>) -> anyhow::Result<ExitCode> {
     let (head, mut games) = open_export(file)?;
     crate::net::runtime()?.block_on(async move {
         let mut from = records;

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use clap::Args;
 use dudo_client::dudo_proto::v1 as pb;
 
+use super::server::{format_line, start_time, state};
 use crate::net::ServerArgs;
 use crate::render::safe;
-use crate::tournament_run::{format_line, start_time, state};
 
 #[derive(Args)]
 pub struct ListArgs {
