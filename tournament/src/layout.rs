@@ -258,7 +258,7 @@ fn read_line(input: &mut impl BufRead, line: &mut String, number: usize) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::{Export, FORMAT, Format, Verifier};
+    use crate::export::{Export, FORMAT, Format, Verifier, verify};
     use crate::{Deals, Standings};
 
     fn head() -> Head {
@@ -340,5 +340,21 @@ mod tests {
         let pretty = b"{\n  \"format\": \"dudo-tournament-v1\",\n  \"games\": []\n}\n";
         let mut input = std::io::Cursor::new(&pretty[..]);
         assert!(matches!(read_head(&mut input), Err(ReadError::Layout { line: 3, .. })));
+    }
+
+    #[test]
+    fn an_honest_export_verifies_after_a_trip_through_json() {
+        for preset in ["fibbing", "perudo-jonti", "mexican"] {
+            let export = crate::export::tests::tournament(preset);
+            let mut writer = Writer::start(Vec::new(), &export.head).unwrap_or_else(|e| panic!("{e}"));
+            for game in &export.games {
+                assert!(writer.game(game).is_ok());
+            }
+            let text = String::from_utf8(writer.finish().unwrap_or_default()).unwrap_or_default();
+            let lines = text.lines().filter(|l| l.starts_with("{\"schedule\":{\"number\":")).count();
+            assert_eq!(lines, export.games.len(), "{text}");
+            let back: Export = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(verify(&back), Ok(export.head.standings.clone()), "{preset}");
+        }
     }
 }
