@@ -2,7 +2,7 @@
 //!
 //! A [`RuleSet`] is plain serde data (TOML or JSON), validated by [`RuleSet::validate`]. Each
 //! knob is an enum named after the rule it selects, consulted at the one place in the engine
-//! where that rule matters. Presets ([`crate::presets`]) are complete rule sets that users then
+//! where that rule matters. Presets (the `presets` module) are complete rule sets that users then
 //! override field by field. `docs/rules.md` lists every knob with the seed that asks for it.
 
 use serde::{Deserialize, Serialize};
@@ -768,12 +768,6 @@ pub enum GameEnd {
     /// When a player's points reach exactly this target (001: 50, 75 or 100); points that
     /// would pass it are discarded.
     Points(u32),
-}
-
-impl Default for RuleSet {
-    fn default() -> Self {
-        crate::presets::fibbing()
-    }
 }
 
 /// A rule set that cannot be played, with the field at fault.
