@@ -157,24 +157,6 @@ pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
     }
 }
 
-/// [`parse_call`] at a seat that knows what it may do: a push without a bid ("push 5 5")
-/// raises to the least legal bid on the highest face pushed, as players say it at a table.
-pub fn parse_call_with(input: &str, legal: &crate::game::Legal) -> Result<Action, CallParseError> {
-    let parsed = parse_call(input);
-    if parsed.is_ok() {
-        return parsed;
-    }
-    let lower = input.trim().to_ascii_lowercase();
-    let words: Vec<&str> =
-        lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
-    let Some((&"push", dice_words)) = words.split_first() else { return parsed };
-    let Some(dice) = dice_words.iter().map(|w| parse_face(w)).collect::<Option<Vec<u8>>>() else {
-        return parsed;
-    };
-    let Some(bid) = dice.iter().max().and_then(|&face| legal.min_bid(face)) else { return parsed };
-    Ok(Action::Push { dice, bid })
-}
-
 fn parse_bid(words: &[&str]) -> Option<Bid> {
     match words {
         [one] => {
@@ -228,7 +210,7 @@ fn parse_quantity(word: &str) -> Option<u16> {
 }
 
 /// "5", "5s", "5's", "fives", "five", "sixes", "aces".
-fn parse_face(word: &str) -> Option<u8> {
+pub(crate) fn parse_face(word: &str) -> Option<u8> {
     let w = word.trim_end_matches("'s").trim_end_matches('s');
     if let Ok(n) = w.parse::<u8>() {
         return (1..=9).contains(&n).then_some(n);
@@ -319,17 +301,6 @@ mod tests {
 
     #[test]
     fn nonsense_is_explained() {
-        let legal = crate::game::Legal {
-            bids: vec![crate::bid::BidRange { face: 5, min_quantity: 4, max_quantity: 20 }],
-            push: true,
-            ..Default::default()
-        };
-        assert_eq!(
-            parse_call_with("push 5 5", &legal),
-            Ok(Action::Push { dice: vec![5, 5], bid: Bid::new(4, 5) })
-        );
-        assert_eq!(parse_call_with("3 fives", &legal), Ok(Action::Bid(Bid::new(3, 5))));
-        assert!(parse_call_with("push 6", &legal).is_err());
         assert!(parse_call("").is_err());
         assert!(parse_call("three").is_err());
         assert!(parse_call("push then 3 4s").is_err());

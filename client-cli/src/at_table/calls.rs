@@ -7,7 +7,7 @@ impl AtTable {
     pub(super) fn parse(&self, prompt: &Prompt, line: &str) -> Result<Action, String> {
         let view = &prompt.view;
         match self.rules.family.hand_game() {
-            None => dudo_rules::action::parse_call_with(line, &prompt.legal).map_err(|e| e.to_string()),
+            None => prompt.legal.parse_call(line).map_err(|e| e.to_string()),
             Some(kind) => {
                 let previous = view.hand.as_ref().and_then(|h| h.claim.as_ref()).map(|c| &c.1);
                 dudo_rules::action::parse_hand_call(kind, line, previous).map_err(|e| e.to_string())

@@ -328,6 +328,26 @@ impl Legal {
     pub fn min_bid(&self, face: u8) -> Option<Bid> {
         self.bids.iter().find(|r| r.face == face).map(|r| Bid::new(r.min_quantity, face))
     }
+
+    /// [`crate::action::parse_call`] at a seat that knows what it may do: a push without a
+    /// bid ("push 5 5") raises to the least legal bid on the highest face pushed, as players
+    /// say it at a table.
+    pub fn parse_call(&self, input: &str) -> Result<Action, crate::action::CallParseError> {
+        let parsed = crate::action::parse_call(input);
+        if parsed.is_ok() {
+            return parsed;
+        }
+        let lower = input.trim().to_ascii_lowercase();
+        let words: Vec<&str> =
+            lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
+        let Some((&"push", dice_words)) = words.split_first() else { return parsed };
+        let Some(dice) = dice_words.iter().map(|w| crate::action::parse_face(w)).collect::<Option<Vec<u8>>>()
+        else {
+            return parsed;
+        };
+        let Some(bid) = dice.iter().max().and_then(|&face| self.min_bid(face)) else { return parsed };
+        Ok(Action::Push { dice, bid })
+    }
 }
 
 /// One player as every seat sees them.
@@ -905,4 +925,21 @@ pub enum StartError {
     Seats { seats: usize, min: usize, max: usize },
     #[error("starting dice per seat must be given for every seat, each from 1 to 40")]
     StartDice,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_push_without_a_bid_raises_to_the_least_legal_bid_on_its_face() {
+        let legal = Legal {
+            bids: vec![BidRange { face: 5, min_quantity: 4, max_quantity: 20 }],
+            push: true,
+            ..Default::default()
+        };
+        assert_eq!(legal.parse_call("push 5 5"), Ok(Action::Push { dice: vec![5, 5], bid: Bid::new(4, 5) }));
+        assert_eq!(legal.parse_call("3 fives"), Ok(Action::Bid(Bid::new(3, 5))));
+        assert!(legal.parse_call("push 6").is_err());
+    }
 }
