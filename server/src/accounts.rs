@@ -200,29 +200,9 @@ impl From<AccountError> for Status {
     }
 }
 
-/// What two names are compared by: compatibility forms folded (NFKC), lookalikes mapped
-/// to one prototype (UTS #39 skeletons) before case is folded, since folding first would
-/// turn a capital I into an i that no longer looks like the l it passes for ("AIice" for
-/// "Alice"), then case folded and the one lowercase pair left that looks alike in many
-/// fonts (i and l, once a capital I is an l) made one. Spaces and combining marks are left
-/// out: "Al ice" (with a no-break space) and "Alı̇ce" (a dotless i under a combining dot)
-/// pass for "Alice" on a screen.
-pub fn name_key(name: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    use unicode_normalization::char::is_combining_mark;
-    let compatible: String = name.nfkc().collect();
-    let skeleton: String = unicode_security::confusable_detection::skeleton(&compatible).collect();
-    let folded: String = skeleton.nfkc().flat_map(char::to_lowercase).collect();
-    let again: String = unicode_security::confusable_detection::skeleton(&folded).collect();
-    again
-        .chars()
-        .flat_map(char::to_lowercase)
-        // Letters and digits only: spaces, combining marks and punctuation ("Bob" and "Bob܁",
-        // a Syriac full stop) pass for one another on a screen.
-        .filter(|&c| c.is_alphanumeric() && !is_combining_mark(c))
-        .map(|c| if c == 'i' { 'l' } else { c })
-        .collect()
-}
+/// Names compared as they look (see [`crate::table::seats::name_key`]): one name whatever
+/// case, lookalike letters, spaces or marks it is written in.
+pub use crate::table::seats::name_key;
 
 /// The bearer token a request carries, if any.
 pub fn bearer<T>(request: &Request<T>) -> Option<&str> {

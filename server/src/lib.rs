@@ -19,7 +19,6 @@ pub mod opening_rate;
 pub mod services;
 pub mod status;
 pub mod stopping;
-pub mod stored_record;
 pub mod table;
 pub mod tls;
 pub mod tournament;

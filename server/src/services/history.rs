@@ -20,9 +20,9 @@ use crate::budget::Held;
 use crate::convert;
 use crate::node::{Dudo, UpdateStream};
 use crate::status::{refused, status};
-use crate::stored_record;
 use crate::table::TableError;
 use crate::table::record::summary_to_wire;
+use crate::table::stored_record;
 
 /// The largest stored record `GetReplay` answers in one message (a long game of six); a
 /// larger one is streamed by `WatchReplay`. An answer waits whole in the transport until

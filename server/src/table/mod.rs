@@ -30,6 +30,7 @@ pub mod record;
 mod recover;
 mod saving;
 pub mod seats;
+pub mod stored_record;
 pub mod window;
 mod words;
 

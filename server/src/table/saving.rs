@@ -23,7 +23,7 @@ async fn compact_records(
         finished
             .into_iter()
             .map(|f| dudo_store::FinishedGame {
-                record: crate::stored_record::compact_stored(&f.record, secret),
+                record: super::stored_record::compact_stored(&f.record, secret),
                 ..f
             })
             .collect()

@@ -92,7 +92,7 @@ pub fn seat_name(raw: &str) -> Result<String, TableError> {
 /// and the mark `dudo` shows after a bot account's name ("Robo [bot]"). "Abbot" and
 /// "Talbot" are people's.
 fn bot_like(name: &str) -> bool {
-    let key = |text: &str| crate::accounts::name_key(text);
+    let key = |text: &str| name_key(text);
     // Words of the name, in key form: split where the name is not letters or digits.
     let words: Vec<String> =
         name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(key).collect();
@@ -348,6 +348,30 @@ impl Drop for Seats {
     fn drop(&mut self) {
         metrics::gauge!("dudo_seats").decrement(self.slots.len() as f64);
     }
+}
+
+/// What two names are compared by: compatibility forms folded (NFKC), lookalikes mapped
+/// to one prototype (UTS #39 skeletons) before case is folded, since folding first would
+/// turn a capital I into an i that no longer looks like the l it passes for ("AIice" for
+/// "Alice"), then case folded and the one lowercase pair left that looks alike in many
+/// fonts (i and l, once a capital I is an l) made one. Spaces and combining marks are left
+/// out: "Al ice" (with a no-break space) and "Alı̇ce" (a dotless i under a combining dot)
+/// pass for "Alice" on a screen.
+pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    let compatible: String = name.nfkc().collect();
+    let skeleton: String = unicode_security::confusable_detection::skeleton(&compatible).collect();
+    let folded: String = skeleton.nfkc().flat_map(char::to_lowercase).collect();
+    let again: String = unicode_security::confusable_detection::skeleton(&folded).collect();
+    again
+        .chars()
+        .flat_map(char::to_lowercase)
+        // Letters and digits only: spaces, combining marks and punctuation ("Bob" and "Bob܁",
+        // a Syriac full stop) pass for one another on a screen.
+        .filter(|&c| c.is_alphanumeric() && !is_combining_mark(c))
+        .map(|c| if c == 'i' { 'l' } else { c })
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! rule set, stopped games and seats that left, and read back as the game was played.
 
 use super::*;
-use crate::stored_record;
+use crate::table::stored_record;
 
 /// Plays a game of `rules` between `seats` odds bots until it ends (at `length`'s limits),
 /// with a spectator watching from the start: the stored record, and what the spectator saw.

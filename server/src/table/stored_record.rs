@@ -27,7 +27,7 @@ use dudo_proto::{TableEvent, convert, v1 as pb};
 use dudo_rules::{Event, Game};
 use prost::Message;
 
-use crate::table::proofs::DiceProofs;
+use super::proofs::DiceProofs;
 
 /// What a compact record starts with: `0xff` is no protobuf field's key (wire type 7), so a
 /// whole `Replay` never does.
