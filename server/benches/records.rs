@@ -14,7 +14,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use dudo_proto::{TableEvent, convert, v1 as pb};
 use dudo_rules::bots::{Bot, OddsBot};
 use dudo_rules::{Game, Legal, presets, seed_from_u64};
-use dudo_server::stored_record;
+use dudo_server::table::stored_record;
 use prost::Message;
 
 /// A finished six-seat game's replay, as the table makes it (less the dice proofs, which a
