@@ -18,9 +18,11 @@ use crate::action::{Action, Seat};
 use crate::dice::DiceSource;
 use crate::error::RuleError;
 use crate::event::{Audience, Event, EventKind, SeatSet};
-use crate::game::{EventSink, HandView, Legal, Phase, PlayerView, RollOptions, StartError, View, emit};
 use crate::hand::{Hand, HandGame};
 use crate::ruleset::*;
+use crate::view::{
+    EventSink, HandView, Legal, Phase, PlayerView, RollOptions, StartError, View, drink, emit, roll_off,
+};
 
 #[derive(Clone, Debug, PartialEq)]
 struct HandPlayer {
@@ -138,7 +140,7 @@ impl IndividualHand {
         emit(events, || EventKind::GameStarted { seats: n, dice: vec![self.game.dice() as u16; n] });
         let starter = match self.rules.first_starter {
             FirstStarter::FirstSeat => 0,
-            FirstStarter::RollOff => crate::game::roll_off(&mut self.dice, self.players.len(), 6, events),
+            FirstStarter::RollOff => roll_off(&mut self.dice, self.players.len(), 6, events),
         };
         emit(events, || EventKind::StarterChosen { seat: starter });
         self.begin_hand(starter, events);
@@ -647,7 +649,7 @@ impl IndividualHand {
     }
 
     fn drink(&mut self, seat: Seat, drinks: u32, events: &mut impl EventSink) {
-        crate::game::drink(&mut self.players[seat].drinks, seat, drinks, events);
+        drink(&mut self.players[seat].drinks, seat, drinks, events);
     }
 
     fn lose_life(&mut self, seat: Seat, next: Seat, events: &mut impl EventSink) {
