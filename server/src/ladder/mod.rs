@@ -284,17 +284,21 @@ impl Matchmaker {
                     for (seat, (chosen, token)) in seated.iter().zip(&made.tokens).enumerate() {
                         let (Some(chosen), Some(token)) = (chosen, token) else { continue };
                         // Its entrant, or the account's stream now if it entered again while
-                        // the table was made (the new stream was told only of games made).
-                        let queue = &self.queues[pool];
-                        let open = || {
-                            queue
-                                .iter()
-                                .filter(|x| x.account.id == chosen.account && !x.tx.is_closed())
-                                .last()
+                        // the table was made (the new stream was told only of games made): the
+                        // game then counts against the games that stream asked for.
+                        let queue = &mut self.queues[pool];
+                        let chosen_one =
+                            queue.iter().position(|x| x.id == chosen.entrant && !x.tx.is_closed());
+                        let again = || {
+                            queue.iter().rposition(|x| x.account.id == chosen.account && !x.tx.is_closed())
                         };
-                        if let Some(e) =
-                            queue.iter().find(|x| x.id == chosen.entrant && !x.tx.is_closed()).or_else(open)
-                        {
+                        let told = chosen_one.or_else(again);
+                        if let Some(e) = told.and_then(|i| queue.get_mut(i)) {
+                            if chosen_one.is_none()
+                                && let Some(left) = e.games_left.as_mut()
+                            {
+                                *left = left.saturating_sub(1);
+                            }
                             let seated = pb::LadderSeated {
                                 pool: self.pools[pool].name.clone(),
                                 table: made.table.clone(),
