@@ -8,10 +8,10 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
 use dudo_client::dudo_proto::v1 as pb;
 
+use crate::bot_command::BotCommand;
 use crate::net::ServerArgs;
 use crate::render::safe;
 
@@ -387,9 +387,9 @@ pub(crate) struct Seats {
     ever_worked: bool,
     /// Each strategy player: its table, and its task.
     players: Vec<(String, tokio::task::JoinHandle<()>)>,
-    /// Each run of the command still going: its table, its shell's process id, and the task
-    /// waiting for it (aborting the task kills the shell).
-    commands: Vec<(String, Option<u32>, tokio::task::JoinHandle<()>)>,
+    /// Each run of the command still going: its table, and the task waiting for it (aborting
+    /// the task kills the command and all it started).
+    commands: Vec<(String, tokio::task::JoinHandle<()>)>,
 }
 
 impl Seats {
@@ -413,7 +413,7 @@ impl Seats {
 
     /// Whether a bot is playing at `table` now.
     fn playing_at(&self, table: &str) -> bool {
-        self.commands.iter().any(|(t, _, task)| t == table && !task.is_finished())
+        self.commands.iter().any(|(t, task)| t == table && !task.is_finished())
             || self.players.iter().any(|(t, task)| t == table && !task.is_finished())
     }
 
@@ -427,26 +427,25 @@ impl Seats {
         let key = dudo_client::SeatKey::saved(table.to_string(), seat, token.to_string());
         match &self.player {
             SeatPlayer::Command(command) => {
-                let mut cmd = tokio::process::Command::new("sh");
-                cmd.kill_on_drop(true)
-                    .args(["-c", command])
-                    .env("DUDO_SERVER", &self.addr)
-                    .env("DUDO_TABLE", table)
-                    .env("DUDO_GAME", game)
-                    .env("DUDO_TOKEN", token)
-                    .env("DUDO_SEAT", seat.to_string())
-                    .env("DUDO_BOT_NAME", &self.name)
-                    .env_remove("DUDO_API_TOKEN");
-                let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
-                let pid = child.id();
+                let seat_text = seat.to_string();
+                let set = [
+                    ("DUDO_SERVER", self.addr.as_str()),
+                    ("DUDO_TABLE", table),
+                    ("DUDO_GAME", game),
+                    ("DUDO_TOKEN", token),
+                    ("DUDO_SEAT", seat_text.as_str()),
+                    ("DUDO_BOT_NAME", self.name.as_str()),
+                ];
+                let mut child = BotCommand::start(command, &set, &["DUDO_API_TOKEN"])?;
                 let exits = self.exits_tx.clone();
                 self.running += 1;
-                self.commands.retain(|(_, _, c)| !c.is_finished());
+                self.commands.retain(|(_, c)| !c.is_finished());
+                // Aborting the task drops the command, and with it everything it started.
                 let waiting = tokio::spawn(async move {
                     let status = child.wait().await.ok();
                     let _ = exits.send((key.table, Some(status))).await;
                 });
-                self.commands.push((table.to_string(), pid, waiting));
+                self.commands.push((table.to_string(), waiting));
             }
             SeatPlayer::Builtin(strategy, think) => {
                 let (client, strategy, seed, think) =
@@ -510,12 +509,7 @@ impl Seats {
 
     /// Stops every bot still playing (its game is gone): each command is killed.
     pub(crate) fn stop(&mut self) {
-        for (_, pid, task) in self.commands.drain(..) {
-            // The shell's own children first (`sh -c 'python3 bot.py'` runs the bot as one):
-            // killing the shell alone would leave the bot running, its stream open.
-            if let Some(pid) = pid.filter(|_| !task.is_finished()) {
-                let _ = std::process::Command::new("pkill").args(["-TERM", "-P", &pid.to_string()]).status();
-            }
+        for (_, task) in self.commands.drain(..) {
             task.abort();
         }
         for (_, task) in self.players.drain(..) {

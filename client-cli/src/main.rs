@@ -8,6 +8,7 @@ mod account_cmd;
 mod arena;
 mod at_table;
 mod bot_cmd;
+mod bot_command;
 mod history_cmd;
 mod input;
 mod ladder_cmd;

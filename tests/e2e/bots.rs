@@ -315,7 +315,10 @@ impl Exported {
             .arg(&file)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // The arena's own error is its last line, after whatever its bots wrote.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(30).collect();
+        assert!(out.status.success(), "{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
         let printed = String::from_utf8_lossy(&out.stdout).to_string();
         Exported { dir, db, file, printed }
     }

@@ -23,6 +23,7 @@ use dudo_client::{Client, Update};
 use dudo_rules::EventKind;
 
 use crate::RuleArgs;
+use crate::bot_command::BotCommand;
 
 mod standings;
 mod table;
@@ -180,6 +181,10 @@ struct Play<'a> {
     entries: &'a Arc<Vec<Entry>>,
     template: &'a pb::CreateTableRequest,
     parallel: usize,
+    /// External bots starting up and taking their seats, a core each at most: sixteen
+    /// interpreters started at once would each take sixteen times as long to join, and the
+    /// time a bot is given to join is counted from its start.
+    starting: Arc<tokio::sync::Semaphore>,
 }
 
 impl Play<'_> {
@@ -194,9 +199,18 @@ impl Play<'_> {
             while tasks.len() < self.parallel
                 && let Some(game) = pending.next()
             {
-                let (client, entries, template) =
-                    (self.client.clone(), Arc::clone(self.entries), self.template.clone());
-                tasks.spawn(async move { play_one(&client, &entries, &template, game).await });
+                let (client, entries, template, starting) = (
+                    self.client.clone(),
+                    Arc::clone(self.entries),
+                    self.template.clone(),
+                    Arc::clone(&self.starting),
+                );
+                let number = game.number;
+                tasks.spawn(async move {
+                    play_one(&client, &entries, &template, &starting, game)
+                        .await
+                        .with_context(|| format!("game {number}"))
+                });
             }
             let Some(done) = tasks.join_next().await else { break };
             results.push(done.context("a game's task failed")??);
@@ -272,6 +286,9 @@ pub fn run(mut args: ArenaArgs) -> anyhow::Result<ExitCode> {
             entries: &entries,
             template: &template,
             parallel: usize::from(args.parallel),
+            starting: Arc::new(tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            )),
         };
         let mut results = Vec::with_capacity(total);
         if matches!(args.mode, Mode::Swiss) {

@@ -11,6 +11,7 @@ pub(super) async fn play_one(
     client: &Client,
     entries: &[Entry],
     template: &pb::CreateTableRequest,
+    starting: &tokio::sync::Semaphore,
     game: Game,
 ) -> anyhow::Result<Finished> {
     // The arena hosts without a seat: every built-in bot is the server's own (seeded by the
@@ -41,13 +42,13 @@ pub(super) async fn play_one(
             }
             Kind::External(command) => {
                 // Killed if the game ends early (an error, a timeout): no bot outlives its game.
-                let mut cmd = tokio::process::Command::new("sh");
-                cmd.kill_on_drop(true);
-                cmd.args(["-c", command])
-                    .env("DUDO_SERVER", client.addr())
-                    .env("DUDO_BOT_NAME", &entries[entry].name);
-                cmd.env("DUDO_TABLE", &key.info.join_code).env_remove("DUDO_TOKEN");
-                let mut child = cmd.spawn().with_context(|| format!("starting {command}"))?;
+                let set = [
+                    ("DUDO_SERVER", client.addr()),
+                    ("DUDO_BOT_NAME", entries[entry].name.as_str()),
+                    ("DUDO_TABLE", key.info.join_code.as_str()),
+                ];
+                let _starting = starting.acquire().await?;
+                let mut child = BotCommand::start(command, &set, &["DUDO_TOKEN"])?;
                 wait_for_seats(&mut watch, seat + 1, &mut child, command).await?;
                 children.push(child);
             }
@@ -60,8 +61,8 @@ pub(super) async fn play_one(
         match tokio::time::timeout(std::time::Duration::from_secs(30), watch.next()).await {
             Ok(Some(Ok(_))) => {}
             Ok(Some(Err(e))) => return Err(e.into()),
-            Ok(None) => anyhow::bail!("game {}: the table closed before it started", game.number),
-            Err(_) => anyhow::bail!("game {}: the table could not be watched within 30 s", game.number),
+            Ok(None) => anyhow::bail!("the table closed before it started"),
+            Err(_) => anyhow::bail!("the table could not be watched within 30 s"),
         }
     }
     client.start(&key).await?;
@@ -83,19 +84,19 @@ pub(super) async fn play_one(
                     // A snapshot of a game already over (its start no longer kept to resume
                     // from) will never bring its `game_over`: said now, not after the time limit.
                     Update::Snapshot { table, .. } if table.state == pb::TableState::Over as i32 => {
-                        anyhow::bail!("game {} was over before the arena could watch it", game.number)
+                        anyhow::bail!("it was over before the arena could watch it")
                     }
                     _ => {}
                 },
                 None => break,
             },
-            () = &mut give_up => anyhow::bail!("game {} did not end within {} s", game.number, GAME_TIME_LIMIT.as_secs()),
+            () = &mut give_up => anyhow::bail!("it did not end within {} s", GAME_TIME_LIMIT.as_secs()),
             _ = check.tick() => {
                 for c in &mut children {
                     if let Ok(Some(status)) = c.try_wait()
                         && !status.success()
                     {
-                        anyhow::bail!("game {}: an external bot exited with {status} before the game ended", game.number);
+                        anyhow::bail!("an external bot exited with {status} before the game ended");
                     }
                 }
             }
@@ -113,11 +114,10 @@ pub(super) async fn play_one(
     for mut c in children {
         // The game is over: a bot gets a moment to finish, then is stopped.
         if tokio::time::timeout(std::time::Duration::from_secs(10), c.wait()).await.is_err() {
-            let _ = c.kill().await;
+            c.kill();
         }
     }
-    let standings =
-        standings.ok_or_else(|| anyhow::anyhow!("game {} ended without a result", game.number))?;
+    let standings = standings.ok_or_else(|| anyhow::anyhow!("it ended without a result"))?;
     let finish = standings.iter().filter_map(|&s| game.lineup.get(s).copied()).collect();
     Ok(Finished { game, table: key.table.clone(), finish })
 }
@@ -127,7 +127,7 @@ pub(super) async fn play_one(
 pub(super) async fn wait_for_seats(
     watch: &mut dudo_client::Session,
     count: usize,
-    child: &mut tokio::process::Child,
+    child: &mut BotCommand,
     command: &str,
 ) -> anyhow::Result<()> {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
