@@ -19,7 +19,6 @@ use rand::Rng;
 use sha2::{Digest, Sha256};
 use tonic::{Request, Status};
 
-use crate::node::Dudo;
 use crate::status::CODE_KEY;
 use crate::table::{self, SeatAccount};
 
@@ -269,9 +268,17 @@ pub(crate) enum Caller {
     Account(Account),
 }
 
-impl Dudo {
-    pub(crate) fn account_store(&self) -> Result<&dudo_store::Store, AccountError> {
-        self.store().ok_or(AccountError::NoStore)
+/// What the account calls read, lent by the node for a call: who may register, the admin's
+/// token, and the store the accounts are kept in.
+#[derive(Clone, Copy)]
+pub(crate) struct Accounts<'a> {
+    pub(crate) settings: &'a AccountSettings,
+    pub(crate) store: Option<&'a dudo_store::Store>,
+}
+
+impl<'a> Accounts<'a> {
+    pub(crate) fn account_store(&self) -> Result<&'a dudo_store::Store, AccountError> {
+        self.store.ok_or(AccountError::NoStore)
     }
 
     /// The account whose API token `bearer` is: refused if the token is unknown or revoked,
@@ -293,7 +300,7 @@ impl Dudo {
 
     pub(crate) async fn caller<T>(&self, request: &Request<T>) -> Result<Caller, AccountError> {
         let bearer = bearer(request).ok_or(AccountError::NoToken)?;
-        if self.account_settings().is_admin(Some(bearer)) {
+        if self.settings.is_admin(Some(bearer)) {
             return Ok(Caller::Admin);
         }
         Ok(Caller::Account(self.account_of_token(bearer).await?))
@@ -335,7 +342,7 @@ impl Dudo {
             }
             None => {
                 let name = table::seats::seat_name(name).map_err(crate::status::status)?;
-                if let Some(store) = self.store()
+                if let Some(store) = self.store
                     && !name.is_empty()
                     && store.account_by_key(&name_key(&name)).await.map_err(AccountError::from)?.is_some()
                 {

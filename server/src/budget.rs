@@ -12,8 +12,10 @@
 //! also count against the server's: one address that fills its share is refused, and
 //! everyone else plays on.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Bytes held against a limit, shared by the whole server.
 #[derive(Debug)]
@@ -157,5 +159,34 @@ mod tests {
         a.give(60);
         assert_eq!(server.used(), 40);
         assert!(b.try_take(20));
+    }
+}
+
+/// The server's budget and each address's share of it, as what admits work (a connection, a
+/// call, a table, a stream) finds them.
+#[derive(Clone, Default)]
+pub struct Budgets {
+    server: Arc<Budget>,
+    /// Each address's share (0: none, everything counts against the server's alone).
+    per_address: usize,
+    shares: Arc<Mutex<HashMap<IpAddr, Arc<Budget>>>>,
+}
+
+impl Budgets {
+    pub fn new(server: Arc<Budget>, per_address: usize) -> Budgets {
+        Budgets { server, per_address, shares: Arc::default() }
+    }
+
+    /// The budget what `ip` makes the server hold counts against: its share of the
+    /// server's (the server's own for an unknown address, or with no shares).
+    pub fn for_address(&self, ip: Option<IpAddr>) -> Arc<Budget> {
+        // Without shares (or an address) no lock is taken: this runs for every call.
+        let Some(ip) = ip.filter(|_| self.per_address > 0) else { return Arc::clone(&self.server) };
+        let Ok(mut shares) = self.shares.lock() else { return Arc::clone(&self.server) };
+        if shares.len() > 1024 {
+            // Shares nothing holds any more (no table, stream or replay) are let go.
+            shares.retain(|_, b| Arc::strong_count(b) > 1 || b.used() > 0);
+        }
+        Arc::clone(shares.entry(ip).or_insert_with(|| Budget::share(&self.server, self.per_address)))
     }
 }

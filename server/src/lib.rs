@@ -1,21 +1,48 @@
 //! The dudo game server.
 //!
-//! One task per table owns a [`dudo_rules::Game`] and its event log (`table`); the node
-//! (`node`) holds the tables, limits and budgets; the gRPC services (`services`) are thin
-//! adapters over it, mapping refusals to status codes in one place (`status`); `convert` is the one place
-//! the engine's types and the `dudo.v1` wire types meet. [`run`] serves on a listener until a
-//! shutdown future completes, so tests bind port 0.
+//! [`run`] serves on a listener until a shutdown future completes, so tests bind port 0.
+//!
+//! # Layers
+//!
+//! A module names only modules of its own layer or the layers below it, and no two name each
+//! other (the `layers` test reads the sources and holds every file to this):
+//!
+//! 1. **Composition**: `main.rs` (flags, logging, signals) and this file ([`run`], [`serve`]),
+//!    which build a node and put the services, the connection gate and the ports around it.
+//! 2. **Adapters**: `services` (the gRPC services, thin: each call checked, handed to the
+//!    node, and its refusal mapped to a status on the way out, or forwarded to the node that
+//!    holds its table), `node_port` (the port between a cluster's nodes) and `web_page`
+//!    (the browser table's files).
+//! 3. **The node**: `node`, the registry of tables, the limits and budgets, the store and
+//!    the cluster. It composes the parts below and lends them what they may use of it.
+//! 4. **The node's parts**: `ladder` (the matchmaker and the bot check), `tournament` (the
+//!    director), `accounts` (names and API tokens) and `connections` (the connection gate:
+//!    admission on the opening, the opening rate, the call gate). A part that makes tables is
+//!    given `server_tables::ServerTables`, never the node.
+//! 5. **Tables made for the server**: `server_tables`, the narrow handle, with what a part
+//!    makes a table from and gets back.
+//! 6. **Refusals**: `status`, where the typed refusals of the layers below are given their
+//!    gRPC codes on the way out, in one place.
+//! 7. **The table**: `table`, one task per table around a sans-IO core, its journal and its
+//!    records.
+//! 8. **What all share**: `limits`, `budget`, `bot_cpu`, `stopping` and `tls`; below them
+//!    the other crates: the engine (`dudo-rules`), the wire and its one conversion
+//!    (`dudo-proto`, re-exported as [`convert`]) and the records (`dudo-store`).
 #![forbid(unsafe_code)]
+
+#[cfg(test)]
+mod layers;
 
 pub mod accounts;
 pub mod bot_cpu;
 pub mod budget;
-pub mod call_gate;
 pub mod connections;
+pub use connections::call_gate;
 pub mod ladder;
+pub mod limits;
 pub mod node;
 pub mod node_port;
-pub mod opening_rate;
+pub mod server_tables;
 pub mod services;
 pub mod status;
 pub mod stopping;
@@ -216,7 +243,7 @@ async fn serve_node(
         }
     });
     let closer = dudo.clone();
-    let incoming_dudo = dudo.clone();
+    let (limits, budgets) = (std::sync::Arc::clone(&dudo.limits), dudo.budgets().clone());
     let calls = connections::Calls::default();
     // The node port stops with the public one (after the drain: forwarded streams are told).
     let (nodes_stop, nodes_stopped) = tokio::sync::oneshot::channel::<()>();
@@ -266,7 +293,7 @@ async fn serve_node(
         .layer(cors(&allowed_origins))
         .layer(web_page::WebPage)
         .layer(tonic_web::GrpcWebLayer::new())
-        .layer(call_gate::CallGate::new(dudo.clone(), calls.clone()))
+        .layer(call_gate::CallGate::new(&limits, budgets.clone(), calls.clone()))
         // Their requests are a few bytes: the default 4 MiB limit would only let a client that
         // sends all but the last byte of each make the server hold it.
         .add_service(health_service.max_decoding_message_size(SMALL_REQUEST))
@@ -279,7 +306,7 @@ async fn serve_node(
         .add_service(LadderServer::new(dudo.clone()).max_decoding_message_size(max_message))
         .add_service(TournamentsServer::new(dudo).max_decoding_message_size(max_message))
         .serve_with_incoming_shutdown(
-            connections::incoming(listener, most_connections, incoming_dudo, calls, tls),
+            connections::incoming(listener, most_connections, &limits, budgets, calls, tls),
             shutdown,
         )
         .await;

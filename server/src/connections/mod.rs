@@ -37,7 +37,9 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::tls::Wire;
 
+pub mod call_gate;
 mod opening;
+pub mod opening_rate;
 
 pub(crate) use opening::{Replay, Transport, read_opening};
 
@@ -49,7 +51,7 @@ pub const OPENING_TIME: Duration = Duration::from_secs(5);
 /// own state.
 pub const CONNECTION_WINDOW: u32 = 64 * 1024;
 pub const CONNECTION_BYTES: usize =
-    CONNECTION_WINDOW as usize + crate::call_gate::MAX_HEADER_BYTES as usize + 16 * 1024;
+    CONNECTION_WINDOW as usize + call_gate::MAX_HEADER_BYTES as usize + 16 * 1024;
 /// An HTTP/1.1 connection's: hyper reads a request's head into a buffer of up to ~400 KiB.
 pub const HTTP1_CONNECTION_BYTES: usize = 416 * 1024;
 /// What TLS adds to a connection: rustls' buffers of a record each way, and its state.
@@ -67,16 +69,17 @@ const PAST_BUDGET_ALL: usize = 64;
 pub fn incoming(
     listener: TcpListener,
     most: usize,
-    dudo: crate::node::Dudo,
+    limits: &crate::limits::Limits,
+    budgets: crate::budget::Budgets,
     calls: Calls,
     tls: Option<crate::tls::ServerTls>,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Counted>> {
-    let idle = dudo.limits().idle_connection;
-    let rate = crate::opening_rate::OpeningRate::of(dudo.limits());
+    let idle = limits.idle_connection;
+    let rate = opening_rate::OpeningRate::of(limits);
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     tokio::spawn(async move {
         let counted = Connections::default();
-        let past_budget = crate::call_gate::Counts::default();
+        let past_budget = call_gate::Counts::default();
         let mut backoff = Backoff::default();
         loop {
             let accepted = tokio::select! {
@@ -98,8 +101,8 @@ pub fn incoming(
                 continue;
             }
             let Some(slot) = counted.take_slot(peer.ip(), most) else { continue };
-            let (tx, dudo, past_budget, calls) =
-                (tx.clone(), dudo.clone(), past_budget.clone(), calls.clone());
+            let (tx, budgets, past_budget, calls) =
+                (tx.clone(), budgets.clone(), past_budget.clone(), calls.clone());
             let acceptor = tls.as_ref().and_then(crate::tls::ServerTls::acceptor);
             if tls.is_some() && acceptor.is_none() {
                 continue;
@@ -108,7 +111,7 @@ pub fn incoming(
                 let _ = stream.set_nodelay(true);
                 // The address's share of the budget: a handshake holds from it, then the
                 // connection.
-                let budget = dudo.budget_for(Some(peer.ip()));
+                let budget = budgets.for_address(Some(peer.ip()));
                 let handshake_budget = Arc::clone(&budget);
                 // The handshake is part of the opening, and has its time.
                 let opened = tokio::time::timeout(OPENING_TIME, async move {
@@ -262,7 +265,7 @@ pub struct Counted {
 /// past the budget, one of the few places for connections that free memory.
 enum Memory {
     Held { _held: crate::budget::Held },
-    PastBudget { _place: crate::call_gate::Ticket },
+    PastBudget { _place: call_gate::Ticket },
 }
 
 impl Connected for Counted {

@@ -25,9 +25,8 @@ use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tonic::Status;
 
-use super::{LadderSeat, Pool};
-use crate::node::Dudo;
-use crate::node::making::ServerTable;
+use super::Pool;
+use crate::server_tables::{LadderSeat, ServerTable, ServerTables};
 use crate::table::offers::{CLOCK_WARNING, SeatOffers};
 use crate::table::{Command, SeatAccount, SeatConduct};
 
@@ -89,8 +88,8 @@ pub(crate) struct Checked {
 }
 
 /// Runs the check for `account` on `pool`, telling `tx`.
-pub(crate) async fn run(
-    dudo: Dudo,
+pub(crate) async fn run<T: ServerTables>(
+    tables: T,
     pool: Pool,
     account: SeatAccount,
     name: String,
@@ -115,7 +114,7 @@ pub(crate) async fn run(
         loop {
             game += 1;
             let at = (i + game - 1) % seats;
-            let played = one_step(&dudo, &pool, &account, &name, at, *trial, &tx).await;
+            let played = one_step(&tables, &pool, &account, &name, at, *trial, &tx).await;
             let failed = !played.faults.is_empty();
             faults.extend(played.faults.into_iter().map(|f| format!("step {} ({what}): {f}", i + 1)));
             offers.add(&played.offers);
@@ -174,8 +173,8 @@ struct Played {
 }
 
 /// One step's game; what the bot did wrong in it.
-async fn one_step(
-    dudo: &Dudo,
+async fn one_step<T: ServerTables>(
+    tables: &T,
     pool: &Pool,
     account: &SeatAccount,
     name: &str,
@@ -208,12 +207,12 @@ async fn one_step(
         called_off: None,
         tokens: None,
     };
-    let mut made = match dudo.make_server_table(order, seats).await {
+    let mut made = match tables.make(order, seats).await {
         Ok(made) => made,
         Err(e) => return failed(format!("its table could not be made: {}", e.message())),
     };
     let Some(token) = made.tokens.get(at).cloned().flatten() else {
-        dudo.close_internal(&made.table, &made.host_token).await;
+        tables.close(&made.table, &made.host_token).await;
         return failed("its seat could not be taken".into());
     };
     let seated = pb::LadderSeated {
@@ -227,10 +226,8 @@ async fn one_step(
     let Some(mut updates) = made.updates.take() else {
         return failed("its table could not be watched".into());
     };
-    if trial == Trial::Warning
-        && let Ok(handle) = dudo.find(&made.table)
-    {
-        let _ = dudo.ask(&handle, |reply| Command::WarnSoon { seat: at, reply }).await;
+    if trial == Trial::Warning {
+        let _ = tables.ask_at(&made.table, |reply| Command::WarnSoon { seat: at, reply }).await;
     }
     let (mut timeouts, mut lapsed, mut events, mut tried, mut over) = (0u32, 0u32, 0usize, false, false);
     let mut forgiven: Vec<(&'static str, u32)> = Vec::new();
@@ -248,7 +245,7 @@ async fn one_step(
                         timeouts += 1;
                         // A bot that has left plays no more: the step ends rather than run
                         // the whole game on the clock.
-                        if timeouts >= GONE_AFTER && conduct(dudo, &made.table, at).await.is_some_and(|c| c.streams == 0) {
+                        if timeouts >= GONE_AFTER && conduct(tables, &made.table, at).await.is_some_and(|c| c.streams == 0) {
                             gone = true;
                             break;
                         }
@@ -261,16 +258,16 @@ async fn one_step(
                 // game of bots can be over within a second: asked at each event, not on a
                 // timer).
                 if matches!(trial, Trial::Drop | Trial::Reset) && !tried && !over && events >= TRIAL_AFTER_EVENTS
-                    && conduct(dudo, &made.table, at).await.is_some_and(|c| c.streams > 0)
+                    && conduct(tables, &made.table, at).await.is_some_and(|c| c.streams > 0)
                 {
                     tried = true;
                     // A call in flight as the stream drops or the table resets may be
                     // refused through no fault of the bot's: what is refused in the moment
                     // around it is forgiven.
-                    let before = conduct(dudo, &made.table, at).await.unwrap_or_default();
-                    try_it(dudo, &made.table, &made.host_token, at, trial).await;
+                    let before = conduct(tables, &made.table, at).await.unwrap_or_default();
+                    try_it(tables, &made.table, &made.host_token, at, trial).await;
                     tokio::time::sleep(FORGIVEN).await;
-                    let after = conduct(dudo, &made.table, at).await.unwrap_or_default();
+                    let after = conduct(tables, &made.table, at).await.unwrap_or_default();
                     forgiven = difference(&after.refused, &before.refused);
                 }
             }
@@ -286,7 +283,7 @@ async fn one_step(
     let mut faults = Vec::new();
     // Asked now, before the table moves on: whether the bot had been warned when it left.
     let warned =
-        conduct(dudo, &made.table, at).await.is_some_and(|c| c.offers.offered.contains(&CLOCK_WARNING));
+        conduct(tables, &made.table, at).await.is_some_and(|c| c.offers.offered.contains(&CLOCK_WARNING));
     if gone {
         let after = match trial == Trial::Warning && warned {
             true => " (after a clock warning: the prompt it holds still stands, a bot answers it)",
@@ -324,7 +321,7 @@ async fn one_step(
         tokio::time::sleep(AFTER_OVER).await;
     }
     let mut offers = SeatOffers::default();
-    if let Some(c) = conduct(dudo, &made.table, at).await {
+    if let Some(c) = conduct(tables, &made.table, at).await {
         offers = c.offers;
         if over && c.streams > 0 {
             faults.push(format!(
@@ -341,7 +338,7 @@ async fn one_step(
         };
         faults.extend(refused.iter().filter(|r| !raced(r)).map(|&(code, n)| refusal(code, n, timeouts)));
     }
-    dudo.close_internal(&made.table, &made.host_token).await;
+    tables.close(&made.table, &made.host_token).await;
     Played { faults, offers }
 }
 
@@ -373,23 +370,21 @@ fn refusal(code: &str, n: u32, timeouts: u32) -> String {
     }
 }
 
-async fn conduct(dudo: &Dudo, table: &str, seat: usize) -> Option<SeatConduct> {
-    let handle = dudo.find(table).ok()?;
-    dudo.ask(&handle, |reply| Command::Conduct { seat, reply }).await.ok()
+async fn conduct<T: ServerTables>(tables: &T, table: &str, seat: usize) -> Option<SeatConduct> {
+    tables.ask_at(table, |reply| Command::Conduct { seat, reply }).await.ok()
 }
 
-async fn try_it(dudo: &Dudo, table: &str, host_token: &str, seat: usize, trial: Trial) {
-    let Ok(handle) = dudo.find(table) else { return };
+async fn try_it<T: ServerTables>(tables: &T, table: &str, host_token: &str, seat: usize, trial: Trial) {
     match trial {
         Trial::Warning => {}
         Trial::Drop => {
-            let _ = dudo.ask(&handle, |reply| Command::DropSeat { seat, reply }).await;
+            let _ = tables.ask_at(table, |reply| Command::DropSeat { seat, reply }).await;
         }
         Trial::Reset => {
             let token = host_token.to_string();
-            let _ = dudo.command(&handle, |reply| Command::Reset { token, reply }).await;
+            let _ = tables.command_at(table, |reply| Command::Reset { token, reply }).await;
             let token = host_token.to_string();
-            let _ = dudo.command(&handle, |reply| Command::Start { token, reply }).await;
+            let _ = tables.command_at(table, |reply| Command::Start { token, reply }).await;
         }
     }
 }

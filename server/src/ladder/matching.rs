@@ -9,7 +9,7 @@ use rand::seq::SliceRandom;
 
 use super::*;
 
-impl Matchmaker {
+impl<T: ServerTables> Matchmaker<T> {
     pub(crate) fn match_all(&mut self) {
         let now = Instant::now();
         // Timed only when someone waits: an empty pass (a node not running the ladder, say)
@@ -157,7 +157,7 @@ impl Matchmaker {
         seats.extend(bots.into_iter().map(|b| (LadderSeat::Bot(b), None)));
         // Seat order by lot (the server hosts the table without a seat).
         seats.shuffle(&mut rand::rng());
-        let (dudo, tx, p) = (self.dudo.clone(), self.tx.clone(), self.pools[pool].clone());
+        let (tables, tx, p) = (self.tables.clone(), self.tx.clone(), self.pools[pool].clone());
         tokio::spawn(async move {
             let seated: Vec<Option<Chosen>> = seats.iter().map(|(_, e)| e.clone()).collect();
             // A token revoked or an account suspended since it entered: that entrant's stream
@@ -165,7 +165,7 @@ impl Matchmaker {
             let mut stale = Vec::new();
             let mut why = None;
             for (chosen, token) in tokens {
-                match dudo.account_of_api_token(&token).await {
+                match tables.account_of_api_token(&token).await {
                     Err(e)
                         if matches!(
                             e.code(),
@@ -190,10 +190,12 @@ impl Matchmaker {
                 let _ = tx.send(Command::Made { pool, made, seated: rest }).await;
                 return;
             }
-            let made = dudo
-                .make_ladder_table(&p, seats.into_iter().map(|(s, _)| s).collect())
-                .await
-                .map_err(|e| e.message().to_string());
+            let seats = seats.into_iter().map(|(s, _)| s).collect();
+            let made = match p.server_table() {
+                Ok(order) => tables.make(order, seats).await,
+                Err(e) => Err(e),
+            }
+            .map_err(|e| e.message().to_string());
             let _ = tx.send(Command::Made { pool, made, seated }).await;
         });
     }

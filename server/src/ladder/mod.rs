@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 use tokio_stream::{Stream, StreamExt};
 use tonic::Status;
 
-use crate::node::Dudo;
+use crate::server_tables::{LadderSeat, Made, ServerTables};
 use crate::status::refused;
 use crate::table::SeatAccount;
 pub use pools::{Players, Pool};
@@ -44,24 +44,6 @@ pub(crate) const GAP_PER_SECOND: f64 = 0.5;
 /// Updates waiting for one entrant before the newest are dropped (a seat it never hears of
 /// plays on under the clock).
 pub(crate) const ENTRANT_QUEUE: usize = 64;
-
-/// Who takes a seat at a ladder table.
-#[derive(Clone, Debug)]
-pub enum LadderSeat {
-    Account { account: SeatAccount, name: String },
-    Bot(String),
-}
-
-/// A ladder table as made: its id, each seat's token (none for a bot) and the host's token.
-pub struct Made {
-    pub table: String,
-    pub tokens: Vec<Option<String>>,
-    pub host_token: String,
-    /// The server's own spectator stream of the table, opened before its game started: a
-    /// game of bots alone can be over before a watch opened afterwards reaches the table,
-    /// whose snapshot would then show the end without the `game_over` a watcher waits for.
-    pub updates: Option<crate::node::UpdateStream>,
-}
 
 pub(crate) struct Entrant {
     pub(crate) id: u64,
@@ -155,8 +137,9 @@ impl LadderHandle {
 }
 
 /// The task that owns every pool's queue.
-pub(crate) struct Matchmaker {
-    dudo: Dudo,
+pub(crate) struct Matchmaker<T> {
+    /// Where its tables are made.
+    tables: T,
     pools: std::sync::Arc<Vec<Pool>>,
     queues: Vec<Vec<Entrant>>,
     games: HashMap<String, Game>,
@@ -177,12 +160,12 @@ pub(crate) struct Matchmaker {
 }
 
 /// Starts the matchmaker for `pools`.
-pub fn start(dudo: Dudo, pools: Vec<Pool>) -> LadderHandle {
+pub(crate) fn start<T: ServerTables>(tables: T, pools: Vec<Pool>) -> LadderHandle {
     let (tx, rx) = mpsc::channel(1024);
     let pools = std::sync::Arc::new(pools);
     let queues = pools.iter().map(|_| Vec::new()).collect();
     let matchmaker = Matchmaker {
-        dudo,
+        tables,
         pools: std::sync::Arc::clone(&pools),
         queues,
         games: HashMap::new(),
@@ -207,7 +190,7 @@ pub(crate) fn unix_millis_at(at: Instant) -> u64 {
     u64::try_from(now).unwrap_or(0).saturating_add(u64::try_from(ahead).unwrap_or(0))
 }
 
-impl Matchmaker {
+impl<T: ServerTables> Matchmaker<T> {
     pub(crate) async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         let mut tick = tokio::time::interval(TICK);
         loop {
@@ -453,7 +436,7 @@ impl Matchmaker {
     /// (account id, name) new ratings, which the store wrote with the game's record before
     /// the end was sent.
     pub(crate) fn watch(&self, pool: usize, players: Vec<(String, String)>, mut made: Made) {
-        let (dudo, tx) = (self.dudo.clone(), self.tx.clone());
+        let (tables, tx) = (self.tables.clone(), self.tx.clone());
         let pool_name = self.pools[pool].name.clone();
         tokio::spawn(async move {
             let Some(mut updates) = made.updates.take() else {
@@ -479,8 +462,8 @@ impl Matchmaker {
                         let _ = tx.send(Command::Finished { table: made.table.clone(), standings }).await;
                         // The game is recorded (the record was written with its last move):
                         // the table leaves the server.
-                        dudo.close_internal(&made.table, &made.host_token).await;
-                        if let Some(store) = dudo.store() {
+                        tables.close(&made.table, &made.host_token).await;
+                        if let Some(store) = tables.store() {
                             for (account, name) in &players {
                                 if let Ok(Some(r)) = store.ladder_rating(&pool_name, name).await {
                                     let (account, mu, score) = (account.clone(), r.mu, r.score());
@@ -501,28 +484,3 @@ impl Matchmaker {
 }
 
 pub(crate) type LadderStream = Pin<Box<dyn Stream<Item = Result<pb::LadderUpdate, Status>> + Send>>;
-
-impl Dudo {
-    /// A pool this server's ladder runs, or `no_such_pool` naming the ones it does.
-    pub(crate) fn known_pool(&self, pool: &str) -> Result<&Pool, Status> {
-        let handle = self.ladder_handle()?;
-        if let Some(found) = handle.pools().iter().find(|p| p.name == pool) {
-            return Ok(found);
-        }
-        let shown: String = pool.chars().take(64).collect();
-        let names: Vec<&str> = handle.pools().iter().map(|p| p.name.as_str()).collect();
-        Err(refused(
-            "no_such_pool",
-            Status::not_found(format!("no pool {shown:?}; the pools are {}", names.join(", "))),
-        ))
-    }
-
-    pub(crate) fn ladder_handle(&self) -> Result<&LadderHandle, Status> {
-        self.ladder().ok_or_else(|| {
-            refused(
-                "no_ladder",
-                Status::failed_precondition("this server runs no ladder: it keeps no records (--db none)"),
-            )
-        })
-    }
-}

@@ -126,6 +126,26 @@ impl Players {
 }
 
 impl Pool {
+    /// A table of this pool: its rules and clock; its games count for `ladder:POOL`.
+    pub(crate) fn server_table(&self) -> Result<crate::server_tables::ServerTable, tonic::Status> {
+        Ok(crate::server_tables::ServerTable {
+            id: None,
+            rules: self.rules().map_err(tonic::Status::internal)?,
+            seed: self.seed,
+            move_millis: self.move_millis,
+            time_bank_millis: self.time_bank_millis,
+            // Bots compete here: the pool's window, short beside the move clock, and each
+            // seat's patience (see `table::window::Patience`).
+            call_window_millis: self.call_window_millis,
+            bot_think_millis: self.bot_think_millis,
+            rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, self.name),
+            bot_check: false,
+            stalling: Default::default(),
+            called_off: None,
+            tokens: None,
+        })
+    }
+
     /// The pool's rule set: its preset with its settings.
     pub fn rules(&self) -> Result<RuleSet, String> {
         let mut rules = presets::by_name(&self.preset)

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use tonic::Status;
 
 use super::{Dudo, TABLE_QUEUE, TableHandle, TablePlace, join_code};
+use crate::server_tables::{LadderSeat, Made, ServerTable};
 use crate::status::{bad_request, status};
 use crate::table::{self, Command, Table, TableError};
 
@@ -232,39 +233,13 @@ impl Dudo {
         Ok(pb::Joined { table: Some(info), seat: seat as u32, token, seated })
     }
 
-    /// A ladder table: the pool's rules and clock, its seats taken in order (accounts and
-    /// built-in bots), started. Its games count for `ladder:POOL`.
-    pub(crate) async fn make_ladder_table(
-        &self,
-        pool: &crate::ladder::Pool,
-        seats: Vec<crate::ladder::LadderSeat>,
-    ) -> Result<crate::ladder::Made, Status> {
-        let table = ServerTable {
-            id: None,
-            rules: pool.rules().map_err(Status::internal)?,
-            seed: pool.seed,
-            move_millis: pool.move_millis,
-            time_bank_millis: pool.time_bank_millis,
-            // Bots compete here: the pool's window, short beside the move clock, and each
-            // seat's patience (see `table::window::Patience`).
-            call_window_millis: pool.call_window_millis,
-            bot_think_millis: pool.bot_think_millis,
-            rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, pool.name),
-            bot_check: false,
-            stalling: Default::default(),
-            called_off: None,
-            tokens: None,
-        };
-        self.make_server_table(table, seats).await
-    }
-
     /// Makes a table the server hosts without a seat (a ladder's or a tournament's), seats
     /// `seats` in their order and starts its game.
     pub(crate) async fn make_server_table(
         &self,
         order: ServerTable,
-        seats: Vec<crate::ladder::LadderSeat>,
-    ) -> Result<crate::ladder::Made, Status> {
+        seats: Vec<LadderSeat>,
+    ) -> Result<Made, Status> {
         if self.stopping.is_stopping() {
             return Err(Status::unavailable("the server is shutting down"));
         }
@@ -324,10 +299,9 @@ impl Dudo {
         handle: &TableHandle,
         id: &str,
         host_token: &str,
-        seats: Vec<(crate::ladder::LadderSeat, Option<String>)>,
+        seats: Vec<(LadderSeat, Option<String>)>,
         called_off: Option<&std::sync::atomic::AtomicBool>,
-    ) -> Result<crate::ladder::Made, Status> {
-        use crate::ladder::LadderSeat;
+    ) -> Result<Made, Status> {
         let handle = handle.clone();
         let (id, host_token) = (id.to_string(), host_token.to_string());
         let mut tokens = Vec::new();
@@ -358,7 +332,7 @@ impl Dudo {
         }
         let token = host_token.clone();
         self.command(&handle, |reply| Command::Start { token, reply }).await?;
-        Ok(crate::ladder::Made { table: id, tokens, host_token, updates: Some(updates) })
+        Ok(Made { table: id, tokens, host_token, updates: Some(updates) })
     }
 
     /// A join code no table answers to, of this node or (in a cluster) any other (drawn
@@ -402,42 +376,4 @@ impl Dudo {
             },
         )
     }
-}
-
-/// What a table the server hosts for itself (a ladder's, a tournament's) is made with.
-pub(crate) struct ServerTable {
-    /// Its id, when the maker chose it (a tournament stores it before the table exists, so a
-    /// table a restart brings back is always one its tournament knows); none: drawn.
-    pub(crate) id: Option<String>,
-    pub(crate) rules: dudo_rules::RuleSet,
-    /// The dice's seed: a tournament's deal (none: from the CSPRNG).
-    pub(crate) seed: Option<u64>,
-    /// The move clock (0: none) and each seat's bank.
-    pub(crate) move_millis: u32,
-    pub(crate) time_bank_millis: u32,
-    pub(crate) call_window_millis: u32,
-    /// Its built-in bots' pause before each move (a ladder pool's `bot_think_millis`).
-    pub(crate) bot_think_millis: u32,
-    pub(crate) rating_pool: String,
-    /// A bot check's table: a seat that lets a call window lapse is not asked again that
-    /// game and the lapse is an event a watcher sees (as a ladder's tables do by their rating
-    /// pool), and what each seat is asked is kept for the report.
-    pub(crate) bot_check: bool,
-    /// What it holds against seats that stall its call windows (a tournament's: see
-    /// `table::core::Stalling`).
-    pub(crate) stalling: table::core::Stalling,
-    /// Set when what the table was made for is called off (a tournament cancelled): it is
-    /// then not started.
-    pub(crate) called_off: Option<Arc<std::sync::atomic::AtomicBool>>,
-    /// The host's and the seats' tokens, when the maker chose them (a tournament derives
-    /// them, so it can seat its entrants again at a table a restart brought back); none:
-    /// drawn at random.
-    pub(crate) tokens: Option<GivenTokens>,
-}
-
-/// Tokens a table the server hosts is made with (see [`ServerTable::tokens`]).
-pub(crate) struct GivenTokens {
-    pub(crate) host: String,
-    /// By seat; none for a built-in bot's seat (or one that draws its own).
-    pub(crate) seats: Vec<Option<String>>,
 }

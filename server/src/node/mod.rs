@@ -1,20 +1,21 @@
 //! The node: every table this process holds (the registry, by id and by join code), the
-//! limits and budgets that keep one client from taking it from the others, the store, the
-//! accounts and the ladder. The gRPC services (`services`) are thin adapters over it; the
+//! limits and budgets that keep one client from taking it from the others, the store and the
+//! cluster. It composes its parts (the accounts, the ladder, the tournaments' director) and
+//! lends those that make tables [`ServerTables`](crate::server_tables::ServerTables)
+//! (`lending.rs`), not itself. The gRPC services (`services`) are thin adapters over it; the
 //! tables (`table`) sit below it, each a task it talks to over a bounded channel.
 
 pub mod cluster;
-mod limits;
+mod lending;
 pub(crate) mod making;
 mod places;
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use dudo_proto::v1 as pb;
 use tokio::sync::{mpsc, oneshot};
-use tokio_stream::{Stream, StreamExt};
+use tokio_stream::StreamExt;
 use tonic::{Request, Status};
 
 use crate::accounts::AccountSettings;
@@ -24,12 +25,11 @@ use crate::status::{MAX_NAME_FIELD, delivered, refused, status};
 use crate::table::{self, Command, Table, TableError};
 use dudo_store::Store;
 
-pub use limits::{DEFAULT_GAME_TIME, DefaultClock, Limits};
+pub use crate::limits::{DEFAULT_GAME_TIME, DefaultClock, Limits};
 pub(crate) use making::NewTable;
 pub(crate) use places::{PerIp, StreamSlot, TablePlace};
 
-/// A stream of play updates, as the Play and History services answer.
-pub(crate) type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::PlayUpdate, Status>> + Send>>;
+pub(crate) use crate::server_tables::UpdateStream;
 
 /// How many commands a table's queue holds before senders wait.
 pub(crate) const TABLE_QUEUE: usize = 256;
@@ -65,8 +65,8 @@ pub struct Dudo {
     pub(crate) ranked: bool,
     /// What clients make the server hold, against `limits.memory_budget`.
     pub(crate) budget: Arc<Budget>,
-    /// Each address's share of `budget` (tables it made, streams it reads, replays).
-    pub(crate) address_budgets: Arc<Mutex<HashMap<std::net::IpAddr, Arc<Budget>>>>,
+    /// `budget` and each address's share of it (tables it made, streams it reads, replays).
+    pub(crate) budgets: crate::budget::Budgets,
     /// Who may register, and the admin's token (hashed).
     pub(crate) accounts: AccountSettings,
     /// The ladder's matchmaker, when the server runs one.
@@ -115,7 +115,8 @@ impl Dudo {
     pub fn new(limits: Limits) -> Dudo {
         let budget = Budget::new(limits.memory_budget);
         let bot_cpu = crate::bot_cpu::BotCpu::new(limits.bot_cpu);
-        Dudo { limits: Arc::new(limits), budget, bot_cpu, ..Dudo::default() }
+        let budgets = crate::budget::Budgets::new(Arc::clone(&budget), limits.memory_per_address);
+        Dudo { limits: Arc::new(limits), budget, budgets, bot_cpu, ..Dudo::default() }
     }
 
     /// Tables' links start with `base` (`http://HOST:PORT`, as people reach the server).
@@ -130,8 +131,9 @@ impl Dudo {
         self
     }
 
-    pub(crate) fn account_settings(&self) -> &AccountSettings {
-        &self.accounts
+    /// The accounts, as the account calls read them.
+    pub(crate) fn accounts(&self) -> crate::accounts::Accounts<'_> {
+        crate::accounts::Accounts { settings: &self.accounts, store: self.store.as_ref() }
     }
 
     /// Runs a ladder of `pools` (its matchmaker starts now).
@@ -191,6 +193,29 @@ impl Dudo {
 
     pub(crate) fn ladder(&self) -> Option<&crate::ladder::LadderHandle> {
         self.ladder.as_ref()
+    }
+
+    /// A pool this server's ladder runs, or `no_such_pool` naming the ones it does.
+    pub(crate) fn known_pool(&self, pool: &str) -> Result<&crate::ladder::Pool, Status> {
+        let handle = self.ladder_handle()?;
+        if let Some(found) = handle.pools().iter().find(|p| p.name == pool) {
+            return Ok(found);
+        }
+        let shown: String = pool.chars().take(64).collect();
+        let names: Vec<&str> = handle.pools().iter().map(|p| p.name.as_str()).collect();
+        Err(refused(
+            "no_such_pool",
+            Status::not_found(format!("no pool {shown:?}; the pools are {}", names.join(", "))),
+        ))
+    }
+
+    pub(crate) fn ladder_handle(&self) -> Result<&crate::ladder::LadderHandle, Status> {
+        self.ladder().ok_or_else(|| {
+            refused(
+                "no_ladder",
+                Status::failed_precondition("this server runs no ladder: it keeps no records (--db none)"),
+            )
+        })
     }
 
     /// The server's own spectator stream of a table (the ladder watches its tables so).
@@ -280,15 +305,12 @@ impl Dudo {
     /// The budget what `ip` makes the server hold counts against: its share of the
     /// server's (the server's own for an unknown address, or with no shares).
     pub(crate) fn budget_for(&self, ip: Option<std::net::IpAddr>) -> Arc<Budget> {
-        let share = self.limits.memory_per_address;
-        // Without shares (or an address) no lock is taken: this runs for every call.
-        let Some(ip) = ip.filter(|_| share > 0) else { return Arc::clone(&self.budget) };
-        let Ok(mut shares) = self.address_budgets.lock() else { return Arc::clone(&self.budget) };
-        if shares.len() > 1024 {
-            // Shares nothing holds any more (no table, stream or replay) are let go.
-            shares.retain(|_, b| Arc::strong_count(b) > 1 || b.used() > 0);
-        }
-        Arc::clone(shares.entry(ip).or_insert_with(|| Budget::share(&self.budget, share)))
+        self.budgets.for_address(ip)
+    }
+
+    /// The budgets, for what admits connections and calls before they reach the node.
+    pub fn budgets(&self) -> &crate::budget::Budgets {
+        &self.budgets
     }
 
     /// Refuses new work while `budget` (or the server's) holds as much as it allows.
@@ -305,7 +327,7 @@ impl Dudo {
         let bytes = message.encoded_len().saturating_mul(2);
         let held = self.budget_for(reader).hold(bytes).ok_or_else(|| status(TableError::ServerBusy))?;
         let mut response = tonic::Response::new(message);
-        response.extensions_mut().insert(crate::call_gate::AnswerHeld(Arc::new(held)));
+        response.extensions_mut().insert(crate::connections::call_gate::AnswerHeld(Arc::new(held)));
         Ok(response)
     }
 

@@ -20,7 +20,6 @@ use tokio::net::TcpListener;
 use tonic::transport::server::TcpConnectInfo;
 use tonic::{Request, Status};
 
-use crate::ServeError;
 use crate::node::Dudo;
 use crate::node::cluster::{CLIENT_ADDR, Forwarded, NODE_KEY};
 
@@ -52,7 +51,7 @@ pub async fn serve(
     listener: TcpListener,
     dudo: Dudo,
     shutdown: impl std::future::Future<Output = ()>,
-) -> Result<(), ServeError> {
+) -> Result<(), tonic::transport::Error> {
     let key = dudo.cluster().map(|c| c.key().as_bytes().to_vec()).unwrap_or_default();
     let max_message = dudo.limits().max_message_bytes;
     let gate = move |mut request: Request<()>| -> Result<Request<()>, Status> {

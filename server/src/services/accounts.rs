@@ -20,8 +20,8 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::Registered>, Status> {
-        let store = self.account_store()?;
-        let settings = self.account_settings();
+        let store = self.accounts().account_store()?;
+        let settings = self.accounts().settings;
         let admin = settings.is_admin(bearer(&request));
         if settings.registration == Registration::Admin && !admin {
             return Err(AccountError::RegistrationClosed.into());
@@ -69,7 +69,7 @@ impl Accounts for Dudo {
     }
 
     async fn who_am_i(&self, request: Request<pb::WhoAmIRequest>) -> Result<Response<pb::Account>, Status> {
-        match self.caller(&request).await? {
+        match self.accounts().caller(&request).await? {
             Caller::Account(a) => Ok(Response::new(account_to_wire(&a))),
             Caller::Admin => Err(AccountError::BadToken.into()),
         }
@@ -79,12 +79,12 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::NewTokenRequest>,
     ) -> Result<Response<pb::NewApiToken>, Status> {
-        let Caller::Account(account) = self.caller(&request).await? else {
+        let Caller::Account(account) = self.accounts().caller(&request).await? else {
             return Err(AccountError::BadToken.into());
         };
         let token_label = label(&request.get_ref().label)?;
         let (token, stored) = new_token(&token_label, table::unix_millis());
-        self.account_store()?.add_token(&account.id, &stored).await.map_err(AccountError::from)?;
+        self.accounts().account_store()?.add_token(&account.id, &stored).await.map_err(AccountError::from)?;
         let info = token_to_wire(&ApiToken {
             id: stored.id,
             label: stored.label,
@@ -98,9 +98,10 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::ListTokensRequest>,
     ) -> Result<Response<pb::ListTokensResponse>, Status> {
-        let caller = self.caller(&request).await?;
-        let account = self.whose(caller, &request.get_ref().account).await?;
-        let tokens = self.account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
+        let caller = self.accounts().caller(&request).await?;
+        let account = self.accounts().whose(caller, &request.get_ref().account).await?;
+        let tokens =
+            self.accounts().account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
         Ok(Response::new(pb::ListTokensResponse { tokens: tokens.iter().map(token_to_wire).collect() }))
     }
 
@@ -108,20 +109,22 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::RevokeTokenRequest>,
     ) -> Result<Response<pb::ApiTokenInfo>, Status> {
-        let caller = self.caller(&request).await?;
+        let caller = self.accounts().caller(&request).await?;
         let by_admin = matches!(caller, Caller::Admin);
         let req = request.into_inner();
-        let account = self.whose(caller, &req.account).await?;
+        let account = self.accounts().whose(caller, &req.account).await?;
         let id: String = req.id.trim().chars().take(32).collect();
         // The owner may not lock itself out; the admin may (a leaked token, say).
         if !by_admin {
-            let tokens = self.account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
+            let tokens =
+                self.accounts().account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
             let mut active = tokens.iter().filter(|t| t.revoked_at.is_none());
             if active.clone().count() == 1 && active.next().is_some_and(|t| t.id == id) {
                 return Err(AccountError::LastToken.into());
             }
         }
         let revoked = self
+            .accounts()
             .account_store()?
             .revoke_token(&account.id, &id, table::unix_millis())
             .await
@@ -135,13 +138,14 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::SuspendAccountRequest>,
     ) -> Result<Response<pb::Account>, Status> {
-        if !self.account_settings().is_admin(bearer(&request)) {
+        if !self.accounts().settings.is_admin(bearer(&request)) {
             return Err(AccountError::NotAdmin.into());
         }
         let req = request.into_inner();
-        let mut account = self.whose(Caller::Admin, &req.name).await?;
+        let mut account = self.accounts().whose(Caller::Admin, &req.name).await?;
         account.suspended_at = req.suspended.then(table::unix_millis);
-        self.account_store()?
+        self.accounts()
+            .account_store()?
             .suspend_account(&account.id, account.suspended_at)
             .await
             .map_err(AccountError::from)?;

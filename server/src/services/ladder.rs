@@ -36,7 +36,7 @@ impl Ladder for Dudo {
     async fn check(&self, request: Request<pb::CheckRequest>) -> Result<Response<Self::CheckStream>, Status> {
         let handle = self.ladder_handle()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
-        let account = self.account_of_api_token(&token).await?;
+        let account = self.accounts().account_of_api_token(&token).await?;
         crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
         let store = self.records()?.clone();
         let pool = match request.get_ref().pool.trim() {
@@ -138,7 +138,7 @@ impl Ladder for Dudo {
     async fn enter(&self, request: Request<pb::EnterRequest>) -> Result<Response<Self::EnterStream>, Status> {
         let handle = self.ladder_handle()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
-        let account = self.account_of_api_token(&token).await?;
+        let account = self.accounts().account_of_api_token(&token).await?;
         let slot = self.stream_slot(&request)?;
         if let crate::node::cluster::Route::There(peer) =
             self.route_ladder(super::forward::forwarded(&request)).await?

@@ -9,5 +9,3 @@ mod ladder;
 mod lobby;
 mod play;
 mod tournaments;
-
-pub(crate) use tournaments::Views;

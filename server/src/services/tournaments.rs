@@ -23,7 +23,7 @@ use crate::status::{MAX_NAME_FIELD, bad_request, bounded, refused};
 use crate::table::SeatAccount;
 use crate::tournament::spec::{DEFAULT_LEAD_MILLIS, MAX_LEAD_MILLIS, Organisers};
 use crate::tournament::{
-    Command, ENTRANT_QUEUE, Entering, Scheduled, Spec, no_such_tournament, now_millis, schedule_of, state,
+    Command, ENTRANT_QUEUE, Entering, Spec, View, Views, no_such_tournament, now_millis, schedule_of, state,
     tournament_to_wire,
 };
 
@@ -37,20 +37,6 @@ const GAMES_PAGE_MAX: u32 = 2_000;
 /// Tournaments whose views are kept at once.
 const VIEWS_KEPT: usize = 32;
 
-/// What `Standings` and `Games` answer from: see [`Dudo::tournament_view`].
-#[derive(Default)]
-pub(crate) struct View {
-    scheduled: Scheduled,
-    /// Each game's id, by number, once its table was made.
-    ids: HashMap<u32, String>,
-    standings: dudo_tournament::Standings,
-    /// Games ended.
-    finished: u64,
-    /// When it was made: a running tournament's view is served for [`VIEW_FRESH`] whatever
-    /// ended meanwhile, so a crowd of readers costs one making a second, not one a game.
-    made: Option<std::time::Instant>,
-}
-
 /// How a view may be served: the standings as made up to [`VIEW_FRESH`] ago, whatever ended
 /// meanwhile; the games (a schedule a page at a time, for programs following it) as they are.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,9 +47,6 @@ enum Read {
 
 /// How long a running tournament's standings are served as they were made.
 const VIEW_FRESH: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// The views kept, by tournament, with the state they were made for.
-pub(crate) type Views = HashMap<String, ((String, (u64, u64)), Arc<View>)>;
 
 pub(crate) type TournamentStream =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::TournamentUpdate, Status>> + Send>>;
@@ -237,7 +220,7 @@ impl Tournaments for Dudo {
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::Tournament>, Status> {
         let handle = self.tournaments()?.clone();
-        let caller = self.caller(&request).await?;
+        let caller = self.accounts().caller(&request).await?;
         if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
             return TournamentsClient::new(peer).create(self.onward(request)).await.map_err(from_peer);
         }
@@ -404,7 +387,7 @@ impl Tournaments for Dudo {
     ) -> Result<Response<Self::EnterStream>, Status> {
         let handle = self.tournaments()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
-        if self.account_settings().is_admin(Some(&token)) {
+        if self.accounts().settings.is_admin(Some(&token)) {
             return Err(refused(
                 "not_an_account",
                 Status::permission_denied(
@@ -412,7 +395,7 @@ impl Tournaments for Dudo {
                 ),
             ));
         }
-        let account = self.account_of_api_token(&token).await?;
+        let account = self.accounts().account_of_api_token(&token).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
         let slot = self.stream_slot(&request)?;
         if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
@@ -511,7 +494,7 @@ impl Tournaments for Dudo {
 
     async fn cancel(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
         let handle = self.tournaments()?.clone();
-        let caller = self.caller(&request).await?;
+        let caller = self.accounts().caller(&request).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
         if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
             return TournamentsClient::new(peer).cancel(self.onward(request)).await.map_err(from_peer);

@@ -14,12 +14,12 @@ use super::live::{InPlay, Live, Next, Seated};
 use super::tables::{Watched, close_for_good, make, watch};
 use super::wire::tournament_to_wire;
 use super::{Command, GIVE_UP_AFTER, RETRY, Settings, TICK, moving, now_millis, state, update};
-use crate::ladder::Made;
-use crate::node::Dudo;
+use crate::server_tables::{Made, ServerTables};
 
 /// The task that owns every tournament taking entries or running.
-pub(crate) struct Director {
-    pub(super) dudo: Dudo,
+pub(crate) struct Director<T> {
+    /// Where its games' tables are made, found and closed.
+    pub(super) tables: T,
     pub(super) live: HashMap<String, Live>,
     /// The store's tournaments have been read (again after this node took the job back).
     pub(super) loaded: bool,
@@ -59,9 +59,9 @@ impl Pace {
     }
 }
 
-impl Director {
-    pub(super) fn new(dudo: Dudo, tx: mpsc::Sender<Command>, settings: Arc<Settings>) -> Director {
-        Director { dudo, live: HashMap::new(), loaded: false, tx, settings }
+impl<T: ServerTables> Director<T> {
+    pub(super) fn new(tables: T, tx: mpsc::Sender<Command>, settings: Arc<Settings>) -> Director<T> {
+        Director { tables, live: HashMap::new(), loaded: false, tx, settings }
     }
 
     pub(super) async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
@@ -80,11 +80,11 @@ impl Director {
 
     /// Whether this node runs the tournaments: alone, or holding the cluster's ladder job.
     pub(super) fn here(&self) -> bool {
-        self.dudo.runs_ladder_here()
+        self.tables.runs_ladder_here()
     }
 
     async fn tick(&mut self) {
-        if self.dudo.stopping().is_stopping() {
+        if self.tables.stopping().is_stopping() {
             return;
         }
         if !self.here() {
@@ -118,7 +118,7 @@ impl Director {
 
     /// Reads every tournament taking entries or running from the store.
     async fn load(&mut self) -> Result<(), dudo_store::StoreError> {
-        let Some(store) = self.dudo.store().cloned() else { return Ok(()) };
+        let Some(store) = self.tables.store().cloned() else { return Ok(()) };
         self.live.clear();
         for row in store.unfinished_tournaments().await? {
             let id = row.id.clone();
@@ -158,7 +158,7 @@ impl Director {
                     return;
                 }
                 let id = row.id.clone();
-                let entrants = match self.dudo.store() {
+                let entrants = match self.tables.store() {
                     Some(store) => store.entrants(&id).await.unwrap_or_default(),
                     None => Vec::new(),
                 };
@@ -184,7 +184,7 @@ impl Director {
                 self.ended(&tournament, number, watched).await;
                 // The next game now, not at the next tick: a field of quick bots would
                 // otherwise wait on the clock between games.
-                if !self.dudo.stopping().is_stopping() {
+                if !self.tables.stopping().is_stopping() {
                     self.advance(&tournament).await;
                 }
             }
@@ -196,7 +196,7 @@ impl Director {
         let Some(live) = self.live.get_mut(tournament) else {
             // Cancelled meanwhile: the table goes.
             if let Ok(made) = made {
-                self.dudo.close_internal(&made.table, &made.host_token).await;
+                self.tables.close(&made.table, &made.host_token).await;
             }
             return;
         };
@@ -210,7 +210,7 @@ impl Director {
                 {
                     let forfeit = live.forfeit_seats(number);
                     let table = (seated.table.clone(), seated.host_token.clone());
-                    watch(&self.dudo, &self.tx, tournament, game, forfeit, table, updates);
+                    watch(&self.tables, &self.tx, tournament, game, forfeit, table, updates);
                 }
                 live.in_play.insert(number, InPlay { made: Some(seated), lost: None });
             }
@@ -256,7 +256,7 @@ impl Director {
     async fn bench(&mut self, tournament: &str, benched: Vec<(usize, String)>) {
         let Some(live) = self.live.get_mut(tournament) else { return };
         for (entrant, why) in benched {
-            if let Some(store) = self.dudo.store()
+            if let Some(store) = self.tables.store()
                 && let Err(e) = store.bench_entrant(tournament, entrant as u32, &why).await
             {
                 tracing::warn!(tournament = %tournament, entrant, error = %e, "an entrant's bench could not be stored");
@@ -275,7 +275,7 @@ impl Director {
         state: &str,
         why: &str,
     ) -> Result<TournamentRow, dudo_store::StoreError> {
-        let Some(store) = self.dudo.store().cloned() else {
+        let Some(store) = self.tables.store().cloned() else {
             return Err(dudo_store::StoreError::ReadOnly);
         };
         // Tables still being made for it are not started from now on.
@@ -295,7 +295,7 @@ impl Director {
         (live.row.state, live.row.ended_at, live.row.why) = (state.to_string(), at, why.to_string());
         for in_play in live.in_play.values() {
             if let Some(made) = &in_play.made {
-                self.dudo.close_anywhere(&made.table, &made.host_token).await;
+                self.tables.close_anywhere(&made.table, &made.host_token).await;
             }
         }
         // Every table of it still open anywhere (one a stop left behind) closes for good
@@ -303,7 +303,7 @@ impl Director {
         match store.open_tables_of_tournament(tournament).await {
             Ok(open) => {
                 for (number, table) in open {
-                    close_for_good(&self.dudo, &live.row, number, &table).await;
+                    close_for_good(&self.tables, &live.row, number, &table).await;
                 }
             }
             Err(e) => {
@@ -334,7 +334,7 @@ impl Director {
                 }
             }
             Next::Start => {
-                let stored = match self.dudo.store() {
+                let stored = match self.tables.store() {
                     Some(store) => store.set_tournament_state(id, state::RUNNING, 0, "").await,
                     None => Ok(()),
                 };
@@ -392,7 +392,7 @@ impl Director {
             live.waiting.remove(&number);
             let Some(game) = live.schedule.get(number as usize).cloned() else { continue };
             live.in_play.insert(number, InPlay { made: None, lost: None });
-            make(&self.dudo, &self.tx, live, game);
+            make(&self.tables, &self.tx, live, game);
             room -= 1;
             if paced {
                 live.pace.take();

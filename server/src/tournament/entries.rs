@@ -10,11 +10,11 @@ use super::wire::tournament_to_wire;
 use super::{Entering, moving, no_such_tournament, now_millis, state, store_error, update};
 use crate::status::refused;
 
-impl Director {
+impl<T: crate::server_tables::ServerTables> Director<T> {
     /// Why `tournament` is not one the director holds: it has ended, it does not exist, or
     /// (before this node has read them) the tournaments are moving here.
     async fn not_live(&self, tournament: &str) -> Status {
-        let stored = match self.dudo.records() {
+        let stored = match self.tables.records() {
             Ok(store) => store.tournament(tournament).await,
             Err(why) => return why,
         };
@@ -30,7 +30,7 @@ impl Director {
     }
 
     pub(super) async fn enter(&mut self, tournament: &str, entering: Entering) -> Result<(), Status> {
-        let store = self.dudo.records()?.clone();
+        let store = self.tables.records()?.clone();
         if !self.live.contains_key(tournament) {
             return Err(self.not_live(tournament).await);
         }

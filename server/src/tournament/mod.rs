@@ -29,6 +29,7 @@ mod live;
 mod resume;
 pub mod spec;
 mod tables;
+mod views;
 pub(crate) mod wire;
 
 use std::collections::HashMap;
@@ -39,12 +40,12 @@ use dudo_store::tournaments::TournamentRow;
 use tokio::sync::{mpsc, oneshot};
 use tonic::Status;
 
-use crate::ladder::Made;
-use crate::node::Dudo;
+use crate::server_tables::{Made, ServerTables};
 use crate::status::refused;
 use crate::table::SeatAccount;
 pub(crate) use live::{Scheduled, finishes, schedule_of};
 pub use spec::{Settings, Spec};
+pub(crate) use views::{View, Views};
 pub(crate) use wire::{games_of, tournament_to_wire};
 
 /// How often the director looks for tournaments to start and games to make.
@@ -113,7 +114,7 @@ pub struct TournamentsHandle {
     pub(crate) settings: std::sync::Arc<Settings>,
     /// Schedules and standings made for the service, kept while their tournament's games
     /// stand as they were (see `services::tournaments`).
-    pub(crate) views: std::sync::Arc<std::sync::Mutex<crate::services::Views>>,
+    pub(crate) views: std::sync::Arc<std::sync::Mutex<Views>>,
     /// One schedule made at a time.
     pub(crate) work: std::sync::Arc<tokio::sync::Semaphore>,
     /// Makings of tournaments, one at a time: an organiser's count and its new tournament
@@ -154,10 +155,10 @@ impl Readers {
 }
 
 /// Starts the director.
-pub fn start(dudo: Dudo, settings: Settings) -> TournamentsHandle {
+pub(crate) fn start<T: ServerTables>(tables: T, settings: Settings) -> TournamentsHandle {
     let (tx, rx) = mpsc::channel(1024);
     let settings = std::sync::Arc::new(settings);
-    let director = director::Director::new(dudo, tx.clone(), std::sync::Arc::clone(&settings));
+    let director = director::Director::new(tables, tx.clone(), std::sync::Arc::clone(&settings));
     tokio::spawn(director.run(rx));
     TournamentsHandle {
         tx,

@@ -19,14 +19,15 @@ use tokio_stream::StreamExt;
 
 use super::director::Director;
 use super::live::{InPlay, Live, Scheduled, Seated, schedule_of};
-use super::tables::{Found, close_for_good, game_tokens, watch};
+use super::tables::{close_for_good, game_tokens, watch};
+use crate::server_tables::{Found, ServerTables};
 
 /// How long a game's table may be open in the store with no node holding it (a node that
 /// could not rebuild it, a journal a later version must read) before its game is played
 /// again on a new table: several of a cluster's leases, and more than a restart takes.
 const LOST_FOR_GOOD: Duration = Duration::from_secs(60);
 
-impl Director {
+impl<T: ServerTables> Director<T> {
     /// Makes a running tournament's schedule again and finds where it was: games whose end
     /// is stored count; one whose record is stored but not its end (the server stopped in
     /// between) is read back from the record; one whose table was made is looked for (it is
@@ -100,7 +101,7 @@ impl Director {
             // its table's closing: closed now, for good.
             for (number, table) in store.open_tables_of_tournament(&live.row.id).await? {
                 if ended.contains_key(&number) {
-                    close_for_good(&self.dudo, &live.row, number, &table).await;
+                    close_for_good(&self.tables, &live.row, number, &table).await;
                 }
             }
             return Ok(());
@@ -119,7 +120,7 @@ impl Director {
             .filter_map(|(&n, p)| Some((n, p.made.as_ref()?.table.clone(), p.lost?)))
             .collect();
         for (number, table, since) in lost {
-            let found = self.dudo.find_table(&table).await;
+            let found = self.tables.find_anywhere(&table).await;
             let Some(live) = self.live.get_mut(id) else { return };
             let Some(game) = live.schedule.get(number as usize).cloned() else { continue };
             match found {
@@ -141,10 +142,10 @@ impl Director {
                         live.in_play.remove(&number);
                         live.waiting.insert(number);
                         drop(updates);
-                        close_for_good(&self.dudo, &row, number, &table).await;
+                        close_for_good(&self.tables, &row, number, &table).await;
                         continue;
                     }
-                    let updates: crate::node::UpdateStream =
+                    let updates: crate::server_tables::UpdateStream =
                         Box::pin(tokio_stream::once(Ok(first)).chain(updates));
                     let Some(in_play) = live.in_play.get_mut(&number) else { continue };
                     in_play.lost = None;
@@ -155,11 +156,11 @@ impl Director {
                     live.seated(number, seated);
                     let forfeit = live.forfeit_seats(number);
                     tracing::info!(tournament = %id, game = number, table = %table.0, "a tournament game is carried on at its table");
-                    watch(&self.dudo, &self.tx, id, game, forfeit, table, updates);
+                    watch(&self.tables, &self.tx, id, game, forfeit, table, updates);
                 }
                 Found::NotYet if since.elapsed() < LOST_FOR_GOOD => {}
                 Found::NotYet | Found::Gone => {
-                    let Some(store) = self.dudo.store().cloned() else { continue };
+                    let Some(store) = self.tables.store().cloned() else { continue };
                     if matches!(found, Found::NotYet) {
                         // Never to be brought back beside the game's new table.
                         let _ = store.close_table(&table, super::now_millis()).await;

@@ -16,9 +16,7 @@ use tokio_stream::StreamExt;
 
 use super::Command;
 use super::live::Live;
-use crate::ladder::LadderSeat;
-use crate::node::making::{GivenTokens, ServerTable};
-use crate::node::{Dudo, UpdateStream};
+use crate::server_tables::{GivenTokens, LadderSeat, ServerTable, ServerTables, UpdateStream};
 use crate::table::SeatAccount;
 
 /// A game's host token and each seat's, the same every time they are made.
@@ -44,7 +42,7 @@ pub(super) fn game_tokens(row: &TournamentRow, number: u32, seats: usize) -> Giv
 }
 
 /// Makes a game's table on a task of its own; the director hears of it as [`Command::Made`].
-pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: Game) {
+pub(super) fn make<T: ServerTables>(tables: &T, tx: &mpsc::Sender<Command>, live: &Live, game: Game) {
     let seats: Vec<LadderSeat> = game
         .seats
         .iter()
@@ -86,15 +84,15 @@ pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: G
         called_off: Some(std::sync::Arc::clone(&live.called_off)),
         tokens: Some(game_tokens(&live.row, game.number, game.seats.len())),
     };
-    let (dudo, tx, tournament, number) = (dudo.clone(), tx.clone(), live.row.id.clone(), game.number);
+    let (tables, tx, tournament, number) = (tables.clone(), tx.clone(), live.row.id.clone(), game.number);
     tokio::spawn(async move {
         let game_id = crate::table::game_id(&table, 1);
-        let stored = match dudo.store() {
+        let stored = match tables.store() {
             Some(store) => store.tournament_game_made(&tournament, number, &table, &game_id).await,
             None => Ok(()),
         };
         let made = match stored {
-            Ok(()) => dudo.make_server_table(order, seats).await.map_err(|e| e.message().to_string()),
+            Ok(()) => tables.make(order, seats).await.map_err(|e| e.message().to_string()),
             Err(e) => Err(e.to_string()),
         };
         let _ = tx.send(Command::Made { tournament, number, made }).await;
@@ -103,9 +101,14 @@ pub(super) fn make(dudo: &Dudo, tx: &mpsc::Sender<Command>, live: &Live, game: G
 
 /// Closes game `number`'s table wherever it is, and in the store, so no restart or node
 /// brings it back: a game that has ended (or is given up, or its tournament has).
-pub(super) async fn close_for_good(dudo: &Dudo, row: &TournamentRow, number: u32, table: &str) {
-    dudo.close_anywhere(table, &game_tokens(row, number, 0).host).await;
-    if let Some(store) = dudo.store()
+pub(super) async fn close_for_good<T: ServerTables>(
+    tables: &T,
+    row: &TournamentRow,
+    number: u32,
+    table: &str,
+) {
+    tables.close_anywhere(table, &game_tokens(row, number, 0).host).await;
+    if let Some(store) = tables.store()
         && let Err(e) = store.close_table(table, super::now_millis()).await
     {
         tracing::warn!(table = %table, error = %e, "a tournament's table could not be closed in the store");
@@ -138,8 +141,8 @@ pub(crate) struct Watched {
 /// Watches a game's table as a spectator until its end, which is stored before the director
 /// hears of it; then the table closes. A watch that ends before the game does leaves the
 /// table as it is: it is the game's one table, wherever it is played on.
-pub(super) fn watch(
-    dudo: &Dudo,
+pub(super) fn watch<T: ServerTables>(
+    tables: &T,
     tx: &mpsc::Sender<Command>,
     tournament: &str,
     game: Game,
@@ -147,7 +150,7 @@ pub(super) fn watch(
     (table, host_token): (String, String),
     mut updates: UpdateStream,
 ) {
-    let (dudo, tx, tournament) = (dudo.clone(), tx.clone(), tournament.to_string());
+    let (tables, tx, tournament) = (tables.clone(), tx.clone(), tournament.to_string());
     tokio::spawn(async move {
         let number = game.number;
         let mut finish: Option<Vec<usize>> = None;
@@ -186,7 +189,7 @@ pub(super) fn watch(
         }
         drop(updates);
         let over = finish.is_some();
-        if let (Some(f), Some(store)) = (&finish, dudo.store()) {
+        if let (Some(f), Some(store)) = (&finish, tables.store()) {
             // Written before the director counts it: a restart never loses a counted game.
             let mut tries = 0;
             while let Err(e) = store.tournament_game_finished(&tournament, number, f).await {
@@ -200,47 +203,9 @@ pub(super) fn watch(
             }
         }
         if over {
-            dudo.close_anywhere(&table, &host_token).await;
+            tables.close_anywhere(&table, &host_token).await;
         }
         let faults = game.seats.iter().copied().zip(faults).filter(|(_, f)| f.total() > 0).collect();
         let _ = tx.send(Command::Ended { tournament, number, watched: Watched { finish, faults } }).await;
     });
-}
-
-/// Where a game's table is now.
-pub(super) enum Found {
-    /// Open, at this node or another: watched from here.
-    Open(UpdateStream),
-    /// Open in the store but held by no node yet (a restart bringing it back, a cluster
-    /// adopting it): looked for again.
-    NotYet,
-    /// Closed or never kept.
-    Gone,
-}
-
-impl Dudo {
-    /// A table's spectator stream wherever in the cluster it is, or where it stands.
-    pub(super) async fn find_table(&self, table: &str) -> Found {
-        if self.find(table).is_ok() {
-            return match self.watch_internal(table).await {
-                Ok(updates) => Found::Open(updates),
-                Err(_) => Found::NotYet,
-            };
-        }
-        if self.cluster().is_some() {
-            return match self.watch_elsewhere(table).await {
-                Ok(Some(updates)) => Found::Open(updates),
-                Ok(None) => Found::Gone,
-                Err(_) => Found::NotYet,
-            };
-        }
-        match self.store().map(|s| s.table_is_open(table)) {
-            Some(open) => match open.await {
-                Ok(true) => Found::NotYet,
-                Ok(false) => Found::Gone,
-                Err(_) => Found::NotYet,
-            },
-            None => Found::Gone,
-        }
-    }
 }

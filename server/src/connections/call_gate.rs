@@ -68,18 +68,30 @@ pub const MAX_HEADER_BYTES: u32 = 8 * 1024;
 /// in flight per address, shared by every connection.
 #[derive(Clone)]
 pub struct CallGate {
-    dudo: crate::node::Dudo,
+    budgets: crate::budget::Budgets,
+    /// How long a call may take (`Limits::request_time`).
+    request_time: std::time::Duration,
     /// Each connection's calls in flight (an idle connection is closed).
-    calls: crate::connections::Calls,
+    calls: super::Calls,
     call_bytes: usize,
     replays: Counts,
     exempt: Counts,
 }
 
 impl CallGate {
-    pub fn new(dudo: crate::node::Dudo, calls: crate::connections::Calls) -> CallGate {
-        let call_bytes = call_bytes(dudo.limits().max_message_bytes);
-        CallGate { dudo, calls, call_bytes, replays: Counts::default(), exempt: Counts::default() }
+    pub fn new(
+        limits: &crate::limits::Limits,
+        budgets: crate::budget::Budgets,
+        calls: super::Calls,
+    ) -> CallGate {
+        CallGate {
+            budgets,
+            request_time: limits.request_time,
+            calls,
+            call_bytes: call_bytes(limits.max_message_bytes),
+            replays: Counts::default(),
+            exempt: Counts::default(),
+        }
     }
 }
 
@@ -166,7 +178,7 @@ where
         let ip = peer.map(|a| a.ip());
         // In flight from here until its answer's body is dropped, even if refused below.
         let mut in_flight = peer.and_then(|p| self.gate.calls.begin(p));
-        let memory = self.gate.dudo.budget_for(ip).hold(self.gate.call_bytes);
+        let memory = self.gate.budgets.for_address(ip).hold(self.gate.call_bytes);
         let mut exempt = None;
         if memory.is_none() {
             // Past the budget, only calls that free memory and health checks, a few at once.
@@ -192,7 +204,7 @@ where
             ticket = Some(t);
         }
         let answer = self.inner.call(request);
-        let request_time = self.gate.dudo.limits().request_time;
+        let request_time = self.gate.request_time;
         Box::pin(async move {
             let Ok(response) = tokio::time::timeout(request_time, answer).await else {
                 let status = tonic::Status::deadline_exceeded(format!(
@@ -230,7 +242,7 @@ struct Held {
     _ticket: Option<Ticket>,
     _exempt: Option<Ticket>,
     /// What the connection is owed of this call (see `connections`).
-    in_flight: Option<crate::connections::InFlight>,
+    in_flight: Option<super::InFlight>,
 }
 
 impl http_body::Body for Held {

@@ -73,7 +73,7 @@ impl OpeningRate {
     }
 
     /// The rates a node's limits set.
-    pub fn of(limits: &crate::node::Limits) -> OpeningRate {
+    pub fn of(limits: &crate::limits::Limits) -> OpeningRate {
         OpeningRate::new(limits.connections_per_second_per_ip, limits.connections_per_second)
     }
 
