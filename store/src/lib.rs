@@ -78,6 +78,10 @@ pub enum StoreError {
     OwnedAlone { url: String },
     #[error("a cluster needs a PostgreSQL database (postgres://…), not {db}")]
     ClusterNeedsPostgres { db: String },
+    #[error(
+        "{db}: this build has no PostgreSQL driver; dudo-server has one, and the dudo command has one when built with `--features postgres`"
+    )]
+    NoPostgres { db: String },
     #[error("this store only reads records")]
     ReadOnly,
     #[error(
@@ -182,6 +186,9 @@ impl Store {
             return Err(StoreError::Unsupported { db: shown(db) });
         }
         let (mut url, backend) = url_of(db);
+        if backend == Backend::Postgres && !cfg!(feature = "postgres") {
+            return Err(StoreError::NoPostgres { db: shown(db) });
+        }
         if access == Access::Member && backend != Backend::Postgres {
             return Err(StoreError::ClusterNeedsPostgres { db: shown(db) });
         }

@@ -20,6 +20,15 @@ async fn databases(test: &str) -> Vec<(&'static str, String)> {
     let mut out = vec![("sqlite", dir.join("dudo.db").display().to_string())];
     let base = std::env::var("DUDO_TEST_POSTGRES")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
+    if !cfg!(feature = "postgres") {
+        let why = "dudo-store was built without its postgres feature (`--features postgres`)";
+        assert!(
+            std::env::var("DUDO_REQUIRE_POSTGRES").is_err(),
+            "PostgreSQL is required (DUDO_REQUIRE_POSTGRES): {why}"
+        );
+        skipped_postgres(test, &base, why);
+        return out;
+    }
     sqlx::any::install_default_drivers();
     let schema = unique(&format!("dudo_{test}"));
     let made = async {
