@@ -151,20 +151,6 @@ fn save(server: &str, key: &SeatKey, name: &str, host: bool) {
 }
 
 /// "Hana and Ana", "Hana, Ana and Gus".
-/// How others join a table: by its link when the server gave it a public address
-/// (`--public-url`: a cluster's balancer, say), which names the server too; otherwise by its
-/// code at the address this client dialed.
-pub(crate) fn join_hint(info: &dudo_client::dudo_proto::v1::TableInfo, dialed: &str) -> String {
-    let public = dudo_client::dudo_proto::link::parse(&info.link).filter(|l| {
-        let host = l.server.trim_start_matches("https://").rsplit_once(':').map_or("", |(h, _)| h);
-        !(host == "localhost" || host.starts_with("127.") || host == "[::1]")
-    });
-    match public {
-        Some(_) => format!("dudo join {}", safe(&info.link)),
-        None => format!("dudo join {} --server {dialed}", safe(&info.join_code)),
-    }
-}
-
 fn names_of(seats: &[Saved]) -> String {
     let names: Vec<String> = seats.iter().map(|s| safe(&s.name).into_owned()).collect();
     match names.split_last() {
@@ -294,7 +280,7 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         println!("Join code: {}", safe(&key.info.join_code));
         println!("Link:      {}", safe(&key.info.link));
         if args.detach || args.host_only {
-            println!("Others join with: {}", join_hint(&key.info, &args.server.server));
+            println!("Others join with: {}", crate::render::join_hint(&key.info, &args.server.server));
             println!(
                 "Host commands: dudo host --table {} start|add-bot|settings|who|remove|reset",
                 safe(&key.info.join_code)
@@ -463,28 +449,4 @@ pub fn leave(args: LeaveArgs) -> anyhow::Result<ExitCode> {
         println!("You left the table.");
         Ok(ExitCode::SUCCESS)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::join_hint;
-    use dudo_client::dudo_proto::v1::TableInfo;
-
-    #[test]
-    fn others_join_by_the_public_link_when_the_server_has_one() {
-        let info =
-            |link: &str| TableInfo { join_code: "ABCDEF".into(), link: link.into(), ..Default::default() };
-        assert_eq!(
-            join_hint(&info("https://dudo.example.org/t/ABCDEF"), "10.0.0.7:50051"),
-            "dudo join https://dudo.example.org/t/ABCDEF"
-        );
-        assert_eq!(
-            join_hint(&info("http://localhost:50051/t/ABCDEF"), "127.0.0.1:50051"),
-            "dudo join ABCDEF --server 127.0.0.1:50051"
-        );
-        assert_eq!(
-            join_hint(&info("http://127.0.0.1:50051/t/ABCDEF"), "127.0.0.1:50051"),
-            "dudo join ABCDEF --server 127.0.0.1:50051"
-        );
-    }
 }

@@ -115,7 +115,7 @@ impl AtTable {
             t.seats,
         )];
         if waiting && t.players.len() < t.seats as usize {
-            lines.push(format!("Others join with: {}", crate::lobby_cmd::join_hint(t, self.client.addr())));
+            lines.push(format!("Others join with: {}", crate::render::join_hint(t, self.client.addr())));
         }
         lines.push(format!("At the table: {}", self.seat_list()));
         if waiting && self.me() == Some(self.host()) {

@@ -438,8 +438,43 @@ pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<Word> {
     words
 }
 
+/// How others join a table: by its link when the server gave it a public address
+/// (`--public-url`: a cluster's balancer, say), which names the server too; otherwise by its
+/// code at the address this client dialed.
+pub(crate) fn join_hint(info: &dudo_client::dudo_proto::v1::TableInfo, dialed: &str) -> String {
+    let public = dudo_client::dudo_proto::link::parse(&info.link).filter(|l| {
+        let host = l.server.trim_start_matches("https://").rsplit_once(':').map_or("", |(h, _)| h);
+        !(host == "localhost" || host.starts_with("127.") || host == "[::1]")
+    });
+    match public {
+        Some(_) => format!("dudo join {}", safe(&info.link)),
+        None => format!("dudo join {} --server {dialed}", safe(&info.join_code)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::join_hint;
+    use dudo_client::dudo_proto::v1::TableInfo;
+
+    #[test]
+    fn others_join_by_the_public_link_when_the_server_has_one() {
+        let info =
+            |link: &str| TableInfo { join_code: "ABCDEF".into(), link: link.into(), ..Default::default() };
+        assert_eq!(
+            join_hint(&info("https://dudo.example.org/t/ABCDEF"), "10.0.0.7:50051"),
+            "dudo join https://dudo.example.org/t/ABCDEF"
+        );
+        assert_eq!(
+            join_hint(&info("http://localhost:50051/t/ABCDEF"), "127.0.0.1:50051"),
+            "dudo join ABCDEF --server 127.0.0.1:50051"
+        );
+        assert_eq!(
+            join_hint(&info("http://127.0.0.1:50051/t/ABCDEF"), "127.0.0.1:50051"),
+            "dudo join ABCDEF --server 127.0.0.1:50051"
+        );
+    }
+
     use super::*;
 
     #[test]
