@@ -13,8 +13,9 @@
 //!    node, and its refusal mapped to a status on the way out, or forwarded to the node that
 //!    holds its table), `node_port` (the port between a cluster's nodes) and `web_page`
 //!    (the browser table's files).
-//! 3. **The node**: `node`, the registry of tables, the limits and budgets, the store and
-//!    the cluster. It composes the parts below and lends them what they may use of it.
+//! 3. **The node**: `node`, the registry of tables and the cluster; it holds the limits and
+//!    budgets in force (their types are layer 8's) and the store. It composes the parts
+//!    below and lends them what they may use of it.
 //! 4. **The node's parts**: `ladder` (the matchmaker and the bot check), `tournament` (the
 //!    director), `accounts` (names and API tokens) and `connections` (the connection gate:
 //!    admission on the opening, the opening rate, the call gate). A part that makes tables is

@@ -248,7 +248,9 @@ async fn main() -> anyhow::Result<()> {
         _ => None,
     };
     let store = open_store(args.db.as_deref(), args.cluster).await?;
-    let listener = tokio::net::TcpListener::bind(&args.listen).await?;
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("--listen {}: {e}", args.listen))?;
     if let Some(addr) = args.metrics_listen {
         metrics_exporter_prometheus::PrometheusBuilder::new().with_http_listener(addr).install()?;
     }

@@ -5,11 +5,13 @@
                                                         names a CA certificate to trust)
 
 or with DUDO_SERVER and DUDO_TABLE set (DUDO_API_TOKEN to sit as an account; DUDO_TOKEN and
-DUDO_SEAT to play a seat already held, as `dudo arena --external NAME='python bot.py'` does). It plays one game and prints
-its place. Needs grpcio and grpcio-tools (scripts/python-env.sh makes such an environment).
+DUDO_SEAT to play a seat already held, as `dudo ladder --bot 'python bot.py'` gives them).
+It plays one game and prints its place. Needs grpcio and grpcio-tools (scripts/python-env.sh makes such an environment).
 """
+import atexit
 import os
 import queue
+import shutil
 import sys
 import tempfile
 import time
@@ -22,6 +24,7 @@ PROTO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..
 
 def load_stubs():
     out = tempfile.mkdtemp(prefix="dudo-stubs-")
+    atexit.register(shutil.rmtree, out, ignore_errors=True)  # imported by then: not needed after
     files = [f"dudo/v1/{f}.proto" for f in ("rules", "game", "service")]
     include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
     if protoc.main(["protoc", f"-I{PROTO}", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *files]):

@@ -49,8 +49,11 @@ pub(super) async fn play_one(
                 ];
                 let _starting = starting.acquire().await?;
                 let mut child = BotCommand::start(command, &set, &["DUDO_TOKEN"])?;
-                wait_for_seats(&mut watch, seat + 1, &mut child, command).await?;
-                children.push(child);
+                let name = entries[entry].name.as_str();
+                wait_for_seats(&mut watch, seat + 1, &mut child, name)
+                    .await
+                    .with_context(|| format!("the external bot {name} (`{command}`)"))?;
+                children.push((name, child));
             }
         }
     }
@@ -92,11 +95,11 @@ pub(super) async fn play_one(
             },
             () = &mut give_up => anyhow::bail!("it did not end within {} s", GAME_TIME_LIMIT.as_secs()),
             _ = check.tick() => {
-                for c in &mut children {
+                for (name, c) in &mut children {
                     if let Ok(Some(status)) = c.try_wait()
                         && !status.success()
                     {
-                        anyhow::bail!("an external bot exited with {status} before the game ended");
+                        anyhow::bail!("the external bot {name} exited with {status} before the game ended");
                     }
                 }
             }
@@ -111,7 +114,7 @@ pub(super) async fn play_one(
         while watch.next().await.is_some() {}
     })
     .await;
-    for mut c in children {
+    for (_, mut c) in children {
         // The game is over: a bot gets a moment to finish, then is stopped.
         if tokio::time::timeout(std::time::Duration::from_secs(10), c.wait()).await.is_err() {
             c.kill();
@@ -128,17 +131,17 @@ pub(super) async fn wait_for_seats(
     watch: &mut dudo_client::Session,
     count: usize,
     child: &mut BotCommand,
-    command: &str,
+    name: &str,
 ) -> anyhow::Result<()> {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let update = tokio::select! {
             update = tokio::time::timeout_at(deadline, watch.next()) => {
-                update.map_err(|_| anyhow::anyhow!("an external bot did not join within 30 s"))?
+                update.map_err(|_| anyhow::anyhow!("it did not join within 30 s"))?
             }
             status = child.wait() => {
-                let status = status.with_context(|| format!("waiting for {command}"))?;
-                anyhow::bail!("the external bot `{command}` exited with {status} before it took its seat");
+                let status = status.with_context(|| format!("waiting for {name}"))?;
+                anyhow::bail!("it exited with {status} before it took its seat");
             }
         };
         match update {
