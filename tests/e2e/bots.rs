@@ -532,3 +532,44 @@ async fn the_docs_buf_curl_session_runs_as_written() {
     let text = String::from_utf8_lossy(&web.stdout);
     assert!(web.status.success() && text.contains(id), "{text}{}", String::from_utf8_lossy(&web.stderr));
 }
+
+/// Whether a process other than `except` whose command line contains `marker` runs (read
+/// from /proc).
+fn running_with(marker: &str, except: u32) -> bool {
+    std::fs::read_dir("/proc").into_iter().flatten().flatten().any(|entry| {
+        entry.file_name().to_str() != Some(except.to_string().as_str())
+            && std::fs::read(entry.path().join("cmdline"))
+                .is_ok_and(|line| String::from_utf8_lossy(&line).replace('\0', " ").contains(marker))
+    })
+}
+
+/// An external bot runs in a process group of its own, out of reach of the terminal's
+/// Ctrl-C: an interrupted arena kills it, and what its shell started, before it exits.
+#[test]
+fn an_interrupted_arena_leaves_no_bot_running() {
+    for signal in ["-INT", "-TERM"] {
+        // A bot that never joins, its sleep a child of its shell; the number marks it as
+        // this test's.
+        let seconds = 600 + std::process::id() % 300;
+        let marker = format!("sleep {seconds}");
+        let mut arena = Command::new(binary("dudo"))
+            .args(["arena", "--bots", "random", "--games", "2", "--db", "none", "--external"])
+            .arg(format!("slow={marker}; true"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        // The arena's own command line names it too.
+        let bot_runs = || running_with(&marker, arena.id());
+        while !bot_runs() && started.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(bot_runs(), "the bot never started");
+        Command::new("kill").args([signal, &arena.id().to_string()]).status().unwrap();
+        let status = arena.wait().unwrap();
+        assert!(!status.success(), "{signal}: {status}");
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!running_with(&marker, 0), "{signal}: the bot outlived the arena");
+    }
+}
