@@ -254,6 +254,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 Some(pb::ladder_update::Update::Ended(e)) => {
                     let Some(i) = in_play.iter().position(|(t, _, _)| *t == e.table) else { continue };
                     in_play.remove(i);
+                    seats.game_over(&e.table);
                     ended += 1;
                     println!(
                         "game {}: finished {} (dudo replay {} --server {addr})",
@@ -371,6 +372,19 @@ impl SeatPlayer {
 /// the command per seat, with the `dudo arena --external` contract in its environment, or
 /// an SDK strategy on a task. A command that keeps failing stops the caller, rather than
 /// time out game after game.
+/// How long a bot's command may run on after its game is over.
+const AFTER_GAME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How a seat's bot ended.
+enum BotEnd {
+    /// A strategy's task (no command).
+    Strategy,
+    /// The command exited by itself: how (none: it could not be waited for).
+    Command(Option<std::process::ExitStatus>),
+    /// The command was stopped [`AFTER_GAME`] after its game ended.
+    StoppedAfterGame,
+}
+
 pub(crate) struct Seats {
     client: dudo_client::Client,
     addr: String,
@@ -379,17 +393,18 @@ pub(crate) struct Seats {
     /// Each strategy player's seed: one more a seat.
     seed: u64,
     /// Each bot that ended: its table, and how its command exited (none: a strategy's task).
-    exits_tx: tokio::sync::mpsc::Sender<(String, Option<Option<std::process::ExitStatus>>)>,
-    exits: tokio::sync::mpsc::Receiver<(String, Option<Option<std::process::ExitStatus>>)>,
+    exits_tx: tokio::sync::mpsc::Sender<(String, BotEnd)>,
+    exits: tokio::sync::mpsc::Receiver<(String, BotEnd)>,
     /// Commands still running.
     running: usize,
     failed_in_a_row: u32,
     ever_worked: bool,
     /// Each strategy player: its table, and its task.
     players: Vec<(String, tokio::task::JoinHandle<()>)>,
-    /// Each run of the command still going: its table, and the task waiting for it (aborting
-    /// the task kills the command and all it started).
-    commands: Vec<(String, tokio::task::JoinHandle<()>)>,
+    /// Each run of the command still going: its table, the task waiting for it (aborting
+    /// the task kills the command and all it started), and what stops it once its game is
+    /// over (taken when that is said).
+    commands: Vec<(String, tokio::task::JoinHandle<()>, Option<tokio::sync::oneshot::Sender<()>>)>,
 }
 
 impl Seats {
@@ -413,7 +428,7 @@ impl Seats {
 
     /// Whether a bot is playing at `table` now.
     fn playing_at(&self, table: &str) -> bool {
-        self.commands.iter().any(|(t, task)| t == table && !task.is_finished())
+        self.commands.iter().any(|(t, task, _)| t == table && !task.is_finished())
             || self.players.iter().any(|(t, task)| t == table && !task.is_finished())
     }
 
@@ -439,13 +454,20 @@ impl Seats {
                 let mut child = BotCommand::start(command, &set, &["DUDO_API_TOKEN"])?;
                 let exits = self.exits_tx.clone();
                 self.running += 1;
-                self.commands.retain(|(_, c)| !c.is_finished());
+                self.commands.retain(|(_, c, _)| !c.is_finished());
+                let (stop, stopped) = tokio::sync::oneshot::channel();
                 // Aborting the task drops the command, and with it everything it started.
                 let waiting = tokio::spawn(async move {
-                    let status = child.wait().await.ok();
-                    let _ = exits.send((key.table, Some(status))).await;
+                    let end = tokio::select! {
+                        status = child.wait() => BotEnd::Command(status.ok()),
+                        _ = stopped => {
+                            child.kill();
+                            BotEnd::StoppedAfterGame
+                        }
+                    };
+                    let _ = exits.send((key.table, end)).await;
                 });
-                self.commands.push((table.to_string(), waiting));
+                self.commands.push((table.to_string(), waiting, Some(stop)));
             }
             SeatPlayer::Builtin(strategy, think) => {
                 let (client, strategy, seed, think) =
@@ -460,7 +482,7 @@ impl Seats {
                         {
                             eprintln!("dudo: table {}: {e}", key.table);
                         }
-                        let _ = exits.send((key.table, None)).await;
+                        let _ = exits.send((key.table, BotEnd::Strategy)).await;
                     }),
                 ));
             }
@@ -480,8 +502,17 @@ impl Seats {
         let Some((table, ran)) = self.exits.recv().await else {
             return std::future::pending().await;
         };
-        let Some(status) = ran else { return Ok(table) };
+        let status = match ran {
+            BotEnd::Strategy => return Ok(table),
+            BotEnd::StoppedAfterGame => Some(None),
+            BotEnd::Command(status) => Some(status),
+        };
         self.running = self.running.saturating_sub(1);
+        let Some(status) = status else {
+            // Its game over, it was stopped: it played, as far as anyone can tell.
+            (self.failed_in_a_row, self.ever_worked) = (0, true);
+            return Ok(table);
+        };
         if status.is_some_and(|s| s.success()) {
             (self.failed_in_a_row, self.ever_worked) = (0, true);
             return Ok(table);
@@ -507,9 +538,23 @@ impl Seats {
         Ok(table)
     }
 
+    /// The game at `table` is over: its command gets [`AFTER_GAME`] to finish (as the arena
+    /// gives its bots), then is stopped with all it started, so a bot that lingers holds up
+    /// neither the run nor its own place.
+    pub(crate) fn game_over(&mut self, table: &str) {
+        for (_, _, stop) in self.commands.iter_mut().filter(|(t, _, _)| t == table) {
+            if let Some(stop) = stop.take() {
+                tokio::spawn(async move {
+                    tokio::time::sleep(AFTER_GAME).await;
+                    let _ = stop.send(());
+                });
+            }
+        }
+    }
+
     /// Stops every bot still playing (its game is gone): each command is killed.
     pub(crate) fn stop(&mut self) {
-        for (_, task) in self.commands.drain(..) {
+        for (_, task, _) in self.commands.drain(..) {
             task.abort();
         }
         for (_, task) in self.players.drain(..) {

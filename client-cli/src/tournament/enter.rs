@@ -155,6 +155,9 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
                         seats.start(&s.table, &s.game, s.seat, &s.token)?;
                     }
                     Some(pb::tournament_update::Update::Ended(e)) => {
+                        if let Some(seats) = &mut seats {
+                            seats.game_over(&e.table);
+                        }
                         say(&console, format!("game {} (number {}): finished {}", safe(&e.game), e.number, crate::ladder_cmd::ordinal(e.place)));
                     }
                     Some(pb::tournament_update::Update::Over(o)) => {
