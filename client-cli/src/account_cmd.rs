@@ -153,6 +153,19 @@ pub async fn name_of(client: &Client, playing: &PlayingAs) -> anyhow::Result<Str
     Ok(client.clone().with_account(Some(playing.token.clone())).who_am_i().await?.name)
 }
 
+/// The account a command plays as on `addr` (ladder, tournament entry, bot check): `client`
+/// carrying its token, and its name. `none` says what to do when this machine has none.
+pub async fn signed_in(
+    client: &Client,
+    addr: &str,
+    none: impl FnOnce() -> String,
+) -> anyhow::Result<(Client, String, PlayingAs)> {
+    let playing = playing_as(addr).ok_or_else(|| anyhow::anyhow!(none()))?;
+    let name = name_of(client, &playing).await?;
+    let client = client.clone().with_account(Some(playing.token.clone()));
+    Ok((client, name, playing))
+}
+
 fn machine() -> String {
     std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
 }

@@ -45,14 +45,11 @@ pub fn run(args: BotArgs) -> anyhow::Result<ExitCode> {
     let addr = server.server.clone();
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
-        let playing = crate::account_cmd::playing_as(&addr).ok_or_else(|| {
-            anyhow::anyhow!(
-                "a bot check is for accounts: `dudo account register NAME --bot --server {addr}` first"
-            )
-        })?;
-        let name = crate::account_cmd::name_of(&client, &playing).await?;
+        let (client, name, playing) = crate::account_cmd::signed_in(&client, &addr, || {
+            format!("a bot check is for accounts: `dudo account register NAME --bot --server {addr}` first")
+        })
+        .await?;
         eprintln!("(checking {}'s bot, with {})", safe(&name), playing.from);
-        let client = client.with_account(Some(playing.token.clone()));
         let player = crate::ladder_cmd::SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?;
         let mut seats = crate::ladder_cmd::Seats::new(client.clone(), addr.clone(), name, player);
         let mut updates = client.check_bot(args.pool.as_deref().unwrap_or_default()).await?;

@@ -179,12 +179,11 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         let pool = args.pool.unwrap_or_default();
-        let playing = crate::account_cmd::playing_as(&addr).ok_or_else(|| {
-            anyhow::anyhow!("the ladder is for accounts: `dudo account register NAME --bot --server {addr}` first")
-        })?;
-        let name = crate::account_cmd::name_of(&client, &playing).await?;
+        let (client, name, playing) = crate::account_cmd::signed_in(&client, &addr, || {
+            format!("the ladder is for accounts: `dudo account register NAME --bot --server {addr}` first")
+        })
+        .await?;
         eprintln!("(playing as {} with {})", safe(&name), playing.from);
-        let client = client.with_account(Some(playing.token.clone()));
         let think = std::time::Duration::from_millis(args.bot_think_ms.unwrap_or(0).into());
         let player = SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?.thinking(think);
         // Never more games at once than are asked for in all.

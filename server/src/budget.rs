@@ -177,6 +177,11 @@ impl Budgets {
         Budgets { server, per_address, shares: Arc::default() }
     }
 
+    /// The server's budget, which every share also counts against.
+    pub fn server(&self) -> &Arc<Budget> {
+        &self.server
+    }
+
     /// The budget what `ip` makes the server hold counts against: its share of the
     /// server's (the server's own for an unknown address, or with no shares).
     pub fn for_address(&self, ip: Option<IpAddr>) -> Arc<Budget> {

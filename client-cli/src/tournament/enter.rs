@@ -38,14 +38,13 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
     let addr = server.server.clone();
     crate::net::runtime()?.block_on(async move {
         let client = server.connect().await?;
-        let playing = crate::account_cmd::playing_as(&addr).ok_or_else(|| {
-            anyhow::anyhow!(
+        let (client, name, playing) = crate::account_cmd::signed_in(&client, &addr, || {
+            format!(
                 "tournaments are for accounts: `dudo account register NAME --server {addr}` first (add --bot for a bot's)"
             )
-        })?;
-        let name = crate::account_cmd::name_of(&client, &playing).await?;
+        })
+        .await?;
         eprintln!("(playing as {} with {})", safe(&name), playing.from);
-        let client = client.with_account(Some(playing.token.clone()));
         // No bot named: the person at this terminal plays each game.
         let mut seats = match (args.bot.as_deref(), args.builtin.as_deref()) {
             (None, None) => None,

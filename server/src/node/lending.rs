@@ -62,6 +62,10 @@ impl ServerTables for Dudo {
         Dudo::store(self)
     }
 
+    fn records(&self) -> Result<&dudo_store::Store, Status> {
+        Dudo::records(self)
+    }
+
     fn stopping(&self) -> &crate::stopping::Stopping {
         Dudo::stopping(self)
     }

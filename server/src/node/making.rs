@@ -243,7 +243,7 @@ impl Dudo {
         if self.stopping.is_stopping() {
             return Err(Status::unavailable("the server is shutting down"));
         }
-        self.budget_room(&self.budget)?;
+        self.budget_room(self.budgets.server())?;
         let id = order.id.unwrap_or_else(table::secret);
         let code = self.free_join_code().await?;
         let (host_token, mut seat_tokens) = match order.tokens {
@@ -272,7 +272,7 @@ impl Dudo {
                 rating_pool: order.rating_pool,
                 journalled: false,
                 length: self.game_length(),
-                budget: Arc::clone(&self.budget),
+                budget: Arc::clone(self.budgets.server()),
                 host_token: Some(table::seats::token_hash(&host_token)),
                 stalling: order.stalling,
                 hidden: true,

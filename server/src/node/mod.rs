@@ -63,9 +63,8 @@ pub struct Dudo {
     pub(crate) store: Option<Store>,
     /// The operator keeps ratings for ranked tables (`--ranked`).
     pub(crate) ranked: bool,
-    /// What clients make the server hold, against `limits.memory_budget`.
-    pub(crate) budget: Arc<Budget>,
-    /// `budget` and each address's share of it (tables it made, streams it reads, replays).
+    /// What clients make the server hold, against `limits.memory_budget`, and each
+    /// address's share of it (tables it made, streams it reads, replays).
     pub(crate) budgets: crate::budget::Budgets,
     /// Who may register, and the admin's token (hashed).
     pub(crate) accounts: AccountSettings,
@@ -115,8 +114,8 @@ impl Dudo {
     pub fn new(limits: Limits) -> Dudo {
         let budget = Budget::new(limits.memory_budget);
         let bot_cpu = crate::bot_cpu::BotCpu::new(limits.bot_cpu);
-        let budgets = crate::budget::Budgets::new(Arc::clone(&budget), limits.memory_per_address);
-        Dudo { limits: Arc::new(limits), budget, budgets, bot_cpu, ..Dudo::default() }
+        let budgets = crate::budget::Budgets::new(budget, limits.memory_per_address);
+        Dudo { limits: Arc::new(limits), budgets, bot_cpu, ..Dudo::default() }
     }
 
     /// Tables' links start with `base` (`http://HOST:PORT`, as people reach the server).
@@ -276,7 +275,7 @@ impl Dudo {
                 store.clone(),
                 self.limits.table_moves_per_second,
                 self.game_length(),
-                Arc::clone(&self.budget),
+                Arc::clone(self.budgets.server()),
                 self.bot_cpu.table_share(),
                 Arc::clone(&self.link_base),
                 None,
@@ -299,7 +298,7 @@ impl Dudo {
 
     /// The server's memory budget, for what else holds client-made bytes (replays).
     pub fn budget(&self) -> &Arc<Budget> {
-        &self.budget
+        self.budgets.server()
     }
 
     /// The budget what `ip` makes the server hold counts against: its share of the

@@ -95,7 +95,7 @@ impl Dudo {
         };
         // Replayed off the runtime's threads: a long journal takes its time without holding
         // up the tables already here.
-        let (store_, length, budget) = (store.clone(), self.game_length(), Arc::clone(&self.budget));
+        let (store_, length, budget) = (store.clone(), self.game_length(), Arc::clone(self.budgets.server()));
         let (rate, share, link) =
             (self.limits.table_moves_per_second, self.bot_cpu.table_share(), Arc::clone(&self.link_base));
         let held = lease.clone();
