@@ -17,9 +17,8 @@ use dudo_store::StoreError;
 use dudo_store::accounts::{Account, AccountKind, ApiToken, NewToken};
 use rand::Rng;
 use sha2::{Digest, Sha256};
-use tonic::{Request, Status};
 
-use crate::status::CODE_KEY;
+use crate::refusal::{Kind, Refusal};
 use crate::table::{self, SeatAccount};
 
 /// What every API token starts with: tells it from a seat token, and lets secret scanners
@@ -175,39 +174,33 @@ impl From<StoreError> for AccountError {
     }
 }
 
-impl From<AccountError> for Status {
-    fn from(e: AccountError) -> Status {
-        let message = e.to_string();
-        let mut status = match &e {
-            AccountError::NoStore | AccountError::LastToken => Status::failed_precondition(message),
-            AccountError::BadName(_) | AccountError::BadLabel(_) => Status::invalid_argument(message),
-            AccountError::NameTaken(_) => Status::already_exists(message),
+impl AccountError {
+    /// What kind of "no" the refusal is.
+    pub fn kind(&self) -> Kind {
+        match self {
+            AccountError::NoStore | AccountError::LastToken => Kind::FailedPrecondition,
+            AccountError::BadName(_) | AccountError::BadLabel(_) => Kind::InvalidArgument,
+            AccountError::NameTaken(_) => Kind::AlreadyExists,
             AccountError::RegistrationClosed | AccountError::Suspended(_) | AccountError::NotAdmin => {
-                Status::permission_denied(message)
+                Kind::PermissionDenied
             }
-            AccountError::TooManyRegistrations | AccountError::TooManyTokens(_) => {
-                Status::resource_exhausted(message)
-            }
-            AccountError::NoToken | AccountError::BadToken => Status::unauthenticated(message),
-            AccountError::NoSuchAccount(_) | AccountError::NoSuchToken(_) => Status::not_found(message),
-            AccountError::Store(_) => Status::unavailable(message),
-        };
-        if let Ok(code) = e.code().parse() {
-            status.metadata_mut().insert(CODE_KEY, code);
+            AccountError::TooManyRegistrations | AccountError::TooManyTokens(_) => Kind::ResourceExhausted,
+            AccountError::NoToken | AccountError::BadToken => Kind::Unauthenticated,
+            AccountError::NoSuchAccount(_) | AccountError::NoSuchToken(_) => Kind::NotFound,
+            AccountError::Store(_) => Kind::Unavailable,
         }
-        status
+    }
+}
+
+impl From<AccountError> for Refusal {
+    fn from(e: AccountError) -> Refusal {
+        crate::refusal::refused(e.code(), Refusal::new(e.kind(), e.to_string()))
     }
 }
 
 /// Names compared as they look (see [`crate::table::seats::name_key`]): one name whatever
 /// case, lookalike letters, spaces or marks it is written in.
 pub use crate::table::seats::name_key;
-
-/// The bearer token a request carries, if any.
-pub fn bearer<T>(request: &Request<T>) -> Option<&str> {
-    let text = request.metadata().get("authorization")?.to_str().ok()?;
-    Some(text.strip_prefix("Bearer ").unwrap_or(text).trim()).filter(|t| !t.is_empty())
-}
 
 /// A new API token and what the store keeps of it.
 pub(crate) fn new_token(label: &str, at: i64) -> (String, NewToken) {
@@ -293,13 +286,14 @@ impl<'a> Accounts<'a> {
         Ok(account)
     }
 
-    /// The account an API token belongs to, or why not, as a status.
-    pub(crate) async fn account_of_api_token(&self, token: &str) -> Result<Account, Status> {
+    /// The account an API token belongs to, or why not.
+    pub(crate) async fn account_of_api_token(&self, token: &str) -> Result<Account, Refusal> {
         Ok(self.account_of_token(token).await?)
     }
 
-    pub(crate) async fn caller<T>(&self, request: &Request<T>) -> Result<Caller, AccountError> {
-        let bearer = bearer(request).ok_or(AccountError::NoToken)?;
+    /// Who calls, from the bearer token the call carries.
+    pub(crate) async fn caller(&self, bearer: Option<&str>) -> Result<Caller, AccountError> {
+        let bearer = bearer.ok_or(AccountError::NoToken)?;
         if self.settings.is_admin(Some(bearer)) {
             return Ok(Caller::Admin);
         }
@@ -322,12 +316,12 @@ impl<'a> Accounts<'a> {
     /// The account a `CreateTable` or `JoinTable` seats, from its API token; none for a
     /// guest (no token, or a seat token sent by habit). A guest may not take a name an
     /// account holds.
-    pub(crate) async fn seat_account<T>(
+    pub(crate) async fn seat_account(
         &self,
-        request: &Request<T>,
+        bearer: Option<&str>,
         name: &str,
-    ) -> Result<(String, Option<SeatAccount>), Status> {
-        match bearer(request).filter(|b| b.starts_with(TOKEN_PREFIX)) {
+    ) -> Result<(String, Option<SeatAccount>), Refusal> {
+        match bearer.filter(|b| b.starts_with(TOKEN_PREFIX)) {
             Some(token) => {
                 let account = self.account_of_token(token).await?;
                 if !name.trim().is_empty() && name_key(name.trim()) != name_key(&account.name) {
@@ -341,7 +335,7 @@ impl<'a> Accounts<'a> {
                 Ok((account.name, Some(seat)))
             }
             None => {
-                let name = table::seats::seat_name(name).map_err(crate::status::status)?;
+                let name = table::seats::seat_name(name).map_err(Refusal::from)?;
                 if let Some(store) = self.store
                     && !name.is_empty()
                     && store.account_by_key(&name_key(&name)).await.map_err(AccountError::from)?.is_some()

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["server_tables"],
     &["status"],
     &["table"],
-    &["limits", "budget", "bot_cpu", "stopping", "tls", "convert"],
+    &["limits", "budget", "bot_cpu", "stopping", "tls", "refusal", "convert"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
@@ -136,4 +136,34 @@ fn the_names_a_file_uses_are_read_as_written() {
         "use crate::{node::Dudo, table::{self, Command}, status};\nlet x = crate::budget::Budget::new(1);";
     let names: Vec<String> = named(text).into_iter().collect();
     assert_eq!(names, ["budget", "node", "status", "table"]);
+}
+
+/// The node's parts refuse in the server's own terms (`refusal::Refusal`, `AccountError`):
+/// none of them names gRPC's status, nor the module that maps refusals onto it.
+#[test]
+fn the_parts_refuse_without_grpc() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![src.join("accounts.rs"), src.join("server_tables.rs")];
+    for part in ["ladder", "tournament"] {
+        for entry in std::fs::read_dir(src.join(part)).unwrap().flatten() {
+            files.push(entry.path());
+        }
+    }
+    let mut wrong = Vec::new();
+    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "rs")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            let line = line.trim_start();
+            if line.starts_with("//") {
+                continue;
+            }
+            // The update streams a part watches are the services' own type (`UpdateStream`).
+            let wire = line.contains("Status::") || line.contains("use tonic") || line.contains("crate::status");
+            if wire && !line.starts_with("pub(crate) type UpdateStream") {
+                wrong.push(format!("{}:{}: {line}", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "a part names gRPC's status:\n{}", wrong.join("\n"));
 }

@@ -19,16 +19,20 @@
 //! 4. **The node's parts**: `ladder` (the matchmaker and the bot check), `tournament` (the
 //!    director), `accounts` (names and API tokens) and `connections` (the connection gate:
 //!    admission on the opening, the opening rate, the call gate). A part that makes tables is
-//!    given `server_tables::ServerTables`, never the node.
+//!    given `server_tables::ServerTables`, never the node. The node and these parts refuse
+//!    with a `refusal::Refusal` (or the accounts' typed `AccountError`), not a gRPC status.
 //! 5. **Tables made for the server**: `server_tables`, the narrow handle, with what a part
 //!    makes a table from and gets back.
-//! 6. **Refusals**: `status`, where the typed refusals of the layers below are given their
-//!    gRPC codes on the way out, in one place.
+//! 6. **Refusals on the way out**: `status`, where a `Refusal`, a table's `TableError` and an
+//!    account's `AccountError` are given their gRPC codes, in one place. Below the services
+//!    only what is the wire already uses it: the update streams the node hands the services,
+//!    and the call gate, which answers a call itself.
 //! 7. **The table**: `table`, one task per table around a sans-IO core, its journal and its
 //!    records.
-//! 8. **What all share**: `limits`, `budget`, `bot_cpu`, `stopping` and `tls`; below them
-//!    the other crates: the engine (`dudo-rules`), the wire and its one conversion
-//!    (`dudo-proto`, re-exported as [`convert`]) and the records (`dudo-store`).
+//! 8. **What all share**: `limits`, `budget`, `bot_cpu`, `stopping`, `tls` and `refusal` (what
+//!    kind of "no" a refusal is, its code and its text); below them the other crates: the
+//!    engine (`dudo-rules`), the wire and its one conversion (`dudo-proto`, re-exported as
+//!    [`convert`]) and the records (`dudo-store`).
 #![forbid(unsafe_code)]
 
 #[cfg(test)]
@@ -43,6 +47,7 @@ pub mod ladder;
 pub mod limits;
 pub mod node;
 pub mod node_port;
+pub mod refusal;
 pub mod server_tables;
 pub mod services;
 pub mod status;

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use dudo_proto::v1 as pb;
 use tokio::sync::oneshot;
 use tokio_stream::Stream;
-use tonic::Status;
 
+use crate::refusal::Refusal;
 use crate::table::{self, Command, SeatAccount};
 
 /// A stream of play updates, as the Play and History services answer.
-pub(crate) type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::PlayUpdate, Status>> + Send>>;
+pub(crate) type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::PlayUpdate, tonic::Status>> + Send>>;
 
 /// What a part may do with the server's tables.
 pub(crate) trait ServerTables: Clone + Send + Sync + 'static {
@@ -28,7 +28,7 @@ pub(crate) trait ServerTables: Clone + Send + Sync + 'static {
         &self,
         order: ServerTable,
         seats: Vec<LadderSeat>,
-    ) -> impl Future<Output = Result<Made, Status>> + Send;
+    ) -> impl Future<Output = Result<Made, Refusal>> + Send;
 
     /// A table's spectator stream wherever in the cluster it is, or where it stands.
     fn find_anywhere(&self, table: &str) -> impl Future<Output = Found> + Send;
@@ -38,15 +38,15 @@ pub(crate) trait ServerTables: Clone + Send + Sync + 'static {
         &self,
         table: &str,
         command: impl FnOnce(oneshot::Sender<T>) -> Command + Send,
-    ) -> impl Future<Output = Result<T, Status>> + Send;
+    ) -> impl Future<Output = Result<T, Refusal>> + Send;
 
     /// Asks a table this node holds something it may refuse; a refusal is its status.
     fn command_at<T: Send + 'static>(
         &self,
         table: &str,
         command: impl FnOnce(table::Answer<T>) -> Command + Send,
-    ) -> impl Future<Output = Result<T, Status>> + Send {
-        async move { self.ask_at(table, command).await?.map_err(crate::status::status) }
+    ) -> impl Future<Output = Result<T, Refusal>> + Send {
+        async move { self.ask_at(table, command).await?.map_err(Refusal::from) }
     }
 
     /// Closes a table this node made and holds (by its host token).
@@ -59,13 +59,13 @@ pub(crate) trait ServerTables: Clone + Send + Sync + 'static {
     fn account_of_api_token(
         &self,
         token: &str,
-    ) -> impl Future<Output = Result<dudo_store::accounts::Account, Status>> + Send;
+    ) -> impl Future<Output = Result<dudo_store::accounts::Account, Refusal>> + Send;
 
     /// Where records are kept (none: memory only).
     fn store(&self) -> Option<&dudo_store::Store>;
 
     /// The store, or why there is none.
-    fn records(&self) -> Result<&dudo_store::Store, Status>;
+    fn records(&self) -> Result<&dudo_store::Store, Refusal>;
 
     fn stopping(&self) -> &crate::stopping::Stopping;
 

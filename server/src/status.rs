@@ -1,13 +1,15 @@
-//! Where refusals meet gRPC status codes, once: a table's refusal ([`status`]), a request
-//! refused before any table sees it (`bad_request`), how a stream ends (`delivered`),
-//! and the stable code every refusal carries in its metadata ([`CODE_KEY`]), which clients
-//! read instead of the text. The bounds on what a request may carry are here too, so every
-//! service refuses an oversized field the same way.
+//! Where refusals meet gRPC status codes, once: the node's and its parts' [`Refusal`]s (as
+//! `From<Refusal> for Status`), a table's refusal ([`status`]), a request refused before any
+//! table sees it (`bad_request`), how a stream ends (`delivered`), and the stable code every
+//! refusal carries in its metadata ([`CODE_KEY`]), which clients read instead of the text.
+//! The bounds on what a request may carry are the refusals' own (`refusal.rs`), re-exported
+//! here for the services.
 
 use dudo_proto::v1 as pb;
 use tonic::Status;
 
-use crate::table::{self, Delivery, StreamEnd, TableError};
+use crate::refusal::{Kind, Refusal};
+use crate::table::{Delivery, StreamEnd, TableError};
 
 /// The metadata key carrying a refusal's stable code (`TableError::code`), beside the text.
 pub const CODE_KEY: &str = "dudo-code";
@@ -123,25 +125,36 @@ pub const CODES: &[&str] = &[
 
 /// A table's refusal as a gRPC status: the one place table errors meet status codes.
 pub fn status(e: TableError) -> Status {
-    use table::error::Kind;
-    let message = e.to_string();
-    let mut status = match e.kind() {
-        Kind::InvalidArgument => Status::invalid_argument(message),
-        Kind::FailedPrecondition => Status::failed_precondition(message),
-        Kind::Unauthenticated => Status::unauthenticated(message),
-        Kind::PermissionDenied => Status::permission_denied(message),
-        Kind::ResourceExhausted => Status::resource_exhausted(message),
-        Kind::Internal => Status::internal(message),
-    };
-    if let Ok(code) = e.code().parse() {
-        status.metadata_mut().insert(CODE_KEY, code);
+    Status::from(Refusal::from(e))
+}
+
+/// A refusal as a gRPC status: its kind as the status code, its code and any wait in the
+/// metadata. The node's, its parts' and the tables' refusals all leave through here.
+impl From<Refusal> for Status {
+    fn from(refusal: Refusal) -> Status {
+        let code = match refusal.kind() {
+            Kind::InvalidArgument => tonic::Code::InvalidArgument,
+            Kind::NotFound => tonic::Code::NotFound,
+            Kind::AlreadyExists => tonic::Code::AlreadyExists,
+            Kind::FailedPrecondition => tonic::Code::FailedPrecondition,
+            Kind::Unauthenticated => tonic::Code::Unauthenticated,
+            Kind::PermissionDenied => tonic::Code::PermissionDenied,
+            Kind::ResourceExhausted => tonic::Code::ResourceExhausted,
+            Kind::Aborted => tonic::Code::Aborted,
+            Kind::Unavailable => tonic::Code::Unavailable,
+            Kind::Internal => tonic::Code::Internal,
+        };
+        let mut status = Status::new(code, refusal.message());
+        if let Some(code) = refusal.code() {
+            status.metadata_mut().insert(CODE_KEY, tonic::metadata::MetadataValue::from_static(code));
+        }
+        if let Some(wait) = refusal.retry_after_millis()
+            && let Ok(wait) = wait.to_string().parse()
+        {
+            status.metadata_mut().insert(RETRY_AFTER_KEY, wait);
+        }
+        status
     }
-    if let TableError::RateLimited { retry_after_millis, .. } = e
-        && let Ok(wait) = retry_after_millis.to_string().parse()
-    {
-        status.metadata_mut().insert(RETRY_AFTER_KEY, wait);
-    }
-    status
 }
 
 /// `status` carrying the stable `code` clients read (see [`CODE_KEY`]).
@@ -153,7 +166,7 @@ pub(crate) fn refused(code: &'static str, mut status: Status) -> Status {
 /// A request the service refuses before any table sees it, with the field at fault named in
 /// the text and `bad_request` as its code.
 pub(crate) fn bad_request(message: impl Into<String>) -> Status {
-    refused("bad_request", Status::invalid_argument(message))
+    Status::from(crate::refusal::bad_request(message))
 }
 
 /// The code a status carries (see [`CODE_KEY`]), or one made from its gRPC code.
@@ -228,39 +241,41 @@ pub(crate) fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
     }
 }
 
-/// The longest preset, rule-set or rating-pool name, and setting path, in characters.
-pub(crate) const MAX_NAME_FIELD: usize = 64;
-/// The longest setting value, in characters.
-pub(crate) const MAX_SETTING_VALUE: usize = 256;
-/// Settings one call may change.
-pub(crate) const MAX_SETTINGS: usize = 64;
-
-/// Refuses a string a client set that is longer than the server keeps, naming the field (and
-/// never echoing the whole of it).
-pub(crate) fn bounded(field: &str, value: &str, max: usize) -> Result<(), Status> {
-    let chars = value.chars().count();
-    if chars > max {
-        return Err(bad_request(format!("{field}: {chars} characters; at most {max}")));
-    }
-    Ok(())
-}
-
-pub(crate) fn check_settings<'a>(
-    settings: impl ExactSizeIterator<Item = (&'a str, &'a str)>,
-) -> Result<(), Status> {
-    if settings.len() > MAX_SETTINGS {
-        return Err(bad_request(format!("settings: {}; at most {MAX_SETTINGS}", settings.len())));
-    }
-    for (path, value) in settings {
-        bounded("settings.path", path, MAX_NAME_FIELD)?;
-        bounded("settings.value", value, MAX_SETTING_VALUE)?;
-    }
-    Ok(())
-}
+// The bounds on what a request may carry are the refusals' own, so the services and the
+// parts below them refuse an oversized field the same way.
+pub(crate) use crate::refusal::{MAX_NAME_FIELD, bounded, check_settings};
 
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// A refusal leaves as the status its kind says, with its code and any wait in the
+    /// metadata; a table's and an account's refusals pass through the same mapping.
+    #[test]
+    fn a_refusal_leaves_with_its_kind_code_and_wait() {
+        let refusal = crate::refusal::refused("no_such_pool", Refusal::not_found("no pool \"x\""));
+        let status = Status::from(refusal);
+        assert_eq!(status.code(), tonic::Code::NotFound);
+        assert_eq!(status.message(), "no pool \"x\"");
+        assert_eq!(code_of(&status), "no_such_pool");
+        assert!(status.metadata().get(RETRY_AFTER_KEY).is_none());
+
+        let busy = super::status(TableError::RateLimited { per_second: 5, retry_after_millis: 120 });
+        assert_eq!(busy.code(), tonic::Code::ResourceExhausted);
+        assert_eq!(code_of(&busy), "rate_limited");
+        assert_eq!(busy.metadata().get(RETRY_AFTER_KEY).and_then(|v| v.to_str().ok()), Some("120"));
+
+        let taken = Status::from(Refusal::from(crate::accounts::AccountError::NameTaken("Robo".into())));
+        assert_eq!(taken.code(), tonic::Code::AlreadyExists);
+        assert_eq!(code_of(&taken), "name_taken");
+
+        // No code of its own: one made from its kind.
+        let plain = Status::from(Refusal::unavailable("the ladder has stopped"));
+        assert_eq!(plain.code(), tonic::Code::Unavailable);
+        assert_eq!(code_of(&plain), "unavailable");
+    }
     use std::path::{Path, PathBuf};
 
     /// The `.rs` files under `dir`, recursively.

@@ -23,9 +23,9 @@ use std::time::Duration;
 use dudo_proto::v1 as pb;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
-use tonic::Status;
 
 use super::Pool;
+use crate::refusal::Refusal;
 use crate::server_tables::{LadderSeat, ServerTable, ServerTables};
 use crate::table::offers::{CLOCK_WARNING, SeatOffers};
 use crate::table::{Command, SeatAccount, SeatConduct};
@@ -70,9 +70,9 @@ const STEPS: [(&str, Trial); 3] = [
     ),
 ];
 
-pub(crate) type CheckUpdates = mpsc::Sender<Result<pb::CheckUpdate, Status>>;
+pub(crate) type CheckUpdates = mpsc::Sender<Result<pb::CheckUpdate, Refusal>>;
 
-fn update(u: pb::check_update::Update) -> Result<pb::CheckUpdate, Status> {
+fn update(u: pb::check_update::Update) -> Result<pb::CheckUpdate, Refusal> {
     Ok(pb::CheckUpdate { update: Some(u) })
 }
 

@@ -8,6 +8,7 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::*;
+use crate::refusal::Kind;
 
 impl<T: ServerTables> Matchmaker<T> {
     pub(crate) fn match_all(&mut self) {
@@ -166,12 +167,7 @@ impl<T: ServerTables> Matchmaker<T> {
             let mut why = None;
             for (chosen, token) in tokens {
                 match tables.account_of_api_token(&token).await {
-                    Err(e)
-                        if matches!(
-                            e.code(),
-                            tonic::Code::Unauthenticated | tonic::Code::PermissionDenied
-                        ) =>
-                    {
+                    Err(e) if matches!(e.kind(), Kind::Unauthenticated | Kind::PermissionDenied) => {
                         stale.push(chosen);
                         why = Some(e);
                     }

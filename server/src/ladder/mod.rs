@@ -18,16 +18,14 @@ mod matching;
 pub mod pools;
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use dudo_proto::v1 as pb;
 use tokio::sync::mpsc;
-use tokio_stream::{Stream, StreamExt};
-use tonic::Status;
+use tokio_stream::StreamExt;
 
+use crate::refusal::{Refusal, refused};
 use crate::server_tables::{LadderSeat, Made, ServerTables};
-use crate::status::refused;
 use crate::table::SeatAccount;
 pub use pools::{Players, Pool};
 
@@ -59,7 +57,7 @@ pub(crate) struct Entrant {
     /// Games still to be dealt on this stream (none: no end); at 0 it takes no more seats,
     /// and its stream ends once its games in play have.
     pub(crate) games_left: Option<u32>,
-    pub(crate) tx: mpsc::Sender<Result<pb::LadderUpdate, Status>>,
+    pub(crate) tx: mpsc::Sender<Result<pb::LadderUpdate, Refusal>>,
     /// What it was last told of the queue (waiting, playing, rating's bits): the same news
     /// is not sent twice.
     pub(crate) told: std::cell::Cell<Option<(u32, u32, u64)>>,
@@ -92,7 +90,7 @@ pub(crate) enum Command {
     Enter {
         pool: String,
         entrant: Entrant,
-        reply: tokio::sync::oneshot::Sender<Result<(), Status>>,
+        reply: tokio::sync::oneshot::Sender<Result<(), Refusal>>,
     },
     Made {
         pool: usize,
@@ -111,7 +109,7 @@ pub(crate) enum Command {
     Refused {
         pool: usize,
         entrants: Vec<Chosen>,
-        why: Status,
+        why: Refusal,
     },
     TimedOut {
         table: String,
@@ -180,7 +178,7 @@ pub(crate) fn start<T: ServerTables>(tables: T, pools: Vec<Pool>) -> LadderHandl
     LadderHandle { pools, tx }
 }
 
-pub(crate) fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Status> {
+pub(crate) fn update(u: pb::ladder_update::Update) -> Result<pb::LadderUpdate, Refusal> {
     Ok(pb::LadderUpdate { update: Some(u) })
 }
 
@@ -209,7 +207,7 @@ impl<T: ServerTables> Matchmaker<T> {
             Command::Enter { pool, entrant, reply } => {
                 let Some(p) = self.pools.iter().position(|p| p.name == pool) else {
                     let _ = reply
-                        .send(Err(refused("no_such_pool", Status::not_found(format!("no pool {pool:?}")))));
+                        .send(Err(refused("no_such_pool", Refusal::not_found(format!("no pool {pool:?}")))));
                     return;
                 };
                 let queue = &mut self.queues[p];
@@ -217,7 +215,7 @@ impl<T: ServerTables> Matchmaker<T> {
                 if queue.iter().any(|e| e.account.id == entrant.account.id) {
                     let _ = reply.send(Err(refused(
                         "already_entered",
-                        Status::failed_precondition(
+                        Refusal::failed_precondition(
                             "this account is in the pool already (one stream a pool)",
                         ),
                     )));
@@ -482,5 +480,3 @@ impl<T: ServerTables> Matchmaker<T> {
         });
     }
 }
-
-pub(crate) type LadderStream = Pin<Box<dyn Stream<Item = Result<pb::LadderUpdate, Status>> + Send>>;

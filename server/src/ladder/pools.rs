@@ -24,6 +24,8 @@ use std::collections::BTreeMap;
 use dudo_rules::{RuleSet, presets};
 use serde::Deserialize;
 
+use crate::refusal::Refusal;
+
 fn default_max_games() -> u32 {
     4
 }
@@ -127,10 +129,10 @@ impl Players {
 
 impl Pool {
     /// A table of this pool: its rules and clock; its games count for `ladder:POOL`.
-    pub(crate) fn server_table(&self) -> Result<crate::server_tables::ServerTable, tonic::Status> {
+    pub(crate) fn server_table(&self) -> Result<crate::server_tables::ServerTable, Refusal> {
         Ok(crate::server_tables::ServerTable {
             id: None,
-            rules: self.rules().map_err(tonic::Status::internal)?,
+            rules: self.rules().map_err(Refusal::internal)?,
             seed: self.seed,
             move_millis: self.move_millis,
             time_bank_millis: self.time_bank_millis,

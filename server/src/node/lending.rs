@@ -2,14 +2,14 @@
 //! may do with tables, and nothing else of the node's.
 
 use tokio::sync::oneshot;
-use tonic::Status;
 
 use super::Dudo;
+use crate::refusal::Refusal;
 use crate::server_tables::{Found, LadderSeat, Made, ServerTable, ServerTables};
 use crate::table::Command;
 
 impl ServerTables for Dudo {
-    async fn make(&self, order: ServerTable, seats: Vec<LadderSeat>) -> Result<Made, Status> {
+    async fn make(&self, order: ServerTable, seats: Vec<LadderSeat>) -> Result<Made, Refusal> {
         self.make_server_table(order, seats).await
     }
 
@@ -41,7 +41,7 @@ impl ServerTables for Dudo {
         &self,
         table: &str,
         command: impl FnOnce(oneshot::Sender<T>) -> Command + Send,
-    ) -> Result<T, Status> {
+    ) -> Result<T, Refusal> {
         let handle = self.find(table)?;
         self.ask(&handle, command).await
     }
@@ -54,7 +54,7 @@ impl ServerTables for Dudo {
         Dudo::close_anywhere(self, table, host_token).await;
     }
 
-    async fn account_of_api_token(&self, token: &str) -> Result<dudo_store::accounts::Account, Status> {
+    async fn account_of_api_token(&self, token: &str) -> Result<dudo_store::accounts::Account, Refusal> {
         self.accounts().account_of_api_token(token).await
     }
 
@@ -62,7 +62,7 @@ impl ServerTables for Dudo {
         Dudo::store(self)
     }
 
-    fn records(&self) -> Result<&dudo_store::Store, Status> {
+    fn records(&self) -> Result<&dudo_store::Store, Refusal> {
         Dudo::records(self)
     }
 

@@ -7,11 +7,10 @@ use std::sync::Arc;
 
 use dudo_proto::v1 as pb;
 use tokio::sync::mpsc;
-use tonic::Status;
 
 use super::{Dudo, TABLE_QUEUE, TableHandle, TablePlace, join_code};
+use crate::refusal::{Refusal, bad_request};
 use crate::server_tables::{LadderSeat, Made, ServerTable};
-use crate::status::{bad_request, status};
 use crate::table::{self, Command, Table, TableError};
 
 /// A table the Lobby service has checked, for the node to make (`Dudo::make_table`).
@@ -38,7 +37,7 @@ impl Dudo {
         id: String,
         code: String,
         place: Option<TablePlace>,
-    ) -> Result<TableHandle, Status> {
+    ) -> Result<TableHandle, Refusal> {
         self.spawn_table_as(table, id, code, place, false)
     }
 
@@ -51,7 +50,7 @@ impl Dudo {
         code: String,
         place: Option<TablePlace>,
         hidden: bool,
-    ) -> Result<TableHandle, Status> {
+    ) -> Result<TableHandle, Refusal> {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
         let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
         let handle = TableHandle { tx, listed, hidden };
@@ -63,12 +62,12 @@ impl Dudo {
         };
         // Registered before its task starts, so a task that ends at once is also unregistered.
         {
-            let mut registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            let mut registry = self.registry.lock().map_err(|_| Refusal::internal("registry poisoned"))?;
             // Checked again here, under the lock: every way a table is made (the ladder's
             // too) counts against the server's limit.
             if registry.tables.len() >= self.limits.max_tables {
                 forget(&id);
-                return Err(Status::resource_exhausted(format!(
+                return Err(Refusal::resource_exhausted(format!(
                     "the server holds {} tables, its limit",
                     self.limits.max_tables
                 )));
@@ -108,12 +107,12 @@ impl Dudo {
     }
 
     /// A place among the tables `ip` may create, or why there is none.
-    pub(crate) fn table_place(&self, ip: Option<std::net::IpAddr>) -> Result<Option<TablePlace>, Status> {
+    pub(crate) fn table_place(&self, ip: Option<std::net::IpAddr>) -> Result<Option<TablePlace>, Refusal> {
         let Some(ip) = ip else { return Ok(None) };
-        let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+        let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
         let n = counts.tables.entry(ip).or_default();
         if *n >= self.limits.max_tables_per_ip {
-            return Err(Status::resource_exhausted(format!(
+            return Err(Refusal::resource_exhausted(format!(
                 "at most {} tables per address",
                 self.limits.max_tables_per_ip
             )));
@@ -141,13 +140,13 @@ impl Dudo {
         &self,
         new: NewTable,
         ip: Option<std::net::IpAddr>,
-    ) -> Result<pb::Joined, Status> {
+    ) -> Result<pb::Joined, Refusal> {
         let budget = self.budget_for(ip);
         self.budget_room(&budget)?;
         {
-            let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+            let registry = self.registry.lock().map_err(|_| Refusal::internal("registry poisoned"))?;
             if registry.tables.len() >= self.limits.max_tables {
-                return Err(Status::resource_exhausted(format!(
+                return Err(Refusal::resource_exhausted(format!(
                     "the server holds {} tables, its limit",
                     self.limits.max_tables
                 )));
@@ -160,23 +159,23 @@ impl Dudo {
             return Err(bad_request(format!("seats: at most {} at this server", self.limits.max_seats)));
         }
         if self.store.as_ref().is_some_and(|s| s.access() == dudo_store::Access::Reader) {
-            return Err(Status::failed_precondition("this server only reads records; it holds no tables"));
+            return Err(Refusal::failed_precondition("this server only reads records; it holds no tables"));
         }
         let rating_pool = match new.rating_pool.as_str() {
             "" => String::new(),
             "ranked" if !self.ranked => {
-                return Err(Status::failed_precondition(
+                return Err(Refusal::failed_precondition(
                     "rating_pool: this server keeps no ranked ratings (its operator can start it with --ranked)",
                 ));
             }
             _ if self.store.is_none() => {
-                return Err(Status::failed_precondition(
+                return Err(Refusal::failed_precondition(
                     "rating_pool: this server keeps no records, so no ratings (it runs with --db none)",
                 ));
             }
             // Refused before a table is made for it (the table would refuse the seat).
             "ranked" if new.account.is_none() && !new.host_only => {
-                return Err(status(TableError::AccountRequired));
+                return Err(Refusal::from(TableError::AccountRequired));
             }
             // A seeded table deals what its creator can deal again at a table of its own:
             // at a ranked table that would be reading the other players' dice.
@@ -193,7 +192,7 @@ impl Dudo {
             }
         };
         if !table::journals_faithfully(&new.rules) {
-            return Err(Status::internal(
+            return Err(Refusal::internal(
                 "rules: this rule set cannot be saved faithfully (a server bug; please report it)",
             ));
         }
@@ -239,9 +238,9 @@ impl Dudo {
         &self,
         order: ServerTable,
         seats: Vec<LadderSeat>,
-    ) -> Result<Made, Status> {
+    ) -> Result<Made, Refusal> {
         if self.stopping.is_stopping() {
-            return Err(Status::unavailable("the server is shutting down"));
+            return Err(Refusal::unavailable("the server is shutting down"));
         }
         self.budget_room(self.budgets.server())?;
         let id = order.id.unwrap_or_else(table::secret);
@@ -301,7 +300,7 @@ impl Dudo {
         host_token: &str,
         seats: Vec<(LadderSeat, Option<String>)>,
         called_off: Option<&std::sync::atomic::AtomicBool>,
-    ) -> Result<Made, Status> {
+    ) -> Result<Made, Refusal> {
         let handle = handle.clone();
         let (id, host_token) = (id.to_string(), host_token.to_string());
         let mut tokens = Vec::new();
@@ -328,7 +327,7 @@ impl Dudo {
         // Watched before it starts: see `Made::updates`.
         let updates = self.watch_internal(&id).await?;
         if called_off.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) {
-            return Err(Status::aborted("called off while its table was made"));
+            return Err(Refusal::aborted("called off while its table was made"));
         }
         let token = host_token.clone();
         self.command(&handle, |reply| Command::Start { token, reply }).await?;
@@ -337,18 +336,18 @@ impl Dudo {
 
     /// A join code no table answers to, of this node or (in a cluster) any other (drawn
     /// again while one does).
-    async fn free_join_code(&self) -> Result<String, Status> {
+    async fn free_join_code(&self) -> Result<String, Refusal> {
         let mut code = join_code();
         for _ in 0..16 {
             let here = self
                 .registry
                 .lock()
-                .map_err(|_| Status::internal("registry poisoned"))?
+                .map_err(|_| Refusal::internal("registry poisoned"))?
                 .codes
                 .contains_key(&code);
             let elsewhere = match (&self.cluster, &self.store) {
                 (Some(_), Some(store)) if !here => {
-                    store.code_in_use(&code).await.map_err(|e| Status::unavailable(e.to_string()))?
+                    store.code_in_use(&code).await.map_err(|e| Refusal::unavailable(e.to_string()))?
                 }
                 _ => false,
             };

@@ -16,12 +16,13 @@ use std::sync::{Arc, Mutex};
 use dudo_proto::v1 as pb;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::StreamExt;
-use tonic::{Request, Status};
+use tonic::Request;
 
 use crate::accounts::AccountSettings;
 use crate::budget::Budget;
 use crate::convert;
-use crate::status::{MAX_NAME_FIELD, delivered, refused, status};
+use crate::refusal::{MAX_NAME_FIELD, Refusal, refused};
+use crate::status::delivered;
 use crate::table::{self, Command, Table, TableError};
 use dudo_store::Store;
 
@@ -85,23 +86,6 @@ pub struct Dudo {
     pub(crate) cluster: Option<Arc<cluster::Cluster>>,
 }
 
-pub(crate) fn token_of<T>(request: &Request<T>) -> Result<String, Status> {
-    let value = request.metadata().get("authorization").ok_or_else(|| {
-        refused(
-            "no_token",
-            Status::unauthenticated("send your seat token as `authorization: Bearer <token>`"),
-        )
-    })?;
-    let text = value
-        .to_str()
-        .map_err(|_| refused("bad_token", Status::unauthenticated("the authorization header is not text")))?;
-    let token = text.strip_prefix("Bearer ").unwrap_or(text).trim();
-    if token.is_empty() {
-        return Err(refused("bad_token", Status::unauthenticated("the seat token is empty")));
-    }
-    Ok(token.to_string())
-}
-
 /// A join code: six letters people can read aloud.
 pub(crate) fn join_code() -> String {
     const LETTERS: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ";
@@ -159,31 +143,31 @@ impl Dudo {
 
     /// Refuses an account whose bot has not passed a check recently enough, when the server
     /// asks for one.
-    pub(crate) async fn bot_check_passed(&self, account: &str) -> Result<(), Status> {
+    pub(crate) async fn bot_check_passed(&self, account: &str) -> Result<(), Refusal> {
         let (Some(within), Some(store)) = (self.require_bot_check, self.store()) else { return Ok(()) };
         let last = store
             .last_passed_bot_check(account)
             .await
-            .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
+            .map_err(|e| Refusal::unavailable(format!("the server's database: {e}")))?;
         let since =
             crate::table::unix_millis().saturating_sub(i64::try_from(within.as_millis()).unwrap_or(i64::MAX));
         if last.is_some_and(|at| at >= since) {
             return Ok(());
         }
         let days = within.as_secs() / 86_400;
-        Err(crate::status::refused(
+        Err(crate::refusal::refused(
             "bot_check_required",
-            Status::failed_precondition(format!(
+            Refusal::failed_precondition(format!(
                 "this server asks for a passed bot check within {days} day(s) before ranked play: `dudo bot check --bot COMMAND` (docs/bots.md)"
             )),
         ))
     }
 
-    pub(crate) fn tournaments(&self) -> Result<&crate::tournament::TournamentsHandle, Status> {
+    pub(crate) fn tournaments(&self) -> Result<&crate::tournament::TournamentsHandle, Refusal> {
         self.tournaments.as_ref().ok_or_else(|| {
-            crate::status::refused(
+            crate::refusal::refused(
                 "no_tournaments",
-                Status::failed_precondition(
+                Refusal::failed_precondition(
                     "this server runs no tournaments: it keeps no records (--db none)",
                 ),
             )
@@ -195,7 +179,7 @@ impl Dudo {
     }
 
     /// A pool this server's ladder runs, or `no_such_pool` naming the ones it does.
-    pub(crate) fn known_pool(&self, pool: &str) -> Result<&crate::ladder::Pool, Status> {
+    pub(crate) fn known_pool(&self, pool: &str) -> Result<&crate::ladder::Pool, Refusal> {
         let handle = self.ladder_handle()?;
         if let Some(found) = handle.pools().iter().find(|p| p.name == pool) {
             return Ok(found);
@@ -204,21 +188,21 @@ impl Dudo {
         let names: Vec<&str> = handle.pools().iter().map(|p| p.name.as_str()).collect();
         Err(refused(
             "no_such_pool",
-            Status::not_found(format!("no pool {shown:?}; the pools are {}", names.join(", "))),
+            Refusal::not_found(format!("no pool {shown:?}; the pools are {}", names.join(", "))),
         ))
     }
 
-    pub(crate) fn ladder_handle(&self) -> Result<&crate::ladder::LadderHandle, Status> {
+    pub(crate) fn ladder_handle(&self) -> Result<&crate::ladder::LadderHandle, Refusal> {
         self.ladder().ok_or_else(|| {
             refused(
                 "no_ladder",
-                Status::failed_precondition("this server runs no ladder: it keeps no records (--db none)"),
+                Refusal::failed_precondition("this server runs no ladder: it keeps no records (--db none)"),
             )
         })
     }
 
     /// The server's own spectator stream of a table (the ladder watches its tables so).
-    pub(crate) async fn watch_internal(&self, table: &str) -> Result<UpdateStream, Status> {
+    pub(crate) async fn watch_internal(&self, table: &str) -> Result<UpdateStream, Refusal> {
         self.stream(table, None, None, None).await
     }
 
@@ -239,9 +223,9 @@ impl Dudo {
     }
 
     /// The store, or why there is none: what every call that reads or keeps records asks.
-    pub(crate) fn records(&self) -> Result<&Store, Status> {
+    pub(crate) fn records(&self) -> Result<&Store, Refusal> {
         self.store().ok_or_else(|| {
-            Status::failed_precondition("this server keeps no records: it was started with --db none")
+            Refusal::failed_precondition("this server keeps no records: it was started with --db none")
         })
     }
 
@@ -321,18 +305,21 @@ impl Dudo {
         &self,
         message: M,
         reader: Option<std::net::IpAddr>,
-    ) -> Result<tonic::Response<M>, Status> {
+    ) -> Result<tonic::Response<M>, tonic::Status> {
         // The message as built and its encoding on the way out: about twice its size.
         let bytes = message.encoded_len().saturating_mul(2);
-        let held = self.budget_for(reader).hold(bytes).ok_or_else(|| status(TableError::ServerBusy))?;
+        let held = self
+            .budget_for(reader)
+            .hold(bytes)
+            .ok_or_else(|| crate::status::status(TableError::ServerBusy))?;
         let mut response = tonic::Response::new(message);
         response.extensions_mut().insert(crate::connections::call_gate::AnswerHeld(Arc::new(held)));
         Ok(response)
     }
 
-    pub(crate) fn budget_room(&self, budget: &Budget) -> Result<(), Status> {
+    pub(crate) fn budget_room(&self, budget: &Budget) -> Result<(), Refusal> {
         if budget.full() {
-            return Err(status(TableError::ServerBusy));
+            return Err(Refusal::from(TableError::ServerBusy));
         }
         Ok(())
     }
@@ -342,19 +329,19 @@ impl Dudo {
     }
 
     /// Takes one of the caller's stream slots, or says the limit is reached.
-    pub(crate) fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Status> {
+    pub(crate) fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Refusal> {
         let peer = request.remote_addr();
         if let Some(peer) = peer {
-            let mut counts = self.per_ip.lock().map_err(|_| Status::internal("limits poisoned"))?;
+            let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
             if counts.connections.get(&peer).copied().unwrap_or(0) >= self.limits.max_streams_per_connection {
-                return Err(Status::resource_exhausted(format!(
+                return Err(Refusal::resource_exhausted(format!(
                     "at most {} open streams per connection",
                     self.limits.max_streams_per_connection
                 )));
             }
             let n = counts.streams.entry(peer.ip()).or_default();
             if *n >= self.limits.max_streams_per_ip {
-                return Err(Status::resource_exhausted(format!(
+                return Err(Refusal::resource_exhausted(format!(
                     "at most {} open streams per address",
                     self.limits.max_streams_per_ip
                 )));
@@ -384,14 +371,14 @@ impl Dudo {
         }
     }
 
-    pub(crate) fn find(&self, table: &str) -> Result<TableHandle, Status> {
+    pub(crate) fn find(&self, table: &str) -> Result<TableHandle, Refusal> {
         let key = table_key(table);
-        let registry = self.registry.lock().map_err(|_| Status::internal("registry poisoned"))?;
+        let registry = self.registry.lock().map_err(|_| Refusal::internal("registry poisoned"))?;
         let id = registry.codes.get(&key.to_ascii_uppercase()).cloned().unwrap_or_else(|| key.to_string());
         registry.tables.get(&id).cloned().ok_or_else(|| {
             // Echoed cut short: an error's text travels in a header of bounded size.
             let shown: String = table.chars().take(MAX_NAME_FIELD).collect();
-            refused("no_such_table", Status::not_found(format!("no table {shown:?}")))
+            refused("no_such_table", Refusal::not_found(format!("no table {shown:?}")))
         })
     }
 
@@ -399,12 +386,12 @@ impl Dudo {
         &self,
         handle: &TableHandle,
         command: impl FnOnce(oneshot::Sender<T>) -> Command,
-    ) -> Result<T, Status> {
+    ) -> Result<T, Refusal> {
         // In a cluster a table's task ends when the table moves to another node: the caller
         // tries again and finds it there.
         let closed = || match self.cluster {
             Some(_) => cluster::changing_hands(),
-            None => Status::unavailable("the table has closed"),
+            None => Refusal::unavailable("the table has closed"),
         };
         let (reply, answer) = oneshot::channel();
         handle.tx.send(Box::new(command(reply))).await.map_err(|_| closed())?;
@@ -416,8 +403,8 @@ impl Dudo {
         &self,
         handle: &TableHandle,
         command: impl FnOnce(table::Answer<T>) -> Command,
-    ) -> Result<T, Status> {
-        self.ask(handle, command).await?.map_err(status)
+    ) -> Result<T, Refusal> {
+        self.ask(handle, command).await?.map_err(Refusal::from)
     }
 
     /// Plays `wire` for the seat holding `token` (none: it lets the claim pass): the one path
@@ -428,11 +415,11 @@ impl Dudo {
         token: &str,
         wire: Option<&pb::Action>,
         answers: Option<u64>,
-    ) -> Result<(), Status> {
+    ) -> Result<(), Refusal> {
         let action = wire
             .map(|wire| {
                 convert::action_from_wire(wire)
-                    .map_err(|e| refused("bad_action", Status::invalid_argument(e.to_string())))
+                    .map_err(|e| refused("bad_action", Refusal::invalid_argument(e.to_string())))
             })
             .transpose()?;
         let token = token.to_string();
@@ -460,7 +447,7 @@ impl Dudo {
         self.ask(handle, |reply| Command::PromptAgain { token, reply }).await.ok().flatten()
     }
 
-    pub(crate) async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Status> {
+    pub(crate) async fn info(&self, handle: &TableHandle) -> Result<pb::TableInfo, Refusal> {
         self.ask(handle, |reply| Command::Info { reply }).await
     }
 
@@ -470,7 +457,7 @@ impl Dudo {
         token: Option<String>,
         since: Option<u64>,
         reader: Option<std::net::IpAddr>,
-    ) -> Result<UpdateStream, Status> {
+    ) -> Result<UpdateStream, Refusal> {
         let handle = self.find(table)?;
         let budget = self.budget_for(reader);
         self.budget_room(&budget)?;
@@ -480,7 +467,11 @@ impl Dudo {
         // too far behind, or found no room in a full memory budget: its reader is told
         // which (judged when the stream ends), and resumes from a snapshot.
         let why = tokio_stream::iter([()]).map(move |()| {
-            Err(status(if budget.full() { TableError::ServerBusy } else { TableError::TooFarBehind }))
+            Err(crate::status::status(if budget.full() {
+                TableError::ServerBusy
+            } else {
+                TableError::TooFarBehind
+            }))
         });
         let updates = rx.map(delivered).chain(why);
         Ok(Box::pin(updates))

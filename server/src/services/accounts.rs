@@ -9,8 +9,9 @@ use tonic::{Request, Response, Status};
 
 use crate::table;
 
+use super::bearer;
 use crate::accounts::{
-    AccountError, Caller, Registration, account_to_wire, bearer, label, name_key, new_token, token_to_wire,
+    AccountError, Caller, Registration, account_to_wire, label, name_key, new_token, token_to_wire,
 };
 use crate::node::Dudo;
 
@@ -69,7 +70,7 @@ impl Accounts for Dudo {
     }
 
     async fn who_am_i(&self, request: Request<pb::WhoAmIRequest>) -> Result<Response<pb::Account>, Status> {
-        match self.accounts().caller(&request).await? {
+        match self.accounts().caller(super::bearer(&request)).await? {
             Caller::Account(a) => Ok(Response::new(account_to_wire(&a))),
             Caller::Admin => Err(AccountError::BadToken.into()),
         }
@@ -79,7 +80,7 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::NewTokenRequest>,
     ) -> Result<Response<pb::NewApiToken>, Status> {
-        let Caller::Account(account) = self.accounts().caller(&request).await? else {
+        let Caller::Account(account) = self.accounts().caller(super::bearer(&request)).await? else {
             return Err(AccountError::BadToken.into());
         };
         let token_label = label(&request.get_ref().label)?;
@@ -98,7 +99,7 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::ListTokensRequest>,
     ) -> Result<Response<pb::ListTokensResponse>, Status> {
-        let caller = self.accounts().caller(&request).await?;
+        let caller = self.accounts().caller(super::bearer(&request)).await?;
         let account = self.accounts().whose(caller, &request.get_ref().account).await?;
         let tokens =
             self.accounts().account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
@@ -109,7 +110,7 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::RevokeTokenRequest>,
     ) -> Result<Response<pb::ApiTokenInfo>, Status> {
-        let caller = self.accounts().caller(&request).await?;
+        let caller = self.accounts().caller(super::bearer(&request)).await?;
         let by_admin = matches!(caller, Caller::Admin);
         let req = request.into_inner();
         let account = self.accounts().whose(caller, &req.account).await?;

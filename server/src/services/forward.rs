@@ -25,7 +25,7 @@ pub(crate) fn from_peer(status: Status) -> Status {
     }
     match status.code() {
         tonic::Code::Unknown | tonic::Code::Unavailable | tonic::Code::Cancelled => {
-            crate::node::cluster::changing_hands()
+            crate::node::cluster::changing_hands().into()
         }
         _ => status,
     }

@@ -11,11 +11,12 @@ use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::accounts::{AccountError, bearer};
+use super::bearer;
+use crate::accounts::AccountError;
 use crate::table::SeatAccount;
 
 use super::forward::from_peer;
-use crate::ladder::{Command, ENTRANT_QUEUE, Entrant, LadderStream};
+use crate::ladder::{Command, ENTRANT_QUEUE, Entrant};
 use crate::node::Dudo;
 use crate::status::refused;
 
@@ -24,6 +25,10 @@ use crate::status::refused;
 /// account waiting this long at most.
 const CHECK_CLAIM_MILLIS: i64 = 60 * 1000;
 const CHECK_CLAIM_RENEWED: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// A ladder entry's stream, as its service answers.
+type LadderStream =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::LadderUpdate, Status>> + Send>>;
 
 type CheckStream =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::CheckUpdate, Status>> + Send>>;
@@ -103,7 +108,7 @@ impl Ladder for Dudo {
         });
         let updates = ReceiverStream::new(rx).map(move |u| {
             let _held = &slot;
-            u
+            u.map_err(Status::from)
         });
         Ok(Response::new(self.stopping().ending(updates)))
     }
@@ -204,7 +209,7 @@ impl Ladder for Dudo {
         tracing::info!(account = %account.name, pool = %pool.name, games = wants, "entered the ladder");
         let updates = ReceiverStream::new(rx).map(move |u| {
             let _held = &slot;
-            u
+            u.map_err(Status::from)
         });
         Ok(Response::new(self.stopping().ending(updates)))
     }

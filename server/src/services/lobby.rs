@@ -9,8 +9,9 @@ use dudo_rules::presets;
 use tonic::{Request, Response, Status};
 
 use super::forward::{copy, forwarded, from_peer};
+use super::token_of;
 use crate::convert;
-use crate::node::{DefaultClock, Dudo, NewTable, token_of};
+use crate::node::{DefaultClock, Dudo, NewTable};
 use crate::status::{MAX_NAME_FIELD, bad_request, bounded, check_settings, status};
 use crate::table::{self, Command};
 
@@ -52,7 +53,8 @@ impl Lobby for Dudo {
         }
         let ip = request.remote_addr().map(|a| a.ip());
         table::seats::seat_name(&request.get_ref().name).map_err(status)?;
-        let (name, account) = self.accounts().seat_account(&request, &request.get_ref().name).await?;
+        let (name, account) =
+            self.accounts().seat_account(super::bearer(&request), &request.get_ref().name).await?;
         let req = request.into_inner();
         bounded("preset", &req.preset, MAX_NAME_FIELD)?;
         bounded("rating_pool", &req.rating_pool, MAX_NAME_FIELD)?;
@@ -109,7 +111,8 @@ impl Lobby for Dudo {
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
             return LobbyClient::new(peer).join_table(self.onward(request)).await.map_err(from_peer);
         }
-        let (name, account) = self.accounts().seat_account(&request, &request.get_ref().name).await?;
+        let (name, account) =
+            self.accounts().seat_account(super::bearer(&request), &request.get_ref().name).await?;
         let handle = self.find(&request.get_ref().table)?;
         let (seat, token, info) =
             self.command(&handle, |reply| Command::Join { name, account, token: None, reply }).await?;

@@ -9,3 +9,40 @@ mod ladder;
 mod lobby;
 mod play;
 mod tournaments;
+
+/// An account's refusal as a status, so a service's `?` takes it as it takes a `Refusal`.
+impl From<crate::accounts::AccountError> for tonic::Status {
+    fn from(e: crate::accounts::AccountError) -> tonic::Status {
+        tonic::Status::from(crate::refusal::Refusal::from(e))
+    }
+}
+
+/// The bearer token a request carries, if any.
+pub(crate) fn bearer<T>(request: &tonic::Request<T>) -> Option<&str> {
+    let text = request.metadata().get("authorization")?.to_str().ok()?;
+    Some(text.strip_prefix("Bearer ").unwrap_or(text).trim()).filter(|t| !t.is_empty())
+}
+
+/// The seat token a play or lobby call carries, or why it is missing.
+pub(crate) fn token_of<T>(request: &tonic::Request<T>) -> Result<String, tonic::Status> {
+    let value = request.metadata().get("authorization").ok_or_else(|| {
+        crate::status::refused(
+            "no_token",
+            tonic::Status::unauthenticated("send your seat token as `authorization: Bearer <token>`"),
+        )
+    })?;
+    let text = value.to_str().map_err(|_| {
+        crate::status::refused(
+            "bad_token",
+            tonic::Status::unauthenticated("the authorization header is not text"),
+        )
+    })?;
+    let token = text.strip_prefix("Bearer ").unwrap_or(text).trim();
+    if token.is_empty() {
+        return Err(crate::status::refused(
+            "bad_token",
+            tonic::Status::unauthenticated("the seat token is empty"),
+        ));
+    }
+    Ok(token.to_string())
+}

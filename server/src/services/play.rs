@@ -12,7 +12,8 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::forward::from_peer;
-use crate::node::{Dudo, UpdateStream, token_of};
+use super::token_of;
+use crate::node::{Dudo, UpdateStream};
 use crate::status::{RETRY_AFTER_KEY, bad_request, code_of, upward_error};
 use crate::table;
 
@@ -83,10 +84,10 @@ impl Play for Dudo {
                 let (wire, outcome) = match message.request {
                     Some(pb::play_request::Request::Action(wire)) => {
                         let outcome = service.act_on(&handle, &token, Some(&wire), answers).await;
-                        (Some(wire), outcome)
+                        (Some(wire), outcome.map_err(Status::from))
                     }
                     Some(pb::play_request::Request::PassCall(_)) => {
-                        (None, service.act_on(&handle, &token, None, answers).await)
+                        (None, service.act_on(&handle, &token, None, answers).await.map_err(Status::from))
                     }
                     // Said, not silently dropped: a client that sends these has a bug to find.
                     Some(pb::play_request::Request::Hello(_)) => {

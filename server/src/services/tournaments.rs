@@ -15,8 +15,9 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
+use super::bearer;
 use super::forward::{forwarded, from_peer};
-use crate::accounts::{AccountError, Caller, bearer};
+use crate::accounts::{AccountError, Caller};
 use crate::node::Dudo;
 use crate::node::cluster::Route;
 use crate::status::{MAX_NAME_FIELD, bad_request, bounded, refused};
@@ -170,7 +171,7 @@ impl Dudo {
 
     /// Where a call for the director goes: this node, or the one holding the ladder's job.
     async fn director_route(&self, forwarded: bool) -> Result<Route, Status> {
-        self.route_ladder(forwarded).await
+        Ok(self.route_ladder(forwarded).await?)
     }
 }
 
@@ -220,7 +221,7 @@ impl Tournaments for Dudo {
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::Tournament>, Status> {
         let handle = self.tournaments()?.clone();
-        let caller = self.accounts().caller(&request).await?;
+        let caller = self.accounts().caller(super::bearer(&request)).await?;
         if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
             return TournamentsClient::new(peer).create(self.onward(request)).await.map_err(from_peer);
         }
@@ -430,7 +431,7 @@ impl Tournaments for Dudo {
         tracing::info!(account = %account.name, tournament = %tournament, "entered a tournament");
         let updates = ReceiverStream::new(rx).map(move |u| {
             let _held = &slot;
-            u
+            u.map_err(Status::from)
         });
         Ok(Response::new(self.stopping().ending(updates)))
     }
@@ -494,7 +495,7 @@ impl Tournaments for Dudo {
 
     async fn cancel(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
         let handle = self.tournaments()?.clone();
-        let caller = self.accounts().caller(&request).await?;
+        let caller = self.accounts().caller(super::bearer(&request)).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
         if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
             return TournamentsClient::new(peer).cancel(self.onward(request)).await.map_err(from_peer);

@@ -86,15 +86,19 @@ pub enum TableError {
     Journal(String),
 }
 
-/// How a refusal maps onto gRPC's status codes; the service turns this into a status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    InvalidArgument,
-    FailedPrecondition,
-    Unauthenticated,
-    PermissionDenied,
-    ResourceExhausted,
-    Internal,
+/// What kind of "no" a refusal is: the one list the node's refusals share.
+pub use crate::refusal::Kind;
+
+/// A table's refusal as the node passes it on, its code and any wait kept.
+impl From<TableError> for crate::refusal::Refusal {
+    fn from(e: TableError) -> Self {
+        let refusal =
+            crate::refusal::refused(e.code(), crate::refusal::Refusal::new(e.kind(), e.to_string()));
+        match e {
+            TableError::RateLimited { retry_after_millis, .. } => refusal.retry_after(retry_after_millis),
+            _ => refusal,
+        }
+    }
 }
 
 impl TableError {

@@ -2,18 +2,17 @@
 
 use dudo_proto::v1 as pb;
 use dudo_store::tournaments::{EntrantRow, TournamentRow};
-use tonic::Status;
 
 use super::director::Director;
 use super::live::PERSON;
 use super::wire::tournament_to_wire;
 use super::{Entering, moving, no_such_tournament, now_millis, state, store_error, update};
-use crate::status::refused;
+use crate::refusal::{Refusal, refused};
 
 impl<T: crate::server_tables::ServerTables> Director<T> {
     /// Why `tournament` is not one the director holds: it has ended, it does not exist, or
     /// (before this node has read them) the tournaments are moving here.
-    async fn not_live(&self, tournament: &str) -> Status {
+    async fn not_live(&self, tournament: &str) -> Refusal {
         let stored = match self.tables.records() {
             Ok(store) => store.tournament(tournament).await,
             Err(why) => return why,
@@ -22,14 +21,14 @@ impl<T: crate::server_tables::ServerTables> Director<T> {
             Err(e) => store_error(e),
             Ok(Some(row)) => refused(
                 "tournament_over",
-                Status::failed_precondition(format!("tournament {} has ended ({})", row.id, row.state)),
+                Refusal::failed_precondition(format!("tournament {} has ended ({})", row.id, row.state)),
             ),
             Ok(None) if !self.loaded => moving(),
             Ok(None) => no_such_tournament(tournament),
         }
     }
 
-    pub(super) async fn enter(&mut self, tournament: &str, entering: Entering) -> Result<(), Status> {
+    pub(super) async fn enter(&mut self, tournament: &str, entering: Entering) -> Result<(), Refusal> {
         let store = self.tables.records()?.clone();
         if !self.live.contains_key(tournament) {
             return Err(self.not_live(tournament).await);
@@ -46,7 +45,7 @@ impl<T: crate::server_tables::ServerTables> Director<T> {
             {
                 return Err(refused(
                     "name_taken",
-                    Status::failed_precondition(format!(
+                    Refusal::failed_precondition(format!(
                         "tournament {} has a house bot named {}: an account of that name cannot enter it",
                         live.row.id, entering.name
                     )),
@@ -55,7 +54,7 @@ impl<T: crate::server_tables::ServerTables> Director<T> {
             None if live.row.state != state::ENTRY => {
                 return Err(refused(
                     "entry_closed",
-                    Status::failed_precondition(format!(
+                    Refusal::failed_precondition(format!(
                         "tournament {} has started; its entry closed",
                         live.row.id
                     )),
@@ -64,7 +63,7 @@ impl<T: crate::server_tables::ServerTables> Director<T> {
             None if live.entrants.len() >= live.spec.max_entrants as usize => {
                 return Err(refused(
                     "tournament_full",
-                    Status::resource_exhausted(format!(
+                    Refusal::resource_exhausted(format!(
                         "tournament {} has its {} entrants",
                         live.row.id, live.spec.max_entrants
                     )),
@@ -110,7 +109,7 @@ impl<T: crate::server_tables::ServerTables> Director<T> {
         if let Some(old) = live.streams.insert(number, entering.tx) {
             let _ = old.try_send(Err(refused(
                 "entered_again",
-                Status::aborted("this account entered the tournament again on another stream"),
+                Refusal::aborted("this account entered the tournament again on another stream"),
             )));
         }
         Ok(())
@@ -120,7 +119,7 @@ impl<T: crate::server_tables::ServerTables> Director<T> {
         &mut self,
         tournament: &str,
         by: Option<String>,
-    ) -> Result<TournamentRow, Status> {
+    ) -> Result<TournamentRow, Refusal> {
         let Some(live) = self.live.get(tournament) else {
             return Err(self.not_live(tournament).await);
         };
@@ -129,7 +128,7 @@ impl<T: crate::server_tables::ServerTables> Director<T> {
         {
             return Err(refused(
                 "not_organiser",
-                Status::permission_denied("only the tournament's organiser (or the admin) may cancel it"),
+                Refusal::permission_denied("only the tournament's organiser (or the admin) may cancel it"),
             ));
         }
         self.end(tournament, state::CANCELLED, "called off by its organiser").await.map_err(store_error)

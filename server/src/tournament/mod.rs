@@ -38,10 +38,9 @@ use std::time::Duration;
 use dudo_proto::v1 as pb;
 use dudo_store::tournaments::TournamentRow;
 use tokio::sync::{mpsc, oneshot};
-use tonic::Status;
 
+use crate::refusal::{Refusal, refused};
 use crate::server_tables::{Made, ServerTables};
-use crate::status::refused;
 use crate::table::SeatAccount;
 pub(crate) use live::{Scheduled, finishes, schedule_of};
 pub use spec::{Settings, Spec};
@@ -60,7 +59,7 @@ const RETRY: Duration = Duration::from_secs(2);
 /// a tournament is called off, saying why.
 const GIVE_UP_AFTER: u32 = 60;
 
-pub(crate) type Updates = mpsc::Sender<Result<pb::TournamentUpdate, Status>>;
+pub(crate) type Updates = mpsc::Sender<Result<pb::TournamentUpdate, Refusal>>;
 
 /// The states as the store names them.
 pub(crate) mod state {
@@ -85,13 +84,13 @@ pub(crate) enum Command {
     Enter {
         tournament: String,
         entering: Entering,
-        reply: oneshot::Sender<Result<(), Status>>,
+        reply: oneshot::Sender<Result<(), Refusal>>,
     },
     /// Called off by `by` (an account id; none for the admin, who may cancel any).
     Cancel {
         tournament: String,
         by: Option<String>,
-        reply: oneshot::Sender<Result<TournamentRow, Status>>,
+        reply: oneshot::Sender<Result<TournamentRow, Refusal>>,
     },
     Made {
         tournament: String,
@@ -138,10 +137,10 @@ impl Readers {
     pub(crate) async fn turn(
         &self,
         ip: Option<std::net::IpAddr>,
-    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, Status> {
+    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, Refusal> {
         let Some(ip) = ip else { return Ok(None) };
         let one = {
-            let mut readers = self.0.lock().map_err(|_| Status::internal("readers poisoned"))?;
+            let mut readers = self.0.lock().map_err(|_| Refusal::internal("readers poisoned"))?;
             if readers.len() > 1024 {
                 // Addresses nobody is reading for any more are let go.
                 readers.retain(|_, s| std::sync::Arc::strong_count(s) > 1);
@@ -150,7 +149,7 @@ impl Readers {
                 readers.entry(ip).or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(1))),
             )
         };
-        one.acquire_owned().await.map(Some).map_err(|_| Status::unavailable("the tournaments have stopped"))
+        one.acquire_owned().await.map(Some).map_err(|_| Refusal::unavailable("the tournaments have stopped"))
     }
 }
 
@@ -171,27 +170,27 @@ pub(crate) fn start<T: ServerTables>(tables: T, settings: Settings) -> Tournamen
     }
 }
 
-fn update(u: pb::tournament_update::Update) -> Result<pb::TournamentUpdate, Status> {
+fn update(u: pb::tournament_update::Update) -> Result<pb::TournamentUpdate, Refusal> {
     Ok(pb::TournamentUpdate { update: Some(u) })
 }
 
-fn store_error(e: dudo_store::StoreError) -> Status {
-    Status::unavailable(format!("the server's database: {e}"))
+fn store_error(e: dudo_store::StoreError) -> Refusal {
+    Refusal::unavailable(format!("the server's database: {e}"))
 }
 
 pub(crate) fn now_millis() -> i64 {
     crate::table::unix_millis()
 }
 
-pub(crate) fn no_such_tournament(id: &str) -> Status {
+pub(crate) fn no_such_tournament(id: &str) -> Refusal {
     let shown: String = id.chars().take(64).collect();
-    refused("no_such_tournament", Status::not_found(format!("no tournament {shown:?}")))
+    refused("no_such_tournament", Refusal::not_found(format!("no tournament {shown:?}")))
 }
 
-fn moving() -> Status {
+fn moving() -> Refusal {
     refused(
         "tournaments_moving",
-        Status::unavailable(
+        Refusal::unavailable(
             "the tournaments are moving to another node of the cluster: try again in a moment",
         ),
     )

@@ -8,9 +8,8 @@ use dudo_rules::{RuleSet, presets};
 use dudo_tournament::export::Format;
 use dudo_tournament::schedule;
 use serde::{Deserialize, Serialize};
-use tonic::Status;
 
-use crate::status::{MAX_NAME_FIELD, bad_request, bounded, check_settings};
+use crate::refusal::{MAX_NAME_FIELD, Refusal, bad_request, bounded, check_settings};
 
 /// The longest tournament name, in characters.
 pub const MAX_NAME: usize = 64;
@@ -80,7 +79,7 @@ impl Default for Settings {
 }
 
 /// A number the request may leave at 0 for the server's `limit`, and may not set above it.
-fn up_to(field: &str, asked: u32, limit: u32, what: &str) -> Result<u32, Status> {
+fn up_to(field: &str, asked: u32, limit: u32, what: &str) -> Result<u32, Refusal> {
     match asked {
         0 => Ok(limit),
         n if n > limit => {
@@ -130,7 +129,7 @@ impl Spec {
         req: &pb::CreateTournamentRequest,
         settings: &Settings,
         pools: &[crate::ladder::Pool],
-    ) -> Result<Spec, Status> {
+    ) -> Result<Spec, Refusal> {
         bounded("name", &req.name, MAX_NAME)?;
         if req.name.trim().is_empty() {
             return Err(bad_request("name: a tournament needs a name"));

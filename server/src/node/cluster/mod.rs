@@ -11,11 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dudo_store::cluster::{Lease, Node};
-use tonic::Status;
 use tonic::transport::{Channel, Endpoint};
 
 use super::Dudo;
-use crate::status::refused;
+use crate::refusal::{Refusal, refused};
 use crate::table::{self, Command};
 
 /// Metadata a node puts on a call it forwards: the cluster's key, which the node port
@@ -177,13 +176,13 @@ impl Cluster {
     }
 
     /// A channel to the node at `address` (lazily connected; shared by every call to it).
-    fn peer(&self, address: &str) -> Result<Channel, Status> {
-        let mut peers = self.peers.lock().map_err(|_| Status::internal("peers poisoned"))?;
+    fn peer(&self, address: &str) -> Result<Channel, Refusal> {
+        let mut peers = self.peers.lock().map_err(|_| Refusal::internal("peers poisoned"))?;
         if let Some(channel) = peers.get(address) {
             return Ok(channel.clone());
         }
         let endpoint = Endpoint::from_shared(address.to_string())
-            .map_err(|e| Status::internal(format!("node address {address:?}: {e}")))?
+            .map_err(|e| Refusal::internal(format!("node address {address:?}: {e}")))?
             .connect_timeout(Duration::from_secs(2))
             // A paused or cut-off node is noticed within seconds: the streams relayed to it
             // end, and their clients find the table's next owner.
@@ -198,10 +197,10 @@ impl Cluster {
 
 /// Said while a table has no owner (its node died and no other has adopted it yet, or it is
 /// being rebuilt): clients try again, as they do for a restarting server.
-pub(crate) fn changing_hands() -> Status {
+pub(crate) fn changing_hands() -> Refusal {
     refused(
         "table_moved",
-        Status::unavailable("the table is moving to another node of the cluster: try again in a moment"),
+        Refusal::unavailable("the table is moving to another node of the cluster: try again in a moment"),
     )
 }
 
@@ -218,7 +217,7 @@ impl Dudo {
 
     /// Where a call for `table` (an id, a code or a link) is served. `forwarded`: the call
     /// came from another node, and is served here whatever this node holds.
-    pub(crate) async fn route(&self, table: &str, forwarded: bool) -> Result<Route, Status> {
+    pub(crate) async fn route(&self, table: &str, forwarded: bool) -> Result<Route, Refusal> {
         let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Ok(Route::Here) };
         if self.find(table).is_ok() {
             return Ok(Route::Here);
@@ -229,7 +228,7 @@ impl Dudo {
             return Err(changing_hands());
         }
         let key = super::table_key(table);
-        let owner = store.owner_of(key).await.map_err(|e| Status::unavailable(e.to_string()))?;
+        let owner = store.owner_of(key).await.map_err(|e| Refusal::unavailable(e.to_string()))?;
         match owner {
             // No such open table anywhere: `find` says so, as on one node.
             None => Ok(Route::Here),
@@ -251,19 +250,19 @@ impl Dudo {
     }
 
     /// Where a ladder entry is served: at the node running the cluster's matchmaker.
-    pub(crate) async fn route_ladder(&self, forwarded: bool) -> Result<Route, Status> {
+    pub(crate) async fn route_ladder(&self, forwarded: bool) -> Result<Route, Refusal> {
         let (Some(cluster), Some(store)) = (&self.cluster, &self.store) else { return Ok(Route::Here) };
         if forwarded || cluster.ladder_here.load(Ordering::Relaxed) {
             return Ok(Route::Here);
         }
-        match store.job_holder(LADDER_JOB).await.map_err(|e| Status::unavailable(e.to_string()))? {
+        match store.job_holder(LADDER_JOB).await.map_err(|e| Refusal::unavailable(e.to_string()))? {
             Some(node) if node.id != cluster.node() => {
                 metrics::counter!("dudo_forwarded_calls_total").increment(1);
                 Ok(Route::There(cluster.peer(&node.address)?))
             }
             _ => Err(refused(
                 "ladder_moving",
-                Status::unavailable(
+                Refusal::unavailable(
                     "the ladder is moving to another node of the cluster: enter again in a moment",
                 ),
             )),
