@@ -159,7 +159,8 @@ fn the_parts_refuse_without_grpc() {
                 continue;
             }
             // The update streams a part watches are the services' own type (`UpdateStream`).
-            let wire = line.contains("Status::") || line.contains("use tonic") || line.contains("crate::status");
+            let wire =
+                line.contains("Status::") || line.contains("use tonic") || line.contains("crate::status");
             if wire && !line.starts_with("pub(crate) type UpdateStream") {
                 wrong.push(format!("{}:{}: {line}", file.display(), n + 1));
             }

@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex};
 use dudo_proto::v1 as pb;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::StreamExt;
-use tonic::Request;
 
 use crate::accounts::AccountSettings;
 use crate::budget::Budget;
@@ -297,26 +296,6 @@ impl Dudo {
     }
 
     /// Refuses new work while `budget` (or the server's) holds as much as it allows.
-    /// `message` as an answer that holds its encoded size from `reader`'s share of the
-    /// budget until it is sent (the call gate keeps the hold with the answer's body): a
-    /// client that asks for large answers and never reads them runs out of its share, not
-    /// the server out of memory. Refused `server_busy` when the share cannot hold it.
-    pub(crate) fn answer_held<M: prost::Message>(
-        &self,
-        message: M,
-        reader: Option<std::net::IpAddr>,
-    ) -> Result<tonic::Response<M>, tonic::Status> {
-        // The message as built and its encoding on the way out: about twice its size.
-        let bytes = message.encoded_len().saturating_mul(2);
-        let held = self
-            .budget_for(reader)
-            .hold(bytes)
-            .ok_or_else(|| crate::status::status(TableError::ServerBusy))?;
-        let mut response = tonic::Response::new(message);
-        response.extensions_mut().insert(crate::connections::call_gate::AnswerHeld(Arc::new(held)));
-        Ok(response)
-    }
-
     pub(crate) fn budget_room(&self, budget: &Budget) -> Result<(), Refusal> {
         if budget.full() {
             return Err(Refusal::from(TableError::ServerBusy));
@@ -329,8 +308,9 @@ impl Dudo {
     }
 
     /// Takes one of the caller's stream slots, or says the limit is reached.
-    pub(crate) fn stream_slot<T>(&self, request: &Request<T>) -> Result<StreamSlot, Refusal> {
-        let peer = request.remote_addr();
+    /// A place for one more open stream from the connection at `peer` (none: not a TCP
+    /// connection, which no limit counts), or which limit is full.
+    pub(crate) fn stream_slot(&self, peer: Option<std::net::SocketAddr>) -> Result<StreamSlot, Refusal> {
         if let Some(peer) = peer {
             let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
             if counts.connections.get(&peer).copied().unwrap_or(0) >= self.limits.max_streams_per_connection {

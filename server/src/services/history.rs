@@ -182,7 +182,7 @@ impl History for Dudo {
         &self,
         request: Request<pb::WatchReplayRequest>,
     ) -> Result<Response<Self::WatchReplayStream>, Status> {
-        let slot = self.stream_slot(&request)?;
+        let slot = self.stream_slot(request.remote_addr())?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let speed = if req.speed == 0.0 { 1.0 } else { req.speed };

@@ -52,7 +52,7 @@ impl Ladder for Dudo {
                 .ok_or_else(|| Status::failed_precondition("this server has no pools"))?,
             name => self.known_pool(name)?.clone(),
         };
-        let slot = self.stream_slot(&request)?;
+        let slot = self.stream_slot(request.remote_addr())?;
         // One check an account at a time, across the cluster: claimed in the database.
         let claim = crate::table::secret();
         let now = crate::table::unix_millis();
@@ -144,7 +144,7 @@ impl Ladder for Dudo {
         let handle = self.ladder_handle()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
         let account = self.accounts().account_of_api_token(&token).await?;
-        let slot = self.stream_slot(&request)?;
+        let slot = self.stream_slot(request.remote_addr())?;
         if let crate::node::cluster::Route::There(peer) =
             self.route_ladder(super::forward::forwarded(&request)).await?
         {

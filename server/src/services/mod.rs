@@ -10,6 +10,30 @@ mod lobby;
 mod play;
 mod tournaments;
 
+impl crate::node::Dudo {
+    /// `message` as an answer that holds its encoded size from `reader`'s share of the
+    /// budget until it is sent (the call gate keeps the hold with the answer's body): a
+    /// client that asks for large answers and never reads them runs out of its share, not
+    /// the server out of memory. Refused `server_busy` when the share cannot hold it.
+    pub(crate) fn answer_held<M: prost::Message>(
+        &self,
+        message: M,
+        reader: Option<std::net::IpAddr>,
+    ) -> Result<tonic::Response<M>, tonic::Status> {
+        // The message as built and its encoding on the way out: about twice its size.
+        let bytes = message.encoded_len().saturating_mul(2);
+        let held = self
+            .budget_for(reader)
+            .hold(bytes)
+            .ok_or_else(|| crate::status::status(crate::table::TableError::ServerBusy))?;
+        let mut response = tonic::Response::new(message);
+        response
+            .extensions_mut()
+            .insert(crate::connections::call_gate::AnswerHeld(std::sync::Arc::new(held)));
+        Ok(response)
+    }
+}
+
 /// An account's refusal as a status, so a service's `?` takes it as it takes a `Refusal`.
 impl From<crate::accounts::AccountError> for tonic::Status {
     fn from(e: crate::accounts::AccountError) -> tonic::Status {

@@ -31,7 +31,7 @@ impl Play for Dudo {
         request: Request<Streaming<pb::PlayRequest>>,
     ) -> Result<Response<Self::PlayStream>, Status> {
         let token = token_of(&request)?;
-        let slot = self.stream_slot(&request)?;
+        let slot = self.stream_slot(request.remote_addr())?;
         let client = request.remote_addr();
         let reader = client.map(|a| a.ip());
         let is_forwarded = super::forward::forwarded(&request);
@@ -148,7 +148,7 @@ impl Play for Dudo {
         request: Request<pb::SubscribeRequest>,
     ) -> Result<Response<Self::SubscribeStream>, Status> {
         let token = token_of(&request)?;
-        let slot = self.stream_slot(&request)?;
+        let slot = self.stream_slot(request.remote_addr())?;
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
             let updates =
                 PlayClient::new(peer).subscribe(self.onward(request)).await.map_err(from_peer)?.into_inner();
@@ -181,7 +181,7 @@ impl Play for Dudo {
     }
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
-        let slot = self.stream_slot(&request)?;
+        let slot = self.stream_slot(request.remote_addr())?;
         if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
             let updates =
                 PlayClient::new(peer).watch(self.onward(request)).await.map_err(from_peer)?.into_inner();

@@ -398,7 +398,7 @@ impl Tournaments for Dudo {
         }
         let account = self.accounts().account_of_api_token(&token).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
-        let slot = self.stream_slot(&request)?;
+        let slot = self.stream_slot(request.remote_addr())?;
         if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
             let updates = TournamentsClient::new(peer)
                 .enter(self.onward(request))
