@@ -96,8 +96,9 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
             None => client.pools().await?.into_iter().map(|p| p.name).collect(),
         };
         for pool in pools {
-            println!("{}", safe(&pool));
+            // Asked first, so a pool the server refuses prints nothing but why.
             let board = client.leaderboard(&pool, args.limit).await?;
+            println!("{}", safe(&pool));
             if board.is_empty() {
                 println!("  no rated games yet");
             } else {
@@ -160,12 +161,12 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                     _ => "",
                 };
                 println!(
-                    "{:<20} {} seats of {}{who}, {clock}, calls out of turn within {} s, up to {} games at once{fill}; benched {} min after {} time-outs or lapsed call windows",
+                    "{:<20} {} seats of {}{who}, {clock}, calls out of turn within {} s, up to {}{fill}; benched {} min after {} time-outs or lapsed call windows",
                     safe(&p.name),
                     p.seats,
                     safe(&p.rules),
                     seconds(p.call_window_millis),
-                    p.max_games,
+                    if p.max_games == 1 { "1 game at once".to_string() } else { format!("{} games at once", p.max_games) },
                     p.bench_minutes,
                     p.bench_after_timeouts,
                 );

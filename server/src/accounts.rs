@@ -59,9 +59,14 @@ impl AccountSettings {
         self.admin.is_some() && hash == self.admin
     }
 
-    /// Counts a registration from `ip`; false if the address has made its hour's worth.
-    pub(crate) fn count_registration(&self, ip: Option<IpAddr>) -> bool {
-        self.registrations.count(ip, REGISTRATIONS_PER_HOUR)
+    /// Counts a registration from `ip`; refused, with the wait until its hour ends, if the
+    /// address has made its hour's worth.
+    pub(crate) fn count_registration(&self, ip: Option<IpAddr>) -> Result<(), AccountError> {
+        self.registrations.count(ip, REGISTRATIONS_PER_HOUR).map_err(|wait| {
+            AccountError::TooManyRegistrations {
+                retry_after_millis: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            }
+        })
     }
 
     /// Gives back a registration counted for `ip` that did not happen (a name taken).
@@ -76,9 +81,9 @@ impl AccountSettings {
 pub(crate) struct HourlyCounts(Arc<Mutex<HashMap<IpAddr, (Instant, u32)>>>);
 
 impl HourlyCounts {
-    /// Counts one for `ip`; false once it is past `most` this hour.
-    pub(crate) fn count(&self, ip: Option<IpAddr>, most: u32) -> bool {
-        let (Some(ip), Ok(mut seen)) = (ip, self.0.lock()) else { return true };
+    /// Counts one for `ip`; once it is past `most` this hour, the wait until the hour ends.
+    pub(crate) fn count(&self, ip: Option<IpAddr>, most: u32) -> Result<(), Duration> {
+        let (Some(ip), Ok(mut seen)) = (ip, self.0.lock()) else { return Ok(()) };
         let hour = Duration::from_secs(3600);
         if seen.len() > 10_000 {
             seen.retain(|_, (since, _)| since.elapsed() < hour);
@@ -89,7 +94,12 @@ impl HourlyCounts {
             *n = 0;
         }
         *n += 1;
-        *n <= most
+        if *n <= most {
+            return Ok(());
+        }
+        // Not counted: a refused call uses none of the next hour.
+        *n -= 1;
+        Err(hour.saturating_sub(since.elapsed()))
     }
 
     /// Gives back one counted for `ip` that did not happen.
@@ -114,7 +124,7 @@ pub enum AccountError {
     #[error("registration on this server is by its admin only")]
     RegistrationClosed,
     #[error("at most {REGISTRATIONS_PER_HOUR} registrations an hour from one address")]
-    TooManyRegistrations,
+    TooManyRegistrations { retry_after_millis: u64 },
     #[error("send an account's API token as `authorization: Bearer dudo_…`")]
     NoToken,
     #[error("that API token is unknown or revoked")]
@@ -146,7 +156,7 @@ impl AccountError {
             AccountError::BadName(_) => "bad_name",
             AccountError::NameTaken(_) => "name_taken",
             AccountError::RegistrationClosed => "registration_closed",
-            AccountError::TooManyRegistrations => "rate_limited",
+            AccountError::TooManyRegistrations { .. } => "rate_limited",
             AccountError::NoToken => "no_token",
             AccountError::BadToken => "bad_token",
             AccountError::Suspended(_) => "suspended",
@@ -184,7 +194,9 @@ impl AccountError {
             AccountError::RegistrationClosed | AccountError::Suspended(_) | AccountError::NotAdmin => {
                 Kind::PermissionDenied
             }
-            AccountError::TooManyRegistrations | AccountError::TooManyTokens(_) => Kind::ResourceExhausted,
+            AccountError::TooManyRegistrations { .. } | AccountError::TooManyTokens(_) => {
+                Kind::ResourceExhausted
+            }
             AccountError::NoToken | AccountError::BadToken => Kind::Unauthenticated,
             AccountError::NoSuchAccount(_) | AccountError::NoSuchToken(_) => Kind::NotFound,
             AccountError::Store(_) => Kind::Unavailable,
@@ -194,7 +206,13 @@ impl AccountError {
 
 impl From<AccountError> for Refusal {
     fn from(e: AccountError) -> Refusal {
-        crate::refusal::refused(e.code(), Refusal::new(e.kind(), e.to_string()))
+        let refusal = crate::refusal::refused(e.code(), Refusal::new(e.kind(), e.to_string()));
+        match e {
+            AccountError::TooManyRegistrations { retry_after_millis } => {
+                refusal.retry_after(retry_after_millis)
+            }
+            _ => refusal,
+        }
     }
 }
 

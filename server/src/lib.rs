@@ -378,6 +378,8 @@ fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
             header("grpc-message"),
             header("grpc-status-details-bin"),
             header(status::CODE_KEY),
+            // A page told it is calling too fast reads how long to wait.
+            header(status::RETRY_AFTER_KEY),
         ])
         .max_age(std::time::Duration::from_secs(24 * 60 * 60))
 }

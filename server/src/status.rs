@@ -173,8 +173,37 @@ pub(crate) fn bad_request(message: impl Into<String>) -> Status {
 pub(crate) fn code_of(status: &Status) -> String {
     match status.metadata().get(CODE_KEY).and_then(|v| v.to_str().ok()) {
         Some(code) => code.to_string(),
-        None if status.code() == tonic::Code::InvalidArgument => "bad_request".to_string(),
-        None => format!("{:?}", status.code()).to_lowercase(),
+        None => code_made_from(status.code()),
+    }
+}
+
+/// The code of a refusal that has none of its own (one the gRPC library made, say): as
+/// docs/protocol.md's "Refusal codes" says, `bad_request` for `INVALID_ARGUMENT`, otherwise
+/// the gRPC code's name in lower case.
+pub(crate) fn code_made_from(code: tonic::Code) -> String {
+    match code {
+        tonic::Code::InvalidArgument => "bad_request".to_string(),
+        code => format!("{code:?}").to_lowercase(),
+    }
+}
+
+/// Gives a failed call's status, in `headers` (a reply that is nothing but its status) or
+/// trailers (a stream's end), the code it lacks, so that every failed call carries one.
+pub(crate) fn give_code(headers: &mut http::HeaderMap) {
+    if headers.contains_key(CODE_KEY) {
+        return;
+    }
+    let Some(code) =
+        headers.get("grpc-status").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<i32>().ok())
+    else {
+        return;
+    };
+    let code = tonic::Code::from_i32(code);
+    if code == tonic::Code::Ok {
+        return;
+    }
+    if let Ok(value) = http::HeaderValue::from_str(&code_made_from(code)) {
+        headers.insert(CODE_KEY, value);
     }
 }
 
@@ -190,6 +219,7 @@ pub(crate) fn upward_error(status: &Status) -> Status {
         tonic::Code::OutOfRange | tonic::Code::ResourceExhausted => {
             Status::resource_exhausted(format!("request: a message is over the size limit: {message}"))
         }
+        tonic::Code::InvalidArgument => bad_request(message),
         _ => Status::new(status.code(), message),
     }
 }

@@ -255,3 +255,64 @@ fn the_account_commands_of_the_terminal_client() {
     let _ = server.child.wait();
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Every failed call carries a code (docs/protocol.md, "Refusal codes"), the ones the gRPC
+/// library refuses before a service sees them included; a rate limit says how long to wait;
+/// the bearer scheme is read in any case; a field too long is refused by name, not looked up.
+#[tokio::test]
+async fn every_refusal_has_a_code_and_a_rate_limit_its_wait() {
+    use dudo_proto::v1::history_client::HistoryClient;
+    use dudo_proto::v1::ladder_client::LadderClient;
+    let ch = server(Registration::Open).await;
+    let mut accounts = AccountsClient::new(ch.clone());
+    let mut history = HistoryClient::new(ch.clone());
+    let mut ladder = LadderClient::new(ch);
+    let wait = |s: &tonic::Status| {
+        s.metadata().get("dudo-retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+    };
+
+    // An unknown kind is refused, not taken as a person.
+    let odd = pb::RegisterRequest { name: "Odd".into(), kind: 7, token_label: String::new() };
+    let refused = accounts.register(odd).await.unwrap_err();
+    assert_eq!((refused.code(), code(&refused)), (tonic::Code::InvalidArgument, "bad_request"));
+    assert!(refused.message().starts_with("kind:"), "{}", refused.message());
+
+    let first = accounts.register(register("Ana", pb::AccountKind::Person)).await.unwrap().into_inner();
+    let token = first.token.unwrap().token;
+    let mut lower = Request::new(pb::WhoAmIRequest {});
+    lower.metadata_mut().insert("authorization", format!("bearer {token}").parse().unwrap());
+    assert_eq!(accounts.who_am_i(lower).await.unwrap().into_inner().name, "Ana");
+
+    // The address's hour: 20 registrations, then `rate_limited` with the wait to its end.
+    for n in 1..20 {
+        accounts.register(register(&format!("Player{n}"), pb::AccountKind::Person)).await.unwrap();
+    }
+    let refused = accounts.register(register("Late", pb::AccountKind::Person)).await.unwrap_err();
+    assert_eq!((refused.code(), code(&refused)), (tonic::Code::ResourceExhausted, "rate_limited"));
+    let millis = wait(&refused).expect("a rate limit says how long to wait");
+    assert!((3_500_000..=3_600_000).contains(&millis), "{millis}");
+
+    // Admin calls without a token: no token, not "not the admin".
+    let suspend = pb::SuspendAccountRequest { name: "Ana".into(), suspended: true };
+    assert_eq!(code(&accounts.suspend_account(suspend).await.unwrap_err()), "no_token");
+
+    // Refused by the services with a field named: each with `bad_request`.
+    let replay = pb::WatchReplayRequest { game: "x".into(), speed: -1.0 };
+    let refused = history.watch_replay(replay).await.unwrap_err();
+    assert_eq!(code(&refused), "bad_request", "{refused:?}");
+    let games = pb::ListGamesRequest { since_unix_millis: Some(u64::MAX), ..Default::default() };
+    assert_eq!(code(&history.list_games(games).await.unwrap_err()), "bad_request");
+    let long = "p".repeat(10_000);
+    let board = pb::LeaderboardRequest { pool: long.clone(), limit: 0 };
+    let refused = ladder.leaderboard(board).await.unwrap_err();
+    assert_eq!(code(&refused), "bad_request");
+    assert!(refused.message().starts_with("pool: 10000 characters"), "{}", refused.message());
+    let ratings = pb::ListRatingsRequest { pool: long };
+    assert_eq!(code(&history.list_ratings(ratings).await.unwrap_err()), "bad_request");
+
+    // A request over the message limit (16 KiB) is refused by the gRPC library before any
+    // service reads it: it still carries a code, made from its gRPC code.
+    let huge = pb::RegisterRequest { name: "x".repeat(20_000), kind: 1, token_label: String::new() };
+    let refused = accounts.register(huge).await.unwrap_err();
+    assert_eq!(code(&refused), format!("{:?}", refused.code()).to_lowercase(), "{refused:?}");
+}

@@ -211,9 +211,12 @@ where
                     "the request was not whole within {} s",
                     request_time.as_secs()
                 ));
-                return Ok(status.into_http());
+                let mut reply = status.into_http();
+                crate::status::give_code(reply.headers_mut());
+                return Ok(reply);
             };
             let mut response = response?;
+            crate::status::give_code(response.headers_mut());
             if let Some(call) = in_flight.as_mut() {
                 call.answered();
             }
@@ -253,7 +256,13 @@ impl http_body::Body for Held {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, tonic::Status>>> {
-        let frame = Pin::new(&mut self.body).poll_frame(cx);
+        let mut frame = Pin::new(&mut self.body).poll_frame(cx);
+        // The status a stream ends with carries a code, as every failed call's does.
+        if let Poll::Ready(Some(Ok(end))) = &mut frame
+            && let Some(trailers) = end.trailers_mut()
+        {
+            crate::status::give_code(trailers);
+        }
         // Waiting on the server (a stream's next update) keeps the connection; a frame
         // handed over is for the client to take.
         if let Some(call) = self.in_flight.as_mut() {

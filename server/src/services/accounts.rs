@@ -37,13 +37,21 @@ impl Accounts for Dudo {
             return Err(AccountError::BadName("empty".into()).into());
         }
         let token_label = label(&req.token_label)?;
-        if !admin && !settings.count_registration(ip) {
-            return Err(AccountError::TooManyRegistrations.into());
-        }
+        // NONE, the field left out, is a person's (the protocol says so).
         let kind = match pb::AccountKind::try_from(req.kind) {
             Ok(pb::AccountKind::Bot) => AccountKind::Bot,
-            _ => AccountKind::Person,
+            Ok(pb::AccountKind::Person | pb::AccountKind::None) => AccountKind::Person,
+            Err(_) => {
+                return Err(crate::status::bad_request(format!(
+                    "kind: no account kind {}; PERSON or BOT",
+                    req.kind
+                )));
+            }
         };
+        // Counted last, when nothing else refuses it.
+        if !admin {
+            settings.count_registration(ip)?;
+        }
         let now = table::unix_millis();
         let id: [u8; 12] = rand::rng().random();
         let account =
@@ -139,8 +147,10 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::SuspendAccountRequest>,
     ) -> Result<Response<pb::Account>, Status> {
-        if !self.accounts().settings.is_admin(bearer(&request)) {
-            return Err(AccountError::NotAdmin.into());
+        match bearer(&request) {
+            None => return Err(AccountError::NoToken.into()),
+            token if !self.accounts().settings.is_admin(token) => return Err(AccountError::NotAdmin.into()),
+            _ => {}
         }
         let req = request.into_inner();
         let mut account = self.accounts().whose(Caller::Admin, &req.name).await?;

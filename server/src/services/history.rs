@@ -19,7 +19,7 @@ use tonic::{Request, Response, Status};
 use crate::budget::Held;
 use crate::convert;
 use crate::node::{Dudo, UpdateStream};
-use crate::status::{refused, status};
+use crate::status::{MAX_NAME_FIELD, bad_request, bounded, refused, status};
 use crate::table::TableError;
 use crate::table::record::summary_to_wire;
 use crate::table::stored_record;
@@ -156,9 +156,11 @@ impl History for Dudo {
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
+        bounded("player", &req.player, MAX_NAME_FIELD)?;
+        bounded("preset", &req.preset, MAX_NAME_FIELD)?;
+        bounded("account", &req.account, MAX_NAME_FIELD)?;
         let millis = |t: Option<u64>, name: &str| {
-            t.map(|t| i64::try_from(t).map_err(|_| Status::invalid_argument(format!("{name}: out of range"))))
-                .transpose()
+            t.map(|t| i64::try_from(t).map_err(|_| bad_request(format!("{name}: out of range")))).transpose()
         };
         let filter = GameFilter {
             player: req.player.trim().to_string(),
@@ -187,7 +189,7 @@ impl History for Dudo {
         let req = request.into_inner();
         let speed = if req.speed == 0.0 { 1.0 } else { req.speed };
         if !(0.01..=1_000_000.0).contains(&speed) {
-            return Err(Status::invalid_argument(format!("speed: from 0.01 to 1000000, not {}", req.speed)));
+            return Err(bad_request(format!("speed: from 0.01 to 1000000, not {}", req.speed)));
         }
         let (replay, held) = self.replay(&req.game, reader, false).await?;
         let summary = replay.summary.clone().unwrap_or_default();
@@ -246,6 +248,7 @@ impl History for Dudo {
         &self,
         request: Request<pb::ListRatingsRequest>,
     ) -> Result<Response<pb::ListRatingsResponse>, Status> {
+        bounded("pool", &request.get_ref().pool, MAX_NAME_FIELD)?;
         let ratings = self.records()?.ratings(request.get_ref().pool.trim()).await.map_err(store_error)?;
         Ok(Response::new(pb::ListRatingsResponse {
             ratings: ratings

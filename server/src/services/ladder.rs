@@ -45,11 +45,9 @@ impl Ladder for Dudo {
         crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
         let store = self.records()?.clone();
         let pool = match request.get_ref().pool.trim() {
-            "" => handle
-                .pools()
-                .first()
-                .cloned()
-                .ok_or_else(|| Status::failed_precondition("this server has no pools"))?,
+            "" => handle.pools().first().cloned().ok_or_else(|| {
+                refused("no_such_pool", Status::failed_precondition("this server has no pools"))
+            })?,
             name => self.known_pool(name)?.clone(),
         };
         let slot = self.stream_slot(request.remote_addr())?;
@@ -143,6 +141,7 @@ impl Ladder for Dudo {
     async fn enter(&self, request: Request<pb::EnterRequest>) -> Result<Response<Self::EnterStream>, Status> {
         let handle = self.ladder_handle()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
+        crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
         let account = self.accounts().account_of_api_token(&token).await?;
         let slot = self.stream_slot(request.remote_addr())?;
         if let crate::node::cluster::Route::There(peer) =
@@ -221,6 +220,7 @@ impl Ladder for Dudo {
         let store = self.records()?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
+        crate::status::bounded("pool", &req.pool, crate::status::MAX_NAME_FIELD)?;
         self.known_pool(req.pool.trim())?;
         let board = store
             .leaderboard(req.pool.trim(), req.limit)
@@ -236,6 +236,8 @@ impl Ladder for Dudo {
         let store = self.records()?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
+        crate::status::bounded("pool", &req.pool, crate::status::MAX_NAME_FIELD)?;
+        crate::status::bounded("name", &req.name, crate::status::MAX_NAME_FIELD)?;
         self.known_pool(req.pool.trim())?;
         let points = store
             .rating_history(req.pool.trim(), req.name.trim(), req.limit)

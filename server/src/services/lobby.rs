@@ -75,7 +75,7 @@ impl Lobby for Dudo {
                 let preset = if req.preset.is_empty() { "fibbing" } else { req.preset.as_str() };
                 presets::by_name(preset).ok_or_else(|| {
                     bad_request(format!(
-                        "no preset {preset:?}; the presets are {}",
+                        "preset: no preset {preset:?}; the presets are {}",
                         presets::NAMES.join(", ")
                     ))
                 })?

@@ -44,7 +44,21 @@ impl From<crate::accounts::AccountError> for tonic::Status {
 /// The bearer token a request carries, if any.
 pub(crate) fn bearer<T>(request: &tonic::Request<T>) -> Option<&str> {
     let text = request.metadata().get("authorization")?.to_str().ok()?;
-    Some(text.strip_prefix("Bearer ").unwrap_or(text).trim()).filter(|t| !t.is_empty())
+    Some(without_scheme(text)).filter(|t| !t.is_empty())
+}
+
+/// An `authorization` header's credentials: past the `Bearer` scheme, named in any case as
+/// HTTP allows, when it is there.
+fn without_scheme(header: &str) -> &str {
+    let header = header.trim();
+    match header.get(..6) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("bearer") => match header[6..].chars().next() {
+            None => "",
+            Some(c) if c.is_ascii_whitespace() => header[6..].trim(),
+            Some(_) => header,
+        },
+        _ => header,
+    }
 }
 
 /// The seat token a play or lobby call carries, or why it is missing.
@@ -61,7 +75,7 @@ pub(crate) fn token_of<T>(request: &tonic::Request<T>) -> Result<String, tonic::
             tonic::Status::unauthenticated("the authorization header is not text"),
         )
     })?;
-    let token = text.strip_prefix("Bearer ").unwrap_or(text).trim();
+    let token = without_scheme(text);
     if token.is_empty() {
         return Err(crate::status::refused(
             "bad_token",
@@ -69,4 +83,21 @@ pub(crate) fn token_of<T>(request: &tonic::Request<T>) -> Result<String, tonic::
         ));
     }
     Ok(token.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_bearer_scheme_is_named_in_any_case() {
+        use super::without_scheme;
+        assert_eq!(without_scheme("Bearer dudo_x"), "dudo_x");
+        assert_eq!(without_scheme("bearer  dudo_x "), "dudo_x");
+        assert_eq!(without_scheme("BEARER\tdudo_x"), "dudo_x");
+        assert_eq!(without_scheme("Bearer"), "");
+        assert_eq!(without_scheme("Bearer "), "");
+        assert_eq!(without_scheme("dudo_x"), "dudo_x");
+        // A token that merely starts with the word is the token.
+        assert_eq!(without_scheme("bearerdudo"), "bearerdudo");
+        assert_eq!(without_scheme("é"), "é");
+    }
 }

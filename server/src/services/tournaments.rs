@@ -285,6 +285,14 @@ impl Tournaments for Dudo {
                     )),
                 )
             };
+            // The address's hour ends after `wait`: said as a rate limit's wait is.
+            let too_many_waiting = |who: &str, wait: std::time::Duration| {
+                let mut status = too_many(who);
+                if let Ok(millis) = wait.as_millis().to_string().parse() {
+                    status.metadata_mut().insert(crate::status::RETRY_AFTER_KEY, millis);
+                }
+                status
+            };
             let hour_ago = now.saturating_sub(3_600_000);
             let made = store.tournaments_made_since(&organiser, hour_ago).await.map_err(store_error)?;
             if made >= u64::from(per_hour) {
@@ -301,8 +309,8 @@ impl Tournaments for Dudo {
                 ));
             }
             // Counted last, when nothing else refuses it (and given back if the store does).
-            if !handle.made_by_address.count(ip, per_hour) {
-                return Err(too_many("an address"));
+            if let Err(wait) = handle.made_by_address.count(ip, per_hour) {
+                return Err(too_many_waiting("an address", wait));
             }
         }
         let (seed, salt): (u64, [u8; 16]) = {
