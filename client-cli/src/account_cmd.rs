@@ -263,7 +263,7 @@ pub fn run(args: AccountArgs) -> anyhow::Result<ExitCode> {
                     .unwrap_or_default();
                 let from = playing_as(&addr).map(|p| p.from).unwrap_or_default();
                 println!(
-                    "{} ({}) on {addr}, registered {}{suspended}; token from {from}",
+                    "{} ({}) on {addr}, registered {}{suspended}; signed in with {from}",
                     safe(&account.name),
                     kind(account.kind),
                     when(account.created_unix_millis)

@@ -104,7 +104,8 @@ enum Command {
     ///
     /// Examples: dudo leaderboard --server HOST:50051; dudo leaderboard fibbing-4 --history Robo
     Leaderboard(ladder_cmd::LeaderboardArgs),
-    /// Leave a table (before the start, or before the first call of a round).
+    /// Leave a table: at once before the start or between rounds; mid-round at the round's
+    /// end, your moves played by default until then.
     ///
     /// Example: dudo leave KQMTRB
     Leave(lobby_cmd::LeaveArgs),

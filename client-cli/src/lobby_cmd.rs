@@ -444,9 +444,17 @@ pub fn leave(args: LeaveArgs) -> anyhow::Result<ExitCode> {
     crate::net::runtime()?.block_on(async move {
         let client = args.server.connect().await?;
         let key = held(&args.server.server, &args.table, args.name.as_deref(), false)?;
-        client.leave(&key).await?;
+        let info = client.leave(&key).await?;
         seats::forget(&args.server.server, &key.table, Some(&key.token));
-        println!("You left the table.");
+        let mid_round = info.players.get(key.seat as usize).is_some_and(|p| p.leaving);
+        println!(
+            "{}",
+            if mid_round {
+                "You left the table: your moves are played by default until this round ends."
+            } else {
+                "You left the table."
+            }
+        );
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -268,7 +268,10 @@ async fn every_refusal_has_a_code_and_a_rate_limit_its_wait() {
     let mut history = HistoryClient::new(ch.clone());
     let mut ladder = LadderClient::new(ch);
     let wait = |s: &tonic::Status| {
-        s.metadata().get("dudo-retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+        s.metadata()
+            .get("dudo-retry-after-ms")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok())
     };
 
     // An unknown kind is refused, not taken as a person.

@@ -544,7 +544,7 @@ fn the_ladder_commands_of_the_terminal_client() {
     assert!(out.contains("playing as Oddity with the token kept for"), "{out}");
     let (ok, shown) = dudo(&home, &["account", "show"]);
     assert!(
-        ok && shown.contains("Oddity (bot)") && shown.contains("token from the token kept for"),
+        ok && shown.contains("Oddity (bot)") && shown.contains("signed in with the token kept for"),
         "{shown}"
     );
     let elsewhere = home.join("elsewhere");
