@@ -10,12 +10,11 @@
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
 COPY . .
-# The whole program in one unit with thin LTO, as the server's load figures in BENCHMARKS.md
-# were measured: slower to build than the release profile, which is tuned for a player's
-# first build of dudo.
-ENV CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 CARGO_PROFILE_RELEASE_LTO=thin
-RUN cargo build --release --locked -p dudo-server \
- && cp target/release/dudo-server /dudo-server
+# The server profile (Cargo.toml): the whole program in one unit with thin LTO, as the
+# server's load figures in BENCHMARKS.md are measured; slower to build than the release
+# profile, which is tuned for a player's first build of dudo.
+RUN cargo build --profile server --locked -p dudo-server \
+ && cp target/server/dudo-server /dudo-server
 
 FROM debian:bookworm-slim
 RUN apt-get update \
