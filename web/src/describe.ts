@@ -115,6 +115,9 @@ export function describe(e: Event, name: Names, game?: HandGame, points = false)
     case "callWindowLapsed":
       return undefined;
     case "seatLeaving":
+      // A player's own leave, taking effect now: the game's seatLeft that follows says so,
+      // with their place.
+      if (k.value.why === LeaveWhy.LEFT && !k.value.atRoundEnd) return undefined;
       return leaving(k.value.seat, k.value.why, k.value.atRoundEnd, name);
     default:
       return undefined;

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::io::IsTerminal;
 
 use dudo_client::TableEvent;
+use dudo_client::dudo_proto::LeaveWhy;
 use dudo_client::dudo_proto::v1 as pb;
 use dudo_rules::describe::{describe_in, exact_call_on, place_text};
 use dudo_rules::event::Counted;
@@ -279,6 +280,9 @@ pub fn event_lines(
         TableEvent::Game(e) => &e.kind,
         // The server's bookkeeping for verifiable dice: the client checks, people need not read it.
         TableEvent::DiceCommitted { .. } | TableEvent::DiceSalts { .. } => return Vec::new(),
+        // A player's own leave, taking effect now: the engine's `SeatLeft` that follows says
+        // so, with their place.
+        TableEvent::SeatLeaving { why: LeaveWhy::Left, at_round_end: false, .. } => return Vec::new(),
         // The table's own notices (the clock ran out, the game was stopped): in words.
         _ => return vec![event.describe(names, hand_game)],
     };
@@ -596,5 +600,23 @@ mod tests {
         let jonti = dudo_rules::presets::by_name("perudo-jonti").unwrap();
         let lines = event_lines(&event, &names, &jonti, Some(1), (Some(1), bid), Style::default());
         assert_eq!(lines, ["Ann calls Jonti on Ben (you)'s bid of 4 threes"]);
+    }
+
+    #[test]
+    fn a_players_own_leave_is_said_once() {
+        let names = vec!["Ann".to_string(), "Gus".to_string()];
+        let fibbing = dudo_rules::presets::fibbing();
+        let lines = |why, at_round_end| {
+            let event = TableEvent::SeatLeaving { seat: 1, why, at_round_end };
+            event_lines(&event, &names, &fibbing, Some(0), (None, None), Style::default())
+        };
+        // Now: the engine's SeatLeft that follows says it, with the place.
+        assert!(lines(LeaveWhy::Left, false).is_empty());
+        assert_eq!(
+            lines(LeaveWhy::Left, true),
+            ["Gus leaves the game at the end of this round; until then their moves are played for them"]
+        );
+        // Taken out by the host or the table: why is said.
+        assert_eq!(lines(LeaveWhy::Removed, false), ["The host removes Gus from the game"]);
     }
 }
