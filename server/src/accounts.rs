@@ -93,13 +93,11 @@ impl HourlyCounts {
             *since = Instant::now();
             *n = 0;
         }
-        *n += 1;
-        if *n <= most {
-            return Ok(());
+        if *n >= most {
+            return Err(hour.saturating_sub(since.elapsed()));
         }
-        // Not counted: a refused call uses none of the next hour.
-        *n -= 1;
-        Err(hour.saturating_sub(since.elapsed()))
+        *n += 1;
+        Ok(())
     }
 
     /// Gives back one counted for `ip` that did not happen.

@@ -55,16 +55,8 @@ impl Refusal {
         Refusal::new(Kind::NotFound, message)
     }
 
-    pub fn already_exists(message: impl Into<String>) -> Refusal {
-        Refusal::new(Kind::AlreadyExists, message)
-    }
-
     pub fn failed_precondition(message: impl Into<String>) -> Refusal {
         Refusal::new(Kind::FailedPrecondition, message)
-    }
-
-    pub fn unauthenticated(message: impl Into<String>) -> Refusal {
-        Refusal::new(Kind::Unauthenticated, message)
     }
 
     pub fn permission_denied(message: impl Into<String>) -> Refusal {

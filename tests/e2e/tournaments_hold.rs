@@ -329,7 +329,7 @@ async fn tournament_lists_page_and_filter_and_creation_is_limited_an_hour() {
         per_hour: 3,
         ..Default::default()
     };
-    let (_, client) = crate::tournaments::in_process_with(ADMIN, settings).await;
+    let (addr, client) = crate::tournaments::in_process_with(ADMIN, settings).await;
     let admin = client.clone().with_account(Some(ADMIN.into()));
     let token = client.register("lister", false, "test").await.unwrap().token.unwrap().token;
     let org = client.clone().with_account(Some(token));
@@ -343,10 +343,20 @@ async fn tournament_lists_page_and_filter_and_creation_is_limited_an_hour() {
     let refused = org.create_tournament(fibbing("one more", 1, later)).await.unwrap_err().to_string();
     assert!(refused.contains("an hour"), "{refused}");
     let token = client.register("lister-2", false, "test").await.unwrap().token.unwrap().token;
-    let other = client.clone().with_account(Some(token));
+    let other = client.clone().with_account(Some(token.clone()));
     let refused =
         other.create_tournament(fibbing("from the same address", 1, later)).await.unwrap_err().to_string();
     assert!(refused.contains("an hour"), "{refused}");
+    // The address's refusal says, as a rate limit does, how long until its hour ends.
+    let mut raw = dudo_proto::v1::tournaments_client::TournamentsClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap();
+    let request = dudo_tests::bearer(fibbing("and again", 1, later), &token);
+    let refused = raw.create(request).await.unwrap_err();
+    let meta = |key: &str| refused.metadata().get(key).and_then(|v| v.to_str().ok()).map(str::to_string);
+    assert_eq!(meta("dudo-code").as_deref(), Some("too_many_tournaments"), "{refused:?}");
+    let wait: u64 = meta("dudo-retry-after-ms").and_then(|v| v.parse().ok()).expect("a wait");
+    assert!((3_500_000..=3_600_000).contains(&wait), "{wait}");
     // The admin is not counted.
     let d = admin.create_tournament(fibbing("Admin's cup", 1, later)).await.unwrap();
     let page = |request: pb::ListTournamentsRequest| {

@@ -278,25 +278,17 @@ impl Tournaments for Dudo {
         if !organiser.is_empty() {
             let per_hour = handle.settings.per_hour;
             let too_many = |who: &str| {
-                refused(
+                crate::refusal::refused(
                     "too_many_tournaments",
-                    Status::resource_exhausted(format!(
+                    crate::refusal::Refusal::resource_exhausted(format!(
                         "{who} may make {per_hour} tournaments an hour here; try again later"
                     )),
                 )
             };
-            // The address's hour ends after `wait`: said as a rate limit's wait is.
-            let too_many_waiting = |who: &str, wait: std::time::Duration| {
-                let mut status = too_many(who);
-                if let Ok(millis) = wait.as_millis().to_string().parse() {
-                    status.metadata_mut().insert(crate::status::RETRY_AFTER_KEY, millis);
-                }
-                status
-            };
             let hour_ago = now.saturating_sub(3_600_000);
             let made = store.tournaments_made_since(&organiser, hour_ago).await.map_err(store_error)?;
             if made >= u64::from(per_hour) {
-                return Err(too_many("an account"));
+                return Err(too_many("an account").into());
             }
             let open = store.open_tournaments_of(&organiser).await.map_err(store_error)?;
             if open >= u64::from(handle.settings.per_organiser) {
@@ -310,7 +302,9 @@ impl Tournaments for Dudo {
             }
             // Counted last, when nothing else refuses it (and given back if the store does).
             if let Err(wait) = handle.made_by_address.count(ip, per_hour) {
-                return Err(too_many_waiting("an address", wait));
+                // The address's hour ends after `wait`: said as a rate limit's wait is.
+                let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+                return Err(too_many("an address").retry_after(millis).into());
             }
         }
         let (seed, salt): (u64, [u8; 16]) = {
