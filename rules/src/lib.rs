@@ -32,6 +32,7 @@ pub mod proof;
 pub mod ruleset;
 pub mod script;
 pub mod sim;
+pub mod space;
 pub mod view;
 
 pub use action::{Action, Seat, parse_call};

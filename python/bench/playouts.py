@@ -1,0 +1,108 @@
+"""Random playouts of Liar's Dice, 2 players with 5 dice each: the package against OpenSpiel.
+
+    bash scripts/python-package.sh -q -k nothing   # builds the package into target/python-package-venv
+    target/python-package-venv/bin/python python/bench/playouts.py [seconds]
+
+Each figure is games per second on one core, over `seconds` (default 5) of play:
+
+- from Python, one game at a time: OpenSpiel's `liars_dice` (its chance nodes sampled as
+  OpenSpiel's own examples do) against the package's `Game` with the openspiel preset;
+- one call per game: OpenSpiel's C++ `evaluate_bots` with its uniform random bots;
+- the package's `Batch` of 1024 games, from a Python loop of `step(random_actions())` with and
+  without observations, and `random_playouts`, which loops in Rust.
+"""
+
+import random
+import sys
+import time
+
+import pyspiel
+
+import dudo
+
+SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 5.0
+
+
+def timed(play):
+    games, start = 0, time.perf_counter()
+    while time.perf_counter() - start < SECONDS:
+        games += play()
+    return games / (time.perf_counter() - start)
+
+
+def openspiel_python():
+    game = pyspiel.load_game("liars_dice", {"players": 2, "numdice": 5})
+    rng = random.Random(1)
+
+    def play():
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        return 1
+
+    return timed(play)
+
+
+def dudo_python():
+    rng = random.Random(1)
+    seed = [0]
+
+    def play():
+        seed[0] += 1
+        game = dudo.Game("openspiel", 2, seed[0])
+        while not game.is_over():
+            game.apply(rng.choice(game.legal_action_ids()))
+        return 1
+
+    return timed(play)
+
+
+def openspiel_evaluate_bots():
+    game = pyspiel.load_game("liars_dice", {"players": 2, "numdice": 5})
+    bots = [pyspiel.make_uniform_random_bot(p, 1234 + p) for p in range(2)]
+    seed = [0]
+
+    def play():
+        for _ in range(1000):
+            seed[0] += 1
+            pyspiel.evaluate_bots(game.new_initial_state(), bots, seed[0])
+        return 1000
+
+    return timed(play)
+
+
+def dudo_batch(observations):
+    batch = dudo.Batch("openspiel", players=2, games=1024, seed=1, observations=observations)
+
+    def play():
+        before = batch.finished
+        for _ in range(50):
+            batch.step(batch.random_actions())
+        return batch.finished - before
+
+    return timed(play)
+
+
+def dudo_batch_rust():
+    batch = dudo.Batch("openspiel", players=2, games=1024, seed=1, observations=False)
+    return timed(lambda: batch.random_playouts(20_000))
+
+
+if __name__ == "__main__":
+    rows = [
+        ("OpenSpiel liars_dice, from Python", openspiel_python()),
+        ("dudo Game, from Python", dudo_python()),
+        ("OpenSpiel evaluate_bots (C++)", openspiel_evaluate_bots()),
+        ("dudo Batch, Python loop, observations", dudo_batch(True)),
+        ("dudo Batch, Python loop, masks only", dudo_batch(False)),
+        ("dudo Batch.random_playouts (Rust loop)", dudo_batch_rust()),
+    ]
+    for name, rate in rows:
+        print(f"{name:45} {rate:12,.0f} games/s")
+    print(f"Game from Python / OpenSpiel from Python: {rows[1][1] / rows[0][1]:.2f}x")
+    for name, rate in rows[3:]:
+        print(f"{name} / evaluate_bots: {rate / rows[2][1]:.2f}x")

@@ -1,0 +1,294 @@
+//! Many games at once: a training loop's self-play at the engine's speed.
+//!
+//! [`Batch`] holds `games` games of one rule set and table size. [`Batch::step`] takes one
+//! action id per game (for the seat to act in it), checks every one before it plays any, and
+//! plays them; a finished game's returns are written to `rewards` and it is dealt again from
+//! the run's next seed, so a batch never runs dry. After each step the buffers hold, per game,
+//! the seat to act, its observation and its legal-action mask: everything a policy needs for
+//! the next step. Nothing here touches Python, so the bindings run it with the GIL released.
+
+use std::sync::Arc;
+
+use dudo_rules::dice::{nth_seed, seed_from_u64};
+use dudo_rules::game::{Discard, Legal, View};
+use dudo_rules::space::Observation;
+use dudo_rules::view::StartError;
+use dudo_rules::{Game, RuleSet};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::play::{returns_into, to_act};
+
+/// The most games one batch may hold: its buffers are sized by it.
+pub const MAX_GAMES: usize = 1 << 20;
+
+/// Why a step was refused; no game was played.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    #[error("actions: {given} given for {games} games")]
+    WrongLength { given: usize, games: usize },
+    #[error("actions[{game}]: {id} is not an action id (they run from 0 to {size})")]
+    NoSuchId { game: usize, id: i64, size: usize },
+    #[error("actions[{game}]: {action} is not legal now: {why}")]
+    Illegal { game: usize, action: String, why: String },
+}
+
+/// Why a batch could not be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    #[error("games: {0} is not from 1 to {MAX_GAMES}")]
+    Games(usize),
+    #[error(transparent)]
+    Start(#[from] StartError),
+}
+
+/// Many games of one rule set, stepped together.
+pub struct Batch {
+    observation: Observation,
+    seats: usize,
+    games: Vec<Game>,
+    /// The run's seed: game `k` of the run is dealt from `nth_seed(run_seed, k)`.
+    run_seed: u64,
+    dealt: u64,
+    /// Games finished since the batch was made.
+    pub finished: u64,
+    /// Per game: the seat to act (-1 for none, which a running game never has).
+    pub turns: Vec<i64>,
+    /// Per game, `observation.len()` each: the seat to act's observation (empty when the
+    /// batch does not observe).
+    pub observations: Vec<f32>,
+    /// Per game, the space's size each: which ids the seat to act may play.
+    pub masks: Vec<bool>,
+    /// Per game, `seats` each: what the last step paid (non-zero only where a game ended).
+    pub rewards: Vec<f32>,
+    /// Per game: whether the last step ended it (it has been dealt again since).
+    pub done: Vec<bool>,
+    /// Whether observations are written (a rollout that only needs masks and rewards, an
+    /// MCTS playout say, runs faster without).
+    observing: bool,
+    /// `random_actions`' picks.
+    rng: Xoshiro256PlusPlus,
+    view: View,
+    legal: Legal,
+}
+
+impl Batch {
+    pub fn new(
+        rules: Arc<RuleSet>,
+        seats: usize,
+        games: usize,
+        run_seed: u64,
+        observing: bool,
+    ) -> Result<Batch, BatchError> {
+        if games == 0 || games > MAX_GAMES {
+            return Err(BatchError::Games(games));
+        }
+        let observation = Observation::new(&rules, seats);
+        let size = observation.space().size();
+        let mut batch = Batch {
+            seats,
+            games: Vec::with_capacity(games),
+            run_seed,
+            dealt: 0,
+            finished: 0,
+            turns: vec![-1; games],
+            observations: vec![0.0; if observing { games * observation.len() } else { 0 }],
+            observing,
+            masks: vec![false; games * size],
+            rewards: vec![0.0; games * seats],
+            done: vec![false; games],
+            rng: Xoshiro256PlusPlus::seed_from_u64(run_seed ^ 0x5EED),
+            view: View::default(),
+            legal: Legal::default(),
+            observation,
+        };
+        for _ in 0..games {
+            let seed = batch.next_seed();
+            let (game, _) = Game::start(rules.clone(), seats, seed)?;
+            batch.games.push(game);
+        }
+        for i in 0..games {
+            batch.observe(i);
+        }
+        Ok(batch)
+    }
+
+    fn next_seed(&mut self) -> dudo_rules::Seed {
+        let seed = seed_from_u64(nth_seed(self.run_seed, self.dealt));
+        self.dealt += 1;
+        seed
+    }
+
+    pub fn len(&self) -> usize {
+        self.games.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.games.is_empty()
+    }
+
+    pub fn seats(&self) -> usize {
+        self.seats
+    }
+
+    pub fn observation(&self) -> &Observation {
+        &self.observation
+    }
+
+    pub fn game(&self, i: usize) -> Option<&Game> {
+        self.games.get(i)
+    }
+
+    /// Plays `actions[i]` in game `i`, for each game; refuses them all, playing none, if any
+    /// is not an id the seat to act may play.
+    pub fn step(&mut self, actions: &[i64]) -> Result<(), StepError> {
+        let games = self.games.len();
+        if actions.len() != games {
+            return Err(StepError::WrongLength { given: actions.len(), games });
+        }
+        let size = self.observation.space().size();
+        for (i, &id) in actions.iter().enumerate() {
+            let legal = usize::try_from(id).ok().filter(|&id| id < size).ok_or(StepError::NoSuchId {
+                game: i,
+                id,
+                size: size.saturating_sub(1),
+            })?;
+            if !self.masks[i * size + legal] {
+                let (action, why) = self.why_illegal(i, legal);
+                return Err(StepError::Illegal { game: i, action, why });
+            }
+        }
+        self.rewards.iter_mut().for_each(|r| *r = 0.0);
+        for (i, &id) in actions.iter().enumerate() {
+            self.done[i] = false;
+            let Some(seat) = to_act(&self.games[i]) else { continue };
+            let space = self.observation.space();
+            // Only a push reads the view (for the dice it shows).
+            if space.is_push(id as usize) {
+                self.games[i].view_into(Some(seat), &mut self.view);
+            }
+            let Some(action) = space.action(id as usize, &self.view) else { continue };
+            // Checked above against the mask, which the engine's own check made.
+            if self.games[i].apply_into(seat, &action, &mut Discard).is_err() {
+                continue;
+            }
+            if self.games[i].is_over() {
+                returns_into(&self.games[i], &mut self.rewards[i * self.seats..(i + 1) * self.seats]);
+                self.done[i] = true;
+                self.finished += 1;
+                let seed = self.next_seed();
+                self.games[i].restart(dudo_rules::dice::DiceSource::new(seed), &mut Discard);
+            }
+            self.observe(i);
+        }
+        Ok(())
+    }
+
+    fn why_illegal(&mut self, i: usize, id: usize) -> (String, String) {
+        let game = &self.games[i];
+        let Some(seat) = to_act(game) else { return (format!("id {id}"), "the game is over".into()) };
+        game.view_into(Some(seat), &mut self.view);
+        match self.observation.space().action(id, &self.view) {
+            Some(action) => {
+                let why = game.check(seat, &action).err().map_or_else(
+                    || "it has no id of its own here (see the action space's push)".to_string(),
+                    |e| e.to_string(),
+                );
+                (action.to_string(), why)
+            }
+            None => (format!("id {id}"), "no such action".into()),
+        }
+    }
+
+    /// Writes game `i`'s seat to act, observation and mask into the buffers.
+    fn observe(&mut self, i: usize) {
+        let game = &self.games[i];
+        let size = self.observation.space().size();
+        let mask = &mut self.masks[i * size..(i + 1) * size];
+        let len = if self.observing { self.observation.len() } else { 0 };
+        let obs = &mut self.observations[i * len..(i + 1) * len];
+        match to_act(game) {
+            Some(seat) => {
+                self.turns[i] = seat as i64;
+                let space = self.observation.space();
+                if self.observing || space.has_push() {
+                    game.view_into(Some(seat), &mut self.view);
+                }
+                space.mask_into(game, seat, &self.view, &mut self.legal, mask);
+                if self.observing {
+                    self.observation.write(&self.view, obs);
+                }
+            }
+            None => {
+                self.turns[i] = -1;
+                mask.iter_mut().for_each(|m| *m = false);
+                obs.iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
+    }
+
+    /// A uniformly random legal id for each game, into `out`.
+    pub fn random_actions(&mut self, out: &mut [i64]) {
+        let size = self.observation.space().size();
+        for (i, slot) in out.iter_mut().enumerate().take(self.games.len()) {
+            let mask = &self.masks[i * size..(i + 1) * size];
+            let n = mask.iter().filter(|&&m| m).count();
+            *slot = -1;
+            if n == 0 {
+                continue;
+            }
+            let mut k = self.rng.random_range(0..n);
+            for (id, &m) in mask.iter().enumerate() {
+                if m {
+                    if k == 0 {
+                        *slot = id as i64;
+                        break;
+                    }
+                    k -= 1;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dudo_rules::presets;
+
+    #[test]
+    fn random_playouts_finish_games_and_pay_zero_sum() {
+        let rules = Arc::new(presets::openspiel());
+        let mut batch = Batch::new(rules, 2, 16, 7, true).expect("a batch");
+        let mut actions = vec![0; 16];
+        let mut paid = 0.0;
+        while batch.finished < 100 {
+            batch.random_actions(&mut actions);
+            batch.step(&actions).expect("legal ids");
+            for i in 0..16 {
+                let r = &batch.rewards[i * 2..i * 2 + 2];
+                assert_eq!(r[0] + r[1], 0.0);
+                if batch.done[i] {
+                    paid += r[0].abs();
+                }
+            }
+        }
+        assert!(paid >= 100.0);
+    }
+
+    #[test]
+    fn a_bad_id_refuses_the_whole_step() {
+        let rules = Arc::new(presets::openspiel());
+        let mut batch = Batch::new(rules, 2, 3, 1, true).expect("a batch");
+        let before: Vec<u64> = (0..3).map(|i| batch.game(i).map_or(0, |g| g.moves())).collect();
+        let mut actions = vec![0; 3];
+        batch.random_actions(&mut actions);
+        actions[2] = 60; // a challenge with no bid to challenge
+        let err = batch.step(&actions).expect_err("refused");
+        assert!(matches!(err, StepError::Illegal { game: 2, .. }), "{err}");
+        let after: Vec<u64> = (0..3).map(|i| batch.game(i).map_or(0, |g| g.moves())).collect();
+        assert_eq!(before, after, "no game was played");
+        assert!(matches!(batch.step(&[0, 0]), Err(StepError::WrongLength { .. })));
+        assert!(matches!(batch.step(&[0, 0, 9999]), Err(StepError::NoSuchId { .. })));
+    }
+}

@@ -1,0 +1,38 @@
+//! The Python package's own tests (python/tests/*.py, pytest), run by
+//! `scripts/python-package.sh`, which builds the package with maturin and installs what the
+//! tests need from PyPI. Without Python they say so and skip, unless `DUDO_REQUIRE_PYTHON=1`
+//! (CI) makes that a failure.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[test]
+fn the_python_package_passes_its_tests() {
+    let python = Command::new("python3").arg("--version").output();
+    if !python.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var("DUDO_REQUIRE_PYTHON").is_err(),
+            "Python is required (DUDO_REQUIRE_PYTHON) but python3 does not run"
+        );
+        eprintln!("\nnote: the_python_package_passes_its_tests SKIPPED: no python3 on PATH");
+        return;
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    // `cargo test --workspace` builds the dudo command; the scripts' test compares with it.
+    let dudo = target.join("debug").join("dudo");
+    let mut run = Command::new("bash");
+    run.arg(root().join("scripts/python-package.sh"));
+    if dudo.exists() {
+        run.env("DUDO_BIN", &dudo);
+    }
+    let out = run.output();
+    let Ok(out) = out else { panic!("cannot run bash scripts/python-package.sh") };
+    let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    eprintln!("{report}");
+    assert!(out.status.success(), "the Python package's tests failed:\n{report}");
+    assert!(!report.contains(" skipped") || !dudo.exists(), "a package test skipped:\n{report}");
+}

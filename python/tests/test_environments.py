@@ -1,0 +1,63 @@
+"""The PettingZoo environment passes PettingZoo's own API test; the OpenSpiel game is an
+OpenSpiel game, and CFR through it solves Liar's Dice with one die each."""
+
+import pytest
+
+import dudo
+
+pettingzoo = pytest.importorskip("pettingzoo")
+pyspiel = pytest.importorskip("pyspiel")
+
+from pettingzoo.test import api_test  # noqa: E402
+
+import dudo.openspiel  # noqa: E402
+from dudo.cfr import CFRPlus, Tree  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "preset,players",
+    [("openspiel", 2), ("perudo-jonti", 3), ("fibbing", 4), ("house", 3), ("snyd", 3), ("points", 3),
+     ("poker-dice", 3), ("stanford", 2), ("mexican", 3)],
+)
+def test_pettingzoo_api_test(preset, players):
+    api_test(dudo.env(preset=preset, players=players), num_cycles=200)
+
+
+@pytest.mark.parametrize("preset,players", [("openspiel", 2), ("perudo-jonti", 3), ("house", 2), ("poker-dice", 2)])
+def test_openspiel_random_games(preset, players):
+    import random
+
+    game = dudo.openspiel.load(preset=preset, players=players)
+    rng = random.Random(0)
+    for _ in range(5):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+                state.apply_action(rng.choice(outcomes)[0])
+            else:
+                state.information_state_string()
+                state.observation_tensor()
+                state.apply_action(rng.choice(state.legal_actions()))
+        assert abs(sum(state.returns())) < 1e-6
+
+
+def test_our_nash_conv_is_openspiels():
+    """On a game small enough for OpenSpiel's own exploitability code."""
+    from open_spiel.python.algorithms import exploitability
+
+    game = dudo.openspiel.load(preset="openspiel", dice=1, settings="dice.faces=3")
+    solver = CFRPlus(Tree(game)).run(50)
+    theirs = exploitability.nash_conv(game, solver.tabular_policy(game))
+    assert abs(solver.nash_conv() - theirs) < 1e-9
+
+
+def test_cfr_solves_liars_dice_with_one_die_each():
+    """OpenSpiel's liars_dice 1x1 is worth -7/258 to the first player."""
+    game = dudo.openspiel.load(preset="openspiel", players=2, dice=1)
+    tree = Tree(game)
+    assert len(tree.infoset_keys) == 24576  # OpenSpiel's own count for liars_dice 1x1
+    solver = CFRPlus(tree).run(650)
+    assert abs(solver.value() - (-7 / 258)) < 1e-3
+    assert solver.nash_conv() < 0.001

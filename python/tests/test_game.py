@@ -1,0 +1,121 @@
+"""The package plays the engine's game: the server's rules, dice and refusals."""
+
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import dudo
+
+SEATS = {"openspiel": 2}
+
+
+def seats(preset):
+    low, high = dudo.RuleSet(preset).players
+    return max(low, min(high, SEATS.get(preset, 3)))
+
+
+def script_call(game, action, names):
+    text = str(action)
+    if action.kind == "dudo" and text.startswith("dudo seat "):
+        return "dudo " + names[int(text.split()[-1])]
+    return text
+
+
+def play_recorded(preset, seed):
+    """A game played by the built-in bots through the package, as a `dudo script`."""
+    n = seats(preset)
+    names = [f"P{i}" for i in range(n)]
+    game = dudo.Game(preset, n, seed)
+    rounds, calls, moves = [], [], 0
+    while not game.is_over() and moves < 3000:
+        seat = game.turn
+        action = dudo.Bot(["random", "odds", "reader"][seat % 3], dudo.seat_seed(seed, seat)).act(game)
+        round_before = game.round
+        calls.append(f"{names[seat]}: {script_call(game, action, names)}")
+        game.apply(action)
+        moves += 1
+        if game.round != round_before or game.is_over():
+            rounds.append({"actions": calls})
+            calls = []
+    if calls:
+        rounds.append({"actions": calls})
+    return game, {"rules": preset, "players": names, "seed": seed, "rounds": rounds}
+
+
+def test_the_same_seeds_give_the_same_events_as_dudo_script(tmp_path):
+    binary = os.environ.get("DUDO_BIN")
+    if not binary:
+        pytest.skip("DUDO_BIN is not set: no dudo binary to compare with")
+    for preset in dudo.presets():
+        for seed in (1, 2):
+            game, script = play_recorded(preset, seed)
+            path = tmp_path / f"{preset}-{seed}.json"
+            path.write_text(json.dumps(script))
+            out = subprocess.run([binary, "script", str(path)], capture_output=True, text=True)
+            assert out.returncode == 0, f"{preset} seed {seed}: {out.stderr}"
+            theirs = [json.loads(line) for line in out.stdout.splitlines()]
+            for line in theirs:
+                line.pop("seq")
+            assert game.events() == theirs, f"{preset} seed {seed}"
+
+
+def test_a_refused_action_names_the_rule_and_changes_nothing():
+    game = dudo.Game("perudo-jonti", 3, 4)
+    before = game.view(0)
+    with pytest.raises(dudo.IllegalAction, match="bid"):
+        game.apply("dudo")
+    with pytest.raises(dudo.IllegalAction, match="action id"):
+        game.apply(10_000)
+    assert game.view(0) == before and game.moves == 0
+
+
+def test_a_view_holds_only_the_seats_own_dice():
+    game = dudo.Game("fibbing", 3, 9)
+    view = game.view(1)
+    assert view["seat"] == 1 and len(view["my_dice"]) == 5
+    assert view["all_dice"] is None
+    hidden = [e for e in game.events(0) if e["event"] == "dice_rolled"]
+    assert all(e["seat"] == 0 for e in hidden)
+
+
+def test_rule_sets_from_presets_json_toml_and_settings():
+    assert dudo.RuleSet("openspiel", [("dice.start", "2")]).to_dict()["dice"]["start"] == 2
+    assert dudo.RuleSet.from_json('{"preset": "house", "dice": {"faces": 8}}').to_dict()["dice"]["faces"] == 8
+    toml = dudo.RuleSet("snyd").with_setting("dice.start", "3")
+    assert dudo.RuleSet.from_toml('preset = "snyd"\n[dice]\nstart = 3\nmax = 3\n') == toml
+    with pytest.raises(dudo.InvalidRules, match="dice.faces"):
+        dudo.RuleSet("fibbing", [("dice.faces", "99")])
+    with pytest.raises(dudo.InvalidRules, match="preset"):
+        dudo.RuleSet("nonsense")
+
+
+def test_ids_masks_and_actions_agree():
+    for preset in dudo.presets():
+        game = dudo.Game(preset, seats(preset), 3)
+        moves = 0
+        while not game.is_over() and moves < 200:
+            ids = game.legal_action_ids()
+            mask = game.action_mask()
+            assert list(np.nonzero(mask)[0]) == ids
+            actions = game.legal_actions()
+            assert [game.action_id(a) for a in actions] == ids
+            game.apply(ids[moves % len(ids)])
+            moves += 1
+
+
+def test_openspiel_numbers_bids_as_openspiel_does():
+    game = dudo.Game("openspiel", 2, 0)
+    assert game.action_id("2 threes") == 8
+    assert str(game.action(8)) == "2 threes"
+
+
+def test_the_bots_are_policies_and_finish_games():
+    game = dudo.Game("house", 4, 11)
+    bots = [dudo.Bot(name, dudo.seat_seed(11, s)) for s, name in enumerate(["odds", "reader", "random", "odds"])]
+    while not game.is_over():
+        game.apply(bots[game.turn].act(game))
+    assert sorted(game.standings()) == [0, 1, 2, 3]
+    assert abs(sum(game.returns())) < 1e-6
