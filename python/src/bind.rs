@@ -584,6 +584,9 @@ fn seat_seed(game_seed: u64, seat: usize) -> u64 {
     bots::seat_seed(game_seed, seat)
 }
 
+/// What a step returns: the rewards, shape (games, players), and which games ended.
+type Stepped<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<bool>>);
+
 /// Many games stepped at once from numpy arrays, the GIL released while they play.
 #[pyclass(module = "dudo._dudo", name = "Batch")]
 pub struct Batch {
@@ -632,14 +635,13 @@ impl Batch {
     fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let n = self.batch.len();
         let len = if self.batch.observations.is_empty() { 0 } else { self.batch.observation().len() };
-        Ok(PyArray1::from_slice(py, &self.batch.observations).reshape([n, len])?)
+        PyArray1::from_slice(py, &self.batch.observations).reshape([n, len])
     }
 
     /// Per game, the seat to act's legal ids: shape (games, num_actions).
     fn masks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let n = self.batch.len();
-        Ok(PyArray1::from_slice(py, &self.batch.masks)
-            .reshape([n, self.batch.observation().space().size()])?)
+        PyArray1::from_slice(py, &self.batch.masks).reshape([n, self.batch.observation().space().size()])
     }
 
     /// A uniformly random legal id per game.
@@ -653,11 +655,7 @@ impl Batch {
     /// Plays one id per game (int64, shape (games,)); returns (rewards, done): what each
     /// seat of each game was paid, shape (games, players), and which games ended (they are
     /// dealt again at once). Any illegal id raises `IllegalAction` and no game is played.
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        actions: PyReadonlyArray1<'py, i64>,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<bool>>)> {
+    fn step<'py>(&mut self, py: Python<'py>, actions: PyReadonlyArray1<'py, i64>) -> PyResult<Stepped<'py>> {
         let actions = actions.as_slice()?.to_vec();
         let batch = &mut self.batch;
         py.detach(|| batch.step(&actions)).map_err(illegal)?;

@@ -19,6 +19,10 @@ def seats(preset):
 
 def script_call(game, action, names):
     text = str(action)
+    if action.kind == "claim":
+        dice = action.to_dict()["claim"]
+        symbols = "?9TJQKA" if game.rules.name == "poker-dice" else "0123456"
+        return "".join(symbols[d] for d in dice)
     if action.kind == "dudo" and text.startswith("dudo seat "):
         return "dudo " + names[int(text.split()[-1])]
     return text
@@ -59,7 +63,8 @@ def test_the_same_seeds_give_the_same_events_as_dudo_script(tmp_path):
             theirs = [json.loads(line) for line in out.stdout.splitlines()]
             for line in theirs:
                 line.pop("seq")
-            assert game.events() == theirs, f"{preset} seed {seed}"
+            # Compared as JSON: pythonize gives a pair as a tuple, JSON as a list.
+            assert json.loads(json.dumps(game.events())) == theirs, f"{preset} seed {seed}"
 
 
 def test_a_refused_action_names_the_rule_and_changes_nothing():
