@@ -8,20 +8,14 @@
 # `dudo` must be built first: cargo build --release -p dudo-cli.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-target="${CARGO_TARGET_DIR:-$root/target}"
+. "$root/scripts/venv.sh"
 games="${1:-200000}"
 dudo="$target/release/dudo"
 if [ ! -x "$dudo" ]; then
   echo "no $dudo: build it first with cargo build --release -p dudo-cli" >&2
   exit 2
 fi
-venv="$target/openspiel-venv"
-marker="$venv/.dudo-installed-open_spiel-2.0.2"
-if [ ! -f "$marker" ]; then
-  python3 -m venv "$venv" >&2
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "open_spiel==2.0.2" >&2
-  touch "$marker"
-fi
+venv openspiel-venv "open_spiel==2.0.2"
 
 openspiel() {
   "$venv/bin/python" - "$games" <<'PY'

@@ -4,12 +4,6 @@
 # Safe to run again: a marker file skips the install when nothing changed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-target="${CARGO_TARGET_DIR:-$root/target}"
-venv="$target/python-venv"
-marker="$venv/.dudo-installed-grpcio-1.85.1"
-if [ ! -f "$marker" ]; then
-  python3 -m venv "$venv" >&2
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "grpcio==1.85.1" "grpcio-tools==1.85.1" >&2
-  touch "$marker"
-fi
+. "$root/scripts/venv.sh"
+venv python-venv "grpcio==1.85.1" "grpcio-tools==1.85.1"
 echo "$venv/bin/python"

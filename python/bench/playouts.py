@@ -5,8 +5,9 @@
 
 Each figure is games per second on one core, over `seconds` (default 5) of play:
 
-- from Python, one game at a time: OpenSpiel's `liars_dice` (its chance nodes sampled as
-  OpenSpiel's own examples do) against the package's `Game` with the openspiel preset;
+- from Python, one game at a time: OpenSpiel's `liars_dice` (a new initial state a game, its
+  chance nodes sampled as OpenSpiel's own examples do) against the package's `Game` with the
+  openspiel preset (dealt again a game with `reset`);
 - one call per game: OpenSpiel's C++ `evaluate_bots` with its uniform random bots;
 - the package's `Batch` of 1024 games, from a Python loop of `step(random_actions())` with and
   without observations, and `random_playouts`, which loops in Rust.
@@ -51,9 +52,11 @@ def dudo_python():
     rng = random.Random(1)
     seed = [0]
 
+    game = dudo.Game("openspiel", 2, 0)
+
     def play():
         seed[0] += 1
-        game = dudo.Game("openspiel", 2, seed[0])
+        game.reset(seed[0])
         while not game.is_over():
             game.apply(rng.choice(game.legal_action_ids()))
         return 1

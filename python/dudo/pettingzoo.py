@@ -46,6 +46,7 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         probe = Game(self.rules, players, 0)
         self._num_actions = probe.num_actions
+        self._observation_size = probe.observation_size
         self._blocks = probe.observation_blocks()
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -82,7 +83,10 @@ class raw_env(AECEnv):
         mask = np.zeros(self._num_actions, np.int8)
         if self.game is not None and not self.game.is_over() and self.game.turn == seat:
             mask = self.game.action_mask(seat).astype(np.int8)
-        obs = self.game.observation(seat) if self.game is not None else np.zeros(self._blocks[-1][1] + self._blocks[-1][2], np.float32)
+        if self.game is None:
+            obs = np.zeros(self._observation_size, np.float32)
+        else:
+            obs = self.game.observation(seat)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):

@@ -59,6 +59,9 @@ pub struct Batch {
     pub observations: Vec<f32>,
     /// Per game, the space's size each: which ids the seat to act may play.
     pub masks: Vec<bool>,
+    /// Per game, the same ids as a list (a random pick, and clearing the mask, take as long
+    /// as there are legal ids rather than ids in the space).
+    legal_ids: Vec<Vec<u32>>,
     /// Per game, `seats` each: what the last step paid (non-zero only where a game ended).
     pub rewards: Vec<f32>,
     /// Per game: whether the last step ended it (it has been dealt again since).
@@ -83,18 +86,21 @@ impl Batch {
         if games == 0 || games > MAX_GAMES {
             return Err(BatchError::Games(games));
         }
+        // The first game refuses a table size the rules do not allow, before any buffer is made.
+        let (first, _) = Game::start(rules.clone(), seats, seed_from_u64(nth_seed(run_seed, 0)))?;
         let observation = Observation::new(&rules, seats);
         let size = observation.space().size();
         let mut batch = Batch {
             seats,
             games: Vec::with_capacity(games),
             run_seed,
-            dealt: 0,
+            dealt: 1,
             finished: 0,
             turns: vec![-1; games],
             observations: vec![0.0; if observing { games * observation.len() } else { 0 }],
             observing,
             masks: vec![false; games * size],
+            legal_ids: vec![Vec::new(); games],
             rewards: vec![0.0; games * seats],
             done: vec![false; games],
             rng: Xoshiro256PlusPlus::seed_from_u64(run_seed ^ 0x5EED),
@@ -102,7 +108,8 @@ impl Batch {
             legal: Legal::default(),
             observation,
         };
-        for _ in 0..games {
+        batch.games.push(first);
+        for _ in 1..games {
             let seed = batch.next_seed();
             let (game, _) = Game::start(rules.clone(), seats, seed)?;
             batch.games.push(game);
@@ -205,6 +212,10 @@ impl Batch {
         let game = &self.games[i];
         let size = self.observation.space().size();
         let mask = &mut self.masks[i * size..(i + 1) * size];
+        let ids = &mut self.legal_ids[i];
+        for &id in ids.iter() {
+            mask[id as usize] = false;
+        }
         let len = if self.observing { self.observation.len() } else { 0 };
         let obs = &mut self.observations[i * len..(i + 1) * len];
         match to_act(game) {
@@ -214,39 +225,26 @@ impl Batch {
                 if self.observing || space.has_push() {
                     game.view_into(Some(seat), &mut self.view);
                 }
-                space.mask_into(game, seat, &self.view, &mut self.legal, mask);
+                space.legal_ids_into(game, seat, &self.view, &mut self.legal, ids);
+                for &id in ids.iter() {
+                    mask[id as usize] = true;
+                }
                 if self.observing {
                     self.observation.write(&self.view, obs);
                 }
             }
             None => {
                 self.turns[i] = -1;
-                mask.iter_mut().for_each(|m| *m = false);
+                ids.clear();
                 obs.iter_mut().for_each(|x| *x = 0.0);
             }
         }
     }
 
-    /// A uniformly random legal id for each game, into `out`.
+    /// A uniformly random legal id for each game, into `out` (-1 where a game has none).
     pub fn random_actions(&mut self, out: &mut [i64]) {
-        let size = self.observation.space().size();
-        for (i, slot) in out.iter_mut().enumerate().take(self.games.len()) {
-            let mask = &self.masks[i * size..(i + 1) * size];
-            let n = mask.iter().filter(|&&m| m).count();
-            *slot = -1;
-            if n == 0 {
-                continue;
-            }
-            let mut k = self.rng.random_range(0..n);
-            for (id, &m) in mask.iter().enumerate() {
-                if m {
-                    if k == 0 {
-                        *slot = id as i64;
-                        break;
-                    }
-                    k -= 1;
-                }
-            }
+        for (slot, ids) in out.iter_mut().zip(&self.legal_ids) {
+            *slot = if ids.is_empty() { -1 } else { i64::from(ids[self.rng.random_range(0..ids.len())]) };
         }
     }
 }

@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use dudo_rules::dice::{DiceSource, Seed};
 use dudo_rules::event::Event;
-use dudo_rules::game::Discard;
 use dudo_rules::view::StartError;
-use dudo_rules::{Action, EventKind, Game, RuleSet, Seat};
+use dudo_rules::{Action, EventKind, Game, RuleError, RuleSet, Seat};
 
 /// The seat that acts next: the seat whose turn it is or, where nobody's turn it is but
 /// someone must answer (the dog's life), the first such seat. `None` once the game is over.
@@ -34,15 +33,39 @@ pub fn returns_into(game: &Game, out: &mut [f32]) {
     }
 }
 
-/// The cups each seat rolls next if `seat` plays `action` now: `Some` when the action ends a
-/// round and another begins (a seat out of the game rolls none), `None` when it does not,
-/// or is refused. A clone plays it, so the game is untouched.
-pub fn cups_after(game: &Game, seat: Seat, action: &Action) -> Option<Vec<u16>> {
+/// What [`advance`] did.
+#[derive(Debug, PartialEq)]
+pub enum Advanced {
+    /// The action was played; these are its events.
+    Played(Vec<Event>),
+    /// The action ends a round and another begins: it was not played, and these are the dice
+    /// each seat rolls next (none for a seat out of the game), for [`apply_dealt`].
+    NeedsCups(Vec<u16>),
+}
+
+/// Plays `action` for `seat`, unless it ends a round and another begins: then the game is
+/// left as it was and the caller learns how many dice each seat rolls next, so that it can
+/// choose them (OpenSpiel's chance nodes).
+pub fn advance(game: &mut Game, seat: Seat, action: &Action) -> Result<Advanced, RuleError> {
     let mut next = game.clone();
     let round = next.round();
-    next.apply_into(seat, action, &mut Discard).ok()?;
-    (next.round() != round && !next.is_over())
-        .then(|| (0..next.seats()).map(|s| if next.is_active(s) { next.dice_count(s) } else { 0 }).collect())
+    let events = next.apply(seat, action)?;
+    if next.round() != round && !next.is_over() {
+        let cups =
+            (0..next.seats()).map(|s| if next.is_active(s) { next.dice_count(s) } else { 0 }).collect();
+        return Ok(Advanced::NeedsCups(cups));
+    }
+    *game = next;
+    Ok(Advanced::Played(events))
+}
+
+/// The cups each seat rolls next if `seat` plays `action` now: `Some` when the action ends a
+/// round and another begins, `None` when it does not, or is refused. The game is untouched.
+pub fn cups_after(game: &Game, seat: Seat, action: &Action) -> Option<Vec<u16>> {
+    match advance(&mut game.clone(), seat, action) {
+        Ok(Advanced::NeedsCups(cups)) => Some(cups),
+        _ => None,
+    }
 }
 
 /// Per-seat queues of the given cups, for a [`DiceSource`] script.
@@ -91,7 +114,7 @@ pub fn apply_dealt(
     seat: Seat,
     action: &Action,
     cups: &[Vec<u8>],
-) -> Result<Vec<Event>, dudo_rules::RuleError> {
+) -> Result<Vec<Event>, RuleError> {
     let script = queues(game.seats(), cups);
     game.dice_source_mut().set_script(script);
     let result = game.apply(seat, action);

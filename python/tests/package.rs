@@ -22,12 +22,14 @@ fn the_python_package_passes_its_tests() {
         return;
     }
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-    // `cargo test --workspace` builds the dudo command; the scripts' test compares with it.
+    // `cargo test --workspace` builds the dudo command and the server: the scripts' test
+    // compares with the one, and the trained bot plays the ladder on the other.
     let dudo = target.join("debug").join("dudo");
+    let server = target.join("debug").join("dudo-server");
     let mut run = Command::new("bash");
     run.arg(root().join("scripts/python-package.sh"));
-    if dudo.exists() {
-        run.env("DUDO_BIN", &dudo);
+    if dudo.exists() && server.exists() {
+        run.env("DUDO_BIN", &dudo).env("DUDO_SERVER_BIN", &server);
     }
     let out = run.output();
     let Ok(out) = out else { panic!("cannot run bash scripts/python-package.sh") };

@@ -124,3 +124,20 @@ def test_the_bots_are_policies_and_finish_games():
         game.apply(bots[game.turn].act(game))
     assert sorted(game.standings()) == [0, 1, 2, 3]
     assert abs(sum(game.returns())) < 1e-6
+
+
+def test_reset_deals_the_game_a_new_one_would():
+    game = dudo.Game("perudo-jonti", 3, 1)
+    game.apply(game.legal_action_ids()[3])
+    game.reset(5)
+    fresh = dudo.Game("perudo-jonti", 3, 5)
+    assert game.events() == fresh.events() and game.view(1) == fresh.view(1)
+
+
+def test_events_since_give_a_moves_events():
+    game = dudo.Game("openspiel", 2, 2)
+    n = game.event_count
+    game.apply("2 threes")
+    made = game.events(since=n)
+    assert [e["event"] for e in made] == ["bid_made"]
+    assert game.events()[n:] == made

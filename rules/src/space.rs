@@ -207,62 +207,130 @@ impl ActionSpace {
         view.my_dice.iter().flatten().copied().filter(|&f| counts(f)).collect()
     }
 
-    /// Marks in `mask` (cleared first, [`ActionSpace::size`] long) the ids `seat` may play
-    /// now, and leaves in `legal` what the engine allows. A push id is marked only when the
-    /// engine accepts that push. `view` is the seat's, read only for pushes (any view will
-    /// do where [`ActionSpace::has_push`] is false).
-    pub fn mask_into(&self, game: &Game, seat: Seat, view: &View, legal: &mut Legal, mask: &mut [bool]) {
-        mask.iter_mut().for_each(|m| *m = false);
+    /// Writes into `out` (cleared first) the ids `seat` may play now, in increasing order,
+    /// and leaves in `legal` what the engine allows. A push id is listed only when the engine
+    /// accepts that push. `view` is the seat's, read only for pushes (any view will do where
+    /// [`ActionSpace::has_push`] is false).
+    pub fn legal_ids_into(
+        &self,
+        game: &Game,
+        seat: Seat,
+        view: &View,
+        legal: &mut Legal,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
         game.legal_into(seat, legal);
         let l = &self.layout;
-        let mut mark = |id: usize| {
-            if let Some(m) = mask.get_mut(id) {
-                *m = true;
-            }
-        };
-        for r in &legal.bids {
-            for q in r.min_quantity..=r.max_quantity {
-                let bid = Bid::new(q, r.face);
-                if let Some(id) = self.bid_id(bid) {
-                    mark(id);
-                    if legal.push && l.accept > l.push {
-                        let push = Action::Push { dice: self.push_dice(bid, view), bid };
-                        if game.check(seat, &push).is_ok() {
-                            mark(l.push + id);
-                        }
-                    }
-                }
-            }
-        }
-        // The rest as `Legal::actions` lists them, without building the list.
+        self.bid_ids_into(&legal.bids, out);
+        let bids = out.len();
+        let mut push = |id: usize| out.push(id as u32);
         if let Some((_, earlier)) = legal.dudo.split_first() {
-            mark(l.dudo);
-            earlier.iter().filter(|&&s| s < self.seats).for_each(|&s| mark(l.dudo_at + s));
+            push(l.dudo);
+            let mut seats: Vec<Seat> = earlier.iter().copied().filter(|&s| s < self.seats).collect();
+            seats.sort_unstable();
+            seats.dedup();
+            seats.into_iter().for_each(|s| push(l.dudo_at + s));
         }
         for (on, id) in [(legal.calza, l.calza), (legal.pass, l.pass), (legal.watch, l.watch)] {
             if on {
-                mark(id);
+                push(id);
+            }
+        }
+        if legal.push && self.has_push() {
+            for i in 0..bids {
+                let id = out[i] as usize;
+                let bid = self.bid_of(id);
+                let action = Action::Push { dice: self.push_dice(bid, view), bid };
+                if game.check(seat, &action).is_ok() {
+                    out.push((l.push + id) as u32);
+                }
             }
         }
         if legal.accept && l.roll > l.accept {
-            mark(l.accept);
+            out.push(l.accept as u32);
         }
         if legal.roll.is_some() || legal.claim_from.is_some() || legal.dogs_life {
-            let rest = Legal { bids: Vec::new(), dudo: Vec::new(), ..legal.clone() };
-            for action in rest.actions() {
-                if let Some(id) = self.id(&action, view) {
-                    mark(id);
+            // Only what the sections above did not list.
+            let rest = Legal {
+                bids: Vec::new(),
+                dudo: Vec::new(),
+                calza: false,
+                pass: false,
+                watch: false,
+                accept: false,
+                push: false,
+                ..legal.clone()
+            };
+            let mut ids: Vec<u32> =
+                rest.actions().iter().filter_map(|a| self.id(a, view)).map(|id| id as u32).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            out.extend(ids);
+        }
+    }
+
+    /// The ids of the bids in `ranges`, strictly rising: by quantity, then face.
+    fn bid_ids_into(&self, ranges: &[crate::bid::BidRange], out: &mut Vec<u32>) {
+        const MOST_FACES: usize = 16;
+        let faces = usize::from(self.faces);
+        // Each face's quantities, where the ranges give each face once (as the engine does).
+        let mut low = [u16::MAX; MOST_FACES];
+        let mut high = [0u16; MOST_FACES];
+        let mut once = faces <= MOST_FACES;
+        for r in ranges.iter().filter(|_| once) {
+            let f = usize::from(r.face).wrapping_sub(1);
+            if f >= faces || high[f] != 0 {
+                once = false;
+                break;
+            }
+            low[f] = r.min_quantity.max(1);
+            high[f] = r.max_quantity.min(self.max_quantity);
+        }
+        if once {
+            let (first, last) =
+                (low.iter().min().copied().unwrap_or(1), high.iter().max().copied().unwrap_or(0));
+            for q in first..=last {
+                let base = usize::from(q - 1) * faces;
+                for f in 0..faces {
+                    if low[f] <= q && q <= high[f] {
+                        out.push((base + f) as u32);
+                    }
                 }
+            }
+            return;
+        }
+        for r in ranges {
+            for q in r.min_quantity..=r.max_quantity {
+                if let Some(id) = self.bid_id(Bid::new(q, r.face)) {
+                    out.push(id as u32);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// Marks in `mask` (cleared first, [`ActionSpace::size`] long) the ids of
+    /// [`ActionSpace::legal_ids_into`].
+    pub fn mask_into(&self, game: &Game, seat: Seat, view: &View, legal: &mut Legal, mask: &mut [bool]) {
+        let mut ids = Vec::new();
+        self.legal_ids_into(game, seat, view, legal, &mut ids);
+        mask.iter_mut().for_each(|m| *m = false);
+        for id in ids {
+            if let Some(m) = mask.get_mut(id as usize) {
+                *m = true;
             }
         }
     }
 
     /// The ids `seat` may play now, in increasing order.
     pub fn legal_ids(&self, game: &Game, seat: Seat) -> Vec<usize> {
-        let view = game.view(seat);
-        let mut mask = vec![false; self.size()];
-        self.mask_into(game, seat, &view, &mut Legal::default(), &mut mask);
-        mask.iter().enumerate().filter_map(|(i, &m)| m.then_some(i)).collect()
+        // Only a push reads the view: the default (empty) one will do elsewhere.
+        let view = if self.has_push() { game.view(seat) } else { View::default() };
+        let mut ids = Vec::new();
+        self.legal_ids_into(game, seat, &view, &mut Legal::default(), &mut ids);
+        ids.into_iter().map(|id| id as usize).collect()
     }
 }
 

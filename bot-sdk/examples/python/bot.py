@@ -29,6 +29,10 @@ def load_stubs():
     include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
     if protoc.main(["protoc", f"-I{PROTO}", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *files]):
         sys.exit("protoc failed")
+    # Regular packages, first on the path: a namespace package `dudo` would lose to the
+    # engine's own Python package (`pip install ./python`) where that is installed too.
+    for package in ("dudo", "dudo/v1"):
+        open(os.path.join(out, package, "__init__.py"), "a").close()
     sys.path.insert(0, out)
     from dudo.v1 import game_pb2, rules_pb2, service_pb2, service_pb2_grpc
     return game_pb2, rules_pb2, service_pb2, service_pb2_grpc

@@ -1,0 +1,169 @@
+//! `RuleSet` and `Action`, and what the other classes take for them: a preset's name, an
+//! action id or a typed call.
+
+use std::sync::Arc;
+
+use dudo_rules::presets::{self, RulesSpec};
+use dudo_rules::{Action as EngineAction, RuleSet as EngineRules};
+use pyo3::prelude::*;
+use pythonize::pythonize;
+
+use super::{MAX_SEATS, illegal, invalid};
+
+/// A complete, validated rule set.
+#[pyclass(module = "dudo._dudo", name = "RuleSet", frozen, from_py_object)]
+#[derive(Clone)]
+pub struct RuleSet {
+    pub(crate) rules: Arc<EngineRules>,
+}
+
+fn resolve(value: serde_json::Value) -> PyResult<RuleSet> {
+    let spec: RulesSpec = serde_json::from_value(value).map_err(invalid)?;
+    let rules = spec.resolve().map_err(invalid)?;
+    Ok(RuleSet { rules: Arc::new(rules) })
+}
+
+#[pymethods]
+impl RuleSet {
+    /// A preset by name (`dudo.presets()` lists them), with `field=value` settings applied in
+    /// order, as `dudo rules --set` reads them: `RuleSet("fibbing", {"dice.start": "3"})`.
+    #[new]
+    #[pyo3(signature = (preset = "fibbing", settings = None))]
+    fn new(preset: &str, settings: Option<Vec<(String, String)>>) -> PyResult<RuleSet> {
+        let mut rules = presets::by_name(preset).ok_or_else(|| {
+            invalid(format!("preset: no preset {preset:?}; the presets are {}", presets::NAMES.join(", ")))
+        })?;
+        for (path, value) in settings.unwrap_or_default() {
+            rules = presets::with_setting(rules, &path, &value).map_err(invalid)?;
+        }
+        Ok(RuleSet { rules: Arc::new(rules) })
+    }
+
+    /// A rule set from JSON: a preset's name, or `{"preset": ..., fields...}`, or every field.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<RuleSet> {
+        resolve(serde_json::from_str(text).map_err(invalid)?)
+    }
+
+    /// A rule set from TOML, as `dudo rules --format toml` prints one (`preset = "..."`
+    /// with overridden fields works too).
+    #[staticmethod]
+    fn from_toml(text: &str) -> PyResult<RuleSet> {
+        resolve(toml::from_str(text).map_err(invalid)?)
+    }
+
+    /// This rule set with one more setting: `rules.with_setting("dice.faces", "8")`.
+    fn with_setting(&self, path: &str, value: &str) -> PyResult<RuleSet> {
+        let rules = presets::with_setting((*self.rules).clone(), path, value).map_err(invalid)?;
+        Ok(RuleSet { rules: Arc::new(rules) })
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.rules.name
+    }
+
+    /// The fewest and most seats the rules allow.
+    #[getter]
+    fn players(&self) -> (u8, u8) {
+        (self.rules.players.min, self.rules.players.max)
+    }
+
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&*self.rules).map_err(invalid)
+    }
+
+    /// Every field, as a dict.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pythonize(py, &*self.rules)?)
+    }
+
+    fn __copy__(&self) -> RuleSet {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> RuleSet {
+        self.clone()
+    }
+
+    fn __eq__(&self, other: &RuleSet) -> bool {
+        self.rules == other.rules
+    }
+
+    fn __repr__(&self) -> String {
+        format!("RuleSet({:?})", self.rules.name)
+    }
+}
+
+/// The names of the presets.
+#[pyfunction]
+#[pyo3(name = "presets")]
+pub(crate) fn preset_names() -> Vec<&'static str> {
+    presets::NAMES.to_vec()
+}
+
+/// One move by one seat.
+#[pyclass(module = "dudo._dudo", name = "Action", frozen, eq, hash, from_py_object)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Action {
+    pub(crate) action: EngineAction,
+}
+
+#[pymethods]
+impl Action {
+    /// An action from what a player would type ("3 5s", "dudo", "calza", "pass").
+    #[staticmethod]
+    fn parse(text: &str) -> PyResult<Action> {
+        Ok(Action { action: dudo_rules::parse_call(text).map_err(illegal)? })
+    }
+
+    /// `bid`, `push`, `pass`, `dudo`, `calza`, `watch`, `accept`, `roll`, `claim`, `dog's life`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.action.kind()
+    }
+
+    /// The action's fields, as its JSON would be.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pythonize(py, &self.action)?)
+    }
+
+    fn __str__(&self) -> String {
+        self.action.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Action({:?})", self.action.to_string())
+    }
+}
+
+/// What `Game.apply` and the policies take: an `Action`, an action id, or a typed call.
+#[derive(FromPyObject)]
+pub(crate) enum ActionArg {
+    Action(Action),
+    Id(i64),
+    Call(String),
+}
+
+/// What a rule set is given as: a `RuleSet` or a preset's name.
+#[derive(FromPyObject)]
+pub(crate) enum RulesArg {
+    Set(RuleSet),
+    Name(String),
+}
+
+impl RulesArg {
+    pub(crate) fn rules(self) -> PyResult<Arc<EngineRules>> {
+        match self {
+            RulesArg::Set(r) => Ok(r.rules),
+            RulesArg::Name(name) => Ok(RuleSet::new(&name, None)?.rules),
+        }
+    }
+}
+
+pub(crate) fn check_seats(seats: usize) -> PyResult<()> {
+    if seats == 0 || seats > MAX_SEATS {
+        return Err(invalid(format!("players: {seats} is not from 1 to {MAX_SEATS}")));
+    }
+    Ok(())
+}
