@@ -3,13 +3,15 @@
 //! [`Batch`] holds `games` games of one rule set and table size. [`Batch::step`] takes one
 //! action id per game (for the seat to act in it), checks every one before it plays any, and
 //! plays them; a finished game's returns are written to `rewards` and it is dealt again from
-//! the run's next seed, so a batch never runs dry. After each step the buffers hold, per game,
-//! the seat to act, its observation and its legal-action mask: everything a policy needs for
-//! the next step. Nothing here touches Python, so the bindings run it with the GIL released.
+//! the run's next seed, so a batch never runs dry. After each step the batch knows, per game,
+//! the seat to act, its observation and what it may play; the legal-action masks are written
+//! only when asked for ([`Batch::masks`]), since a step's check and a random pick need no mask
+//! (the common hand's legal ids are counted and drawn from its bid ranges). Nothing here
+//! touches Python, so the bindings run it with the GIL released.
 
 use std::sync::Arc;
 
-use dudo_rules::dice::{nth_seed, seed_from_u64};
+use dudo_rules::dice::{DiceSource, nth_seed, seed_from_u64};
 use dudo_rules::game::{Discard, Legal, View};
 use dudo_rules::space::Observation;
 use dudo_rules::view::StartError;
@@ -47,6 +49,8 @@ pub struct Batch {
     observation: Observation,
     seats: usize,
     games: Vec<Game>,
+    /// Per game: what the seat to act may do, as the engine says it.
+    legal: Vec<Legal>,
     /// The run's seed: game `k` of the run is dealt from `nth_seed(run_seed, k)`.
     run_seed: u64,
     dealt: u64,
@@ -57,11 +61,6 @@ pub struct Batch {
     /// Per game, `observation.len()` each: the seat to act's observation (empty when the
     /// batch does not observe).
     pub observations: Vec<f32>,
-    /// Per game, the space's size each: which ids the seat to act may play.
-    pub masks: Vec<bool>,
-    /// Per game, the same ids as a list (a random pick, and clearing the mask, take as long
-    /// as there are legal ids rather than ids in the space).
-    legal_ids: Vec<Vec<u32>>,
     /// Per game, `seats` each: what the last step paid (non-zero only where a game ended).
     pub rewards: Vec<f32>,
     /// Per game: whether the last step ended it (it has been dealt again since).
@@ -72,7 +71,7 @@ pub struct Batch {
     /// `random_actions`' picks.
     rng: Xoshiro256PlusPlus,
     view: View,
-    legal: Legal,
+    ids: Vec<u32>,
 }
 
 impl Batch {
@@ -89,23 +88,21 @@ impl Batch {
         // The first game refuses a table size the rules do not allow, before any buffer is made.
         let (first, _) = Game::start(rules.clone(), seats, seed_from_u64(nth_seed(run_seed, 0)))?;
         let observation = Observation::new(&rules, seats);
-        let size = observation.space().size();
         let mut batch = Batch {
             seats,
             games: Vec::with_capacity(games),
+            legal: vec![Legal::default(); games],
             run_seed,
             dealt: 1,
             finished: 0,
             turns: vec![-1; games],
             observations: vec![0.0; if observing { games * observation.len() } else { 0 }],
-            observing,
-            masks: vec![false; games * size],
-            legal_ids: vec![Vec::new(); games],
             rewards: vec![0.0; games * seats],
             done: vec![false; games],
+            observing,
             rng: Xoshiro256PlusPlus::seed_from_u64(run_seed ^ 0x5EED),
             view: View::default(),
-            legal: Legal::default(),
+            ids: Vec::new(),
             observation,
         };
         batch.games.push(first);
@@ -146,6 +143,16 @@ impl Batch {
         self.games.get(i)
     }
 
+    /// Whether the seat to act in game `i` may play `id`.
+    fn allows(&mut self, i: usize, id: usize) -> bool {
+        let Ok(seat) = usize::try_from(self.turns[i]) else { return false };
+        let space = self.observation.space();
+        if space.needs_view(id) {
+            self.games[i].view_into(Some(seat), &mut self.view);
+        }
+        space.allows(id, &self.games[i], seat, &self.view, &self.legal[i])
+    }
+
     /// Plays `actions[i]` in game `i`, for each game; refuses them all, playing none, if any
     /// is not an id the seat to act may play.
     pub fn step(&mut self, actions: &[i64]) -> Result<(), StepError> {
@@ -160,7 +167,7 @@ impl Batch {
                 id,
                 size: size.saturating_sub(1),
             })?;
-            if !self.masks[i * size + legal] {
+            if !self.allows(i, legal) {
                 let (action, why) = self.why_illegal(i, legal);
                 return Err(StepError::Illegal { game: i, action, why });
             }
@@ -175,7 +182,7 @@ impl Batch {
                 self.games[i].view_into(Some(seat), &mut self.view);
             }
             let Some(action) = space.action(id as usize, &self.view) else { continue };
-            // Checked above against the mask, which the engine's own check made.
+            // Checked above, by what the engine said this seat may do.
             if self.games[i].apply_into(seat, &action, &mut Discard).is_err() {
                 continue;
             }
@@ -184,7 +191,7 @@ impl Batch {
                 self.done[i] = true;
                 self.finished += 1;
                 let seed = self.next_seed();
-                self.games[i].restart(dudo_rules::dice::DiceSource::new(seed), &mut Discard);
+                self.games[i].restart(DiceSource::new(seed), &mut Discard);
             }
             self.observe(i);
         }
@@ -207,44 +214,73 @@ impl Batch {
         }
     }
 
-    /// Writes game `i`'s seat to act, observation and mask into the buffers.
+    /// Learns game `i`'s seat to act and what it may do, and writes its observation.
     fn observe(&mut self, i: usize) {
         let game = &self.games[i];
-        let size = self.observation.space().size();
-        let mask = &mut self.masks[i * size..(i + 1) * size];
-        let ids = &mut self.legal_ids[i];
-        for &id in ids.iter() {
-            mask[id as usize] = false;
-        }
         let len = if self.observing { self.observation.len() } else { 0 };
         let obs = &mut self.observations[i * len..(i + 1) * len];
         match to_act(game) {
             Some(seat) => {
                 self.turns[i] = seat as i64;
-                let space = self.observation.space();
-                if self.observing || space.has_push() {
-                    game.view_into(Some(seat), &mut self.view);
-                }
-                space.legal_ids_into(game, seat, &self.view, &mut self.legal, ids);
-                for &id in ids.iter() {
-                    mask[id as usize] = true;
-                }
+                game.legal_into(seat, &mut self.legal[i]);
                 if self.observing {
+                    game.view_into(Some(seat), &mut self.view);
                     self.observation.write(&self.view, obs);
                 }
             }
             None => {
                 self.turns[i] = -1;
-                ids.clear();
+                self.legal[i] = Legal::default();
                 obs.iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
+    }
+
+    /// Game `i`'s legal ids, into `self.ids`.
+    fn list(&mut self, i: usize) {
+        self.ids.clear();
+        let Ok(seat) = usize::try_from(self.turns[i]) else { return };
+        let (game, space) = (&self.games[i], self.observation.space());
+        if space.has_push() {
+            game.view_into(Some(seat), &mut self.view);
+        }
+        let mut legal = std::mem::take(&mut self.legal[i]);
+        space.legal_ids_into(game, seat, &self.view, &mut legal, &mut self.ids);
+        self.legal[i] = legal;
+    }
+
+    /// Writes every game's legal-action mask into `out` (games × the space's size).
+    pub fn masks_into(&mut self, out: &mut [bool]) {
+        let size = self.observation.space().size();
+        out.iter_mut().for_each(|m| *m = false);
+        for i in 0..self.games.len() {
+            self.list(i);
+            for &id in &self.ids {
+                if let Some(m) = out.get_mut(i * size + id as usize) {
+                    *m = true;
+                }
             }
         }
     }
 
     /// A uniformly random legal id for each game, into `out` (-1 where a game has none).
     pub fn random_actions(&mut self, out: &mut [i64]) {
-        for (slot, ids) in out.iter_mut().zip(&self.legal_ids) {
-            *slot = if ids.is_empty() { -1 } else { i64::from(ids[self.rng.random_range(0..ids.len())]) };
+        for (i, slot) in out.iter_mut().enumerate().take(self.games.len()) {
+            let space = self.observation.space();
+            *slot = match space.count(&self.legal[i]) {
+                Some(0) => -1,
+                Some(n) => {
+                    let k = self.rng.random_range(0..n);
+                    space.nth(&self.legal[i], k).map_or(-1, |id| id as i64)
+                }
+                None => {
+                    self.list(i);
+                    match self.ids.len() {
+                        0 => -1,
+                        n => i64::from(self.ids[self.rng.random_range(0..n)]),
+                    }
+                }
+            };
         }
     }
 }
@@ -272,6 +308,27 @@ mod tests {
             }
         }
         assert!(paid >= 100.0);
+    }
+
+    /// Random picks are legal ids, in every family of game, and the masks are theirs.
+    #[test]
+    fn picks_and_masks_agree_in_every_preset() {
+        for name in dudo_rules::presets::NAMES {
+            let Some(rules) = presets::by_name(name) else { continue };
+            let seats = usize::from(rules.players.min.max(2)).min(3);
+            let mut batch = Batch::new(Arc::new(rules), seats, 8, 3, true).expect("a batch");
+            let size = batch.observation().space().size();
+            let mut actions = vec![0; 8];
+            let mut masks = vec![false; 8 * size];
+            for _ in 0..40 {
+                batch.random_actions(&mut actions);
+                batch.masks_into(&mut masks);
+                for (i, &id) in actions.iter().enumerate() {
+                    assert!(masks[i * size + id as usize], "{name}: game {i}'s pick {id} is in its mask");
+                }
+                batch.step(&actions).expect("legal ids");
+            }
+        }
     }
 
     #[test]

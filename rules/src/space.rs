@@ -207,6 +207,81 @@ impl ActionSpace {
         view.my_dice.iter().flatten().copied().filter(|&f| counts(f)).collect()
     }
 
+    /// How many ids `legal` allows, counted without listing them, where that can be done:
+    /// the common hand without pushes. `None` elsewhere (list them with
+    /// [`ActionSpace::legal_ids_into`]).
+    pub fn count(&self, legal: &Legal) -> Option<usize> {
+        if self.hand.is_some() || (legal.push && self.has_push()) {
+            return None;
+        }
+        let bids: usize = legal.bids.iter().map(|r| self.range_len(r)).sum();
+        let flags = [legal.calza, legal.pass, legal.watch].iter().filter(|&&on| on).count();
+        Some(bids + self.dudo_ids(legal).count() + flags)
+    }
+
+    /// The `k`-th of the [`ActionSpace::count`] ids `legal` allows (in an order of its own,
+    /// not the ids' order): a uniform pick among them without listing them.
+    pub fn nth(&self, legal: &Legal, mut k: usize) -> Option<usize> {
+        for r in &legal.bids {
+            let n = self.range_len(r);
+            if k < n {
+                return self.bid_id(Bid::new(r.min_quantity + k as u16, r.face));
+            }
+            k -= n;
+        }
+        let l = &self.layout;
+        let flags = [(legal.calza, l.calza), (legal.pass, l.pass), (legal.watch, l.watch)];
+        self.dudo_ids(legal).chain(flags.into_iter().filter_map(|(on, id)| on.then_some(id))).nth(k)
+    }
+
+    /// Whether `seat` may play `id` now, by what `legal` allows (and, for a push, the
+    /// engine's own check): the mask's answer without making the mask.
+    pub fn allows(&self, id: usize, game: &Game, seat: Seat, view: &View, legal: &Legal) -> bool {
+        let l = &self.layout;
+        match id {
+            _ if id < l.dudo => {
+                let bid = self.bid_of(id);
+                legal
+                    .bids
+                    .iter()
+                    .any(|r| r.face == bid.face && (r.min_quantity..=r.max_quantity).contains(&bid.quantity))
+            }
+            _ if id < l.calza => self.dudo_ids(legal).any(|d| d == id),
+            _ if id == l.calza => legal.calza,
+            _ if id == l.pass => legal.pass,
+            _ if id == l.watch => legal.watch,
+            _ => {
+                let mut ids = Vec::new();
+                self.legal_ids_into(game, seat, view, &mut legal.clone(), &mut ids);
+                ids.binary_search(&(id as u32)).is_ok()
+            }
+        }
+    }
+
+    /// Whether the action `id` stands for depends on the seat's view (a push's dice), or
+    /// whether it may be played is known only by listing (the individual-hand games).
+    pub fn needs_view(&self, id: usize) -> bool {
+        id > self.layout.watch
+    }
+
+    /// The ids a range's bids have: those within the table's most dice.
+    fn range_len(&self, r: &crate::bid::BidRange) -> usize {
+        let high = r.max_quantity.min(self.max_quantity);
+        if high < r.min_quantity || r.face == 0 || r.face > self.faces || r.min_quantity == 0 {
+            0
+        } else {
+            usize::from(high - r.min_quantity) + 1
+        }
+    }
+
+    /// The challenge ids `legal` allows: the last claim's, then each earlier one's by seat.
+    fn dudo_ids<'a>(&'a self, legal: &'a Legal) -> impl Iterator<Item = usize> + 'a {
+        let l = &self.layout;
+        let last = legal.dudo.first().map(|_| l.dudo);
+        let earlier = legal.dudo.iter().skip(1).filter(|&&s| s < self.seats).map(move |s| l.dudo_at + s);
+        last.into_iter().chain(earlier)
+    }
+
     /// Writes into `out` (cleared first) the ids `seat` may play now, in increasing order,
     /// and leaves in `legal` what the engine allows. A push id is listed only when the engine
     /// accepts that push. `view` is the seat's, read only for pushes (any view will do where
@@ -604,6 +679,21 @@ mod tests {
                     for action in legal.actions() {
                         if let Some(id) = space.id(&action, &view) {
                             assert!(mask[id], "{name}: legal {action} is marked");
+                        }
+                    }
+                    if let Some(n) = space.count(&legal) {
+                        let mut picked: Vec<usize> = (0..n).filter_map(|k| space.nth(&legal, k)).collect();
+                        picked.sort_unstable();
+                        assert_eq!(picked, ids, "{name}: nth gives each legal id once");
+                    }
+                    // Every id now and then (the hand games' answer lists them all each time).
+                    if moves % 50 == 0 {
+                        for id in 0..space.size() {
+                            assert_eq!(
+                                space.allows(id, &game, seat, &view, &legal),
+                                mask[id],
+                                "{name}: allows id {id}"
+                            );
                         }
                     }
                     let pick = ids[rand::Rng::random_range(&mut rng, 0..ids.len())];

@@ -61,10 +61,14 @@ impl Batch {
         PyArray1::from_slice(py, &self.batch.observations).reshape([n, len])
     }
 
-    /// Per game, the seat to act's legal ids: shape (games, num_actions).
-    fn masks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
-        let n = self.batch.len();
-        PyArray1::from_slice(py, &self.batch.masks).reshape([n, self.batch.observation().space().size()])
+    /// Per game, the seat to act's legal ids: shape (games, num_actions). Made when asked
+    /// for (a step's check and `random_actions` need none), with the GIL released.
+    fn masks<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        let (n, size) = (self.batch.len(), self.batch.observation().space().size());
+        let mut masks = vec![false; n * size];
+        let batch = &mut self.batch;
+        py.detach(|| batch.masks_into(&mut masks));
+        PyArray1::from_vec(py, masks).reshape([n, size])
     }
 
     /// A uniformly random legal id per game.
