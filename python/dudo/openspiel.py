@@ -5,7 +5,10 @@
     game = pyspiel.load_game("python_dudo", {"preset": "openspiel", "players": 2, "dice": 1})
 
 Parameters: ``preset`` (a preset's name), ``players``, ``dice`` (dice each, 0: the preset's),
-``settings`` (more ``field=value`` settings, separated by ``;``) and ``seed``.
+``settings`` (more ``field=value`` settings, separated by ``;``), ``seed`` (0 to 2**31-1,
+OpenSpiel's parameters being C++ ints) and ``max_moves`` (a game still going after that many
+moves is stopped and ranked as it stands, as a table that is stopped: under random play the
+points game can run on for millions of moves).
 
 Actions are the package's action ids (``Game.legal_action_ids``), which for the openspiel
 preset are OpenSpiel's own ``liars_dice`` numbers. Each die of a round's cups is a chance node
@@ -25,7 +28,7 @@ from . import Game, RuleSet
 
 SHORT_NAME = "python_dudo"
 _MAX_PLAYERS = 12
-_DEFAULTS = {"preset": "openspiel", "players": 2, "dice": 0, "settings": "", "seed": 0}
+_DEFAULTS = {"preset": "openspiel", "players": 2, "dice": 0, "settings": "", "seed": 0, "max_moves": 10_000}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -48,8 +51,11 @@ _GAME_TYPE = pyspiel.GameType(
 def rules_of(params):
     """The RuleSet a game's parameters name."""
     settings = []
-    if int(params.get("dice", 0)) > 0:
-        settings.append(("dice.start", str(int(params["dice"]))))
+    dice = int(params.get("dice", 0))
+    if dice < 0:
+        raise ValueError(f"dice: {dice} is not a number of dice (0 keeps the preset's)")
+    if dice > 0:
+        settings.append(("dice.start", str(dice)))
     for pair in str(params.get("settings", "")).split(";"):
         if pair.strip():
             field, _, value = pair.partition("=")
@@ -65,6 +71,9 @@ class DudoGame(pyspiel.Game):
         self.rules = rules_of(params)
         self.players = int(params["players"])
         self.seed = int(params["seed"])
+        self.max_moves = int(params["max_moves"])
+        if self.max_moves < 1:
+            raise ValueError(f"max_moves: {self.max_moves} is not a number of moves (1 or more)")
         probe = Game(self.rules, self.players, self.seed)
         fields = self.rules.to_dict()
         self.faces = int(fields["dice"]["faces"])
@@ -77,8 +86,8 @@ class DudoGame(pyspiel.Game):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            # The engine ends every game: rounds are bounded by the dice, bids by the table.
-            max_game_length=100_000,
+            # Every move, and before each round's moves a chance node a die.
+            max_game_length=self.max_moves * (1 + self.players * max(self.start, int(fields["dice"]["max"]))),
         )
         self.observation_size = probe.observation_size
         super().__init__(_GAME_TYPE, info, params)
@@ -98,6 +107,7 @@ class DudoState(pyspiel.State):
         super().__init__(game)
         # Plain fields, not the game object: OpenSpiel copies a state with copy.deepcopy.
         self._rules, self._players, self._seed, self._faces = game.rules, game.players, game.seed, game.faces
+        self._max_moves = game.max_moves
         self.game = None  # the package's Game, once the first cups are dealt
         self._cups = [[] for _ in range(game.players)]
         self._pending = None  # (seat, action id) that ended a round, played once dealt
@@ -140,14 +150,21 @@ class DudoState(pyspiel.State):
         seat = self.game.turn
         if not self._deals:
             self.game.apply(int(action), seat)
+            self._truncate()
             return
         need = self.game.advance(int(action), seat)
-        if need is not None:
+        if need is None:
+            self._truncate()
+        else:
             self._pending = (seat, int(action))
             self._need = list(need)
             self._cups = [[] for _ in need]
             if self._dealing_seat() is None:
                 self._deal()
+
+    def _truncate(self):
+        if not self.game.is_over() and self.game.moves >= self._max_moves:
+            self.game.stop()
 
     def _deal(self):
         if self.game is None:
@@ -156,6 +173,7 @@ class DudoState(pyspiel.State):
             seat, action = self._pending
             self.game.apply(action, seat, cups=self._cups)
             self._pending = None
+            self._truncate()
         self._need = [0] * self._players
         self._cups = [[] for _ in range(self._players)]
 
@@ -182,14 +200,17 @@ class DudoState(pyspiel.State):
 
 class DudoObserver:
     """The observation vector (``Game.observation``) and, with perfect recall, the
-    seat's every known event as its information state string."""
+    seat's every known event as its information state string (and no tensor: the game has
+    no perfect-recall vector)."""
 
     def __init__(self, game, perfect_recall):
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(game.observation_size, np.float32)
+        self.tensor = np.zeros(0 if perfect_recall else game.observation_size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state, player):
+        if self.perfect_recall:
+            return
         if state.game is None:
             self.tensor.fill(0)
         else:

@@ -12,8 +12,9 @@ Agents are ``player_0`` ... in seat order. An observation is a dict: ``observati
 seat's view as the package's fixed-size vector (``info["blocks"]`` names its parts), and
 ``action_mask``, which action ids (``Discrete(num_actions)``) the seat may play now. Rewards
 come at the end: +1 to the winner and -1 shared by the others. A seat out of the game stays an
-agent until the end and is never selected. The game's own length is bounded by its rules;
-``max_moves`` truncates a game sooner if set.
+agent until the end and is never selected. A game still going after ``max_moves`` moves
+(10,000 by default; ``None``: never) is truncated: under random play the points game can run
+on for millions of moves.
 """
 
 import numpy as np
@@ -23,8 +24,6 @@ from pettingzoo.utils import wrappers
 
 from . import Game, RuleSet
 
-# Larger than any count an observation holds (dice, lives, rolls).
-_OBS_HIGH = 1000.0
 
 
 def env(**kwargs):
@@ -38,7 +37,7 @@ def env(**kwargs):
 class raw_env(AECEnv):
     metadata = {"render_modes": ["human", "ansi"], "name": "dudo_v0", "is_parallelizable": False}
 
-    def __init__(self, preset="openspiel", players=2, rules=None, max_moves=None, render_mode=None):
+    def __init__(self, preset="openspiel", players=2, rules=None, max_moves=10_000, render_mode=None):
         super().__init__()
         self.rules = rules if rules is not None else RuleSet(preset)
         self.players = players
@@ -52,7 +51,7 @@ class raw_env(AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, _OBS_HIGH, (probe.observation_size,), np.float32),
+                "observation": spaces.Box(-np.inf, np.inf, (probe.observation_size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
             }
         )

@@ -21,6 +21,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::play::{returns_into, to_act};
 
+/// The most seats a table may have (the engine's limit on any rule set is lower).
+const MOST_SEATS: usize = 64;
+
 /// The most games one batch may hold: its buffers are sized by it.
 pub const MAX_GAMES: usize = 1 << 20;
 
@@ -65,6 +68,11 @@ pub struct Batch {
     pub rewards: Vec<f32>,
     /// Per game: whether the last step ended it (it has been dealt again since).
     pub done: Vec<bool>,
+    /// Per game: whether the last step ended it by `max_moves` rather than by its rules.
+    pub truncated: Vec<bool>,
+    /// A game is stopped after this many moves, ranked as it stands (a table's stop): under
+    /// random play the points game can wander for millions of moves.
+    max_moves: u64,
     /// Whether observations are written (a rollout that only needs masks and rewards, an
     /// MCTS playout say, runs faster without).
     observing: bool,
@@ -81,6 +89,7 @@ impl Batch {
         games: usize,
         run_seed: u64,
         observing: bool,
+        max_moves: u64,
     ) -> Result<Batch, BatchError> {
         if games == 0 || games > MAX_GAMES {
             return Err(BatchError::Games(games));
@@ -99,6 +108,8 @@ impl Batch {
             observations: vec![0.0; if observing { games * observation.len() } else { 0 }],
             rewards: vec![0.0; games * seats],
             done: vec![false; games],
+            truncated: vec![false; games],
+            max_moves: max_moves.max(1),
             observing,
             rng: Xoshiro256PlusPlus::seed_from_u64(run_seed ^ 0x5EED),
             view: View::default(),
@@ -175,6 +186,7 @@ impl Batch {
         self.rewards.iter_mut().for_each(|r| *r = 0.0);
         for (i, &id) in actions.iter().enumerate() {
             self.done[i] = false;
+            self.truncated[i] = false;
             let Some(seat) = to_act(&self.games[i]) else { continue };
             let space = self.observation.space();
             // Only a push reads the view (for the dice it shows).
@@ -186,8 +198,17 @@ impl Batch {
             if self.games[i].apply_into(seat, &action, &mut Discard).is_err() {
                 continue;
             }
+            if !self.games[i].is_over() && self.games[i].moves() >= self.max_moves {
+                self.games[i].stop();
+                self.truncated[i] = true;
+            }
             if self.games[i].is_over() {
-                returns_into(&self.games[i], &mut self.rewards[i * self.seats..(i + 1) * self.seats]);
+                let mut paid = [0.0f64; MOST_SEATS];
+                let paid = &mut paid[..self.seats.min(MOST_SEATS)];
+                returns_into(&self.games[i], paid);
+                for (r, p) in self.rewards[i * self.seats..(i + 1) * self.seats].iter_mut().zip(paid.iter()) {
+                    *r = *p as f32;
+                }
                 self.done[i] = true;
                 self.finished += 1;
                 let seed = self.next_seed();
@@ -293,7 +314,7 @@ mod tests {
     #[test]
     fn random_playouts_finish_games_and_pay_zero_sum() {
         let rules = Arc::new(presets::openspiel());
-        let mut batch = Batch::new(rules, 2, 16, 7, true).expect("a batch");
+        let mut batch = Batch::new(rules, 2, 16, 7, true, 10_000).expect("a batch");
         let mut actions = vec![0; 16];
         let mut paid = 0.0;
         while batch.finished < 100 {
@@ -316,7 +337,7 @@ mod tests {
         for name in dudo_rules::presets::NAMES {
             let Some(rules) = presets::by_name(name) else { continue };
             let seats = usize::from(rules.players.min.max(2)).min(3);
-            let mut batch = Batch::new(Arc::new(rules), seats, 8, 3, true).expect("a batch");
+            let mut batch = Batch::new(Arc::new(rules), seats, 8, 3, true, 10_000).expect("a batch");
             let size = batch.observation().space().size();
             let mut actions = vec![0; 8];
             let mut masks = vec![false; 8 * size];
@@ -331,10 +352,24 @@ mod tests {
         }
     }
 
+    /// The points game under random play would wander for millions of moves: it is stopped.
+    #[test]
+    fn a_game_past_max_moves_is_stopped_and_ranked() {
+        let rules = Arc::new(presets::by_name("points").expect("a preset"));
+        let mut batch = Batch::new(rules, 3, 4, 1, false, 50).expect("a batch");
+        let mut actions = vec![0; 4];
+        for _ in 0..60 {
+            batch.random_actions(&mut actions);
+            batch.step(&actions).expect("legal ids");
+        }
+        assert!(batch.finished >= 4, "every game was stopped by its 50th move");
+        assert!(batch.truncated.len() == 4);
+    }
+
     #[test]
     fn a_bad_id_refuses_the_whole_step() {
         let rules = Arc::new(presets::openspiel());
-        let mut batch = Batch::new(rules, 2, 3, 1, true).expect("a batch");
+        let mut batch = Batch::new(rules, 2, 3, 1, true, 10_000).expect("a batch");
         let before: Vec<u64> = (0..3).map(|i| batch.game(i).map_or(0, |g| g.moves())).collect();
         let mut actions = vec![0; 3];
         batch.random_actions(&mut actions);

@@ -21,12 +21,12 @@ pub fn to_act(game: &Game) -> Option<Seat> {
 /// What each seat gets from a finished game, zero-sum: +1 to the winner and an equal share of
 /// -1 to every other seat (±1 at two seats, as OpenSpiel's `liars_dice` pays). All zero
 /// before the end.
-pub fn returns_into(game: &Game, out: &mut [f32]) {
+pub fn returns_into(game: &Game, out: &mut [f64]) {
     out.iter_mut().for_each(|r| *r = 0.0);
     if !game.is_over() || out.is_empty() {
         return;
     }
-    let others = (out.len() - 1).max(1) as f32;
+    let others = (out.len() - 1).max(1) as f64;
     let winner = game.standings().first().copied();
     for (seat, r) in out.iter_mut().enumerate() {
         *r = if Some(seat) == winner { 1.0 } else { -1.0 / others };
@@ -156,7 +156,7 @@ mod tests {
         assert!(game.is_over());
         let mut r = [0.0; 2];
         returns_into(&game, &mut r);
-        assert_eq!(r.iter().sum::<f32>(), 0.0);
+        assert_eq!(r.iter().sum::<f64>(), 0.0);
         assert_eq!(r[game.standings()[0]], 1.0);
     }
 }

@@ -36,4 +36,14 @@ def test_one_illegal_id_refuses_the_step():
 def test_playouts_without_observations():
     batch = dudo.Batch("openspiel", games=32, seed=2, observations=False)
     assert batch.random_playouts(100) >= 100
-    assert batch.observations().shape == (32, 0)
+    with pytest.raises(ValueError, match="observations=False"):
+        batch.observations()
+
+
+def test_ids_of_any_integer_kind_and_the_points_game_truncated():
+    batch = dudo.Batch("points", players=3, games=8, seed=4, max_moves=30)
+    for _ in range(40):
+        batch.step(batch.random_actions().astype(np.int32))
+    assert batch.finished >= 8
+    batch.step(list(batch.random_actions()))
+    assert [name for name, *_ in batch.observation_blocks()][:3] == ["seat", "turn", "out"]

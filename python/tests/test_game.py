@@ -141,3 +141,23 @@ def test_events_since_give_a_moves_events():
     made = game.events(since=n)
     assert [e["event"] for e in made] == ["bid_made"]
     assert game.events()[n:] == made
+
+
+def test_rule_sets_and_actions_pickle_and_settings_take_numbers():
+    import pickle
+
+    rules = dudo.RuleSet("house", {"dice.faces": 8, "dice.start": 3})
+    assert pickle.loads(pickle.dumps(rules)) == rules
+    assert "changed" in repr(rules) and repr(dudo.RuleSet("house")) == 'RuleSet("house")'
+    action = dudo.Action.parse("3 fives")
+    assert pickle.loads(pickle.dumps(action)) == action
+    with pytest.raises(dudo.InvalidRules, match="dice.faces: a setting's value"):
+        dudo.RuleSet("house", {"dice.faces": [8]})
+
+
+def test_stop_ends_a_game_ranked_as_it_stands():
+    game = dudo.Game("points", 3, 1)
+    game.apply(game.legal_action_ids()[0])
+    game.stop()
+    assert game.is_over() and abs(sum(game.returns())) < 1e-12
+    assert "turn=None" in repr(game)

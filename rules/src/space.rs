@@ -443,6 +443,10 @@ struct Offsets {
     pushed: usize,
     wild: usize,
     palifico: usize,
+    had_palifico: usize,
+    exact_used: usize,
+    score: usize,
+    watching: usize,
     lives: usize,
     holder: usize,
     accepted: usize,
@@ -479,6 +483,10 @@ impl Observation {
                 add("pushed", faces, "dice in view of all this round, by face");
                 add("wild", faces, "one-hot: the face that is wild this round, if any");
                 add("palifico", 1, "1 in a palifico (special) round");
+                add("had_palifico", seats, "1 for each seat that has had its palifico round");
+                add("exact_used", seats, "1 for each seat that has used its once-a-game exact call");
+                add("score", seats, "each seat's points (the points game)");
+                add("watching", seats, "1 for each seat watching this round (the points game)");
             }
             Some(game) => {
                 add("lives", seats, "lives each seat has left");
@@ -510,6 +518,10 @@ impl Observation {
             pushed: find("pushed"),
             wild: find("wild"),
             palifico: find("palifico"),
+            had_palifico: find("had_palifico"),
+            exact_used: find("exact_used"),
+            score: find("score"),
+            watching: find("watching"),
             lives: find("lives"),
             holder: find("holder"),
             accepted: find("accepted"),
@@ -574,6 +586,11 @@ impl Observation {
                 }
                 for (s, p) in view.players.iter().enumerate().take(seats) {
                     put(out, at.dice, s, f32::from(p.dice));
+                    let flag = |on: bool| if on { 1.0 } else { 0.0 };
+                    put(out, at.had_palifico, s, flag(p.had_palifico));
+                    put(out, at.exact_used, s, flag(p.exact_used));
+                    put(out, at.score, s, p.score as f32);
+                    put(out, at.watching, s, flag(p.watching));
                 }
                 if let Some((s, bid)) = view.current_bid
                     && let Some(id) = self.space.bid_id(bid)

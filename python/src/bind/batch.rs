@@ -1,11 +1,30 @@
 //! `Batch`: many games stepped at once from numpy arrays, the GIL released while they play.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::rules::{RulesArg, check_seats};
 use super::{illegal, invalid};
 use crate::batch::Batch as EngineBatch;
+
+/// A step's action ids: a 1-D numpy array of int64 or int32 (JAX's), or a list of ints.
+#[derive(FromPyObject)]
+enum Ids<'py> {
+    Int64(PyReadonlyArray1<'py, i64>),
+    Int32(PyReadonlyArray1<'py, i32>),
+    List(Vec<i64>),
+}
+
+impl Ids<'_> {
+    fn into_vec(self) -> Vec<i64> {
+        match self {
+            Ids::Int64(a) => a.as_array().iter().copied().collect(),
+            Ids::Int32(a) => a.as_array().iter().map(|&x| i64::from(x)).collect(),
+            Ids::List(v) => v,
+        }
+    }
+}
 
 /// What a step returns: the rewards, shape (games, players), and which games ended.
 type Stepped<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<bool>>);
@@ -19,25 +38,47 @@ pub struct Batch {
 #[pymethods]
 impl Batch {
     /// `games` games of `rules` at `players` seats; game k of the run is dealt from
-    /// `seed`'s k-th seed, and a finished game is dealt again at once. With
-    /// `observations=False` only masks, turns and rewards are kept (faster rollouts).
+    /// `seed`'s k-th seed (as `dudo simulate --seed` deals its games), and a finished game is
+    /// dealt again at once. With `observations=False` no observations are written (faster
+    /// rollouts). A game still going after `max_moves` moves is stopped and ranked as it
+    /// stands (`truncated()` says which).
     #[new]
-    #[pyo3(signature = (rules, players = 2, games = 1024, seed = 0, observations = true))]
-    fn new(rules: RulesArg, players: usize, games: usize, seed: u64, observations: bool) -> PyResult<Batch> {
+    #[pyo3(signature = (rules, players = 2, games = 1024, seed = 0, observations = true, max_moves = 10_000))]
+    fn new(
+        rules: RulesArg,
+        players: usize,
+        games: usize,
+        seed: u64,
+        observations: bool,
+        max_moves: u64,
+    ) -> PyResult<Batch> {
         check_seats(players)?;
-        let batch = EngineBatch::new(rules.rules()?, players, games, seed, observations).map_err(invalid)?;
+        let batch = EngineBatch::new(rules.rules()?, players, games, seed, observations, max_moves)
+            .map_err(invalid)?;
         Ok(Batch { batch })
+    }
+
+    /// Per game: whether the last step ended it by `max_moves` rather than by its rules.
+    fn truncated<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        PyArray1::from_slice(py, &self.batch.truncated)
+    }
+
+    /// The observation's blocks: (name, offset, length, meaning).
+    fn observation_blocks(&self) -> Vec<(&'static str, usize, usize, &'static str)> {
+        self.batch.observation().blocks().iter().map(|b| (b.name, b.offset, b.len, b.meaning)).collect()
     }
 
     fn __len__(&self) -> usize {
         self.batch.len()
     }
 
+    /// How many action ids the rule set has at this table.
     #[getter]
     fn num_actions(&self) -> usize {
         self.batch.observation().space().size()
     }
 
+    /// The length of an observation.
     #[getter]
     fn observation_size(&self) -> usize {
         self.batch.observation().len()
@@ -56,8 +97,10 @@ impl Batch {
 
     /// Per game, the seat to act's observation: shape (games, observation_size).
     fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let n = self.batch.len();
-        let len = if self.batch.observations.is_empty() { 0 } else { self.batch.observation().len() };
+        if self.batch.observations.is_empty() {
+            return Err(PyValueError::new_err("observations: this batch was made with observations=False"));
+        }
+        let (n, len) = (self.batch.len(), self.batch.observation().len());
         PyArray1::from_slice(py, &self.batch.observations).reshape([n, len])
     }
 
@@ -82,8 +125,8 @@ impl Batch {
     /// Plays one id per game (int64, shape (games,)); returns (rewards, done): what each
     /// seat of each game was paid, shape (games, players), and which games ended (they are
     /// dealt again at once). Any illegal id raises `IllegalAction` and no game is played.
-    fn step<'py>(&mut self, py: Python<'py>, actions: PyReadonlyArray1<'py, i64>) -> PyResult<Stepped<'py>> {
-        let actions = actions.as_slice()?.to_vec();
+    fn step<'py>(&mut self, py: Python<'py>, actions: Ids<'py>) -> PyResult<Stepped<'py>> {
+        let actions = actions.into_vec();
         let batch = &mut self.batch;
         py.detach(|| batch.step(&actions)).map_err(illegal)?;
         let n = self.batch.len();
@@ -91,21 +134,30 @@ impl Batch {
         Ok((rewards, PyArray1::from_slice(py, &self.batch.done)))
     }
 
-    /// Plays `games` whole games by uniformly random legal ids, the GIL released throughout;
-    /// returns how many games finished.
+    /// Plays `games` whole games by uniformly random legal ids, the GIL released while they
+    /// play (Ctrl-C is heard between steps of a thousand moves or so); returns how many
+    /// games finished.
     fn random_playouts(&mut self, py: Python<'_>, games: u64) -> PyResult<u64> {
-        let batch = &mut self.batch;
-        let target = batch.finished.saturating_add(games);
-        let start = batch.finished;
-        py.detach(|| {
-            let mut actions = vec![0; batch.len()];
-            while batch.finished < target {
-                batch.random_actions(&mut actions);
-                batch.step(&actions)?;
-            }
-            Ok::<_, crate::batch::StepError>(())
-        })
-        .map_err(illegal)?;
+        let start = self.batch.finished;
+        let target = start.saturating_add(games);
+        let mut actions = vec![0; self.batch.len()];
+        // Steps per stretch without the GIL: about a thousand games' moves.
+        let stretch = (1024 / self.batch.len()).max(1);
+        while self.batch.finished < target {
+            let batch = &mut self.batch;
+            py.detach(|| {
+                for _ in 0..stretch {
+                    if batch.finished >= target {
+                        break;
+                    }
+                    batch.random_actions(&mut actions);
+                    batch.step(&actions)?;
+                }
+                Ok::<_, crate::batch::StepError>(())
+            })
+            .map_err(illegal)?;
+            py.check_signals()?;
+        }
         Ok(self.batch.finished - start)
     }
 }

@@ -107,7 +107,7 @@ impl Game {
             play::start_dealt(rules, players, seed_from_u64(seed), &cups).map_err(invalid)?;
         let mut game = Game { game, observation, events };
         if let Some(m) = game.game.dice_source_mut().take_mismatch() {
-            return Err(illegal(format!("cups: {m}")));
+            return Err(illegal(format!("cups: {}", m.replace("the script gives", "the cups give"))));
         }
         Ok(game)
     }
@@ -147,17 +147,26 @@ impl Game {
         self.game.moves()
     }
 
+    /// Whether the game has ended, by its rules or by `stop`.
     fn is_over(&self) -> bool {
         self.game.is_over()
     }
 
-    /// Seats from first place to last (so far, before the end).
+    /// Ends the game now, ranked as it stands, as a table that is stopped ends it (a
+    /// training loop's truncation: the points game can run on for long under random play).
+    fn stop(&mut self) {
+        let events = self.game.stop();
+        self.events.extend(events);
+    }
+
+    /// Seats from first place to last once the game is over; before, the seats still in, in
+    /// seat order, then those out, the last out first.
     fn standings(&self) -> Vec<usize> {
         self.game.standings()
     }
 
     /// Each seat's return: +1 to the winner, -1 shared by the others; zeros before the end.
-    fn returns(&self) -> Vec<f32> {
+    fn returns(&self) -> Vec<f64> {
         let mut r = vec![0.0; self.game.seats()];
         play::returns_into(&self.game, &mut r);
         r
@@ -233,7 +242,7 @@ impl Game {
                 let events = play::apply_dealt(&mut self.game, seat, &action, cups).map_err(illegal)?;
                 if let Some(m) = self.game.dice_source_mut().take_mismatch() {
                     self.game = before;
-                    return Err(illegal(format!("cups: {m}")));
+                    return Err(illegal(format!("cups: {}", m.replace("the script gives", "the cups give"))));
                 }
                 events
             }
@@ -346,13 +355,13 @@ impl Game {
     }
 
     fn __repr__(&self) -> String {
+        let turn = play::to_act(&self.game).map_or_else(|| "None".to_string(), |s| s.to_string());
         format!(
-            "Game({:?}, players={}, round={}, moves={}, turn={:?})",
+            "Game({:?}, players={}, round={}, moves={}, turn={turn})",
             self.game.rules().name,
             self.game.seats(),
             self.game.round(),
             self.game.moves(),
-            play::to_act(&self.game)
         )
     }
 }

@@ -29,14 +29,26 @@ impl RuleSet {
     /// order, as `dudo rules --set` reads them: `RuleSet("fibbing", {"dice.start": "3"})`.
     #[new]
     #[pyo3(signature = (preset = "fibbing", settings = None))]
-    fn new(preset: &str, settings: Option<Vec<(String, String)>>) -> PyResult<RuleSet> {
+    pub(crate) fn new(preset: &str, settings: Option<&Bound<'_, PyAny>>) -> PyResult<RuleSet> {
         let mut rules = presets::by_name(preset).ok_or_else(|| {
             invalid(format!("preset: no preset {preset:?}; the presets are {}", presets::NAMES.join(", ")))
         })?;
-        for (path, value) in settings.unwrap_or_default() {
+        let pairs = match settings {
+            None => Vec::new(),
+            Some(s) => settings_of(s)?,
+        };
+        for (path, value) in pairs {
             rules = presets::with_setting(rules, &path, &value).map_err(invalid)?;
         }
         Ok(RuleSet { rules: Arc::new(rules) })
+    }
+
+    /// Pickles as its JSON.
+    fn __reduce__(&self) -> PyResult<(Py<PyAny>, (String,))> {
+        Python::attach(|py| {
+            let from_json = py.get_type::<RuleSet>().getattr("from_json")?.unbind();
+            Ok((from_json, (self.to_json()?,)))
+        })
     }
 
     /// A rule set from JSON: a preset's name, or `{"preset": ..., fields...}`, or every field.
@@ -69,7 +81,8 @@ impl RuleSet {
         (self.rules.players.min, self.rules.players.max)
     }
 
-    fn to_json(&self) -> PyResult<String> {
+    /// Every field, as JSON (`from_json` reads it back).
+    pub(crate) fn to_json(&self) -> PyResult<String> {
         serde_json::to_string(&*self.rules).map_err(invalid)
     }
 
@@ -91,7 +104,10 @@ impl RuleSet {
     }
 
     fn __repr__(&self) -> String {
-        format!("RuleSet({:?})", self.rules.name)
+        match presets::by_name(&self.rules.name) {
+            Some(preset) if preset == *self.rules => format!("RuleSet({:?})", self.rules.name),
+            _ => format!("<RuleSet {:?}, changed: to_dict() has every field>", self.rules.name),
+        }
     }
 }
 
@@ -132,9 +148,62 @@ impl Action {
         self.action.to_string()
     }
 
+    /// Pickles as its JSON.
+    fn __reduce__(&self) -> PyResult<(Py<PyAny>, (String,))> {
+        let json = serde_json::to_string(&self.action).map_err(illegal)?;
+        Python::attach(|py| Ok((py.get_type::<Action>().getattr("from_json")?.unbind(), (json,))))
+    }
+
+    /// An action from its JSON (`to_dict`'s shape).
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Action> {
+        Ok(Action { action: serde_json::from_str(text).map_err(illegal)? })
+    }
+
     fn __repr__(&self) -> String {
         format!("Action({:?})", self.action.to_string())
     }
+}
+
+/// The text of a setting's value as Python gives it: a string as `dudo rules --set` reads it,
+/// or a number or a bool, which read the same as their text.
+fn setting_value(path: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(b) = value.extract::<bool>() {
+        return Ok(b.to_string());
+    }
+    if let Ok(text) = value.extract::<String>() {
+        return Ok(text);
+    }
+    if value.extract::<i64>().is_ok() || value.extract::<f64>().is_ok() {
+        return Ok(value.str()?.to_string());
+    }
+    Err(invalid(format!(
+        "{path}: a setting's value is a string, a number or a bool, not {}",
+        value.get_type().name()?
+    )))
+}
+
+/// Settings as a dict or as (field, value) pairs: `{"dice.start": 3}`, `[("dice.start", "3")]`.
+fn settings_of(settings: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+    let bad = || invalid("settings: a dict of field: value, or a list of (field, value) pairs");
+    let pairs: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)> = match settings.cast::<pyo3::types::PyDict>() {
+        Ok(dict) => dict.iter().collect(),
+        Err(_) => settings
+            .try_iter()
+            .map_err(|_| bad())?
+            .map(|pair| {
+                pair.and_then(|p| p.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()).map_err(|_| bad())
+            })
+            .collect::<PyResult<_>>()?,
+    };
+    pairs
+        .into_iter()
+        .map(|(path, value)| {
+            let path: String = path.extract().map_err(|_| bad())?;
+            let value = setting_value(&path, &value)?;
+            Ok((path, value))
+        })
+        .collect()
 }
 
 /// What `Game.apply` and the policies take: an `Action`, an action id, or a typed call.
