@@ -9,7 +9,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 . "$root/scripts/venv.sh"
 venv python-package-venv "maturin==1.16.0" "numpy==2.4.6" "pettingzoo==1.27.0" "gymnasium==1.4.0" \
   "open_spiel==2.0.2" "pytest==9.2.0" "grpcio==1.85.1" "grpcio-tools==1.85.1"
-# The release profile, as `pip install ./python` builds it: the package's speed is the engine's.
-VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --release --quiet -m "$root/python/Cargo.toml" >&2
+# The profile pyproject.toml names, as `pip install ./python` builds it.
+VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --quiet -m "$root/python/Cargo.toml" >&2
 cd "$root/python"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"

@@ -9,8 +9,9 @@ Each figure is games per second on one core, over `seconds` (default 5) of play:
   chance nodes sampled as OpenSpiel's own examples do) against the package's `Game` with the
   openspiel preset (dealt again a game with `reset`);
 - one call per game: OpenSpiel's C++ `evaluate_bots` with its uniform random bots;
-- the package's `Batch` of 1024 games, from a Python loop of `step(random_actions())` with and
-  without observations, and `random_playouts`, which loops in Rust.
+- the package's `Batch` of 1024 games, from a Python loop of `step(random_actions())`: reading
+  every step's observations and masks as numpy arrays, reading the observations, and with no
+  observations; and `random_playouts`, which loops in Rust.
 """
 
 import random
@@ -78,12 +79,16 @@ def openspiel_evaluate_bots():
     return timed(play)
 
 
-def dudo_batch(observations):
+def dudo_batch(observations, masks=False):
     batch = dudo.Batch("openspiel", players=2, games=1024, seed=1, observations=observations)
 
     def play():
         before = batch.finished
         for _ in range(50):
+            if masks:
+                batch.masks()
+            if observations:
+                batch.observations()
             batch.step(batch.random_actions())
         return batch.finished - before
 
@@ -100,12 +105,13 @@ if __name__ == "__main__":
         ("OpenSpiel liars_dice, from Python", openspiel_python()),
         ("dudo Game, from Python", dudo_python()),
         ("OpenSpiel evaluate_bots (C++)", openspiel_evaluate_bots()),
-        ("dudo Batch, Python loop, observations", dudo_batch(True)),
-        ("dudo Batch, Python loop, masks only", dudo_batch(False)),
+        ("dudo Batch, Python loop, observations and masks read", dudo_batch(True, masks=True)),
+        ("dudo Batch, Python loop, observations read", dudo_batch(True)),
+        ("dudo Batch, Python loop, no observations", dudo_batch(False)),
         ("dudo Batch.random_playouts (Rust loop)", dudo_batch_rust()),
     ]
     for name, rate in rows:
-        print(f"{name:45} {rate:12,.0f} games/s")
+        print(f"{name:55} {rate:12,.0f} games/s")
     print(f"Game from Python / OpenSpiel from Python: {rows[1][1] / rows[0][1]:.2f}x")
     for name, rate in rows[3:]:
         print(f"{name} / evaluate_bots: {rate / rows[2][1]:.2f}x")

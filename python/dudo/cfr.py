@@ -12,8 +12,11 @@ state strings, returns) and every iteration after that is a few numpy operations
     solver.nash_conv()  # how far from equilibrium it is
     solver.policy()     # {information state: {action: probability}}
 
-It needs perfect recall with every history of an information state at the same depth (true
-of every Liar's Dice rule set: a seat's information holds every call made).
+It needs perfect recall with every history of an information state at the same depth and
+with the same legal actions: true of the common-hand rule sets (a seat's information holds
+every call made), not of Mexican, where rolling and accepting-then-rolling can meet; a game
+that breaks it is refused. `max_nodes` (5 million by default) bounds the walk's time and
+memory: the 5-dice games are far beyond it.
 """
 
 import numpy as np
@@ -41,7 +44,8 @@ class Tree:
             next_frontier = []
             for state, par, sl, pr, d in frontier:
                 node = len(kind)
-                if node >= max_nodes:
+                # Counted before any child is made: a level may be far wider than the rest.
+                if node + len(next_frontier) >= max_nodes:
                     raise ValueError(f"max_nodes: the tree has more than {max_nodes} nodes")
                 parent.append(par)
                 slot.append(sl)
@@ -56,7 +60,10 @@ class Tree:
                 if state.is_chance_node():
                     kind.append(_CHANCE)
                     player.append(-1)
-                    for action, p in state.chance_outcomes():
+                    outcomes = state.chance_outcomes()
+                    if node + len(next_frontier) + len(outcomes) >= max_nodes:
+                        raise ValueError(f"max_nodes: the tree has more than {max_nodes} nodes")
+                    for action, p in outcomes:
                         next_frontier.append((state.child(action), node, -1, p, d + 1))
                     continue
                 kind.append(_DECISION)
@@ -77,6 +84,8 @@ class Tree:
                 elif self.infoset_depth[index] != d or self.infoset_actions[index] != list(actions):
                     raise ValueError("the game's information states are not at one depth with one set of actions")
                 first = self.infoset_first_slot[index]
+                if node + len(next_frontier) + len(actions) >= max_nodes:
+                    raise ValueError(f"max_nodes: the tree has more than {max_nodes} nodes")
                 for i, action in enumerate(actions):
                     next_frontier.append((state.child(action), node, first + i, 1.0, d + 1))
             frontier = next_frontier

@@ -70,6 +70,8 @@ class DudoGame(pyspiel.Game):
         params = {**_DEFAULTS, **(params or {})}
         self.rules = rules_of(params)
         self.players = int(params["players"])
+        if not 2 <= self.players <= _MAX_PLAYERS:
+            raise ValueError(f"players: {self.players} is not from 2 to {_MAX_PLAYERS}")
         self.seed = int(params["seed"])
         self.max_moves = int(params["max_moves"])
         if self.max_moves < 1:
@@ -143,6 +145,8 @@ class DudoState(pyspiel.State):
     def _apply_action(self, action):
         seat = self._dealing_seat()
         if seat is not None:
+            if not 0 <= int(action) < self._faces:
+                raise ValueError(f"action: {action} is not a chance outcome here (0 to {self._faces - 1})")
             self._cups[seat].append(int(action) + 1)
             if self._dealing_seat() is None:
                 self._deal()

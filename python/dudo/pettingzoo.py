@@ -68,7 +68,9 @@ class raw_env(AECEnv):
     def reset(self, seed=None, options=None):
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
-        self.game = Game(self.rules, self.players, int(seed) % (1 << 64))
+        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 1 << 64:
+            raise ValueError(f"seed: {seed!r} is not an integer from 0 to 2**64-1")
+        self.game = Game(self.rules, self.players, int(seed))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -27,6 +27,11 @@ const MOST_SEATS: usize = 64;
 /// The most games one batch may hold: its buffers are sized by it.
 pub const MAX_GAMES: usize = 1 << 20;
 
+/// The most numbers a batch's observations and masks may hold together (a gigabyte of
+/// observations): games × (observation + action ids) is bounded by it, so a large table of
+/// many seats refuses a batch rather than abort the process on an allocation.
+pub const MAX_CELLS: usize = 1 << 28;
+
 /// Why a step was refused; no game was played.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StepError {
@@ -43,6 +48,10 @@ pub enum StepError {
 pub enum BatchError {
     #[error("games: {0} is not from 1 to {MAX_GAMES}")]
     Games(usize),
+    #[error(
+        "games: {games} games of {per_game} numbers each (an observation and a mask) is more than {MAX_CELLS}; make fewer"
+    )]
+    TooBig { games: usize, per_game: usize },
     #[error(transparent)]
     Start(#[from] StartError),
 }
@@ -97,6 +106,10 @@ impl Batch {
         // The first game refuses a table size the rules do not allow, before any buffer is made.
         let (first, _) = Game::start(rules.clone(), seats, seed_from_u64(nth_seed(run_seed, 0)))?;
         let observation = Observation::new(&rules, seats);
+        let per_game = observation.len() + observation.space().size();
+        if games.saturating_mul(per_game) > MAX_CELLS {
+            return Err(BatchError::TooBig { games, per_game });
+        }
         let mut batch = Batch {
             seats,
             games: Vec::with_capacity(games),

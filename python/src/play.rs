@@ -68,6 +68,39 @@ pub fn cups_after(game: &Game, seat: Seat, action: &Action) -> Option<Vec<u16>> 
     }
 }
 
+/// The cups given for a deal, checked against what it rolls: one cup a seat, each of the
+/// seat's dice (`need`), each face on the die. Faces come as Python gives them, any integer.
+pub fn checked_cups(rules: &RuleSet, need: &[u16], cups: &[Vec<i64>]) -> Result<Vec<Vec<u8>>, String> {
+    if rules.family.hand_game().is_some() {
+        return Err("cups: the individual-hand games deal no cups (their rolls come from the seed)".into());
+    }
+    if cups.len() != need.len() {
+        return Err(format!(
+            "cups: {} given for {} seats (one a seat, [] for a seat out)",
+            cups.len(),
+            need.len()
+        ));
+    }
+    let faces = i64::from(rules.dice.faces);
+    need.iter()
+        .zip(cups)
+        .enumerate()
+        .map(|(seat, (&n, cup))| {
+            if cup.len() != usize::from(n) {
+                return Err(format!("cups[{seat}]: {} dice given, the seat rolls {n}", cup.len()));
+            }
+            cup.iter()
+                .map(|&f| {
+                    u8::try_from(f)
+                        .ok()
+                        .filter(|_| (1..=faces).contains(&f))
+                        .ok_or_else(|| format!("cups[{seat}]: {f} is not a face (1 to {faces})"))
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Per-seat queues of the given cups, for a [`DiceSource`] script.
 fn queues(seats: usize, cups: &[Vec<u8>]) -> Vec<VecDeque<Vec<u8>>> {
     let mut q = vec![VecDeque::new(); seats];

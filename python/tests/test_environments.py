@@ -61,3 +61,19 @@ def test_cfr_solves_liars_dice_with_one_die_each():
     solver = CFRPlus(tree).run(650)
     assert abs(solver.value() - (-7 / 258)) < 1e-3
     assert solver.nash_conv() < 0.001
+
+
+def test_a_bad_chance_outcome_is_refused_and_a_big_tree_stops_soon():
+    import time
+
+    game = dudo.openspiel.load(preset="openspiel", players=2, dice=1)
+    state = game.new_initial_state()
+    with pytest.raises(Exception, match="chance outcome"):
+        state.apply_action(6)
+    state.apply_action(0)
+    state.apply_action(5)
+    assert state.current_player() == 0 and state.legal_actions()
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="max_nodes"):
+        Tree(dudo.openspiel.load(preset="openspiel", players=2, dice=5), max_nodes=2000)
+    assert time.perf_counter() - start < 10

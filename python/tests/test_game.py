@@ -161,3 +161,33 @@ def test_stop_ends_a_game_ranked_as_it_stands():
     game.stop()
     assert game.is_over() and abs(sum(game.returns())) < 1e-12
     assert "turn=None" in repr(game)
+
+
+def test_hostile_input_is_refused_by_name():
+    with pytest.raises(dudo.InvalidRules, match="setting"):
+        dudo.RuleSet("fibbing", [("x" + ".x" * 50_000, "1")])
+    with pytest.raises(dudo.InvalidRules, match="games"):
+        dudo.Batch("fibbing", 12, 1 << 20)
+    with pytest.raises(dudo.IllegalAction, match=r"cups\[1\]: 7 is not a face"):
+        dudo.Game.dealt("openspiel", 2, [[1] * 5, [7] * 5])
+    with pytest.raises(dudo.IllegalAction, match="2 given for 3 seats"):
+        dudo.Game.dealt("perudo-jonti", 3, [[1] * 5, [2] * 5])
+    with pytest.raises(dudo.IllegalAction, match="deal no cups"):
+        dudo.Game.dealt("mexican", 2, [[1] * 3, [2] * 3])
+    game = dudo.Game("openspiel", 2, 1)
+    with pytest.raises(dudo.IllegalAction, match="does not end a round"):
+        game.apply("1 two", cups=[[1] * 5, [1] * 5])
+    with pytest.raises(dudo.IllegalAction, match="not an action id"):
+        game.apply(2**70)
+    with pytest.raises(IndexError):
+        game.action_mask(100)
+
+
+def test_a_bot_may_be_asked_from_another_thread():
+    import threading
+
+    game, bot, out = dudo.Game("openspiel", 2, 3), dudo.Bot("odds", 1), []
+    worker = threading.Thread(target=lambda: out.append(bot.act(game)))
+    worker.start()
+    worker.join()
+    assert out and game.action_id(out[0]) is not None

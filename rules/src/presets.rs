@@ -380,6 +380,22 @@ pub fn with_overrides(base: RuleSet, overrides: &serde_json::Value) -> Result<Ru
 /// `base` with one field set from text: `("dice.faces", "8")`, `("exact_call.who", "on_turn")`.
 /// A value that does not fit is blamed on `path` as given, not on the rule set as a whole.
 pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, InvalidRules> {
+    // No field lies deeper than three names; a path of thousands would nest (and copy, and
+    // drop) a value that deep, recursively.
+    const MOST_NAMES: usize = 4;
+    const LONGEST_PATH: usize = 64;
+    if path.len() > LONGEST_PATH || path.split('.').count() > MOST_NAMES {
+        let mut shown: String = path.chars().take(LONGEST_PATH).collect();
+        if shown.len() < path.len() {
+            shown.push('…');
+        }
+        return Err(bad(
+            "setting",
+            format!(
+                "{shown} is not a field: a field's path is at most {MOST_NAMES} names and {LONGEST_PATH} characters"
+            ),
+        ));
+    }
     let parsed = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
     // Dice each where nobody can win dice back above the start (`dice.max` = `dice.start`,
     // as in most presets): changing the start moves the most with it, so "5 dice" becomes
@@ -437,6 +453,15 @@ mod tests {
         let apart = with_setting(fibbing(), "dice.max", "8").unwrap();
         let apart = with_setting(apart, "dice.start", "6").unwrap();
         assert_eq!((apart.dice.start, apart.dice.max), (6, 8));
+    }
+
+    /// A path of thousands of names is refused, not nested that deep (it overflowed the stack).
+    #[test]
+    fn a_setting_path_is_a_few_names_long() {
+        let deep = format!("x{}", ".x".repeat(50_000));
+        let err = with_setting(fibbing(), &deep, "1").expect_err("refused");
+        assert_eq!(err.field, "setting");
+        assert!(with_setting(fibbing(), "exact_call.who", "on_turn").is_ok());
     }
 
     #[test]

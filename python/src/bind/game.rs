@@ -99,9 +99,11 @@ impl Game {
     /// roll from `seed`: what makes a roll a chance node of its own (the OpenSpiel game).
     #[staticmethod]
     #[pyo3(signature = (rules, players, cups, seed = 0))]
-    fn dealt(rules: RulesArg, players: usize, cups: Vec<Vec<u8>>, seed: u64) -> PyResult<Game> {
+    fn dealt(rules: RulesArg, players: usize, cups: Vec<Vec<i64>>, seed: u64) -> PyResult<Game> {
         check_seats(players)?;
         let rules = rules.rules()?;
+        let need = vec![u16::from(rules.dice.start); players];
+        let cups = play::checked_cups(&rules, &need, &cups).map_err(illegal)?;
         let observation = Arc::new(Observation::new(&rules, players));
         let (game, events) =
             play::start_dealt(rules, players, seed_from_u64(seed), &cups).map_err(invalid)?;
@@ -198,6 +200,9 @@ impl Game {
     #[pyo3(signature = (seat = None))]
     fn action_mask<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let mut mask = vec![false; self.observation.space().size()];
+        if seat.is_some() {
+            self.seat_or_turn(seat)?;
+        }
         if let Ok(seat) = self.seat_or_turn(seat) {
             let view = self.game.view(seat);
             self.observation.space().mask_into(&self.game, seat, &view, &mut Legal::default(), &mut mask);
@@ -232,14 +237,18 @@ impl Game {
     /// `IllegalAction` and changes nothing. Returns nothing, as OpenSpiel's `apply_action`:
     /// `events(since=n)` reads what it caused.
     #[pyo3(signature = (action, seat = None, cups = None))]
-    fn apply(&mut self, action: ActionArg, seat: Option<usize>, cups: Option<Vec<Vec<u8>>>) -> PyResult<()> {
+    fn apply(&mut self, action: ActionArg, seat: Option<usize>, cups: Option<Vec<Vec<i64>>>) -> PyResult<()> {
         let seat = self.seat_or_turn(seat)?;
         let action = self.action_of(action, seat)?;
         let events = match &cups {
             None => self.game.apply(seat, &action).map_err(illegal)?,
             Some(cups) => {
+                let need = play::cups_after(&self.game, seat, &action).ok_or_else(|| {
+                    illegal(format!("cups: {action} does not end a round, so no cups are rolled"))
+                })?;
+                let cups = play::checked_cups(self.game.rules(), &need, cups).map_err(illegal)?;
                 let before = self.game.clone();
-                let events = play::apply_dealt(&mut self.game, seat, &action, cups).map_err(illegal)?;
+                let events = play::apply_dealt(&mut self.game, seat, &action, &cups).map_err(illegal)?;
                 if let Some(m) = self.game.dice_source_mut().take_mismatch() {
                     self.game = before;
                     return Err(illegal(format!("cups: {}", m.replace("the script gives", "the cups give"))));
@@ -367,9 +376,10 @@ impl Game {
 }
 
 /// One of the engine's built-in players as a policy: `Bot("odds", seed).act(game)`.
-#[pyclass(module = "dudo._dudo", name = "Bot", unsendable)]
+#[pyclass(module = "dudo._dudo", name = "Bot")]
 pub struct Bot {
-    bot: Box<dyn EngineBot>,
+    /// Behind a lock, so the bot may be asked from any Python thread.
+    bot: std::sync::Mutex<Box<dyn EngineBot>>,
     name: String,
 }
 
@@ -383,7 +393,7 @@ impl Bot {
         let bot = bots::by_name(name, seed).ok_or_else(|| {
             PyValueError::new_err(format!("name: no bot {name:?}; the bots are random, odds, reader"))
         })?;
-        Ok(Bot { bot, name: name.to_string() })
+        Ok(Bot { bot: std::sync::Mutex::new(bot), name: name.to_string() })
     }
 
     #[getter]
@@ -400,7 +410,8 @@ impl Bot {
         if legal.is_empty() {
             return Err(illegal(format!("seat {seat} has nothing to play now")));
         }
-        Ok(Action { action: self.bot.act(game.game.rules(), &view, &legal) })
+        let mut bot = self.bot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(Action { action: bot.act(game.game.rules(), &view, &legal) })
     }
 
     fn __repr__(&self) -> String {

@@ -210,7 +210,8 @@ fn settings_of(settings: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
 #[derive(FromPyObject)]
 pub(crate) enum ActionArg {
     Action(Action),
-    Id(i64),
+    // Any Python int: one past the ids (or past 2**63) is refused by name, not by type.
+    Id(i128),
     Call(String),
 }
 
