@@ -705,10 +705,10 @@ mod tests {
                     }
                     // Every id now and then (the hand games' answer lists them all each time).
                     if moves % 50 == 0 {
-                        for id in 0..space.size() {
+                        for (id, &marked) in mask.iter().enumerate() {
                             assert_eq!(
                                 space.allows(id, &game, seat, &view, &legal),
-                                mask[id],
+                                marked,
                                 "{name}: allows id {id}"
                             );
                         }
