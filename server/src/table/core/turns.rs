@@ -483,6 +483,11 @@ impl TableCore {
     /// The paused bot's time has come: it moves if nothing happened since it chose.
     pub fn bot_moves(&mut self, now: Now) {
         let Some(due) = self.bot_due.take() else { return };
+        // As before every move settle plays: a round that began since the move was planned
+        // lets its leaving seats go first (a slice that ended on a round's last move left the
+        // next round's first move due, and a seat the host removed played it instead of going).
+        // Going changes the log, and the move planned before is dropped for settle's own.
+        self.see_off(now);
         if due.at_log_len == self.log.next_seq() {
             let turn = self.game.as_ref().and_then(Game::turn);
             match self.window.as_mut().filter(|w| w.is_open()) {
