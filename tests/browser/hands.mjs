@@ -36,6 +36,9 @@ try {
 
     const done = { take: 0, reroll: 0, roll: 0, claim: 0, lift: 0, guess: 0, watch: 0, doubt: 0, bark: 0 };
     let lifted = 0;
+    // Looks in a row that found a prompt with nothing to press: one can be a prompt caught as it
+    // is redrawn (seen under load); many in a row are a page that offers no way on.
+    let stuck = 0;
     const deadline = Date.now() + Number(process.env.DUDO_GAME_SECONDS ?? 180) * 1000;
     while (Date.now() < deadline) {
       if (await page.getByRole("list", { name: "Standings" }).count()) break;
@@ -86,9 +89,13 @@ try {
           done.lift += 1;
         } else if (await has("No call")) {
           await button("No call").click({ timeout: 2_000 });
-        } else {
+        } else if (++stuck >= 40) {
           fail(`${preset}: nothing to press in "${await move.innerText()}"`);
+        } else {
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
         }
+        stuck = 0;
       } catch {
         // The prompt moved on while we clicked: look again.
       }
