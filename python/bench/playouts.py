@@ -1,9 +1,13 @@
 """Random playouts of Liar's Dice, 2 players with 5 dice each: the package against OpenSpiel.
 
     bash scripts/python-package.sh -q -k nothing   # builds the package into target/python-package-venv
-    target/python-package-venv/bin/python python/bench/playouts.py [seconds]
+    target/python-package-venv/bin/python python/bench/playouts.py [seconds] [rounds]
 
-Each figure is games per second on one core, over `seconds` (default 5) of play:
+Each figure is games per second on one core. The contenders take turns: every round plays
+each of them for `seconds` (default 1) in the same order, `rounds` times (default 7), so a
+change in the machine's load falls on all of them alike. A figure is the median of its
+rounds; a ratio is worked out round by round (each against the OpenSpiel figure of the same
+round) and its median and range over the rounds are printed.
 
 - from Python, one game at a time: OpenSpiel's `liars_dice` (a new initial state a game, its
   chance nodes sampled as OpenSpiel's own examples do) against the package's `Game` with the
@@ -15,6 +19,7 @@ Each figure is games per second on one core, over `seconds` (default 5) of play:
 """
 
 import random
+import statistics
 import sys
 import time
 
@@ -22,7 +27,8 @@ import pyspiel
 
 import dudo
 
-SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 5.0
+SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 
 
 def timed(play):
@@ -46,7 +52,7 @@ def openspiel_python():
                 state.apply_action(rng.choice(state.legal_actions()))
         return 1
 
-    return timed(play)
+    return play
 
 
 def dudo_python():
@@ -62,7 +68,7 @@ def dudo_python():
             game.apply(rng.choice(game.legal_action_ids()))
         return 1
 
-    return timed(play)
+    return play
 
 
 def openspiel_evaluate_bots():
@@ -76,7 +82,7 @@ def openspiel_evaluate_bots():
             pyspiel.evaluate_bots(game.new_initial_state(), bots, seed[0])
         return 1000
 
-    return timed(play)
+    return play
 
 
 def dudo_batch(observations, masks=False):
@@ -92,16 +98,20 @@ def dudo_batch(observations, masks=False):
             batch.step(batch.random_actions())
         return batch.finished - before
 
-    return timed(play)
+    return play
 
 
 def dudo_batch_rust():
     batch = dudo.Batch("openspiel", players=2, games=1024, seed=1, observations=False)
-    return timed(lambda: batch.random_playouts(20_000))
+    return lambda: batch.random_playouts(20_000)
+
+
+def median(xs):
+    return statistics.median(xs)
 
 
 if __name__ == "__main__":
-    rows = [
+    contenders = [
         ("OpenSpiel liars_dice, from Python", openspiel_python()),
         ("dudo Game, from Python", dudo_python()),
         ("OpenSpiel evaluate_bots (C++)", openspiel_evaluate_bots()),
@@ -110,8 +120,17 @@ if __name__ == "__main__":
         ("dudo Batch, Python loop, no observations", dudo_batch(False)),
         ("dudo Batch.random_playouts (Rust loop)", dudo_batch_rust()),
     ]
-    for name, rate in rows:
-        print(f"{name:55} {rate:12,.0f} games/s")
-    print(f"Game from Python / OpenSpiel from Python: {rows[1][1] / rows[0][1]:.2f}x")
-    for name, rate in rows[3:]:
-        print(f"{name} / evaluate_bots: {rate / rows[2][1]:.2f}x")
+    rates = [[] for _ in contenders]
+    for _ in range(ROUNDS):
+        for i, (_, play) in enumerate(contenders):
+            rates[i].append(timed(play))
+    for (name, _), rate in zip(contenders, rates):
+        print(f"{name:55} {median(rate):12,.0f} games/s  ({min(rate):,.0f}-{max(rate):,.0f})")
+
+    def ratio(name, of, against):
+        each = [a / b for a, b in zip(rates[of], rates[against])]
+        print(f"{name}: {median(each):.2f}x  ({min(each):.2f}-{max(each):.2f} over {ROUNDS} rounds)")
+
+    ratio("Game from Python / OpenSpiel from Python", 1, 0)
+    for i in range(3, len(contenders)):
+        ratio(f"{contenders[i][0]} / evaluate_bots", i, 2)

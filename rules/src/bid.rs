@@ -218,26 +218,7 @@ impl Bidding {
                 (false, false) => {}
             }
         }
-        let (cf, f) = (u32::from(cf), u32::from(f));
-        match self.system {
-            BiddingSystem::MoreOfSameFaceOrHigherFace => match f.cmp(&cf) {
-                std::cmp::Ordering::Equal => q(cq + 1),
-                std::cmp::Ordering::Greater => q(1),
-                std::cmp::Ordering::Less => None,
-            },
-            BiddingSystem::MoreDiceOrHigherFace => q(if f > cf { cq } else { cq + 1 }),
-            BiddingSystem::MoreDice => q(cq + 1),
-            BiddingSystem::AboveHighestNumber => {
-                let m = cq.max(cf);
-                q(if f > m { 1 } else { m + 1 })
-            }
-            BiddingSystem::HigherProduct => q(cq * cf / f + 1),
-            BiddingSystem::NeitherFalls => match f.cmp(&cf) {
-                std::cmp::Ordering::Equal => q(cq + 1),
-                std::cmp::Ordering::Greater => q(cq),
-                std::cmp::Ordering::Less => None,
-            },
-        }
+        system_min(self.system, cq, u32::from(cf), u32::from(f)).and_then(q)
     }
 
     /// The least legal quantity found by binary search over [`Bidding::check_raise`]
@@ -269,11 +250,82 @@ impl Bidding {
     /// [`Bidding::ranges`] into a reused vector.
     pub fn ranges_into(&self, current: Option<Bid>, out: &mut Vec<BidRange>) {
         out.clear();
-        for face in 1..=self.faces {
-            if let Some(min) = self.min_quantity(current, face) {
-                out.push(BidRange { face, min_quantity: min, max_quantity: self.total_dice });
+        let wilds_plain = self.wild.is_none() || self.wild_bids == WildBids::Plain;
+        match current {
+            // Opening with no wild conversion: any face, from one die.
+            None if wilds_plain => self.push_ranges(out, |_| Some(1)),
+            // Raising with no wild conversion and no face rule: the system alone decides each
+            // face, as in `min_quantity`'s last step. Each system gets its own loop, so the
+            // loop body is a few instructions (a playout's hottest call: BENCHMARKS.md).
+            Some(cur) if wilds_plain && self.face_rule == FaceRule::Free => {
+                let (cq, cf) = (u32::from(cur.quantity), u32::from(cur.face));
+                macro_rules! each_face {
+                    ($system:expr) => {
+                        self.push_ranges(out, |f| system_min($system, cq, cf, f))
+                    };
+                }
+                match self.system {
+                    BiddingSystem::MoreOfSameFaceOrHigherFace => {
+                        each_face!(BiddingSystem::MoreOfSameFaceOrHigherFace)
+                    }
+                    BiddingSystem::MoreDiceOrHigherFace => each_face!(BiddingSystem::MoreDiceOrHigherFace),
+                    BiddingSystem::MoreDice => each_face!(BiddingSystem::MoreDice),
+                    BiddingSystem::AboveHighestNumber => each_face!(BiddingSystem::AboveHighestNumber),
+                    BiddingSystem::HigherProduct => each_face!(BiddingSystem::HigherProduct),
+                    BiddingSystem::NeitherFalls => each_face!(BiddingSystem::NeitherFalls),
+                }
+            }
+            _ => {
+                for face in 1..=self.faces {
+                    if let Some(min) = self.min_quantity(current, face) {
+                        out.push(BidRange { face, min_quantity: min, max_quantity: self.total_dice });
+                    }
+                }
             }
         }
+    }
+
+    /// A range for each face whose least quantity `min` gives, within the dice in play.
+    #[inline(always)]
+    fn push_ranges(&self, out: &mut Vec<BidRange>, min: impl Fn(u32) -> Option<u32>) {
+        let total = self.total_dice;
+        out.reserve(usize::from(self.faces));
+        for face in 1..=self.faces {
+            if let Some(n) = min(u32::from(face)) {
+                let n = n.max(1);
+                if n <= u32::from(total) {
+                    out.push(BidRange { face, min_quantity: n as u16, max_quantity: total });
+                }
+            }
+        }
+    }
+}
+
+/// The least quantity of face `f` that raises quantity `cq` of face `cf` under `system`,
+/// before the table's dice bound it (`None`: no quantity of `f` does). The last step of
+/// [`Bidding::min_quantity`], after wilds and face rules; inlined, so a caller that names
+/// the system gets its arm alone.
+#[inline(always)]
+fn system_min(system: BiddingSystem, cq: u32, cf: u32, f: u32) -> Option<u32> {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    match system {
+        BiddingSystem::MoreOfSameFaceOrHigherFace => match f.cmp(&cf) {
+            Equal => Some(cq + 1),
+            Greater => Some(1),
+            Less => None,
+        },
+        BiddingSystem::MoreDiceOrHigherFace => Some(if f > cf { cq } else { cq + 1 }),
+        BiddingSystem::MoreDice => Some(cq + 1),
+        BiddingSystem::AboveHighestNumber => {
+            let m = cq.max(cf);
+            Some(if f > m { 1 } else { m + 1 })
+        }
+        BiddingSystem::HigherProduct => Some(cq * cf / f.max(1) + 1),
+        BiddingSystem::NeitherFalls => match f.cmp(&cf) {
+            Equal => Some(cq + 1),
+            Greater => Some(cq),
+            Less => None,
+        },
     }
 }
 
@@ -504,6 +556,13 @@ mod tests {
                                             .flat_map(|q| (1..=faces).map(move |f| Some(b(q, f)))),
                                     );
                                     for cur in currents {
+                                        let by_face: Vec<BidRange> = (1..=faces)
+                                            .filter_map(|face| {
+                                                let min_quantity = r.min_quantity(cur, face)?;
+                                                Some(BidRange { face, min_quantity, max_quantity: total })
+                                            })
+                                            .collect();
+                                        assert_eq!(r.ranges(cur), by_face, "{r:?} {cur:?}");
                                         for face in 0..=faces + 1 {
                                             assert_eq!(
                                                 r.min_quantity(cur, face),
