@@ -316,3 +316,61 @@ fn the_host_out_of_time_again_and_again_keeps_the_seat() {
     let ana = &core.info().players[0];
     assert!(!ana.left && !ana.leaving, "{ana:?}");
 }
+
+/// A removed seat goes as the next round begins even when paused bots play every move and
+/// each slice of their moves is one move long: a slice that ends on a round's last move
+/// leaves the next round's first move due, and that move must wait for the leaving seat to
+/// go (played as planned, it was the removed seat's own, and the seat stayed a round more).
+#[test]
+fn a_removed_seat_goes_as_the_next_round_begins_when_paused_bots_end_the_round() {
+    let at_mono = |mono: Duration| Now { wall: 1_700_000_000_000 + mono.as_millis() as i64, mono };
+    for game in 0..30u64 {
+        let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(1), call_window_millis: 0 };
+        let mut core = table(pacing, false);
+        core.set_bot_slice(Duration::ZERO);
+        person(&mut core, "ana", at(0));
+        let cat = person(&mut core, "cat", at(0));
+        bot(&mut core, "random", game * 10 + 1, at(0));
+        bot(&mut core, "random", game * 10 + 2, at(0));
+        start(&mut core, at(0));
+        let first_round = core.game().unwrap().round();
+        let mut now = Duration::ZERO;
+        let mut removed = false;
+        for _ in 0..10_000 {
+            let game_now = core.game().unwrap();
+            if game_now.is_over() {
+                break;
+            }
+            let claims = game_now.spectator_view().claims.len();
+            if !removed && claims > 0 {
+                core.take_out(cat, LeaveWhy::Removed, at_mono(now)).unwrap();
+                core.settle(at_mono(now));
+                removed = true;
+                continue;
+            }
+            if game_now.round() > first_round && claims > 0 {
+                break;
+            }
+            now += Duration::from_millis(1);
+            match (game_now.turn(), core.bot_due()) {
+                (Some(0), _) => {
+                    let action = game_now.default_action(0).unwrap();
+                    core.play(0, action, at_mono(now)).unwrap();
+                    core.settle(at_mono(now));
+                }
+                (_, Some(due)) => {
+                    now = now.max(due);
+                    core.bot_moves(at_mono(now));
+                }
+                (turn, None) => panic!("game {game}: nothing moves at seat {turn:?}"),
+            }
+        }
+        let game_now = core.game().unwrap();
+        assert!(removed, "game {game}: a claim was made");
+        assert!(
+            !game_now.is_active(cat),
+            "game {game}: the removed seat is still in round {} (the first was {first_round})",
+            game_now.round()
+        );
+    }
+}
