@@ -372,7 +372,15 @@ fn named(name: &str) -> Result<RuleSet, InvalidRules> {
 pub fn with_overrides(base: RuleSet, overrides: &serde_json::Value) -> Result<RuleSet, InvalidRules> {
     let mut value = serde_json::to_value(&base).map_err(|e| bad("rules", e.to_string()))?;
     merge(&mut value, overrides);
-    let rules: RuleSet = serde_json::from_value(value).map_err(|e| bad("rules", e.to_string()))?;
+    let rules: RuleSet = serde_path_to_error::deserialize(value).map_err(|e| {
+        // The field that does not fit, as a setting names it; the whole rule set where the
+        // fault is not in one field.
+        let field = match e.path().to_string() {
+            path if path == "." => "rules".into(),
+            path => path.into(),
+        };
+        InvalidRules { field, problem: e.into_inner().to_string() }
+    })?;
     rules.validate()?;
     Ok(rules)
 }
@@ -508,5 +516,10 @@ mod tests {
         let r = spec.resolve().unwrap();
         assert_eq!((r.name.as_str(), r.dice.start, r.dice.max), ("house", 3, 3));
         assert!(RulesSpec::Preset("nope".into()).resolve().is_err());
+        // A rule set in JSON names the field that does not fit, however deep.
+        let spec: RulesSpec = serde_json::from_str(r#"{"dice":{"faces":"six"}}"#).unwrap();
+        let e = spec.resolve().unwrap_err();
+        assert_eq!(e.field, "dice.faces", "{e}");
+        assert!(e.problem.contains("six"), "{e}");
     }
 }
