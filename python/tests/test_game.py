@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -107,8 +108,18 @@ def test_ids_masks_and_actions_agree():
             assert list(np.nonzero(mask)[0]) == ids
             actions = game.legal_actions()
             assert [game.action_id(a) for a in actions] == ids
+            # Each reads back from its text, written in the game's own symbols.
+            assert [game.action(str(a)) for a in actions] == actions
             game.apply(ids[moves % len(ids)])
             moves += 1
+
+
+def test_a_hand_games_claims_are_written_in_its_symbols():
+    game = dudo.Game("poker-dice", 2, 1)
+    game.apply("roll all")
+    claims = [str(a) for a in game.legal_actions() if a.kind == "claim"]
+    assert claims and all(re.fullmatch(r"claim [9TJQKA]{5}", c) for c in claims), claims
+    assert dudo.Action.from_json('{"claim": [6, 6, 6, 6, 6]}') == game.action("claim AAAAA")
 
 
 def test_openspiel_numbers_bids_as_openspiel_does():

@@ -185,7 +185,7 @@ impl Game {
             .legal_ids(&self.game, seat)
             .into_iter()
             .filter_map(|id| space.action(id, &view))
-            .map(|action| Action { action })
+            .map(|action| Action::in_game(action, self.game.rules()))
             .collect())
     }
 
@@ -228,7 +228,7 @@ impl Game {
     #[pyo3(signature = (action, seat = None))]
     fn action(&self, action: ActionArg, seat: Option<usize>) -> PyResult<Action> {
         let seat = self.seat_or_turn(seat)?;
-        Ok(Action { action: self.action_of(action, seat)? })
+        Ok(Action::in_game(self.action_of(action, seat)?, self.game.rules()))
     }
 
     /// Plays `action` (an `Action`, an id or a typed call) for `seat` (default: the seat to
@@ -411,7 +411,7 @@ impl Bot {
             return Err(illegal(format!("seat {seat} has nothing to play now")));
         }
         let mut bot = self.bot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        Ok(Action { action: bot.act(game.game.rules(), &view, &legal) })
+        Ok(Action::in_game(bot.act(game.game.rules(), &view, &legal), game.game.rules()))
     }
 
     fn __repr__(&self) -> String {

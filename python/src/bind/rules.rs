@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use dudo_rules::hand::HandGame;
 use dudo_rules::presets::{self, RulesSpec};
 use dudo_rules::{Action as EngineAction, RuleSet as EngineRules};
 use pyo3::prelude::*;
@@ -120,9 +121,38 @@ pub(crate) fn preset_names() -> Vec<&'static str> {
 
 /// One move by one seat.
 #[pyclass(module = "dudo._dudo", name = "Action", frozen, eq, hash, from_py_object)]
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Action {
     pub(crate) action: EngineAction,
+    /// The hand game a `Game` made it in, so a claim's text is written in that game's
+    /// symbols ("claim AAAAA" in poker dice) and reads back; not part of what it is.
+    pub(crate) hand_game: Option<HandGame>,
+}
+
+impl Action {
+    /// An action as a game of `rules` writes it.
+    pub(crate) fn in_game(action: EngineAction, rules: &EngineRules) -> Action {
+        Action { action, hand_game: rules.family.hand_game() }
+    }
+
+    /// An action with no game to write it in (parsed, or read from JSON).
+    fn bare(action: EngineAction) -> Action {
+        Action { action, hand_game: None }
+    }
+}
+
+impl PartialEq for Action {
+    fn eq(&self, other: &Action) -> bool {
+        self.action == other.action
+    }
+}
+
+impl Eq for Action {}
+
+impl std::hash::Hash for Action {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.action.hash(state);
+    }
 }
 
 #[pymethods]
@@ -130,7 +160,7 @@ impl Action {
     /// An action from what a player would type ("3 5s", "dudo", "calza", "pass").
     #[staticmethod]
     fn parse(text: &str) -> PyResult<Action> {
-        Ok(Action { action: dudo_rules::parse_call(text).map_err(illegal)? })
+        Ok(Action::bare(dudo_rules::parse_call(text).map_err(illegal)?))
     }
 
     /// `bid`, `push`, `pass`, `dudo`, `calza`, `watch`, `accept`, `roll`, `claim`, `dog's life`.
@@ -144,8 +174,13 @@ impl Action {
         Ok(pythonize(py, &self.action)?)
     }
 
+    /// As a player would type it, in the game's own symbols where a `Game` made it
+    /// (`Game.apply` reads it back).
     fn __str__(&self) -> String {
-        self.action.to_string()
+        match (&self.action, self.hand_game) {
+            (EngineAction::Claim(hand), Some(game)) => format!("claim {}", hand.text(game)),
+            (action, _) => action.to_string(),
+        }
     }
 
     /// Pickles as its JSON.
@@ -157,11 +192,11 @@ impl Action {
     /// An action from its JSON (`to_dict`'s shape).
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Action> {
-        Ok(Action { action: serde_json::from_str(text).map_err(illegal)? })
+        Ok(Action::bare(serde_json::from_str(text).map_err(illegal)?))
     }
 
     fn __repr__(&self) -> String {
-        format!("Action({:?})", self.action.to_string())
+        format!("Action({:?})", self.__str__())
     }
 }
 
