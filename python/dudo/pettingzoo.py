@@ -26,9 +26,13 @@ from . import Game, RuleSet
 
 
 
-def env(**kwargs):
-    """The environment with PettingZoo's usual checks around it."""
-    e = raw_env(**kwargs)
+def env(preset=None, players=2, settings=None, rules=None, max_moves=10_000, render_mode=None):
+    """The environment with PettingZoo's usual checks around it.
+
+    ``preset`` (``openspiel`` unless named) with ``settings`` (a dict of ``field: value``,
+    as ``RuleSet`` takes them), or ``rules``, a ``RuleSet``, instead of both; ``players`` seats; ``max_moves`` as above.
+    """
+    e = raw_env(preset, players, settings, rules, max_moves, render_mode)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
@@ -37,9 +41,11 @@ def env(**kwargs):
 class raw_env(AECEnv):
     metadata = {"render_modes": ["human", "ansi"], "name": "dudo_v0", "is_parallelizable": False}
 
-    def __init__(self, preset="openspiel", players=2, rules=None, max_moves=10_000, render_mode=None):
+    def __init__(self, preset=None, players=2, settings=None, rules=None, max_moves=10_000, render_mode=None):
         super().__init__()
-        self.rules = rules if rules is not None else RuleSet(preset)
+        if rules is not None and (preset is not None or settings is not None):
+            raise ValueError("rules: give a RuleSet, or a preset with settings, not both")
+        self.rules = rules if rules is not None else RuleSet(preset or "openspiel", settings)
         self.players = players
         self.max_moves = max_moves
         self.render_mode = render_mode

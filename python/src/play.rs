@@ -87,7 +87,12 @@ pub fn checked_cups(rules: &RuleSet, need: &[u16], cups: &[Vec<i64>]) -> Result<
         .enumerate()
         .map(|(seat, (&n, cup))| {
             if cup.len() != usize::from(n) {
-                return Err(format!("cups[{seat}]: {} dice given, the seat rolls {n}", cup.len()));
+                let dice = |k: usize| if k == 1 { "1 die".to_string() } else { format!("{k} dice") };
+                return Err(format!(
+                    "cups[{seat}]: {} given, the seat rolls {}",
+                    dice(cup.len()),
+                    dice(usize::from(n))
+                ));
             }
             cup.iter()
                 .map(|&f| {

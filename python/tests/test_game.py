@@ -1,5 +1,6 @@
 """The package plays the engine's game: the server's rules, dice and refusals."""
 
+import copy
 import json
 import os
 import re
@@ -159,9 +160,16 @@ def test_rule_sets_and_actions_pickle_and_settings_take_numbers():
 
     rules = dudo.RuleSet("house", {"dice.faces": 8, "dice.start": 3})
     assert pickle.loads(pickle.dumps(rules)) == rules
-    assert "changed" in repr(rules) and repr(dudo.RuleSet("house")) == 'RuleSet("house")'
+    # A changed preset's repr is the settings that make it again.
+    assert eval(repr(rules), {"RuleSet": dudo.RuleSet}) == rules and repr(dudo.RuleSet("house")) == 'RuleSet("house")'
     action = dudo.Action.parse("3 fives")
     assert pickle.loads(pickle.dumps(action)) == action
+    # A hand game's action keeps its symbols through pickling and copying.
+    game = dudo.Game("poker-dice", 2, 1)
+    game.apply("roll all")
+    claim = next(a for a in game.legal_actions() if a.kind == "claim")
+    for again in (pickle.loads(pickle.dumps(claim)), copy.copy(claim), copy.deepcopy(claim)):
+        assert str(again) == str(claim) and game.action(str(again)) == claim
     with pytest.raises(dudo.InvalidRules, match="dice.faces: a setting's value"):
         dudo.RuleSet("house", {"dice.faces": [8]})
 
@@ -192,6 +200,24 @@ def test_hostile_input_is_refused_by_name():
         game.apply(2**70)
     with pytest.raises(IndexError):
         game.action_mask(100)
+    with pytest.raises(TypeError, match="not an array of float64"):
+        dudo.Batch("openspiel", games=2).step(np.zeros(2))
+    with pytest.raises(dudo.InvalidRules, match="not JSON"):
+        dudo.RuleSet.from_json("not json")
+    # An action no id stands for has none: a claim of too few or too many dice (which once
+    # indexed past the hand), a roll naming a die twice.
+    mexican = dudo.Game("mexican", 3)
+    for dice in ([6, 6], [], [6] * 5):
+        assert mexican.action_id(dudo.Action.from_json(json.dumps({"claim": dice}))) is None
+    assert dudo.Action.from_json('{"claim": [2, 1, 1]}') == dudo.Action.from_json('{"claim": [1, 1, 2]}')
+    with pytest.raises(dudo.InvalidRules, match="palifico.*not a list"):
+        dudo.RuleSet("openspiel", {"palifico": "[]"})
+    with pytest.raises(dudo.InvalidRules, match="dice.start"):
+        dudo.RuleSet("fibbing", {"dice.start": "x"})
+    with pytest.raises(TypeError, match="an Action, an action id"):
+        mexican.apply(True)
+    with pytest.raises(dudo.IllegalAction, match="not an action id"):
+        mexican.apply(2**200)
 
 
 def test_a_bot_may_be_asked_from_another_thread():

@@ -111,8 +111,24 @@ pub struct CallParseError {
 
 const COMMON_HINT: &str =
     "\"3 5s\", \"three fives\", \"dudo\", \"calza\", \"pass\" or \"push 5 5 then 6 5s\"";
-const HAND_HINT: &str =
-    "\"dudo\", \"accept\", \"roll all\", \"roll 1 3\", \"a pair of jacks\", \"KKTTJ\" or \"better\"";
+/// Calls that read in each hand game: its claims in its own words and symbols.
+fn hand_hint(game: crate::hand::HandGame) -> &'static str {
+    use crate::hand::HandGame;
+    match game {
+        HandGame::PokerDice => {
+            "\"dudo\", \"accept\", \"roll all\", \"roll 1 3\", \"a pair of jacks\", \"KKTTJ\" or \"better\""
+        }
+        HandGame::Stanford => {
+            "\"dudo\", \"accept\", \"roll all\", \"roll 1 3\", \"three 6s\", \"445321\" or \"better\""
+        }
+        HandGame::Mexican => {
+            "\"dudo\", \"accept\", \"roll all\", \"roll 1 3\", \"a pair of 4s\", \"544\", \"mexican\" or \"better\""
+        }
+        HandGame::MexicanTwoDice => {
+            "\"dudo\", \"accept\", \"roll all\", \"roll 1 2\", \"a pair of 4s\", \"62\", \"mexican\" or \"better\""
+        }
+    }
+}
 
 /// Reads a call the way people say it.
 pub fn parse_call(input: &str) -> Result<Action, CallParseError> {
@@ -229,7 +245,8 @@ pub fn parse_hand_call(
     input: &str,
     previous: Option<&crate::hand::Hand>,
 ) -> Result<Action, CallParseError> {
-    let err = |why: &str| CallParseError { input: input.to_string(), why: why.to_string(), hint: HAND_HINT };
+    let err =
+        |why: &str| CallParseError { input: input.to_string(), why: why.to_string(), hint: hand_hint(game) };
     let lower = input.trim().to_ascii_lowercase();
     let words: Vec<&str> = lower.split_whitespace().collect();
     match words.as_slice() {

@@ -164,10 +164,25 @@ impl HandGame {
 
 /// A hand of dice, written as players write it: most of a kind first, then higher faces
 /// ("JJQT9", "TT99J", "666321").
+///
+/// Read from JSON it is put in that order, as [`Hand::new`] puts it: the same hand is the
+/// same value however its dice were listed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(from = "Vec<u8>", into = "Vec<u8>")]
 pub struct Hand {
     pub dice: Vec<u8>,
+}
+
+impl From<Vec<u8>> for Hand {
+    fn from(dice: Vec<u8>) -> Hand {
+        Hand::new(dice)
+    }
+}
+
+impl From<Hand> for Vec<u8> {
+    fn from(hand: Hand) -> Vec<u8> {
+        hand.dice
+    }
 }
 
 impl Hand {
@@ -301,8 +316,15 @@ pub fn parse_claim(game: HandGame, text: &str, previous: Option<&Hand>) -> Resul
         return Ok(Hand::new(symbols));
     }
     weakest_fitting(game, &words).ok_or_else(|| {
+        // Descriptions that read in this game: poker dice name their ranks, the others count pips.
+        let described = match game {
+            HandGame::PokerDice => "\"a pair of jacks\" or \"three kings\"",
+            HandGame::Stanford => "\"a pair of 4s\" or \"three 6s\"",
+            HandGame::Mexican => "\"a pair of 4s\", \"three 6s\" or \"mexican\"",
+            HandGame::MexicanTwoDice => "\"a pair of 4s\" or \"mexican\"",
+        };
         format!(
-            "a claim is a hand (for example {}), a description such as \"a pair of jacks\" or \"three 6s\", or \"better\"",
+            "a claim is a hand (for example {}), a description such as {described}, or \"better\"",
             game.top().text(game)
         )
     })
@@ -511,5 +533,13 @@ mod tests {
         assert_eq!(HandGame::Stanford.all_hands().len(), 462);
         assert_eq!(HandGame::Mexican.all_hands().len(), 56);
         assert_eq!(HandGame::MexicanTwoDice.all_hands().len(), 21);
+    }
+
+    /// A hand read from JSON is the same value however its dice were listed.
+    #[test]
+    fn a_hand_from_json_is_put_in_order() {
+        let read: Hand = serde_json::from_str("[2, 1, 1]").expect("a hand");
+        assert_eq!(read, Hand::new(vec![1, 1, 2]));
+        assert_eq!(serde_json::to_string(&read).expect("json"), "[1,1,2]");
     }
 }

@@ -335,10 +335,32 @@ pub fn mexican(family: Family, name: &str) -> RuleSet {
 ///
 /// In JSON: `"fibbing"`, or `{"preset": "fibbing", "dice": {"start": 3, "max": 3}}`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "serde_json::Value")]
 pub enum RulesSpec {
     Preset(String),
     Custom(serde_json::Map<String, serde_json::Value>),
+}
+
+/// Read by hand, so that anything else is refused by what a rule set is, not as "no variant
+/// of an untagged enum matched".
+impl TryFrom<serde_json::Value> for RulesSpec {
+    type Error = InvalidRules;
+
+    fn try_from(value: serde_json::Value) -> Result<RulesSpec, InvalidRules> {
+        match value {
+            serde_json::Value::String(name) => Ok(RulesSpec::Preset(name)),
+            serde_json::Value::Object(fields) => Ok(RulesSpec::Custom(fields)),
+            other => {
+                let kind = match other {
+                    serde_json::Value::Null => "null",
+                    serde_json::Value::Bool(_) => "a bool",
+                    serde_json::Value::Number(_) => "a number",
+                    _ => "a list",
+                };
+                Err(bad("rules", format!("a preset's name or an object of fields, not {kind}")))
+            }
+        }
+    }
 }
 
 impl RulesSpec {
@@ -371,7 +393,7 @@ fn named(name: &str) -> Result<RuleSet, InvalidRules> {
 /// `base` with the fields of `overrides` (a JSON object, nested like the rule set) replaced.
 pub fn with_overrides(base: RuleSet, overrides: &serde_json::Value) -> Result<RuleSet, InvalidRules> {
     let mut value = serde_json::to_value(&base).map_err(|e| bad("rules", e.to_string()))?;
-    merge(&mut value, overrides);
+    merge("", &mut value, overrides)?;
     let rules: RuleSet = serde_path_to_error::deserialize(value).map_err(|e| {
         // The field that does not fit, as a setting names it; the whole rule set where the
         // fault is not in one field.
@@ -404,6 +426,17 @@ pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, I
             ),
         ));
     }
+    // Fields are named in lower case, digits and underscores; anything else is refused
+    // without being echoed (a control character would reach a terminal or a log as it is).
+    if let Some(c) = path.chars().find(|&c| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')) {
+        return Err(bad(
+            "setting",
+            format!(
+                "a field's path is letters, digits, '_' and '.', not {:?}",
+                c.escape_default().to_string()
+            ),
+        ));
+    }
     let parsed = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
     // Dice each where nobody can win dice back above the start (`dice.max` = `dice.start`,
     // as in most presets): changing the start moves the most with it, so "5 dice" becomes
@@ -419,24 +452,42 @@ pub fn with_setting(base: RuleSet, path: &str, value: &str) -> Result<RuleSet, I
         }
         nested
     };
-    with_overrides(base, &nested).map_err(|e| match e.field.as_ref() {
-        "rules" => InvalidRules { field: path.to_string().into(), problem: e.problem },
-        _ => e,
+    with_overrides(base, &nested).map_err(|e| {
+        // The value is blamed on the setting as given: not on the rule set as a whole, nor
+        // on the `dice.max` it was copied to.
+        let copied = path == "dice.start" && e.field == "dice.max";
+        if e.field == "rules" || copied {
+            InvalidRules { field: path.to_string().into(), problem: e.problem }
+        } else {
+            e
+        }
     })
 }
 
-fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
+/// Writes `over` into `base`, field by field. `path` is where `base` lies, for the error: a
+/// list where the rule set has a section of fields (serde would read `"dice": [2, 2]` as
+/// the section's fields in order, and every field left out as its default).
+fn merge(path: &str, base: &mut serde_json::Value, over: &serde_json::Value) -> Result<(), InvalidRules> {
+    use serde_json::Value;
+    let field = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
     match (base, over) {
+        (Value::Object(_), Value::Array(_)) => {
+            let field = if path.is_empty() { "rules".to_string() } else { path.to_string() };
+            return Err(InvalidRules {
+                field: field.into(),
+                problem: "a section of fields is an object of them, not a list".into(),
+            });
+        }
         // A one-key object is an enum with data (`{"points": 75}`): another variant replaces it.
-        (serde_json::Value::Object(b), serde_json::Value::Object(o))
+        (Value::Object(b), Value::Object(o))
             if b.len() == 1 && o.len() == 1 && b.keys().next() != o.keys().next() =>
         {
             *b = o.clone();
         }
-        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+        (Value::Object(b), Value::Object(o)) => {
             for (k, v) in o {
                 match b.get_mut(k) {
-                    Some(slot) => merge(slot, v),
+                    Some(slot) => merge(&field(k), slot, v)?,
                     None => {
                         b.insert(k.clone(), v.clone());
                     }
@@ -445,6 +496,7 @@ fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
         }
         (slot, v) => *slot = v.clone(),
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -516,6 +568,18 @@ mod tests {
         let r = spec.resolve().unwrap();
         assert_eq!((r.name.as_str(), r.dice.start, r.dice.max), ("house", 3, 3));
         assert!(RulesSpec::Preset("nope".into()).resolve().is_err());
+        // A list where a section of fields belongs is refused by the section's name.
+        let e = with_setting(fibbing(), "dice", "[2, 2]").unwrap_err();
+        assert_eq!(e.field, "dice", "{e}");
+        let e = with_setting(fibbing(), "palifico", "[]").unwrap_err();
+        assert_eq!(e.field, "palifico", "{e}");
+        // A bad number of dice is the setting's fault, not that of the most it moves with it.
+        let e = with_setting(fibbing(), "dice.start", "x").unwrap_err();
+        assert_eq!(e.field, "dice.start", "{e}");
+        let e = with_setting(fibbing(), "dice\u{0}.start", "3").unwrap_err();
+        assert!(e.field == "setting" && !e.problem.contains('\u{0}'), "{e}");
+        let e = serde_json::from_str::<RulesSpec>("[1, 2]").unwrap_err();
+        assert!(e.to_string().contains("a preset's name or an object of fields, not a list"), "{e}");
         // A rule set in JSON names the field that does not fit, however deep.
         let spec: RulesSpec = serde_json::from_str(r#"{"dice":{"faces":"six"}}"#).unwrap();
         let e = spec.resolve().unwrap_err();

@@ -151,7 +151,8 @@ impl ActionSpace {
                 let game = self.hand?;
                 let mut bits = 0usize;
                 for &d in dice {
-                    if d >= game.dice() {
+                    // A position twice is not a roll the engine plays (nor the id's).
+                    if d >= game.dice() || bits & (1 << d) != 0 {
                         return None;
                     }
                     bits |= 1 << d;
@@ -160,6 +161,11 @@ impl ActionSpace {
             }
             Action::Claim(hand) => {
                 let game = self.hand?;
+                // Only a hand of the game's dice is valued (and is a claim the engine plays).
+                if hand.dice.len() != game.dice() || hand.dice.iter().any(|d| !(1..=6).contains(d)) {
+                    return None;
+                }
+                // A claim is its hand's value: hands of one value are one claim, one id.
                 let value = game.value(&hand.dice);
                 let ordered = game.ordered();
                 let i = ordered.partition_point(|h| h.0 < value);
@@ -750,5 +756,29 @@ mod tests {
         assert_eq!(out[block("bid").offset + 8], 1.0);
         assert_eq!(out[block("claims").offset + 8 * 2 + seat], 1.0);
         assert_eq!(out[block("seat").offset + 1 - seat], 1.0);
+    }
+
+    /// An action no id stands for has none, whatever a client makes: a claim of too few or
+    /// too many dice, or of faces off the die, and a roll naming a die twice.
+    #[test]
+    fn an_action_the_engine_would_refuse_has_no_id() {
+        use crate::hand::Hand;
+        for (name, dice) in [("mexican", 3usize), ("mexican-two-dice", 2), ("stanford", 6), ("poker-dice", 5)]
+        {
+            let rules = presets::by_name(name).expect("a preset");
+            let space = ActionSpace::new(&rules, 2);
+            let view = View::default();
+            for n in [0, 1, dice - 1, dice + 1, dice + 3] {
+                assert_eq!(
+                    space.id(&Action::Claim(Hand { dice: vec![6; n] }), &view),
+                    None,
+                    "{name}: {n} dice"
+                );
+            }
+            assert_eq!(space.id(&Action::Claim(Hand { dice: vec![7; dice] }), &view), None, "{name}: a 7");
+            assert!(space.id(&Action::Claim(Hand::new(vec![6; dice])), &view).is_some(), "{name}");
+            let twice = Action::Roll { dice: vec![1, 1], show: Vec::new() };
+            assert_eq!(space.id(&twice, &view), None, "{name}: a die rolled twice");
+        }
     }
 }

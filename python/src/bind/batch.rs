@@ -1,7 +1,7 @@
 //! `Batch`: many games stepped at once from numpy arrays, the GIL released while they play.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use super::rules::{RulesArg, check_seats};
@@ -9,21 +9,27 @@ use super::{illegal, invalid};
 use crate::batch::Batch as EngineBatch;
 
 /// A step's action ids: a 1-D numpy array of int64 or int32 (JAX's), or a list of ints.
-#[derive(FromPyObject)]
-enum Ids<'py> {
-    Int64(PyReadonlyArray1<'py, i64>),
-    Int32(PyReadonlyArray1<'py, i32>),
-    List(Vec<i64>),
-}
-
-impl Ids<'_> {
-    fn into_vec(self) -> Vec<i64> {
-        match self {
-            Ids::Int64(a) => a.as_array().iter().copied().collect(),
-            Ids::Int32(a) => a.as_array().iter().map(|&x| i64::from(x)).collect(),
-            Ids::List(v) => v,
-        }
+/// Anything else is refused naming what it was (a float array, say), not with the
+/// extraction's account of every form it tried.
+fn ids_of(actions: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if let Ok(a) = actions.extract::<PyReadonlyArray1<'_, i64>>() {
+        return Ok(a.as_array().iter().copied().collect());
     }
+    if let Ok(a) = actions.extract::<PyReadonlyArray1<'_, i32>>() {
+        return Ok(a.as_array().iter().map(|&x| i64::from(x)).collect());
+    }
+    if !actions.is_instance_of::<pyo3::types::PyString>()
+        && let Ok(v) = actions.extract::<Vec<i64>>()
+    {
+        return Ok(v);
+    }
+    let what = match (actions.getattr("dtype"), actions.getattr("shape")) {
+        (Ok(dtype), Ok(shape)) => format!("an array of {} of shape {}", dtype.str()?, shape.str()?),
+        _ => format!("a {}", actions.get_type().name()?),
+    };
+    Err(PyTypeError::new_err(format!(
+        "actions: one id per game, as a 1-D array of int64 or int32 or a list of ints (below 2**63), not {what}"
+    )))
 }
 
 /// What a step returns: the rewards, shape (games, players), and which games ended.
@@ -125,8 +131,8 @@ impl Batch {
     /// Plays one id per game (int64, shape (games,)); returns (rewards, done): what each
     /// seat of each game was paid, shape (games, players), and which games ended (they are
     /// dealt again at once). Any illegal id raises `IllegalAction` and no game is played.
-    fn step<'py>(&mut self, py: Python<'py>, actions: Ids<'py>) -> PyResult<Stepped<'py>> {
-        let actions = actions.into_vec();
+    fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<Stepped<'py>> {
+        let actions = ids_of(actions)?;
         let batch = &mut self.batch;
         py.detach(|| batch.step(&actions)).map_err(illegal)?;
         let n = self.batch.len();
@@ -134,9 +140,10 @@ impl Batch {
         Ok((rewards, PyArray1::from_slice(py, &self.batch.done)))
     }
 
-    /// Plays `games` whole games by uniformly random legal ids, the GIL released while they
-    /// play (Ctrl-C is heard between stretches of some 16,000 moves); returns how many
-    /// games finished.
+    /// Plays uniformly random legal ids until at least `games` more games have finished,
+    /// the GIL released while they play (Ctrl-C is heard between stretches of some 16,000
+    /// moves); returns how many finished. The batch's games move together, so a few more
+    /// than `games` may finish on the last step.
     fn random_playouts(&mut self, py: Python<'_>, games: u64) -> PyResult<u64> {
         let start = self.batch.finished;
         let target = start.saturating_add(games);

@@ -45,14 +45,16 @@ impl Game {
             ActionArg::Action(a) => Ok(a.action),
             ActionArg::Id(id) => {
                 let view = self.game.view(seat);
-                usize::try_from(id).ok().and_then(|id| self.observation.space().action(id, &view)).ok_or_else(
-                    || {
-                        illegal(format!(
-                            "action: {id} is not an action id (0 to {})",
-                            self.observation.space().size() - 1
-                        ))
-                    },
-                )
+                let action = id
+                    .and_then(|id| usize::try_from(id).ok())
+                    .and_then(|id| self.observation.space().action(id, &view));
+                action.ok_or_else(|| {
+                    let shown = id.map_or_else(|| "that int".to_string(), |id| id.to_string());
+                    illegal(format!(
+                        "action: {shown} is not an action id (0 to {})",
+                        self.observation.space().size() - 1
+                    ))
+                })
             }
             ActionArg::Call(text) => match self.game.rules().family.hand_game() {
                 None => self.game.legal(seat).parse_call(&text).map_err(illegal),

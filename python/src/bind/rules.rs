@@ -7,6 +7,7 @@ use dudo_rules::hand::HandGame;
 use dudo_rules::presets::{self, RulesSpec};
 use dudo_rules::{Action as EngineAction, RuleSet as EngineRules};
 use pyo3::prelude::*;
+use pyo3::types::PyInt;
 use pythonize::pythonize;
 
 use super::{MAX_SEATS, illegal, invalid};
@@ -55,14 +56,14 @@ impl RuleSet {
     /// A rule set from JSON: a preset's name, or `{"preset": ..., fields...}`, or every field.
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<RuleSet> {
-        resolve(serde_json::from_str(text).map_err(invalid)?)
+        resolve(serde_json::from_str(text).map_err(|e| invalid(format!("rules: not JSON: {e}")))?)
     }
 
     /// A rule set from TOML, as `dudo rules --format toml` prints one (`preset = "..."`
     /// with overridden fields works too).
     #[staticmethod]
     fn from_toml(text: &str) -> PyResult<RuleSet> {
-        resolve(toml::from_str(text).map_err(invalid)?)
+        resolve(toml::from_str(text).map_err(|e| invalid(format!("rules: not TOML: {e}")))?)
     }
 
     /// This rule set with one more setting: `rules.with_setting("dice.faces", "8")`.
@@ -104,11 +105,75 @@ impl RuleSet {
         self.rules == other.rules
     }
 
+    /// `RuleSet("house")`, or with the settings that make it from its preset
+    /// (`RuleSet("house", {"dice.start": 3})`), where settings can say what changed.
     fn __repr__(&self) -> String {
-        match presets::by_name(&self.rules.name) {
-            Some(preset) if preset == *self.rules => format!("RuleSet({:?})", self.rules.name),
-            _ => format!("<RuleSet {:?}, changed: to_dict() has every field>", self.rules.name),
+        let Some(preset) = presets::by_name(&self.rules.name) else {
+            return format!("<RuleSet {:?}: not a preset's; to_dict() has every field>", self.rules.name);
+        };
+        if preset == *self.rules {
+            return format!("RuleSet({:?})", self.rules.name);
         }
+        let mut changed = Vec::new();
+        if let (Ok(base), Ok(this)) = (serde_json::to_value(&preset), serde_json::to_value(&*self.rules)) {
+            changes("", &base, &this, &mut changed);
+        }
+        // Shown as settings only if those settings, applied in order as `RuleSet` applies
+        // them, make this very rule set again. Each setting is checked as it is made, so the
+        // order matters (`dice.start` before the `dice.max` it moves); the fields' order
+        // is tried, then its reverse.
+        let remakes = |changed: &[(String, serde_json::Value)]| {
+            let remade = changed.iter().try_fold(preset.clone(), |rules, (path, value)| {
+                let text = match value {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                presets::with_setting(rules, path, &text).ok()
+            });
+            remade.as_ref() == Some(&*self.rules)
+        };
+        if !remakes(&changed) {
+            changed.reverse();
+            if !remakes(&changed) {
+                return format!(
+                    "<RuleSet {:?} with changed fields; to_dict() has every field>",
+                    self.rules.name
+                );
+            }
+        }
+        // As Python writes the values: True and False, and an object as its JSON text.
+        let python = |value: &serde_json::Value| match value {
+            serde_json::Value::Bool(true) => "True".to_string(),
+            serde_json::Value::Bool(false) => "False".to_string(),
+            serde_json::Value::Number(n) => n.to_string(),
+            serde_json::Value::String(s) => format!("{s:?}"),
+            other => format!("{:?}", other.to_string()),
+        };
+        let settings: Vec<String> =
+            changed.iter().map(|(path, value)| format!("{path:?}: {}", python(value))).collect();
+        format!("RuleSet({:?}, {{{}}})", self.rules.name, settings.join(", "))
+    }
+}
+
+/// The leaves of `this` that differ from `base`, by their settings' paths (`dice.start`).
+fn changes(
+    path: &str,
+    base: &serde_json::Value,
+    this: &serde_json::Value,
+    out: &mut Vec<(String, serde_json::Value)>,
+) {
+    use serde_json::Value;
+    match (base, this) {
+        (Value::Object(b), Value::Object(t)) if b.len() == t.len() && b.keys().eq(t.keys()) => {
+            for (key, value) in t {
+                let inner = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                if let Some(was) = b.get(key) {
+                    changes(&inner, was, value, out);
+                }
+            }
+        }
+        _ if base == this => {}
+        _ => out.push((path.to_string(), this.clone())),
     }
 }
 
@@ -118,6 +183,9 @@ impl RuleSet {
 pub(crate) fn preset_names() -> Vec<&'static str> {
     presets::NAMES.to_vec()
 }
+
+/// What `Action.__reduce__` gives pickle: `Action._restore` and its arguments.
+type Reduced = (Py<PyAny>, (String, Option<String>));
 
 /// One move by one seat.
 #[pyclass(module = "dudo._dudo", name = "Action", frozen, eq, hash, from_py_object)]
@@ -183,10 +251,30 @@ impl Action {
         }
     }
 
-    /// Pickles as its JSON.
-    fn __reduce__(&self) -> PyResult<(Py<PyAny>, (String,))> {
+    /// Pickles (and copies) as its JSON and the hand game it is written in, so a copy's
+    /// text reads back as the original's does.
+    fn __reduce__(&self) -> PyResult<Reduced> {
         let json = serde_json::to_string(&self.action).map_err(illegal)?;
-        Python::attach(|py| Ok((py.get_type::<Action>().getattr("from_json")?.unbind(), (json,))))
+        let hand = match self.hand_game.map(serde_json::to_value) {
+            Some(Ok(serde_json::Value::String(name))) => Some(name),
+            _ => None,
+        };
+        Python::attach(|py| Ok((py.get_type::<Action>().getattr("_restore")?.unbind(), (json, hand))))
+    }
+
+    /// What `__reduce__` gives back: an action from its JSON, written in `hand`'s symbols.
+    #[staticmethod]
+    #[pyo3(signature = (json, hand = None))]
+    fn _restore(json: &str, hand: Option<String>) -> PyResult<Action> {
+        let action = serde_json::from_str(json).map_err(illegal)?;
+        let hand_game = match hand {
+            None => None,
+            Some(name) => Some(
+                serde_json::from_value(serde_json::Value::String(name))
+                    .map_err(|e| illegal(format!("hand: {e}")))?,
+            ),
+        };
+        Ok(Action { action, hand_game })
     }
 
     /// An action from its JSON (`to_dict`'s shape).
@@ -209,8 +297,14 @@ fn setting_value(path: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(text) = value.extract::<String>() {
         return Ok(text);
     }
-    if value.extract::<i64>().is_ok() || value.extract::<f64>().is_ok() {
-        return Ok(value.str()?.to_string());
+    // Any int or float, however large: its text is read as the field reads it, and a value
+    // out of the field's range is refused by the field's name.
+    if value.is_instance_of::<PyInt>() || value.is_instance_of::<pyo3::types::PyFloat>() {
+        let text = value.str()?.to_string();
+        if text.len() > 40 {
+            return Err(invalid(format!("{path}: a number of {} characters fits no field", text.len())));
+        }
+        return Ok(text);
     }
     Err(invalid(format!(
         "{path}: a setting's value is a string, a number or a bool, not {}",
@@ -242,12 +336,35 @@ fn settings_of(settings: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
 }
 
 /// What `Game.apply` and the policies take: an `Action`, an action id, or a typed call.
-#[derive(FromPyObject)]
 pub(crate) enum ActionArg {
     Action(Action),
-    // Any Python int: one past the ids (or past 2**63) is refused by name, not by type.
-    Id(i128),
+    /// Any Python int, `None` where it is past an `i128`: one past the ids (or past 2**127)
+    /// is refused by name, as an id that is none, not by type.
+    Id(Option<i128>),
     Call(String),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for ActionArg {
+    type Error = PyErr;
+
+    /// Read by hand, so anything else is refused by what an action may be, not with an
+    /// account of every form tried.
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<ActionArg> {
+        if let Ok(action) = obj.cast::<Action>() {
+            return Ok(ActionArg::Action(action.get().clone()));
+        }
+        // A bool is an int to Python, but no action id.
+        if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<pyo3::types::PyBool>() {
+            return Ok(ActionArg::Id(obj.extract::<i128>().ok()));
+        }
+        if let Ok(text) = obj.extract::<String>() {
+            return Ok(ActionArg::Call(text));
+        }
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "action: an Action, an action id (an int) or a call (a str), not a {}",
+            obj.get_type().name()?
+        )))
+    }
 }
 
 /// What a rule set is given as: a `RuleSet` or a preset's name.
