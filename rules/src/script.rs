@@ -50,10 +50,42 @@ pub struct ScriptRound {
 
 /// A call, with the dice it re-rolls when it is a push.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "serde_json::Value")]
 pub enum ScriptAction {
     Call(String),
     WithReroll { call: String, reroll: Vec<u8> },
+}
+
+/// Read by hand, so anything else is refused by what a call may be, not as "no variant of
+/// an untagged enum matched".
+impl TryFrom<serde_json::Value> for ScriptAction {
+    type Error = String;
+
+    fn try_from(value: serde_json::Value) -> Result<ScriptAction, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct WithReroll {
+            call: String,
+            reroll: Vec<u8>,
+        }
+        match value {
+            serde_json::Value::String(call) => Ok(ScriptAction::Call(call)),
+            serde_json::Value::Object(_) => serde_json::from_value::<WithReroll>(value)
+                .map(|w| ScriptAction::WithReroll { call: w.call, reroll: w.reroll })
+                .map_err(|e| format!("a call with a re-roll is {{\"call\": ..., \"reroll\": [dice]}}: {e}")),
+            other => {
+                let kind = match other {
+                    serde_json::Value::Null => "null",
+                    serde_json::Value::Bool(_) => "a bool",
+                    serde_json::Value::Number(_) => "a number",
+                    _ => "a list",
+                };
+                Err(format!(
+                    "a call is a string (\"Ann: two fives\") or {{\"call\": ..., \"reroll\": [dice]}}, not {kind}"
+                ))
+            }
+        }
+    }
 }
 
 impl ScriptAction {

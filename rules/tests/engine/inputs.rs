@@ -57,6 +57,17 @@ fn hostile_scripts_are_refused_with_a_reason() {
     }
 }
 
+/// Scripts that are not scripts are refused by what the part at fault should be.
+#[test]
+fn a_script_of_the_wrong_shape_names_what_it_should_be() {
+    let bad = r#"{"rules": "fibbing", "players": ["a", "b"], "rounds": [{"actions": [5]}]}"#;
+    let e = script::parse(bad).unwrap_err();
+    assert!(e.to_string().contains("a call is a string"), "{e}");
+    let bad = r#"{"rules": [1], "players": ["a", "b"], "rounds": []}"#;
+    let e = script::parse(bad).unwrap_err();
+    assert!(e.to_string().contains("a preset's name or an object of fields, not a list"), "{e}");
+}
+
 /// A rule set's name is shown as it is (lobbies, the browser's header): characters that move
 /// a terminal's cursor, reorder a line or hide themselves are refused, naming the field.
 #[test]
