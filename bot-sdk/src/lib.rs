@@ -400,7 +400,8 @@ const LADDER_GIVE_UP_AFTER: std::time::Duration = std::time::Duration::from_secs
 /// The ladder follows its node: when the server drops the entry (its node died or drained,
 /// `ladder_moving`) it enters again, and the games in play go on (their tables move on their
 /// own, and each bot's session reconnects). A game's end counts when the ladder says it, or
-/// when its bot sees it (the ladder's new node knows nothing of games seated before).
+/// when its bot sees it (the ladder's new node knows nothing of games seated before). A game
+/// whose bot panics counts as ended with no place (0), and the panic is printed.
 pub async fn ladder<B, F>(
     client: &Client,
     pool: &str,
@@ -475,14 +476,22 @@ where
                     let (client, key) = (client.clone(), SeatKey::saved(s.table, s.seat, s.token));
                     let ended = ended_tx.clone();
                     tokio::spawn(async move {
-                        let place = match play(&mut bot, &client, &key).await {
-                            Ok(outcome) => outcome.place(),
-                            Err(e) => {
+                        let table = key.table.clone();
+                        // The game in a task of its own, so a bot that panics ends its game
+                        // here (with no place) rather than leave `ladder` waiting for it.
+                        let game = tokio::spawn(async move { play(&mut bot, &client, &key).await });
+                        let place = match game.await {
+                            Ok(Ok(outcome)) => outcome.place(),
+                            Ok(Err(e)) => {
                                 eprintln!("dudo-bot: a ladder game failed: {e}");
                                 None
                             }
+                            Err(e) => {
+                                eprintln!("dudo-bot: the bot panicked in a ladder game: {e}");
+                                None
+                            }
                         };
-                        let _ = ended.send((key.table, place)).await;
+                        let _ = ended.send((table, place)).await;
                     });
                 }
                 Some(pb::ladder_update::Update::Ended(e)) if in_play.remove(&e.table) => {

@@ -82,6 +82,28 @@ async fn ladder_bot(addr: String, name: &str, strategy: &'static str, pool: &str
     tokio::time::timeout(Duration::from_secs(120), run).await.expect("the ladder went quiet").unwrap().places
 }
 
+/// A bot that panics as it is first asked.
+struct Panics;
+
+impl dudo_bot::Bot for Panics {
+    fn act(&mut self, _turn: &dudo_bot::Turn) -> dudo_bot::Action {
+        panic!("a bot author's bug")
+    }
+}
+
+/// A bot that panics ends its game for `ladder` (with no place), which returns rather than
+/// wait for a game nobody will report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ladder_bot_that_panics_does_not_hang_the_sdks_ladder_call() {
+    let addr = server().await;
+    let guest = Client::connect(&addr).await.unwrap();
+    let token = guest.register("Crashy", true, "test").await.unwrap().token.unwrap().token;
+    let client = guest.with_account(Some(token));
+    let run = dudo_bot::ladder(&client, "bots", 1, 1, |_| Panics);
+    let run = tokio::time::timeout(Duration::from_secs(60), run).await.expect("ladder() returns").unwrap();
+    assert_eq!(run.places, [0], "the game counts, with no place");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
     let addr = server().await;
