@@ -350,15 +350,10 @@ impl TryFrom<serde_json::Value> for RulesSpec {
         match value {
             serde_json::Value::String(name) => Ok(RulesSpec::Preset(name)),
             serde_json::Value::Object(fields) => Ok(RulesSpec::Custom(fields)),
-            other => {
-                let kind = match other {
-                    serde_json::Value::Null => "null",
-                    serde_json::Value::Bool(_) => "a bool",
-                    serde_json::Value::Number(_) => "a number",
-                    _ => "a list",
-                };
-                Err(bad("rules", format!("a preset's name or an object of fields, not {kind}")))
-            }
+            other => Err(bad(
+                "rules",
+                format!("a preset's name or an object of fields, not {}", json_kind(&other)),
+            )),
         }
     }
 }
@@ -378,6 +373,18 @@ impl RulesSpec {
                 with_overrides(base, &serde_json::Value::Object(overrides))
             }
         }
+    }
+}
+
+/// What a JSON value is, as an error names what was given instead ("not a list").
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a bool",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "an object",
     }
 }
 

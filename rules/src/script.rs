@@ -73,17 +73,10 @@ impl TryFrom<serde_json::Value> for ScriptAction {
             serde_json::Value::Object(_) => serde_json::from_value::<WithReroll>(value)
                 .map(|w| ScriptAction::WithReroll { call: w.call, reroll: w.reroll })
                 .map_err(|e| format!("a call with a re-roll is {{\"call\": ..., \"reroll\": [dice]}}: {e}")),
-            other => {
-                let kind = match other {
-                    serde_json::Value::Null => "null",
-                    serde_json::Value::Bool(_) => "a bool",
-                    serde_json::Value::Number(_) => "a number",
-                    _ => "a list",
-                };
-                Err(format!(
-                    "a call is a string (\"Ann: two fives\") or {{\"call\": ..., \"reroll\": [dice]}}, not {kind}"
-                ))
-            }
+            other => Err(format!(
+                "a call is a string (\"Ann: two fives\") or {{\"call\": ..., \"reroll\": [dice]}}, not {}",
+                crate::presets::json_kind(&other)
+            )),
         }
     }
 }

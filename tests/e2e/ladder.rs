@@ -72,12 +72,17 @@ async fn ladder_client(addr: &str) -> LadderClient<tonic::transport::Channel> {
     )
 }
 
+/// A new bot account named `name`, as a client that acts for it.
+async fn bot_account(addr: &str, name: &str) -> Client {
+    let guest = Client::connect(addr).await.unwrap();
+    let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
+    guest.with_account(Some(token))
+}
+
 /// A bot account that plays `games` games in `pool` with the SDK's one call, each with the
 /// SDK's built-in `strategy`; returns its places.
 async fn ladder_bot(addr: String, name: &str, strategy: &'static str, pool: &str, games: usize) -> Vec<u32> {
-    let guest = Client::connect(&addr).await.unwrap();
-    let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
-    let client = guest.with_account(Some(token));
+    let client = bot_account(&addr, name).await;
     let run = dudo_bot::ladder(&client, pool, 1, games, |seed| dudo_bot::builtin(strategy, seed).unwrap());
     tokio::time::timeout(Duration::from_secs(120), run).await.expect("the ladder went quiet").unwrap().places
 }
@@ -96,9 +101,7 @@ impl dudo_bot::Bot for Panics {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_ladder_bot_that_panics_does_not_hang_the_sdks_ladder_call() {
     let addr = server().await;
-    let guest = Client::connect(&addr).await.unwrap();
-    let token = guest.register("Crashy", true, "test").await.unwrap().token.unwrap().token;
-    let client = guest.with_account(Some(token));
+    let client = bot_account(&addr, "Crashy").await;
     let run = dudo_bot::ladder(&client, "bots", 1, 1, |_| Panics);
     let run = tokio::time::timeout(Duration::from_secs(60), run).await.expect("ladder() returns").unwrap();
     assert_eq!(run.places, [0], "the game counts, with no place");
@@ -155,9 +158,7 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_entry_for_games_in_all_is_dealt_that_many_then_ends() {
     let addr = server().await;
-    let guest = Client::connect(&addr).await.unwrap();
-    let token = guest.register("Counted", true, "test").await.unwrap().token.unwrap().token;
-    let client = guest.with_account(Some(token));
+    let client = bot_account(&addr, "Counted").await;
     let mut entered = client.enter("odds-4", 2, 3).await.unwrap();
     let (mut seated, mut ended) = (0, 0);
     loop {
@@ -421,9 +422,7 @@ async fn a_strategy_rates_the_same_over_the_network_and_built_in() {
         .map(|name| {
             let addr = addr.clone();
             tokio::spawn(async move {
-                let guest = Client::connect(&addr).await.unwrap();
-                let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
-                let client = guest.with_account(Some(token));
+                let client = bot_account(&addr, name).await;
                 let run = dudo_bot::ladder(&client, "odds-4", 4, GAMES, |seed| {
                     dudo_bot::builtin("odds", seed).unwrap()
                 });

@@ -105,8 +105,8 @@ impl RuleSet {
         self.rules == other.rules
     }
 
-    /// `RuleSet("house")`, or with the settings that make it from its preset
-    /// (`RuleSet("house", {"dice.start": 3})`), where settings can say what changed.
+    /// `RuleSet("house")` for a preset as it is; a changed one names what changed from its
+    /// preset, `<RuleSet "house", changed: dice.start=3, dice.max=3>`.
     fn __repr__(&self) -> String {
         let Some(preset) = presets::by_name(&self.rules.name) else {
             return format!("<RuleSet {:?}: not a preset's; to_dict() has every field>", self.rules.name);
@@ -118,40 +118,8 @@ impl RuleSet {
         if let (Ok(base), Ok(this)) = (serde_json::to_value(&preset), serde_json::to_value(&*self.rules)) {
             changes("", &base, &this, &mut changed);
         }
-        // Shown as settings only if those settings, applied in order as `RuleSet` applies
-        // them, make this very rule set again. Each setting is checked as it is made, so the
-        // order matters (`dice.start` before the `dice.max` it moves); the fields' order
-        // is tried, then its reverse.
-        let remakes = |changed: &[(String, serde_json::Value)]| {
-            let remade = changed.iter().try_fold(preset.clone(), |rules, (path, value)| {
-                let text = match value {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                presets::with_setting(rules, path, &text).ok()
-            });
-            remade.as_ref() == Some(&*self.rules)
-        };
-        if !remakes(&changed) {
-            changed.reverse();
-            if !remakes(&changed) {
-                return format!(
-                    "<RuleSet {:?} with changed fields; to_dict() has every field>",
-                    self.rules.name
-                );
-            }
-        }
-        // As Python writes the values: True and False, and an object as its JSON text.
-        let python = |value: &serde_json::Value| match value {
-            serde_json::Value::Bool(true) => "True".to_string(),
-            serde_json::Value::Bool(false) => "False".to_string(),
-            serde_json::Value::Number(n) => n.to_string(),
-            serde_json::Value::String(s) => format!("{s:?}"),
-            other => format!("{:?}", other.to_string()),
-        };
-        let settings: Vec<String> =
-            changed.iter().map(|(path, value)| format!("{path:?}: {}", python(value))).collect();
-        format!("RuleSet({:?}, {{{}}})", self.rules.name, settings.join(", "))
+        let changed: Vec<String> = changed.iter().map(|(path, value)| format!("{path}={value}")).collect();
+        format!("<RuleSet {:?}, changed: {}>", self.rules.name, changed.join(", "))
     }
 }
 
