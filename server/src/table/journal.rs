@@ -46,6 +46,37 @@ pub enum Input {
     Rebuilt,
 }
 
+/// What an accepted input changes besides what its own step does: decided here, once per
+/// kind of input, with no catch-all, so a new input that forgets to say fails to compile
+/// (and a chat line or a pause cannot silently close a call window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effects {
+    /// What a list shows of the table (seats, rules, state, who is leaving) may change: the
+    /// table's change count moves on, and its streams are told the table again.
+    pub table: bool,
+    /// The position changes: the last claim's call window is over (and the calls and the
+    /// move held in it with it).
+    pub position: bool,
+}
+
+impl Input {
+    pub fn effects(&self) -> Effects {
+        let (table, position) = match self {
+            Input::Joined { .. } | Input::RulesChanged { .. } => (true, false),
+            Input::Started { .. } | Input::Removed { .. } | Input::Reset | Input::Stopped { .. } => {
+                (true, true)
+            }
+            // A new position, but the same seats, rules and state.
+            Input::Moved { .. } => (false, true),
+            // A seat marked leaving changes who answers, not the position: the claim's window
+            // (and the calls and the move held in it) stays, with that seat's answer a pass.
+            Input::Leaving { .. } => (true, false),
+            Input::WindowLapsed { .. } | Input::WindowAnswered { .. } | Input::Rebuilt => (false, false),
+        };
+        Effects { table, position }
+    }
+}
+
 fn wire_seat(seat: Seat) -> u32 {
     u32::try_from(seat).unwrap_or(u32::MAX)
 }

@@ -30,7 +30,7 @@ impl TableCore {
             salt_secret: self.proofs.secret().to_vec(),
             rating_pool: self.rating_pool.clone(),
             host_token_hash: self.seats.host_token().map(|h| h.to_vec()).unwrap_or_default(),
-            call_window_millis: self.call_window_millis.into(),
+            call_window_millis: self.windows.millis().into(),
             hidden: self.hidden,
             ..Default::default()
         };

@@ -15,7 +15,6 @@
 use std::collections::BTreeMap;
 
 use dudo_proto::v1 as pb;
-use dudo_proto::v1::journal_entry::Entry;
 use dudo_proto::{LeaveWhy, TableEvent};
 use dudo_rules::{Game, RuleError, Seat, Viewer};
 
@@ -107,13 +106,7 @@ impl TableCore {
     /// Takes `seat` out (apply's `Removed`): before the start it frees the seat; during a
     /// game the engine allows it only before the first claim of a round, and the seat
     /// finishes below those still in. The seat's own streams are told why and end.
-    pub(super) fn remove(
-        &mut self,
-        seat: Seat,
-        why: Option<LeaveWhy>,
-        mut entry: Option<Entry>,
-        now: Now,
-    ) -> Result<(), TableError> {
+    pub(super) fn remove(&mut self, seat: Seat, why: Option<LeaveWhy>, now: Now) -> Result<(), TableError> {
         if seat >= self.seats.len() {
             return Err(TableError::NoSuchSeat { seat });
         }
@@ -121,7 +114,6 @@ impl TableCore {
         match self.game.as_mut() {
             None => {
                 self.seats.free(seat)?;
-                self.journal.record(now.wall, entry.take());
                 self.log.end_seat(seat, StreamEnd::Reseated(reseated));
                 // Seats after it move down: every seat's stream must reconnect with its token
                 // (which finds its new number), so no stream carries another seat's dice.
@@ -133,13 +125,11 @@ impl TableCore {
                 if self.seats.get(seat).is_some_and(|s| s.left) {
                     return Err(TableError::Rule(RuleError::OutOfTheGame { seat }));
                 }
-                self.journal.record(now.wall, entry.take());
                 self.seats.leave(seat);
                 self.log.end_seat(seat, StreamEnd::Reseated(reseated));
             }
             Some(game) => {
                 let events = game.remove(seat)?;
-                self.journal.record(now.wall, entry.take());
                 let wire_seat = u32::try_from(seat).unwrap_or(u32::MAX);
                 self.record.moves.push(pb::GameMove { seat: wire_seat, action: None, timed_out: false });
                 // No rejoin: the token no longer answers, and a bot no longer plays.
@@ -177,13 +167,7 @@ impl TableCore {
     }
 
     /// Marks `seat` leaving at the round's end (apply's `Leaving`): the round had begun.
-    pub(super) fn mark_leaving(
-        &mut self,
-        seat: Seat,
-        why: LeaveWhy,
-        mut entry: Option<Entry>,
-        now: Now,
-    ) -> Result<(), TableError> {
+    pub(super) fn mark_leaving(&mut self, seat: Seat, why: LeaveWhy, now: Now) -> Result<(), TableError> {
         let game = self.game.as_ref().ok_or(TableError::NotStarted)?;
         if game.is_over() {
             return Err(TableError::Rule(RuleError::GameOver));
@@ -194,10 +178,9 @@ impl TableCore {
         if self.departures.is_leaving(seat) {
             return Err(self.already_leaving(seat));
         }
-        self.journal.record(now.wall, entry.take());
         self.departures.leaving.push((seat, why));
         // A call it was asked for is let pass at once: nobody waits on a seat that is going.
-        if let Some(window) = self.window.as_mut().filter(|w| w.waits_for(seat)) {
+        if let Some(window) = self.windows.open_mut().filter(|w| w.waits_for(seat)) {
             window.pass(seat, now.mono);
         }
         self.log_event(TableEvent::SeatLeaving { seat, why, at_round_end: true }, now);
@@ -303,7 +286,7 @@ impl TableCore {
         // Just rebuilt (another node adopted the table, or the server restarted): its people
         // are reconnecting, and are not told to the others as away unless they are still not
         // back once the grace is over.
-        let reconnecting = self.kept_window.reconnecting(now.wall);
+        let reconnecting = self.windows.reconnecting(now.wall);
         for seat in 0..self.seats.len() {
             let person = self.seats.get(seat).is_some_and(|s| s.bot.is_none() && !s.left);
             if person && !reconnecting && self.log.open_for(Viewer::Seat(seat)) == 0 {
@@ -319,7 +302,7 @@ impl TableCore {
     /// in call windows, not told to the others as away) for a grace in which their clients
     /// come back; whoever is not back by then is away from then (see `check_presence`).
     pub fn back_at(&mut self, now: Now) {
-        self.kept_window.rebuilt_at = Some(now.wall);
+        self.windows.rebuilt_at(now.wall);
         for seat in 0..self.seats.len() {
             if !self.seats.is_bot(seat) {
                 self.seats.set_away(seat, None);

@@ -11,29 +11,29 @@
 //! table settles once, when it is back. Settling and playing are in `turns`; what the
 //! streams are told, and what waits to be saved, in `streams`.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use dudo_proto::TableEvent;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
-use dudo_proto::{TableEvent, convert};
-use dudo_rules::{Event, Game, RuleSet, Seat, Viewer};
+use dudo_rules::{Event, Game, RuleSet, Seat};
 use dudo_store::FinishedGame;
 
 use super::bots::BotMove;
 use super::clock::{Clock, Now};
 use super::error::TableError;
 use super::journal::{Input, Journal};
-use super::log::{EventLog, StreamEnd};
+use super::log::EventLog;
 use super::offers::{Offers, SeatOffers};
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
-use super::seats::{SeatSlot, Seats};
-use super::window::{CallWindow, KeptWindow, Patience};
+use super::seats::Seats;
+use super::window::CallWindows;
 use crate::budget::Budget;
 
 mod creation;
+mod inputs;
 mod leaving;
 mod stalling;
 mod streams;
@@ -50,15 +50,9 @@ pub struct Pacing {
     pub clock: Option<Clock>,
     pub bot_pause: Duration,
     /// The call window, in ms; 0: until every seat asked has answered, within the move
-    /// clock (or [`WINDOW_WITHOUT_CLOCK`]).
+    /// clock (or [`super::window::WINDOW_WITHOUT_CLOCK`]).
     pub call_window_millis: u32,
 }
-
-/// The least time a seat is asked in a call window for: with less patience left, it is not
-/// asked (an answer cannot come back in less).
-const MIN_PATIENCE: Duration = Duration::from_millis(1);
-/// The longest a window waits for every seat to answer on a table without a move clock.
-pub const WINDOW_WITHOUT_CLOCK: Duration = Duration::from_secs(30);
 
 /// The longest game the server lets a table play: a game that reaches any of these is
 /// stopped, with a `game_stopped` event, and ranked as a game of rounds ends. Zero: no limit.
@@ -134,26 +128,8 @@ pub struct TableCore {
     bot_pause: Duration,
     /// The bot move waiting out `bot_pause`.
     bot_due: Option<BotMove>,
-    call_window_millis: u32,
-    /// The last claim's call window; none until a claim has callers out of turn, and again
-    /// after every move.
-    window: Option<CallWindow>,
-    /// Per seat, the claim (its prompts' `last_seq`) of the last window that asked it: a late
-    /// answer naming it is refused as `call_window_closed`, however far the game has moved.
-    asked_in: BTreeMap<Seat, u64>,
-    /// What the journal keeps of that window, for a table rebuilt in it.
-    kept_window: KeptWindow,
-    /// The seat whose clock ran out while a window was open: its default move is held there.
-    timed_out_held: Option<Seat>,
-    /// Seats that let a call window lapse this game (ladder tables only): not asked again
-    /// until the next game, so a seat that never answers windows cannot hold every claim
-    /// for the whole window.
-    lapsed: Vec<Seat>,
-    /// How long each seat may keep this game waiting in call windows (ladder tables).
-    patience: Patience,
-    /// How many call windows each seat was asked in, over the table's life (a bot check asks
-    /// whether its bot met one).
-    windows_asked: std::collections::BTreeMap<Seat, u32>,
+    /// The call windows: the last claim's, and what is held of those before it.
+    windows: CallWindows,
     /// The person last asked to move, and when: how long its moves take.
     prompted: Option<(Seat, Duration)>,
     /// Whose move the clock was last (re)started for, at which point of the log: the clock
@@ -226,14 +202,7 @@ impl TableCore {
             clock: pacing.clock,
             bot_pause: pacing.bot_pause,
             bot_due: None,
-            call_window_millis: pacing.call_window_millis,
-            window: None,
-            asked_in: BTreeMap::new(),
-            kept_window: KeptWindow::default(),
-            timed_out_held: None,
-            lapsed: Vec::new(),
-            patience: Patience::default(),
-            windows_asked: std::collections::BTreeMap::new(),
+            windows: CallWindows::new(pacing.call_window_millis),
             prompted: None,
             timed_for: None,
             proofs: DiceProofs::new(salt_secret),
@@ -310,177 +279,40 @@ impl TableCore {
 
     /// Applies one input, journals it and logs what it caused; a refused input changes
     /// nothing. The one way a table's state changes, live or rebuilt.
+    ///
+    /// Each input's step (in `inputs` and `leaving`) refuses before it changes anything, so
+    /// the journal is written here, once, for whatever it accepted; what every input of a
+    /// kind changes besides (the call window, the table's listing) is its
+    /// [`Effects`](super::journal::Effects).
     pub fn apply(&mut self, input: Input, now: Now) -> Result<Caused, TableError> {
-        let mut caused = Caused::default();
+        let effects = input.effects();
         // Made only when there is a journal to keep it (a table in memory plays without).
-        let mut entry = self.journal.kept.then(|| input.to_entry());
-        let table_changed = !matches!(
-            input,
-            Input::Moved { .. } | Input::WindowLapsed { .. } | Input::WindowAnswered { .. } | Input::Rebuilt
-        );
-        // A seat marked leaving changes who answers, not the position: the claim's window (and
-        // the calls and the move held in it) stays, with that seat's answer a pass.
-        let game_changed = !matches!(
-            input,
-            Input::Joined { .. }
-                | Input::RulesChanged { .. }
-                | Input::WindowLapsed { .. }
-                | Input::WindowAnswered { .. }
-                | Input::Rebuilt
-                | Input::Leaving { .. }
-        );
+        let entry = self.journal.kept.then(|| input.to_entry());
+        let mut caused = Caused::default();
         match input {
             Input::Joined { name, token_hash, bot, account } => {
-                if self.game.is_some() {
-                    return Err(TableError::GameStarted("nobody joins now"));
-                }
-                self.seats.check_room()?;
-                match &account {
-                    Some(a) if self.seats.holds(a) => return Err(TableError::AlreadySeated),
-                    // A rating is an account's: at a ranked table every person has one.
-                    None if bot.is_none() && self.rating_pool == "ranked" => {
-                        return Err(TableError::AccountRequired);
-                    }
-                    _ => {}
-                }
-                self.journal.record(now.wall, entry.take());
-                // A person is away until a stream of theirs opens.
-                let away_since = bot.is_none().then_some(now.wall);
-                let slot = SeatSlot { name, token_hash, bot, account, left: false, away_since };
-                caused.seat = Some(self.seats.push(slot));
+                caused.seat = Some(self.join(name, token_hash, bot, account, now)?);
             }
-            Input::RulesChanged { rules } => {
-                if self.game.is_some() {
-                    return Err(TableError::GameStarted("settings change only before it starts"));
-                }
-                let (min, max) = (rules.players.min, rules.players.max);
-                let capacity = self.seats.capacity;
-                if capacity < usize::from(min) || capacity > usize::from(max) {
-                    return Err(TableError::SeatsOutsideRules { capacity, min, max });
-                }
-                if !super::journals_faithfully(&rules) {
-                    return Err(TableError::NotJournalable);
-                }
-                self.journal.record(now.wall, entry.take());
-                self.rules = rules;
-            }
-            Input::Started { seed, game_id } => {
-                if self.game.is_some() {
-                    return Err(TableError::GameStarted("it cannot start again"));
-                }
-                let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
-                self.journal.record(now.wall, entry.take());
-                self.game = Some(game);
-                self.departures.clear();
-                self.lapsed.clone_from(&self.stalling.unasked);
-                self.patience.begin(self.seats.len(), now.mono);
-                self.record.begin(game_id, seed, now.wall);
-                self.publish(events, now);
-            }
-            Input::Moved { seat, action, timed_out } => {
-                let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
-                // Asked: a built-in bot, or a seat whose prompt had somewhere to go (the clock
-                // playing for a bot that never connected asked it nothing). Check tables only:
-                // no other table pays for the look at its streams.
-                if let Some(offers) = self.offers.as_mut()
-                    && (self.seats.is_bot(seat) || self.log.open_for(Viewer::Seat(seat)) > 0)
-                {
-                    offers.asked(game, seat);
-                }
-                let events = game.apply(seat, &action)?;
-                if let Some(offers) = self.offers.as_mut().filter(|_| !timed_out) {
-                    offers.played(seat, action.kind());
-                }
-                self.journal.record(now.wall, entry.take());
-                self.kept_window.claimed_at = now.wall;
-                self.record.moved_after_a_rebuild(seat, timed_out && !self.departures.is_leaving(seat));
-                self.departures.moved(seat, timed_out);
-                self.record.played += 1;
-                if self.journal.kept {
-                    self.record.moves.push(pb::GameMove {
-                        seat: u32::try_from(seat).unwrap_or(u32::MAX),
-                        action: Some(convert::action_to_wire(&action)),
-                        timed_out,
-                    });
-                }
-                // A leaving seat's moves are played for it, as everyone was told: not its clock.
-                if timed_out && !self.departures.is_leaving(seat) {
-                    if let Some(clock) = self.clock.as_mut() {
-                        clock.ran_out(seat);
-                    }
-                    self.log_event(TableEvent::TurnTimedOut { seat, action }, now);
-                }
-                self.publish(events, now);
-            }
-            Input::Removed { seat, why } => self.remove(seat, why, entry.take(), now)?,
-            Input::Leaving { seat, why } => self.mark_leaving(seat, why, entry.take(), now)?,
-            Input::Stopped { why, limit } => {
-                let game = self.game.as_mut().ok_or(TableError::NotStarted)?;
-                if game.is_over() {
-                    return Err(TableError::Rule(dudo_rules::RuleError::GameOver));
-                }
-                let events = game.stop();
-                self.journal.record(now.wall, entry.take());
-                self.log_event(TableEvent::GameStopped { why, limit }, now);
-                self.publish(events, now);
-            }
-            Input::WindowLapsed { seats, cut_short } => {
-                if self.game.as_ref().is_none_or(Game::is_over) {
-                    return Err(TableError::NotStarted);
-                }
-                self.journal.record(now.wall, entry.take());
-                for &seat in &seats {
-                    if !self.lapsed.contains(&seat) {
-                        self.lapsed.push(seat);
-                    }
-                }
-                self.log_event(TableEvent::CallWindowLapsed { seats, cut_short }, now);
-            }
-            Input::Rebuilt => {
-                let game = self.game.as_ref().filter(|g| !g.is_over()).ok_or(TableError::NotStarted)?;
-                self.journal.record(now.wall, entry.take());
-                let people = (0..self.seats.len()).filter(|&s| game.is_active(s) && !self.seats.is_bot(s));
-                self.record.cut_off = people.collect();
-            }
+            Input::RulesChanged { rules } => self.change_rules(rules)?,
+            Input::Started { seed, game_id } => self.start(seed, game_id, now)?,
+            Input::Moved { seat, action, timed_out } => self.make_move(seat, action, timed_out, now)?,
+            Input::Removed { seat, why } => self.remove(seat, why, now)?,
+            Input::Leaving { seat, why } => self.mark_leaving(seat, why, now)?,
+            Input::Stopped { why, limit } => self.stop(why, limit, now)?,
+            Input::WindowLapsed { seats, cut_short } => self.window_lapsed(seats, cut_short, now)?,
             Input::WindowAnswered { seat, action, timed_out } => {
-                if self.game.as_ref().is_none_or(Game::is_over) {
-                    return Err(TableError::NotStarted);
-                }
-                self.journal.record(now.wall, entry.take());
-                // Live, the window has the answer already; a table being rebuilt keeps it
-                // for the window it opens when it is back.
-                if self.window.is_none() {
-                    self.kept_window.answers.push((seat, action, timed_out));
-                }
+                self.window_answered(seat, action, timed_out, now)?;
             }
-            Input::Reset => {
-                self.journal.record(now.wall, entry.take());
-                self.game = None;
-                // A seat that asked to go goes with the game it asked in.
-                for seat in self.departures.leaving_seats() {
-                    self.seats.leave(seat);
-                }
-                self.departures.clear();
-                self.lapsed.clear();
-                self.asked_in.clear();
-                self.bot_due = None;
-                self.log.forget();
-                self.proofs.reset();
-                self.seats.drop_left();
-                if let Some(clock) = self.clock.as_mut() {
-                    clock.reset();
-                }
-                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Reset));
-            }
+            Input::Rebuilt => self.rebuilt()?,
+            Input::Reset => self.reset(),
         }
-        if game_changed {
-            // A new position: the last claim's window (if any) is over.
-            self.window = None;
-            self.kept_window.answers.clear();
+        self.journal.record(now.wall, entry);
+        if effects.position {
+            self.windows.new_position();
         }
         self.record_if_over(now);
         self.let_the_leaving_go_if_over();
-        if table_changed {
+        if effects.table {
             self.changes += 1;
             self.announce_table();
         }

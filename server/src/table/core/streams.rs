@@ -23,7 +23,7 @@ impl TableCore {
             return None;
         }
         let deadline = self.deadline_for(seat, now);
-        let window = self.window.as_ref().and_then(|w| w.closes_for(seat)).map(|c| now.wall_at(c));
+        let window = self.windows.current().and_then(|w| w.closes_for(seat)).map(|c| now.wall_at(c));
         Some(log::update(Up::Prompt(Box::new(pb::Prompt {
             view: Some(convert::view_to_wire(&game.view(seat))),
             legal: Some(convert::legal_to_wire(&game.legal(seat))),
@@ -47,7 +47,7 @@ impl TableCore {
             _ => game.spectator_view(),
         };
         let deadline = game.turn().and_then(|t| self.deadline_for(t, now));
-        let window = self.window.as_ref().and_then(CallWindow::closes_last).map(|c| now.wall_at(c));
+        let window = self.windows.current().and_then(CallWindow::closes_last).map(|c| now.wall_at(c));
         Some(log::update(Up::Turn(Box::new(pb::Turn {
             last_seq: self.log.last_seq(),
             view: Some(convert::view_to_wire(&view)),
@@ -204,7 +204,7 @@ impl TableCore {
             players: self.seats.to_wire(|s| self.departures.is_leaving(s)),
             host: u32::try_from(self.seats.host()).unwrap_or(u32::MAX),
             state: state as i32,
-            call_window_millis: self.call_window_millis,
+            call_window_millis: self.windows.millis(),
             seeded: self.seed.is_some(),
             move_millis: self.clock.as_ref().map_or(0, |c| millis(c.per_move)),
             time_bank_millis: self.clock.as_ref().map_or(0, |c| millis(c.bank)),
@@ -257,8 +257,7 @@ impl TableCore {
 
     /// How many call windows `seat` was asked in, and how many seats were asked in all.
     pub fn windows_asked(&self, seat: Seat) -> (u32, u32) {
-        let mine = self.windows_asked.get(&seat).copied().unwrap_or(0);
-        (mine, self.windows_asked.values().sum())
+        self.windows.asked_count(seat)
     }
 
     /// How many streams `seat` has open.

@@ -7,14 +7,14 @@ use dudo_proto::StopWhy;
 use dudo_proto::v1 as pb;
 use dudo_rules::{Action, Game, Seat, Viewer};
 
-use super::{BOT_MOVES_AT_ONCE, MIN_PATIENCE, TableCore, WINDOW_WITHOUT_CLOCK};
+use super::{BOT_MOVES_AT_ONCE, TableCore};
 use crate::table::bots::{self, BotMove};
 use crate::table::clock::{Clock, Now};
 use crate::table::error::TableError;
 use crate::table::journal::Input;
 use crate::table::log;
 use crate::table::offers::{CALL_WINDOW, CLOCK_WARNING, PASS_CALL};
-use crate::table::window::{CallWindow, Decision};
+use crate::table::window::{CallWindow, Next};
 
 impl TableCore {
     /// What a live table does after an input: the built-in bots move (at once, or one after
@@ -77,7 +77,7 @@ impl TableCore {
     fn time_the_turn(&mut self, now: Now) {
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
         // A seat whose move is held in the call window has moved: its clock stops.
-        let held = |t: Seat| self.window.as_ref().is_some_and(|w| w.holds(t));
+        let held = |t: Seat| self.windows.holds(t);
         let person = turn.filter(|&t| !self.plays_itself(t) && !held(t));
         let timed_for = Some((person, self.log.next_seq(), self.record.games));
         if self.timed_for != timed_for {
@@ -122,89 +122,52 @@ impl TableCore {
     pub(super) fn next_move(&mut self, bots_now: bool, now: Now) -> Option<(Seat, Action)> {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
         let turn = game.turn();
-        if self.window.is_none() {
-            let limit = self.window_limit();
+        if self.windows.current().is_none() {
+            let limit = self.windows.limit(self.clock.as_ref());
             // A seeded table plays the same game whatever the timing: no patience there.
             // Nor at a bot check's: a quick bot that never answers a window would be given
             // ever shorter ones, and never seen to let one lapse.
             let patient = self.lapses_count() && self.seed.is_none() && !self.is_bot_check();
-            // Each seat asked until its own time is up: the whole window, or on a ladder
-            // table what is left of its patience (see `Patience`), or not asked when none is.
+            // Each seat asked until its own time is up (see `CallWindows::ask_until`).
             let asked: Vec<(Seat, Duration, bool)> = game
                 .seats_to_ask()
-                .filter(|&s| Some(s) != turn && !self.lapsed.contains(&s) && !self.stalling.forfeits(s))
+                .filter(|&s| Some(s) != turn && !self.windows.has_lapsed(s) && !self.stalling.forfeits(s))
                 .filter(|&s| !self.departures.is_leaving(s) && !self.away_at_a_game_night(s))
                 .filter_map(|s| {
-                    let allowed = self.patience.allows(s, now.mono);
-                    if !patient || self.seats.is_bot(s) || allowed >= limit {
-                        // Counted from the claim: a table rebuilt mid-window resumes it.
-                        Some((s, now.mono + self.kept_window.left_of(limit, now.wall), true))
-                    } else {
-                        (allowed >= MIN_PATIENCE).then_some((s, now.mono + allowed, false))
-                    }
+                    let patient = patient && !self.seats.is_bot(s);
+                    self.windows.ask_until(s, limit, patient, now.mono, now.wall)
                 })
                 .collect();
             if !asked.is_empty() {
-                for &(seat, _, _) in &asked {
-                    self.patience.asked(seat);
-                    *self.windows_asked.entry(seat).or_default() += 1;
-                    if let Some(offers) = self.offers.as_mut() {
+                if let Some(offers) = self.offers.as_mut() {
+                    for &(seat, _, _) in &asked {
                         offers.told(seat, CALL_WINDOW);
                     }
                 }
-                let mut window = CallWindow::open(asked.iter().copied(), now.mono);
-                if let Some(claim) = self.log.last_seq() {
-                    self.asked_in.extend(asked.iter().map(|&(seat, _, _)| (seat, claim)));
-                }
+                let window = self.windows.open_window(&asked, self.log.last_seq(), now.mono);
                 for &(seat, _, _) in asked.iter().filter(|&&(s, _, _)| self.seats.is_bot(s)) {
                     match bots::decide(game, &self.seats, seat) {
                         Some(call) => window.call(seat, call, now.mono),
                         None => window.pass(seat, now.mono),
                     }
                 }
-                self.window = Some(window);
             }
             // A rebuilt table: what people had answered in the window before (none live).
-            if !self.kept_window.answers.is_empty() {
-                let resumed = self.kept_window.resume(self.window.as_mut(), turn, now.mono);
-                if let Some(seat) = resumed.held_timed_out {
-                    self.timed_out_held = Some(seat);
-                }
-                if let Some((seat, action, timed_out)) = resumed.unheld {
-                    if timed_out {
-                        self.timed_out_held = Some(seat);
-                    }
-                    return Some((seat, action));
-                }
+            if let Some(unheld) = self.windows.resume_kept(turn, now.mono) {
+                return Some(unheld);
             }
         }
         // The move the table plays for the seat whose turn it is, held in an open window.
-        let to_hold = match (&self.window, turn) {
-            (Some(w), Some(t)) if bots_now && w.is_open() && !w.holds(t) && self.plays_itself(t) => {
+        let to_hold = match (self.windows.open(), turn) {
+            (Some(w), Some(t)) if bots_now && !w.holds(t) && self.plays_itself(t) => {
                 self.decide_for(game, t).map(|action| (t, action))
             }
             _ => None,
         };
-        if let Some(window) = self.window.as_mut().filter(|w| w.is_open()) {
-            if let Some((t, action)) = to_hold {
-                window.hold(t, action);
-            }
-            let decision = window.decide();
-            if decision != Decision::Waiting {
-                self.patience.charge(window);
-            }
-            match decision {
-                Decision::Waiting => return None,
-                Decision::Call(seat, action) => {
-                    window.close();
-                    return Some((seat, action));
-                }
-                Decision::Closed(_) => {
-                    if let Some(held) = window.close() {
-                        return Some(held);
-                    }
-                }
-            }
+        match self.windows.decide(to_hold) {
+            Next::Waiting => return None,
+            Next::Play(seat, action) => return Some((seat, action)),
+            Next::Nothing => {}
         }
         let t = turn.filter(|&t| bots_now && self.plays_itself(t))?;
         Some((t, self.decide_for(game, t)?))
@@ -215,24 +178,15 @@ impl TableCore {
     pub(super) fn paused_bot_move(&self) -> Option<(Seat, Action)> {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
         let t = game.turn().filter(|&t| self.plays_itself(t))?;
-        if self.window.as_ref().is_some_and(|w| w.holds(t)) {
+        if self.windows.holds(t) {
             return None;
         }
         Some((t, self.decide_for(game, t)?))
     }
 
-    /// How long a call window stays open at most.
-    pub(super) fn window_limit(&self) -> Duration {
-        match (self.call_window_millis, &self.clock) {
-            (0, Some(clock)) => clock.per_move,
-            (0, None) => WINDOW_WITHOUT_CLOCK,
-            (ms, _) => Duration::from_millis(ms.into()),
-        }
-    }
-
     /// When the open call window closes (monotonic), if one is waiting for someone.
     pub fn window_closes(&self) -> Option<Duration> {
-        self.window.as_ref().and_then(CallWindow::closes)
+        self.windows.current().and_then(CallWindow::closes)
     }
 
     /// Whether a seat that lets a call window lapse is not asked again this game (and named in
@@ -248,7 +202,7 @@ impl TableCore {
     /// The call window's time is up: whoever has not answered lets the claim pass, and is
     /// told so (where lapses count) before the game moves on.
     pub fn close_window(&mut self, now: Now) {
-        let (lapsed, cut_short) = self.window.as_mut().map(|w| w.time_up(now.mono)).unwrap_or_default();
+        let (lapsed, cut_short) = self.windows.time_up(now.mono);
         let people = |seats: Vec<Seat>| -> Vec<Seat> {
             seats.into_iter().filter(|&s| !self.seats.is_bot(s)).collect()
         };
@@ -262,7 +216,7 @@ impl TableCore {
     /// Whether an answer from `seat` naming `answers` was to the last call window that asked
     /// it, now closed: refused as `call_window_closed`, not as a stale prompt.
     pub fn answers_closed_window(&self, seat: Seat, answers: u64) -> bool {
-        self.asked_in.get(&seat) == Some(&answers) && !self.window.as_ref().is_some_and(|w| w.waits_for(seat))
+        self.windows.answers_closed_window(seat, answers)
     }
 
     /// A person's move or call. In an open call window, a call waits for the window's
@@ -276,21 +230,15 @@ impl TableCore {
             return Err(TableError::Leaving);
         }
         if let Some((asked, at)) = self.prompted.filter(|&(p, _)| p == seat && game.turn() == Some(seat)) {
-            self.patience.moved(asked, now.mono.saturating_sub(at));
+            self.windows.moved(asked, now.mono.saturating_sub(at));
         }
-        if let Some(window) = self.window.as_mut() {
+        if let Some(window) = self.windows.current() {
             let my_turn = game.turn() == Some(seat);
             if window.is_open() {
-                if window.waits_for(seat) {
+                // A call it was asked for, or the move of the seat whose turn it is, held.
+                if window.waits_for(seat) || (my_turn && !window.holds(seat)) {
                     game.check(seat, &action)?;
-                    window.call(seat, action.clone(), now.mono);
-                    self.keep_answer(seat, Some(action), false, now);
-                    return Ok(self.answered(seat, now));
-                }
-                if my_turn && !window.holds(seat) {
-                    game.check(seat, &action)?;
-                    window.hold(seat, action.clone());
-                    self.keep_answer(seat, Some(action), false, now);
+                    self.apply(Input::WindowAnswered { seat, action: Some(action), timed_out: false }, now)?;
                     return Ok(self.answered(seat, now));
                 }
                 if window.asked(seat) || my_turn {
@@ -309,13 +257,12 @@ impl TableCore {
         if self.departures.is_leaving(seat) {
             return Err(TableError::Leaving);
         }
-        match self.window.as_mut() {
+        match self.windows.current() {
             Some(window) if window.waits_for(seat) => {
-                window.pass(seat, now.mono);
                 if let Some(offers) = self.offers.as_mut() {
                     offers.played(seat, PASS_CALL);
                 }
-                self.keep_answer(seat, None, false, now);
+                self.apply(Input::WindowAnswered { seat, action: None, timed_out: false }, now)?;
                 Ok(self.answered(seat, now))
             }
             Some(window) if window.answered(seat) => Err(TableError::AlreadyAnswered),
@@ -325,18 +272,10 @@ impl TableCore {
         }
     }
 
-    /// Journals a person's answer in the window (a bot's is made again by a rebuilt table).
-    fn keep_answer(&mut self, seat: Seat, action: Option<Action>, timed_out: bool, now: Now) {
-        if self.journal.kept && !self.seats.is_bot(seat) {
-            let entry = Input::WindowAnswered { seat, action, timed_out }.to_entry();
-            self.journal.record(now.wall, Some(entry));
-        }
-    }
-
     /// A seat answered in the window: true if the window may now decide; otherwise only the
     /// seat's streams learn that it waits (its prompt is answered).
     pub(super) fn answered(&mut self, seat: Seat, now: Now) -> bool {
-        if self.window.as_ref().is_none_or(|w| w.decide() != Decision::Waiting) {
+        if self.windows.can_decide() {
             return true;
         }
         // A move of the seat whose turn it is, held while others may still call: it has
@@ -354,7 +293,7 @@ impl TableCore {
     /// if nothing happened.
     pub(super) fn play_bot(&mut self, seat: Seat, action: Action, now: Now) -> bool {
         // The default move a time-out left in a call window is played as a time-out.
-        let timed_out = self.timed_out_held.take() == Some(seat)
+        let timed_out = self.windows.take_timed_out_held(seat)
             || self.stalling.forfeits(seat)
             || self.departures.is_leaving(seat);
         if self.apply(Input::Moved { seat, action, timed_out }, now).is_ok() {
@@ -373,7 +312,7 @@ impl TableCore {
     /// Whether `seat` is asked to act now: its turn (unless its move is held in the call
     /// window), or its call out of turn while the window waits for it.
     pub(super) fn asks(&self, game: &Game, seat: Seat) -> bool {
-        match self.window.as_ref().filter(|w| w.is_open()) {
+        match self.windows.open() {
             Some(w) => w.waits_for(seat) || (game.turn() == Some(seat) && !w.holds(seat)),
             None => game.turn() == Some(seat),
         }
@@ -452,7 +391,7 @@ impl TableCore {
         let action = self.game.as_ref().and_then(|g| g.default_action(seat));
         // A call window is open on the claim: the default move waits in it like any move of
         // the seat whose turn it is, and a call made in the window still wins.
-        if let (Some(window), Some(action)) = (self.window.as_mut().filter(|w| w.is_open()), action.clone()) {
+        if let (Some(window), Some(action)) = (self.windows.open(), action.clone()) {
             // A move it made stands: the clock only ever plays for a seat that has not.
             if window.holds(seat) {
                 if let Some(clock) = self.clock.as_mut() {
@@ -460,9 +399,7 @@ impl TableCore {
                 }
                 return;
             }
-            window.hold(seat, action.clone());
-            self.timed_out_held = Some(seat);
-            self.keep_answer(seat, Some(action), true, now);
+            let _ = self.apply(Input::WindowAnswered { seat, action: Some(action), timed_out: true }, now);
             if let Some(clock) = self.clock.as_mut() {
                 clock.ran_out(seat);
             }
@@ -490,7 +427,7 @@ impl TableCore {
         self.see_off(now);
         if due.at_log_len == self.log.next_seq() {
             let turn = self.game.as_ref().and_then(Game::turn);
-            match self.window.as_mut().filter(|w| w.is_open()) {
+            match self.windows.open_mut() {
                 // Its pause is over but the window is not: the move waits in it.
                 Some(window) if turn == Some(due.seat) => window.hold(due.seat, due.action),
                 _ => {
