@@ -1,4 +1,4 @@
-//! Helpers: scripted games written the way the seeds tell them.
+//! Helpers: scripted games written the way the rule sources tell them.
 
 use dudo_rules::script::{self, ScriptRun};
 use dudo_rules::{Event, EventKind, Game};

@@ -1,4 +1,5 @@
-//! Seed 000's worked example, rounds one to eleven, as a script with its expected output.
+//! The Fibbing Dice manual's worked example, rounds one to eleven, as a script with its
+//! expected output.
 
 use dudo_rules::{Bid, EventKind};
 
@@ -10,7 +11,7 @@ fn example() -> String {
 }
 
 #[test]
-fn every_round_goes_as_the_seed_tells_it() {
+fn every_round_goes_as_the_manual_tells_it() {
     let (game, events) = ok(&example());
     let settled: Vec<(usize, usize)> = events
         .iter()

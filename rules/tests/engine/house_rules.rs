@@ -1,4 +1,5 @@
-//! Seed 004, the group's house rules: the `house` preset.
+//! The house rules (push and re-roll, pass, Exact once a game, the first one-die round):
+//! the `house` preset.
 
 use dudo_rules::event::Showdown;
 use dudo_rules::{Bid, EventKind};

@@ -1,4 +1,6 @@
-//! Seed 002's common-hand knobs that this engine already plays (the rest have their own issue).
+//! The encyclopedia article's common-hand variants: wilds, bidding systems, push and pass,
+//! dice lost or given, snyd and stairs, out-of-turn challenges, spot on, drinks and wagers;
+//! and OpenSpiel's one-round game.
 
 use dudo_rules::event::Showdown;
 use dudo_rules::{Bid, EventKind};

@@ -1,4 +1,5 @@
-//! Seed 000, Fibbing Dice: the `fibbing` preset.
+//! Perudo as the Fibbing Dice manual plays it (Dudo, Calza, Palifico, the host's settings):
+//! the `fibbing` preset.
 
 use dudo_rules::event::Showdown;
 use dudo_rules::{Action, Bid, EventKind, Game, Viewer, seed_from_u64};
@@ -137,7 +138,7 @@ fn palifico_the_first_time_only_and_not_with_two_players() {
     assert_eq!(rounds[2], (3, vec![], Some(1)));
     // In round 3 Ben's one three was true thanks to Ann's three; Cat lost.
     assert_eq!(game.dice_count(2), 4);
-    // Two players with one die each: no Palifico (000 round ten).
+    // Two players with one die each: no Palifico (the manual's example, round ten).
     let (_, events) =
         ok(r#"{"rules": "fibbing", "players": ["Ann", "Ben"], "start_dice": {"Ann": 2, "Ben": 2},
         "roll_off": [{"Ann": 6, "Ben": 2}],
@@ -150,7 +151,7 @@ fn palifico_the_first_time_only_and_not_with_two_players() {
 
 #[test]
 fn palifico_locks_the_face_but_ex_palifico_players_may_raise_it() {
-    // 000 round five: Roger (palifico) opens one five, Bob two fives, Alice (ex-Palifico) two
+    // The manual's example, round five: Roger (palifico) opens one five, Bob two fives, Alice (ex-Palifico) two
     // sixes; a normal player may not change the face.
     let script = |calls: &str| {
         format!(
@@ -167,7 +168,7 @@ fn palifico_locks_the_face_but_ex_palifico_players_may_raise_it() {
     assert!(e.contains("locked"), "{e}");
     let e = refused(&script(r#""Roger: one five", "Bob: one six""#));
     assert!(e.contains("locked"), "{e}");
-    // With Alice ex-Palifico (seed 000's game), the whole of round five plays.
+    // With Alice ex-Palifico (as in the manual's game), the whole of round five plays.
     let (_, events) = ok(&std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../examples/scripts/fibbing-example.json"

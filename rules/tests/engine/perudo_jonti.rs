@@ -1,4 +1,5 @@
-//! Seed 003, the Perudo blog post: the `perudo-jonti` preset.
+//! Perudo as the Perudo blog post plays it (opening on ones, the winner starts, Jonti,
+//! Palifico that locks the face): the `perudo-jonti` preset.
 
 use dudo_rules::EventKind;
 
@@ -78,7 +79,7 @@ fn palifico_every_time_one_die_opens_and_nobody_changes_the_face() {
 
 #[test]
 fn palifico_again_after_winning_a_die_back_and_losing_it() {
-    // 003 triggers on reaching one die, every time (unlike 004).
+    // The blog post's Palifico comes on reaching one die, every time (unlike the house rules').
     let (_, events) = ok(
         r#"{"rules": "perudo-jonti", "players": ["Ann", "Ben", "Cat"], "start_dice": {"Cat": 2},
         "rounds": [

@@ -1,4 +1,4 @@
-//! Seed 001, the points game: Guess, Watch and Doubt for points.
+//! The points game: Guess, Watch and Doubt for points.
 
 use dudo_rules::EventKind;
 

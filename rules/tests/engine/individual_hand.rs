@@ -1,4 +1,5 @@
-//! Seed 002's individual-hand games: Liar Dice with poker dice, Stanford, Mexican.
+//! The encyclopedia article's individual-hand games: Liar Dice with poker dice, Stanford,
+//! Mexican.
 
 use dudo_rules::hand::{Hand, HandGame};
 use dudo_rules::{EventKind, Game, Viewer, presets, seed_from_u64};
