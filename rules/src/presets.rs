@@ -401,9 +401,15 @@ fn named(name: &str) -> Result<RuleSet, InvalidRules> {
 pub fn with_overrides(base: RuleSet, overrides: &serde_json::Value) -> Result<RuleSet, InvalidRules> {
     let mut value = serde_json::to_value(&base).map_err(|e| bad("rules", e.to_string()))?;
     merge("", &mut value, overrides)?;
+    from_value(value)
+}
+
+/// A rule set from its serde form (a JSON object nested like the rule set; fields left out
+/// take their defaults), validated. A value that does not fit is blamed on its field, as a
+/// setting names it (`dice.faces`).
+pub fn from_value(value: serde_json::Value) -> Result<RuleSet, InvalidRules> {
     let rules: RuleSet = serde_path_to_error::deserialize(value).map_err(|e| {
-        // The field that does not fit, as a setting names it; the whole rule set where the
-        // fault is not in one field.
+        // The whole rule set where the fault is not in one field.
         let field = match e.path().to_string() {
             path if path == "." => "rules".into(),
             path => path.into(),

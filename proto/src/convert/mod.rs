@@ -25,12 +25,12 @@ use crate::{LeaveWhy, StopWhy, TableEvent};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("field `{field}`: {problem}")]
 pub struct ConvertError {
-    pub field: &'static str,
+    pub field: std::borrow::Cow<'static, str>,
     pub problem: String,
 }
 
 fn bad(field: &'static str, problem: impl Into<String>) -> ConvertError {
-    ConvertError { field, problem: problem.into() }
+    ConvertError { field: field.into(), problem: problem.into() }
 }
 
 fn narrow<T: TryFrom<u32>>(field: &'static str, v: u32) -> Result<T, ConvertError> {

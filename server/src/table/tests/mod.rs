@@ -21,6 +21,7 @@ use crate::budget::Budget;
 mod leaving;
 mod limits;
 mod records;
+mod rule_sets;
 mod windows;
 
 /// A stream that keeps what it is sent, read as soon as sent (it holds nothing); its reader
