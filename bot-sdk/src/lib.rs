@@ -291,7 +291,7 @@ pub async fn play_thinking(
                 checker = DiceCheck::default();
             }
             Update::Table { rules: r, .. } => rules = Some((*r).clone()),
-            Update::Event { seq, event } => {
+            Update::Event { seq, event, .. } => {
                 last_seq = Some(seq);
                 answered = None;
                 current = None;

@@ -145,9 +145,10 @@ pub struct SeatKey {
 
 impl SeatKey {
     fn from_joined(joined: pb::Joined) -> Result<SeatKey, ClientError> {
-        let info = joined
-            .table
-            .ok_or(ClientError::Wire(ConvertError { field: "joined.table", problem: "missing".into() }))?;
+        let info = joined.table.ok_or(ClientError::Wire(ConvertError {
+            field: "joined.table".into(),
+            problem: "missing".into(),
+        }))?;
         Ok(SeatKey { table: info.id.clone(), seat: joined.seat, token: joined.token, info })
     }
 
@@ -575,6 +576,6 @@ pub fn dropped(status: &tonic::Status) -> bool {
 /// The table's rule set, read from a table description.
 pub fn rules_of(info: &pb::TableInfo) -> Result<dudo_rules::RuleSet, ConvertError> {
     let rules =
-        info.rules.as_ref().ok_or(ConvertError { field: "table.rules", problem: "missing".into() })?;
+        info.rules.as_ref().ok_or(ConvertError { field: "table.rules".into(), problem: "missing".into() })?;
     convert::rules_from_wire(rules)
 }

@@ -97,6 +97,9 @@ pub enum Update {
     Event {
         seq: u64,
         event: TableEvent,
+        /// The event in words, as the server's engine says it to this stream (empty from a
+        /// server older than the words).
+        text: String,
     },
     Prompt(Prompt),
     /// Where the game stands once an input (a move, a time-out, a seat leaving) has been
@@ -379,18 +382,17 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
             U::Event(e) => {
                 let (seq, event) = convert::event_from_wire(&e)?;
                 state.since = Some(state.since.map_or(seq, |s| s.max(seq)));
-                Update::Event { seq, event }
+                Update::Event { seq, event, text: e.text }
             }
             U::Prompt(p) => {
                 let rules = state.rules.clone().ok_or(convert::ConvertError {
-                    field: "prompt",
+                    field: "prompt".into(),
                     problem: "came before the table's rules".into(),
                 })?;
-                let view = convert::view_from_wire(
-                    p.view
-                        .as_ref()
-                        .ok_or(convert::ConvertError { field: "prompt.view", problem: "missing".into() })?,
-                )?;
+                let view = convert::view_from_wire(p.view.as_ref().ok_or(convert::ConvertError {
+                    field: "prompt.view".into(),
+                    problem: "missing".into(),
+                })?)?;
                 let legal = convert::legal_from_wire(&p.legal.unwrap_or_default(), &rules)?;
                 let deadline =
                     p.deadline_unix_millis.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
@@ -399,11 +401,10 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                 Update::Prompt(Prompt { view, legal, deadline, last_seq: p.last_seq, call_window })
             }
             U::Turn(t) => {
-                let view = convert::view_from_wire(
-                    t.view
-                        .as_ref()
-                        .ok_or(convert::ConvertError { field: "turn.view", problem: "missing".into() })?,
-                )?;
+                let view = convert::view_from_wire(t.view.as_ref().ok_or(convert::ConvertError {
+                    field: "turn.view".into(),
+                    problem: "missing".into(),
+                })?)?;
                 let at = |ms: u64| SystemTime::UNIX_EPOCH + Duration::from_millis(ms);
                 let (deadline, call_window) =
                     (t.deadline_unix_millis.map(at), t.call_window_unix_millis.map(at));

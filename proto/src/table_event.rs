@@ -7,7 +7,7 @@
 //! table event is public.
 
 use dudo_rules::action::{Action, Seat};
-use dudo_rules::describe::describe_in;
+use dudo_rules::describe::{Narrator, describe_in};
 use dudo_rules::event::{Audience, Event, EventKind, Viewer};
 use dudo_rules::hand::HandGame;
 
@@ -139,6 +139,15 @@ impl TableEvent {
                     what
                 }
             }
+        }
+    }
+
+    /// The line its audience reads for this entry (see [`Narrator::line_for`]): what every
+    /// stream is sent with it, so clients in any language show the same words.
+    pub fn words(&self, narrator: &mut Narrator, names: &[String], game: Option<HandGame>) -> String {
+        match self {
+            TableEvent::Game(e) => narrator.line_for(e, names),
+            _ => self.describe(names, game),
         }
     }
 

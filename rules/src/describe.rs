@@ -1,8 +1,9 @@
 //! Events in words, for people: `dudo script --format text`, the terminal client, replays.
 
 use crate::bid::{Bid, face_name};
-use crate::event::{EventKind, Showdown};
+use crate::event::{Audience, Event, EventKind, Showdown};
 use crate::hand::{Hand, HandGame};
+use crate::ruleset::{GameEnd, RuleSet};
 
 fn name(names: &[String], seat: usize) -> String {
     names.get(seat).cloned().unwrap_or_else(|| format!("seat {seat}"))
@@ -39,22 +40,82 @@ pub fn exact_call_on(caller: usize, on: Option<(usize, Bid)>, call: &str, names:
 }
 
 /// Describes a game's events in order, remembering what a line needs from earlier ones (the
-/// bid an exact call is on), for texts read start to end: scripts, replays.
-#[derive(Clone, Debug, Default)]
+/// bid an exact call is on), for texts read start to end: a table's log, scripts, replays.
+/// Made [`for_rules`](Narrator::for_rules), it says each event in the words of the game being
+/// played (the exact call by its name, the points game's guesses and doubts).
+#[derive(Clone, Debug)]
 pub struct Narrator {
     bid: Option<(usize, Bid)>,
+    /// The exact call's name: Calza, Jonti, Exact.
+    exact_call: &'static str,
+    /// The points game: a bid is a guess, a challenge a doubt.
+    points: bool,
+    game: Option<HandGame>,
+}
+
+impl Default for Narrator {
+    fn default() -> Narrator {
+        Narrator { bid: None, exact_call: "Calza", points: false, game: None }
+    }
 }
 
 impl Narrator {
+    /// A narrator for a game played by `rules`.
+    pub fn for_rules(rules: &RuleSet) -> Narrator {
+        let exact_call = match crate::game::exact_call_name(rules) {
+            "jonti" => "Jonti",
+            "exact" => "Exact",
+            _ => "Calza",
+        };
+        let points = matches!(rules.game_end, GameEnd::Points(_));
+        Narrator { bid: None, exact_call, points, game: rules.family.hand_game() }
+    }
+
     /// One line for `event`, as [`describe_in`] says it, with the bid an exact call is on.
     pub fn line(&mut self, event: &EventKind, names: &[String], game: Option<HandGame>) -> String {
         match event {
             EventKind::RoundStarted { .. } | EventKind::HandStarted { .. } => self.bid = None,
             EventKind::BidMade { seat, bid } => self.bid = Some((*seat, *bid)),
-            EventKind::CalzaCalled { seat } => return exact_call_on(*seat, self.bid, "Calza", names),
+            EventKind::CalzaCalled { seat } => return exact_call_on(*seat, self.bid, self.exact_call, names),
             _ => {}
         }
         describe_in(event, names, game)
+    }
+
+    /// One line for `event` as its audience reads it: a fact for one seat alone (its own
+    /// dice) is said to that seat ("Your dice: 3 5 6"); everything else names the seats.
+    pub fn line_for(&mut self, event: &Event, names: &[String]) -> String {
+        let only = match event.audience {
+            Audience::Seats { seats } => {
+                let mut them = seats.iter();
+                them.next().filter(|_| them.next().is_none())
+            }
+            Audience::Everyone | Audience::Hidden { .. } => None,
+        };
+        let n = |s: usize| name(names, s);
+        match &event.kind {
+            EventKind::DiceRolled { seat, dice } if only == Some(*seat) => {
+                format!("Your dice: {}", dice_text(dice))
+            }
+            EventKind::HandSeen { seat, dice } if only == Some(*seat) => {
+                let faces: String = dice
+                    .iter()
+                    .map(|&f| self.game.map_or_else(|| char::from(b'0' + f), |g| g.face_symbol(f)))
+                    .collect();
+                format!("You see {faces} under the cup")
+            }
+            EventKind::BidMade { seat, bid } if self.points => {
+                self.bid = Some((*seat, *bid));
+                format!("{} guesses {bid}", n(*seat))
+            }
+            EventKind::DudoCalled { seat, target } if self.points => {
+                format!("{} doubts {}'s guess", n(*seat), n(*target))
+            }
+            kind => {
+                let game = self.game;
+                self.line(kind, names, game)
+            }
+        }
     }
 }
 

@@ -57,9 +57,12 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
         tokio::time::timeout(std::time::Duration::from_secs(20), session.next()).await.expect("stalled")
     {
         match update.expect("the session ended") {
-            Update::Event { seq, event } => {
+            Update::Event { seq, event, text } => {
                 seen.push(seq);
+                // The server says each event in words, for this seat.
+                assert!(!text.is_empty(), "event {seq} ({event:?}) came without words");
                 if matches!(event.game(), Some(EventKind::GameOver { .. })) {
+                    assert!(text.contains("wins the game"), "{text}");
                     over = true;
                     break;
                 }
@@ -95,7 +98,7 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
     while let Ok(Some(Ok(update))) =
         tokio::time::timeout(std::time::Duration::from_secs(5), uncut.next()).await
     {
-        if let Update::Event { seq, event } = update {
+        if let Update::Event { seq, event, .. } = update {
             all.insert(seq);
             if matches!(event.game(), Some(EventKind::GameOver { .. })) {
                 break;
@@ -134,7 +137,7 @@ async fn a_replay_after_a_reset_never_reaches_the_old_game() {
     while let Ok(Some(update)) =
         tokio::time::timeout(std::time::Duration::from_millis(500), replay.next()).await
     {
-        if let Update::Event { seq, event } = update.unwrap() {
+        if let Update::Event { seq, event, .. } = update.unwrap() {
             panic!("a replay after the reset carried event {seq} of the old game: {event:?}");
         }
     }

@@ -217,7 +217,7 @@ async fn stall_windows(addr: String, told: Told) {
     let mut last_seq = None;
     while let Some(update) = session.next().await {
         match update {
-            Ok(Update::Event { seq, event }) => {
+            Ok(Update::Event { seq, event, .. }) => {
                 last_seq = Some(seq);
                 if matches!(event.game(), Some(dudo_rules::EventKind::GameOver { .. })) {
                     return;

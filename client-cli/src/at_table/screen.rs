@@ -156,7 +156,7 @@ impl AtTable {
                 }
             }
             Update::Table { table, rules } => self.set_table(table, rules),
-            Update::Event { seq, event } => {
+            Update::Event { seq, event, .. } => {
                 // A move held in a call window that another seat's call beat is not played.
                 let mine = self.me();
                 let beaten = match event.game() {

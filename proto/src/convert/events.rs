@@ -98,7 +98,12 @@ pub fn event_to_wire(seq: u64, e: &TableEvent) -> pb::Event {
             at_round_end: *at_round_end,
         }),
     };
-    pb::Event { seq, audience: Some(audience_to_wire(Audience::Everyone)), kind: Some(kind) }
+    pb::Event {
+        seq,
+        audience: Some(audience_to_wire(Audience::Everyone)),
+        text: String::new(),
+        kind: Some(kind),
+    }
 }
 
 /// One of the engine's events on the wire.
@@ -235,7 +240,7 @@ pub fn game_event_to_wire(seq: u64, e: &Event) -> pb::Event {
             drinks: drinks.clone(),
         }),
     };
-    pb::Event { seq, audience: Some(audience_to_wire(e.audience)), kind: Some(kind) }
+    pb::Event { seq, audience: Some(audience_to_wire(e.audience)), text: String::new(), kind: Some(kind) }
 }
 
 // ----- inward (for clients) -----

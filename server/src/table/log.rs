@@ -290,10 +290,11 @@ impl EventLog {
     }
 
     /// Appends an event and queues it for every stream that may see it.
-    pub fn append(&mut self, event: TableEvent, at: i64, game_over: bool) {
+    pub fn append(&mut self, event: TableEvent, text: String, at: i64, game_over: bool) {
         let seq = self.next_seq();
         let audience = event.audience();
-        let wire = update(pb::play_update::Update::Event(convert::event_to_wire(seq, &event)));
+        let wire = pb::Event { text, ..convert::event_to_wire(seq, &event) };
+        let wire = update(pb::play_update::Update::Event(wire));
         self.subscribers.retain_mut(|s| !audience.admits(s.viewer, game_over) || s.queue(&wire));
         self.bytes += wire.bytes();
         self.budget.take(wire.bytes());

@@ -24,6 +24,7 @@
 use std::sync::Arc;
 
 use dudo_proto::{TableEvent, convert, v1 as pb};
+use dudo_rules::describe::Narrator;
 use dudo_rules::{Event, Game};
 use prost::Message;
 
@@ -278,6 +279,15 @@ fn expand(compact: &CompactReplay) -> Result<pb::Replay, RecordError> {
             }
         };
         events.push(event);
+    }
+    // The words each event was sent with, said again as the table said them.
+    let names: Vec<String> = summary.players.iter().map(|p| p.name.clone()).collect();
+    let mut narrator = Narrator::for_rules(game.rules());
+    let hand_game = game.rules().family.hand_game();
+    for event in &mut events {
+        if let Ok((_, said)) = convert::event_from_wire(event) {
+            event.text = said.words(&mut narrator, &names, hand_game);
+        }
     }
     Ok(pb::Replay {
         summary: compact.summary.clone(),

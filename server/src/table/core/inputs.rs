@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use dudo_proto::v1 as pb;
 use dudo_proto::{StopWhy, TableEvent, convert};
+use dudo_rules::describe::Narrator;
 use dudo_rules::{Action, Game, RuleSet, Seat, Seed, Viewer};
 
 use super::TableCore;
@@ -63,6 +64,10 @@ impl TableCore {
         }
         let (game, events) = Game::start(Arc::clone(&self.rules), self.seats.len(), seed)?;
         self.game = Some(game);
+        self.narrator = Narrator::for_rules(&self.rules);
+        self.names = (0..self.seats.len())
+            .map(|s| self.seats.get(s).map(|slot| slot.name.clone()).unwrap_or_default())
+            .collect();
         self.departures.clear();
         self.windows.game_began(self.seats.len(), &self.stalling.unasked, now.mono);
         self.record.begin(game_id, seed, now.wall);

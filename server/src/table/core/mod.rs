@@ -17,6 +17,7 @@ use std::time::Duration;
 use dudo_proto::TableEvent;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
+use dudo_rules::describe::Narrator;
 use dudo_rules::{Event, Game, RuleSet, Seat};
 use dudo_store::FinishedGame;
 
@@ -136,6 +137,10 @@ pub struct TableCore {
     /// restarts only when that changes, not each time the table settles.
     timed_for: Option<(Option<Seat>, u64, u32)>,
     proofs: DiceProofs,
+    /// What says the game's events in words, in its own terms, and the seats' names as the
+    /// game began (seats only leave mid-game).
+    narrator: Narrator,
+    names: Vec<String>,
     journal: Journal,
     record: GameRecord,
     /// Finished games to write with the journal.
@@ -206,6 +211,8 @@ impl TableCore {
             prompted: None,
             timed_for: None,
             proofs: DiceProofs::new(salt_secret),
+            narrator: Narrator::default(),
+            names: Vec::new(),
             journal: Journal::new(journalled),
             record: GameRecord::default(),
             finished: Vec::new(),
@@ -363,9 +370,11 @@ impl TableCore {
         }
     }
 
+    /// Appends an entry to the log, with its line in words for the audience it is for.
     fn log_event(&mut self, event: TableEvent, now: Now) {
         let over = self.game_over();
-        self.log.append(event, now.wall, over);
+        let text = event.words(&mut self.narrator, &self.names, self.rules.family.hand_game());
+        self.log.append(event, text, now.wall, over);
     }
 }
 

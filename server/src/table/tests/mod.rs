@@ -23,6 +23,7 @@ mod limits;
 mod records;
 mod rule_sets;
 mod windows;
+mod words;
 
 /// A stream that keeps what it is sent, read as soon as sent (it holds nothing); its reader
 /// can go (`close`).
