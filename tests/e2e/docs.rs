@@ -1,7 +1,7 @@
-//! The protocol's docs hold to the server: docs/protocol.md's refusal codes are the server's
-//! one table of them (`status::CODES`), both ways; the services reflection describes and the
-//! names health answers for are the ones it names; and every metric `/metrics` exports is in
-//! its table (the scrape is `server::prometheus_metrics_on_their_own_port`'s).
+//! The docs hold to the server: docs/protocol.md's refusal codes are the server's one table of
+//! them (`status::CODES`), both ways; the services reflection describes and the names health
+//! answers for are the ones docs/deploy.md names; and every metric `/metrics` exports is in
+//! deploy.md's table (the scrape is `server::prometheus_metrics_on_their_own_port`'s).
 
 use std::collections::BTreeSet;
 
@@ -12,9 +12,13 @@ fn protocol_md() -> String {
     std::fs::read_to_string(dudo_tests::root().join("docs/protocol.md")).unwrap()
 }
 
+fn deploy_md() -> String {
+    std::fs::read_to_string(dudo_tests::root().join("docs/deploy.md")).unwrap()
+}
+
 /// The text of `doc` from the heading `from` to the next heading of its level or above.
 fn section<'a>(doc: &'a str, from: &str) -> &'a str {
-    let start = doc.find(from).unwrap_or_else(|| panic!("no {from:?} in docs/protocol.md"));
+    let start = doc.find(from).unwrap_or_else(|| panic!("no {from:?} in the doc"));
     let level = from.chars().take_while(|&c| c == '#').count();
     let rest = &doc[start + from.len()..];
     let end = rest
@@ -45,10 +49,10 @@ fn the_refusal_codes_section_lists_every_code_the_server_sends() {
     assert!(stale.is_empty(), "in protocol.md's Refusal codes, never sent: {stale:?}");
 }
 
-/// The metrics protocol.md's table names (`dudo_rejections_total{reason}` as
+/// The metrics deploy.md's table names (`dudo_rejections_total{reason}` as
 /// `dudo_rejections_total`).
 pub(crate) fn documented_metrics() -> BTreeSet<String> {
-    let doc = protocol_md();
+    let doc = deploy_md();
     first_cells(section(&doc, "### Metrics"))
         .into_iter()
         .map(|m| m.split('{').next().unwrap_or_default().to_string())
@@ -98,8 +102,8 @@ fn every_documented_metric_is_one_the_server_records() {
 /// for health answers SERVING.
 #[tokio::test]
 async fn reflection_and_health_answer_for_what_the_docs_name() {
-    let doc = protocol_md();
-    let offers = section(&doc, "**What else the server offers.**");
+    let doc = deploy_md();
+    let offers = section(&doc, "### What else is on the port");
     let health_line = offers.split("- **gRPC health**").nth(1).unwrap();
     let health_line = &health_line[..health_line.find("\n- ").unwrap()];
     // The names it reports for: `""` (the whole server) and the services.

@@ -814,12 +814,12 @@ async fn prometheus_metrics_on_their_own_port() {
         assert!(body.contains(name), "{name} missing from:\n{body}");
     }
     assert!(body.contains("reason=\"quantity_out_of_range\""), "{body}");
-    // Everything exported is in docs/protocol.md's table of metrics.
+    // Everything exported is in docs/deploy.md's table of metrics.
     let undocumented: Vec<String> = crate::docs::exported_metrics(&body)
         .difference(&crate::docs::documented_metrics())
         .cloned()
         .collect();
-    assert!(undocumented.is_empty(), "exported but not in protocol.md's Metrics: {undocumented:?}");
+    assert!(undocumented.is_empty(), "exported but not in deploy.md's Metrics: {undocumented:?}");
     let _ = server.child.kill();
     let _ = server.child.wait();
 }

@@ -136,6 +136,8 @@ def play_seat(stubs, channel, table, token, seat, name):
                     if update.event.WhichOneof("kind") == "game_over":
                         standings = list(update.event.game_over.standings)
                         place = standings.index(seat) + 1
+                        # Every event comes with its words, as the server says it to this seat.
+                        print(f"{name}: {update.event.text}")
                         print(f"{name}: game over, place {place} of {len(standings)}")
                         return place
             return None

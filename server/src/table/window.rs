@@ -193,13 +193,24 @@ impl CallWindows {
         turn: Option<Seat>,
         now: Duration,
     ) {
-        let Some(window) = self.current.as_mut() else {
+        if self.current.is_none() {
             self.kept.answers.push((seat, action, timed_out));
-            return;
-        };
-        if !window.is_open() {
-            return;
+        } else {
+            self.answer_in_window(seat, action, timed_out, turn, now);
         }
+    }
+
+    /// An answer into the open window: a pass or a call of a seat it waits for, or the held
+    /// move of the seat whose `turn` it is (`timed_out`: its clock's default).
+    fn answer_in_window(
+        &mut self,
+        seat: Seat,
+        action: Option<Action>,
+        timed_out: bool,
+        turn: Option<Seat>,
+        now: Duration,
+    ) {
+        let Some(window) = self.current.as_mut().filter(|w| w.is_open()) else { return };
         match action {
             None if window.waits_for(seat) => window.pass(seat, now),
             Some(a) if Some(seat) == turn && !window.holds(seat) => {
@@ -217,18 +228,20 @@ impl CallWindows {
     /// journal go into it. The move of the seat whose turn it is, when no window holds it,
     /// is given back to be played now.
     pub fn resume_kept(&mut self, turn: Option<Seat>, now: Duration) -> Option<(Seat, Action)> {
-        if self.kept.answers.is_empty() {
-            return None;
+        let mut unheld = None;
+        for (seat, action, timed_out) in std::mem::take(&mut self.kept.answers) {
+            match action {
+                // No window opened (nobody is asked now): the move is played as it is.
+                Some(action) if self.current.is_none() && Some(seat) == turn => {
+                    if timed_out {
+                        self.timed_out_held = Some(seat);
+                    }
+                    unheld = Some((seat, action));
+                }
+                action => self.answer_in_window(seat, action, timed_out, turn, now),
+            }
         }
-        let resumed = self.kept.resume(self.current.as_mut(), turn, now);
-        if let Some(seat) = resumed.held_timed_out {
-            self.timed_out_held = Some(seat);
-        }
-        let (seat, action, timed_out) = resumed.unheld?;
-        if timed_out {
-            self.timed_out_held = Some(seat);
-        }
-        Some((seat, action))
+        unheld
     }
 
     /// Whether the move played for `seat` is the clock's default its time-out left in a
@@ -500,35 +513,6 @@ impl KeptWindow {
         let grace = i64::try_from(RECONNECT_GRACE.as_millis()).unwrap_or(i64::MAX);
         self.rebuilt_at.is_some_and(|at| now < at.saturating_add(grace))
     }
-
-    /// Puts the replayed answers into the window just opened (the bots have answered in it).
-    /// What the seat whose turn it is had moved, with whether its clock played it: held in
-    /// the window, or given back when no window opened (nobody is asked now) to be played.
-    fn resume(&mut self, mut window: Option<&mut CallWindow>, turn: Option<Seat>, now: Duration) -> Resumed {
-        let mut resumed = Resumed::default();
-        for (seat, action, timed_out) in std::mem::take(&mut self.answers) {
-            match (action, window.as_deref_mut()) {
-                (None, Some(w)) if w.waits_for(seat) => w.pass(seat, now),
-                (Some(a), Some(w)) if Some(seat) == turn && !w.holds(seat) => {
-                    w.hold(seat, a);
-                    resumed.held_timed_out = timed_out.then_some(seat);
-                }
-                (Some(a), None) if Some(seat) == turn => resumed.unheld = Some((seat, a, timed_out)),
-                (Some(a), Some(w)) if w.waits_for(seat) => w.call(seat, a, now),
-                _ => {}
-            }
-        }
-        resumed
-    }
-}
-
-/// What [`KeptWindow::resume`] found of the move of the seat whose turn it is.
-#[derive(Debug, Default)]
-struct Resumed {
-    /// Its move held in the window was its clock's default.
-    held_timed_out: Option<Seat>,
-    /// Its move, with no window to hold it: to be played now (and whether it timed out).
-    unheld: Option<(Seat, Action, bool)>,
 }
 
 /// How long each seat may keep a game waiting in call windows (ladder tables).
