@@ -304,7 +304,9 @@ async fn live(client: &Client, game: &str, speed: f64) -> anyhow::Result<ExitCod
             }
             Some(pb::play_update::Update::Event(e)) => {
                 let (_, event) = dudo_client::dudo_proto::convert::event_from_wire(&e)?;
+                // The server's words; from a server older than them, the engine's.
                 let line = match event.game() {
+                    _ if !e.text.is_empty() => safe(&e.text).into_owned(),
                     Some(kind) => narrator.line(kind, &names, None),
                     None => event.describe(&names, None),
                 };

@@ -379,4 +379,23 @@ mod tests {
         assert_eq!(text, "Ann calls Calza on Ben's bid of 3 fives");
         assert_eq!(exact_call_on(0, None, "Jonti", &names()), "Ann calls Jonti");
     }
+
+    #[test]
+    fn a_table_says_events_in_its_games_own_words_and_a_seats_dice_to_it() {
+        let said = |preset: &str, events: &[Event]| {
+            let mut narrator = Narrator::for_rules(&crate::presets::by_name(preset).unwrap());
+            events.iter().map(|e| narrator.line_for(e, &names())).collect::<Vec<String>>()
+        };
+        let everyone = |kind| Event { audience: Audience::Everyone, kind };
+        let bid = everyone(EventKind::BidMade { seat: 1, bid: Bid::new(3, 5) });
+        let call = everyone(EventKind::CalzaCalled { seat: 0 });
+        assert_eq!(said("perudo-jonti", &[bid.clone(), call])[1], "Ann calls Jonti on Ben's bid of 3 fives");
+        let doubt = everyone(EventKind::DudoCalled { seat: 0, target: 1 });
+        assert_eq!(said("points", &[bid, doubt]), ["Ben guesses 3 fives", "Ann doubts Ben's guess"]);
+        let rolled =
+            |audience| Event { audience, kind: EventKind::DiceRolled { seat: 1, dice: vec![Some(3), None] } };
+        let own = rolled(Audience::Seats { seats: crate::event::SeatSet::single(1) });
+        let truth = rolled(Audience::Hidden { seats: crate::event::SeatSet::single(0) });
+        assert_eq!(said("fibbing", &[own, truth]), ["Your dice: 3 ?", "Ben rolls 3 ?"]);
+    }
 }

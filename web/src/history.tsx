@@ -3,7 +3,7 @@
 // (History.ListGames and GetReplay); a server run without a database has none and says so.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { history, say } from "./api";
-import { describe } from "./describe";
+import { told } from "./story";
 import { Dice, Die } from "./dice";
 import type { DiceRevealed, Event } from "./gen/dudo/v1/game_pb";
 import type { GameSummary, Replay } from "./gen/dudo/v1/service_pb";
@@ -146,7 +146,6 @@ export function ReplayPage({ id }: { id: string }) {
   const summary = replay.summary;
   const name = (seat: number) => summary?.players.find((p) => p.seat === seat)?.name ?? `seat ${seat}`;
   const game = handGame(replay.rules);
-  const points = replay.rules?.gameEnd?.end.case === "points";
   const round = all[Math.min(at, all.length - 1)];
   const shown = Math.min(at, all.length - 1);
   return (
@@ -177,7 +176,7 @@ export function ReplayPage({ id }: { id: string }) {
           <Cups round={round} name={name} game={game} />
           <ol class="lines">
             {round.events.map((e) => {
-              const line = describe(e, name, game, points) ?? rolled(e, name, game);
+              const line = told(e, true);
               return line ? <li>{line}</li> : null;
             })}
           </ol>
@@ -185,12 +184,6 @@ export function ReplayPage({ id }: { id: string }) {
       )}
     </div>
   );
-}
-
-/** A record's private roll, which a live table does not tell: every cup is shown here. */
-function rolled(e: Event, name: (seat: number) => string, game?: HandGame): string | undefined {
-  if (e.kind.case !== "diceRolled" || game) return undefined;
-  return `${name(e.kind.value.seat)} rolls ${e.kind.value.dice.join(" ")}.`;
 }
 
 /** Every cup of the round: as the reveal showed them (counted dice marked), or as rolled. */

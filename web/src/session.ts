@@ -20,8 +20,7 @@ import {
 } from "./gen/dudo/v1/game_pb";
 import { Reseated_Why, TableState as WireState, type PlayUpdate, type Prompt, type TableInfo } from "./gen/dudo/v1/service_pb";
 import { ruleChanges } from "./rules";
-import { describe } from "./describe";
-import { handGame } from "./hand";
+import { told } from "./story";
 
 export type TableState = {
   table?: TableInfo;
@@ -294,8 +293,7 @@ export class Session {
     if (k.case === "gameOver") this.set({ overAt: Date.now() });
     if (k.case === "diceRevealed") this.set({ reveal: k.value, outcome: [], results: undefined });
     if (k.case === "resultsTable") this.set({ results: k.value });
-    const rules = this.state.table?.rules;
-    const text = describe(e, this.name, handGame(rules), rules?.gameEnd?.end.case === "points");
+    const text = told(e);
     if (text) this.line(text);
     // The reveal panel says what it settled, until the next round begins.
     if (text && this.state.outcome && OUTCOME.has(k.case ?? "")) this.set({ outcome: [...this.state.outcome, text].slice(-8) });

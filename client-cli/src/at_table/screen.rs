@@ -156,7 +156,7 @@ impl AtTable {
                 }
             }
             Update::Table { table, rules } => self.set_table(table, rules),
-            Update::Event { seq, event, .. } => {
+            Update::Event { seq, event, text } => {
                 // A move held in a call window that another seat's call beat is not played.
                 let mine = self.me();
                 let beaten = match event.game() {
@@ -182,14 +182,13 @@ impl AtTable {
                     Some(EventKind::GameStarted { .. }) => self.over = false,
                     _ => {}
                 }
-                // The bid in front of the table before this event, as the server's last view has it.
-                let bid = self.view.as_ref().and_then(|v| v.current_bid);
                 let lines = render::event_lines(
                     &event,
+                    &text,
                     &self.names(),
                     &self.rules,
                     self.me(),
-                    (self.wild, bid),
+                    self.wild,
                     self.style,
                 );
                 self.out.lines(lines.into_iter().map(|l| if l.is_empty() { l } else { format!("  {l}") }));

@@ -12,7 +12,7 @@ use std::io::IsTerminal;
 use dudo_client::TableEvent;
 use dudo_client::dudo_proto::LeaveWhy;
 use dudo_client::dudo_proto::v1 as pb;
-use dudo_rules::describe::{describe_in, exact_call_on, place_text};
+use dudo_rules::describe::place_text;
 use dudo_rules::event::Counted;
 use dudo_rules::game::{Legal, PlayerView, View};
 use dudo_rules::hand::HandGame;
@@ -263,28 +263,32 @@ pub fn reveal_lines(
     lines
 }
 
-/// One entry of the table's log as the lines to print (most are one line; the reveal is a
-/// block). `wild` is the round's wild face as the server last said it, `bid` the bid in front
-/// of the table before this event (from the server's last view), which an exact call is on.
+/// One entry of the table's log as the lines to print: the server's words for it (`text`),
+/// styled by what happened, and laid out where a block reads better than a line (your dice
+/// drawn as dice, the reveal's cups with the counted dice marked, the results table). Most
+/// are one line; the server's bookkeeping for verifiable dice is none. `wild` is the round's
+/// wild face as the server last said it.
 pub fn event_lines(
     event: &TableEvent,
+    text: &str,
     names: &[String],
     rules: &RuleSet,
     me: Option<usize>,
-    (wild, bid): (Option<u8>, Option<(usize, dudo_rules::Bid)>),
+    wild: Option<u8>,
     style: Style,
 ) -> Vec<String> {
     let faces = rules.dice.faces;
     let hand_game = rules.family.hand_game();
+    // The server's words, made safe to print; from a server older than them, the engine's.
+    let said = if text.is_empty() { event.describe(names, hand_game) } else { safe(text).into_owned() };
     let kind = match event {
         TableEvent::Game(e) => &e.kind,
-        // The server's bookkeeping for verifiable dice: the client checks, people need not read it.
+        // The client checks them; people need not read them.
         TableEvent::DiceCommitted { .. } | TableEvent::DiceSalts { .. } => return Vec::new(),
         // A player's own leave, taking effect now: the engine's `SeatLeft` that follows says
         // so, with their place.
         TableEvent::SeatLeaving { why: LeaveWhy::Left, at_round_end: false, .. } => return Vec::new(),
-        // The table's own notices (the clock ran out, the game was stopped): in words.
-        _ => return vec![event.describe(names, hand_game)],
+        _ => return vec![said],
     };
     let name = |s: usize| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
     match kind {
@@ -294,25 +298,17 @@ pub fn event_lines(
         EventKind::DiceRevealed { dice, counted } => {
             reveal_lines(dice, counted.as_ref(), names, faces, style)
         }
-        EventKind::CalzaCalled { seat } => {
-            let call = capitalised(dudo_rules::game::exact_call_name(rules));
-            vec![exact_call_on(*seat, bid, &call, names)]
-        }
         // The count that decided it, and who won and lost, in one line.
-        EventKind::RoundSettled { .. } | EventKind::ChallengeSettled { .. } => {
-            vec![style.bold(&describe_in(kind, names, hand_game))]
-        }
+        EventKind::RoundSettled { .. } | EventKind::ChallengeSettled { .. } => vec![style.bold(&said)],
         EventKind::DiceLost { seat, .. } | EventKind::LifeLost { seat, .. } if Some(*seat) == me => {
-            vec![style.red(&describe_in(kind, names, hand_game))]
+            vec![style.red(&said)]
         }
-        EventKind::DiceWon { seat, .. } if Some(*seat) == me => {
-            vec![style.green(&describe_in(kind, names, hand_game))]
-        }
+        EventKind::DiceWon { seat, .. } if Some(*seat) == me => vec![style.green(&said)],
         EventKind::RoundStarted { palifico, .. } if !palifico.is_empty() => {
-            vec![style.yellow(&format!("★ {}", describe_in(kind, names, hand_game)))]
+            vec![style.yellow(&format!("★ {said}"))]
         }
         EventKind::RoundStarted { .. } | EventKind::HandStarted { .. } => {
-            vec![String::new(), style.cyan(&describe_in(kind, names, hand_game))]
+            vec![String::new(), style.cyan(&said)]
         }
         EventKind::ResultsTable { rows } => {
             let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
@@ -330,14 +326,9 @@ pub fn event_lines(
             }
             lines
         }
-        EventKind::GameOver { .. } => vec![String::new(), style.bold(&describe_in(kind, names, hand_game))],
-        _ => vec![describe_in(kind, names, hand_game)],
+        EventKind::GameOver { .. } => vec![String::new(), style.bold(&said)],
+        _ => vec![said],
     }
-}
-
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// What you may call now, with the least raise on each face.

@@ -127,19 +127,23 @@ fn a_rule_change_is_told_by_the_paths_set_takes() {
 }
 
 #[test]
-fn an_exact_call_names_the_bid_it_is_on() {
+fn the_servers_words_are_shown_made_safe() {
     let names = vec!["Ann".to_string(), "Ben (you)".to_string()];
     let event = TableEvent::Game(dudo_rules::Event {
         audience: dudo_rules::Audience::Everyone,
         kind: EventKind::CalzaCalled { seat: 0 },
     });
-    let bid = Some((1, dudo_rules::Bid::new(4, 3)));
     let fibbing = dudo_rules::presets::fibbing();
-    let lines = event_lines(&event, &names, &fibbing, Some(1), (Some(1), bid), Style::default());
-    assert_eq!(lines, ["Ann calls Calza on Ben (you)'s bid of 4 threes"]);
-    let jonti = dudo_rules::presets::by_name("perudo-jonti").unwrap();
-    let lines = event_lines(&event, &names, &jonti, Some(1), (Some(1), bid), Style::default());
-    assert_eq!(lines, ["Ann calls Jonti on Ben (you)'s bid of 4 threes"]);
+    let said = "Ann calls Calza on Ben's bid of 4 threes";
+    assert_eq!(event_lines(&event, said, &names, &fibbing, Some(1), Some(1), Style::default()), [said]);
+    // A hostile server's words cannot move the cursor or colour the terminal.
+    let lines = event_lines(&event, "Ann\x1b[2Jcalls", &names, &fibbing, Some(1), None, Style::default());
+    assert_eq!(lines, ["Ann\\u{1b}[2Jcalls"]);
+    // A server older than the words: the engine says it.
+    assert_eq!(
+        event_lines(&event, "", &names, &fibbing, Some(1), None, Style::default()),
+        ["Ann calls Calza"]
+    );
 }
 
 #[test]
@@ -148,7 +152,7 @@ fn a_players_own_leave_is_said_once() {
     let fibbing = dudo_rules::presets::fibbing();
     let lines = |why, at_round_end| {
         let event = TableEvent::SeatLeaving { seat: 1, why, at_round_end };
-        event_lines(&event, &names, &fibbing, Some(0), (None, None), Style::default())
+        event_lines(&event, &event.describe(&names, None), &names, &fibbing, Some(0), None, Style::default())
     };
     // Now: the engine's SeatLeft that follows says it, with the place.
     assert!(lines(LeaveWhy::Left, false).is_empty());

@@ -133,7 +133,29 @@ pub fn decode(stored: &[u8]) -> Result<pb::Replay, RecordError> {
             let compact = sized.get(8..).ok_or(RecordError::Field("size", "cut short".into()))?;
             expand(&CompactReplay::decode(compact)?)
         }
-        None => Ok(pb::Replay::decode(stored)?),
+        None => {
+            let mut replay = pb::Replay::decode(stored)?;
+            // A record kept whole from before events had words: they are said now.
+            if replay.events.iter().any(|e| e.text.is_empty()) {
+                let rules = replay.rules.as_ref().map(convert::rules_from_wire).transpose();
+                let rules = rules.map_err(|e| RecordError::Field("rules", e.to_string()))?;
+                let names: Vec<String> =
+                    replay.summary.iter().flat_map(|s| &s.players).map(|p| p.name.clone()).collect();
+                say_again(&mut replay.events, &rules.unwrap_or_default(), &names);
+            }
+            Ok(replay)
+        }
+    }
+}
+
+/// Each event's words, said again as the table said them as it logged them.
+fn say_again(events: &mut [pb::Event], rules: &dudo_rules::RuleSet, names: &[String]) {
+    let mut narrator = Narrator::for_rules(rules);
+    let hand_game = rules.family.hand_game();
+    for event in events {
+        if let Ok((_, said)) = convert::event_from_wire(event) {
+            event.text = said.words(&mut narrator, names, hand_game);
+        }
     }
 }
 
@@ -282,13 +304,7 @@ fn expand(compact: &CompactReplay) -> Result<pb::Replay, RecordError> {
     }
     // The words each event was sent with, said again as the table said them.
     let names: Vec<String> = summary.players.iter().map(|p| p.name.clone()).collect();
-    let mut narrator = Narrator::for_rules(game.rules());
-    let hand_game = game.rules().family.hand_game();
-    for event in &mut events {
-        if let Ok((_, said)) = convert::event_from_wire(event) {
-            event.text = said.words(&mut narrator, &names, hand_game);
-        }
-    }
+    say_again(&mut events, game.rules(), &names);
     Ok(pb::Replay {
         summary: compact.summary.clone(),
         rules: compact.rules.clone(),
