@@ -59,12 +59,6 @@ pub mod web_page;
 
 use std::future::Future;
 
-use dudo_proto::v1::accounts_server::AccountsServer;
-use dudo_proto::v1::history_server::HistoryServer;
-use dudo_proto::v1::ladder_server::LadderServer;
-use dudo_proto::v1::lobby_server::LobbyServer;
-use dudo_proto::v1::play_server::PlayServer;
-use dudo_proto::v1::tournaments_server::TournamentsServer;
 use tokio::net::TcpListener;
 
 pub use dudo_proto::convert;
@@ -223,12 +217,9 @@ async fn serve_node(
         prune_closed_tables(store.clone(), dudo.limits().keep_closed_tables);
     }
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<LobbyServer<node::Dudo>>().await;
-    health.set_serving::<PlayServer<node::Dudo>>().await;
-    health.set_serving::<HistoryServer<node::Dudo>>().await;
-    health.set_serving::<AccountsServer<node::Dudo>>().await;
-    health.set_serving::<LadderServer<node::Dudo>>().await;
-    health.set_serving::<TournamentsServer<node::Dudo>>().await;
+    for service in services::NAMES {
+        health.set_service_status(service, tonic_health::ServingStatus::Serving).await;
+    }
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(dudo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -300,17 +291,14 @@ async fn serve_node(
         .layer(web_page::WebPage)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(call_gate::CallGate::new(&limits, budgets.clone(), calls.clone()))
-        // Their requests are a few bytes: the default 4 MiB limit would only let a client that
-        // sends all but the last byte of each make the server hold it.
-        .add_service(health_service.max_decoding_message_size(SMALL_REQUEST))
-        .add_service(reflection.max_decoding_message_size(SMALL_REQUEST))
-        .add_service(reflection_alpha.max_decoding_message_size(SMALL_REQUEST))
-        .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(LadderServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(TournamentsServer::new(dudo).max_decoding_message_size(max_message))
+        .add_routes(
+            services::routes(dudo, max_message)
+                // Their requests are a few bytes: the default 4 MiB limit would only let a
+                // client that sends all but the last byte of each make the server hold it.
+                .add_service(health_service.max_decoding_message_size(SMALL_REQUEST))
+                .add_service(reflection.max_decoding_message_size(SMALL_REQUEST))
+                .add_service(reflection_alpha.max_decoding_message_size(SMALL_REQUEST)),
+        )
         .serve_with_incoming_shutdown(
             connections::incoming(listener, most_connections, &limits, budgets, calls, tls),
             shutdown,
@@ -334,12 +322,9 @@ async fn serve_node(
 /// Health says `NOT_SERVING` for the server and every dudo service.
 async fn not_serving(health: &tonic_health::server::HealthReporter) {
     health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
-    health.set_not_serving::<LobbyServer<node::Dudo>>().await;
-    health.set_not_serving::<PlayServer<node::Dudo>>().await;
-    health.set_not_serving::<HistoryServer<node::Dudo>>().await;
-    health.set_not_serving::<AccountsServer<node::Dudo>>().await;
-    health.set_not_serving::<LadderServer<node::Dudo>>().await;
-    health.set_not_serving::<TournamentsServer<node::Dudo>>().await;
+    for service in services::NAMES {
+        health.set_service_status(service, tonic_health::ServingStatus::NotServing).await;
+    }
 }
 
 /// Tables' links when no public URL is given: `http://` (`https://` with TLS) and the

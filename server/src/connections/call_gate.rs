@@ -39,6 +39,11 @@ use tonic::transport::server::TcpConnectInfo;
 #[derive(Clone, Debug)]
 pub struct AnswerHeld(pub Arc<crate::budget::Held>);
 
+/// The gRPC method a call came in as (`/dudo.v1.Lobby/AddBot`), put in its extensions: what
+/// the services send a call on to another node as.
+#[derive(Clone, Debug)]
+pub struct Method(pub http::uri::PathAndQuery);
+
 /// `GetReplay` answers one address may have unsent at once.
 pub const IN_FLIGHT: usize = 4;
 /// The calls that hold a whole record while they run: `GetReplay` until its answer is sent,
@@ -173,7 +178,11 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
+        // The method, for a call the services send on to the node that holds its table.
+        if let Some(path) = request.uri().path_and_query().cloned() {
+            request.extensions_mut().insert(Method(path));
+        }
         let peer = request.extensions().get::<TcpConnectInfo>().and_then(TcpConnectInfo::remote_addr);
         let ip = peer.map(|a| a.ip());
         // In flight from here until its answer's body is dropped, even if refused below.

@@ -10,12 +10,6 @@ mod incoming;
 
 use std::net::SocketAddr;
 
-use dudo_proto::v1::accounts_server::AccountsServer;
-use dudo_proto::v1::history_server::HistoryServer;
-use dudo_proto::v1::ladder_server::LadderServer;
-use dudo_proto::v1::lobby_server::LobbyServer;
-use dudo_proto::v1::play_server::PlayServer;
-use dudo_proto::v1::tournaments_server::TournamentsServer;
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpConnectInfo;
 use tonic::{Request, Status};
@@ -78,13 +72,7 @@ pub async fn serve(
         .http2_keepalive_timeout(Some(std::time::Duration::from_secs(5)))
         .max_concurrent_streams(Some(NODE_STREAMS))
         .layer(tonic::service::InterceptorLayer::new(gate))
-        .add_service(LobbyServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(PlayServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(HistoryServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(AccountsServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        .add_service(LadderServer::new(dudo.clone()).max_decoding_message_size(max_message))
-        // Tournament calls go to the node running the director, as ladder entries do.
-        .add_service(TournamentsServer::new(dudo).max_decoding_message_size(max_message))
+        .add_routes(crate::services::routes(dudo, max_message))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;
     Ok(())

@@ -15,14 +15,25 @@ use crate::accounts::{
 };
 use crate::node::Dudo;
 
+/// The Accounts service: a thin adapter over the node, which does the work.
+pub struct AccountsService {
+    node: Dudo,
+}
+
+impl AccountsService {
+    pub fn new(node: Dudo) -> AccountsService {
+        AccountsService { node }
+    }
+}
+
 #[tonic::async_trait]
-impl Accounts for Dudo {
+impl Accounts for AccountsService {
     async fn register(
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::Registered>, Status> {
-        let store = self.accounts().account_store()?;
-        let settings = self.accounts().settings;
+        let store = self.node.accounts().account_store()?;
+        let settings = self.node.accounts().settings;
         let admin = settings.is_admin(bearer(&request));
         if settings.registration == Registration::Admin && !admin {
             return Err(AccountError::RegistrationClosed.into());
@@ -78,7 +89,7 @@ impl Accounts for Dudo {
     }
 
     async fn who_am_i(&self, request: Request<pb::WhoAmIRequest>) -> Result<Response<pb::Account>, Status> {
-        match self.accounts().caller(super::bearer(&request)).await? {
+        match self.node.accounts().caller(super::bearer(&request)).await? {
             Caller::Account(a) => Ok(Response::new(account_to_wire(&a))),
             Caller::Admin => Err(AccountError::BadToken.into()),
         }
@@ -88,12 +99,17 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::NewTokenRequest>,
     ) -> Result<Response<pb::NewApiToken>, Status> {
-        let Caller::Account(account) = self.accounts().caller(super::bearer(&request)).await? else {
+        let Caller::Account(account) = self.node.accounts().caller(super::bearer(&request)).await? else {
             return Err(AccountError::BadToken.into());
         };
         let token_label = label(&request.get_ref().label)?;
         let (token, stored) = new_token(&token_label, table::unix_millis());
-        self.accounts().account_store()?.add_token(&account.id, &stored).await.map_err(AccountError::from)?;
+        self.node
+            .accounts()
+            .account_store()?
+            .add_token(&account.id, &stored)
+            .await
+            .map_err(AccountError::from)?;
         let info = token_to_wire(&ApiToken {
             id: stored.id,
             label: stored.label,
@@ -107,10 +123,10 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::ListTokensRequest>,
     ) -> Result<Response<pb::ListTokensResponse>, Status> {
-        let caller = self.accounts().caller(super::bearer(&request)).await?;
-        let account = self.accounts().whose(caller, &request.get_ref().account).await?;
+        let caller = self.node.accounts().caller(super::bearer(&request)).await?;
+        let account = self.node.accounts().whose(caller, &request.get_ref().account).await?;
         let tokens =
-            self.accounts().account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
+            self.node.accounts().account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
         Ok(Response::new(pb::ListTokensResponse { tokens: tokens.iter().map(token_to_wire).collect() }))
     }
 
@@ -118,21 +134,27 @@ impl Accounts for Dudo {
         &self,
         request: Request<pb::RevokeTokenRequest>,
     ) -> Result<Response<pb::ApiTokenInfo>, Status> {
-        let caller = self.accounts().caller(super::bearer(&request)).await?;
+        let caller = self.node.accounts().caller(super::bearer(&request)).await?;
         let by_admin = matches!(caller, Caller::Admin);
         let req = request.into_inner();
-        let account = self.accounts().whose(caller, &req.account).await?;
+        let account = self.node.accounts().whose(caller, &req.account).await?;
         let id: String = req.id.trim().chars().take(32).collect();
         // The owner may not lock itself out; the admin may (a leaked token, say).
         if !by_admin {
-            let tokens =
-                self.accounts().account_store()?.tokens(&account.id).await.map_err(AccountError::from)?;
+            let tokens = self
+                .node
+                .accounts()
+                .account_store()?
+                .tokens(&account.id)
+                .await
+                .map_err(AccountError::from)?;
             let mut active = tokens.iter().filter(|t| t.revoked_at.is_none());
             if active.clone().count() == 1 && active.next().is_some_and(|t| t.id == id) {
                 return Err(AccountError::LastToken.into());
             }
         }
         let revoked = self
+            .node
             .accounts()
             .account_store()?
             .revoke_token(&account.id, &id, table::unix_millis())
@@ -149,13 +171,16 @@ impl Accounts for Dudo {
     ) -> Result<Response<pb::Account>, Status> {
         match bearer(&request) {
             None => return Err(AccountError::NoToken.into()),
-            token if !self.accounts().settings.is_admin(token) => return Err(AccountError::NotAdmin.into()),
+            token if !self.node.accounts().settings.is_admin(token) => {
+                return Err(AccountError::NotAdmin.into());
+            }
             _ => {}
         }
         let req = request.into_inner();
-        let mut account = self.accounts().whose(Caller::Admin, &req.name).await?;
+        let mut account = self.node.accounts().whose(Caller::Admin, &req.name).await?;
         account.suspended_at = req.suspended.then(table::unix_millis);
-        self.accounts()
+        self.node
+            .accounts()
             .account_store()?
             .suspend_account(&account.id, account.suspended_at)
             .await

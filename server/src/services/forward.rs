@@ -2,12 +2,18 @@
 //! client's metadata, with the cluster's key and the client's address added), and the
 //! answer passed back as it is, so clients know nothing of nodes.
 
+use std::future::Future;
 use std::net::SocketAddr;
+
+use dudo_proto::codec::DudoCodec;
+
+use dudo_proto::v1 as pb;
 
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::transport::Channel;
-use tonic::{Extensions, Request, Status};
+use tonic::{Extensions, Request, Response, Status};
 
+use crate::connections::call_gate::Method;
 use crate::node::Dudo;
 use crate::node::cluster::{CLIENT_ADDR, Forwarded, NODE_KEY, Route, SERVER_WATCH};
 
@@ -36,17 +42,101 @@ pub(crate) fn forwarded<T>(request: &Request<T>) -> bool {
     request.extensions().get::<Forwarded>().is_some()
 }
 
+/// A request for one table: its message names the table, and the node holding the table
+/// answers it.
+pub(crate) trait ForTable {
+    fn table(&self) -> &str;
+}
+
+macro_rules! for_table {
+    ($($message:ty),+ $(,)?) => {
+        $(impl ForTable for $message {
+            fn table(&self) -> &str {
+                &self.table
+            }
+        })+
+    };
+}
+
+for_table!(
+    pb::TableRef,
+    pb::JoinTableRequest,
+    pb::AddBotRequest,
+    pb::ChangeSettingsRequest,
+    pb::RemovePlayerRequest,
+    pb::SubscribeRequest,
+    pb::ActRequest,
+    pb::WatchRequest,
+);
+
 impl Dudo {
+    /// A call for the table `request` names: `here` when this node holds the table, otherwise
+    /// sent on as it came to the node that does (see [`Dudo::served`]).
+    pub(crate) async fn at_table<Req, Res, Here>(
+        &self,
+        request: Request<Req>,
+        here: impl FnOnce(Request<Req>) -> Here,
+    ) -> Result<Response<Res>, Status>
+    where
+        Req: ForTable + prost::Message + Send + Sync + 'static,
+        Res: prost::Message + Default + Send + 'static,
+        Here: Future<Output = Result<Response<Res>, Status>>,
+    {
+        let there = self.elsewhere(request.get_ref().table(), &request).await?;
+        self.served(there, request, here).await
+    }
+
+    /// A call answered `here`, or when `there` is another node, sent on to it as it came
+    /// (the client's metadata, the cluster's key, the client's address), its answer passed
+    /// back as it is: the one place a call leaves for another node, so clients know nothing
+    /// of nodes.
+    pub(crate) async fn served<Req, Res, Here>(
+        &self,
+        there: Option<Channel>,
+        request: Request<Req>,
+        here: impl FnOnce(Request<Req>) -> Here,
+    ) -> Result<Response<Res>, Status>
+    where
+        Req: prost::Message + Send + Sync + 'static,
+        Res: prost::Message + Default + Send + 'static,
+        Here: Future<Output = Result<Response<Res>, Status>>,
+    {
+        let Some(peer) = there else { return here(request).await };
+        let (mut grpc, path) = sending_on(peer, &request).await?;
+        grpc.unary(self.onward(request), path, DudoCodec::default()).await.map_err(from_peer)
+    }
+
+    /// [`Dudo::at_table`] for a stream of the table's updates (`Subscribe`, `Watch`): another
+    /// node's is relayed for as long as the client holds `slot` (see [`Dudo::relayed`]).
+    pub(crate) async fn stream_at_table<Req, Here>(
+        &self,
+        request: Request<Req>,
+        slot: crate::node::StreamSlot,
+        here: impl FnOnce(Request<Req>, crate::node::StreamSlot) -> Here,
+    ) -> Result<Response<crate::node::UpdateStream>, Status>
+    where
+        Req: ForTable + prost::Message + Send + Sync + 'static,
+        Here: Future<Output = Result<Response<crate::node::UpdateStream>, Status>>,
+    {
+        let Some(peer) = self.elsewhere(request.get_ref().table(), &request).await? else {
+            return here(request, slot).await;
+        };
+        let (mut grpc, path) = sending_on(peer, &request).await?;
+        let updates = grpc
+            .server_streaming(self.onward(request), path, DudoCodec::<Req, pb::PlayUpdate>::default())
+            .await
+            .map_err(from_peer)?
+            .into_inner();
+        Ok(Response::new(self.relayed(updates, slot)))
+    }
+
     /// The node to send a call for `table` to, if not this one.
     pub(crate) async fn elsewhere<T>(
         &self,
         table: &str,
         request: &Request<T>,
     ) -> Result<Option<Channel>, Status> {
-        match self.route(table, forwarded(request)).await? {
-            Route::Here => Ok(None),
-            Route::There(peer) => Ok(Some(peer)),
-        }
+        self.route_play(table, forwarded(request)).await
     }
 
     /// [`Dudo::elsewhere`] for a play stream, whose table is named in its first message.
@@ -186,6 +276,23 @@ impl Dudo {
         }
         Request::from_parts(metadata, Extensions::default(), message)
     }
+}
+
+/// A client for `peer`, ready, and the method `request` came in as.
+async fn sending_on<Req>(
+    peer: Channel,
+    request: &Request<Req>,
+) -> Result<(tonic::client::Grpc<Channel>, http::uri::PathAndQuery), Status> {
+    // Every call from a client passes the call gate, which names its method; one without is
+    // a call this node cannot say how to send on.
+    let path = request
+        .extensions()
+        .get::<Method>()
+        .map(|m| m.0.clone())
+        .ok_or_else(|| Status::internal("a call for another node's table came without its method"))?;
+    let mut grpc = tonic::client::Grpc::new(peer);
+    grpc.ready().await.map_err(|e| from_peer(Status::unknown(e.to_string())))?;
+    Ok((grpc, path))
 }
 
 /// A copy of a request, to send on while keeping the original (in case the other node

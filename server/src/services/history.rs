@@ -146,8 +146,19 @@ impl Dudo {
     }
 }
 
+/// The History service: a thin adapter over the node, which does the work.
+pub struct HistoryService {
+    node: Dudo,
+}
+
+impl HistoryService {
+    pub fn new(node: Dudo) -> HistoryService {
+        HistoryService { node }
+    }
+}
+
 #[tonic::async_trait]
-impl History for Dudo {
+impl History for HistoryService {
     type WatchReplayStream = UpdateStream;
 
     async fn list_games(
@@ -170,28 +181,29 @@ impl History for Dudo {
             limit: req.limit,
             account: req.account.trim().to_string(),
         };
-        let games = self.records()?.games(&filter).await.map_err(store_error)?;
-        self.answer_held(pb::ListGamesResponse { games: games.iter().map(summary_to_wire).collect() }, reader)
+        let games = self.node.records()?.games(&filter).await.map_err(store_error)?;
+        self.node
+            .answer_held(pb::ListGamesResponse { games: games.iter().map(summary_to_wire).collect() }, reader)
     }
 
     async fn get_replay(&self, request: Request<pb::GameRef>) -> Result<Response<pb::Replay>, Status> {
         let reader = request.remote_addr().map(|a| a.ip());
-        let (replay, _held) = self.replay(&request.get_ref().game, reader, true).await?;
-        self.answer_held(replay, reader)
+        let (replay, _held) = self.node.replay(&request.get_ref().game, reader, true).await?;
+        self.node.answer_held(replay, reader)
     }
 
     async fn watch_replay(
         &self,
         request: Request<pb::WatchReplayRequest>,
     ) -> Result<Response<Self::WatchReplayStream>, Status> {
-        let slot = self.stream_slot(request.remote_addr())?;
+        let slot = self.node.stream_slot(request.remote_addr())?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let speed = if req.speed == 0.0 { 1.0 } else { req.speed };
         if !(0.01..=1_000_000.0).contains(&speed) {
             return Err(bad_request(format!("speed: from 0.01 to 1000000, not {}", req.speed)));
         }
-        let (replay, held) = self.replay(&req.game, reader, false).await?;
+        let (replay, held) = self.node.replay(&req.game, reader, false).await?;
         let summary = replay.summary.clone().unwrap_or_default();
         let table = pb::TableInfo {
             id: summary.table_id.clone(),
@@ -241,7 +253,7 @@ impl History for Dudo {
                 }
             }
         });
-        Ok(Response::new(self.stopping().ending(ReceiverStream::new(rx))))
+        Ok(Response::new(self.node.stopping().ending(ReceiverStream::new(rx))))
     }
 
     async fn list_ratings(
@@ -249,7 +261,8 @@ impl History for Dudo {
         request: Request<pb::ListRatingsRequest>,
     ) -> Result<Response<pb::ListRatingsResponse>, Status> {
         bounded("pool", &request.get_ref().pool, MAX_NAME_FIELD)?;
-        let ratings = self.records()?.ratings(request.get_ref().pool.trim()).await.map_err(store_error)?;
+        let ratings =
+            self.node.records()?.ratings(request.get_ref().pool.trim()).await.map_err(store_error)?;
         Ok(Response::new(pb::ListRatingsResponse {
             ratings: ratings
                 .into_iter()

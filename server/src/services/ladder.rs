@@ -33,24 +33,35 @@ type LadderStream =
 type CheckStream =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::CheckUpdate, Status>> + Send>>;
 
+/// The Ladder service: a thin adapter over the node, which does the work.
+pub struct LadderService {
+    node: Dudo,
+}
+
+impl LadderService {
+    pub fn new(node: Dudo) -> LadderService {
+        LadderService { node }
+    }
+}
+
 #[tonic::async_trait]
-impl Ladder for Dudo {
+impl Ladder for LadderService {
     type EnterStream = LadderStream;
     type CheckStream = CheckStream;
 
     async fn check(&self, request: Request<pb::CheckRequest>) -> Result<Response<Self::CheckStream>, Status> {
-        let handle = self.ladder_handle()?.clone();
+        let handle = self.node.ladder_handle()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
-        let account = self.accounts().account_of_api_token(&token).await?;
+        let account = self.node.accounts().account_of_api_token(&token).await?;
         crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
-        let store = self.records()?.clone();
+        let store = self.node.records()?.clone();
         let pool = match request.get_ref().pool.trim() {
             "" => handle.pools().first().cloned().ok_or_else(|| {
                 refused("no_such_pool", Status::failed_precondition("this server has no pools"))
             })?,
-            name => self.known_pool(name)?.clone(),
+            name => self.node.known_pool(name)?.clone(),
         };
-        let slot = self.stream_slot(request.remote_addr())?;
+        let slot = self.node.stream_slot(request.remote_addr())?;
         // One check an account at a time, across the cluster: claimed in the database.
         let claim = crate::table::secret();
         let now = crate::table::unix_millis();
@@ -66,7 +77,7 @@ impl Ladder for Dudo {
         }
         let (tx, rx) = mpsc::channel(16);
         let seat = SeatAccount { id: account.id.clone(), kind: crate::accounts::kind_to_wire(account.kind) };
-        let dudo = self.clone();
+        let dudo = self.node.clone();
         tracing::info!(account = %account.name, pool = %pool.name, "a bot check began");
         tokio::spawn(async move {
             let run = crate::ladder::check::run(dudo, pool, seat, account.name.clone(), tx.clone());
@@ -108,14 +119,14 @@ impl Ladder for Dudo {
             let _held = &slot;
             u.map_err(Status::from)
         });
-        Ok(Response::new(self.stopping().ending(updates)))
+        Ok(Response::new(self.node.stopping().ending(updates)))
     }
 
     async fn list_pools(
         &self,
         _: Request<pb::ListPoolsRequest>,
     ) -> Result<Response<pb::ListPoolsResponse>, Status> {
-        let handle = self.ladder_handle()?;
+        let handle = self.node.ladder_handle()?;
         let pools = handle
             .pools()
             .iter()
@@ -139,30 +150,33 @@ impl Ladder for Dudo {
     }
 
     async fn enter(&self, request: Request<pb::EnterRequest>) -> Result<Response<Self::EnterStream>, Status> {
-        let handle = self.ladder_handle()?.clone();
+        let handle = self.node.ladder_handle()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
         crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
-        let account = self.accounts().account_of_api_token(&token).await?;
-        let slot = self.stream_slot(request.remote_addr())?;
+        let account = self.node.accounts().account_of_api_token(&token).await?;
+        let slot = self.node.stream_slot(request.remote_addr())?;
         if let crate::node::cluster::Route::There(peer) =
-            self.route_ladder(super::forward::forwarded(&request)).await?
+            self.node.route_ladder(super::forward::forwarded(&request)).await?
         {
-            let updates =
-                LadderClient::new(peer).enter(self.onward(request)).await.map_err(from_peer)?.into_inner();
-            return Ok(Response::new(self.stopping().ending(updates.map(move |u| {
+            let updates = LadderClient::new(peer)
+                .enter(self.node.onward(request))
+                .await
+                .map_err(from_peer)?
+                .into_inner();
+            return Ok(Response::new(self.node.stopping().ending(updates.map(move |u| {
                 let _held = &slot;
                 u
             }))));
         }
         let req = request.into_inner();
-        let pool = self.known_pool(req.pool.trim())?;
+        let pool = self.node.known_pool(req.pool.trim())?;
         let kind = crate::accounts::kind_to_wire(account.kind);
         pool.players
             .admit(&pool.name, kind)
             .map_err(|why| refused("wrong_pool", Status::failed_precondition(why)))?;
         // A bot check is a bot's: a person has nothing to check.
         if kind == pb::AccountKind::Bot {
-            self.bot_check_passed(&account.id).await?;
+            self.node.bot_check_passed(&account.id).await?;
         }
         let wants = if req.at_once == 0 { 1 } else { req.at_once };
         if wants > pool.max_games {
@@ -174,7 +188,7 @@ impl Ladder for Dudo {
                 )),
             ));
         }
-        let store = self.records()?;
+        let store = self.node.records()?;
         let rating = store
             .ladder_rating(&pool.name, &account.name)
             .await
@@ -210,35 +224,36 @@ impl Ladder for Dudo {
             let _held = &slot;
             u.map_err(Status::from)
         });
-        Ok(Response::new(self.stopping().ending(updates)))
+        Ok(Response::new(self.node.stopping().ending(updates)))
     }
 
     async fn leaderboard(
         &self,
         request: Request<pb::LeaderboardRequest>,
     ) -> Result<Response<pb::LeaderboardResponse>, Status> {
-        let store = self.records()?;
+        let store = self.node.records()?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         crate::status::bounded("pool", &req.pool, crate::status::MAX_NAME_FIELD)?;
-        self.known_pool(req.pool.trim())?;
+        self.node.known_pool(req.pool.trim())?;
         let board = store
             .leaderboard(req.pool.trim(), req.limit)
             .await
             .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
-        self.answer_held(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }, reader)
+        self.node
+            .answer_held(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }, reader)
     }
 
     async fn rating_history(
         &self,
         request: Request<pb::RatingHistoryRequest>,
     ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
-        let store = self.records()?;
+        let store = self.node.records()?;
         let reader = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         crate::status::bounded("pool", &req.pool, crate::status::MAX_NAME_FIELD)?;
         crate::status::bounded("name", &req.name, crate::status::MAX_NAME_FIELD)?;
-        self.known_pool(req.pool.trim())?;
+        self.node.known_pool(req.pool.trim())?;
         let points = store
             .rating_history(req.pool.trim(), req.name.trim(), req.limit)
             .await
@@ -253,7 +268,7 @@ impl Ladder for Dudo {
                 unix_millis: u64::try_from(p.at).unwrap_or(0),
             })
             .collect();
-        self.answer_held(pb::RatingHistoryResponse { points }, reader)
+        self.node.answer_held(pb::RatingHistoryResponse { points }, reader)
     }
 }
 

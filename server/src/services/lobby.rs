@@ -8,7 +8,7 @@ use dudo_rules::game::seats_allowed;
 use dudo_rules::presets;
 use tonic::{Request, Response, Status};
 
-use super::forward::{copy, forwarded, from_peer};
+use super::forward::{copy, forwarded};
 use super::token_of;
 use crate::convert;
 use crate::node::{DefaultClock, Dudo, NewTable};
@@ -33,15 +33,26 @@ const MIN_MOVE_MILLIS: u32 = 100;
 /// The longest move clock or time bank: a day.
 const MAX_CLOCK_MILLIS: u32 = 86_400_000;
 
+/// The Lobby service: a thin adapter over the node, which does the work.
+pub struct LobbyService {
+    node: Dudo,
+}
+
+impl LobbyService {
+    pub fn new(node: Dudo) -> LobbyService {
+        LobbyService { node }
+    }
+}
+
 #[tonic::async_trait]
-impl Lobby for Dudo {
+impl Lobby for LobbyService {
     async fn create_table(
         &self,
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
         // In a cluster, a node with fewer tables makes it (served here if it cannot be reached).
-        if let Some(peer) = self.placement(forwarded(&request)).await {
-            match LobbyClient::new(peer).create_table(self.onward(copy(&request))).await {
+        if let Some(peer) = self.node.placement(forwarded(&request)).await {
+            match LobbyClient::new(peer).create_table(self.node.onward(copy(&request))).await {
                 Err(e)
                     if e.code() == tonic::Code::Unavailable
                         && e.metadata().get(crate::status::CODE_KEY).is_none() =>
@@ -54,7 +65,7 @@ impl Lobby for Dudo {
         let ip = request.remote_addr().map(|a| a.ip());
         table::seats::seat_name(&request.get_ref().name).map_err(status)?;
         let (name, account) =
-            self.accounts().seat_account(super::bearer(&request), &request.get_ref().name).await?;
+            self.node.accounts().seat_account(super::bearer(&request), &request.get_ref().name).await?;
         let req = request.into_inner();
         bounded("preset", &req.preset, MAX_NAME_FIELD)?;
         bounded("rating_pool", &req.rating_pool, MAX_NAME_FIELD)?;
@@ -90,7 +101,7 @@ impl Lobby for Dudo {
             let allowed = seats_allowed(usize::from(rules.players.min), usize::from(rules.players.max));
             return Err(bad_request(format!("seats: this rule set seats {allowed}, not {seats}")));
         }
-        let pacing = pacing(&req, self.limits.default_clock)?;
+        let pacing = pacing(&req, self.node.limits.default_clock)?;
         let new = NewTable {
             rules,
             seats: seats as usize,
@@ -101,22 +112,28 @@ impl Lobby for Dudo {
             name,
             account,
         };
-        Ok(Response::new(self.make_table(new, ip).await?))
+        Ok(Response::new(self.node.make_table(new, ip).await?))
     }
 
     async fn join_table(
         &self,
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).join_table(self.onward(request)).await.map_err(from_peer);
-        }
-        let (name, account) =
-            self.accounts().seat_account(super::bearer(&request), &request.get_ref().name).await?;
-        let handle = self.find(&request.get_ref().table)?;
-        let (seat, token, info) =
-            self.command(&handle, |reply| Command::Join { name, account, token: None, reply }).await?;
-        Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated: true }))
+        self.node
+            .at_table(request, |request| async move {
+                let (name, account) = self
+                    .node
+                    .accounts()
+                    .seat_account(super::bearer(&request), &request.get_ref().name)
+                    .await?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                let (seat, token, info) = self
+                    .node
+                    .command(&handle, |reply| Command::Join { name, account, token: None, reply })
+                    .await?;
+                Ok(Response::new(pb::Joined { table: Some(info), seat: seat as u32, token, seated: true }))
+            })
+            .await
     }
 
     async fn list_tables(
@@ -129,15 +146,15 @@ impl Lobby for Dudo {
             0 => LIST_PAGE,
             n => (n as usize).min(LIST_PAGE_MAX),
         };
-        let mut page = self.tables_here(&req.page_token, size)?;
+        let mut page = self.node.tables_here(&req.page_token, size)?;
         if forwarded(&request) {
             return Ok(Response::new(page));
         }
         // In a cluster, each other node's page after the same token: the first `size` of them
         // all are the cluster's page.
         let mut asks = tokio::task::JoinSet::new();
-        for peer in self.other_nodes().await {
-            let request = self.onward(copy(&request));
+        for peer in self.node.other_nodes().await {
+            let request = self.node.onward(copy(&request));
             asks.spawn(async move {
                 let mut lobby = LobbyClient::new(peer);
                 let answer =
@@ -163,94 +180,108 @@ impl Lobby for Dudo {
     }
 
     async fn add_bot(&self, request: Request<pb::AddBotRequest>) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).add_bot(self.onward(request)).await.map_err(from_peer);
-        }
-        let token = token_of(&request)?;
-        let req = request.into_inner();
-        bounded("bot", &req.bot, MAX_NAME_FIELD)?;
-        let handle = self.find(&req.table)?;
-        let info = self.command(&handle, |reply| Command::AddBot { token, bot: req.bot, reply }).await?;
-        Ok(Response::new(info))
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let req = request.into_inner();
+                bounded("bot", &req.bot, MAX_NAME_FIELD)?;
+                let handle = self.node.find(&req.table)?;
+                let info = self
+                    .node
+                    .command(&handle, |reply| Command::AddBot { token, bot: req.bot, reply })
+                    .await?;
+                Ok(Response::new(info))
+            })
+            .await
     }
 
     async fn start_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).start_game(self.onward(request)).await.map_err(from_peer);
-        }
-        let token = token_of(&request)?;
-        let handle = self.find(&request.get_ref().table)?;
-        let info = self.command(&handle, |reply| Command::Start { token, reply }).await?;
-        Ok(Response::new(info))
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                let info = self.node.command(&handle, |reply| Command::Start { token, reply }).await?;
+                Ok(Response::new(info))
+            })
+            .await
     }
 
     async fn get_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).get_table(self.onward(request)).await.map_err(from_peer);
-        }
-        let handle = self.find(&request.get_ref().table)?;
-        Ok(Response::new(self.info(&handle).await?))
+        self.node
+            .at_table(request, |request| async move {
+                let handle = self.node.find(&request.get_ref().table)?;
+                Ok(Response::new(self.node.info(&handle).await?))
+            })
+            .await
     }
 
     async fn change_settings(
         &self,
         request: Request<pb::ChangeSettingsRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).change_settings(self.onward(request)).await.map_err(from_peer);
-        }
-        let token = token_of(&request)?;
-        let req = request.into_inner();
-        let handle = self.find(&req.table)?;
-        check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
-        let settings = req.settings.into_iter().map(|s| (s.path, s.value)).collect();
-        let info = self.command(&handle, |reply| Command::ChangeSettings { token, settings, reply }).await?;
-        Ok(Response::new(info))
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let req = request.into_inner();
+                let handle = self.node.find(&req.table)?;
+                check_settings(req.settings.iter().map(|s| (s.path.as_str(), s.value.as_str())))?;
+                let settings = req.settings.into_iter().map(|s| (s.path, s.value)).collect();
+                let info = self
+                    .node
+                    .command(&handle, |reply| Command::ChangeSettings { token, settings, reply })
+                    .await?;
+                Ok(Response::new(info))
+            })
+            .await
     }
 
     async fn remove_player(
         &self,
         request: Request<pb::RemovePlayerRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).remove_player(self.onward(request)).await.map_err(from_peer);
-        }
-        let token = token_of(&request)?;
-        let req = request.into_inner();
-        let handle = self.find(&req.table)?;
-        let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
-        let info = self.command(&handle, |reply| Command::Remove { token, seat, reply }).await?;
-        Ok(Response::new(info))
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let req = request.into_inner();
+                let handle = self.node.find(&req.table)?;
+                let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
+                let info = self.node.command(&handle, |reply| Command::Remove { token, seat, reply }).await?;
+                Ok(Response::new(info))
+            })
+            .await
     }
 
     async fn reset_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).reset_table(self.onward(request)).await.map_err(from_peer);
-        }
-        let token = token_of(&request)?;
-        let handle = self.find(&request.get_ref().table)?;
-        let info = self.command(&handle, |reply| Command::Reset { token, reply }).await?;
-        Ok(Response::new(info))
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                let info = self.node.command(&handle, |reply| Command::Reset { token, reply }).await?;
+                Ok(Response::new(info))
+            })
+            .await
     }
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).leave(self.onward(request)).await.map_err(from_peer);
-        }
-        let token = token_of(&request)?;
-        let handle = self.find(&request.get_ref().table)?;
-        let info = self.command(&handle, |reply| Command::Leave { token, reply }).await?;
-        Ok(Response::new(info))
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                let info = self.node.command(&handle, |reply| Command::Leave { token, reply }).await?;
+                Ok(Response::new(info))
+            })
+            .await
     }
 
     async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return LobbyClient::new(peer).close_table(self.onward(request)).await.map_err(from_peer);
-        }
-        let token = token_of(&request)?;
-        let handle = self.find(&request.get_ref().table)?;
-        let info = self.command(&handle, |reply| Command::Close { token, reply }).await?;
-        Ok(Response::new(info))
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                let info = self.node.command(&handle, |reply| Command::Close { token, reply }).await?;
+                Ok(Response::new(info))
+            })
+            .await
     }
 
     async fn list_presets(

@@ -10,6 +10,43 @@ mod lobby;
 mod play;
 mod tournaments;
 
+pub use accounts::AccountsService;
+pub use history::HistoryService;
+pub use ladder::LadderService;
+pub use lobby::LobbyService;
+pub use play::PlayService;
+pub use tournaments::TournamentsService;
+
+/// The `dudo.v1` services' names, as health reports them.
+pub const NAMES: [&str; 6] = [
+    "dudo.v1.Lobby",
+    "dudo.v1.Play",
+    "dudo.v1.History",
+    "dudo.v1.Accounts",
+    "dudo.v1.Ladder",
+    "dudo.v1.Tournaments",
+];
+
+/// Every `dudo.v1` service over `node`, each taking messages of up to `max_message` bytes:
+/// what the public port and a cluster's node port both serve.
+pub fn routes(node: crate::node::Dudo, max_message: usize) -> tonic::service::Routes {
+    use dudo_proto::v1::{
+        accounts_server::AccountsServer, history_server::HistoryServer, ladder_server::LadderServer,
+        lobby_server::LobbyServer, play_server::PlayServer, tournaments_server::TournamentsServer,
+    };
+    tonic::service::Routes::new(
+        LobbyServer::new(LobbyService::new(node.clone())).max_decoding_message_size(max_message),
+    )
+    .add_service(PlayServer::new(PlayService::new(node.clone())).max_decoding_message_size(max_message))
+    .add_service(HistoryServer::new(HistoryService::new(node.clone())).max_decoding_message_size(max_message))
+    .add_service(
+        AccountsServer::new(AccountsService::new(node.clone())).max_decoding_message_size(max_message),
+    )
+    .add_service(LadderServer::new(LadderService::new(node.clone())).max_decoding_message_size(max_message))
+    // Tournament calls go to the node running the director, as ladder entries do.
+    .add_service(TournamentsServer::new(TournamentsService::new(node)).max_decoding_message_size(max_message))
+}
+
 impl crate::node::Dudo {
     /// `message` as an answer that holds its encoded size from `reader`'s share of the
     /// budget until it is sent (the call gate keeps the hold with the answer's body): a

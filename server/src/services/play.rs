@@ -20,8 +20,19 @@ use crate::table;
 /// The largest action a refusal echoes back, in encoded bytes (any real action is far smaller).
 const MAX_ECHOED_ACTION: usize = 1024;
 
+/// The Play service: a thin adapter over the node, which does the work.
+pub struct PlayService {
+    node: Dudo,
+}
+
+impl PlayService {
+    pub fn new(node: Dudo) -> PlayService {
+        PlayService { node }
+    }
+}
+
 #[tonic::async_trait]
-impl Play for Dudo {
+impl Play for PlayService {
     type PlayStream = UpdateStream;
     type SubscribeStream = UpdateStream;
     type WatchStream = UpdateStream;
@@ -31,7 +42,7 @@ impl Play for Dudo {
         request: Request<Streaming<pb::PlayRequest>>,
     ) -> Result<Response<Self::PlayStream>, Status> {
         let token = token_of(&request)?;
-        let slot = self.stream_slot(request.remote_addr())?;
+        let slot = self.node.stream_slot(request.remote_addr())?;
         let client = request.remote_addr();
         let reader = client.map(|a| a.ip());
         let is_forwarded = super::forward::forwarded(&request);
@@ -45,28 +56,28 @@ impl Play for Dudo {
                 return Err(bad_request("the first message of a play stream is a hello naming the table"));
             }
         };
-        if let Some(peer) = self.route_play(&hello.table, is_forwarded).await? {
+        if let Some(peer) = self.node.route_play(&hello.table, is_forwarded).await? {
             // The hello first, then whatever the client sends, up to its first unreadable message.
             let first =
                 pb::PlayRequest { request: Some(pb::play_request::Request::Hello(hello)), answers: None };
             let upward = tokio_stream::once(first).chain(incoming.map_while(Result::ok));
             let updates = PlayClient::new(peer)
-                .play(self.onward_parts(metadata, client, upward))
+                .play(self.node.onward_parts(metadata, client, upward))
                 .await
                 .map_err(from_peer)?;
-            return Ok(Response::new(self.relayed(updates.into_inner(), slot)));
+            return Ok(Response::new(self.node.relayed(updates.into_inner(), slot)));
         }
-        let handle = self.find(&hello.table)?;
-        let updates = self.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
+        let handle = self.node.find(&hello.table)?;
+        let updates = self.node.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
         // Actions coming up are sent to the table; refusals come back down the stream. Boxed:
         // a channel allocates 32 slots at once, and a seat that is never refused should not
         // hold 32 updates' worth.
         let (refusals_tx, refusals_rx) = mpsc::channel::<Box<Result<pb::PlayUpdate, Status>>>(16);
-        let service = self.clone();
+        let service = self.node.clone();
         // Refusals the service makes before the table sees a message (it does not decode as
         // an action, it is empty) cost no table anything, so they have a budget of their
         // own: past it, the stream is read no faster than the seat's call rate.
-        let rate = f64::from(self.limits.actions_per_second.max(1));
+        let rate = f64::from(self.node.limits.actions_per_second.max(1));
         tokio::spawn(async move {
             let epoch = tokio::time::Instant::now();
             let mut unread = table::rate::Bucket::full(rate, std::time::Duration::ZERO);
@@ -148,63 +159,67 @@ impl Play for Dudo {
         request: Request<pb::SubscribeRequest>,
     ) -> Result<Response<Self::SubscribeStream>, Status> {
         let token = token_of(&request)?;
-        let slot = self.stream_slot(request.remote_addr())?;
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            let updates =
-                PlayClient::new(peer).subscribe(self.onward(request)).await.map_err(from_peer)?.into_inner();
-            return Ok(Response::new(self.relayed(updates, slot)));
-        }
-        let reader = request.remote_addr().map(|a| a.ip());
-        let req = request.into_inner();
-        let stream = self.stream(&req.table, Some(token), req.since, reader).await?;
-        Ok(Response::new(Box::pin(stream.map(move |u| {
-            let _held = &slot;
-            u
-        }))))
+        let slot = self.node.stream_slot(request.remote_addr())?;
+        self.node
+            .stream_at_table(request, slot, |request, slot| async move {
+                let reader = request.remote_addr().map(|a| a.ip());
+                let req = request.into_inner();
+                let stream = self.node.stream(&req.table, Some(token), req.since, reader).await?;
+                let held: UpdateStream = Box::pin(stream.map(move |u| {
+                    let _held = &slot;
+                    u
+                }));
+                Ok(Response::new(held))
+            })
+            .await
     }
 
     async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
         let token = token_of(&request)?;
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            return PlayClient::new(peer).act(self.onward(request)).await.map_err(from_peer);
-        }
-        let req = request.into_inner();
-        let wire = match (req.action, req.pass_call) {
-            (Some(_), true) => return Err(bad_request("pass_call: give an action or pass_call, not both")),
-            (None, false) => return Err(bad_request("action: no action given (or pass_call)")),
-            (wire, _) => wire,
-        };
-        let handle = self.find(&req.table)?;
-        // Refused, the reply says so, and the prompt the caller holds still stands.
-        self.act_on(&handle, &token, wire.as_ref(), req.answers).await?;
-        Ok(Response::new(pb::ActResponse {}))
+        self.node
+            .at_table(request, |request| async move {
+                let req = request.into_inner();
+                let wire = match (req.action, req.pass_call) {
+                    (Some(_), true) => {
+                        return Err(bad_request("pass_call: give an action or pass_call, not both"));
+                    }
+                    (None, false) => return Err(bad_request("action: no action given (or pass_call)")),
+                    (wire, _) => wire,
+                };
+                let handle = self.node.find(&req.table)?;
+                // Refused, the reply says so, and the prompt the caller holds still stands.
+                self.node.act_on(&handle, &token, wire.as_ref(), req.answers).await?;
+                Ok(Response::new(pb::ActResponse {}))
+            })
+            .await
     }
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<Self::WatchStream>, Status> {
-        let slot = self.stream_slot(request.remote_addr())?;
-        if let Some(peer) = self.elsewhere(&request.get_ref().table, &request).await? {
-            let updates =
-                PlayClient::new(peer).watch(self.onward(request)).await.map_err(from_peer)?.into_inner();
-            return Ok(Response::new(self.relayed(updates, slot)));
-        }
-        // A table the server seats itself (a tournament's, whose deal other games still
-        // play; a ladder's) has no spectators but the server's own watch: it is not there
-        // for anyone else, as it answers to no join code.
-        let server_watch = super::forward::forwarded(&request)
-            && request.metadata().contains_key(crate::node::cluster::SERVER_WATCH);
-        if !server_watch && self.find(&request.get_ref().table).is_ok_and(|h| h.hidden) {
-            let shown: String = request.get_ref().table.chars().take(crate::status::MAX_NAME_FIELD).collect();
-            return Err(crate::status::refused(
-                "no_such_table",
-                Status::not_found(format!("no table {shown:?}")),
-            ));
-        }
-        let reader = request.remote_addr().map(|a| a.ip());
-        let req = request.into_inner();
-        let stream = self.stream(&req.table, None, req.since, reader).await?;
-        Ok(Response::new(Box::pin(stream.map(move |u| {
-            let _held = &slot;
-            u
-        }))))
+        let slot = self.node.stream_slot(request.remote_addr())?;
+        self.node
+            .stream_at_table(request, slot, |request, slot| async move {
+                // A table the server seats itself (a tournament's, whose deal other games still
+                // play; a ladder's) has no spectators but the server's own watch: it is not there
+                // for anyone else, as it answers to no join code.
+                let server_watch = super::forward::forwarded(&request)
+                    && request.metadata().contains_key(crate::node::cluster::SERVER_WATCH);
+                if !server_watch && self.node.find(&request.get_ref().table).is_ok_and(|h| h.hidden) {
+                    let shown: String =
+                        request.get_ref().table.chars().take(crate::status::MAX_NAME_FIELD).collect();
+                    return Err(crate::status::refused(
+                        "no_such_table",
+                        Status::not_found(format!("no table {shown:?}")),
+                    ));
+                }
+                let reader = request.remote_addr().map(|a| a.ip());
+                let req = request.into_inner();
+                let stream = self.node.stream(&req.table, None, req.since, reader).await?;
+                let held: UpdateStream = Box::pin(stream.map(move |u| {
+                    let _held = &slot;
+                    u
+                }));
+                Ok(Response::new(held))
+            })
+            .await
     }
 }

@@ -170,8 +170,11 @@ impl Dudo {
     }
 
     /// Where a call for the director goes: this node, or the one holding the ladder's job.
-    async fn director_route(&self, forwarded: bool) -> Result<Route, Status> {
-        Ok(self.route_ladder(forwarded).await?)
+    async fn director(&self, forwarded: bool) -> Result<Option<tonic::transport::Channel>, Status> {
+        Ok(match self.route_ladder(forwarded).await? {
+            Route::Here => None,
+            Route::There(peer) => Some(peer),
+        })
     }
 }
 
@@ -212,19 +215,30 @@ fn list_filter(req: &pb::ListTournamentsRequest) -> Result<ListFilter, Status> {
     Ok(ListFilter { states, organiser, name, after })
 }
 
+/// The Tournaments service: a thin adapter over the node, which does the work.
+pub struct TournamentsService {
+    node: Dudo,
+}
+
+impl TournamentsService {
+    pub fn new(node: Dudo) -> TournamentsService {
+        TournamentsService { node }
+    }
+}
+
 #[tonic::async_trait]
-impl Tournaments for Dudo {
+impl Tournaments for TournamentsService {
     type EnterStream = TournamentStream;
 
     async fn create(
         &self,
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::Tournament>, Status> {
-        let handle = self.tournaments()?.clone();
-        let caller = self.accounts().caller(super::bearer(&request)).await?;
-        if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
-            return TournamentsClient::new(peer).create(self.onward(request)).await.map_err(from_peer);
-        }
+        let handle = self.node.tournaments()?.clone();
+        let caller = self.node.accounts().caller(super::bearer(&request)).await?;
+        let director = self.node.director(forwarded(&request)).await?;
+        self.node
+            .served(director, request, |request| async move {
         let (organiser, organiser_name) = match &caller {
             // No account's name: an account called "admin" is not the admin.
             Caller::Admin => (String::new(), String::new()),
@@ -238,8 +252,8 @@ impl Tournaments for Dudo {
             }
             Caller::Account(a) => (a.id.clone(), a.name.clone()),
         };
-        let store = self.records()?;
-        let pools = self.ladder().map(|l| l.pools().to_vec()).unwrap_or_default();
+        let store = self.node.records()?;
+        let pools = self.node.ladder().map(|l| l.pools().to_vec()).unwrap_or_default();
         let ip = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         if !req.rating_pool.trim().is_empty() && !matches!(caller, Caller::Admin) {
@@ -342,13 +356,15 @@ impl Tournaments for Dudo {
         let shown = tournament_to_wire(&row, &spec, &house, 0);
         let _ = handle.tx.send(Command::Created { row }).await;
         Ok(Response::new(shown))
+            })
+            .await
     }
 
     async fn list(
         &self,
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
-        let store = self.records()?;
+        let store = self.node.records()?;
         let req = request.into_inner();
         let limit = match req.limit {
             0 => LIST,
@@ -377,8 +393,8 @@ impl Tournaments for Dudo {
     }
 
     async fn show(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
-        let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
-        let store = self.records()?;
+        let (row, spec) = self.node.stored_tournament(&request.get_ref().tournament).await?;
+        let store = self.node.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
         let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
         Ok(Response::new(tournament_to_wire(&row, &spec, &entrants, finished)))
@@ -388,9 +404,9 @@ impl Tournaments for Dudo {
         &self,
         request: Request<pb::TournamentRef>,
     ) -> Result<Response<Self::EnterStream>, Status> {
-        let handle = self.tournaments()?.clone();
+        let handle = self.node.tournaments()?.clone();
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
-        if self.accounts().settings.is_admin(Some(&token)) {
+        if self.node.accounts().settings.is_admin(Some(&token)) {
             return Err(refused(
                 "not_an_account",
                 Status::permission_denied(
@@ -398,21 +414,21 @@ impl Tournaments for Dudo {
                 ),
             ));
         }
-        let account = self.accounts().account_of_api_token(&token).await?;
+        let account = self.node.accounts().account_of_api_token(&token).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
-        let slot = self.stream_slot(request.remote_addr())?;
-        if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
+        let slot = self.node.stream_slot(request.remote_addr())?;
+        if let Some(peer) = self.node.director(forwarded(&request)).await? {
             let updates = TournamentsClient::new(peer)
-                .enter(self.onward(request))
+                .enter(self.node.onward(request))
                 .await
                 .map_err(from_peer)?
                 .into_inner();
-            return Ok(Response::new(self.stopping().ending(updates.map(move |u| {
+            return Ok(Response::new(self.node.stopping().ending(updates.map(move |u| {
                 let _held = &slot;
                 u
             }))));
         }
-        self.bot_check_passed(&account.id).await?;
+        self.node.bot_check_passed(&account.id).await?;
         let tournament = request.into_inner().tournament.trim().to_string();
         let (tx, rx) = mpsc::channel(ENTRANT_QUEUE);
         let entering = Entering {
@@ -435,7 +451,7 @@ impl Tournaments for Dudo {
             let _held = &slot;
             u.map_err(Status::from)
         });
-        Ok(Response::new(self.stopping().ending(updates)))
+        Ok(Response::new(self.node.stopping().ending(updates)))
     }
 
     async fn standings(
@@ -443,11 +459,11 @@ impl Tournaments for Dudo {
         request: Request<pb::TournamentRef>,
     ) -> Result<Response<pb::TournamentStandings>, Status> {
         // One address's readers wait behind each other, not in front of everyone.
-        let _turn = self.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
-        let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
-        let store = self.records()?;
+        let _turn = self.node.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
+        let (row, spec) = self.node.stored_tournament(&request.get_ref().tournament).await?;
+        let store = self.node.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let view = self.tournament_view(&row, &spec, entrants.len(), Read::FreshEnough).await?;
+        let view = self.node.tournament_view(&row, &spec, entrants.len(), Read::FreshEnough).await?;
         let (standings, games) = (&view.standings, view.finished);
         let name = |e: usize| entrants.get(e).map(|r| r.name.clone()).unwrap_or_default();
         let mut reply = dudo_proto::convert::standings_to_wire(standings, games, name);
@@ -463,11 +479,11 @@ impl Tournaments for Dudo {
         &self,
         request: Request<pb::TournamentGamesRequest>,
     ) -> Result<Response<pb::TournamentGamesResponse>, Status> {
-        let _turn = self.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
-        let (row, spec) = self.stored_tournament(&request.get_ref().tournament).await?;
-        let store = self.records()?;
+        let _turn = self.node.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
+        let (row, spec) = self.node.stored_tournament(&request.get_ref().tournament).await?;
+        let store = self.node.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let view = self.tournament_view(&row, &spec, entrants.len(), Read::AsItIs).await?;
+        let view = self.node.tournament_view(&row, &spec, entrants.len(), Read::AsItIs).await?;
         let (schedule, finished, ids) = (&view.scheduled.games, &view.scheduled.finished, &view.ids);
         let req = request.into_inner();
         let limit = match req.limit {
@@ -496,28 +512,30 @@ impl Tournaments for Dudo {
     }
 
     async fn cancel(&self, request: Request<pb::TournamentRef>) -> Result<Response<pb::Tournament>, Status> {
-        let handle = self.tournaments()?.clone();
-        let caller = self.accounts().caller(super::bearer(&request)).await?;
+        let handle = self.node.tournaments()?.clone();
+        let caller = self.node.accounts().caller(super::bearer(&request)).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
-        if let Route::There(peer) = self.director_route(forwarded(&request)).await? {
-            return TournamentsClient::new(peer).cancel(self.onward(request)).await.map_err(from_peer);
-        }
-        let by = match caller {
-            Caller::Admin => None,
-            Caller::Account(a) => Some(a.id),
-        };
-        let tournament = request.into_inner().tournament.trim().to_string();
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        handle
-            .tx
-            .send(Command::Cancel { tournament, by, reply })
+        let director = self.node.director(forwarded(&request)).await?;
+        self.node
+            .served(director, request, |request| async move {
+                let by = match caller {
+                    Caller::Admin => None,
+                    Caller::Account(a) => Some(a.id),
+                };
+                let tournament = request.into_inner().tournament.trim().to_string();
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                handle
+                    .tx
+                    .send(Command::Cancel { tournament, by, reply })
+                    .await
+                    .map_err(|_| Status::unavailable("the tournaments have stopped"))?;
+                let row = answer.await.map_err(|_| Status::unavailable("the tournaments have stopped"))??;
+                let (row, spec) = self.node.stored_tournament(&row.id).await?;
+                let store = self.node.records()?;
+                let entrants = store.entrants(&row.id).await.map_err(store_error)?;
+                let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
+                Ok(Response::new(tournament_to_wire(&row, &spec, &entrants, finished)))
+            })
             .await
-            .map_err(|_| Status::unavailable("the tournaments have stopped"))?;
-        let row = answer.await.map_err(|_| Status::unavailable("the tournaments have stopped"))??;
-        let (row, spec) = self.stored_tournament(&row.id).await?;
-        let store = self.records()?;
-        let entrants = store.entrants(&row.id).await.map_err(store_error)?;
-        let finished = store.tournament_finished_games(&row.id).await.map_err(store_error)?;
-        Ok(Response::new(tournament_to_wire(&row, &spec, &entrants, finished)))
     }
 }
