@@ -82,8 +82,9 @@ impl Narrator {
         describe_in(event, names, game)
     }
 
-    /// One line for `event` as its audience reads it: a fact for one seat alone (its own
-    /// dice) is said to that seat ("Your dice: 3 5 6"); everything else names the seats.
+    /// One line for `event` as its audience reads it: a fact for one seat alone ever (what it
+    /// was shown of its own dice) is said to that seat ("Your dice: 3 5 6"); everything else
+    /// names the seats, since hidden facts are everyone's once the game is over.
     pub fn line_for(&mut self, event: &Event, names: &[String]) -> String {
         let only = match event.audience {
             Audience::Seats { seats } => {
@@ -96,13 +97,6 @@ impl Narrator {
         match &event.kind {
             EventKind::DiceRolled { seat, dice } if only == Some(*seat) => {
                 format!("Your dice: {}", dice_text(dice))
-            }
-            EventKind::HandSeen { seat, dice } if only == Some(*seat) => {
-                let faces: String = dice
-                    .iter()
-                    .map(|&f| self.game.map_or_else(|| char::from(b'0' + f), |g| g.face_symbol(f)))
-                    .collect();
-                format!("You see {faces} under the cup")
             }
             EventKind::BidMade { seat, bid } if self.points => {
                 self.bid = Some((*seat, *bid));

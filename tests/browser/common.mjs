@@ -22,12 +22,15 @@ export function fail(why) {
  * on its own stream, so a second page may hear it a moment after the first; waits up to `ms`
  * and returns the story as it is then, ended or not, for the caller to judge.
  */
+/** Whether a story's line is the game's end, in the server's words. */
+export const endsTheGame = (line) => / wins the game!|^The game is over/.test(line ?? "");
+
 export async function storyOnceEnded(page, ms = 10_000) {
   const lines = page.getByRole("region", { name: "What happened" }).locator("li");
   const until = Date.now() + ms;
   for (;;) {
     const story = await lines.allTextContents();
-    if (story.at(-1)?.startsWith("Game over") || Date.now() > until) return story;
+    if (endsTheGame(story.at(-1)) || Date.now() > until) return story;
     await new Promise((r) => setTimeout(r, 50));
   }
 }

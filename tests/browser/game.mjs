@@ -6,7 +6,7 @@
 // usage: node game.mjs HOST:PORT [SCREENSHOT_DIR]
 // Prints what it checked; exits non-zero with the reason on the first failure.
 import { createServer, connect } from "node:net";
-import { fail, launch, storyOnceEnded } from "./common.mjs";
+import { fail, launch, storyOnceEnded, endsTheGame } from "./common.mjs";
 
 const [addr, shots] = process.argv.slice(2);
 const base = `http://${addr}`;
@@ -193,7 +193,7 @@ try {
     fail(`the stories differ:\nAna:\n${anaStory.join("\n")}\nBen:\n${benStory.join("\n")}`);
   }
   if (catStory.join("\n") !== anaStory.join("\n")) fail("the spectator's story differs from the players'");
-  if (!anaStory.at(-1)?.startsWith("Game over")) fail(`the story does not end with the game: ${anaStory.at(-1)}`);
+  if (!endsTheGame(anaStory.at(-1))) fail(`the story does not end with the game: ${anaStory.at(-1)}`);
   console.log(
     `a whole game: ${moves} moves by the two people (${keyed} bids by keyboard), ${reveals} reveals checked, ${anaStory.length} lines alike in three browsers, ${Date.now() - started} ms`,
   );

@@ -6,7 +6,7 @@
 //
 // usage: node hands.mjs HOST:PORT PRESET...
 // Prints what it checked; exits non-zero with the reason on the first failure.
-import { fail, launch, storyOnceEnded } from "./common.mjs";
+import { fail, launch, storyOnceEnded, endsTheGame } from "./common.mjs";
 
 const [addr, ...presets] = process.argv.slice(2);
 // With DUDO_SCREENSHOTS=DIR, a poker-dice turn is left there as hand.png (docs/playing.md).
@@ -112,7 +112,7 @@ try {
       fail(`${preset}: the game did not end`);
     }
     const story = await storyOnceEnded(page);
-    if (!story.at(-1)?.startsWith("Game over")) fail(`${preset}: the story does not end with the game: ${story.at(-1)}`);
+    if (!endsTheGame(story.at(-1))) fail(`${preset}: the story does not end with the game: ${story.at(-1)}`);
     const hands = story.flatMap((l) => [...l.matchAll(/passes the cup: "([^"]+)"/g)].map((m) => m[1]));
     if (SYMBOLS[preset]) {
       if (hands.length === 0) fail(`${preset}: no claim in the story`);
@@ -121,7 +121,7 @@ try {
       if (!lifted && !story.some((l) => l.startsWith("The claim was"))) fail(`${preset}: no cup was lifted`);
     }
     const watched = await storyOnceEnded(watcher);
-    if (!watched.at(-1)?.startsWith("Game over")) fail(`${preset}: the spectator did not see the game end`);
+    if (!endsTheGame(watched.at(-1))) fail(`${preset}: the spectator did not see the game end`);
     // What was under the cup is the holder's alone while the game goes on (the game's end
     // opens the last hand's hidden facts to everyone, as the rules engine says).
     const lastHand = watched.findLastIndex((l) => /^Hand \d+:/.test(l));

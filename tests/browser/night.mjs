@@ -185,7 +185,7 @@ try {
   const lines = await story(dee);
   const when = lines.find((l) => /^The host removes Cat/.test(l));
   if (!when) fail(`the story does not say the host removed Cat:\n${lines.join("\n")}`);
-  const left = lines.find((l) => /^Cat is out of the game, in place/.test(l));
+  const left = lines.find((l) => /^Cat leaves the game, finishing/.test(l));
   if (!left) fail(`Cat never left the game:\n${lines.join("\n")}`);
   if (await dee.getByRole("button", { name: "Remove Cat" }).count()) fail("a Remove button is still shown for a seat that is gone");
   await cat.getByText(/removed you|The host removed/i).first().waitFor({ timeout: 10_000 });

@@ -228,7 +228,7 @@ fn play_a_whole_game_against_bots_from_standard_input() {
     assert!(text.contains("Your dice:"), "{text}");
     // Only the human's own dice are shown while they play: no bot's roll until they are out
     // (fibbing lets the eliminated see every cup).
-    let playing = text.split("Tester (you) is out of the game").next().unwrap_or_default();
+    let playing = text.split("Tester is out of the game").next().unwrap_or_default();
     assert!(!playing.contains("(odds bot) rolls"), "{text}");
 }
 
