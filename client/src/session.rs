@@ -215,6 +215,9 @@ fn retry_for(status: &tonic::Status) -> Retry {
 struct Stream {
     since: Option<u64>,
     rules: Option<Arc<RuleSet>>,
+    /// The wire form `rules` was read from: a table update with the same rules (most are)
+    /// is not read again.
+    rules_wire: Option<pb::RuleSet>,
     /// The server said it is ending the stream on purpose ([`Update::Reseated`]).
     reseated: bool,
 }
@@ -226,7 +229,7 @@ async fn run(
     updates: mpsc::Sender<Result<Update, ClientError>>,
     mut actions: mpsc::Receiver<Answer>,
 ) {
-    let mut state = Stream { since, rules: None, reseated: false };
+    let mut state = Stream { since, rules: None, rules_wire: None, reseated: false };
     let mut backoff = Duration::from_millis(100);
     let mut failing_since: Option<tokio::time::Instant> = None;
     let mut reconnecting = false;
@@ -361,22 +364,30 @@ async fn pump(
 /// One wire update in the engine's types; `None` for an empty message.
 fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, convert::ConvertError>> {
     use pb::play_update::Update as U;
-    let rules_of = |info: &pb::TableInfo| crate::rules_of(info).map(Arc::new);
+    fn rules_of(info: &pb::TableInfo, state: &mut Stream) -> Result<Arc<RuleSet>, convert::ConvertError> {
+        if let Some(known) =
+            state.rules.as_ref().filter(|_| info.rules.is_some() && state.rules_wire == info.rules)
+        {
+            return Ok(Arc::clone(known));
+        }
+        let rules = Arc::new(crate::rules_of(info)?);
+        state.rules_wire.clone_from(&info.rules);
+        state.rules = Some(Arc::clone(&rules));
+        Ok(rules)
+    }
     let update = update.update?;
     let result = (|| {
         Ok(match update {
             U::Snapshot(s) => {
                 let table = s.table.unwrap_or_default();
-                let rules = rules_of(&table)?;
-                state.rules = Some(Arc::clone(&rules));
+                let rules = rules_of(&table, state)?;
                 state.since = s.last_seq;
                 let view = s.view.as_ref().map(convert::view_from_wire).transpose()?;
                 let seat = s.seat.map(|n| n as usize);
                 Update::Snapshot { last_seq: s.last_seq, view, table, rules, seat }
             }
             U::Table(table) => {
-                let rules = rules_of(&table)?;
-                state.rules = Some(Arc::clone(&rules));
+                let rules = rules_of(&table, state)?;
                 Update::Table { table: *table, rules }
             }
             U::Event(e) => {

@@ -414,10 +414,33 @@ pub fn from_value(value: serde_json::Value) -> Result<RuleSet, InvalidRules> {
             path if path == "." => "rules".into(),
             path => path.into(),
         };
-        InvalidRules { field, problem: e.into_inner().to_string() }
+        InvalidRules { field, problem: in_words(e.into_inner().to_string()) }
     })?;
     rules.validate()?;
     Ok(rules)
+}
+
+/// serde's account of a value that does not fit its field, in players' words: `invalid type:
+/// string "six", expected u8` is `"six" is not a whole number from 0 to 255`.
+fn in_words(problem: String) -> String {
+    const KINDS: &[(&str, &str)] = &[
+        ("u8", "a whole number from 0 to 255"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u32", "a whole number from 0 to 4294967295"),
+        ("u64", "a whole number"),
+        ("a boolean", "true or false"),
+    ];
+    let Some((said, expected)) = problem.rsplit_once(", expected ") else { return problem };
+    let Some(&(_, words)) = KINDS.iter().find(|(rust, _)| *rust == expected) else { return problem };
+    let value = said.strip_prefix("invalid type: ").or_else(|| said.strip_prefix("invalid value: "));
+    let Some(value) = value else { return problem };
+    // `string "six"`, `integer `300``, `floating point `1.5``: the value as it was written.
+    let value = ["string ", "integer ", "floating point ", "boolean "]
+        .iter()
+        .find_map(|kind| value.strip_prefix(kind))
+        .unwrap_or(value)
+        .trim_matches('`');
+    format!("{value} is not {words}")
 }
 
 /// `base` with one field set from text: `("dice.faces", "8")`, `("exact_call.who", "on_turn")`.
@@ -526,6 +549,17 @@ mod tests {
         let apart = with_setting(fibbing(), "dice.max", "8").unwrap();
         let apart = with_setting(apart, "dice.start", "6").unwrap();
         assert_eq!((apart.dice.start, apart.dice.max), (6, 8));
+    }
+
+    #[test]
+    fn a_value_that_does_not_fit_is_said_in_players_words() {
+        let err = with_setting(fibbing(), "dice.faces", "six").expect_err("refused");
+        assert_eq!(
+            (err.field.as_ref(), err.problem.as_str()),
+            ("dice.faces", "\"six\" is not a whole number from 0 to 255")
+        );
+        let err = with_setting(fibbing(), "dice.faces", "300").expect_err("refused");
+        assert_eq!(err.problem, "300 is not a whole number from 0 to 255");
     }
 
     /// A path of thousands of names is refused, not nested that deep (it overflowed the stack).

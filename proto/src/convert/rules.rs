@@ -157,9 +157,9 @@ fn message_from_wire(message: &DynamicMessage, path: &str) -> Result<Option<Json
 fn value_from_wire(field: &FieldDescriptor, value: &Wire, path: &str) -> Result<Json, ConvertError> {
     Ok(match (field.kind(), value) {
         (Kind::Enum(e), Wire::EnumNumber(n)) => {
-            let value = e
-                .get_value(*n)
-                .ok_or_else(|| bad_owned(path.to_string(), format!("{n} is not a {}", e.name())))?;
+            let value = e.get_value(*n).ok_or_else(|| {
+                bad_owned(path.to_string(), format!("{n} is not one of the {} values", e.name()))
+            })?;
             let variant = value.name().strip_prefix(value_prefix(&e).as_str()).unwrap_or(value.name());
             Json::String(variant.to_ascii_lowercase())
         }

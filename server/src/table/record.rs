@@ -2,7 +2,6 @@
 //! written in the same transaction as the move that ended it. The seed and moves let
 //! anyone play the record through the engine and check it.
 
-use dudo_proto::convert;
 use dudo_proto::v1 as pb;
 use dudo_rules::{Game, RuleSet, Seat, Seed};
 use dudo_store::{FinishedGame, GamePlayer, GameSummary};
@@ -34,6 +33,8 @@ pub struct GameRecord {
 pub struct Context<'a> {
     pub table: &'a str,
     pub rules: &'a RuleSet,
+    /// The same rules as the wire has them (the table keeps them so).
+    pub rules_wire: dudo_proto::v1::RuleSet,
     pub rating_pool: &'a str,
     pub seats: &'a Seats,
     pub log: &'a EventLog,
@@ -101,7 +102,7 @@ impl GameRecord {
             cx.log.kept().map(|(event, t)| (event.clone(), u64::try_from(t).unwrap_or(0))).unzip();
         let replay = pb::Replay {
             summary: Some(summary_to_wire(&summary)),
-            rules: Some(convert::rules_to_wire(cx.rules)),
+            rules: Some(cx.rules_wire),
             events,
             event_unix_millis: times,
             seed: self.seed.to_vec(),

@@ -83,7 +83,22 @@ pub fn seat_name(raw: &str) -> Result<String, TableError> {
             "names ending in \"bot\", the built-in bots' names and \"[bot]\" are the bots' (an account of kind bot is shown as \"Name [bot]\")".into(),
         ));
     }
+    if addresses_the_reader(&name) {
+        return Err(TableError::BadName(
+            "a name may not start with \"you\" or \"your\": the table's lines start so when they speak to one player (\"Your dice: …\")".into(),
+        ));
+    }
     Ok(name)
+}
+
+/// Whether a name starts with a word the server's lines use to speak to one player: every
+/// event's line starts with the name of whoever did it, so "Your dice: 6 6 6" as a name would
+/// pass for a player's own, private line ("Your dice: 6 6 6 bids 6 ones"). "Youssef" is a
+/// name.
+fn addresses_the_reader(name: &str) -> bool {
+    let first = name.split(|c: char| !c.is_alphanumeric()).next().unwrap_or_default();
+    let first = name_key(first);
+    ["you", "your", "yours"].iter().any(|word| first == name_key(word))
 }
 
 /// Whether a name passes for a bot's, in any case, spacing, punctuation or lookalike: the
@@ -393,5 +408,15 @@ mod tests {
         assert!(matches!(seats.name_for("ana"), Err(TableError::BadName(_))));
         assert_eq!(seats.name_for("Ben").unwrap(), "Ben");
         assert_eq!(seats.name_for("").unwrap(), "Player 2");
+    }
+
+    #[test]
+    fn a_name_cannot_pass_for_a_line_spoken_to_one_player() {
+        for spoof in ["Your dice: 6 6 6 6 6", "YOUR dice", "you", "Yours truly", "Ｙour dice"] {
+            assert!(matches!(seat_name(spoof), Err(TableError::BadName(_))), "{spoof}");
+        }
+        for name in ["Youssef", "Yourcenar", "Ana", "Bo You"] {
+            assert_eq!(seat_name(name).unwrap(), name);
+        }
     }
 }

@@ -20,7 +20,7 @@ impl TableCore {
         let mut created = pb::TableCreated {
             id: self.id.clone(),
             code: self.code.clone(),
-            rules: Some(convert::rules_to_wire(&self.rules)),
+            rules: Some(self.rules_on_wire()),
             capacity: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
             seed: self.seed,
             move_millis: self.clock.as_ref().map_or(0, |c| millis(c.per_move)),

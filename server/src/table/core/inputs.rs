@@ -53,6 +53,7 @@ impl TableCore {
         if !crate::table::journals_faithfully(&rules) {
             return Err(TableError::NotJournalable);
         }
+        self.rules_wire = prost::Message::encode_to_vec(&convert::rules_to_wire(&rules));
         self.rules = rules;
         Ok(())
     }

@@ -14,9 +14,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use dudo_proto::TableEvent;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::journal_entry::Entry;
+use dudo_proto::{TableEvent, convert};
 use dudo_rules::describe::Narrator;
 use dudo_rules::{Event, Game, RuleSet, Seat};
 use dudo_store::FinishedGame;
@@ -105,6 +105,9 @@ pub struct TableCore {
     id: String,
     code: String,
     rules: Arc<RuleSet>,
+    /// The rules as they go on the wire, encoded (a fraction of the message's size), made once
+    /// each time they change: every table update and reply carries them.
+    rules_wire: Vec<u8>,
     /// Where the server's pages are, for the table's link (empty: a path alone).
     link_base: Arc<str>,
     seed: Option<u64>,
@@ -191,6 +194,7 @@ impl TableCore {
         let mut core = TableCore {
             id,
             code,
+            rules_wire: prost::Message::encode_to_vec(&convert::rules_to_wire(&rules)),
             rules: Arc::new(rules),
             link_base: Arc::from(""),
             seed,
@@ -272,6 +276,11 @@ impl TableCore {
         &self.rules
     }
 
+    /// The rules as the wire has them.
+    pub(super) fn rules_on_wire(&self) -> pb::RuleSet {
+        prost::Message::decode(self.rules_wire.as_slice()).unwrap_or_default()
+    }
+
     pub fn seats(&self) -> &Seats {
         &self.seats
     }
@@ -338,6 +347,7 @@ impl TableCore {
             let cx = record::Context {
                 table: &self.id,
                 rules: &self.rules,
+                rules_wire: self.rules_on_wire(),
                 rating_pool: &self.rating_pool,
                 seats: &self.seats,
                 log: &self.log,

@@ -199,7 +199,7 @@ impl TableCore {
             id: self.id.clone(),
             join_code: self.code.clone(),
             link: self.link(),
-            rules: Some(convert::rules_to_wire(&self.rules)),
+            rules: Some(self.rules_on_wire()),
             seats: u32::try_from(self.seats.capacity).unwrap_or(u32::MAX),
             players: self.seats.to_wire(|s| self.departures.is_leaving(s)),
             host: u32::try_from(self.seats.host()).unwrap_or(u32::MAX),
