@@ -306,6 +306,7 @@ fn every_spoken_form_of_a_call_is_read_at_the_table() {
     // `pass` is not a skip: `help` says what it claims at this table.
     p.send_line("help").unwrap();
     p.exp_string("At this table `pass` is not a skip: claims all your dice show the same face").unwrap();
+    let anas_move = regex::Regex::new(r"  Ana (bids|pushes|passes|calls)").unwrap();
     for form in ["3 5s", "three fives", "3x5", "push 5 5", "push 5 then 9 5s", "dudo", "calza", "pass"] {
         p.send_line(form).unwrap();
         let (before, found) = p
@@ -313,7 +314,7 @@ fn every_spoken_form_of_a_call_is_read_at_the_table() {
                 // "Not allowed: …", or the rule's own "… is not allowed: …".
                 ReadUntil::String("ot allowed".into()),
                 // The server's words for a move of Ana's.
-                ReadUntil::Regex(regex::Regex::new(r"  Ana (bids|pushes|passes|calls)").unwrap()),
+                ReadUntil::Regex(anas_move.clone()),
                 ReadUntil::String("It is not your turn".into()),
             ])
             .unwrap();
