@@ -70,7 +70,7 @@ pub struct Pool {
     #[serde(default = "default_fill_after")]
     pub fill_after_seconds: u32,
     /// How long a claim's call window waits for the seats asked (less for a seat past its
-    /// patience: see `table::window::Patience`); a seat that lets the whole of one lapse is
+    /// patience: see `table::patience::Patience`); a seat that lets the whole of one lapse is
     /// not asked again that game, and the lapse counts towards its bench.
     #[serde(default = "default_call_window")]
     pub call_window_millis: u32,
@@ -137,7 +137,7 @@ impl Pool {
             move_millis: self.move_millis,
             time_bank_millis: self.time_bank_millis,
             // Bots compete here: the pool's window, short beside the move clock, and each
-            // seat's patience (see `table::window::Patience`).
+            // seat's patience (see `table::patience::Patience`).
             call_window_millis: self.call_window_millis,
             bot_think_millis: self.bot_think_millis,
             rating_pool: format!("{}{}", dudo_store::ladder::POOL_PREFIX, self.name),

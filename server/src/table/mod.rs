@@ -24,6 +24,7 @@ pub mod error;
 pub mod journal;
 pub mod log;
 pub mod offers;
+mod patience;
 pub mod proofs;
 pub mod rate;
 pub mod record;
