@@ -344,12 +344,23 @@ pub async fn play_thinking(
                 current = Some(p);
             }
             // Another seat's move played out: the server's view of where the game stands.
-            Update::Turn { view, .. } => {
+            Update::Turn { view, next_round, ready, .. } => {
                 if let Some(s) = view.seat {
                     seat = s;
                 }
+                // After a showdown at a table with people, the next round waits for everyone
+                // there to say "next": a bot has seen the reveal at once.
+                if next_round.is_some() && !ready.contains(&seat) {
+                    session.next_round().await?;
+                }
                 bot.view(&view);
             }
+            // A stream opened mid-game: what was played before is the bot's history too.
+            Update::Story { events, .. } => {
+                history.extend(events.into_iter().map(|(_, event, _)| event));
+            }
+            // Talk at the table: nothing a bot plays by.
+            Update::Line(_) => {}
             Update::Rejected { action, reason, code, .. } => {
                 bot.refused(action.as_ref(), &code, &reason);
                 // The server prompts again at once after a refused answer (after one too fast

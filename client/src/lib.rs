@@ -437,8 +437,74 @@ impl Client {
 
     /// Takes the next free seat at a table named by id, join code or link.
     pub async fn join(&self, table: &str, name: &str) -> Result<SeatKey, ClientError> {
-        let request = self.as_account(pb::JoinTableRequest { table: table.into(), name: name.into() })?;
+        let request = self.as_account(pb::JoinTableRequest {
+            table: table.into(),
+            name: name.into(),
+            ..Default::default()
+        })?;
         SeatKey::from_joined(self.lobby.clone().join_table(request).await?.into_inner())
+    }
+
+    /// Takes a seat back on this device with its rejoin link (the link, or its secret).
+    pub async fn rejoin(&self, table: &str, link: &str) -> Result<SeatKey, ClientError> {
+        let rejoin = link.rsplit_once("#rejoin=").map_or(link, |(_, secret)| secret).to_string();
+        let request = pb::JoinTableRequest { table: table.into(), rejoin, ..Default::default() };
+        SeatKey::from_joined(self.lobby.clone().join_table(request).await?.into_inner())
+    }
+
+    /// The seat's own rejoin link, to open it on another device (a new one each call; the
+    /// old stops working).
+    pub async fn seat_link(&self, key: &SeatKey) -> Result<pb::SeatLinkResponse, ClientError> {
+        let request = authed(key, pb::TableRef { table: key.table.clone() })?;
+        Ok(self.lobby.clone().seat_link(request).await?.into_inner())
+    }
+
+    /// Host: a seat's rejoin link, and the devices that took the seat with it, stop working.
+    pub async fn revoke_seat_link(&self, key: &SeatKey, seat: u32) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::RemovePlayerRequest { table: key.table.clone(), seat })?;
+        Ok(self.lobby.clone().revoke_seat_link(request).await?.into_inner())
+    }
+
+    /// Host: pause the game (no clock runs, moves wait).
+    pub async fn pause(&self, key: &SeatKey) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::TableRef { table: key.table.clone() })?;
+        Ok(self.lobby.clone().pause_game(request).await?.into_inner())
+    }
+
+    /// Resume the paused game (the host; any seat once the pause has lasted a while).
+    pub async fn resume(&self, key: &SeatKey) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::TableRef { table: key.table.clone() })?;
+        Ok(self.lobby.clone().resume_game(request).await?.into_inner())
+    }
+
+    /// Host: mute a seat's chat, or let it speak again.
+    pub async fn mute(&self, key: &SeatKey, seat: u32, muted: bool) -> Result<pb::TableInfo, ClientError> {
+        let request = authed(key, pb::MuteSeatRequest { table: key.table.clone(), seat, muted })?;
+        Ok(self.lobby.clone().mute_seat(request).await?.into_inner())
+    }
+
+    /// Says a line at a table: as the seat of `key`, or without one as a spectator named
+    /// `name` (where the host lets spectators chat).
+    pub async fn say(
+        &self,
+        key: Option<&SeatKey>,
+        table: &str,
+        name: &str,
+        text: &str,
+        reaction: pb::Reaction,
+    ) -> Result<(), ClientError> {
+        let said = pb::SayRequest {
+            table: table.into(),
+            text: text.into(),
+            reaction: reaction as i32,
+            name: name.into(),
+        };
+        let request = match key {
+            Some(key) => authed(key, said)?,
+            None => tonic::Request::new(said),
+        };
+        self.play.clone().say(request).await?;
+        Ok(())
     }
 
     /// Finished games, newest first.

@@ -50,6 +50,8 @@ pub struct Prompt {
 enum Answer {
     Act(Action, Option<u64>),
     PassCall(Option<u64>),
+    NextRound,
+    Say(pb::SayRequest),
 }
 
 /// Why the server ended a seat's stream on purpose: the seat's number may have changed, so
@@ -68,6 +70,9 @@ pub enum Reseat {
     /// Taken out of the game for being away a whole round, or for letting the clock run out
     /// twice in a row: the stream ends.
     Away,
+    /// The host revoked the seat's rejoin link: the session comes back with its token (one a
+    /// device took with the link no longer answers, and the session ends).
+    Relinked,
     /// A reason this client does not know (a newer server).
     Other,
 }
@@ -114,6 +119,21 @@ pub enum Update {
         deadline: Option<SystemTime>,
         /// While the last claim's call window is open: when it closes.
         call_window: Option<SystemTime>,
+        /// After a showdown, while the next round waits: when it goes on by itself. Show the
+        /// reveal until then; [`Session::next_round`] says this seat has seen it.
+        next_round: Option<SystemTime>,
+        /// The seats that have said "next".
+        ready: Vec<usize>,
+    },
+    /// A line of the table's talk: chat, a reaction, or the table's own news (who sat down,
+    /// the rules changed, the game paused). Not a game event.
+    Line(pb::TableLine),
+    /// The story so far, once after a new stream's snapshot: this game's events the seat may
+    /// see (each already in the snapshot's view: show them as the log, never apply them),
+    /// then the table's last lines of talk.
+    Story {
+        events: Vec<(u64, TableEvent, String)>,
+        lines: Vec<pb::TableLine>,
     },
     /// An action was refused; the game is unchanged. `reason` is for people and names the
     /// rule at fault; `code` is for programs (`bid_not_higher`, `not_your_turn`,
@@ -176,6 +196,18 @@ impl Session {
     /// No call on the last claim: the answer to a prompt with a call window.
     pub async fn pass_call(&self, prompt: &Prompt) -> Result<(), ClientError> {
         self.actions.send(Answer::PassCall(prompt.last_seq)).await.map_err(|_| ClientError::Closed)
+    }
+
+    /// "Next": this seat has seen the reveal ([`Update::Turn`]'s `next_round`).
+    pub async fn next_round(&self) -> Result<(), ClientError> {
+        self.actions.send(Answer::NextRound).await.map_err(|_| ClientError::Closed)
+    }
+
+    /// Says a line at the table (or, with `reaction`, a quick reaction and no text). A
+    /// refusal comes back as [`Update::Rejected`] with its code (`chat_rate_limited`, …).
+    pub async fn say(&self, text: &str, reaction: pb::Reaction) -> Result<(), ClientError> {
+        let said = pb::SayRequest { text: text.to_string(), reaction: reaction as i32, ..Default::default() };
+        self.actions.send(Answer::Say(said)).await.map_err(|_| ClientError::Closed)
     }
 }
 
@@ -347,6 +379,8 @@ async fn pump(
                             (pb::play_request::Request::Action(convert::action_to_wire(&action)), answers)
                         }
                         Answer::PassCall(answers) => (pb::play_request::Request::PassCall(pb::PassCall {}), answers),
+                        Answer::NextRound => (pb::play_request::Request::NextRound(pb::NextRound {}), None),
+                        Answer::Say(said) => (pb::play_request::Request::Say(said), None),
                     };
                     let request = pb::PlayRequest { request: Some(request), answers };
                     if out.send(request).await.is_err() {
@@ -419,7 +453,18 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                 let at = |ms: u64| SystemTime::UNIX_EPOCH + Duration::from_millis(ms);
                 let (deadline, call_window) =
                     (t.deadline_unix_millis.map(at), t.call_window_unix_millis.map(at));
-                Update::Turn { view, last_seq: t.last_seq, deadline, call_window }
+                let next_round = t.next_round_unix_millis.map(at);
+                let ready = t.ready.iter().map(|&s| s as usize).collect();
+                Update::Turn { view, last_seq: t.last_seq, deadline, call_window, next_round, ready }
+            }
+            U::Line(line) => Update::Line(line),
+            U::Story(story) => {
+                let mut events = Vec::with_capacity(story.events.len());
+                for e in &story.events {
+                    let (seq, event) = convert::event_from_wire(e)?;
+                    events.push((seq, event, e.text.clone()));
+                }
+                Update::Story { events, lines: story.lines }
             }
             U::Rejected(r) => Update::Rejected {
                 action: r.action.as_ref().and_then(|a| convert::action_from_wire(a).ok()),
@@ -442,6 +487,7 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
                     Ok(Why::Removed) => Reseat::Removed,
                     Ok(Why::Left) => Reseat::Left,
                     Ok(Why::Away) => Reseat::Away,
+                    Ok(Why::Relinked) => Reseat::Relinked,
                     Ok(Why::Unspecified) | Err(_) => Reseat::Other,
                 })
             }

@@ -31,6 +31,7 @@ pub mod presets;
 pub mod proof;
 pub mod ruleset;
 pub mod script;
+pub mod settings_words;
 pub mod sim;
 pub mod space;
 pub mod view;

@@ -107,11 +107,18 @@ pub const DEFAULT_GAME_TIME: std::time::Duration = std::time::Duration::from_sec
 pub struct DefaultClock {
     pub move_millis: u32,
     pub bank_millis: u32,
+    /// After a showdown, how long the next round of such a table waits for its people.
+    pub reveal_pause_millis: u32,
 }
 
 impl Default for DefaultClock {
     /// A minute a move, and a minute of bank for the moves that need longer.
     fn default() -> Self {
-        DefaultClock { move_millis: 60_000, bank_millis: 60_000 }
+        DefaultClock {
+            move_millis: 60_000,
+            bank_millis: 60_000,
+            // People need a moment to see who lost before the next round is dealt to them.
+            reveal_pause_millis: 5_000,
+        }
     }
 }

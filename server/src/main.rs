@@ -100,6 +100,11 @@ struct Args {
     /// The time bank of such a table, in milliseconds a seat.
     #[arg(long, env = "DUDO_DEFAULT_BANK_MS", default_value_t = 60_000)]
     default_bank_ms: u32,
+    /// After a showdown, how long the next round of a table that did not say waits for its
+    /// people to see it, in milliseconds (0: at once; at most 30000). A table of bots never
+    /// waits.
+    #[arg(long, env = "DUDO_DEFAULT_REVEAL_PAUSE_MS", default_value_t = 5_000)]
+    default_reveal_pause_ms: u32,
     /// Forget a closed table's journal this many days after it closed (0: keep them all).
     /// Finished games keep their own records, replays included.
     #[arg(long, env = "DUDO_KEEP_CLOSED_TABLES_DAYS", default_value_t = 7)]
@@ -324,6 +329,7 @@ async fn main() -> anyhow::Result<()> {
         default_clock: dudo_server::node::DefaultClock {
             move_millis: args.default_move_ms,
             bank_millis: args.default_bank_ms,
+            reveal_pause_millis: args.default_reveal_pause_ms,
         },
         keep_closed_tables: std::time::Duration::from_secs(
             args.keep_closed_tables_days.saturating_mul(24 * 60 * 60),

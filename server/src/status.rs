@@ -74,6 +74,17 @@ pub const CODES: &[&str] = &[
     "stale_prompt",
     "table_spent",
     "journal",
+    "bad_chat",
+    "spectators_may_not_chat",
+    "muted",
+    "chat_rate_limited",
+    "paused",
+    "not_paused",
+    "already_paused",
+    "resume_not_yet",
+    "between_rounds",
+    "not_between_rounds",
+    "no_such_link",
     // Accounts (AccountError::code).
     "no_accounts",
     "name_taken",
@@ -102,6 +113,7 @@ pub const CODES: &[&str] = &[
     "taken_out",
     "renumbered",
     "table_reset",
+    "relinked",
     "replay_too_large",
     "tournament_running",
     "no_ladder",
@@ -264,6 +276,10 @@ pub(crate) fn delivered(delivery: Delivery) -> Result<pb::PlayUpdate, Status> {
         Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Renumbered)) => Err(refused(
             "renumbered",
             Status::aborted("the seats were renumbered: reconnect with your token"),
+        )),
+        Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Relinked)) => Err(refused(
+            "relinked",
+            Status::aborted("the host revoked this seat's rejoin link: reconnect with your own token"),
         )),
         Delivery::End(StreamEnd::Reseated(_)) => {
             Err(refused("table_reset", Status::aborted("the table was reset: reconnect with your token")))

@@ -110,13 +110,13 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
     assert_eq!(table.players[0].name, "Robo");
     assert_eq!(table.players[0].account, pb::AccountKind::Bot as i32);
     // One seat an account at a table; a guest may not take the account's name.
-    let again = pb::JoinTableRequest { table: table.id.clone(), name: String::new() };
+    let again = pb::JoinTableRequest { table: table.id.clone(), name: String::new(), ..Default::default() };
     let twice = lobby.join_table(bearer(again, &token)).await.unwrap_err();
     assert_eq!(code(&twice), "already_seated");
-    let guest = pb::JoinTableRequest { table: table.id.clone(), name: "robo".into() };
+    let guest = pb::JoinTableRequest { table: table.id.clone(), name: "robo".into(), ..Default::default() };
     let posing = lobby.join_table(guest).await.unwrap_err();
     assert_eq!(code(&posing), "name_taken");
-    let other = pb::JoinTableRequest { table: table.id.clone(), name: "Ana".into() };
+    let other = pb::JoinTableRequest { table: table.id.clone(), name: "Ana".into(), ..Default::default() };
     let ana = lobby.join_table(other).await.unwrap().into_inner();
     assert_eq!(ana.table.unwrap().players[1].account, pb::AccountKind::None as i32);
 
@@ -171,7 +171,7 @@ async fn accounts_tokens_lookalike_names_suspension_and_rated_seats() {
     assert!(code(&refused) == "bad_request" && refused.message().starts_with("seed:"), "{refused:?}");
     let rated = lobby.create_table(bearer(ranked, &token)).await.unwrap().into_inner();
     let rated_id = rated.table.unwrap().id;
-    let guest = pb::JoinTableRequest { table: rated_id.clone(), name: "Ben".into() };
+    let guest = pb::JoinTableRequest { table: rated_id.clone(), name: "Ben".into(), ..Default::default() };
     assert_eq!(code(&lobby.join_table(guest).await.unwrap_err()), "account_required");
     let bot = pb::AddBotRequest { table: rated_id, bot: "odds".into() };
     lobby.add_bot(bearer(bot, &rated.token)).await.unwrap();

@@ -88,8 +88,13 @@ async fn tables_of_bots_do_not_slow_a_persons_game() {
                 let window = p.call_window_unix_millis.is_some();
                 let action =
                     (!window).then(|| crate::server::simple_move(&p.legal.clone().unwrap_or_default()));
-                let request =
-                    pb::ActRequest { table: table.clone(), action, pass_call: window, answers: p.last_seq };
+                let request = pb::ActRequest {
+                    table: table.clone(),
+                    action,
+                    pass_call: window,
+                    answers: p.last_seq,
+                    next_round: false,
+                };
                 let at = Instant::now();
                 play.act(bearer(request, &token)).await.unwrap();
                 calls.push(at.elapsed());
@@ -452,7 +457,7 @@ async fn a_full_share_still_lets_its_address_free_memory_and_check_health() {
     let joined = lobby.create_table(request).await.unwrap().into_inner();
     let (table, token) = (joined.table.unwrap().id, joined.token);
     let guest = lobby
-        .join_table(pb::JoinTableRequest { table: table.clone(), name: "Bea".into() })
+        .join_table(pb::JoinTableRequest { table: table.clone(), name: "Bea".into(), ..Default::default() })
         .await
         .unwrap()
         .into_inner();

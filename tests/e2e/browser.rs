@@ -183,7 +183,11 @@ async fn the_page_its_links_and_who_may_call_from_a_browser() {
     let table = made.table.unwrap();
     assert_eq!(table.link, format!("http://{addr}/t/{}", table.join_code));
     let joined = lobby
-        .join_table(pb::JoinTableRequest { table: table.link.clone(), name: "Ben".into() })
+        .join_table(pb::JoinTableRequest {
+            table: table.link.clone(),
+            name: "Ben".into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

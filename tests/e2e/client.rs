@@ -84,6 +84,8 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
             | Update::Rejected { .. }
             | Update::Reseated(_)
             | Update::ClockWarning { .. }
+            | Update::Line(_)
+            | Update::Story { .. }
             | Update::Reconnecting { .. } => {}
         }
     }

@@ -344,6 +344,7 @@ async fn one_ladder_game(
                     action,
                     pass_call: window.is_some(),
                     answers: p.last_seq,
+                    next_round: false,
                 };
                 let _ = play.act(bearer(act, &seated.token)).await;
             }

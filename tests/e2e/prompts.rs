@@ -122,6 +122,7 @@ async fn a_refused_move_is_followed_at_once_by_the_prompt_again() {
         action: Some(seven),
         pass_call: false,
         answers: prompt.last_seq,
+        next_round: false,
     };
     let refused = seat.play.act(bearer(act, &seat.token)).await.unwrap_err();
     assert_eq!(refused.metadata().get("dudo-code").unwrap(), "face_out_of_range");

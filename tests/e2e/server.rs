@@ -198,6 +198,8 @@ async fn a_person_and_two_bots_play_a_whole_game_over_the_stream() {
             | pb::play_update::Update::Table(_)
             | pb::play_update::Update::Turn(_)
             | pb::play_update::Update::Reseated(_)
+            | pb::play_update::Update::Line(_)
+            | pb::play_update::Update::Story(_)
             | pb::play_update::Update::ClockWarning(_) => {}
             pb::play_update::Update::Event(e) => {
                 // Sequence numbers only rise; a seat sees its own dice and no one else's.
@@ -252,7 +254,7 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
     let host = lobby.create_table(fibbing("Ann", 3, None)).await.unwrap().into_inner();
     let id = host.table.unwrap().id;
     let guest = lobby
-        .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into() })
+        .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into(), ..Default::default() })
         .await
         .unwrap()
         .into_inner();
@@ -268,7 +270,9 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
         .add_bot(authed(pb::AddBotRequest { table: id.clone(), bot: "random".into() }, &host.token))
         .await
         .unwrap();
-    let full = lobby.join_table(pb::JoinTableRequest { table: id.clone(), name: "Cat".into() }).await;
+    let full = lobby
+        .join_table(pb::JoinTableRequest { table: id.clone(), name: "Cat".into(), ..Default::default() })
+        .await;
     assert_eq!(full.unwrap_err().code(), tonic::Code::ResourceExhausted);
     lobby.start_game(authed(pb::TableRef { table: id.clone() }, &host.token)).await.unwrap();
     let mut play = PlayClient::new(ch.clone());
@@ -276,7 +280,13 @@ async fn resume_spectate_and_refuse_what_is_not_allowed() {
     let bad = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 99, face: 3 })) };
     let refused = play
         .act(authed(
-            pb::ActRequest { table: id.clone(), action: Some(bad), pass_call: false, answers: None },
+            pb::ActRequest {
+                table: id.clone(),
+                action: Some(bad),
+                pass_call: false,
+                answers: None,
+                next_round: false,
+            },
             &host.token,
         ))
         .await;
@@ -489,7 +499,7 @@ async fn host_commands_and_leaving() {
     let host = lobby.create_table(fibbing("Ann", 3, Some(3))).await.unwrap().into_inner();
     let id = host.table.unwrap().id;
     let guest = lobby
-        .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into() })
+        .join_table(pb::JoinTableRequest { table: id.clone(), name: "Ben".into(), ..Default::default() })
         .await
         .unwrap()
         .into_inner();
@@ -539,6 +549,7 @@ async fn host_commands_and_leaving() {
                 action: Some(pb::Action { action: Some(pb::action::Action::Calza(pb::Empty {})) }),
                 pass_call: false,
                 answers: None,
+                next_round: false,
             },
             &guest.token,
         ))
@@ -547,7 +558,13 @@ async fn host_commands_and_leaving() {
     // After a bid, a removed player plays the round out by default and goes at its end.
     let bid = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 1, face: 2 })) };
     play.act(authed(
-        pb::ActRequest { table: id.clone(), action: Some(bid), pass_call: false, answers: None },
+        pb::ActRequest {
+            table: id.clone(),
+            action: Some(bid),
+            pass_call: false,
+            answers: None,
+            next_round: false,
+        },
         &host.token,
     ))
     .await
@@ -615,6 +632,7 @@ async fn limits_are_enforced_with_clear_errors() {
                     action: Some(calza.clone()),
                     pass_call: false,
                     answers: None,
+                    next_round: false,
                 },
                 &host.token,
             ))
@@ -711,6 +729,7 @@ async fn a_seat_that_reconnects_mid_round_misses_nothing_and_sees_nothing_twice(
                         action: Some(action),
                         pass_call: false,
                         answers: None,
+                        next_round: false,
                     },
                     &host.token,
                 ))
@@ -775,7 +794,13 @@ async fn prometheus_metrics_on_their_own_port() {
     let bad = pb::Action { action: Some(pb::action::Action::Bid(pb::Bid { quantity: 99, face: 2 })) };
     let _ = play
         .act(authed(
-            pb::ActRequest { table: id.clone(), action: Some(bad), pass_call: false, answers: None },
+            pb::ActRequest {
+                table: id.clone(),
+                action: Some(bad),
+                pass_call: false,
+                answers: None,
+                next_round: false,
+            },
             &host.token,
         ))
         .await;
@@ -789,7 +814,13 @@ async fn prometheus_metrics_on_their_own_port() {
         if let Some(pb::play_update::Update::Prompt(p)) = u.update {
             let action = simple_move(&p.legal.unwrap());
             play.act(authed(
-                pb::ActRequest { table: id.clone(), action: Some(action), pass_call: false, answers: None },
+                pb::ActRequest {
+                    table: id.clone(),
+                    action: Some(action),
+                    pass_call: false,
+                    answers: None,
+                    next_round: false,
+                },
                 &host.token,
             ))
             .await
@@ -883,6 +914,7 @@ async fn every_preset_plays_to_the_end_over_the_wire_without_leaking_dice() {
                             action: Some(action),
                             pass_call: false,
                             answers: None,
+                            next_round: false,
                         },
                         &joined.token,
                     ))
@@ -937,6 +969,7 @@ async fn a_seat_answering_every_prompt_at_once_plays_a_hundred_games() {
                                 action: Some(action),
                                 pass_call: false,
                                 answers: None,
+                                next_round: false,
                             },
                             &joined.token,
                         ))
@@ -1174,7 +1207,13 @@ async fn streams_that_never_read_stay_within_the_memory_budget() {
             pb::play_update::Update::Prompt(p) => {
                 let action = Some(simple_move(&p.legal.unwrap()));
                 play.act(authed(
-                    pb::ActRequest { table: id.clone(), action, pass_call: false, answers: None },
+                    pb::ActRequest {
+                        table: id.clone(),
+                        action,
+                        pass_call: false,
+                        answers: None,
+                        next_round: false,
+                    },
                     &joined.token,
                 ))
                 .await
@@ -1343,7 +1382,8 @@ async fn a_snapshot_tells_a_seat_its_number_after_the_seats_move_down() {
     let mut lobby = LobbyClient::new(ch.clone());
     let host = lobby.create_table(fibbing("Hana", 3, None)).await.unwrap().into_inner();
     let table = host.table.unwrap().id;
-    let join = |name: &str| pb::JoinTableRequest { table: table.clone(), name: name.into() };
+    let join =
+        |name: &str| pb::JoinTableRequest { table: table.clone(), name: name.into(), ..Default::default() };
     let _ana = lobby.join_table(join("Ana")).await.unwrap().into_inner();
     let ben = lobby.join_table(join("Ben")).await.unwrap().into_inner();
     assert_eq!(ben.seat, 2);
@@ -1411,7 +1451,7 @@ async fn refusals_before_any_table_carry_their_code_too() {
     let missing = lobby.get_table(pb::TableRef { table: "ZZZZZZ".into() }).await.unwrap_err();
     assert_eq!((missing.code(), code(&missing).as_deref()), (tonic::Code::NotFound, Some("no_such_table")));
     let missing = lobby
-        .join_table(pb::JoinTableRequest { table: "ZZZZZZ".into(), name: "Ana".into() })
+        .join_table(pb::JoinTableRequest { table: "ZZZZZZ".into(), name: "Ana".into(), ..Default::default() })
         .await
         .unwrap_err();
     assert_eq!(code(&missing).as_deref(), Some("no_such_table"));

@@ -97,6 +97,10 @@ pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess>
     // A test's server keeps nothing unless the test gives it a database: never the user's.
     let db: &[&str] = if args.contains(&"--db") { &[] } else { &["--db", "none"] };
     let listen: &[&str] = if args.contains(&"--listen") { &[] } else { &["--listen", "127.0.0.1:0"] };
+    // Test clients are programs: after a showdown they go on at once, unless a test of the
+    // wait asks for one (its tables say how long, or it gives the server's default itself).
+    let reveal: &[&str] =
+        if args.contains(&"--default-reveal-pause-ms") { &[] } else { &["--default-reveal-pause-ms", "0"] };
     // DUDO_TEST_SERVER_LOG=FILE keeps the servers' logs (info and up), appended, to debug a test.
     let (log, level) = match std::env::var_os("DUDO_TEST_SERVER_LOG") {
         Some(path) => {
@@ -107,6 +111,7 @@ pub fn start_server(exe: &Path, args: &[&str]) -> std::io::Result<ServerProcess>
     let mut child = Command::new(exe)
         .args(listen)
         .args(db)
+        .args(reveal)
         .args(args)
         .env("RUST_LOG", level)
         .env("DUDO_LOG_FORMAT", "text")

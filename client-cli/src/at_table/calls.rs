@@ -53,7 +53,21 @@ impl AtTable {
             }
         }
         match word {
+            // Enter after a showdown: this player has seen the reveal.
+            "" | "next" if self.between_rounds.is_some() && self.key.is_some() => {
+                if session.next_round().await.is_err() {
+                    self.out.line(self.style.red("The connection to the table has closed."));
+                }
+            }
             "" => {}
+            "next" => self.out.line("Nothing to go on from: `next` answers the pause after a showdown."),
+            "say" if original_rest.is_empty() => self.out.line("Write it as `say nice bluff!`."),
+            "say" => self.say(original_rest, pb::Reaction::None, session).await,
+            "laugh" | "lol" => self.say("", pb::Reaction::Laugh, session).await,
+            "liar" | "liar!" => self.say("", pb::Reaction::Liar, session).await,
+            "clap" | "applause" | "applaud" => self.say("", pb::Reaction::Applause, session).await,
+            "wow" => self.say("", pb::Reaction::Wow, session).await,
+            "gg" => self.say("", pb::Reaction::GoodGame, session).await,
             "help" | "?" => {
                 self.out.lines(HELP.iter().map(|l| l.to_string()));
                 if let Some(claim) = render::pass_claim(&self.rules) {
@@ -102,12 +116,28 @@ impl AtTable {
                 }
             }
             "odds" => self.out.lines(self.odds()),
-            "start" | "bot" | "set" | "remove" | "reset" | "again" | "leave" => {
+            "start" | "bot" | "set" | "remove" | "reset" | "again" | "leave" | "pause" | "resume"
+            | "link" | "mute" | "unmute" | "revoke" => {
                 return self.lobby_command(word, rest, original_rest).await;
             }
             _ => self.call(trimmed, session).await,
         }
         None
+    }
+
+    /// A line (or a reaction) said at the table: a seat's on its own stream; a spectator's as
+    /// a spectator, where the host lets them.
+    async fn say(&mut self, text: &str, reaction: pb::Reaction, session: &Session) {
+        let sent = match &self.key {
+            Some(_) => session.say(text, reaction).await.map_err(|e| e.to_string()),
+            None => {
+                let table = self.table.id.clone();
+                self.client.say(None, &table, "", text, reaction).await.map_err(|e| e.to_string())
+            }
+        };
+        if let Err(e) = sent {
+            self.out.line(self.style.red(&format!("Not said: {}", safe(&e))));
+        }
     }
 
     pub(super) async fn call(&mut self, line: &str, session: &Session) {
@@ -195,6 +225,19 @@ impl AtTable {
                 Ok(_) => client.start(&key).await.map(|_| "Another game begins.".to_string()),
                 Err(e) => Err(e),
             },
+            "pause" => client.pause(&key).await.map(|_| String::new()),
+            "resume" => client.resume(&key).await.map(|_| String::new()),
+            "link" => client.seat_link(&key).await.map(|l| {
+                format!(
+                    "Your seat's own link (keep it to yourself; a new `link` replaces it): {}\nOn another device open it in a browser, or `dudo join {}` in a terminal.",
+                    l.link, l.link
+                )
+            }),
+            "mute" | "unmute" | "revoke" => match rest.parse::<u32>() {
+                Ok(seat) if word == "revoke" => client.revoke_seat_link(&key, seat).await.map(|_| String::new()),
+                Ok(seat) => client.mute(&key, seat, word == "mute").await.map(|_| String::new()),
+                Err(_) => Ok(format!("Write it as `{word} SEAT`, with the seat's number (`who` lists them).")),
+            },
             "leave" => match client.leave(&key).await {
                 Ok(info) => {
                     crate::seats::forget(client.addr(), &key.table, Some(&key.token));
@@ -214,6 +257,8 @@ impl AtTable {
             self.resetting = result.is_ok();
         }
         match result {
+            // The table's own line says it to everyone (a pause, a mute).
+            Ok(text) if text.is_empty() => {}
             Ok(text) => self.out.line(text),
             Err(e) => {
                 self.resetting = false;

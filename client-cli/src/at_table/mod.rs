@@ -36,6 +36,10 @@ const HELP: &[&str] = &[
     "Tab completes the calls you may make now.",
     "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
     "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT` (the seat's number, as `who` and `status` show it), `reset`, `again`.",
+    "Talk: `say …` for a line everyone sees; `laugh`, `liar`, `clap`, `wow`, `gg` for a quick reaction.",
+    "After a showdown the next round waits a few seconds so everyone sees who lost: Enter (or `next`) says you have seen it.",
+    "Host: `pause` stops every clock and holds the game (anyone may `resume` after 5 minutes); `mute SEAT`, `unmute SEAT`; `revoke SEAT` makes a seat's rejoin link stop working.",
+    "Another device: `link` shows your seat's own rejoin link (keep it to yourself): open it in a browser, or `dudo join LINK` in a terminal.",
     "Anyone: `leave`, at any time: after a round's first bid your moves are played by default until it ends, then your seat goes. The host's `remove SEAT` works the same way.",
 ];
 
@@ -119,6 +123,10 @@ pub struct AtTable {
     window_said: Option<Option<u64>>,
     /// A table the server hosts (see [`Console::hosted`]).
     hosted: bool,
+    /// After a showdown, while the next round waits: when it goes on by itself (said once).
+    between_rounds: Option<SystemTime>,
+    /// "Next" is to be sent (a script has seen the reveal at once).
+    next_due: bool,
 }
 
 /// An answer sent to the table.
@@ -396,6 +404,8 @@ pub async fn sit_at(
         held: false,
         window_said: None,
         hosted,
+        between_rounds: None,
+        next_due: false,
     };
     if me.key.is_some() {
         out.line(style.dim("Type `help` for how to call, `quit` to stop."));
@@ -420,6 +430,9 @@ async fn at_the_table(
             update = session.next() => match update {
                 Some(Ok(u)) => {
                     me.on_update(u);
+                    if std::mem::take(&mut me.next_due) {
+                        let _ = session.next_round().await;
+                    }
                     // A script has nothing more to say once the game is over.
                     if me.over && !me.out.interactive {
                         return (Ok(Exit::Quit), None);

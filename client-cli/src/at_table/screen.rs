@@ -129,6 +129,43 @@ impl AtTable {
         lines
     }
 
+    /// A line of the table's talk as the terminal shows it: "Ana: nice bluff", "Ana laughs 😂",
+    /// the table's own news dimmed.
+    pub(super) fn talk_line(&self, line: &pb::TableLine) -> String {
+        use pb::table_line::From;
+        let text = safe(&line.text);
+        match &line.from {
+            Some(From::Table(_)) | None => self.style.dim(&format!("· {text}")),
+            Some(_) => {
+                let name = safe(&line.name);
+                match pb::Reaction::try_from(line.reaction).unwrap_or(pb::Reaction::None) {
+                    pb::Reaction::None => format!("{}: {text}", self.style.bold(&name)),
+                    r => format!("{} {text} {}", self.style.bold(&name), reaction_mark(r)),
+                }
+            }
+        }
+    }
+
+    /// After a showdown the next round waits until `until`: said once, with how to go on.
+    fn between(&mut self, until: Option<SystemTime>) {
+        if until.is_none() || until == self.between_rounds {
+            self.between_rounds = until;
+            return;
+        }
+        self.between_rounds = until;
+        if !self.out.interactive || self.key.is_none() {
+            // A script has seen the reveal at once; a spectator holds nobody up.
+            self.next_due = self.key.is_some();
+            return;
+        }
+        let secs = until
+            .and_then(|t| t.duration_since(SystemTime::now()).ok())
+            .map_or(0, |d| d.as_millis().div_ceil(1000));
+        self.out.line(self.style.cyan(&format!(
+            "The next round begins in {secs} s, or once everyone has seen this: press Enter (or `next`) when you have."
+        )));
+    }
+
     pub(super) fn on_update(&mut self, update: Update) {
         match update {
             Update::Snapshot { view, table, rules, seat, .. } => {
@@ -219,11 +256,24 @@ impl AtTable {
                 self.on_prompt(p);
             }
             // Where the game stands between prompts, as the server has it.
-            Update::Turn { view, last_seq, call_window, .. } => {
+            Update::Turn { view, last_seq, call_window, next_round, .. } => {
+                self.between(next_round);
                 self.learn_seat(&view);
                 self.say_held(&view);
                 self.say_open_to_calls(&view, last_seq, call_window);
                 self.view = Some(view);
+            }
+            Update::Line(line) => self.out.line(self.talk_line(&line)),
+            Update::Story { events, lines } => {
+                if !events.is_empty() {
+                    self.out.line(self.style.dim("The story so far:"));
+                    for (_, _, text) in events.iter().filter(|(_, _, t)| !t.is_empty()) {
+                        self.out.line(self.style.dim(&format!("  {}", safe(text))));
+                    }
+                }
+                for line in &lines {
+                    self.out.line(self.talk_line(line));
+                }
             }
             Update::Rejected { reason, code, .. } => {
                 self.in_flight = false;
@@ -265,6 +315,9 @@ impl AtTable {
                     Reseat::Reset if std::mem::take(&mut self.resetting) => None,
                     Reseat::Reset => Some("The host reset the table: back to waiting, same seats and rules."),
                     Reseat::Renumbered => Some("A seat was freed: the seats after it moved down one."),
+                    Reseat::Relinked => {
+                        Some("The host revoked your seat's rejoin link: back in a moment with your own.")
+                    }
                     // Said when the stream ends, just after.
                     Reseat::Removed | Reseat::Left | Reseat::Away => {
                         self.unseated = Some(why);
@@ -399,5 +452,17 @@ impl AtTable {
             lines.push("No bid to judge yet.".into());
         }
         lines
+    }
+}
+
+/// How a reaction shows beside its words.
+fn reaction_mark(reaction: pb::Reaction) -> &'static str {
+    match reaction {
+        pb::Reaction::Laugh => "😂",
+        pb::Reaction::Liar => "🤥",
+        pb::Reaction::Applause => "👏",
+        pb::Reaction::Wow => "😮",
+        pb::Reaction::GoodGame => "🤝",
+        pb::Reaction::None => "",
     }
 }

@@ -23,6 +23,8 @@ pub(crate) struct NewTable {
     pub(crate) rating_pool: String,
     /// The creator hosts without a seat.
     pub(crate) host_only: bool,
+    /// Spectators may chat.
+    pub(crate) spectators_chat: bool,
     /// The creator's seat name, and account if it has one.
     pub(crate) name: String,
     pub(crate) account: Option<table::SeatAccount>,
@@ -200,7 +202,7 @@ impl Dudo {
         let code = self.free_join_code().await?;
         // A host-only creator gets a host's token and no seat.
         let host_token = new.host_only.then(table::secret);
-        let NewTable { rules, seats, seed, pacing, name, account, .. } = new;
+        let NewTable { rules, seats, seed, pacing, name, account, spectators_chat, .. } = new;
         let table = self.new_table(
             rules,
             table::core::Setup {
@@ -217,6 +219,7 @@ impl Dudo {
                 host_token: host_token.as_deref().map(table::seats::token_hash),
                 stalling: Default::default(),
                 hidden: false,
+                spectators_chat,
             },
         );
         let handle = self.spawn_table(table, id, code, place)?;
@@ -266,6 +269,8 @@ impl Dudo {
                     clock,
                     bot_pause: std::time::Duration::from_millis(order.bot_think_millis.into()),
                     call_window_millis: order.call_window_millis,
+                    // A ladder's, tournament's or bot check's seats are programs: no wait.
+                    reveal_pause_millis: 0,
                 },
                 rate: self.limits.actions_per_second,
                 rating_pool: order.rating_pool,
@@ -275,6 +280,7 @@ impl Dudo {
                 host_token: Some(table::seats::token_hash(&host_token)),
                 stalling: order.stalling,
                 hidden: true,
+                spectators_chat: false,
             },
         );
         let table = if order.bot_check { table.for_bot_check() } else { table };

@@ -407,6 +407,31 @@ impl Dudo {
         self.command(handle, |reply| Command::Act { token, action, answers, reply }).await
     }
 
+    /// A chat line or reaction at the table, from `token`'s seat or (none) a spectator: the
+    /// lines of `ip` (whichever tables and seats it speaks at) are bounded first.
+    pub(crate) async fn say(
+        &self,
+        handle: &TableHandle,
+        token: Option<String>,
+        said: pb::SayRequest,
+        ip: Option<std::net::IpAddr>,
+    ) -> Result<(), Refusal> {
+        if let Some(ip) = ip {
+            let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
+            counts
+                .chat_line(ip, std::time::Instant::now())
+                .map_err(|wait| Refusal::from(TableError::ChatRateLimited { retry_after_millis: wait }))?;
+        }
+        let pb::SayRequest { text, reaction, name, .. } = said;
+        self.command(handle, |reply| Command::Say { token, name, text, reaction, reply }).await
+    }
+
+    /// "Next" after a showdown, from `token`'s seat.
+    pub(crate) async fn next_round(&self, handle: &TableHandle, token: &str) -> Result<(), Refusal> {
+        let token = token.to_string();
+        self.command(handle, |reply| Command::NextRound { token, reply }).await
+    }
+
     /// After a refused answer up a seat's stream, the prompt to send that stream again if the
     /// seat may still act, so a bot that waits for prompts never waits for the clock. Only
     /// after a refusal the table made (one it paces: past the seat's rate, `rate_limited`,

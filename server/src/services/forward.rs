@@ -67,6 +67,8 @@ for_table!(
     pb::SubscribeRequest,
     pb::ActRequest,
     pb::WatchRequest,
+    pb::MuteSeatRequest,
+    pb::SayRequest,
 );
 
 impl Dudo {

@@ -109,6 +109,7 @@ impl Lobby for LobbyService {
             pacing,
             rating_pool: req.rating_pool.trim().to_string(),
             host_only: req.host_only,
+            spectators_chat: req.spectators_chat,
             name,
             account,
         };
@@ -121,6 +122,22 @@ impl Lobby for LobbyService {
     ) -> Result<Response<pb::Joined>, Status> {
         self.node
             .at_table(request, |request| async move {
+                // A seat's rejoin link: the seat it is for, on this device.
+                if !request.get_ref().rejoin.is_empty() {
+                    let req = request.into_inner();
+                    bounded("rejoin", &req.rejoin, MAX_NAME_FIELD)?;
+                    let handle = self.node.find(&req.table)?;
+                    let (seat, token, info) = self
+                        .node
+                        .command(&handle, |reply| Command::Rejoin { secret: req.rejoin, reply })
+                        .await?;
+                    return Ok(Response::new(pb::Joined {
+                        table: Some(info),
+                        seat: u32::try_from(seat).unwrap_or(u32::MAX),
+                        token,
+                        seated: true,
+                    }));
+                }
                 let (name, account) = self
                     .node
                     .accounts()
@@ -284,6 +301,81 @@ impl Lobby for LobbyService {
             .await
     }
 
+    async fn pause_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                Ok(Response::new(self.node.command(&handle, |reply| Command::Pause { token, reply }).await?))
+            })
+            .await
+    }
+
+    async fn resume_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                Ok(Response::new(self.node.command(&handle, |reply| Command::Resume { token, reply }).await?))
+            })
+            .await
+    }
+
+    async fn seat_link(
+        &self,
+        request: Request<pb::TableRef>,
+    ) -> Result<Response<pb::SeatLinkResponse>, Status> {
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                let info = self.node.info(&handle).await?;
+                let rejoin = self.node.command(&handle, |reply| Command::SeatLink { token, reply }).await?;
+                // The page's own address for the table, the secret in its fragment: a browser
+                // never sends a fragment to any server.
+                Ok(Response::new(pb::SeatLinkResponse {
+                    link: format!("{}#rejoin={rejoin}", info.link),
+                    rejoin,
+                }))
+            })
+            .await
+    }
+
+    async fn revoke_seat_link(
+        &self,
+        request: Request<pb::RemovePlayerRequest>,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let req = request.into_inner();
+                let handle = self.node.find(&req.table)?;
+                let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
+                let info =
+                    self.node.command(&handle, |reply| Command::RevokeLink { token, seat, reply }).await?;
+                Ok(Response::new(info))
+            })
+            .await
+    }
+
+    async fn mute_seat(
+        &self,
+        request: Request<pb::MuteSeatRequest>,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let req = request.into_inner();
+                let handle = self.node.find(&req.table)?;
+                let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
+                let muted = req.muted;
+                let info =
+                    self.node.command(&handle, |reply| Command::Mute { token, seat, muted, reply }).await?;
+                Ok(Response::new(info))
+            })
+            .await
+    }
+
     async fn list_presets(
         &self,
         _: Request<pb::ListPresetsRequest>,
@@ -377,9 +469,17 @@ fn pacing(req: &pb::CreateTableRequest, default: DefaultClock) -> Result<table::
             "call_window_millis: 0 (until all have answered) or from {MIN_CALL_WINDOW_MILLIS} to {MAX_CALL_WINDOW_MILLIS}, not {call_window_millis}"
         )));
     }
+    let reveal_pause_millis = req.reveal_pause_millis.unwrap_or(default.reveal_pause_millis);
+    if reveal_pause_millis > table::pause::LONGEST_REVEAL_MILLIS {
+        return Err(bad_request(format!(
+            "reveal_pause_millis: 0 (at once) to {}, not {reveal_pause_millis}",
+            table::pause::LONGEST_REVEAL_MILLIS
+        )));
+    }
     Ok(table::Pacing {
         clock,
         bot_pause: std::time::Duration::from_millis(req.bot_think_millis.into()),
         call_window_millis,
+        reveal_pause_millis,
     })
 }

@@ -100,6 +100,13 @@ impl Play for PlayService {
                     Some(pb::play_request::Request::PassCall(_)) => {
                         (None, service.act_on(&handle, &token, None, answers).await.map_err(Status::from))
                     }
+                    Some(pb::play_request::Request::NextRound(_)) => {
+                        (None, service.next_round(&handle, &token).await.map_err(Status::from))
+                    }
+                    Some(pb::play_request::Request::Say(said)) => (
+                        None,
+                        service.say(&handle, Some(token.clone()), said, reader).await.map_err(Status::from),
+                    ),
                     // Said, not silently dropped: a client that sends these has a bug to find.
                     Some(pb::play_request::Request::Hello(_)) => {
                         (None, Err(bad_request("request: a play stream has one hello, first")))
@@ -179,6 +186,14 @@ impl Play for PlayService {
         self.node
             .at_table(request, |request| async move {
                 let req = request.into_inner();
+                if req.next_round {
+                    if req.action.is_some() || req.pass_call {
+                        return Err(bad_request("next_round: sent alone, without an action or pass_call"));
+                    }
+                    let handle = self.node.find(&req.table)?;
+                    self.node.next_round(&handle, &token).await?;
+                    return Ok(Response::new(pb::ActResponse {}));
+                }
                 let wire = match (req.action, req.pass_call) {
                     (Some(_), true) => {
                         return Err(bad_request("pass_call: give an action or pass_call, not both"));
@@ -190,6 +205,23 @@ impl Play for PlayService {
                 // Refused, the reply says so, and the prompt the caller holds still stands.
                 self.node.act_on(&handle, &token, wire.as_ref(), req.answers).await?;
                 Ok(Response::new(pb::ActResponse {}))
+            })
+            .await
+    }
+
+    async fn say(&self, request: Request<pb::SayRequest>) -> Result<Response<pb::SayResponse>, Status> {
+        // A seat's token, if one is sent; without one the caller speaks as a spectator.
+        let token = super::bearer(&request).map(str::to_string);
+        self.node
+            .at_table(request, |request| async move {
+                let ip = request.remote_addr().map(|a| a.ip());
+                let said = request.into_inner();
+                let handle = self.node.find(&said.table)?;
+                if handle.hidden && token.is_none() {
+                    return Err(crate::status::status(table::TableError::SpectatorsMayNotChat));
+                }
+                self.node.say(&handle, token, said, ip).await?;
+                Ok(Response::new(pb::SayResponse {}))
             })
             .await
     }

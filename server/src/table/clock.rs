@@ -42,6 +42,9 @@ pub struct Clock {
     timing: Option<(Seat, Duration)>,
     /// Whether the seat being timed has been told its time is running low.
     warned: bool,
+    /// Play waits (a pause, the moment after a showdown): the seat that was being timed, and
+    /// how long it had used.
+    frozen: Option<(Seat, Duration)>,
 }
 
 /// The most time left at which a seat is warned its clock is running low.
@@ -49,7 +52,7 @@ const WARN_BEFORE: Duration = Duration::from_secs(10);
 
 impl Clock {
     pub fn new(per_move: Duration, bank: Duration) -> Clock {
-        Clock { per_move, bank, banks: Vec::new(), timing: None, warned: false }
+        Clock { per_move, bank, banks: Vec::new(), timing: None, warned: false, frozen: None }
     }
 
     pub fn bank_of(&self, seat: Seat) -> Duration {
@@ -110,6 +113,22 @@ impl Clock {
         self.warned = false;
     }
 
+    /// Play waits from `now`: nobody's time runs, and the seat being timed keeps what it had
+    /// used for when play goes on.
+    pub fn freeze(&mut self, now: Duration) {
+        if let Some((seat, since)) = self.timing.take() {
+            self.frozen = Some((seat, now.saturating_sub(since)));
+        }
+    }
+
+    /// Play goes on at `now`: the seat that was being timed is timed again, from what it had
+    /// used.
+    pub fn thaw(&mut self, now: Duration) {
+        if let Some((seat, used)) = self.frozen.take() {
+            self.timing = Some((seat, now.saturating_sub(used)));
+        }
+    }
+
     /// The seat ran out of time: its bank is spent and nobody is timed until the next move.
     pub fn ran_out(&mut self, seat: Seat) {
         self.set_bank(seat, Duration::ZERO);
@@ -125,6 +144,7 @@ impl Clock {
     pub fn reset(&mut self) {
         self.banks.clear();
         self.timing = None;
+        self.frozen = None;
     }
 }
 

@@ -48,6 +48,52 @@ pub enum Command {
         answers: Option<Option<u64>>,
         reply: Answer<()>,
     },
+    /// "Next" after a showdown, from a seat.
+    NextRound {
+        token: String,
+        reply: Answer<()>,
+    },
+    /// A chat line or reaction: from a seat (its token), or a spectator (none, and a name).
+    Say {
+        token: Option<String>,
+        name: String,
+        text: String,
+        reaction: i32,
+        reply: Answer<()>,
+    },
+    /// The host pauses the game.
+    Pause {
+        token: String,
+        reply: Answer,
+    },
+    /// The host (or, after a while, any seat) resumes it.
+    Resume {
+        token: String,
+        reply: Answer,
+    },
+    /// The seat makes its rejoin link: the link's secret (shown once, to that seat).
+    SeatLink {
+        token: String,
+        reply: Answer<String>,
+    },
+    /// A device takes a seat back with its link: the seat, the device's token, the table.
+    Rejoin {
+        secret: String,
+        reply: Answer<(Seat, String, pb::TableInfo)>,
+    },
+    /// The host revokes a seat's link.
+    RevokeLink {
+        token: String,
+        seat: Seat,
+        reply: Answer,
+    },
+    /// The host mutes a seat's chat, or lets it speak again.
+    Mute {
+        token: String,
+        seat: Seat,
+        muted: bool,
+        reply: Answer,
+    },
     /// The seat's prompt, if it may still act: its answer to the prompt it holds was refused,
     /// and the stream that sent it is sent the prompt again after the refusal.
     PromptAgain {

@@ -81,6 +81,35 @@ pub enum TableError {
         "this table has kept {entries} entries in its journal, as many as one table may: make a new table for the next game"
     )]
     TableSpent { entries: i64 },
+    /// A chat line that cannot be said, naming the field at fault.
+    #[error("{0}")]
+    BadChat(String),
+    #[error("the host has not let spectators chat at this table")]
+    SpectatorsMayNotChat,
+    #[error("the host has muted you at this table")]
+    Muted,
+    /// Too many lines from one seat (or the table's spectators, or one address).
+    #[error("slow down: too many lines at once")]
+    ChatRateLimited { retry_after_millis: u64 },
+    /// A move while the host has paused the game.
+    #[error("{by} has paused the game: moves wait until it is resumed")]
+    Paused { by: String },
+    #[error("the game is not paused")]
+    NotPaused,
+    #[error("the game is paused already")]
+    AlreadyPaused,
+    /// A resume by a seat that is not the host, before anyone may.
+    #[error("only the host may resume the game for its first {minutes} minutes")]
+    ResumeNotYet { minutes: i64 },
+    /// A move after a showdown, before the next round has begun.
+    #[error("the next round has not begun: everyone is looking at the reveal (say next, or wait a moment)")]
+    BetweenRounds,
+    /// "Next" with no reveal to go on from.
+    #[error("next_round: the table is not waiting after a showdown")]
+    NotBetweenRounds,
+    /// A rejoin secret no seat has (revoked, remade, or never made).
+    #[error("rejoin: this link is not (or no longer) a seat's at this table; ask the seat for a new one")]
+    NoSuchLink,
     /// A journal entry that cannot be replayed (recovery only).
     #[error("journal: {0}")]
     Journal(String),
@@ -95,7 +124,8 @@ impl From<TableError> for crate::refusal::Refusal {
         let refusal =
             crate::refusal::refused(e.code(), crate::refusal::Refusal::new(e.kind(), e.to_string()));
         match e {
-            TableError::RateLimited { retry_after_millis, .. } => refusal.retry_after(retry_after_millis),
+            TableError::RateLimited { retry_after_millis, .. }
+            | TableError::ChatRateLimited { retry_after_millis } => refusal.retry_after(retry_after_millis),
             _ => refusal,
         }
     }
@@ -132,6 +162,17 @@ impl TableError {
             TableError::StalePrompt => "stale_prompt",
             TableError::TableSpent { .. } => "table_spent",
             TableError::Journal(_) => "journal",
+            TableError::BadChat(_) => "bad_chat",
+            TableError::SpectatorsMayNotChat => "spectators_may_not_chat",
+            TableError::Muted => "muted",
+            TableError::ChatRateLimited { .. } => "chat_rate_limited",
+            TableError::Paused { .. } => "paused",
+            TableError::NotPaused => "not_paused",
+            TableError::AlreadyPaused => "already_paused",
+            TableError::ResumeNotYet { .. } => "resume_not_yet",
+            TableError::BetweenRounds => "between_rounds",
+            TableError::NotBetweenRounds => "not_between_rounds",
+            TableError::NoSuchLink => "no_such_link",
         }
     }
 
@@ -149,7 +190,18 @@ impl TableError {
             | TableError::CallWindowClosed
             | TableError::NoCallWindow
             | TableError::StalePrompt
-            | TableError::TableSpent { .. } => Kind::FailedPrecondition,
+            | TableError::TableSpent { .. }
+            | TableError::Paused { .. }
+            | TableError::NotPaused
+            | TableError::AlreadyPaused
+            | TableError::BetweenRounds
+            | TableError::NotBetweenRounds => Kind::FailedPrecondition,
+            TableError::SpectatorsMayNotChat | TableError::Muted | TableError::ResumeNotYet { .. } => {
+                Kind::PermissionDenied
+            }
+            TableError::NoSuchLink => Kind::Unauthenticated,
+            TableError::ChatRateLimited { .. } => Kind::ResourceExhausted,
+            TableError::BadChat(_) => Kind::InvalidArgument,
             TableError::AccountRequired => Kind::PermissionDenied,
             TableError::NotSeated => Kind::Unauthenticated,
             TableError::NotHost => Kind::PermissionDenied,

@@ -44,6 +44,16 @@ pub enum Input {
     WindowAnswered { seat: Seat, action: Option<Action>, timed_out: bool },
     /// The table was rebuilt mid-game (a failover, a restart): its people were cut off.
     Rebuilt,
+    /// The host paused the game at `at` (Unix ms): play waits (see `pause`).
+    Paused { by: String, at: i64 },
+    /// The game goes on; `by` names who resumed it.
+    Resumed { by: String },
+    /// A seat made its rejoin link: the secret's hash (a new link replaces the old).
+    SeatLinkMade { seat: Seat, secret_hash: [u8; 32] },
+    /// A device took the seat with its link: the device's own token.
+    SeatLinked { seat: Seat, token_hash: [u8; 32] },
+    /// The host revoked the seat's link, and every device that took the seat with it.
+    SeatLinkRevoked { seat: Seat },
 }
 
 /// What an accepted input changes besides what its own step does: decided here, once per
@@ -72,6 +82,12 @@ impl Input {
             // (and the calls and the move held in it) stays, with that seat's answer a pass.
             Input::Leaving { .. } => (true, false),
             Input::WindowLapsed { .. } | Input::WindowAnswered { .. } | Input::Rebuilt => (false, false),
+            // A pause holds play where it stands: an open call window goes on closing as it
+            // would (see `pause`), and what it decides is played.
+            Input::Paused { .. } | Input::Resumed { .. } => (true, false),
+            // What a list shows of the seat (its linked devices) changes; the game does not.
+            Input::SeatLinkMade { .. } => (false, false),
+            Input::SeatLinked { .. } | Input::SeatLinkRevoked { .. } => (true, false),
         };
         Effects { table, position }
     }
@@ -126,6 +142,16 @@ impl Input {
                 timed_out: *timed_out,
             }),
             Input::Rebuilt => Entry::Rebuilt(pb::TableRebuilt {}),
+            Input::Paused { by, at } => Entry::Paused(pb::GamePaused { by: by.clone(), at_unix_millis: *at }),
+            Input::Resumed { by } => Entry::Resumed(pb::GameResumed { by: by.clone() }),
+            Input::SeatLinkMade { seat, secret_hash } => Entry::LinkMade(pb::SeatLinkMade {
+                seat: wire_seat(*seat),
+                secret_hash: secret_hash.to_vec(),
+            }),
+            Input::SeatLinked { seat, token_hash } => {
+                Entry::Linked(pb::SeatLinked { seat: wire_seat(*seat), token_hash: token_hash.to_vec() })
+            }
+            Input::SeatLinkRevoked { seat } => Entry::LinkRevoked(pb::SeatOnly { seat: wire_seat(*seat) }),
         }
     }
 
@@ -194,6 +220,17 @@ impl Input {
                 timed_out: a.timed_out,
             },
             Some(Entry::Rebuilt(_)) => Input::Rebuilt,
+            Some(Entry::Paused(p)) => Input::Paused { by: p.by.clone(), at: p.at_unix_millis },
+            Some(Entry::Resumed(r)) => Input::Resumed { by: r.by.clone() },
+            Some(Entry::LinkMade(l)) => Input::SeatLinkMade {
+                seat: l.seat as Seat,
+                secret_hash: l.secret_hash.as_slice().try_into().map_err(|_| bad("link hash size"))?,
+            },
+            Some(Entry::Linked(l)) => Input::SeatLinked {
+                seat: l.seat as Seat,
+                token_hash: l.token_hash.as_slice().try_into().map_err(|_| bad("token hash size"))?,
+            },
+            Some(Entry::LinkRevoked(r)) => Input::SeatLinkRevoked { seat: r.seat as Seat },
         })
     }
 }

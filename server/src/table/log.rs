@@ -34,6 +34,9 @@ pub const SUBSCRIBER_BUFFER: usize = 1024;
 /// streams they go to, so this bounds what one reader that stopped reading can hold on to,
 /// not a copy each.
 pub const SUBSCRIBER_BYTES: usize = 1024 * 1024;
+/// The most a new stream's story so far (`StorySoFar`) holds, in encoded bytes: a long game's
+/// latest events, never more than a quarter of what a stream may hold.
+pub const HISTORY_BYTES: usize = SUBSCRIBER_BYTES / 4;
 
 /// Decoded, a message takes about this many times its encoded bytes: a die is a 4-byte
 /// integer in a vector rather than one byte on the wire, and each nested message and vector
@@ -321,6 +324,24 @@ impl EventLog {
         self.bytes -= freed;
         self.budget.give(freed);
         self.events.shrink_to_fit();
+    }
+
+    /// The story so far for a new stream of `viewer`'s: the kept events it may see, oldest
+    /// first, the latest that fit in [`HISTORY_BYTES`].
+    pub fn history(&self, viewer: Viewer, game_over: bool) -> Vec<pb::Event> {
+        let mut bytes = 0;
+        let mut told: Vec<pb::Event> = Vec::new();
+        for kept in self.events.iter().rev().filter(|kept| kept.audience.admits(viewer, game_over)) {
+            bytes += kept.update.bytes();
+            if bytes > HISTORY_BYTES {
+                break;
+            }
+            if let Some(pb::play_update::Update::Event(event)) = &kept.update.update {
+                told.push(event.clone());
+            }
+        }
+        told.reverse();
+        told
     }
 
     /// Every kept event after `since` that `viewer` may see, as updates; `None` if `since` is

@@ -25,6 +25,7 @@ pub mod journal;
 pub mod log;
 pub mod offers;
 mod patience;
+pub mod pause;
 pub mod proofs;
 pub mod rate;
 pub mod record;
@@ -32,6 +33,7 @@ mod recover;
 mod saving;
 pub mod seats;
 pub mod stored_record;
+pub mod talk;
 pub mod window;
 mod words;
 
@@ -258,6 +260,8 @@ impl Table {
             let window = self.core.window_closes().map(|d| self.epoch + d);
             let warning = self.core.warning_due().map(|d| self.epoch + d);
             let reprompt = self.reprompt.iter().map(|&(_, d)| d).min().map(|d| self.epoch + d);
+            let reveal_ends = self.core.reveal_ends().map(|d| self.epoch + d);
+            let pause_ends = self.core.pause_ends(self.now()).map(|d| self.epoch + d);
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(c) => {
@@ -284,6 +288,14 @@ impl Table {
                     tokio::task::yield_now().await;
                     let now = self.now();
                     self.core.bot_moves(now);
+                }
+                () = sleep_until(reveal_ends), if reveal_ends.is_some() => {
+                    let now = self.now();
+                    self.core.end_reveal(now);
+                }
+                () = sleep_until(pause_ends), if pause_ends.is_some() => {
+                    let now = self.now();
+                    self.core.pause_ran_out(now);
                 }
                 () = sleep_until(reprompt), if reprompt.is_some() => {
                     let now = self.now();
@@ -415,6 +427,78 @@ impl Table {
             }
             Command::Act { token, action, answers, reply } => {
                 let result = self.act(&token, action, answers);
+                self.reply(reply, result);
+            }
+            Command::NextRound { token, reply } => {
+                let now = self.now();
+                let result = self.core.seats().seat_of(&token).and_then(|seat| self.core.next_round(seat));
+                if let Ok(true) = result {
+                    self.core.settle(now);
+                } else if result.is_ok() {
+                    // Who is ready shows on every stream.
+                    self.core.tell_streams(now);
+                }
+                self.reply(reply, result.map(|_| ()));
+            }
+            Command::Say { token, name, text, reaction, reply } => {
+                let now = self.now();
+                let speaker = match token {
+                    Some(t) => self.core.seats().seat_of(&t).map(talk::Speaker::Seat),
+                    None => Ok(talk::Speaker::Spectator(name)),
+                };
+                let result = speaker.and_then(|speaker| self.core.say(speaker, &text, reaction, now));
+                self.reply(reply, result);
+            }
+            Command::Pause { token, reply } => {
+                let result = self.core.seats().host_only(&token).and_then(|host| {
+                    let by = self.core.host_name(host);
+                    self.input(Input::Paused { by, at: unix_millis() })
+                });
+                self.reply(reply, result);
+            }
+            Command::Resume { token, reply } => {
+                let seats = self.core.seats();
+                let by = match seats.host_only(&token) {
+                    Ok(host) => self.core.may_resume(true, unix_millis()).map(|_| self.core.host_name(host)),
+                    Err(TableError::NotHost) => seats.seat_of(&token).and_then(|seat| {
+                        self.core.may_resume(false, unix_millis()).map(|_| self.core.host_name(seat))
+                    }),
+                    Err(e) => Err(e),
+                };
+                let result = by.and_then(|by| self.input(Input::Resumed { by }));
+                self.reply(reply, result);
+            }
+            Command::SeatLink { token, reply } => {
+                let result = self.core.seats().seat_of(&token).and_then(|seat| {
+                    let secret = secret();
+                    self.input(Input::SeatLinkMade { seat, secret_hash: token_hash(&secret) }).map(|_| secret)
+                });
+                self.reply(reply, result);
+            }
+            Command::Rejoin { secret: link, reply } => {
+                let result = self.core.seats().seat_of_link(&link).and_then(|seat| {
+                    let token = secret();
+                    self.input(Input::SeatLinked { seat, token_hash: token_hash(&token) })
+                        .map(|info| (seat, token, info))
+                });
+                self.reply(reply, result);
+            }
+            Command::RevokeLink { token, seat, reply } => {
+                let result = self
+                    .core
+                    .seats()
+                    .host_only(&token)
+                    .and_then(|_| self.input(Input::SeatLinkRevoked { seat }));
+                self.reply(reply, result);
+            }
+            Command::Mute { token, seat, muted, reply } => {
+                let now = self.now();
+                let result = self
+                    .core
+                    .seats()
+                    .host_only(&token)
+                    .and_then(|_| self.core.mute(seat, muted, now))
+                    .map(|()| self.core.info());
                 self.reply(reply, result);
             }
             Command::PromptAgain { token, reply } => {

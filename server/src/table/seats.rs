@@ -36,12 +36,50 @@ pub struct SeatSlot {
     /// Since when no stream of this person's seat has been open (Unix ms); none while one
     /// is, and for a bot.
     pub away_since: Option<i64>,
+    /// The seat's rejoin link: its secret's hash (none until the seat makes one).
+    pub link_hash: Option<[u8; 32]>,
+    /// Tokens of devices that took the seat with its link (at most [`MOST_DEVICES`]).
+    pub devices: Vec<[u8; 32]>,
+    /// The host muted the seat's chat.
+    pub muted: bool,
 }
+
+impl SeatSlot {
+    /// A seat taken now, with its first token.
+    pub fn new(
+        name: String,
+        token_hash: [u8; 32],
+        bot: Option<SeatBot>,
+        account: Option<SeatAccount>,
+    ) -> SeatSlot {
+        SeatSlot {
+            name,
+            token_hash,
+            bot,
+            account,
+            left: false,
+            away_since: None,
+            link_hash: None,
+            devices: Vec::new(),
+            muted: false,
+        }
+    }
+
+    fn answers(&self, hash: &[u8; 32]) -> bool {
+        self.token_hash == *hash || self.devices.contains(hash)
+    }
+}
+
+/// Devices a seat's link may add: one more takes the oldest one's place.
+pub const MOST_DEVICES: usize = 4;
 
 pub struct Seats {
     /// Seats the table was created with.
     pub capacity: usize,
     slots: Vec<SeatSlot>,
+    /// Bots named so far in the table's life: a new bot never takes a name one before it had,
+    /// so "Carmen" removed and another bot added reads as someone new.
+    bots_named: usize,
     /// The host's seat ([`NO_SEAT`] for a host that holds none).
     host: usize,
     /// A host that holds no seat: the SHA-256 of its token.
@@ -160,7 +198,7 @@ impl Seats {
     /// Seats for a table; with `host_token`, its host holds no seat.
     pub fn new(capacity: usize, host_token: Option<[u8; 32]>) -> Seats {
         let host = if host_token.is_some() { NO_SEAT } else { 0 };
-        Seats { capacity, slots: Vec::new(), host, host_token }
+        Seats { capacity, slots: Vec::new(), bots_named: 0, host, host_token }
     }
 
     /// The seatless host's token hash, if the host holds no seat.
@@ -212,8 +250,55 @@ impl Seats {
         let hash = token_hash(token);
         self.slots
             .iter()
-            .position(|s| s.bot.is_none() && !s.left && s.token_hash == hash)
+            .position(|s| s.bot.is_none() && !s.left && s.answers(&hash))
             .ok_or(TableError::NotSeated)
+    }
+
+    /// The seat whose rejoin link has `secret`.
+    pub fn seat_of_link(&self, secret: &str) -> Result<Seat, TableError> {
+        let hash = token_hash(secret);
+        self.slots
+            .iter()
+            .position(|s| s.bot.is_none() && !s.left && s.link_hash == Some(hash))
+            .ok_or(TableError::NoSuchLink)
+    }
+
+    /// The seat's rejoin link is now the secret hashed as `hash`.
+    pub fn set_link(&mut self, seat: Seat, hash: [u8; 32]) -> Result<(), TableError> {
+        let slot = self.person_mut(seat)?;
+        slot.link_hash = Some(hash);
+        Ok(())
+    }
+
+    /// A device took the seat with its link.
+    pub fn add_device(&mut self, seat: Seat, hash: [u8; 32]) -> Result<(), TableError> {
+        let slot = self.person_mut(seat)?;
+        if slot.devices.len() >= MOST_DEVICES {
+            slot.devices.remove(0);
+        }
+        slot.devices.push(hash);
+        Ok(())
+    }
+
+    /// The seat's link, and the devices that took the seat with it, no longer answer.
+    pub fn revoke_link(&mut self, seat: Seat) -> Result<(), TableError> {
+        let slot = self.person_mut(seat)?;
+        slot.link_hash = None;
+        slot.devices.clear();
+        Ok(())
+    }
+
+    /// Mutes (or unmutes) a person's seat.
+    pub fn set_muted(&mut self, seat: Seat, muted: bool) -> Result<(), TableError> {
+        self.person_mut(seat)?.muted = muted;
+        Ok(())
+    }
+
+    fn person_mut(&mut self, seat: Seat) -> Result<&mut SeatSlot, TableError> {
+        match self.slots.get_mut(seat) {
+            Some(slot) if slot.bot.is_none() && !slot.left => Ok(slot),
+            _ => Err(TableError::NoSuchSeat { seat }),
+        }
     }
 
     /// The seat holding `token`, if it is the host's ([`NO_SEAT`] for a seatless host).
@@ -236,8 +321,9 @@ impl Seats {
                 s.name.eq_ignore_ascii_case(n) || s.name.strip_prefix(n).is_some_and(|r| r.starts_with(" ("))
             })
         };
-        let named = BOT_NAMES.iter().find(|n| !taken(n)).map(|n| format!("{n} ({kind} bot)"));
-        named.unwrap_or_else(|| format!("{kind} bot {}", self.slots.len()))
+        let unused = BOT_NAMES.iter().skip(self.bots_named);
+        let named = unused.clone().find(|n| !taken(n)).map(|n| format!("{n} ({kind} bot)"));
+        named.unwrap_or_else(|| format!("{kind} bot {}", self.bots_named + 1))
     }
 
     /// A name as the table shows it: checked ([`seat_name`]), or "Player N" when empty;
@@ -268,6 +354,9 @@ impl Seats {
     }
 
     pub fn push(&mut self, slot: SeatSlot) -> Seat {
+        if slot.bot.is_some() {
+            self.bots_named += 1;
+        }
         self.slots.push(slot);
         metrics::gauge!("dudo_seats").increment(1.0);
         self.slots.len() - 1
@@ -353,6 +442,8 @@ impl Seats {
                 away_since_unix_millis: s.away_since.and_then(|t| u64::try_from(t).ok()).unwrap_or(0),
                 leaving: leaving(i),
                 left: s.left,
+                muted: s.muted,
+                linked_devices: u32::try_from(s.devices.len()).unwrap_or(u32::MAX),
             })
             .collect()
     }
@@ -397,14 +488,7 @@ mod tests {
     fn a_name_someone_sits_under_is_refused_in_any_case() {
         let mut seats = Seats::new(4, None);
         let name = seats.name_for("Ana").unwrap();
-        seats.push(SeatSlot {
-            name,
-            token_hash: [0; 32],
-            bot: None,
-            account: None,
-            left: false,
-            away_since: None,
-        });
+        seats.push(SeatSlot::new(name, [0; 32], None, None));
         assert!(matches!(seats.name_for("ana"), Err(TableError::BadName(_))));
         assert_eq!(seats.name_for("Ben").unwrap(), "Ben");
         assert_eq!(seats.name_for("").unwrap(), "Player 2");

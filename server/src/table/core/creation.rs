@@ -32,6 +32,8 @@ impl TableCore {
             host_token_hash: self.seats.host_token().map(|h| h.to_vec()).unwrap_or_default(),
             call_window_millis: self.windows.millis().into(),
             hidden: self.hidden,
+            reveal_pause_millis: self.pauses.reveal_millis(),
+            spectators_chat: self.talk.spectators_chat(),
             ..Default::default()
         };
         self.stalling.to_wire(&mut created);
@@ -62,6 +64,7 @@ impl TableCore {
                 clock,
                 bot_pause: Duration::from_millis(c.bot_think_millis),
                 call_window_millis: u32::try_from(c.call_window_millis).unwrap_or(u32::MAX),
+                reveal_pause_millis: c.reveal_pause_millis,
             },
             rate: c.actions_per_second,
             rating_pool: c.rating_pool.clone(),
@@ -74,6 +77,7 @@ impl TableCore {
             },
             stalling: Stalling::from_wire(c),
             hidden: c.hidden,
+            spectators_chat: c.spectators_chat,
         };
         let mut core = TableCore::new(rules, setup, secret, Now::at(0));
         core.journal.discard();

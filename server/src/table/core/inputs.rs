@@ -37,7 +37,9 @@ impl TableCore {
         }
         // A person is away until a stream of theirs opens.
         let away_since = bot.is_none().then_some(now.wall);
-        Ok(self.seats.push(SeatSlot { name, token_hash, bot, account, left: false, away_since }))
+        let mut slot = SeatSlot::new(name, token_hash, bot, account);
+        slot.away_since = away_since;
+        Ok(self.seats.push(slot))
     }
 
     /// The host's new rules, before the start.
@@ -70,6 +72,7 @@ impl TableCore {
             .map(|s| self.seats.get(s).map(|slot| slot.name.clone()).unwrap_or_default())
             .collect();
         self.departures.clear();
+        self.pauses.clear();
         self.windows.game_began(self.seats.len(), &self.stalling.unasked, now.mono);
         self.record.begin(game_id, seed, now.wall);
         self.publish(events, now);
@@ -115,6 +118,8 @@ impl TableCore {
             }
             self.log_event(TableEvent::TurnTimedOut { seat, action }, now);
         }
+        // After a showdown the next round waits for the people here to see it.
+        self.wait_after(&events, now);
         self.publish(events, now);
         Ok(())
     }
@@ -176,6 +181,7 @@ impl TableCore {
             self.seats.leave(seat);
         }
         self.departures.clear();
+        self.pauses.clear();
         self.windows.reset();
         self.bot_due = None;
         self.log.forget();

@@ -70,6 +70,12 @@ impl Departures {
         *self = Departures { back_untold, ..Departures::default() };
     }
 
+    /// The host's pause is over: a seat away during it is away for good only after a whole
+    /// round from here.
+    pub(super) fn pause_over(&mut self) {
+        self.began = [0, 0];
+    }
+
     /// Notes the game's round (live); true when a new one began since it was last noted.
     fn round_is(&mut self, round: u32, at: i64) -> bool {
         if round == self.round {

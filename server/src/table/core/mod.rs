@@ -27,17 +27,21 @@ use super::error::TableError;
 use super::journal::{Input, Journal};
 use super::log::EventLog;
 use super::offers::{Offers, SeatOffers};
+use super::pause::Pauses;
 use super::proofs::DiceProofs;
 use super::record::{self, GameRecord};
 use super::seats::Seats;
+use super::talk::Talk;
 use super::window::CallWindows;
 use crate::budget::Budget;
 
 mod creation;
 mod inputs;
 mod leaving;
+mod pausing;
 mod stalling;
 mod streams;
+mod talking;
 mod turns;
 
 use leaving::Departures;
@@ -53,6 +57,8 @@ pub struct Pacing {
     /// The call window, in ms; 0: until every seat asked has answered, within the move
     /// clock (or [`super::window::WINDOW_WITHOUT_CLOCK`]).
     pub call_window_millis: u32,
+    /// After a showdown, how long the next round waits for the people to see it (0: never).
+    pub reveal_pause_millis: u32,
 }
 
 /// The longest game the server lets a table play: a game that reaches any of these is
@@ -92,6 +98,8 @@ pub struct Setup {
     pub stalling: Stalling,
     /// A table the server seats itself: never listed, answering to no join code.
     pub hidden: bool,
+    /// Spectators may chat.
+    pub spectators_chat: bool,
 }
 
 /// What an input caused, beyond the events it logged.
@@ -134,6 +142,10 @@ pub struct TableCore {
     bot_due: Option<BotMove>,
     /// The call windows: the last claim's, and what is held of those before it.
     windows: CallWindows,
+    /// The wait after a showdown, and the host's pause.
+    pauses: Pauses,
+    /// Chat, reactions and the table's own news.
+    talk: Talk,
     /// The person last asked to move, and when: how long its moves take.
     prompted: Option<(Seat, Duration)>,
     /// Whose move the clock was last (re)started for, at which point of the log: the clock
@@ -190,6 +202,7 @@ impl TableCore {
             host_token,
             stalling,
             hidden,
+            spectators_chat,
         } = setup;
         let mut core = TableCore {
             id,
@@ -212,6 +225,8 @@ impl TableCore {
             bot_pause: pacing.bot_pause,
             bot_due: None,
             windows: CallWindows::new(pacing.call_window_millis),
+            pauses: Pauses::new(pacing.reveal_pause_millis),
+            talk: Talk::new(spectators_chat),
             prompted: None,
             timed_for: None,
             proofs: DiceProofs::new(salt_secret),
@@ -304,6 +319,8 @@ impl TableCore {
         let effects = input.effects();
         // Made only when there is a journal to keep it (a table in memory plays without).
         let entry = self.journal.kept.then(|| input.to_entry());
+        // What the table says of it, in words, made from the table before it changes.
+        let news = self.news_of(&input);
         let mut caused = Caused::default();
         match input {
             Input::Joined { name, token_hash, bot, account } => {
@@ -321,13 +338,25 @@ impl TableCore {
             }
             Input::Rebuilt => self.rebuilt()?,
             Input::Reset => self.reset(),
+            Input::Paused { by, at } => self.pause(by, at, now)?,
+            Input::Resumed { by } => self.resume(by, now)?,
+            Input::SeatLinkMade { seat, secret_hash } => self.seats.set_link(seat, secret_hash)?,
+            Input::SeatLinked { seat, token_hash } => self.seats.add_device(seat, token_hash)?,
+            Input::SeatLinkRevoked { seat } => self.revoke_link(seat, now)?,
         }
         self.journal.record(now.wall, entry);
+        if let Some(news) = news {
+            self.tell(news, now);
+        }
         if effects.position {
             self.windows.new_position();
         }
         self.record_if_over(now);
         self.let_the_leaving_go_if_over();
+        if self.game_over() {
+            // Nothing is left to wait for.
+            self.pauses.clear();
+        }
         if effects.table {
             self.changes += 1;
             self.announce_table();

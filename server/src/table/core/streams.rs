@@ -48,17 +48,20 @@ impl TableCore {
         };
         let deadline = game.turn().and_then(|t| self.deadline_for(t, now));
         let window = self.windows.current().and_then(CallWindow::closes_last).map(|c| now.wall_at(c));
+        let (next_round, ready) = self.pauses.reveal_on_wire().unzip();
         Some(log::update(Up::Turn(Box::new(pb::Turn {
             last_seq: self.log.last_seq(),
             view: Some(convert::view_to_wire(&view)),
             deadline_unix_millis: deadline,
             call_window_unix_millis: window,
+            next_round_unix_millis: next_round,
+            ready: ready.unwrap_or_default(),
         }))))
     }
 
     /// Every stream learns where the game stands: a prompt for each person who may act, the
     /// view for everyone else (one copy per viewer, shared by its streams).
-    pub(super) fn tell_streams(&mut self, now: Now) {
+    pub fn tell_streams(&mut self, now: Now) {
         if self.game.is_none() {
             return;
         }
@@ -129,6 +132,11 @@ impl TableCore {
                 let snapshot =
                     pb::Snapshot { last_seq: self.log.last_seq(), view, table: Some(self.info()), seat };
                 first.push(log::update(Up::Snapshot(Box::new(snapshot))));
+                // The story so far: this game's events it may see, and the table's talk.
+                let history = pb::StorySoFar { events: self.log.history(viewer, over), lines: self.lines() };
+                if !(history.events.is_empty() && history.lines.is_empty()) {
+                    first.push(log::update(Up::Story(history)));
+                }
             }
         }
         let prompt = match viewer {
@@ -137,8 +145,9 @@ impl TableCore {
         };
         match prompt {
             Some(p) => first.push(p),
-            // A resumed stream learns where the game stands (a snapshot says it already).
-            None if is_resume => first.extend(self.turn_for(viewer, now)),
+            // A resumed stream learns where the game stands (a snapshot says it already, but
+            // not the wait after a showdown).
+            None if is_resume || self.holds_play() => first.extend(self.turn_for(viewer, now)),
             None => {}
         }
         match self.log.subscribe(viewer, sink, first) {
@@ -208,6 +217,9 @@ impl TableCore {
             seeded: self.seed.is_some(),
             move_millis: self.clock.as_ref().map_or(0, |c| millis(c.per_move)),
             time_bank_millis: self.clock.as_ref().map_or(0, |c| millis(c.bank)),
+            reveal_pause_millis: self.pauses.reveal_millis(),
+            pause: self.pauses.to_wire(),
+            spectators_chat: self.talk.spectators_chat(),
         }
     }
 

@@ -75,6 +75,16 @@ impl TableCore {
     /// Times the person whose turn it is, when that changed: from now, the clock restarted
     /// (the seat timed before spends its bank by what it used past its move time).
     fn time_the_turn(&mut self, now: Now) {
+        // While play waits nobody's time runs: the seat being timed keeps what it had used.
+        if self.holds_play() {
+            if let Some(clock) = self.clock.as_mut() {
+                clock.freeze(now.mono);
+            }
+            return;
+        }
+        if let Some(clock) = self.clock.as_mut() {
+            clock.thaw(now.mono);
+        }
         let turn = self.game.as_ref().filter(|g| !g.is_over()).and_then(Game::turn);
         // A seat whose move is held in the call window has moved: its clock stops.
         let held = |t: Seat| self.windows.holds(t);
@@ -122,6 +132,12 @@ impl TableCore {
     pub(super) fn next_move(&mut self, bots_now: bool, now: Now) -> Option<(Seat, Action)> {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
         let turn = game.turn();
+        // While play waits, only an open call window goes on (to its end, as it would): no
+        // window opens, and nothing is played for the seat whose turn it is.
+        let waits = self.holds_play();
+        if waits && self.windows.open().is_none() {
+            return None;
+        }
         if self.windows.current().is_none() {
             let limit = self.windows.limit(self.clock.as_ref());
             // A seeded table plays the same game whatever the timing: no patience there.
@@ -159,7 +175,7 @@ impl TableCore {
         }
         // The move the table plays for the seat whose turn it is, held in an open window.
         let to_hold = match (self.windows.open(), turn) {
-            (Some(w), Some(t)) if bots_now && !w.holds(t) && self.plays_itself(t) => {
+            (Some(w), Some(t)) if bots_now && !waits && !w.holds(t) && self.plays_itself(t) => {
                 self.decide_for(game, t).map(|action| (t, action))
             }
             _ => None,
@@ -167,6 +183,7 @@ impl TableCore {
         match self.windows.decide(to_hold) {
             Next::Waiting => return None,
             Next::Play(seat, action) => return Some((seat, action)),
+            Next::Nothing if waits => return None,
             Next::Nothing => {}
         }
         let t = turn.filter(|&t| bots_now && self.plays_itself(t))?;
@@ -178,7 +195,7 @@ impl TableCore {
     pub(super) fn paused_bot_move(&self) -> Option<(Seat, Action)> {
         let game = self.game.as_ref().filter(|g| !g.is_over())?;
         let t = game.turn().filter(|&t| self.plays_itself(t))?;
-        if self.windows.holds(t) {
+        if self.windows.holds(t) || self.holds_play() {
             return None;
         }
         Some((t, self.decide_for(game, t)?))
@@ -231,6 +248,10 @@ impl TableCore {
         }
         if let Some((asked, at)) = self.prompted.filter(|&(p, _)| p == seat && game.turn() == Some(seat)) {
             self.windows.moved(asked, now.mono.saturating_sub(at));
+        }
+        // While play waits only an answer the open call window waits for is taken.
+        if let Some(why) = self.why_waiting().filter(|_| !self.windows.waits_for(seat)) {
+            return Err(why);
         }
         if let Some(window) = self.windows.current() {
             let my_turn = game.turn() == Some(seat);
@@ -313,8 +334,9 @@ impl TableCore {
     /// window), or its call out of turn while the window waits for it.
     pub(super) fn asks(&self, game: &Game, seat: Seat) -> bool {
         match self.windows.open() {
+            Some(w) if self.holds_play() => w.waits_for(seat),
             Some(w) => w.waits_for(seat) || (game.turn() == Some(seat) && !w.holds(seat)),
-            None => game.turn() == Some(seat),
+            None => !self.holds_play() && game.turn() == Some(seat),
         }
     }
 

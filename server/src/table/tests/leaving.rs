@@ -159,7 +159,12 @@ fn who_is_here_is_told_to_the_table_and_a_closed_tab_is_away_from_then() {
 fn a_seat_out_of_time_twice_in_a_row_is_taken_out_at_a_game_night_only() {
     for seeded in [false, true] {
         let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
-        let pacing = Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 };
+        let pacing = Pacing {
+            clock: Some(clock),
+            bot_pause: Duration::ZERO,
+            call_window_millis: 0,
+            reveal_pause_millis: 0,
+        };
         let mut s = setup(4, pacing, false, GameLength::default());
         s.seed = seeded.then_some(7);
         // A seatless host: a host is never taken out (the table is theirs).
@@ -294,7 +299,12 @@ fn a_seat_may_leave_after_the_game_and_a_table_of_no_people_is_orphaned() {
 #[test]
 fn the_host_out_of_time_again_and_again_keeps_the_seat() {
     let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
-    let pacing = Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 };
+    let pacing = Pacing {
+        clock: Some(clock),
+        bot_pause: Duration::ZERO,
+        call_window_millis: 0,
+        reveal_pause_millis: 0,
+    };
     let mut s = setup(4, pacing, false, GameLength::default());
     s.seed = None;
     let mut core = TableCore::new(dudo_rules::presets::fibbing(), s, [9; 32], at(0));
@@ -325,7 +335,12 @@ fn the_host_out_of_time_again_and_again_keeps_the_seat() {
 fn a_removed_seat_goes_as_the_next_round_begins_when_paused_bots_end_the_round() {
     let at_mono = |mono: Duration| Now { wall: 1_700_000_000_000 + mono.as_millis() as i64, mono };
     for game in 0..30u64 {
-        let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(1), call_window_millis: 0 };
+        let pacing = Pacing {
+            clock: None,
+            bot_pause: Duration::from_secs(1),
+            call_window_millis: 0,
+            reveal_pause_millis: 0,
+        };
         let mut core = table(pacing, false);
         core.set_bot_slice(Duration::ZERO);
         person(&mut core, "ana", at(0));

@@ -22,6 +22,7 @@ mod leaving;
 mod limits;
 mod records;
 mod rule_sets;
+mod together;
 mod windows;
 mod words;
 
@@ -104,6 +105,7 @@ fn setup(capacity: usize, pacing: Pacing, journalled: bool, length: GameLength) 
         host_token: None,
         stalling: Default::default(),
         hidden: false,
+        spectators_chat: false,
     }
 }
 
@@ -179,8 +181,15 @@ fn watch(core: &mut TableCore, token: Option<&str>, since: Option<u64>, now: Now
 #[test]
 fn the_clock_plays_the_default_move_when_it_runs_out() {
     let clock = Clock::new(Duration::from_secs(10), Duration::from_secs(5));
-    let mut core =
-        table(Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 }, false);
+    let mut core = table(
+        Pacing {
+            clock: Some(clock),
+            bot_pause: Duration::ZERO,
+            call_window_millis: 0,
+            reveal_pause_millis: 0,
+        },
+        false,
+    );
     person(&mut core, "ana", at(0));
     person(&mut core, "ben", at(0));
     start(&mut core, at(1));
@@ -203,8 +212,15 @@ fn the_clock_plays_the_default_move_when_it_runs_out() {
 #[test]
 fn the_seat_being_timed_is_warned_once_when_its_clock_runs_low() {
     let clock = Clock::new(Duration::from_secs(10), Duration::from_secs(30));
-    let mut core =
-        table(Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0 }, false);
+    let mut core = table(
+        Pacing {
+            clock: Some(clock),
+            bot_pause: Duration::ZERO,
+            call_window_millis: 0,
+            reveal_pause_millis: 0,
+        },
+        false,
+    );
     core.for_bot_check();
     person(&mut core, "ana", at(0));
     person(&mut core, "ben", at(0));
@@ -271,7 +287,12 @@ fn bots_move_at_once_until_a_person_must_act_and_the_person_is_prompted() {
 
 #[test]
 fn a_paused_bot_moves_when_due_and_other_streams_learn_whose_turn_it_is() {
-    let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(2), call_window_millis: 0 };
+    let pacing = Pacing {
+        clock: None,
+        bot_pause: Duration::from_secs(2),
+        call_window_millis: 0,
+        reveal_pause_millis: 0,
+    };
     let mut core = table(pacing, false);
     bot(&mut core, "random", 1, at(0));
     bot(&mut core, "random", 2, at(0));
@@ -295,7 +316,12 @@ fn a_paused_bot_moves_when_due_and_other_streams_learn_whose_turn_it_is() {
 fn paused_bots_play_on_whatever_ends_a_slice() {
     let at_mono = |mono: Duration| Now { wall: 1_700_000_000_000 + mono.as_millis() as i64, mono };
     for game in 0..20u64 {
-        let pacing = Pacing { clock: None, bot_pause: Duration::from_secs(1), call_window_millis: 0 };
+        let pacing = Pacing {
+            clock: None,
+            bot_pause: Duration::from_secs(1),
+            call_window_millis: 0,
+            reveal_pause_millis: 0,
+        };
         let mut core = table(pacing, false);
         core.set_bot_slice(Duration::ZERO);
         for seat in 1..=4 {

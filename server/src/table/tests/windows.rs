@@ -155,7 +155,8 @@ fn a_move_held_in_a_call_window_is_not_timed_out() {
 /// default one recorded as a time-out, and it is never asked in a call window.
 #[test]
 fn a_forfeit_seat_plays_its_default_moves_at_once_and_is_never_asked() {
-    let pacing = Pacing { clock: None, bot_pause: Duration::ZERO, call_window_millis: 1_000 };
+    let pacing =
+        Pacing { clock: None, bot_pause: Duration::ZERO, call_window_millis: 1_000, reveal_pause_millis: 0 };
     let mut setup = setup(3, pacing, false, GameLength::default());
     setup.stalling = crate::table::core::Stalling::tournament(Vec::new(), vec![0]);
     let mut core = TableCore::new(dudo_rules::presets::fibbing(), setup, [9; 32], at(0));

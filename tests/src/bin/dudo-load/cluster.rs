@@ -297,6 +297,8 @@ async fn play_table(
             preset: "fibbing".into(),
             name: "load".into(),
             seats: 3,
+            // Programs play these seats: no wait after a showdown.
+            reveal_pause_millis: Some(0),
             ..Default::default()
         })
         .await?
@@ -347,8 +349,13 @@ async fn play_table(
                     let factor = 0.5 + (jitter >> 33) as f64 / (1u64 << 31) as f64;
                     tokio::time::sleep(think.mul_f64(factor)).await;
                 }
-                let act =
-                    pb::ActRequest { table: id.clone(), action, pass_call: window, answers: p.last_seq };
+                let act = pb::ActRequest {
+                    table: id.clone(),
+                    action,
+                    pass_call: window,
+                    answers: p.last_seq,
+                    next_round: false,
+                };
                 if play.act(authed(act, &token)).await.is_err() {
                     tally.refused.fetch_add(1, Ordering::Relaxed);
                 }

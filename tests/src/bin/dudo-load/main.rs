@@ -230,6 +230,8 @@ async fn play(
                     } else {
                         Vec::new()
                     },
+                    // Programs play these seats: no wait after a showdown.
+                    reveal_pause_millis: Some(0),
                     ..Default::default()
                 })
                 .await?
@@ -289,6 +291,7 @@ async fn play(
                                     action,
                                     pass_call: window,
                                     answers: p.last_seq,
+                                    next_round: false,
                                 },
                                 &joined.token,
                             ))
@@ -485,13 +488,15 @@ async fn idle(seats: usize, db: &str) -> anyhow::Result<()> {
                 preset: "fibbing".into(),
                 name: "a".into(),
                 seats: 2,
+                // Programs play these seats: no wait after a showdown.
+                reveal_pause_millis: Some(0),
                 ..Default::default()
             })
             .await?
             .into_inner();
         let id = host.table.map(|t| t.id).unwrap_or_default();
         let guest = lobby
-            .join_table(pb::JoinTableRequest { table: id.clone(), name: "b".into() })
+            .join_table(pb::JoinTableRequest { table: id.clone(), name: "b".into(), ..Default::default() })
             .await?
             .into_inner();
         for (i, token) in [host.token, guest.token].into_iter().enumerate() {
