@@ -200,11 +200,19 @@ pub struct Word {
     pub text: String,
     /// Shown beside the word in the list, and as a hint once it is typed.
     pub note: Option<String>,
+    /// Offered only once something is typed ("7" lists every face seven may be bid on),
+    /// not on an empty line, whose list stays short.
+    pub later: bool,
 }
 
 impl Word {
     pub fn plain(text: impl Into<String>) -> Word {
-        Word { text: text.into(), note: None }
+        Word { text: text.into(), note: None, later: false }
+    }
+
+    /// A word offered once something is typed.
+    pub fn later(text: impl Into<String>) -> Word {
+        Word { text: text.into(), note: None, later: true }
     }
 }
 
@@ -241,7 +249,7 @@ impl Completer for Calls {
             .0
             .get()
             .into_iter()
-            .filter(|w| w.text.starts_with(typed))
+            .filter(|w| w.text.starts_with(typed) && !(w.later && typed.trim().is_empty()))
             .map(|w| Pair {
                 display: match &w.note {
                     Some(note) => format!("{}  ({note})", w.text),

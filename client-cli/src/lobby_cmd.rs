@@ -295,7 +295,29 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 
 pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
+    // A seat's own rejoin link (`link` at the table): that seat, taken back on this device.
+    let rejoin = match args.table.split_once("#rejoin=") {
+        Some((table, secret)) => {
+            let secret = secret.to_string();
+            args.table = table.to_string();
+            Some(secret)
+        }
+        None => None,
+    };
     args.server = args.server.for_table(&mut args.table);
+    if let Some(secret) = rejoin {
+        let server = args.server.server.clone();
+        return crate::net::runtime()?.block_on(async move {
+            let client = args.server.connect().await?;
+            let key = client.rejoin(&args.table, &secret).await?;
+            let name = key.info.players.get(key.seat as usize).map(|p| p.name.clone()).unwrap_or_default();
+            save(&server, &key, &name, false);
+            println!("Back in your seat at {} as {}, on this device.", safe(&key.info.join_code), safe(&name));
+            let table = key.table.clone();
+            at_table::sit(client, Some(key), &table, None).await?;
+            Ok(ExitCode::SUCCESS)
+        });
+    }
     let server = args.server.server.clone();
     let (name, account) = seat_as(&server, args.name.as_deref());
     // A host-only token is no seat to return to.

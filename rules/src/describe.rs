@@ -51,11 +51,14 @@ pub struct Narrator {
     /// The points game: a bid is a guess, a challenge a doubt.
     points: bool,
     game: Option<HandGame>,
+    /// The fewest players still in for a palifico round, when the rules have them: a round
+    /// where someone is down to one die without one says why.
+    palifico_from: Option<u8>,
 }
 
 impl Default for Narrator {
     fn default() -> Narrator {
-        Narrator { bid: None, exact_call: "Calza", points: false, game: None }
+        Narrator { bid: None, exact_call: "Calza", points: false, game: None, palifico_from: None }
     }
 }
 
@@ -68,13 +71,30 @@ impl Narrator {
             _ => "Calza",
         };
         let points = matches!(rules.game_end, GameEnd::Points(_));
-        Narrator { bid: None, exact_call, points, game: rules.family.hand_game() }
+        let palifico_from = (rules.palifico.trigger != crate::ruleset::PalificoTrigger::Off)
+            .then_some(rules.palifico.min_players);
+        Narrator { bid: None, exact_call, points, game: rules.family.hand_game(), palifico_from }
     }
 
     /// One line for `event`, as [`describe_in`] says it, with the bid an exact call is on.
     pub fn line(&mut self, event: &EventKind, names: &[String], game: Option<HandGame>) -> String {
         match event {
-            EventKind::RoundStarted { .. } | EventKind::HandStarted { .. } => self.bid = None,
+            EventKind::RoundStarted { dice_counts, palifico, .. } => {
+                self.bid = None;
+                let line = describe_in(event, names, game);
+                let still_in = dice_counts.iter().filter(|&&c| c > 0).count();
+                return match self.palifico_from {
+                    Some(least)
+                        if palifico.is_empty()
+                            && dice_counts.contains(&1)
+                            && still_in < usize::from(least) =>
+                    {
+                        format!("{line} (no palifico round: it needs {least} players still in)")
+                    }
+                    _ => line,
+                };
+            }
+            EventKind::HandStarted { .. } => self.bid = None,
             EventKind::BidMade { seat, bid } => self.bid = Some((*seat, *bid)),
             EventKind::CalzaCalled { seat } => return exact_call_on(*seat, self.bid, self.exact_call, names),
             _ => {}
@@ -160,7 +180,7 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
                 String::new()
             } else {
                 let who: Vec<String> = palifico.iter().map(|&s| n(s)).collect();
-                format!(" - PALIFICO for {}", who.join(" and "))
+                format!(": a palifico round for {}", who.join(" and "))
             };
             let wild = match wild {
                 Some(w) => format!("{} wild", face_name(*w, true)),

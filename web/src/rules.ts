@@ -40,17 +40,3 @@ function walk(r: ReflectMessage, prefix: string, out: Map<string, string>) {
     }
   }
 }
-
-/** What changed between two rule sets, as `dice.start 5 → 3` (at most eight, then a count). */
-export function ruleChanges(before: RuleSet, after: RuleSet): string[] {
-  const a = ruleFields(before);
-  const b = ruleFields(after);
-  const changed: string[] = [];
-  for (const [path, value] of b) {
-    if (path === "name") continue;
-    const was = a.get(path);
-    if (was !== value) changed.push(was === undefined ? `${path} ${value}` : `${path} ${was} → ${value}`);
-  }
-  for (const path of a.keys()) if (!b.has(path)) changed.push(`${path} unset`);
-  return changed.length > 8 ? [...changed.slice(0, 8), `and ${changed.length - 8} more`] : changed;
-}

@@ -18,9 +18,19 @@ import {
   type Results,
   type View,
 } from "./gen/dudo/v1/game_pb";
-import { Reseated_Why, TableState as WireState, type PlayUpdate, type Prompt, type TableInfo } from "./gen/dudo/v1/service_pb";
-import { ruleChanges } from "./rules";
+import {
+  Reaction,
+  Reseated_Why,
+  TableState as WireState,
+  type PlayUpdate,
+  type Prompt,
+  type TableInfo,
+  type TableLine,
+} from "./gen/dudo/v1/service_pb";
 import { told } from "./story";
+
+/** A line said at the table (chat or a reaction), as the talk panel shows it. */
+export type Talk = { name: string; text: string; reaction: Reaction; at: number; spectator: boolean };
 
 export type TableState = {
   table?: TableInfo;
@@ -40,8 +50,14 @@ export type TableState = {
   challenge?: ChallengeSettled;
   /** When this page saw the game end (Unix ms): its record is no older than that. */
   overAt?: number;
-  /** The story so far, newest last (bounded). */
+  /** The story so far, newest last (bounded): the game's events and the table's own news. */
   lines: string[];
+  /** What people said (chat and reactions), newest last (bounded). */
+  talk: Talk[];
+  /** After a showdown, while the next round waits: when it goes on by itself (Unix ms), and
+   * the seats that have said "next". */
+  nextRound?: number;
+  ready: number[];
   /** An action of ours the server refused, in its words. */
   refused?: string;
   link: "connecting" | "live" | "lost";
@@ -52,6 +68,7 @@ export type TableState = {
 };
 
 const MOST_LINES = 200;
+const MOST_TALK = 100;
 
 /** The events that say what a reveal settled. */
 const OUTCOME = new Set(["roundSettled", "diceLost", "diceWon", "diceGiven", "eliminated", "scored", "paid", "drank", "gameOver"]);
@@ -76,7 +93,7 @@ function load(key: string): Kept | undefined {
 }
 
 export class Session {
-  state: TableState = { lines: [], link: "connecting" };
+  state: TableState = { lines: [], talk: [], ready: [], link: "connecting" };
   private since?: bigint;
   private stop = new AbortController();
   private listeners = new Set<() => void>();
@@ -240,6 +257,8 @@ export class Session {
         break;
       case "prompt":
         this.set({
+          nextRound: undefined,
+          ready: [],
           prompt: u.value,
           view: u.value.view ?? this.state.view,
           deadline: u.value.deadlineUnixMillis !== undefined ? Number(u.value.deadlineUnixMillis) : undefined,
@@ -250,6 +269,8 @@ export class Session {
         this.set({
           view: u.value.view ?? this.state.view,
           prompt: undefined,
+          nextRound: u.value.nextRoundUnixMillis !== undefined ? Number(u.value.nextRoundUnixMillis) : undefined,
+          ready: u.value.ready,
           deadline: u.value.deadlineUnixMillis !== undefined ? Number(u.value.deadlineUnixMillis) : undefined,
           window: u.value.callWindowUnixMillis !== undefined ? Number(u.value.callWindowUnixMillis) : undefined,
         });
@@ -261,6 +282,16 @@ export class Session {
         this.since = undefined;
         this.reseated = u.value.why;
         break;
+      case "line":
+        this.said(u.value);
+        break;
+      case "story": {
+        // The story so far replaces what this page had kept: the server's is whole.
+        this.set({ lines: [], talk: [] });
+        for (const e of u.value.events) this.event(e);
+        for (const l of u.value.lines) this.said(l);
+        break;
+      }
       case "clockWarning": {
         const secs = Math.max(1, Math.round(Number(u.value.leftMillis) / 1000));
         this.line(`${secs} s left to move: then the clock plays your seat's default move.`);
@@ -276,11 +307,6 @@ export class Session {
       this.set({ reveal: undefined, outcome: undefined, results: undefined, challenge: undefined });
       this.line("The table was reset: it waits for the host to start a new game.");
     }
-    if (before?.rules && table.rules) {
-      const changed = ruleChanges(before.rules, table.rules);
-      if (changed.length) this.line(`The rules changed: ${changed.join(", ")}.`);
-    }
-
     this.set({ table });
   }
 
@@ -297,6 +323,37 @@ export class Session {
     if (text) this.line(text);
     // The reveal panel says what it settled, until the next round begins.
     if (text && this.state.outcome && OUTCOME.has(k.case ?? "")) this.set({ outcome: [...this.state.outcome, text].slice(-8) });
+  }
+
+  /** A line of the table's talk: the table's own news goes in the story, people's words in the talk. */
+  private said(l: TableLine) {
+    if (l.from.case === "table" || l.from.case === undefined) {
+      this.line(l.text);
+      return;
+    }
+    const talk: Talk = { name: l.name, text: l.text, reaction: l.reaction, at: Number(l.atUnixMillis), spectator: l.from.case === "spectator" };
+    this.set({ talk: [...this.state.talk, talk].slice(-MOST_TALK) });
+  }
+
+  /** "Next": our seat has seen the reveal. */
+  async next() {
+    if (!this.held?.seated) return;
+    try {
+      await play.act({ table: this.tableId, nextRound: true }, as(this.held.token));
+    } catch (e) {
+      this.set({ refused: e instanceof ConnectError ? e.rawMessage : String(e) });
+    }
+  }
+
+  /** Says a line (or a reaction) at the table: as our seat, or as a spectator named `name`. */
+  async say(text: string, reaction: Reaction = Reaction.NONE, name = ""): Promise<string | undefined> {
+    const seat = this.held?.seated ? this.held : undefined;
+    try {
+      await play.say({ table: this.tableId, text, reaction, name }, seat ? as(seat.token) : {});
+      return undefined;
+    } catch (e) {
+      return e instanceof ConnectError ? e.rawMessage : String(e);
+    }
   }
 
   /** Plays an action (or lets a claim pass) for our seat, answering the prompt in force. */
@@ -326,6 +383,8 @@ function goneWhy(why: Reseated_Why | undefined): string {
       return "You left the table.";
     case Reseated_Why.AWAY:
       return "You were taken out of the game: away for a whole round, or out of time twice in a row.";
+    case Reseated_Why.RELINKED:
+      return "The host revoked the link this device took the seat with. You can still watch.";
     default:
       return "Your seat is gone: the host removed you, or you left.";
   }

@@ -12,8 +12,8 @@ import { bidOdds, percent } from "./odds";
 import { ActionSchema, type Legal, type PlayerView, type View } from "./gen/dudo/v1/game_pb";
 import { PalificoFaceChange, PassClaim, type RuleSet } from "./gen/dudo/v1/rules_pb";
 import { ruleFields } from "./rules";
-import { TableState as WireState, type SeatInfo, type TableInfo } from "./gen/dudo/v1/service_pb";
-import { Session, type TableState } from "./session";
+import { Reaction, TableState as WireState, type SeatInfo, type TableInfo } from "./gen/dudo/v1/service_pb";
+import { Session, type TableState, type Talk } from "./session";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>["action"];
 
@@ -53,12 +53,41 @@ function useOdds(): [boolean, (on: boolean) => void] {
   ];
 }
 
+/** The secret of a seat's rejoin link this page was opened with (`#rejoin=…`), if any. */
+function rejoinSecret(): string | undefined {
+  const m = /[#&]rejoin=([^&]+)/.exec(location.hash);
+  return m ? decodeURIComponent(m[1]) : undefined;
+}
+
 export function TablePage({ code }: { code: string }) {
-  const [held, setHeld] = useState<Held | undefined>(() => heldAt(code));
+  const [held, setHeld] = useState<Held | undefined>(() => (rejoinSecret() ? undefined : heldAt(code)));
   const [tableId, setTableId] = useState<string | undefined>(held?.table);
   const [error, setError] = useState<string>();
+  // Opened with a seat's own link: that seat, on this device (the secret leaves the address bar).
   useEffect(() => {
-    if (tableId) return;
+    const rejoin = rejoinSecret();
+    if (!rejoin) return;
+    window.history.replaceState(null, "", location.pathname);
+    lobby
+      .joinTable({ table: code, rejoin })
+      .then((joined) => {
+        const info = joined.table!;
+        const mine: Held = {
+          table: info.id,
+          code: info.joinCode,
+          token: joined.token,
+          seat: joined.seat,
+          seated: true,
+          name: info.players.find((p) => p.seat === joined.seat)?.name ?? "",
+        };
+        keep(mine);
+        setHeld(mine);
+        setTableId(info.id);
+      })
+      .catch((e) => setError(say(e)));
+  }, [code]);
+  useEffect(() => {
+    if (tableId || rejoinSecret()) return;
     lobby
       .getTable({ table: code })
       .then((t) => setTableId(t.id))
@@ -108,8 +137,15 @@ export function TablePage({ code }: { code: string }) {
         <p class="alert">This table was made with a seed: whoever knows it can work out every cup. Fine for practice, not for play that counts.</p>
       )}
       {!held && !gone && table.state === WireState.WAITING && table.players.length < table.seats && (
-        <JoinForm table={table} onJoined={setHeld} />
+        <JoinForm
+          table={table}
+          onJoined={(h) => {
+            setGoneNote(undefined);
+            setHeld(h);
+          }}
+        />
       )}
+      {table.pause && session && <PauseBanner table={table} held={held} state={state} />}
       {!held && (table.state !== WireState.WAITING || table.players.length >= table.seats) && (
         <p class="summary">You are watching: you see what every spectator sees, no hidden dice.</p>
       )}
@@ -140,11 +176,19 @@ export function TablePage({ code }: { code: string }) {
           Refused: {state.refused}
         </p>
       )}
-      {state.reveal && session && <Reveal state={state} name={session.name} />}
+      {state.reveal && session && <Reveal state={state} name={session.name} session={session} held={held} />}
+      {state.nextRound !== undefined && !state.reveal && session && (
+        <section class="reveal panel shared" aria-label="Between rounds">
+          <NextRound state={state} session={session} held={held} name={session.name} />
+        </section>
+      )}
       {state.challenge && session && game && <Challenge state={state} game={game} name={session.name} />}
       {state.results && session && <ResultsTable state={state} name={session.name} />}
-      {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} />}
-      {held?.seated && (
+      {state.view?.over && <GameOver state={state} held={held} />}
+      {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} over={!!state.view?.over} />}
+      {held?.seated && <SeatLink table={table} held={held} />}
+      {/* The host keeps their seat before the start: the table is theirs to start or close. */}
+      {held?.seated && !(table.state === WireState.WAITING && state.seat === table.host) && (
         <LeaveButton
           table={table}
           held={held}
@@ -154,7 +198,10 @@ export function TablePage({ code }: { code: string }) {
           onLeft={() => setHeld(undefined)}
         />
       )}
-      <Story lines={state.lines} />
+      <div class="together">
+        <Story lines={state.lines} />
+        {session && <TalkPanel state={state} session={session} held={held} />}
+      </div>
       {table.rules && <RulesPanel rules={table.rules} />}
     </div>
   );
@@ -654,10 +701,11 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
   );
 }
 
-function Reveal({ state, name }: { state: TableState } & Names) {
+function Reveal({ state, name, session, held }: { state: TableState; session: Session; held?: Held } & Names) {
   const r = state.reveal!;
   return (
-    <section class="reveal panel" aria-label="The reveal">
+    <section class={`reveal panel${state.nextRound ? " shared" : ""}`} aria-label="The reveal">
+      {state.nextRound !== undefined && <NextRound state={state} session={session} held={held} name={name} />}
       <h2>
         The last reveal{r.face !== undefined && r.total !== undefined && <> · {r.total} counted for <Die face={r.face} size={22} /></>}
       </h2>
@@ -678,6 +726,213 @@ function Reveal({ state, name }: { state: TableState } & Names) {
           ))}
         </ul>
       )}
+    </section>
+  );
+}
+
+/** After a showdown the next round waits for everyone to see it: how long, who has, and "Next". */
+function NextRound({ state, session, held, name }: { state: TableState; session: Session; held?: Held } & Names) {
+  const now = useNow(250);
+  const secs = Math.max(0, Math.ceil((state.nextRound! - now) / 1000));
+  const seen = held?.seated && state.seat !== undefined && state.ready.includes(state.seat);
+  const people = state.table?.players.filter((p) => !p.bot && !p.left && p.connected) ?? [];
+  const waitingFor = people.filter((p) => !state.ready.includes(p.seat)).map((p) => p.name);
+  return (
+    <div class="next-round" role="status">
+      <p>
+        The next round begins in <strong>{secs} s</strong>
+        {waitingFor.length > 0 ? <>, or once {waitingFor.join(", ")} {waitingFor.length === 1 ? "has" : "have"} seen this.</> : "."}
+      </p>
+      {held?.seated && (
+        <button type="button" class="next" disabled={seen} onClick={() => void session.next()}>
+          {seen ? "Seen: waiting for the others" : "Next round"}
+        </button>
+      )}
+      {state.ready.length > 0 && <p class="summary">Seen by {state.ready.map(name).join(", ")}.</p>}
+    </div>
+  );
+}
+
+/** The host paused the game: who, since when, and who may resume it. */
+function PauseBanner({ table, held, state }: { table: TableInfo; held?: Held; state: TableState }) {
+  const now = useNow(1000);
+  const [error, setError] = useState<string>();
+  const p = table.pause!;
+  const at = (ms: bigint) => new Date(Number(ms)).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const host = held && (held.seated ? state.seat === table.host : true);
+  const anyone = now >= Number(p.anyoneResumesUnixMillis);
+  return (
+    <section class="paused panel" role="status" aria-label="Paused">
+      <h2>Paused</h2>
+      <p>
+        {p.by} paused the game at {at(p.sinceUnixMillis)}. No clock runs and nobody is taken out for being away.
+        {anyone ? " Anyone may resume it now." : ` The host resumes it; from ${at(p.anyoneResumesUnixMillis)} anyone may.`} Unless it is
+        resumed by {at(p.endsUnixMillis)}, the game ends.
+      </p>
+      {held && (host || anyone) && (
+        <button
+          type="button"
+          onClick={() => lobby.resumeGame({ table: table.id }, as(held.token)).catch((e) => setError(say(e)))}
+        >
+          Resume the game
+        </button>
+      )}
+      {error && <p role="alert">{error}</p>}
+    </section>
+  );
+}
+
+/** Game over: who won, and for the host, another game with the same seats and rules. */
+function GameOver({ state, held }: { state: TableState; held?: Held }) {
+  const table = state.table!;
+  const [error, setError] = useState<string>();
+  const winner = state.view?.standings[0];
+  const host = held && (held.seated ? state.seat === table.host : true);
+  const name = (seat?: number) => table.players.find((p) => p.seat === seat)?.name ?? "";
+  return (
+    <section class="game-over panel" aria-label="Game over">
+      <h2>{winner !== undefined ? `${name(winner)} wins the game!` : "Game over"}</h2>
+      {host ? (
+        <button
+          type="button"
+          onClick={async () => {
+            setError(undefined);
+            try {
+              await lobby.resetTable({ table: table.id }, as(held!.token));
+              await lobby.startGame({ table: table.id }, as(held!.token));
+            } catch (e) {
+              setError(say(e));
+            }
+          }}
+        >
+          Play again (same seats and rules)
+        </button>
+      ) : (
+        <p class="summary">The host may start another game with the same seats.</p>
+      )}
+      {error && <p role="alert">{error}</p>}
+    </section>
+  );
+}
+
+/** This seat's own link, to take it on another device (shown to this seat only). */
+function SeatLink({ table, held }: { table: TableInfo; held: Held }) {
+  const [link, setLink] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [copied, setCopied] = useState(false);
+  if (!link) {
+    return (
+      <p>
+        <button
+          type="button"
+          onClick={() =>
+            lobby
+              .seatLink({ table: table.id }, as(held.token))
+              .then((r) => setLink(r.link))
+              .catch((e) => setError(say(e)))
+          }
+        >
+          Play this seat on another device
+        </button>
+        {error && <span role="alert"> {error}</span>}
+      </p>
+    );
+  }
+  return (
+    <section class="panel seat-link" aria-label="Your seat's link">
+      <p>
+        Open this link on your other device to take your seat there. It is yours alone: whoever has it can play your seat (the host can
+        revoke it; asking for a new one replaces it).
+      </p>
+      <p>
+        <input readOnly value={link} aria-label="Your seat's link" onFocus={(e) => e.currentTarget.select()} />
+        <button
+          type="button"
+          onClick={async () => {
+            try {
+              await navigator.clipboard.writeText(link);
+              setCopied(true);
+            } catch {
+              prompt("Copy your seat's link:", link);
+            }
+          }}
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </p>
+    </section>
+  );
+}
+
+/** The quick reactions, as their buttons show them. */
+const REACTIONS: [Reaction, string, string][] = [
+  [Reaction.LAUGH, "😂", "Laugh"],
+  [Reaction.LIAR, "🤥 Liar!", "Cry liar"],
+  [Reaction.APPLAUSE, "👏", "Applaud"],
+  [Reaction.WOW, "😮", "Gasp"],
+  [Reaction.GOOD_GAME, "🤝 GG", "Good game"],
+];
+
+function mark(reaction: Reaction): string {
+  return REACTIONS.find(([r]) => r === reaction)?.[1].split(" ")[0] ?? "";
+}
+
+/** What people say at the table, beside the story: a line, or a reaction with one tap. */
+function TalkPanel({ state, session, held }: { state: TableState; session: Session; held?: Held }) {
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string>();
+  const [name, setName] = useState(lastName());
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    const el = list.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [state.talk.length]);
+  const seated = !!held?.seated;
+  const mayTalk = seated || !!state.table?.spectatorsChat;
+  const send = async (said: string, reaction = Reaction.NONE) => {
+    setError(undefined);
+    const refused = await session.say(said, reaction, seated ? "" : name);
+    if (refused) setError(refused);
+    else if (reaction === Reaction.NONE) setText("");
+  };
+  return (
+    <section class="talk panel" aria-label="Talk">
+      <h2>Talk</h2>
+      <ol ref={list} aria-live="polite">
+        {state.talk.map((t: Talk) => (
+          <li class={t.reaction ? "reaction" : ""}>
+            <strong>{t.name}</strong>
+            {t.reaction ? ` ${t.text} ${mark(t.reaction)}` : `: ${t.text}`}
+          </li>
+        ))}
+        {state.talk.length === 0 && <li class="summary">Nothing said yet.</li>}
+      </ol>
+      {mayTalk ? (
+        <>
+          <p class="reactions">
+            {REACTIONS.map(([r, shown, label]) => (
+              <button type="button" aria-label={label} title={label} onClick={() => void send("", r)}>
+                {shown}
+              </button>
+            ))}
+          </p>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (text.trim()) void send(text);
+            }}
+          >
+            {!seated && (
+              <input value={name} maxLength={24} placeholder="Your name" aria-label="Your name" onInput={(e) => setName(e.currentTarget.value)} />
+            )}
+            <input value={text} maxLength={200} placeholder="Say something…" aria-label="Say something" onInput={(e) => setText(e.currentTarget.value)} />
+            <button type="submit">Say</button>
+          </form>
+        </>
+      ) : (
+        <p class="summary">Only the seated players talk at this table.</p>
+      )}
+      {error && <p role="alert">{error}</p>}
     </section>
   );
 }
@@ -711,7 +966,7 @@ function ResultsTable({ state, name }: { state: TableState } & Names) {
   );
 }
 
-function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
+function HostPanel({ table, held, over }: { table: TableInfo; held: Held; over: boolean }) {
   const [bot, setBot] = useState("odds");
   const [rules, setRules] = useState("");
   const [error, setError] = useState<string>();
@@ -764,18 +1019,44 @@ function HostPanel({ table, held }: { table: TableInfo; held: Held }) {
           {rules.trim() && <button type="submit">Change the rules</button>}
         </form>
       )}
+      {!waiting && !over && !table.pause && (
+        <button type="button" onClick={() => void run(() => lobby.pauseGame(ref, auth))}>
+          Pause the game
+        </button>
+      )}
       {!waiting && (
         <button
           type="button"
           onClick={() => {
-            if (confirm("Reset the table? The game in play ends for everyone and the table waits for a new start.")) {
-              void run(() => lobby.resetTable(ref, auth));
-            }
+            const what = over
+              ? "Back to waiting, with the same seats and rules?"
+              : "Reset the table? The game in play ends for everyone and the table waits for a new start.";
+            if (confirm(what)) void run(() => lobby.resetTable(ref, auth));
           }}
         >
           Reset (back to waiting)
         </button>
       )}
+      {table.players
+        .filter((p) => !p.bot && !p.left && p.seat !== table.host)
+        .map((p) => (
+          <button type="button" onClick={() => void run(() => lobby.muteSeat({ table: table.id, seat: p.seat, muted: !p.muted }, auth))}>
+            {p.muted ? `Let ${p.name} talk` : `Mute ${p.name}`}
+          </button>
+        ))}
+      {table.players
+        .filter((p) => p.linkedDevices > 0 && !p.left)
+        .map((p) => (
+          <button
+            type="button"
+            onClick={() => {
+              if (!confirm(`Revoke ${p.name}'s seat link? The devices that took the seat with it can no longer play it.`)) return;
+              void run(() => lobby.revokeSeatLink({ table: table.id, seat: p.seat }, auth));
+            }}
+          >
+            Revoke {p.name}'s seat link ({p.linkedDevices} {p.linkedDevices === 1 ? "device" : "devices"})
+          </button>
+        ))}
       {table.players
         .filter((p) => p.seat !== table.host && !p.left && !p.leaving)
         .map((p) => (
@@ -905,9 +1186,13 @@ function RulesPanel({ rules }: { rules: RuleSet }) {
 function Story({ lines }: { lines: string[] }) {
   const list = useRef<HTMLOListElement>(null);
   // The newest line in view, unless the reader scrolled back up.
+  const first = useRef(true);
   useEffect(() => {
     const el = list.current;
-    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;
+    // The newest line in view at first (a latecomer's story so far), then as lines come,
+    // unless the reader scrolled back up.
+    if (el && (first.current || el.scrollHeight - el.scrollTop - el.clientHeight < 80)) el.scrollTop = el.scrollHeight;
+    if (lines.length > 0) first.current = false;
   }, [lines.length]);
   return (
     <section class="story panel" aria-label="What happened" aria-live="polite">

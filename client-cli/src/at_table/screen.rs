@@ -396,7 +396,7 @@ impl AtTable {
             let offers = self.offers(&p);
             if !offers.is_empty() {
                 let left = match p.call_window.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
-                    Some(left) => format!(" ({} s)", left.as_millis().div_ceil(1000)),
+                    Some(left) => format!("; the bid stands by itself in {} s", left.as_millis().div_ceil(1000)),
                     None => String::new(),
                 };
                 self.asked += 1;
@@ -443,9 +443,19 @@ impl AtTable {
             ));
         }
         if let Some(p) = &self.prompt {
+            if !p.legal.bids.is_empty() {
+                lines.push("From your seat, each face's least bid, and how high it is still more likely true than not:".into());
+            }
             for r in &p.legal.bids {
                 let b = Bid::new(r.min_quantity, r.face);
-                lines.push(format!("  {b}: {:.0}% true", bid_odds(view, faces, b).at_least * 100.0));
+                let likely = |q: u16| bid_odds(view, faces, Bid::new(q, r.face)).at_least;
+                // The highest quantity at even odds or better (odds only fall as it rises).
+                let safe = (r.min_quantity..=r.max_quantity).take_while(|&q| likely(q) >= 0.5).last();
+                let up_to = match safe {
+                    Some(q) => format!("likely true up to {}", Bid::new(q, r.face)),
+                    None => "already more likely false".to_string(),
+                };
+                lines.push(format!("  {b}: {:.0}% true; {up_to}", likely(r.min_quantity) * 100.0));
             }
         }
         if lines.is_empty() {

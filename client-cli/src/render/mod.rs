@@ -127,8 +127,9 @@ impl Style {
         match face {
             None if self.glyphs => "▣".into(),
             None => "?".into(),
+            // The glyph and its number: calls are typed as numbers.
             Some(f @ 1..=6) if self.glyphs && faces <= 6 => {
-                ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'][usize::from(f - 1)].to_string()
+                format!("{}{f}", ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'][usize::from(f - 1)])
             }
             Some(f) if self.glyphs => format!("[{f}]"),
             Some(f) => f.to_string(),
@@ -408,7 +409,7 @@ pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<Word> {
     }
     let mut pass = None;
     if legal.pass {
-        pass = Some(Word { text: "pass".into(), note: pass_claim(rules).map(String::from) });
+        pass = Some(Word { text: "pass".into(), note: pass_claim(rules).map(String::from), later: false });
     }
     for (allowed, word) in [(legal.push, "push "), (legal.watch, "watch"), (legal.accept, "accept")] {
         if allowed {
@@ -426,6 +427,13 @@ pub fn completions(legal: &Legal, rules: &RuleSet) -> Vec<Word> {
     }
     words.extend(["odds", "status", "help", "quit"].map(String::from));
     let mut words: Vec<Word> = words.into_iter().map(Word::plain).collect();
+    // Past the least raise, each face's higher bids, offered once a quantity is typed: Tab
+    // after "7 " lists every face seven may go on.
+    const HIGHER: u16 = 24;
+    for r in &legal.bids {
+        let most = r.max_quantity.min(r.min_quantity.saturating_add(HIGHER));
+        words.extend((r.min_quantity + 1..=most).map(|q| Word::later(format!("{q} {}s", r.face))));
+    }
     if let Some(pass) = pass {
         let at = words.iter().position(|w| w.text == "push " || w.text == "odds").unwrap_or(words.len());
         words.insert(at, pass);

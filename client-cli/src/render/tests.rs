@@ -25,7 +25,7 @@ use super::*;
 fn dice_draw_as_glyphs_or_digits() {
     let fancy = Style { glyphs: true, colour: false };
     let plain = Style::default();
-    assert_eq!(fancy.dice(&[Some(1), Some(6), None], 6, None), "⚀ ⚅ ▣");
+    assert_eq!(fancy.dice(&[Some(1), Some(6), None], 6, None), "⚀1 ⚅6 ▣");
     assert_eq!(plain.dice(&[Some(1), Some(6), None], 6, None), "1 6 ?");
     assert_eq!(fancy.die(Some(8), 8), "[8]");
     let colour = Style { glyphs: false, colour: true };

@@ -13,7 +13,7 @@ import type { RuleSet } from "./rules_pb";
 import { file_dudo_v1_rules } from "./rules_pb";
 import type { AccountKind } from "./service_pb";
 import { file_dudo_v1_service } from "./service_pb";
-import type { Action, CallWindowLapsed, GameStop_Why, LeaveWhy, SeatLeaving } from "./game_pb";
+import type { Action, CallWindowLapsed, GameStop_Why, LeaveWhy, SeatLeaving, SeatOnly } from "./game_pb";
 import { file_dudo_v1_game } from "./game_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file dudo/v1/journal.proto.
  */
 export const file_dudo_v1_journal: GenFile = /*@__PURE__*/
-  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEirAQKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASJwoHbGVhdmluZxgLIAEoCzIULmR1ZG8udjEuU2VhdExlYXZpbmdIABIyCg13aW5kb3dfYW5zd2VyGAwgASgLMhkuZHVkby52MS5DYWxsV2luZG93QW5zd2VySAASKAoHcmVidWlsdBgNIAEoCzIVLmR1ZG8udjEuVGFibGVSZWJ1aWx0SAASFAoMYmFua3NfbWlsbGlzGAggAygEQgcKBWVudHJ5IowDCgxUYWJsZUNyZWF0ZWQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIfCgVydWxlcxgDIAEoCzIQLmR1ZG8udjEuUnVsZVNldBIQCghjYXBhY2l0eRgEIAEoDRIRCgRzZWVkGAUgASgESACIAQESEwoLbW92ZV9taWxsaXMYBiABKAQSEwoLYmFua19taWxsaXMYByABKAQSGAoQYm90X3RoaW5rX21pbGxpcxgIIAEoBBIaChJhY3Rpb25zX3Blcl9zZWNvbmQYCSABKA0SEwoLc2FsdF9zZWNyZXQYCiABKAwSEwoLcmF0aW5nX3Bvb2wYCyABKAkSFwoPaG9zdF90b2tlbl9oYXNoGAwgASgMEhoKEmNhbGxfd2luZG93X21pbGxpcxgNIAEoBBIWCg5sYXBzZXNfY291bnRlZBgOIAEoCBIVCg1mb3JmZWl0X3NlYXRzGA8gAygNEg4KBmhpZGRlbhgQIAEoCBIVCg11bmFza2VkX3NlYXRzGBEgAygNQgcKBV9zZWVkIo0BCgpTZWF0Sm9pbmVkEgwKBG5hbWUYASABKAkSEgoKdG9rZW5faGFzaBgCIAEoDBILCgNib3QYAyABKAkSEAoIYm90X3NlZWQYBCABKAQSEgoKYWNjb3VudF9pZBgFIAEoCRIqCgxhY2NvdW50X2tpbmQYBiABKA4yFC5kdWRvLnYxLkFjY291bnRLaW5kIi8KDFJ1bGVzQ2hhbmdlZBIfCgVydWxlcxgBIAEoCzIQLmR1ZG8udjEuUnVsZVNldCIqCglHYW1lQmVndW4SDAoEc2VlZBgBIAEoDBIPCgdnYW1lX2lkGAIgASgJIlQKEENhbGxXaW5kb3dBbnN3ZXISDAoEc2VhdBgBIAEoDRIfCgZhY3Rpb24YAiABKAsyDy5kdWRvLnYxLkFjdGlvbhIRCgl0aW1lZF9vdXQYAyABKAgiDgoMVGFibGVSZWJ1aWx0IkwKCE1vdmVNYWRlEgwKBHNlYXQYASABKA0SHwoGYWN0aW9uGAIgASgLMg8uZHVkby52MS5BY3Rpb24SEQoJdGltZWRfb3V0GAMgASgIIkgKC1NlYXRSZW1vdmVkEgwKBHNlYXQYASABKA0SIwoDd2h5GAIgASgOMhEuZHVkby52MS5MZWF2ZVdoeUgAiAEBQgYKBF93aHkiDAoKVGFibGVSZXNldCJACgtHYW1lU3RvcHBlZBIiCgN3aHkYASABKA4yFS5kdWRvLnYxLkdhbWVTdG9wLldoeRINCgVsaW1pdBgCIAEoBEJrChtpby5naXRodWIuZHVkb19nYW1lLmR1ZG8udjFCDEpvdXJuYWxQcm90b1ABWjJnaXRodWIuY29tL2R1ZG8tZ2FtZS9kdWRvL2JvdC1zZGsvZ28vZHVkb3YxO2R1ZG92MaoCB0R1ZG8uVjFiBnByb3RvMw", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
+  fileDesc("ChVkdWRvL3YxL2pvdXJuYWwucHJvdG8SB2R1ZG8udjEi+gUKDEpvdXJuYWxFbnRyeRIoCgdjcmVhdGVkGAEgASgLMhUuZHVkby52MS5UYWJsZUNyZWF0ZWRIABIlCgZqb2luZWQYAiABKAsyEy5kdWRvLnYxLlNlYXRKb2luZWRIABIuCg1ydWxlc19jaGFuZ2VkGAMgASgLMhUuZHVkby52MS5SdWxlc0NoYW5nZWRIABIlCgdzdGFydGVkGAQgASgLMhIuZHVkby52MS5HYW1lQmVndW5IABIiCgVtb3ZlZBgFIAEoCzIRLmR1ZG8udjEuTW92ZU1hZGVIABInCgdyZW1vdmVkGAYgASgLMhQuZHVkby52MS5TZWF0UmVtb3ZlZEgAEiQKBXJlc2V0GAcgASgLMhMuZHVkby52MS5UYWJsZVJlc2V0SAASJwoHc3RvcHBlZBgJIAEoCzIULmR1ZG8udjEuR2FtZVN0b3BwZWRIABIyCg13aW5kb3dfbGFwc2VkGAogASgLMhkuZHVkby52MS5DYWxsV2luZG93TGFwc2VkSAASJwoHbGVhdmluZxgLIAEoCzIULmR1ZG8udjEuU2VhdExlYXZpbmdIABIyCg13aW5kb3dfYW5zd2VyGAwgASgLMhkuZHVkby52MS5DYWxsV2luZG93QW5zd2VySAASKAoHcmVidWlsdBgNIAEoCzIVLmR1ZG8udjEuVGFibGVSZWJ1aWx0SAASJQoGcGF1c2VkGA4gASgLMhMuZHVkby52MS5HYW1lUGF1c2VkSAASJwoHcmVzdW1lZBgPIAEoCzIULmR1ZG8udjEuR2FtZVJlc3VtZWRIABIqCglsaW5rX21hZGUYECABKAsyFS5kdWRvLnYxLlNlYXRMaW5rTWFkZUgAEiUKBmxpbmtlZBgRIAEoCzITLmR1ZG8udjEuU2VhdExpbmtlZEgAEikKDGxpbmtfcmV2b2tlZBgSIAEoCzIRLmR1ZG8udjEuU2VhdE9ubHlIABIUCgxiYW5rc19taWxsaXMYCCADKARCBwoFZW50cnkiwgMKDFRhYmxlQ3JlYXRlZBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJEh8KBXJ1bGVzGAMgASgLMhAuZHVkby52MS5SdWxlU2V0EhAKCGNhcGFjaXR5GAQgASgNEhEKBHNlZWQYBSABKARIAIgBARITCgttb3ZlX21pbGxpcxgGIAEoBBITCgtiYW5rX21pbGxpcxgHIAEoBBIYChBib3RfdGhpbmtfbWlsbGlzGAggASgEEhoKEmFjdGlvbnNfcGVyX3NlY29uZBgJIAEoDRITCgtzYWx0X3NlY3JldBgKIAEoDBITCgtyYXRpbmdfcG9vbBgLIAEoCRIXCg9ob3N0X3Rva2VuX2hhc2gYDCABKAwSGgoSY2FsbF93aW5kb3dfbWlsbGlzGA0gASgEEhYKDmxhcHNlc19jb3VudGVkGA4gASgIEhUKDWZvcmZlaXRfc2VhdHMYDyADKA0SDgoGaGlkZGVuGBAgASgIEhUKDXVuYXNrZWRfc2VhdHMYESADKA0SGwoTcmV2ZWFsX3BhdXNlX21pbGxpcxgSIAEoDRIXCg9zcGVjdGF0b3JzX2NoYXQYEyABKAhCBwoFX3NlZWQiMAoKR2FtZVBhdXNlZBIKCgJieRgBIAEoCRIWCg5hdF91bml4X21pbGxpcxgCIAEoAyIZCgtHYW1lUmVzdW1lZBIKCgJieRgBIAEoCSIxCgxTZWF0TGlua01hZGUSDAoEc2VhdBgBIAEoDRITCgtzZWNyZXRfaGFzaBgCIAEoDCIuCgpTZWF0TGlua2VkEgwKBHNlYXQYASABKA0SEgoKdG9rZW5faGFzaBgCIAEoDCKNAQoKU2VhdEpvaW5lZBIMCgRuYW1lGAEgASgJEhIKCnRva2VuX2hhc2gYAiABKAwSCwoDYm90GAMgASgJEhAKCGJvdF9zZWVkGAQgASgEEhIKCmFjY291bnRfaWQYBSABKAkSKgoMYWNjb3VudF9raW5kGAYgASgOMhQuZHVkby52MS5BY2NvdW50S2luZCIvCgxSdWxlc0NoYW5nZWQSHwoFcnVsZXMYASABKAsyEC5kdWRvLnYxLlJ1bGVTZXQiKgoJR2FtZUJlZ3VuEgwKBHNlZWQYASABKAwSDwoHZ2FtZV9pZBgCIAEoCSJUChBDYWxsV2luZG93QW5zd2VyEgwKBHNlYXQYASABKA0SHwoGYWN0aW9uGAIgASgLMg8uZHVkby52MS5BY3Rpb24SEQoJdGltZWRfb3V0GAMgASgIIg4KDFRhYmxlUmVidWlsdCJMCghNb3ZlTWFkZRIMCgRzZWF0GAEgASgNEh8KBmFjdGlvbhgCIAEoCzIPLmR1ZG8udjEuQWN0aW9uEhEKCXRpbWVkX291dBgDIAEoCCJICgtTZWF0UmVtb3ZlZBIMCgRzZWF0GAEgASgNEiMKA3doeRgCIAEoDjIRLmR1ZG8udjEuTGVhdmVXaHlIAIgBAUIGCgRfd2h5IgwKClRhYmxlUmVzZXQiQAoLR2FtZVN0b3BwZWQSIgoDd2h5GAEgASgOMhUuZHVkby52MS5HYW1lU3RvcC5XaHkSDQoFbGltaXQYAiABKARCawobaW8uZ2l0aHViLmR1ZG9fZ2FtZS5kdWRvLnYxQgxKb3VybmFsUHJvdG9QAVoyZ2l0aHViLmNvbS9kdWRvLWdhbWUvZHVkby9ib3Qtc2RrL2dvL2R1ZG92MTtkdWRvdjGqAgdEdWRvLlYxYgZwcm90bzM", [file_dudo_v1_rules, file_dudo_v1_service, file_dudo_v1_game]);
 
 /**
  * @generated from message dudo.v1.JournalEntry
@@ -108,6 +108,41 @@ export type JournalEntry = Message<"dudo.v1.JournalEntry"> & {
      */
     value: TableRebuilt;
     case: "rebuilt";
+  } | {
+    /**
+     * The host paused the game, or it was resumed (PauseGame, ResumeGame).
+     *
+     * @generated from field: dudo.v1.GamePaused paused = 14;
+     */
+    value: GamePaused;
+    case: "paused";
+  } | {
+    /**
+     * @generated from field: dudo.v1.GameResumed resumed = 15;
+     */
+    value: GameResumed;
+    case: "resumed";
+  } | {
+    /**
+     * A seat's rejoin link made (its secret's hash), a device that took the seat with it,
+     * and the host revoking it.
+     *
+     * @generated from field: dudo.v1.SeatLinkMade link_made = 16;
+     */
+    value: SeatLinkMade;
+    case: "linkMade";
+  } | {
+    /**
+     * @generated from field: dudo.v1.SeatLinked linked = 17;
+     */
+    value: SeatLinked;
+    case: "linked";
+  } | {
+    /**
+     * @generated from field: dudo.v1.SeatOnly link_revoked = 18;
+     */
+    value: SeatOnly;
+    case: "linkRevoked";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -234,6 +269,19 @@ export type TableCreated = Message<"dudo.v1.TableCreated"> & {
    * @generated from field: repeated uint32 unasked_seats = 17;
    */
   unaskedSeats: number[];
+
+  /**
+   * After a showdown, how long the next round waits, in ms (absent in tables made before it:
+   * none).
+   *
+   * @generated from field: uint32 reveal_pause_millis = 18;
+   */
+  revealPauseMillis: number;
+
+  /**
+   * @generated from field: bool spectators_chat = 19;
+   */
+  spectatorsChat: boolean;
 };
 
 /**
@@ -242,6 +290,94 @@ export type TableCreated = Message<"dudo.v1.TableCreated"> & {
  */
 export const TableCreatedSchema: GenMessage<TableCreated> = /*@__PURE__*/
   messageDesc(file_dudo_v1_journal, 1);
+
+/**
+ * @generated from message dudo.v1.GamePaused
+ */
+export type GamePaused = Message<"dudo.v1.GamePaused"> & {
+  /**
+   * Who paused (the host's name), and when (Unix ms): what everyone is shown, and what the
+   * pause's limits count from after a rebuild.
+   *
+   * @generated from field: string by = 1;
+   */
+  by: string;
+
+  /**
+   * @generated from field: int64 at_unix_millis = 2;
+   */
+  atUnixMillis: bigint;
+};
+
+/**
+ * Describes the message dudo.v1.GamePaused.
+ * Use `create(GamePausedSchema)` to create a new message.
+ */
+export const GamePausedSchema: GenMessage<GamePaused> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_journal, 2);
+
+/**
+ * @generated from message dudo.v1.GameResumed
+ */
+export type GameResumed = Message<"dudo.v1.GameResumed"> & {
+  /**
+   * Who resumed, by name.
+   *
+   * @generated from field: string by = 1;
+   */
+  by: string;
+};
+
+/**
+ * Describes the message dudo.v1.GameResumed.
+ * Use `create(GameResumedSchema)` to create a new message.
+ */
+export const GameResumedSchema: GenMessage<GameResumed> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_journal, 3);
+
+/**
+ * @generated from message dudo.v1.SeatLinkMade
+ */
+export type SeatLinkMade = Message<"dudo.v1.SeatLinkMade"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: bytes secret_hash = 2;
+   */
+  secretHash: Uint8Array;
+};
+
+/**
+ * Describes the message dudo.v1.SeatLinkMade.
+ * Use `create(SeatLinkMadeSchema)` to create a new message.
+ */
+export const SeatLinkMadeSchema: GenMessage<SeatLinkMade> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_journal, 4);
+
+/**
+ * @generated from message dudo.v1.SeatLinked
+ */
+export type SeatLinked = Message<"dudo.v1.SeatLinked"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: bytes token_hash = 2;
+   */
+  tokenHash: Uint8Array;
+};
+
+/**
+ * Describes the message dudo.v1.SeatLinked.
+ * Use `create(SeatLinkedSchema)` to create a new message.
+ */
+export const SeatLinkedSchema: GenMessage<SeatLinked> = /*@__PURE__*/
+  messageDesc(file_dudo_v1_journal, 5);
 
 /**
  * @generated from message dudo.v1.SeatJoined
@@ -289,7 +425,7 @@ export type SeatJoined = Message<"dudo.v1.SeatJoined"> & {
  * Use `create(SeatJoinedSchema)` to create a new message.
  */
 export const SeatJoinedSchema: GenMessage<SeatJoined> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 2);
+  messageDesc(file_dudo_v1_journal, 6);
 
 /**
  * @generated from message dudo.v1.RulesChanged
@@ -306,7 +442,7 @@ export type RulesChanged = Message<"dudo.v1.RulesChanged"> & {
  * Use `create(RulesChangedSchema)` to create a new message.
  */
 export const RulesChangedSchema: GenMessage<RulesChanged> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 3);
+  messageDesc(file_dudo_v1_journal, 7);
 
 /**
  * @generated from message dudo.v1.GameBegun
@@ -330,7 +466,7 @@ export type GameBegun = Message<"dudo.v1.GameBegun"> & {
  * Use `create(GameBegunSchema)` to create a new message.
  */
 export const GameBegunSchema: GenMessage<GameBegun> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 4);
+  messageDesc(file_dudo_v1_journal, 8);
 
 /**
  * A person's answer in the last claim's call window: a call (`action` set, not the seat whose
@@ -363,7 +499,7 @@ export type CallWindowAnswer = Message<"dudo.v1.CallWindowAnswer"> & {
  * Use `create(CallWindowAnswerSchema)` to create a new message.
  */
 export const CallWindowAnswerSchema: GenMessage<CallWindowAnswer> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 5);
+  messageDesc(file_dudo_v1_journal, 9);
 
 /**
  * A game's rating is not changed by a server's failover: once a table is rebuilt mid-game,
@@ -380,7 +516,7 @@ export type TableRebuilt = Message<"dudo.v1.TableRebuilt"> & {
  * Use `create(TableRebuiltSchema)` to create a new message.
  */
 export const TableRebuiltSchema: GenMessage<TableRebuilt> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 6);
+  messageDesc(file_dudo_v1_journal, 10);
 
 /**
  * @generated from message dudo.v1.MoveMade
@@ -409,7 +545,7 @@ export type MoveMade = Message<"dudo.v1.MoveMade"> & {
  * Use `create(MoveMadeSchema)` to create a new message.
  */
 export const MoveMadeSchema: GenMessage<MoveMade> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 7);
+  messageDesc(file_dudo_v1_journal, 11);
 
 /**
  * @generated from message dudo.v1.SeatRemoved
@@ -434,7 +570,7 @@ export type SeatRemoved = Message<"dudo.v1.SeatRemoved"> & {
  * Use `create(SeatRemovedSchema)` to create a new message.
  */
 export const SeatRemovedSchema: GenMessage<SeatRemoved> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 8);
+  messageDesc(file_dudo_v1_journal, 12);
 
 /**
  * @generated from message dudo.v1.TableReset
@@ -447,7 +583,7 @@ export type TableReset = Message<"dudo.v1.TableReset"> & {
  * Use `create(TableResetSchema)` to create a new message.
  */
 export const TableResetSchema: GenMessage<TableReset> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 9);
+  messageDesc(file_dudo_v1_journal, 13);
 
 /**
  * The table stopped the game at its length limit (the game event of the same name says so).
@@ -471,5 +607,5 @@ export type GameStopped = Message<"dudo.v1.GameStopped"> & {
  * Use `create(GameStoppedSchema)` to create a new message.
  */
 export const GameStoppedSchema: GenMessage<GameStopped> = /*@__PURE__*/
-  messageDesc(file_dudo_v1_journal, 10);
+  messageDesc(file_dudo_v1_journal, 14);
 
