@@ -312,7 +312,11 @@ pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
             let key = client.rejoin(&args.table, &secret).await?;
             let name = key.info.players.get(key.seat as usize).map(|p| p.name.clone()).unwrap_or_default();
             save(&server, &key, &name, false);
-            println!("Back in your seat at {} as {}, on this device.", safe(&key.info.join_code), safe(&name));
+            println!(
+                "Back in your seat at {} as {}, on this device.",
+                safe(&key.info.join_code),
+                safe(&name)
+            );
             let table = key.table.clone();
             at_table::sit(client, Some(key), &table, None).await?;
             Ok(ExitCode::SUCCESS)

@@ -22,6 +22,9 @@ async fn server(registration: Registration) -> Channel {
         accounts: AccountSettings::new(registration, Some(ADMIN)),
         ..dudo_server::Setup::default()
     };
+    // Programs play its tables: after a showdown they go on at once.
+    let mut setup = setup;
+    setup.limits.default_clock.reveal_pause_millis = 0;
     tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
     for _ in 0..50 {
         if let Ok(c) = Channel::from_shared(addr.clone()).unwrap().connect().await {

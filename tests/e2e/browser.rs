@@ -1,6 +1,6 @@
 //! The browser pages, in a real browser: the scripts in `tests/browser/` (`game.mjs` a
 //! common-hand game, `night.mjs` a game night nobody can freeze, `hands.mjs` the hand games
-//! and the points game, `pages.mjs` the ladder and replays, `rated.mjs` a person's rated game) drive Debian's chromium with
+//! and the points game, `pages.mjs` the ladder and replays, `together.mjs` a table people share, `rated.mjs` a person's rated game) drive Debian's chromium with
 //! playwright-core against a real `dudo-server`. Without chromium or Node the tests say so
 //! and skip, unless `DUDO_REQUIRE_BROWSER=1` (CI) makes that a failure.
 
@@ -53,6 +53,24 @@ fn two_people_a_bot_and_a_spectator_play_a_game_in_browsers() {
     args.extend(shots.as_deref());
     let said = run_script(&node, "game.mjs", &args);
     assert!(said.contains("a whole game"), "{said}");
+}
+
+/// A table people share, a desktop and a phone: talk and reactions, the reveal held for both
+/// until both say next, the host's pause, a seat opened on another device from its own link,
+/// a latecomer's story so far, and Play again (`together.mjs`). With `DUDO_SCREENSHOTS=DIR`
+/// it leaves the reveal at both sizes, the pause on the phone and the game's end there.
+#[test]
+fn a_table_people_share_on_a_desktop_and_a_phone() {
+    let Some(node) = browser_or_skip("a_table_people_share_on_a_desktop_and_a_phone") else {
+        return;
+    };
+    let server =
+        start_server(&binary("dudo-server"), &["--db", "none", "--default-reveal-pause-ms", "8000"]).unwrap();
+    let shots = std::env::var("DUDO_SCREENSHOTS").ok();
+    let mut args = vec![server.addr.as_str()];
+    args.extend(shots.as_deref());
+    let said = run_script(&node, "together.mjs", &args);
+    assert!(said.contains("a table shared"), "{said}");
 }
 
 /// A game night nobody can freeze: tables made from the page get the server's game-night

@@ -53,7 +53,7 @@ fn script_prints_the_worked_example_exactly() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
     let text = dudo(&["script", "examples/scripts/fibbing-example.json", "--format", "text"]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("Round 4 - PALIFICO for Alice"), "{text}");
+    assert!(text.contains("Round 4: a palifico round for Alice"), "{text}");
     assert!(text.contains("Roger wins the game!"), "{text}");
     // Each roll is said once (not the owner's sight and then the truth), and an exact call
     // says whose bid it is on.

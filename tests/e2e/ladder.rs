@@ -62,6 +62,9 @@ async fn server() -> String {
         ]),
         ..dudo_server::Setup::default()
     };
+    // Programs play its tables: after a showdown they go on at once.
+    let mut setup = setup;
+    setup.limits.default_clock.reveal_pause_millis = 0;
     tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
     addr
 }

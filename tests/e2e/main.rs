@@ -39,6 +39,8 @@ mod recovery;
 mod server;
 // TLS: https:// for every client, clients that do not trust or speak it, renewal.
 mod tls;
+// The table as a place people share: the reveal's wait, the pause, talk, rejoin links.
+mod together;
 // Tournaments on the server: entrants' bots over Play, duplicate standings, the export
 // verified, a server killed mid-tournament, bad settings refused by name.
 mod tournaments;
@@ -68,6 +70,10 @@ fn calls_and_result(kind: &dudo_rules::EventKind) -> Option<String> {
 async fn serve() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(dudo_server::run(listener, std::future::pending()));
+    // Programs play its tables: after a showdown they go on at once (as `start_server`'s
+    // servers do; a test of the wait asks for one in its table).
+    let mut limits = dudo_server::node::Limits::default();
+    limits.default_clock.reveal_pause_millis = 0;
+    tokio::spawn(dudo_server::run_with(listener, limits, std::future::pending()));
     addr
 }

@@ -11,6 +11,9 @@ use dudo_rules::{EventKind, Viewer};
 async fn server_with(setup: dudo_server::Setup) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
+    // Programs play its tables: after a showdown they go on at once.
+    let mut setup = setup;
+    setup.limits.default_clock.reveal_pause_millis = 0;
     tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
     addr
 }

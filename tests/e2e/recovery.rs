@@ -147,6 +147,9 @@ pub(crate) async fn uninterrupted() -> Results {
     let calm = listener.local_addr().unwrap().to_string();
     let store = dudo_server::Store::open(":memory:").await.unwrap();
     let setup = dudo_server::Setup { store: Some(store), ..Default::default() };
+    // Programs play its tables: after a showdown they go on at once.
+    let mut setup = setup;
+    setup.limits.default_clock.reveal_pause_millis = 0;
     tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
     for (_, player) in start_tables(&calm).await {
         tokio::time::timeout(Duration::from_secs(120), player).await.unwrap().unwrap();

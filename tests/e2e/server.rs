@@ -16,7 +16,9 @@ async fn server() -> (String, oneshot::Sender<()>) {
 }
 
 /// `server()` with limits of the test's choosing.
-async fn server_with(limits: dudo_server::node::Limits) -> (String, oneshot::Sender<()>) {
+async fn server_with(mut limits: dudo_server::node::Limits) -> (String, oneshot::Sender<()>) {
+    // Programs play its tables: after a showdown they go on at once.
+    limits.default_clock.reveal_pause_millis = 0;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = oneshot::channel::<()>();
@@ -359,8 +361,17 @@ async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     let started = std::time::Instant::now();
     std::process::Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
-    // The stream is told, then closed.
-    let ended = tokio::time::timeout(Duration::from_secs(2), stream.next()).await.unwrap();
+    // The stream is told, then closed (the story so far may come first: the table's news).
+    let ended = tokio::time::timeout(Duration::from_secs(2), async {
+        loop {
+            match stream.next().await {
+                Some(Ok(pb::PlayUpdate { update: Some(pb::play_update::Update::Story(_)) })) => continue,
+                other => return other,
+            }
+        }
+    })
+    .await
+    .unwrap();
     assert!(matches!(ended, Some(Err(_)) | None));
     // Told to stop, it said NOT_SERVING for the server and its services before it went.
     let seen = polled.await.unwrap();
@@ -399,6 +410,9 @@ async fn a_python_grpcio_client_plays_a_whole_game() {
     let target = listener.local_addr().unwrap().to_string();
     let store = dudo_server::Store::open(":memory:").await.unwrap();
     let setup = dudo_server::Setup { store: Some(store), ..Default::default() };
+    // Programs play its tables: after a showdown they go on at once.
+    let mut setup = setup;
+    setup.limits.default_clock.reveal_pause_millis = 0;
     tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
     let script = root.join("tests/python/play_game.py");
     let proto = root.join("proto");

@@ -285,6 +285,9 @@ pub(crate) async fn in_process_with(
         tournaments,
         ..dudo_server::Setup::default()
     };
+    // Programs play its tables: after a showdown they go on at once.
+    let mut setup = setup;
+    setup.limits.default_clock.reveal_pause_millis = 0;
     tokio::spawn(dudo_server::serve(listener, setup, std::future::pending()));
     let client = Client::connect(&addr).await.unwrap();
     (addr, client)

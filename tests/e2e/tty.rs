@@ -136,20 +136,61 @@ fn pick_call(before: &str) -> String {
 const YOUR_CALL: &str = "Your call";
 const GAME_OVER: &str = "wins the game!";
 
-/// Answers every turn in `p` until the game ends; returns what was shown.
+/// What the table says after a showdown while the next round waits for its people.
+const NEXT_ROUND: &str = "press Enter (or `next`)";
+
+/// Answers every turn in `p` until the game ends, and says "next" (Enter) after each
+/// showdown, as a person who has seen the reveal does; returns what was shown.
 fn play_to_the_end(p: &mut PtySession) -> String {
     let mut transcript = String::new();
     loop {
-        let (before, found) = p
-            .exp_any(vec![ReadUntil::String(YOUR_CALL.into()), ReadUntil::String(GAME_OVER.into())])
-            .unwrap_or_else(|e| panic!("{e}\n--- so far ---\n{transcript}"));
+        let needles = [YOUR_CALL, GAME_OVER, NEXT_ROUND].map(|n| ReadUntil::String(n.into())).into();
+        let (before, found) =
+            p.exp_any(needles).unwrap_or_else(|e| panic!("{e}\n--- so far ---\n{transcript}"));
         transcript.push_str(&before);
         transcript.push_str(&found);
-        if found == GAME_OVER {
-            return transcript;
+        match found.as_str() {
+            GAME_OVER => return transcript,
+            NEXT_ROUND => {
+                p.send_line("").unwrap();
+            }
+            _ => {
+                p.send_line(&pick_call(&before)).unwrap();
+            }
         }
-        p.send_line(&pick_call(&before)).unwrap();
     }
+}
+
+/// At the embedded server's table: talk and reactions, the seat's own link, the host's pause,
+/// and after every showdown a wait that Enter ends.
+#[test]
+fn a_table_to_share_talk_a_pause_a_seat_link_and_the_reveals_wait() {
+    let home = temp_home("together");
+    let mut p = dudo_tty(
+        &["play", "--bots", "2", "--seed", "7", "--bot-think-ms", "0", "--name", "Ana"],
+        &home,
+        20_000,
+    );
+    let first = p.exp_string(YOUR_CALL).unwrap();
+    p.send_line("say good luck, both").unwrap();
+    p.exp_string("Ana: good luck, both").unwrap();
+    p.send_line("laugh").unwrap();
+    p.exp_string("Ana laughs").unwrap();
+    p.send_line("say").unwrap();
+    p.exp_string("Write it as `say").unwrap();
+    p.send_line("link").unwrap();
+    p.exp_regex(r"Your seat's own link .*#rejoin=").unwrap();
+    p.send_line("pause").unwrap();
+    p.exp_string("Ana paused the game.").unwrap();
+    p.send_line("1 2s").unwrap();
+    p.exp_string("Ana has paused the game: moves wait").unwrap();
+    p.send_line("resume").unwrap();
+    p.exp_string("Ana resumed the game.").unwrap();
+    // The prompt held through the pause stands: answered now.
+    p.send_line(&pick_call(&first)).unwrap();
+    let transcript = play_to_the_end(&mut p);
+    assert!(transcript.contains("The next round begins in"), "{transcript}");
+    quit(&mut p, 10);
 }
 
 #[test]
@@ -640,19 +681,21 @@ fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
     gus.send_line("who").unwrap();
     wait_for(&mut gus, text("At the table: seat 0 Hana (host), seat 1 Gus (you)"), 30);
 
-    // A rule changed at the table: the others are told; the host, who typed it, is not told twice.
+    // A rule changed at the table: everyone is told, in players' words, the table's own line.
     hana.send_line("set dice.faces=8").unwrap();
-    wait_for(&mut hana, text("dice.faces is now 8."), 30);
-    wait_for(&mut gus, text("The host changed dice.faces to 8."), 30);
-    wait_for(&mut watcher, text("The host changed dice.faces to 8."), 30);
+    let faces = "The host changed the rules: faces on each die: now 8, was 6.";
+    wait_for(&mut hana, text(faces), 30);
+    wait_for(&mut gus, text(faces), 30);
+    wait_for(&mut watcher, text(faces), 30);
     // And from the host's other terminal: the host's seat is told too.
     let host_cmd = |args: &[&str]| host_command(&addr, &code, &home, args);
     let out = host_cmd(&["settings", "dice.start=3", "dice.max=3"]);
     assert!(out.contains("At the table: seat 0 Hana (host), seat 1 Gus"), "{out}");
-    let (before, _) = wait_for(&mut hana, text("You changed dice.max to 3 and dice.start to 3."), 30);
-    assert!(!before.contains("changed dice.faces"), "{before}");
-    wait_for(&mut gus, text("The host changed dice.max to 3 and dice.start to 3."), 30);
-    wait_for(&mut watcher, text("The host changed dice.max to 3 and dice.start to 3."), 30);
+    let dice = "The host changed the rules: dice each player starts with: now 3, was 5; the most dice a player may hold: now 3, was 5.";
+    let (before, _) = wait_for(&mut hana, text(dice), 30);
+    assert!(!before.contains("faces on each die"), "{before}");
+    wait_for(&mut gus, text(dice), 30);
+    wait_for(&mut watcher, text(dice), 30);
     host_cmd(&["add-bot", "random"]);
     wait_for(&mut watcher, Needle::Regex(r"\(random bot\) sits down at seat 2"), 30);
     let out = host_cmd(&["who"]);

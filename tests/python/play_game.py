@@ -42,6 +42,8 @@ def main():
     play = service_pb2_grpc.PlayStub(channel)
     joined = lobby.CreateTable(service_pb2.CreateTableRequest(
         preset="fibbing", name="Pythonista", seats=3, seed=11,
+        # After each showdown the table waits for its person: this client says "next".
+        reveal_pause_millis=3000,
         settings=[service_pb2.Setting(path="losers_see_dice", value="hidden")]))
     auth = [("authorization", f"Bearer {joined.token}")]
     table = joined.table.id
@@ -57,8 +59,17 @@ def main():
     updates = play.Play(requests(), metadata=auth)
     lobby.StartGame(service_pb2.TableRef(table=table), metadata=auth)
     prompts = 0
+    nexts = 0
+    heard = False
+    outgoing.put(service_pb2.PlayRequest(say=service_pb2.SayRequest(text="good luck, bots")))
     for update in updates:
         kind = update.WhichOneof("update")
+        if kind == "turn" and update.turn.HasField("next_round_unix_millis") and joined.seat not in update.turn.ready:
+            # The reveal is shown to the table until everyone here says they have seen it.
+            nexts += 1
+            outgoing.put(service_pb2.PlayRequest(next_round=service_pb2.NextRound()))
+        if kind == "line" and update.line.text == "good luck, bots" and update.line.name == "Pythonista":
+            heard = True
         if kind == "prompt" and update.prompt.HasField("call_window_unix_millis"):
             # Asked whether to call out of turn on the last bid: no call, said at once.
             outgoing.put(service_pb2.PlayRequest(pass_call=service_pb2.PassCall()))
@@ -72,7 +83,9 @@ def main():
             if event.WhichOneof("kind") == "dice_rolled" and event.dice_rolled.seat != joined.seat:
                 sys.exit(f"saw seat {event.dice_rolled.seat}'s dice")
             if event.WhichOneof("kind") == "game_over":
-                print(f"python client: game over after {prompts} prompts, standings {list(event.game_over.standings)}")
+                if not heard or nexts == 0:
+                    sys.exit(f"the table's talk came back: {heard}; next said after a showdown {nexts} times")
+                print(f"python client: game over after {prompts} prompts, {nexts} reveals seen, standings {list(event.game_over.standings)}")
                 outgoing.put(None)
                 replay(service_pb2, service_pb2_grpc.HistoryStub(channel), table)
                 return

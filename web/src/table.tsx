@@ -738,10 +738,10 @@ function NextRound({ state, session, held, name }: { state: TableState; session:
   const people = state.table?.players.filter((p) => !p.bot && !p.left && p.connected) ?? [];
   const waitingFor = people.filter((p) => !state.ready.includes(p.seat)).map((p) => p.name);
   return (
-    <div class="next-round" role="status">
+    <div class="next-round" aria-live="polite">
       <p>
         The next round begins in <strong>{secs} s</strong>
-        {waitingFor.length > 0 ? <>, or once {waitingFor.join(", ")} {waitingFor.length === 1 ? "has" : "have"} seen this.</> : "."}
+        {waitingFor.length > 0 ? <>, or once everyone has seen this (waiting for {waitingFor.join(" and ")}).</> : "."}
       </p>
       {held?.seated && (
         <button type="button" class="next" disabled={seen} onClick={() => void session.next()}>
@@ -762,7 +762,7 @@ function PauseBanner({ table, held, state }: { table: TableInfo; held?: Held; st
   const host = held && (held.seated ? state.seat === table.host : true);
   const anyone = now >= Number(p.anyoneResumesUnixMillis);
   return (
-    <section class="paused panel" role="status" aria-label="Paused">
+    <section class="paused panel" aria-live="polite" aria-label="Paused">
       <h2>Paused</h2>
       <p>
         {p.by} paused the game at {at(p.sinceUnixMillis)}. No clock runs and nobody is taken out for being away.
@@ -839,7 +839,7 @@ function SeatLink({ table, held }: { table: TableInfo; held: Held }) {
     );
   }
   return (
-    <section class="panel seat-link" aria-label="Your seat's link">
+    <section class="panel seat-link" aria-label="Your seat on another device">
       <p>
         Open this link on your other device to take your seat there. It is yours alone: whoever has it can play your seat (the host can
         revoke it; asking for a new one replaces it).
@@ -866,10 +866,10 @@ function SeatLink({ table, held }: { table: TableInfo; held: Held }) {
 
 /** The quick reactions, as their buttons show them. */
 const REACTIONS: [Reaction, string, string][] = [
-  [Reaction.LAUGH, "😂", "Laugh"],
+  [Reaction.LAUGH, "😂 Ha!", "Laugh"],
   [Reaction.LIAR, "🤥 Liar!", "Cry liar"],
-  [Reaction.APPLAUSE, "👏", "Applaud"],
-  [Reaction.WOW, "😮", "Gasp"],
+  [Reaction.APPLAUSE, "👏 Bravo", "Applaud"],
+  [Reaction.WOW, "😮 Wow", "Gasp"],
   [Reaction.GOOD_GAME, "🤝 GG", "Good game"],
 ];
 
@@ -923,7 +923,7 @@ function TalkPanel({ state, session, held }: { state: TableState; session: Sessi
             }}
           >
             {!seated && (
-              <input value={name} maxLength={24} placeholder="Your name" aria-label="Your name" onInput={(e) => setName(e.currentTarget.value)} />
+              <input value={name} maxLength={32} placeholder="Your name" aria-label="Your name" onInput={(e) => setName(e.currentTarget.value)} />
             )}
             <input value={text} maxLength={200} placeholder="Say something…" aria-label="Say something" onInput={(e) => setText(e.currentTarget.value)} />
             <button type="submit">Say</button>

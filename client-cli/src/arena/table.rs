@@ -20,6 +20,8 @@ pub(super) async fn play_one(
         seats: game.lineup.len() as u32,
         seed: Some(game.seed),
         host_only: true,
+        // Programs in every seat: no wait after a showdown.
+        reveal_pause_millis: Some(0),
         ..template.clone()
     };
     let key = match client.create(request).await {

@@ -64,7 +64,8 @@ impl AtTable {
             "say" if original_rest.is_empty() => self.out.line("Write it as `say nice bluff!`."),
             "say" => self.say(original_rest, pb::Reaction::None, session).await,
             "laugh" | "lol" => self.say("", pb::Reaction::Laugh, session).await,
-            "liar" | "liar!" => self.say("", pb::Reaction::Liar, session).await,
+            // `liar` alone is a challenge, as the calls have it: the reaction has its "!".
+            "liar!" => self.say("", pb::Reaction::Liar, session).await,
             "clap" | "applause" | "applaud" => self.say("", pb::Reaction::Applause, session).await,
             "wow" => self.say("", pb::Reaction::Wow, session).await,
             "gg" => self.say("", pb::Reaction::GoodGame, session).await,
@@ -145,6 +146,10 @@ impl AtTable {
             self.out.line("You are watching: spectators make no calls.");
             return;
         };
+        if self.between_rounds.is_some() {
+            self.out.line("The next round has not begun: everyone is looking at the reveal. Press Enter when you have seen it.");
+            return;
+        }
         let Some(prompt) = &self.prompt else {
             let turn = self.view.as_ref().and_then(|v| v.turn);
             let whose = match turn.and_then(|t| self.players.get(t)) {
@@ -196,19 +201,15 @@ impl AtTable {
             "start" => client.start(&key).await.map(|_| "The game begins.".to_string()),
             "bot" => {
                 let kind = if rest.is_empty() { "odds" } else { rest };
-                client.add_bot(&key, kind).await.map(|_| format!("A bot ({kind}) sits down."))
+                // The table says who sat down, in its own words, to everyone.
+                client.add_bot(&key, kind).await.map(|_| String::new())
             }
             "set" => match original_rest.split_once('=') {
-                Some((path, value)) => {
-                    let changed = client
-                        .change_settings(&key, vec![(path.trim().to_string(), value.trim().to_string())])
-                        .await;
-                    // The table's update brings these rules back: this player knows already.
-                    if let Ok(info) = &changed {
-                        self.own_rules = dudo_client::rules_of(info).ok().map(|r| safe_rules(Arc::new(r)));
-                    }
-                    changed.map(|_| format!("{} is now {}.", path.trim(), value.trim()))
-                }
+                // The table says what changed, in words, to everyone.
+                Some((path, value)) => client
+                    .change_settings(&key, vec![(path.trim().to_string(), value.trim().to_string())])
+                    .await
+                    .map(|_| String::new()),
                 None => Ok("Write it as `set FIELD=VALUE`, as in `set dice.faces=8`.".to_string()),
             },
             "remove" => match rest.parse::<u32>() {

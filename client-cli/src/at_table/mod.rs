@@ -36,7 +36,7 @@ const HELP: &[&str] = &[
     "Tab completes the calls you may make now.",
     "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
     "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT` (the seat's number, as `who` and `status` show it), `reset`, `again`.",
-    "Talk: `say …` for a line everyone sees; `laugh`, `liar`, `clap`, `wow`, `gg` for a quick reaction.",
+    "Talk: `say …` for a line everyone sees; `laugh`, `liar!`, `clap`, `wow`, `gg` for a quick reaction (`liar` alone challenges).",
     "After a showdown the next round waits a few seconds so everyone sees who lost: Enter (or `next`) says you have seen it.",
     "Host: `pause` stops every clock and holds the game (anyone may `resume` after 5 minutes); `mute SEAT`, `unmute SEAT`; `revoke SEAT` makes a seat's rejoin link stop working.",
     "Another device: `link` shows your seat's own rejoin link (keep it to yourself): open it in a browser, or `dudo join LINK` in a terminal.",
@@ -99,9 +99,6 @@ pub struct AtTable {
     /// waiting that follows is not told again. Spectators have no such notice: for them the
     /// table's going back to waiting says it.
     reset_noted: bool,
-    /// The rules this player's own `set` made, as the server answered: when the table's
-    /// update brings them, they are not told back to the one who typed them.
-    own_rules: Option<Arc<RuleSet>>,
     /// The table is `dudo play`'s: bots fill every other seat, so nobody else joins and there
     /// are no host's instructions to give.
     solo: bool,
@@ -394,7 +391,6 @@ pub async fn sit_at(
         unseated: None,
         resetting: false,
         reset_noted: false,
-        own_rules: None,
         solo: setup.is_some(),
         shown: false,
         asked: 0,

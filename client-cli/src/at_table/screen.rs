@@ -15,7 +15,7 @@ impl AtTable {
         let rules = safe_rules(rules);
         // A table seen before: what the host changed in it is news to everyone else.
         if !self.table.id.is_empty() {
-            self.tell_changes(&table, &rules);
+            self.tell_changes(&table);
         }
         let before: Vec<String> = self.players.clone();
         let players: Vec<String> = table.players.iter().map(|p| p.name.clone()).collect();
@@ -40,8 +40,9 @@ impl AtTable {
         self.table = table;
     }
 
-    /// Says what the host changed: the rules (before the start), or the table reset to waiting.
-    pub(super) fn tell_changes(&mut self, table: &pb::TableInfo, rules: &Arc<RuleSet>) {
+    /// Says what the host changed: the table reset to waiting (the rules' changes are the
+    /// table's own lines).
+    pub(super) fn tell_changes(&mut self, table: &pb::TableInfo) {
         let waiting = pb::TableState::Waiting as i32;
         let noted = std::mem::take(&mut self.reset_noted);
         if self.table.state != waiting
@@ -51,14 +52,6 @@ impl AtTable {
         {
             self.out.line(self.style.dim("The host reset the table: back to waiting, same seats and rules."));
         }
-        let changes = render::rule_changes(&self.rules, rules);
-        // This player's own `set` was answered already.
-        if changes.is_empty() || self.own_rules.take().is_some_and(|own| *own == **rules) {
-            return;
-        }
-        // The host's seat hears of a change made from its other terminal (`dudo host`).
-        let who = if self.key.is_some() && self.me() == Some(self.host()) { "You" } else { "The host" };
-        self.out.line(self.style.yellow(&format!("{who} changed {}.", render::and_list(&changes))));
     }
 
     /// The names the board shows: each with its presence mark ("Ben (away 2 min)").
@@ -249,6 +242,8 @@ impl AtTable {
                 }
             }
             Update::Prompt(p) => {
+                // Asked to play: the wait after a showdown is over.
+                self.between_rounds = None;
                 if self.answered != Some(p.last_seq) {
                     self.in_flight = false;
                 }
@@ -274,6 +269,15 @@ impl AtTable {
                 for line in &lines {
                     self.out.line(self.talk_line(line));
                 }
+            }
+            // A line that could not be said: no move of ours was refused.
+            Update::Rejected { reason, code, .. }
+                if matches!(
+                    code.as_str(),
+                    "bad_chat" | "muted" | "chat_rate_limited" | "spectators_may_not_chat"
+                ) =>
+            {
+                self.out.line(self.style.red(&format!("Not said: {}", safe(&reason))));
             }
             Update::Rejected { reason, code, .. } => {
                 self.in_flight = false;
@@ -396,7 +400,9 @@ impl AtTable {
             let offers = self.offers(&p);
             if !offers.is_empty() {
                 let left = match p.call_window.and_then(|d| d.duration_since(SystemTime::now()).ok()) {
-                    Some(left) => format!("; the bid stands by itself in {} s", left.as_millis().div_ceil(1000)),
+                    Some(left) => {
+                        format!("; the bid stands by itself in {} s", left.as_millis().div_ceil(1000))
+                    }
                     None => String::new(),
                 };
                 self.asked += 1;

@@ -185,56 +185,6 @@ pub fn names_for(players: &[String], me: Option<usize>) -> Vec<String> {
         .collect()
 }
 
-/// What changed from `old` to `new`, a `FIELD to VALUE` for each field, named by the paths
-/// `set FIELD=VALUE` takes (`dice.faces to 8`): a host's changes, as the others are told them.
-pub fn rule_changes(old: &RuleSet, new: &RuleSet) -> Vec<String> {
-    use serde_json::Value;
-    fn text(value: &Value) -> String {
-        match value {
-            Value::String(s) => s.clone(),
-            Value::Null => "none".into(),
-            other => other.to_string(),
-        }
-    }
-    fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
-        if old == new {
-            return;
-        }
-        let at = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
-        match (old, new) {
-            (Value::Object(o), Value::Object(n)) => {
-                for (key, value) in n {
-                    diff(&at(key), o.get(key).unwrap_or(&Value::Null), value, out);
-                }
-                for key in o.keys().filter(|k| !n.contains_key(*k)) {
-                    out.push(format!("{} to none", at(key)));
-                }
-            }
-            // A rule that became one with fields of its own (`game_end.points`): each field.
-            (_, Value::Object(n)) => {
-                for (key, value) in n {
-                    diff(&at(key), &Value::Null, value, out);
-                }
-            }
-            _ => out.push(format!("{path} to {}", text(new))),
-        }
-    }
-    let (Ok(old), Ok(new)) = (serde_json::to_value(old), serde_json::to_value(new)) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    diff("", &old, &new, &mut out);
-    out.into_iter().map(|c| safe(&c).into_owned()).collect()
-}
-
-/// "a", "a and b", "a, b and c".
-pub fn and_list(items: &[String]) -> String {
-    match items.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => items.concat(),
-    }
-}
-
 fn known(dice: &[u8]) -> Vec<Option<u8>> {
     dice.iter().map(|&d| Some(d)).collect()
 }

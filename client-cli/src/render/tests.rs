@@ -112,21 +112,6 @@ fn the_status_numbers_each_seat_and_keeps_its_columns_in_line() {
 }
 
 #[test]
-fn a_rule_change_is_told_by_the_paths_set_takes() {
-    let fibbing = dudo_rules::presets::fibbing();
-    assert!(rule_changes(&fibbing, &fibbing).is_empty());
-    let eight = dudo_rules::presets::with_setting(fibbing.clone(), "dice.faces", "8").unwrap();
-    assert_eq!(rule_changes(&fibbing, &eight), ["dice.faces to 8"]);
-    let both = dudo_rules::presets::with_setting(eight, "dice.start", "3").unwrap();
-    let changes = rule_changes(&fibbing, &both);
-    // The most dice moves with the start where they were the same (see `with_setting`).
-    assert_eq!(and_list(&changes), "dice.faces to 8, dice.max to 3 and dice.start to 3");
-    // The engine refuses such a name now; an older or hostile server might still send one.
-    let named = dudo_rules::RuleSet { name: "Ours\nfake line".into(), ..fibbing.clone() };
-    assert_eq!(rule_changes(&fibbing, &named), ["name to Ours\\u{a}fake line"]);
-}
-
-#[test]
 fn the_servers_words_are_shown_made_safe() {
     let names = vec!["Ann".to_string(), "Ben (you)".to_string()];
     let event = TableEvent::Game(dudo_rules::Event {

@@ -469,7 +469,10 @@ fn pacing(req: &pb::CreateTableRequest, default: DefaultClock) -> Result<table::
             "call_window_millis: 0 (until all have answered) or from {MIN_CALL_WINDOW_MILLIS} to {MAX_CALL_WINDOW_MILLIS}, not {call_window_millis}"
         )));
     }
-    let reveal_pause_millis = req.reveal_pause_millis.unwrap_or(default.reveal_pause_millis);
+    // The server's default is held to the same bound: a flag set too high cannot refuse every table.
+    let reveal_pause_millis = req
+        .reveal_pause_millis
+        .unwrap_or(default.reveal_pause_millis.min(table::pause::LONGEST_REVEAL_MILLIS));
     if reveal_pause_millis > table::pause::LONGEST_REVEAL_MILLIS {
         return Err(bad_request(format!(
             "reveal_pause_millis: 0 (at once) to {}, not {reveal_pause_millis}",

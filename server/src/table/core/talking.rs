@@ -119,7 +119,10 @@ impl TableCore {
                     _ => format!("{name} left the table."),
                 })
             }
-            Input::Reset if self.game.as_ref().is_some_and(|g| !g.is_over()) => {
+            // A pause that ran its longest says so itself.
+            Input::Reset
+                if self.game.as_ref().is_some_and(|g| !g.is_over()) && self.pauses.host().is_none() =>
+            {
                 Some(format!("{host} ended the game in play; the table waits for the next one."))
             }
             Input::Paused { by, .. } => Some(format!("{by} paused the game.")),

@@ -204,7 +204,7 @@ export type SayRequest = Message<"dudo.v1.SayRequest"> & {
   reaction: Reaction;
 
   /**
-   * A spectator's name (without a seat token); at most 24 characters.
+   * A spectator's name (without a seat token), checked as a seat's is: at most 32 characters.
    *
    * @generated from field: string name = 4;
    */
