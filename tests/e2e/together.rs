@@ -194,10 +194,10 @@ async fn a_line_arrives(ana: &Client, key: &SeatKey, ben: &mut Session) {
     ana.say(Some(key), &key.table, "", "", pb::Reaction::Laugh).await.unwrap();
     let mut heard = Vec::new();
     while heard.len() < 2 {
-        if let Update::Line(line) = next(ben).await {
-            if line.name == "Ana" {
-                heard.push(line.text);
-            }
+        if let Update::Line(line) = next(ben).await
+            && line.name == "Ana"
+        {
+            heard.push(line.text);
         }
     }
     assert_eq!(heard, ["good luck!", "laughs"]);
