@@ -432,11 +432,11 @@ impl Table {
             Command::NextRound { token, reply } => {
                 let now = self.now();
                 let result = self.core.seats().seat_of(&token).and_then(|seat| self.core.next_round(seat));
-                if let Ok(true) = result {
-                    self.core.settle(now);
-                } else if result.is_ok() {
-                    // Who is ready shows on every stream.
-                    self.core.tell_streams(now);
+                match result {
+                    Ok(core::Ready::RoundGoesOn) => self.core.settle(now),
+                    // Who has seen the reveal shows on every stream.
+                    Ok(core::Ready::Noted) => self.core.tell_streams(now),
+                    Ok(core::Ready::Already) | Err(_) => {}
                 }
                 self.reply(reply, result.map(|_| ()));
             }

@@ -29,6 +29,9 @@ pub struct Pauses {
     reveal: Option<RevealWait>,
     /// The host's pause, while it lasts.
     host: Option<HostPause>,
+    /// How long this game was paused before the pause in force (ms): the longest pause
+    /// counts them all, so pausing again at once after a resume cannot hold a game for ever.
+    paused_before: i64,
 }
 
 #[derive(Debug)]
@@ -123,20 +126,30 @@ impl Pauses {
         self.host = Some(pause);
     }
 
-    pub fn resume(&mut self) {
-        self.host = None;
+    /// The pause ends at `now` (Unix ms).
+    pub fn resume(&mut self, now: i64) {
+        if let Some(p) = self.host.take() {
+            self.paused_before = self.paused_before.saturating_add(now.saturating_sub(p.since).max(0));
+        }
     }
 
     /// A new game, or none: no wait carries over.
     pub fn clear(&mut self) {
         self.reveal = None;
         self.host = None;
+        self.paused_before = 0;
+    }
+
+    /// When the pause in force ends the game (Unix ms): the game's pauses together last
+    /// [`LONGEST_PAUSE_MILLIS`] at most.
+    fn ends_at(&self, p: &HostPause) -> i64 {
+        p.since.saturating_add(LONGEST_PAUSE_MILLIS.saturating_sub(self.paused_before).max(0))
     }
 
     /// When the host's pause ends the game (monotonic), as seen at `now_wall`, `now_mono`.
     pub fn pause_ends(&self, now_wall: i64, now_mono: Duration) -> Option<Duration> {
         let p = self.host.as_ref()?;
-        let left = p.since.saturating_add(LONGEST_PAUSE_MILLIS).saturating_sub(now_wall).max(0);
+        let left = self.ends_at(p).saturating_sub(now_wall).max(0);
         Some(now_mono + Duration::from_millis(u64::try_from(left).unwrap_or(0)))
     }
 
@@ -153,7 +166,7 @@ impl Pauses {
             by: p.by.clone(),
             since_unix_millis: at(0),
             anyone_resumes_unix_millis: at(ANYONE_RESUMES_AFTER_MILLIS),
-            ends_unix_millis: at(LONGEST_PAUSE_MILLIS),
+            ends_unix_millis: u64::try_from(self.ends_at(p)).unwrap_or(0),
         })
     }
 }
@@ -196,7 +209,11 @@ mod tests {
         assert_eq!(p.pause_ends(i64::MAX, Duration::ZERO), Some(Duration::ZERO), "past its end: now");
         let wire = p.to_wire().unwrap_or_default();
         assert_eq!((wire.by.as_str(), wire.since_unix_millis), ("Ana", 10_000));
-        p.resume();
+        p.resume(70_000);
         assert!(!p.hold_play() && p.to_wire().is_none());
+        // Paused again at once: the minute already paused counts.
+        p.pause(HostPause { by: "Ana".into(), since: 70_001 });
+        let ends = p.to_wire().unwrap_or_default().ends_unix_millis;
+        assert_eq!(ends, 70_001 + LONGEST_PAUSE_MILLIS as u64 - 60_000);
     }
 }

@@ -270,14 +270,16 @@ impl Seats {
         Ok(())
     }
 
-    /// A device took the seat with its link.
-    pub fn add_device(&mut self, seat: Seat, hash: [u8; 32]) -> Result<(), TableError> {
+    /// A device took the seat with its link; true when the oldest device's token went to
+    /// make room (its streams must end: they still read the seat's dice).
+    pub fn add_device(&mut self, seat: Seat, hash: [u8; 32]) -> Result<bool, TableError> {
         let slot = self.person_mut(seat)?;
-        if slot.devices.len() >= MOST_DEVICES {
+        let full = slot.devices.len() >= MOST_DEVICES;
+        if full {
             slot.devices.remove(0);
         }
         slot.devices.push(hash);
-        Ok(())
+        Ok(full)
     }
 
     /// The seat's link, and the devices that took the seat with it, no longer answer.

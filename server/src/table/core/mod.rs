@@ -46,6 +46,7 @@ mod turns;
 
 use leaving::Departures;
 
+pub use pausing::Ready;
 pub use stalling::Stalling;
 
 /// How a table is paced: its turn clock, how long its bots think, and how long seats have
@@ -341,7 +342,7 @@ impl TableCore {
             Input::Paused { by, at } => self.pause(by, at, now)?,
             Input::Resumed { by } => self.resume(by, now)?,
             Input::SeatLinkMade { seat, secret_hash } => self.seats.set_link(seat, secret_hash)?,
-            Input::SeatLinked { seat, token_hash } => self.seats.add_device(seat, token_hash)?,
+            Input::SeatLinked { seat, token_hash } => self.linked(seat, token_hash)?,
             Input::SeatLinkRevoked { seat } => self.revoke_link(seat, now)?,
         }
         self.journal.record(now.wall, entry);

@@ -9,6 +9,17 @@ use dudo_proto::v1 as pb;
 use dudo_rules::{Event, EventKind, Game, Seat, Viewer};
 
 use super::TableCore;
+
+/// What a seat's "next" changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ready {
+    /// It had said it already.
+    Already,
+    /// It is noted: who has seen the reveal shows on every stream.
+    Noted,
+    /// It was the last: the next round goes on.
+    RoundGoesOn,
+}
 use crate::table::clock::Now;
 use crate::table::error::TableError;
 use crate::table::journal::Input;
@@ -43,11 +54,11 @@ impl TableCore {
 
     /// The game goes on (apply's `Resumed`). Nobody away during the pause is taken out for
     /// it: the rounds a seat must be away for are counted again from here.
-    pub(super) fn resume(&mut self, _by: String, _now: Now) -> Result<(), TableError> {
+    pub(super) fn resume(&mut self, _by: String, now: Now) -> Result<(), TableError> {
         if self.pauses.host().is_none() {
             return Err(TableError::NotPaused);
         }
-        self.pauses.resume();
+        self.pauses.resume(now.wall);
         self.departures.pause_over();
         Ok(())
     }
@@ -58,6 +69,16 @@ impl TableCore {
     pub(super) fn revoke_link(&mut self, seat: Seat, _now: Now) -> Result<(), TableError> {
         self.seats.revoke_link(seat)?;
         self.log.end_seat(seat, StreamEnd::Reseated(pb::reseated::Why::Relinked));
+        Ok(())
+    }
+
+    /// A device took `seat` with its link (apply's `SeatLinked`). When that pushed out the
+    /// oldest device, the seat's streams are told to reconnect, so the one whose token no
+    /// longer answers stops reading the seat's dice.
+    pub(super) fn linked(&mut self, seat: Seat, token_hash: [u8; 32]) -> Result<(), TableError> {
+        if self.seats.add_device(seat, token_hash)? {
+            self.log.end_seat(seat, StreamEnd::Reseated(pb::reseated::Why::Relinked));
+        }
         Ok(())
     }
 
@@ -84,16 +105,20 @@ impl TableCore {
 
     /// `seat` says "next" after a showdown: the next round goes on once everyone here has.
     /// True when it did (the table settles).
-    pub fn next_round(&mut self, seat: Seat) -> Result<bool, TableError> {
+    /// `seat` says "next" after a showdown: what it changed (nothing, for a seat that had
+    /// said it: a flood of them tells nobody anything).
+    pub fn next_round(&mut self, seat: Seat) -> Result<Ready, TableError> {
         if !self.pauses.between_rounds() {
             return Err(TableError::NotBetweenRounds);
         }
-        self.pauses.ready(seat);
+        if !self.pauses.ready(seat) {
+            return Ok(Ready::Already);
+        }
         if self.pauses.all_ready(self.people_here().into_iter()) {
             self.pauses.end_reveal();
-            return Ok(true);
+            return Ok(Ready::RoundGoesOn);
         }
-        Ok(false)
+        Ok(Ready::Noted)
     }
 
     /// When the wait after a showdown ends by itself (monotonic).

@@ -57,8 +57,10 @@ fn after_a_showdown_the_next_round_waits_with_no_clock_until_everyone_says_next(
         });
         assert_eq!(turn.and_then(|t| t.next_round_unix_millis), Some(at(7).wall as u64));
     }
-    assert!(!core.next_round(0).unwrap(), "one of two has seen it");
-    assert!(core.next_round(1).unwrap(), "both have: the round goes on");
+    use crate::table::core::Ready;
+    assert_eq!(core.next_round(0), Ok(Ready::Noted), "one of two has seen it");
+    assert_eq!(core.next_round(0), Ok(Ready::Already), "said again, it changes nothing");
+    assert_eq!(core.next_round(1), Ok(Ready::RoundGoesOn), "both have: the round goes on");
     core.settle(at(4));
     assert!(core.deadline().is_some(), "the clock runs again");
     assert_eq!(core.next_round(0), Err(TableError::NotBetweenRounds));
@@ -230,6 +232,27 @@ fn a_seat_is_taken_back_with_its_link_until_the_host_revokes_it() {
         .into_iter()
         .any(|d| matches!(d, Delivery::End(StreamEnd::Reseated(pb::reseated::Why::Relinked))));
     assert!(ended, "the seat's streams are told to reconnect");
+}
+
+/// A fifth device pushes the oldest out: its token no longer answers, and the seat's streams
+/// are told to reconnect, so the pushed-out one stops reading the seat's dice.
+#[test]
+fn a_device_pushed_out_by_a_fifth_stops_reading_the_seat() {
+    let (mut core, _ana, ben) = two_people(0);
+    for n in 0..4 {
+        core.apply(Input::SeatLinked { seat: 1, token_hash: token_hash(&format!("device {n}")) }, at(2))
+            .unwrap();
+    }
+    core.deliver();
+    ben.take();
+    let oldest = watch(&mut core, Some("device 0"), None, at(3));
+    oldest.take();
+    core.apply(Input::SeatLinked { seat: 1, token_hash: token_hash("device 4") }, at(4)).unwrap();
+    core.deliver();
+    assert_eq!(core.seats().seat_of("device 0"), Err(TableError::NotSeated));
+    assert_eq!(core.seats().seat_of("device 4"), Ok(1));
+    let ended = oldest.take().into_iter().any(|d| matches!(d, Delivery::End(StreamEnd::Reseated(_))));
+    assert!(ended, "the pushed-out device's stream ends");
 }
 
 #[test]
