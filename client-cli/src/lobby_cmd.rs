@@ -51,6 +51,14 @@ pub struct CreateArgs {
     /// than the move clock (--clock), or 30 s without one.
     #[arg(long, default_value_t = 3000, value_parser = crate::net::call_window_ms)]
     pub call_window_ms: u32,
+    /// After each showdown, how long the next round waits for everyone to see the reveal, in
+    /// seconds (0 to 30; each player's `next` ends it sooner). The server's default (5 s)
+    /// unless given.
+    #[arg(long, value_parser = crate::net::reveal_wait_secs)]
+    pub reveal_wait: Option<u32>,
+    /// Let spectators talk at the table (they only watch unless this is given).
+    #[arg(long)]
+    pub spectators_chat: bool,
     /// Print the join code and leave the table waiting instead of sitting at it.
     #[arg(long)]
     pub detach: bool,
@@ -254,6 +262,8 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         time_bank_millis: args.time_bank.unwrap_or(0).saturating_mul(1000),
         bot_think_millis: args.bot_think_ms,
         call_window_millis: Some(args.call_window_ms),
+        reveal_pause_millis: args.reveal_wait.map(|s| s * 1000),
+        spectators_chat: args.spectators_chat,
         rating_pool: if args.ranked { "ranked".into() } else { String::new() },
         host_only: args.host_only,
         ..args.rules.request()?
@@ -296,14 +306,10 @@ pub fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 pub fn join(args: JoinArgs) -> anyhow::Result<ExitCode> {
     let mut args = args;
     // A seat's own rejoin link (`link` at the table): that seat, taken back on this device.
-    let rejoin = match args.table.split_once("#rejoin=") {
-        Some((table, secret)) => {
-            let secret = secret.to_string();
-            args.table = table.to_string();
-            Some(secret)
-        }
-        None => None,
-    };
+    let rejoin = dudo_client::dudo_proto::link::rejoin(&args.table).map(str::to_string);
+    if rejoin.is_some() {
+        args.table = args.table.split('#').next().unwrap_or_default().to_string();
+    }
     args.server = args.server.for_table(&mut args.table);
     if let Some(secret) = rejoin {
         let server = args.server.server.clone();

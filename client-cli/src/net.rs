@@ -219,6 +219,13 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 /// `--call-window-ms`: 0, or 100 to 60,000 milliseconds (what the server takes).
+pub fn reveal_wait_secs(value: &str) -> Result<u32, String> {
+    match value.trim().parse::<u32>() {
+        Ok(secs) if secs <= 30 => Ok(secs),
+        _ => Err(format!("0 (the next round at once) to 30 seconds, not {value:?}")),
+    }
+}
+
 pub fn call_window_ms(value: &str) -> Result<u32, String> {
     match value.trim().parse::<u32>() {
         Ok(ms) if ms == 0 || (100..=60_000).contains(&ms) => Ok(ms),

@@ -24,7 +24,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 pub use dudo_proto;
 pub use dudo_proto::TableEvent;
 pub use dudo_rules as rules;
-pub use session::{Prompt, Reseat, Session, Update};
+pub use session::{Prompt, Reseat, Session, Told, Update, in_order};
 /// gRPC status codes, to tell refusals apart ([`ClientError::code`]).
 pub use tonic::{Code, Streaming};
 
@@ -447,7 +447,7 @@ impl Client {
 
     /// Takes a seat back on this device with its rejoin link (the link, or its secret).
     pub async fn rejoin(&self, table: &str, link: &str) -> Result<SeatKey, ClientError> {
-        let rejoin = link.rsplit_once("#rejoin=").map_or(link, |(_, secret)| secret).to_string();
+        let rejoin = dudo_proto::link::rejoin(link).unwrap_or(link).to_string();
         let request = pb::JoinTableRequest { table: table.into(), rejoin, ..Default::default() };
         SeatKey::from_joined(self.lobby.clone().join_table(request).await?.into_inner())
     }

@@ -130,7 +130,7 @@ pub enum Update {
     Line(pb::TableLine),
     /// The story so far, once after a new stream's snapshot: this game's events the seat may
     /// see (each already in the snapshot's view: show them as the log, never apply them),
-    /// then the table's last lines of talk.
+    /// and the table's last lines of talk ([`in_order`] puts them together as they happened).
     Story {
         events: Vec<(u64, TableEvent, String)>,
         lines: Vec<pb::TableLine>,
@@ -494,4 +494,54 @@ fn read(update: pb::PlayUpdate, state: &mut Stream) -> Option<Result<Update, con
         })
     })();
     Some(result)
+}
+
+/// One entry of the story so far, in the order it happened.
+#[derive(Debug, PartialEq)]
+pub enum Told<'a> {
+    /// A game event: its sequence number, the event and its words.
+    Event(&'a (u64, TableEvent, String)),
+    Line(&'a pb::TableLine),
+}
+
+/// The story's events and lines as they happened: each line after the event it was said
+/// after (its `after_seq`).
+pub fn in_order<'a>(events: &'a [(u64, TableEvent, String)], lines: &'a [pb::TableLine]) -> Vec<Told<'a>> {
+    let mut told = Vec::with_capacity(events.len() + lines.len());
+    let mut lines = lines.iter().peekable();
+    for event in events {
+        while let Some(line) = lines.next_if(|l| l.after_seq < event.0) {
+            told.push(Told::Line(line));
+        }
+        told.push(Told::Event(event));
+    }
+    told.extend(lines.map(Told::Line));
+    told
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_story_reads_in_the_order_it_happened() {
+        let event = |seq: u64| {
+            (seq, TableEvent::CallWindowLapsed { seats: vec![], cut_short: vec![] }, format!("event {seq}"))
+        };
+        let line = |after_seq: u64| pb::TableLine {
+            after_seq,
+            text: format!("after {after_seq}"),
+            ..Default::default()
+        };
+        let events = [event(1), event(2), event(3)];
+        let lines = [line(0), line(2), line(2), line(9)];
+        let said: Vec<String> = in_order(&events, &lines)
+            .into_iter()
+            .map(|t| match t {
+                Told::Event((_, _, text)) => text.clone(),
+                Told::Line(l) => l.text.clone(),
+            })
+            .collect();
+        assert_eq!(said, ["after 0", "event 1", "event 2", "after 2", "after 2", "event 3", "after 9"]);
+    }
 }

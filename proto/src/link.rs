@@ -35,12 +35,26 @@ pub fn parse(link: &str) -> Option<Link<'_>> {
     Some(Link { server, code })
 }
 
+/// The rejoin secret a seat's own link carries in its fragment (`…/t/CODE#rejoin=SECRET`),
+/// if it carries one.
+pub fn rejoin(link: &str) -> Option<&str> {
+    let (_, fragment) = link.trim().split_once('#')?;
+    fragment.split('&').find_map(|part| part.strip_prefix("rejoin=")).filter(|s| !s.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn code(link: &str) -> Option<&str> {
         parse(link).map(|l| l.code)
+    }
+
+    #[test]
+    fn a_seat_link_carries_its_rejoin_secret_in_its_fragment() {
+        assert_eq!(rejoin("http://h/t/ABCDEF#rejoin=s3cret"), Some("s3cret"));
+        assert_eq!(rejoin("http://h/t/ABCDEF"), None);
+        assert_eq!(rejoin("http://h/t/ABCDEF#rejoin="), None);
     }
 
     #[test]

@@ -85,6 +85,7 @@ pub const CODES: &[&str] = &[
     "between_rounds",
     "not_between_rounds",
     "no_such_link",
+    "bot_seat",
     // Accounts (AccountError::code).
     "no_accounts",
     "name_taken",

@@ -259,3 +259,57 @@ async fn a_latecomer_sees_the_story_so_far_then_the_live_game() {
     assert!(events.iter().all(|(_, _, text)| !text.is_empty()), "each in words");
     assert!(lines.iter().any(|l| l.text.contains("added")), "the table's news too: {lines:?}");
 }
+
+#[tokio::test]
+async fn the_hosts_calls_are_paced_and_name_what_they_refuse() {
+    let addr = crate::serve().await;
+    let ana = Client::connect(&addr).await.unwrap();
+    let request = pb::CreateTableRequest {
+        name: "Ana".into(),
+        seats: 3,
+        reveal_pause_millis: Some(0),
+        move_millis: Some(0),
+        spectators_chat: true,
+        ..Default::default()
+    };
+    let key = ana.create(request).await.unwrap();
+    let ben = Client::connect(&addr).await.unwrap();
+    let ben_key = ben.join(&key.info.join_code, "Ben").await.unwrap();
+    let info = ana.add_bot(&key, "odds").await.unwrap();
+    // Muting a bot names the bot; letting speak one who may changes nothing, and says nothing.
+    let bot = ana.mute(&key, 2, true).await.unwrap_err();
+    assert_eq!(bot.refusal_code(), Some("bot_seat"));
+    assert!(bot.to_string().contains("a bot"), "{bot}");
+    ana.mute(&key, 1, false).await.unwrap();
+    // A spectator speaks under a name of its own: not a bot's without its kind, not the host's.
+    let bare = info.players[2].name.split(" (").next().unwrap_or_default().to_string();
+    for name in [bare.as_str(), "The host", "the table"] {
+        let refused = ana.say(None, &key.table, name, "hi", pb::Reaction::None).await.unwrap_err();
+        assert_eq!(refused.refusal_code(), Some("bad_name"), "{name}: {refused}");
+    }
+    // Zalgo and private-use characters are not plain text; emoji are.
+    let zalgo = "Z\u{0300}\u{0301}\u{0302}\u{0303}\u{0304}";
+    let refused = ana.say(Some(&key), &key.table, "", zalgo, pb::Reaction::None).await.unwrap_err();
+    assert_eq!(refused.refusal_code(), Some("bad_chat"));
+    ana.say(Some(&key), &key.table, "", "\u{2764}\u{FE0F}", pb::Reaction::None).await.unwrap();
+    // Ben's whole link pasted where a table goes takes his seat back, not a new one.
+    let link = ben.seat_link(&ben_key).await.unwrap();
+    let phone = Client::connect(&addr).await.unwrap();
+    let phone_key = phone.join(&link.link, "Ben's phone").await.unwrap();
+    assert_eq!(phone_key.seat, 1);
+    assert_eq!(ana.table(&key.table).await.unwrap().players.len(), 3, "no seat was added");
+    // Pausing and resuming in a loop is paced, with how long to wait.
+    ana.start(&key).await.unwrap();
+    let mut refused = None;
+    for n in 0..20 {
+        let call = if n % 2 == 0 { ana.pause(&key).await } else { ana.resume(&key).await };
+        if let Err(e) = call {
+            refused = Some((n, e));
+            break;
+        }
+    }
+    let (n, refused) = refused.expect("a pause loop is refused");
+    assert!(n >= 5, "a few at once are fine: refused after {n}");
+    assert_eq!(refused.refusal_code(), Some("rate_limited"), "{refused}");
+    assert!(refused.to_string().contains("pausing"), "{refused}");
+}

@@ -183,7 +183,7 @@ fn a_table_to_share_talk_a_pause_a_seat_link_and_the_reveals_wait() {
     p.send_line("pause").unwrap();
     p.exp_string("Ana paused the game.").unwrap();
     p.send_line("1 2s").unwrap();
-    p.exp_string("Ana has paused the game: moves wait").unwrap();
+    p.exp_string("the game is paused: moves wait").unwrap();
     p.send_line("resume").unwrap();
     p.exp_string("Ana resumed the game.").unwrap();
     // The prompt held through the pause stands: answered now.
@@ -435,7 +435,7 @@ fn friends_at_a_separate_server_create_join_host_watch_and_play() {
     );
     let mut guest = dudo_tty(&["join", &code, "--server", &addr, "--name", "Gus"], &guest_home, 300);
     wait_for(&mut guest, text("Waiting for the host"), 20);
-    wait_for(&mut host, text("Gus sits down"), 20);
+    wait_for(&mut host, text("Gus sat down"), 20);
 
     // The host's commands from a second terminal find the host's seat by the join code.
     let host_cmd = |args: &[&str]| {
@@ -443,7 +443,7 @@ fn friends_at_a_separate_server_create_join_host_watch_and_play() {
     };
     host_cmd(&["settings", "dice.start=3", "dice.max=3"]);
     host_cmd(&["add-bot", "random"]);
-    wait_for(&mut host, text("(random bot) sits down"), 20);
+    wait_for(&mut host, text("(random bot) at seat"), 20);
     // A guest holds no host seat: refused with a reason.
     let refused = Command::new(binary("dudo"))
         .args(["host", "--server", &addr, "--table", &code, "start"])
@@ -522,7 +522,7 @@ fn a_second_name_on_the_hosts_machine_is_a_seat_of_its_own_and_rejoining_shows_t
     let mut ana = dudo_tty(&["join", &code, "--server", &addr, "--name", "Ana"], &home, 300);
     let (said, _) = wait_for(&mut ana, text("You sit at seat 1"), 20);
     assert!(said.contains("Hana; Ana takes another"), "{said}");
-    wait_for(&mut host, text("Ana sits down"), 20);
+    wait_for(&mut host, text("Ana sat down"), 20);
     // Without a name, two seats held here: it says how to pick one.
     let which = Command::new(binary("dudo"))
         .args(["join", &code, "--server", &addr])
@@ -611,7 +611,7 @@ fn a_call_held_in_a_call_window_says_so_and_each_question_gets_its_own_answer() 
         p
     };
     let mut seats = [hana, join("Gus"), join("Ivy")];
-    wait_for(&mut seats[0], text("Ivy sits down at seat 2"), 30);
+    wait_for(&mut seats[0], text("Ivy sat down at seat 2"), 30);
     seats[0].send_line("start").unwrap();
     let (_, first) = wait_for(&mut seats[0], Needle::Regex(r"\w+ makes the first call"), 30);
     let mut names = ["Hana", "Gus", "Ivy"];
@@ -674,7 +674,7 @@ fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
     let mut gus =
         dudo_tty(&["join", &code, "--server", &addr, "--name", "Gus"], &temp_home("changes-gus"), 300);
     wait_for(&mut gus, text("Waiting for the host"), 30);
-    wait_for(&mut hana, text("Gus sits down at seat 1"), 30);
+    wait_for(&mut hana, text("Gus sat down at seat 1"), 30);
     let mut watcher = dudo_tty(&["watch", &code, "--server", &addr], &temp_home("changes-watch"), 300);
     wait_for(&mut watcher, text("At the table: seat 0 Hana (host), seat 1 Gus"), 30);
     // The seat numbers `remove SEAT` takes, in the table's own view.
@@ -697,7 +697,7 @@ fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
     wait_for(&mut gus, text(dice), 30);
     wait_for(&mut watcher, text(dice), 30);
     host_cmd(&["add-bot", "random"]);
-    wait_for(&mut watcher, Needle::Regex(r"\(random bot\) sits down at seat 2"), 30);
+    wait_for(&mut watcher, Needle::Regex(r"\(random bot\) at seat 2"), 30);
     let out = host_cmd(&["who"]);
     assert!(out.contains("seat 1 Gus, seat 2 ") && out.contains("(random bot)"), "{out}");
 
@@ -741,10 +741,7 @@ fn dudo_play_shows_every_bot_sitting_down_before_the_game_begins() {
         let before = p.exp_string("A game for 4 players begins").unwrap();
         assert!(before.contains("you and 3 bots"), "{before}");
         for seat in 1..=3 {
-            assert!(
-                before.contains(&format!("(odds bot) sits down at seat {seat}")),
-                "seat {seat}:\n{before}"
-            );
+            assert!(before.contains(&format!("(odds bot) at seat {seat}.")), "seat {seat}:\n{before}");
         }
         // Seen, the game is let go: under the load of eight games at once a line typed while
         // the first lines print is sometimes not read (a known problem of the line editor,
@@ -831,9 +828,9 @@ fn a_player_who_walks_away_is_seen_away_and_the_clock_plays_on_without_them() {
     let guest_home = temp_home("away-guest");
     let mut guest = dudo_tty(&["join", &code, "--server", &addr, "--name", "Gus"], &guest_home, 300);
     wait_for(&mut guest, text("Waiting for the host"), 20);
-    wait_for(&mut host, text("Gus sits down"), 20);
+    wait_for(&mut host, text("Gus sat down"), 20);
     host.send_line("bot odds").unwrap();
-    wait_for(&mut host, text("(odds bot) sits down"), 20);
+    wait_for(&mut host, text("(odds bot) at seat"), 20);
     host.send_line("start").unwrap();
     wait_for(&mut guest, text("Round 1"), 20);
     // Gus walks away: his terminal is gone.

@@ -55,6 +55,9 @@ function CreateForm({ presets }: { presets: Preset[] }) {
   const [options, setOptions] = useState<Options | undefined>();
   const [other, setOther] = useState("");
   const [clock, setClock] = useState(-1);
+  // -1: the server's own wait after each showdown (5 s unless it was set otherwise).
+  const [reveal, setReveal] = useState(-1);
+  const [spectatorsChat, setSpectatorsChat] = useState(false);
   const [error, setError] = useState<string>();
   useEffect(() => {
     if (!rules) return;
@@ -82,6 +85,8 @@ function CreateForm({ presets }: { presets: Preset[] }) {
             settings,
             moveMillis: clock < 0 ? undefined : clock * 1000,
             timeBankMillis: clock > 0 ? 60_000 : 0,
+            revealPauseMillis: reveal < 0 ? undefined : reveal * 1000,
+            spectatorsChat,
           });
           rememberName(name);
           const table = joined.table!;
@@ -116,6 +121,19 @@ function CreateForm({ presets }: { presets: Preset[] }) {
         />
       </label>
       <ClockChoice value={clock} set={setClock} />
+      <label>
+        After each reveal{" "}
+        <select value={reveal} onChange={(e) => setReveal(Number(e.currentTarget.value))}>
+          <option value={-1}>wait a few seconds for everyone to see it</option>
+          <option value={0}>go straight on</option>
+          <option value={10}>wait up to 10 s</option>
+          <option value={30}>wait up to 30 s</option>
+        </select>
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={spectatorsChat} onChange={(e) => setSpectatorsChat(e.currentTarget.checked)} /> People
+        watching may talk too
+      </label>
       {options && rules?.family === 0 && <HostOptions options={options} set={setOptions} rules={rules} />}
       <OtherRules value={other} set={setOther} />
       <button type="submit">Create the table</button>

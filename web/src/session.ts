@@ -287,9 +287,14 @@ export class Session {
         break;
       case "story": {
         // The story so far replaces what this page had kept: the server's is whole.
+        // Each line goes after the event it was said after: the evening in the order it happened.
         this.set({ lines: [], talk: [] });
-        for (const e of u.value.events) this.event(e);
-        for (const l of u.value.lines) this.said(l);
+        const lines = [...u.value.lines];
+        for (const e of u.value.events) {
+          while (lines.length > 0 && lines[0].afterSeq < e.seq) this.said(lines.shift()!);
+          this.event(e);
+        }
+        for (const l of lines) this.said(l);
         break;
       }
       case "clockWarning": {

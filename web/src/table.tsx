@@ -63,6 +63,7 @@ export function TablePage({ code }: { code: string }) {
   const [held, setHeld] = useState<Held | undefined>(() => (rejoinSecret() ? undefined : heldAt(code)));
   const [tableId, setTableId] = useState<string | undefined>(held?.table);
   const [error, setError] = useState<string>();
+  const [rejoinNote, setRejoinNote] = useState<string>();
   // Opened with a seat's own link: that seat, on this device (the secret leaves the address bar).
   useEffect(() => {
     const rejoin = rejoinSecret();
@@ -84,7 +85,17 @@ export function TablePage({ code }: { code: string }) {
         setHeld(mine);
         setTableId(info.id);
       })
-      .catch((e) => setError(say(e)));
+      .catch((e) => {
+        if (codeOf(e) !== "no_such_link") return setError(say(e));
+        // The table is there; the link is not a seat's any more: watch it, and say why.
+        setRejoinNote(
+          "This seat link no longer works: the host revoked it, or its seat made a newer one. You are watching; ask for a new link to play.",
+        );
+        lobby
+          .getTable({ table: code })
+          .then((t) => setTableId(t.id))
+          .catch((e2) => setError(say(e2)));
+      });
   }, [code]);
   useEffect(() => {
     if (tableId || rejoinSecret()) return;
@@ -132,6 +143,7 @@ export function TablePage({ code }: { code: string }) {
         </span>
       </header>
       {goneNote && <p role="alert" class="alert">{goneNote}</p>}
+      {rejoinNote && <p role="alert" class="alert">{rejoinNote}</p>}
       {gone && <p role="alert" class="alert">{gone}</p>}
       {table.seeded && (
         <p class="alert">This table was made with a seed: whoever knows it can work out every cup. Fine for practice, not for play that counts.</p>
@@ -291,7 +303,8 @@ function Seats({ state, held }: { state: TableState; held?: Held }) {
       {table.players.map((p) => {
         const pv = view?.players[p.seat];
         const marks = [
-          view?.turn === p.seat ? "to move" : "",
+          // While the next round waits (or the game is paused) nobody is to move.
+          view?.turn === p.seat && state.nextRound === undefined && !table.pause ? "to move" : "",
           table.host === p.seat ? "host" : "",
           presence(p, now),
           view && view.starter === p.seat && !view.over ? (game ? "started the hand" : "started the round") : "",
@@ -736,7 +749,9 @@ function NextRound({ state, session, held, name }: { state: TableState; session:
   const secs = Math.max(0, Math.ceil((state.nextRound! - now) / 1000));
   const seen = held?.seated && state.seat !== undefined && state.ready.includes(state.seat);
   const people = state.table?.players.filter((p) => !p.bot && !p.left && p.connected) ?? [];
-  const waitingFor = people.filter((p) => !state.ready.includes(p.seat)).map((p) => p.name);
+  const waitingFor = people
+    .filter((p) => !state.ready.includes(p.seat))
+    .map((p) => (held?.seated && p.seat === state.seat ? "you" : p.name));
   return (
     <div class="next-round" aria-live="polite">
       <p>
@@ -748,7 +763,9 @@ function NextRound({ state, session, held, name }: { state: TableState; session:
           {seen ? "Seen: waiting for the others" : "Next round"}
         </button>
       )}
-      {state.ready.length > 0 && <p class="summary">Seen by {state.ready.map(name).join(", ")}.</p>}
+      {state.ready.length > 0 && (
+        <p class="summary">Seen by {state.ready.map((s) => (held?.seated && s === state.seat ? "you" : name(s))).join(", ")}.</p>
+      )}
     </div>
   );
 }
@@ -765,7 +782,8 @@ function PauseBanner({ table, held, state }: { table: TableInfo; held?: Held; st
     <section class="paused panel" aria-live="polite" aria-label="Paused">
       <h2>Paused</h2>
       <p>
-        {p.by} paused the game at {at(p.sinceUnixMillis)}. No clock runs and nobody is taken out for being away.
+        {held?.seated && table.players.find((s) => s.seat === state.seat)?.name === p.by ? "You" : p.by} paused the game at{" "}
+        {at(p.sinceUnixMillis)}. No clock runs and nobody is taken out for being away.
         {anyone ? " Anyone may resume it now." : ` The host resumes it; from ${at(p.anyoneResumesUnixMillis)} anyone may.`} Unless it is
         resumed by {at(p.endsUnixMillis)}, the game ends.
       </p>
@@ -1050,11 +1068,13 @@ function HostPanel({ table, held, over }: { table: TableInfo; held: Held; over: 
           <button
             type="button"
             onClick={() => {
-              if (!confirm(`Revoke ${p.name}'s seat link? The devices that took the seat with it can no longer play it.`)) return;
+              const whose = p.seat === table.host ? "your own" : `${p.name}'s`;
+              if (!confirm(`Revoke ${whose} seat link? The devices that took the seat with it can no longer play it.`)) return;
               void run(() => lobby.revokeSeatLink({ table: table.id, seat: p.seat }, auth));
             }}
           >
-            Revoke {p.name}'s seat link ({p.linkedDevices} {p.linkedDevices === 1 ? "device" : "devices"})
+            Revoke {p.seat === table.host ? "your own" : `${p.name}'s`} seat link ({p.linkedDevices}{" "}
+            {p.linkedDevices === 1 ? "device" : "devices"})
           </button>
         ))}
       {table.players

@@ -86,8 +86,14 @@ impl AtTable {
                         self.host(),
                         self.style,
                     ));
-                    if let Some(p) = &self.prompt {
-                        self.out.line(render::hint(&p.legal, &self.rules, self.style));
+                    match self.waits() {
+                        // While play waits, nobody is to move: what it waits for instead.
+                        Some(waits) => self.out.line(self.style.cyan(&waits)),
+                        None => {
+                            if let Some(p) = &self.prompt {
+                                self.out.line(render::hint(&p.legal, &self.rules, self.style));
+                            }
+                        }
                     }
                 }
                 _ => self.out.lines(self.waiting_room()),

@@ -454,6 +454,9 @@ async fn at_the_table(
                     let said = if let Some(unseated) = me.unseated.filter(|_| gone) {
                         style.red(match unseated {
                             Reseat::Removed => "The host removed you from the table.",
+                            Reseat::Relinked => {
+                                "The host revoked the link this device took the seat with: it no longer holds the seat (`dudo watch` still shows the table)."
+                            }
                             Reseat::Away => {
                                 "You were taken out of the game: away for a whole round, or out of time twice in a row."
                             }

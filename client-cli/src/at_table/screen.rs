@@ -17,18 +17,13 @@ impl AtTable {
         if !self.table.id.is_empty() {
             self.tell_changes(&table);
         }
-        let before: Vec<String> = self.players.clone();
-        let players: Vec<String> = table.players.iter().map(|p| p.name.clone()).collect();
-        if !before.is_empty() && table.state == pb::TableState::Waiting as i32 {
-            for (s, p) in table.players.iter().enumerate() {
-                if before.get(s) != Some(&p.name) && !before.contains(&p.name) {
-                    self.out.line(format!("{} sits down at seat {}", p.name, p.seat));
-                }
-            }
-            for name in before.iter().filter(|n| !players.contains(n)) {
-                self.out.line(format!("{name} leaves the table"));
-            }
+        // A prompt held through a pause is in force again once the game is resumed: drawn
+        // again when the table sends it (it is the same prompt, otherwise said only once).
+        if self.table.pause.is_some() && table.pause.is_none() {
+            self.prompt = None;
         }
+        // Who sat down or left is the table's own line (`Update::Line`), said once.
+        let players: Vec<String> = table.players.iter().map(|p| p.name.clone()).collect();
         if !self.table.id.is_empty() {
             for line in crate::presence::changes(&self.table, &table) {
                 self.out.line(self.style.dim(&line));
@@ -137,6 +132,44 @@ impl AtTable {
                 }
             }
         }
+    }
+
+    /// Where the table's waits stand, for `status`: the host's pause (who, since when, until
+    /// when), or the wait after a showdown.
+    pub(super) fn waits(&self) -> Option<String> {
+        let now = SystemTime::now();
+        let minutes = |unix_millis: u64, later: bool| {
+            let at = SystemTime::UNIX_EPOCH + Duration::from_millis(unix_millis);
+            let gap = if later { at.duration_since(now) } else { now.duration_since(at) };
+            gap.map_or(0, |d| d.as_secs().div_ceil(60))
+        };
+        if let Some(p) = &self.table.pause {
+            let since = minutes(p.since_unix_millis, false);
+            let anyone = minutes(p.anyone_resumes_unix_millis, true);
+            let ends = minutes(p.ends_unix_millis, true);
+            let who = if anyone == 0 {
+                "anyone may `resume` it now".to_string()
+            } else {
+                format!("the host resumes it (anyone may in {anyone} min)")
+            };
+            let by = if self
+                .table
+                .players
+                .iter()
+                .any(|s| Some(s.seat) == self.key.as_ref().map(|k| k.seat) && s.name == p.by)
+            {
+                "You".to_string()
+            } else {
+                safe(&p.by).into_owned()
+            };
+            return Some(format!(
+                "{by} paused the game {since} min ago: no clock runs; {who}. Still paused in {ends} min, the game ends."
+            ));
+        }
+        let secs = self.between_rounds?.duration_since(now).ok()?.as_millis().div_ceil(1000);
+        Some(format!(
+            "The next round begins in {secs} s: press Enter (or `next`) when you have seen the reveal."
+        ))
     }
 
     /// After a showdown the next round waits until `until`: said once, with how to go on.
@@ -262,12 +295,15 @@ impl AtTable {
             Update::Story { events, lines } => {
                 if !events.is_empty() {
                     self.out.line(self.style.dim("The story so far:"));
-                    for (_, _, text) in events.iter().filter(|(_, _, t)| !t.is_empty()) {
-                        self.out.line(self.style.dim(&format!("  {}", safe(text))));
-                    }
                 }
-                for line in &lines {
-                    self.out.line(self.talk_line(line));
+                for told in dudo_client::in_order(&events, &lines) {
+                    match told {
+                        dudo_client::Told::Event((_, _, text)) if !text.is_empty() => {
+                            self.out.line(self.style.dim(&format!("  {}", safe(text))));
+                        }
+                        dudo_client::Told::Event(_) => {}
+                        dudo_client::Told::Line(line) => self.out.line(self.talk_line(line)),
+                    }
                 }
             }
             // A line that could not be said: no move of ours was refused.
@@ -319,8 +355,11 @@ impl AtTable {
                     Reseat::Reset if std::mem::take(&mut self.resetting) => None,
                     Reseat::Reset => Some("The host reset the table: back to waiting, same seats and rules."),
                     Reseat::Renumbered => Some("A seat was freed: the seats after it moved down one."),
+                    // The seat's first device carries on; one that took it with the link is
+                    // refused on reconnecting, and told so then.
                     Reseat::Relinked => {
-                        Some("The host revoked your seat's rejoin link: back in a moment with your own.")
+                        self.unseated = Some(why);
+                        None
                     }
                     // Said when the stream ends, just after.
                     Reseat::Removed | Reseat::Left | Reseat::Away => {
@@ -354,6 +393,9 @@ impl AtTable {
                 self.in_flight = false;
                 self.offered_for = None;
                 let lost = std::mem::take(&mut self.disconnected);
+                // Still seated after the host revoked the seat's link (the table said so):
+                // this device holds the seat as before.
+                self.unseated.take_if(|w| *w == Reseat::Relinked);
                 if !std::mem::take(&mut self.reseated) || lost {
                     self.out.line(self.style.dim("Reconnected; carrying on where we were."));
                 }

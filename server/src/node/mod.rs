@@ -418,12 +418,13 @@ impl Dudo {
     ) -> Result<(), Refusal> {
         if let Some(ip) = ip {
             let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
-            counts
-                .chat_line(ip, std::time::Instant::now())
-                .map_err(|wait| Refusal::from(TableError::ChatRateLimited { retry_after_millis: wait }))?;
+            counts.chat_line(ip, std::time::Instant::now()).map_err(|wait| {
+                let limit = crate::table::talk::TalkLimit::Address;
+                Refusal::from(TableError::ChatRateLimited { limit, retry_after_millis: wait })
+            })?;
         }
         let pb::SayRequest { text, reaction, name, .. } = said;
-        self.command(handle, |reply| Command::Say { token, name, text, reaction, reply }).await
+        self.command(handle, |reply| Command::Say { token, name, from: ip, text, reaction, reply }).await
     }
 
     /// "Next" after a showdown, from `token`'s seat.

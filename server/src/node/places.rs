@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::table::rate::{Allowances, Pace};
+
 /// Per-IP and per-connection counts, for the limits above.
 #[derive(Default)]
 pub(crate) struct PerIp {
@@ -12,36 +14,22 @@ pub(crate) struct PerIp {
     /// Open streams by peer address: an entry is removed at zero, as ports are not reused
     /// for long.
     pub(crate) connections: HashMap<std::net::SocketAddr, usize>,
-    /// Chat lines each address may still say now, and when that was counted: lines from
-    /// one address across all tables and seats (a seat's own limit is its table's).
-    pub(crate) chat: HashMap<std::net::IpAddr, (f64, std::time::Instant)>,
+    /// Chat lines each address may still say: lines from one address across all tables and
+    /// seats (a seat's own limit is its table's).
+    pub(crate) chat: Option<(std::time::Instant, Allowances<std::net::IpAddr>)>,
 }
 
-/// Chat lines an address may say at once, then one every [`CHAT_EVERY`].
-const CHAT_BURST: f64 = 20.0;
-const CHAT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
-/// Addresses counted at once: past this, those whose allowance has refilled are forgotten
-/// (they have nothing to remember), so a flood of addresses cannot grow the map for ever.
+/// Chat lines an address may say at once, then one every half second.
+pub(crate) const CHAT_PACE: Pace = Pace { burst: 20.0, every: std::time::Duration::from_millis(500) };
+/// Addresses counted at once (see [`Allowances`]).
 const CHAT_ADDRESSES: usize = 10_000;
 
 impl PerIp {
     /// One chat line from `ip` at `now`, or how long until it may say one (ms).
     pub(crate) fn chat_line(&mut self, ip: std::net::IpAddr, now: std::time::Instant) -> Result<(), u64> {
-        let per_sec = 1.0 / CHAT_EVERY.as_secs_f64();
-        let refilled = |(lines, at): (f64, std::time::Instant)| {
-            (lines + now.saturating_duration_since(at).as_secs_f64() * per_sec).min(CHAT_BURST)
-        };
-        if self.chat.len() >= CHAT_ADDRESSES && !self.chat.contains_key(&ip) {
-            self.chat.retain(|_, &mut entry| refilled(entry) < CHAT_BURST);
-        }
-        let entry = self.chat.entry(ip).or_insert((CHAT_BURST, now));
-        let lines = refilled(*entry);
-        if lines < 1.0 {
-            *entry = (lines, now);
-            return Err(((1.0 - lines) / per_sec * 1000.0).ceil().max(1.0) as u64);
-        }
-        *entry = (lines - 1.0, now);
-        Ok(())
+        let (epoch, chat) =
+            self.chat.get_or_insert_with(|| (now, Allowances::new(CHAT_PACE, CHAT_ADDRESSES)));
+        chat.take(ip, now.saturating_duration_since(*epoch))
     }
 }
 

@@ -8,7 +8,7 @@ use dudo_rules::game::seats_allowed;
 use dudo_rules::presets;
 use tonic::{Request, Response, Status};
 
-use super::forward::{copy, forwarded};
+use super::forward::{ForTable, copy, forwarded};
 use super::token_of;
 use crate::convert;
 use crate::node::{DefaultClock, Dudo, NewTable};
@@ -41,6 +41,56 @@ pub struct LobbyService {
 impl LobbyService {
     pub fn new(node: Dudo) -> LobbyService {
         LobbyService { node }
+    }
+
+    /// A call on a table by the caller's token (the host's or a seat's, as the table checks):
+    /// the table as the command left it.
+    async fn by_token(
+        &self,
+        request: Request<pb::TableRef>,
+        command: impl FnOnce(String, table::Answer) -> Command + Send,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(&request.get_ref().table)?;
+                Ok(Response::new(self.node.command(&handle, |reply| command(token, reply)).await?))
+            })
+            .await
+    }
+
+    /// The host's call on one of the table's seats (remove, revoke its link, mute).
+    async fn on_seat<R: ForSeat>(
+        &self,
+        request: Request<R>,
+        command: impl FnOnce(String, usize, table::Answer) -> Command + Send,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        self.node
+            .at_table(request, |request| async move {
+                let token = token_of(&request)?;
+                let handle = self.node.find(request.get_ref().table())?;
+                let seat = usize::try_from(request.get_ref().seat())
+                    .map_err(|_| bad_request("seat: out of range"))?;
+                Ok(Response::new(self.node.command(&handle, |reply| command(token, seat, reply)).await?))
+            })
+            .await
+    }
+}
+
+/// A request naming one seat of a table.
+trait ForSeat: ForTable + prost::Message + Send + Sync + 'static {
+    fn seat(&self) -> u32;
+}
+
+impl ForSeat for pb::RemovePlayerRequest {
+    fn seat(&self) -> u32 {
+        self.seat
+    }
+}
+
+impl ForSeat for pb::MuteSeatRequest {
+    fn seat(&self) -> u32 {
+        self.seat
     }
 }
 
@@ -122,15 +172,18 @@ impl Lobby for LobbyService {
     ) -> Result<Response<pb::Joined>, Status> {
         self.node
             .at_table(request, |request| async move {
-                // A seat's rejoin link: the seat it is for, on this device.
-                if !request.get_ref().rejoin.is_empty() {
+                // A seat's rejoin link: the seat it is for, on this device. The whole link
+                // pasted as the table carries its secret too: it takes the seat back, as it
+                // would in a browser, rather than a seat of its own.
+                let pasted = dudo_proto::link::rejoin(&request.get_ref().table).map(str::to_string);
+                if let Some(secret) =
+                    pasted.or_else(|| Some(request.get_ref().rejoin.clone()).filter(|r| !r.is_empty()))
+                {
                     let req = request.into_inner();
-                    bounded("rejoin", &req.rejoin, MAX_NAME_FIELD)?;
+                    bounded("rejoin", &secret, MAX_NAME_FIELD)?;
                     let handle = self.node.find(&req.table)?;
-                    let (seat, token, info) = self
-                        .node
-                        .command(&handle, |reply| Command::Rejoin { secret: req.rejoin, reply })
-                        .await?;
+                    let (seat, token, info) =
+                        self.node.command(&handle, |reply| Command::Rejoin { secret, reply }).await?;
                     return Ok(Response::new(pb::Joined {
                         table: Some(info),
                         seat: u32::try_from(seat).unwrap_or(u32::MAX),
@@ -213,14 +266,7 @@ impl Lobby for LobbyService {
     }
 
     async fn start_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let handle = self.node.find(&request.get_ref().table)?;
-                let info = self.node.command(&handle, |reply| Command::Start { token, reply }).await?;
-                Ok(Response::new(info))
-            })
-            .await
+        self.by_token(request, |token, reply| Command::Start { token, reply }).await
     }
 
     async fn get_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
@@ -256,69 +302,27 @@ impl Lobby for LobbyService {
         &self,
         request: Request<pb::RemovePlayerRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let req = request.into_inner();
-                let handle = self.node.find(&req.table)?;
-                let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
-                let info = self.node.command(&handle, |reply| Command::Remove { token, seat, reply }).await?;
-                Ok(Response::new(info))
-            })
-            .await
+        self.on_seat(request, |token, seat, reply| Command::Remove { token, seat, reply }).await
     }
 
     async fn reset_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let handle = self.node.find(&request.get_ref().table)?;
-                let info = self.node.command(&handle, |reply| Command::Reset { token, reply }).await?;
-                Ok(Response::new(info))
-            })
-            .await
+        self.by_token(request, |token, reply| Command::Reset { token, reply }).await
     }
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let handle = self.node.find(&request.get_ref().table)?;
-                let info = self.node.command(&handle, |reply| Command::Leave { token, reply }).await?;
-                Ok(Response::new(info))
-            })
-            .await
+        self.by_token(request, |token, reply| Command::Leave { token, reply }).await
     }
 
     async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let handle = self.node.find(&request.get_ref().table)?;
-                let info = self.node.command(&handle, |reply| Command::Close { token, reply }).await?;
-                Ok(Response::new(info))
-            })
-            .await
+        self.by_token(request, |token, reply| Command::Close { token, reply }).await
     }
 
     async fn pause_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let handle = self.node.find(&request.get_ref().table)?;
-                Ok(Response::new(self.node.command(&handle, |reply| Command::Pause { token, reply }).await?))
-            })
-            .await
+        self.by_token(request, |token, reply| Command::Pause { token, reply }).await
     }
 
     async fn resume_game(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let handle = self.node.find(&request.get_ref().table)?;
-                Ok(Response::new(self.node.command(&handle, |reply| Command::Resume { token, reply }).await?))
-            })
-            .await
+        self.by_token(request, |token, reply| Command::Resume { token, reply }).await
     }
 
     async fn seat_link(
@@ -345,35 +349,15 @@ impl Lobby for LobbyService {
         &self,
         request: Request<pb::RemovePlayerRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let req = request.into_inner();
-                let handle = self.node.find(&req.table)?;
-                let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
-                let info =
-                    self.node.command(&handle, |reply| Command::RevokeLink { token, seat, reply }).await?;
-                Ok(Response::new(info))
-            })
-            .await
+        self.on_seat(request, |token, seat, reply| Command::RevokeLink { token, seat, reply }).await
     }
 
     async fn mute_seat(
         &self,
         request: Request<pb::MuteSeatRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
-        self.node
-            .at_table(request, |request| async move {
-                let token = token_of(&request)?;
-                let req = request.into_inner();
-                let handle = self.node.find(&req.table)?;
-                let seat = usize::try_from(req.seat).map_err(|_| bad_request("seat: out of range"))?;
-                let muted = req.muted;
-                let info =
-                    self.node.command(&handle, |reply| Command::Mute { token, seat, muted, reply }).await?;
-                Ok(Response::new(info))
-            })
-            .await
+        let muted = request.get_ref().muted;
+        self.on_seat(request, |token, seat, reply| Command::Mute { token, seat, muted, reply }).await
     }
 
     async fn list_presets(

@@ -77,10 +77,10 @@ impl Play for PlayService {
         // Refusals the service makes before the table sees a message (it does not decode as
         // an action, it is empty) cost no table anything, so they have a budget of their
         // own: past it, the stream is read no faster than the seat's call rate.
-        let rate = f64::from(self.node.limits.actions_per_second.max(1));
+        let rate = table::rate::Pace::per_second(f64::from(self.node.limits.actions_per_second.max(1)));
         tokio::spawn(async move {
             let epoch = tokio::time::Instant::now();
-            let mut unread = table::rate::Bucket::full(rate, std::time::Duration::ZERO);
+            let mut unread = table::rate::Allowance::full(rate, std::time::Duration::ZERO);
             while let Some(message) = incoming.next().await {
                 let message = match message {
                     Ok(message) => message,

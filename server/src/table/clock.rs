@@ -24,10 +24,13 @@ impl Now {
         Now { wall, mono: Duration::ZERO }
     }
 
-    /// The wall-clock time of a monotonic `moment`, in Unix milliseconds.
+    /// The wall-clock time of a monotonic `moment`, in Unix milliseconds: counted from the
+    /// wall time of the table's monotonic zero, so the same moment is the same millisecond
+    /// whenever it is asked (a prompt sent again says the very deadline it said first).
     pub fn wall_at(&self, moment: Duration) -> u64 {
-        let ahead = i64::try_from(moment.saturating_sub(self.mono).as_millis()).unwrap_or(i64::MAX);
-        u64::try_from(self.wall.saturating_add(ahead)).unwrap_or(0)
+        let ms = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+        let zero = self.wall.saturating_sub(ms(self.mono));
+        u64::try_from(zero.saturating_add(ms(moment))).unwrap_or(0)
     }
 }
 
@@ -151,6 +154,18 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_moment_is_the_same_millisecond_whenever_it_is_asked() {
+        let zero = 1_700_000_000_000;
+        let at = |mono: Duration| Now { wall: zero + i64::try_from(mono.as_millis()).unwrap(), mono };
+        let deadline = Duration::from_micros(3_000_600);
+        let asked: Vec<u64> = [0, 400, 999, 1_000_401, 2_999_999]
+            .iter()
+            .map(|&us| at(Duration::from_micros(us)).wall_at(deadline))
+            .collect();
+        assert!(asked.iter().all(|&w| w == asked[0]), "{asked:?}");
+    }
 
     #[test]
     fn a_slow_move_spends_the_bank_and_a_time_out_empties_it() {

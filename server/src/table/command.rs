@@ -57,6 +57,8 @@ pub enum Command {
     Say {
         token: Option<String>,
         name: String,
+        /// The spectator's address (its allowance is its own).
+        from: Option<std::net::IpAddr>,
         text: String,
         reaction: i32,
         reply: Answer<()>,

@@ -89,11 +89,17 @@ pub enum TableError {
     #[error("the host has muted you at this table")]
     Muted,
     /// Too many lines from one seat (or the table's spectators, or one address).
-    #[error("slow down: too many lines at once")]
-    ChatRateLimited { retry_after_millis: u64 },
+    #[error("slow down: {} (the next in {} s)", limit.words(), retry_after_millis.div_ceil(1000))]
+    ChatRateLimited { limit: crate::table::talk::TalkLimit, retry_after_millis: u64 },
+    /// The host's (or a seat's) calls that change the table without a move, too often.
+    #[error("slow down: pausing, resuming, muting and seat links are at most {} at once, then one every {} s (the next in {} s)", crate::table::together::HOST_CALLS.burst, crate::table::together::HOST_CALLS.every.as_secs(), retry_after_millis.div_ceil(1000))]
+    TooOften { retry_after_millis: u64 },
+    /// A call for a person's seat (mute, link) naming a bot's.
+    #[error("seat: seat {seat} is {name}, a bot; only a person's seat can be muted or given a link")]
+    BotSeat { seat: usize, name: String },
     /// A move while the host has paused the game.
-    #[error("{by} has paused the game: moves wait until it is resumed")]
-    Paused { by: String },
+    #[error("the game is paused: moves wait until it is resumed")]
+    Paused,
     #[error("the game is not paused")]
     NotPaused,
     #[error("the game is paused already")]
@@ -125,7 +131,8 @@ impl From<TableError> for crate::refusal::Refusal {
             crate::refusal::refused(e.code(), crate::refusal::Refusal::new(e.kind(), e.to_string()));
         match e {
             TableError::RateLimited { retry_after_millis, .. }
-            | TableError::ChatRateLimited { retry_after_millis } => refusal.retry_after(retry_after_millis),
+            | TableError::ChatRateLimited { retry_after_millis, .. }
+            | TableError::TooOften { retry_after_millis } => refusal.retry_after(retry_after_millis),
             _ => refusal,
         }
     }
@@ -166,7 +173,9 @@ impl TableError {
             TableError::SpectatorsMayNotChat => "spectators_may_not_chat",
             TableError::Muted => "muted",
             TableError::ChatRateLimited { .. } => "chat_rate_limited",
-            TableError::Paused { .. } => "paused",
+            TableError::TooOften { .. } => "rate_limited",
+            TableError::BotSeat { .. } => "bot_seat",
+            TableError::Paused => "paused",
             TableError::NotPaused => "not_paused",
             TableError::AlreadyPaused => "already_paused",
             TableError::ResumeNotYet { .. } => "resume_not_yet",
@@ -191,7 +200,7 @@ impl TableError {
             | TableError::NoCallWindow
             | TableError::StalePrompt
             | TableError::TableSpent { .. }
-            | TableError::Paused { .. }
+            | TableError::Paused
             | TableError::NotPaused
             | TableError::AlreadyPaused
             | TableError::BetweenRounds
@@ -200,7 +209,8 @@ impl TableError {
                 Kind::PermissionDenied
             }
             TableError::NoSuchLink => Kind::Unauthenticated,
-            TableError::ChatRateLimited { .. } => Kind::ResourceExhausted,
+            TableError::ChatRateLimited { .. } | TableError::TooOften { .. } => Kind::ResourceExhausted,
+            TableError::BotSeat { .. } => Kind::InvalidArgument,
             TableError::BadChat(_) => Kind::InvalidArgument,
             TableError::AccountRequired => Kind::PermissionDenied,
             TableError::NotSeated => Kind::Unauthenticated,

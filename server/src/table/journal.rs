@@ -54,6 +54,8 @@ pub enum Input {
     SeatLinked { seat: Seat, token_hash: [u8; 32] },
     /// The host revoked the seat's link, and every device that took the seat with it.
     SeatLinkRevoked { seat: Seat },
+    /// The host muted the seat's talk, or let it speak again.
+    Muted { seat: Seat, muted: bool },
 }
 
 /// What an accepted input changes besides what its own step does: decided here, once per
@@ -87,7 +89,7 @@ impl Input {
             Input::Paused { .. } | Input::Resumed { .. } => (true, false),
             // What a list shows of the seat (its linked devices) changes; the game does not.
             Input::SeatLinkMade { .. } => (false, false),
-            Input::SeatLinked { .. } | Input::SeatLinkRevoked { .. } => (true, false),
+            Input::SeatLinked { .. } | Input::SeatLinkRevoked { .. } | Input::Muted { .. } => (true, false),
         };
         Effects { table, position }
     }
@@ -152,6 +154,9 @@ impl Input {
                 Entry::Linked(pb::SeatLinked { seat: wire_seat(*seat), token_hash: token_hash.to_vec() })
             }
             Input::SeatLinkRevoked { seat } => Entry::LinkRevoked(pb::SeatOnly { seat: wire_seat(*seat) }),
+            Input::Muted { seat, muted } => {
+                Entry::Muted(pb::SeatMuted { seat: wire_seat(*seat), muted: *muted })
+            }
         }
     }
 
@@ -231,6 +236,7 @@ impl Input {
                 token_hash: l.token_hash.as_slice().try_into().map_err(|_| bad("token hash size"))?,
             },
             Some(Entry::LinkRevoked(r)) => Input::SeatLinkRevoked { seat: r.seat as Seat },
+            Some(Entry::Muted(m)) => Input::Muted { seat: m.seat as Seat, muted: m.muted },
         })
     }
 }

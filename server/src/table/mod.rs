@@ -9,7 +9,7 @@
 //!
 //! The task ([`Table::run`]) is thin: it takes [`Command`]s (`command`) from the node over a
 //! bounded channel, checks who is asking (tokens, the host, the rate limit), turns a command into an
-//! input, and keeps the timers (the clock, a paused bot, idleness). Each turn of its loop
+//! input (the people's calls beside the game: `together`), and keeps the timers (the clock, a paused bot, idleness). Each turn of its loop
 //! writes what the last turn journalled (`saving`) and only then delivers what it caused
 //! (events, prompts, replies): nobody learns of anything the journal does not hold. A table
 //! is rebuilt from its journal by `recover`. Each stream it
@@ -34,6 +34,7 @@ mod saving;
 pub mod seats;
 pub mod stored_record;
 pub mod talk;
+mod together;
 pub mod window;
 mod words;
 
@@ -113,10 +114,13 @@ pub struct Table {
     /// Replies to send once the journal is durable.
     replies: Vec<Reply>,
     rate: RateLimit,
+    /// Each seat's calls that write the journal without a move (see `together`).
+    host_calls: rate::Allowances<Seat>,
     /// A seat refused for the table's pace is prompted again when it may move (monotonic).
     reprompt: Vec<(Seat, Duration)>,
-    /// What the core's monotonic time counts from.
+    /// What the core's monotonic time counts from, and its Unix time (ms).
     epoch: Instant,
+    epoch_wall: i64,
     /// The CPU its bots may take: past it, their next moves wait.
     bot_cpu: TableShare,
     /// In a cluster, this node's lease on the table (see [`Setup::lease`]).
@@ -172,6 +176,7 @@ impl Table {
         lease: Option<Lease>,
     ) -> Table {
         let epoch = Instant::now();
+        let epoch_wall = unix_millis();
         Table {
             core,
             store,
@@ -180,9 +185,11 @@ impl Table {
             closed_at: None,
             replies: Vec::new(),
             rate,
+            host_calls: rate::Allowances::new(together::HOST_CALLS, 256),
             reprompt: Vec::new(),
             refusals: std::collections::BTreeMap::new(),
             epoch,
+            epoch_wall,
             bot_cpu,
             lease,
             released: false,
@@ -202,8 +209,12 @@ impl Table {
         self.core.hidden()
     }
 
+    /// The time now. Its wall time is the epoch's plus the monotonic time since: one reading,
+    /// so a moment's wall time (a deadline on the wire) never moves a millisecond between asks.
     fn now(&self) -> Now {
-        Now { wall: unix_millis(), mono: Instant::now().saturating_duration_since(self.epoch) }
+        let mono = Instant::now().saturating_duration_since(self.epoch);
+        let since = i64::try_from(mono.as_millis()).unwrap_or(i64::MAX);
+        Now { wall: self.epoch_wall.saturating_add(since), mono }
     }
 
     /// Runs the table until every handle to it is gone, or until it has been idle for `idle`:
@@ -429,78 +440,16 @@ impl Table {
                 let result = self.act(&token, action, answers);
                 self.reply(reply, result);
             }
-            Command::NextRound { token, reply } => {
-                let now = self.now();
-                let result = self.core.seats().seat_of(&token).and_then(|seat| self.core.next_round(seat));
-                match result {
-                    Ok(core::Ready::RoundGoesOn) => self.core.settle(now),
-                    // Who has seen the reveal shows on every stream.
-                    Ok(core::Ready::Noted) => self.core.tell_streams(now),
-                    Ok(core::Ready::Already) | Err(_) => {}
-                }
-                self.reply(reply, result.map(|_| ()));
+            Command::NextRound { token, reply } => self.next_round(&token, reply),
+            Command::Say { token, name, from, text, reaction, reply } => {
+                self.say(token.as_deref(), name, from, (&text, reaction), reply);
             }
-            Command::Say { token, name, text, reaction, reply } => {
-                let now = self.now();
-                let speaker = match token {
-                    Some(t) => self.core.seats().seat_of(&t).map(talk::Speaker::Seat),
-                    None => Ok(talk::Speaker::Spectator(name)),
-                };
-                let result = speaker.and_then(|speaker| self.core.say(speaker, &text, reaction, now));
-                self.reply(reply, result);
-            }
-            Command::Pause { token, reply } => {
-                let result = self.core.seats().host_only(&token).and_then(|host| {
-                    let by = self.core.host_name(host);
-                    self.input(Input::Paused { by, at: unix_millis() })
-                });
-                self.reply(reply, result);
-            }
-            Command::Resume { token, reply } => {
-                let seats = self.core.seats();
-                let by = match seats.host_only(&token) {
-                    Ok(host) => self.core.may_resume(true, unix_millis()).map(|_| self.core.host_name(host)),
-                    Err(TableError::NotHost) => seats.seat_of(&token).and_then(|seat| {
-                        self.core.may_resume(false, unix_millis()).map(|_| self.core.host_name(seat))
-                    }),
-                    Err(e) => Err(e),
-                };
-                let result = by.and_then(|by| self.input(Input::Resumed { by }));
-                self.reply(reply, result);
-            }
-            Command::SeatLink { token, reply } => {
-                let result = self.core.seats().seat_of(&token).and_then(|seat| {
-                    let secret = secret();
-                    self.input(Input::SeatLinkMade { seat, secret_hash: token_hash(&secret) }).map(|_| secret)
-                });
-                self.reply(reply, result);
-            }
-            Command::Rejoin { secret: link, reply } => {
-                let result = self.core.seats().seat_of_link(&link).and_then(|seat| {
-                    let token = secret();
-                    self.input(Input::SeatLinked { seat, token_hash: token_hash(&token) })
-                        .map(|info| (seat, token, info))
-                });
-                self.reply(reply, result);
-            }
-            Command::RevokeLink { token, seat, reply } => {
-                let result = self
-                    .core
-                    .seats()
-                    .host_only(&token)
-                    .and_then(|_| self.input(Input::SeatLinkRevoked { seat }));
-                self.reply(reply, result);
-            }
-            Command::Mute { token, seat, muted, reply } => {
-                let now = self.now();
-                let result = self
-                    .core
-                    .seats()
-                    .host_only(&token)
-                    .and_then(|_| self.core.mute(seat, muted, now))
-                    .map(|()| self.core.info());
-                self.reply(reply, result);
-            }
+            Command::Pause { token, reply } => self.pause(&token, reply),
+            Command::Resume { token, reply } => self.resume(&token, reply),
+            Command::SeatLink { token, reply } => self.seat_link(&token, reply),
+            Command::Rejoin { secret, reply } => self.rejoin(&secret, reply),
+            Command::RevokeLink { token, seat, reply } => self.revoke_link(&token, seat, reply),
+            Command::Mute { token, seat, muted, reply } => self.mute(&token, seat, muted, reply),
             Command::PromptAgain { token, reply } => {
                 let now = self.now();
                 let prompt =

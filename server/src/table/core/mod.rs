@@ -344,6 +344,7 @@ impl TableCore {
             Input::SeatLinkMade { seat, secret_hash } => self.seats.set_link(seat, secret_hash)?,
             Input::SeatLinked { seat, token_hash } => self.linked(seat, token_hash)?,
             Input::SeatLinkRevoked { seat } => self.revoke_link(seat, now)?,
+            Input::Muted { seat, muted } => self.seats.set_muted(seat, muted)?,
         }
         self.journal.record(now.wall, entry);
         if let Some(news) = news {

@@ -34,8 +34,8 @@ impl TableCore {
 
     /// Why a move is refused while play waits, if it waits.
     pub(super) fn why_waiting(&self) -> Option<TableError> {
-        if let Some(p) = self.pauses.host() {
-            return Some(TableError::Paused { by: p.by.clone() });
+        if self.pauses.host().is_some() {
+            return Some(TableError::Paused);
         }
         self.pauses.between_rounds().then_some(TableError::BetweenRounds)
     }
@@ -103,8 +103,6 @@ impl TableCore {
             .collect()
     }
 
-    /// `seat` says "next" after a showdown: the next round goes on once everyone here has.
-    /// True when it did (the table settles).
     /// `seat` says "next" after a showdown: what it changed (nothing, for a seat that had
     /// said it: a flood of them tells nobody anything).
     pub fn next_round(&mut self, seat: Seat) -> Result<Ready, TableError> {
@@ -145,9 +143,9 @@ impl TableCore {
         let minutes = crate::table::pause::LONGEST_PAUSE_MILLIS / 60_000;
         if self.apply(Input::Reset, now).is_ok() {
             self.tell(
-                format!(
+                crate::table::talk::News::all(format!(
                     "The game was paused for {minutes} minutes and has ended; the host can start another."
-                ),
+                )),
                 now,
             );
         }

@@ -133,7 +133,8 @@ impl TableCore {
                     pb::Snapshot { last_seq: self.log.last_seq(), view, table: Some(self.info()), seat };
                 first.push(log::update(Up::Snapshot(Box::new(snapshot))));
                 // The story so far: this game's events it may see, and the table's talk.
-                let history = pb::StorySoFar { events: self.log.history(viewer, over), lines: self.lines() };
+                let history =
+                    pb::StorySoFar { events: self.log.history(viewer, over), lines: self.lines_for(viewer) };
                 if !(history.events.is_empty() && history.lines.is_empty()) {
                     first.push(log::update(Up::Story(history)));
                 }

@@ -6,15 +6,18 @@
 use dudo_proto::LeaveWhy;
 use dudo_proto::v1 as pb;
 use dudo_proto::v1::play_update::Update as Up;
-use dudo_rules::Seat;
+use dudo_rules::{Seat, Viewer};
 
 use super::TableCore;
 use crate::table::clock::Now;
 use crate::table::error::TableError;
 use crate::table::journal::Input;
 use crate::table::log;
-use crate::table::seats::{NO_SEAT, seat_name};
-use crate::table::talk::{Speaker, Talk, reaction_words};
+use crate::table::seats::{NO_SEAT, name_key, seat_name};
+use crate::table::talk::{News, Speaker, Talk, reaction_words};
+
+/// Names a spectator may not speak under: the table's own voice, and what it calls people.
+const NOT_A_SPECTATOR: &[&str] = &["The host", "Host", "The table", "Table", "A spectator", "dudo", "Server"];
 
 impl TableCore {
     /// A line said by `speaker`: checked, within its allowance, kept and sent to every stream.
@@ -28,16 +31,8 @@ impl TableCore {
                 }
                 (pb::table_line::From::Seat(u32::try_from(*s).unwrap_or(u32::MAX)), slot.name.clone())
             }
-            Speaker::Spectator(raw) => {
-                let name = seat_name(raw)?;
-                let name = if name.is_empty() { "A spectator".to_string() } else { name };
-                // A spectator may not speak as someone seated.
-                let key = crate::table::seats::name_key(&name);
-                if self.seats.iter().any(|s| crate::table::seats::name_key(&s.name) == key) {
-                    return Err(TableError::BadName(format!(
-                        "{name} sits at this table; a spectator speaks under another name"
-                    )));
-                }
+            Speaker::Spectator { name: raw, .. } => {
+                let name = self.spectator_name(raw)?;
                 (pb::table_line::From::Spectator(name.clone()), format!("{name} (watching)"))
             }
         };
@@ -46,89 +41,163 @@ impl TableCore {
             Some(words) => words.to_string(),
             None => said.text,
         };
-        self.send_line(pb::TableLine {
+        let line = pb::TableLine {
             at_unix_millis: u64::try_from(now.wall).unwrap_or(0),
             from: Some(from),
             name,
             text,
             reaction: said.reaction as i32,
-        });
+            after_seq: self.log.last_seq().unwrap_or(0),
+        };
+        self.send_line(line, Vec::new());
         Ok(())
+    }
+
+    /// The name a spectator speaks under: checked as a seat's is, and not the name of anyone
+    /// seated (a bot's without its kind too: "Carmen" for "Carmen (odds bot)"), nor one the
+    /// table's own lines use.
+    fn spectator_name(&self, raw: &str) -> Result<String, TableError> {
+        let name = seat_name(raw)?;
+        if name.is_empty() {
+            return Ok("A spectator".to_string());
+        }
+        let key = name_key(&name);
+        let seated = self.seats.iter().any(|s| {
+            let bare = s.name.split(" (").next().and_then(|n| n.split(" [").next()).unwrap_or(&s.name);
+            name_key(&s.name) == key || name_key(bare) == key
+        });
+        if seated {
+            return Err(TableError::BadName(format!(
+                "{name} sits at this table; a spectator speaks under another name"
+            )));
+        }
+        if NOT_A_SPECTATOR.iter().any(|n| name_key(n) == key) {
+            return Err(TableError::BadName(format!(
+                "{name:?} is what the table calls itself or its host; a spectator speaks under a name of its own"
+            )));
+        }
+        Ok(name)
     }
 
     /// A line the table says itself.
-    pub(super) fn tell(&mut self, text: String, now: Now) {
-        self.send_line(pb::TableLine {
+    pub(super) fn tell(&mut self, news: News, now: Now) {
+        let line = pb::TableLine {
             at_unix_millis: u64::try_from(now.wall).unwrap_or(0),
             from: Some(pb::table_line::From::Table(pb::Empty {})),
             name: String::new(),
-            text,
+            text: news.text,
             reaction: pb::Reaction::None as i32,
+            after_seq: self.log.last_seq().unwrap_or(0),
+        };
+        self.send_line(line, news.personal);
+    }
+
+    /// Keeps a line and sends it to every stream, each seat it is about reading its own words.
+    fn send_line(&mut self, line: pb::TableLine, personal: Vec<(Seat, String)>) {
+        let shared = log::update(Up::Line(line.clone()));
+        let own: Vec<(Seat, log::Shared)> = personal
+            .iter()
+            .map(|(seat, text)| {
+                (*seat, log::update(Up::Line(pb::TableLine { text: text.clone(), ..line.clone() })))
+            })
+            .collect();
+        self.log.queue_each(|viewer| {
+            let mine = match viewer {
+                Viewer::Seat(me) => own.iter().find(|(s, _)| *s == me).map(|(_, u)| u.clone()),
+                _ => None,
+            };
+            Some(mine.unwrap_or_else(|| shared.clone()))
         });
+        self.talk.keep(line, personal);
     }
 
-    fn send_line(&mut self, line: pb::TableLine) {
-        let line = self.talk.keep(line);
-        let update = log::update(Up::Line(line));
-        self.log.queue_each(|_| Some(update.clone()));
+    /// The lines kept, as `viewer` reads them, for a new stream's story so far.
+    pub(super) fn lines_for(&self, viewer: Viewer) -> Vec<pb::TableLine> {
+        self.talk.lines_for(viewer)
     }
 
-    /// The lines kept, for a new stream's story so far.
-    pub(super) fn lines(&self) -> Vec<pb::TableLine> {
-        self.talk.lines().cloned().collect()
-    }
-
-    /// The host mutes `seat`, or lets it speak again; the table says so.
-    pub fn mute(&mut self, seat: Seat, muted: bool, now: Now) -> Result<(), TableError> {
-        self.seats.set_muted(seat, muted)?;
-        let name = self.seat_name(seat);
-        self.tell(
-            if muted {
-                format!("The host muted {name}.")
-            } else {
-                format!("The host let {name} speak again.")
-            },
-            now,
-        );
-        self.changes += 1;
-        self.announce_table();
-        Ok(())
+    /// The person sitting at `seat`, or why none does (a bot's seat is named so).
+    pub fn person(&self, seat: Seat) -> Result<&crate::table::seats::SeatSlot, TableError> {
+        match self.seats.get(seat) {
+            Some(slot) if slot.left => Err(TableError::NoSuchSeat { seat }),
+            Some(slot) if slot.bot.is_some() => Err(TableError::BotSeat { seat, name: slot.name.clone() }),
+            Some(slot) => Ok(slot),
+            None => Err(TableError::NoSuchSeat { seat }),
+        }
     }
 
     fn seat_name(&self, seat: Seat) -> String {
         self.seats.get(seat).map(|s| s.name.clone()).unwrap_or_else(|| format!("seat {seat}"))
     }
 
+    /// The seat sitting under `name`, if one does ([`NO_SEAT`] otherwise).
+    fn seat_named(&self, name: &str) -> Seat {
+        (0..self.seats.len())
+            .find(|&s| self.seats.get(s).is_some_and(|slot| slot.name == name))
+            .unwrap_or(NO_SEAT)
+    }
+
     /// What the table will say of `input` once it is applied (made before, from the table
-    /// as it stands: the rules it changes, the name of the seat it frees). The game's own
-    /// events say what happens in a game; these are the table's news around it.
-    pub(super) fn news_of(&self, input: &Input) -> Option<String> {
-        let host = "The host";
+    /// as it stands: the rules it changes, the name of the seat it frees), and what the seats
+    /// it is about read instead. The game's own events say what happens in a game; these
+    /// are the table's news around it.
+    pub(super) fn news_of(&self, input: &Input) -> Option<News> {
+        let host = self.seats.host();
+        // "The host did X to Ana": the host reads "You did …", Ana "… you".
+        let by_host = |did: &str, to: Seat, them: &str, you: &str| {
+            let name = self.seat_name(to);
+            let said = did.replace("{them}", &them.replace("{name}", &name));
+            News::all(format!("The host {said}"))
+                .to(host, format!("You {said}"))
+                .to(to, format!("The host {}", did.replace("{them}", you)))
+        };
+        let by_someone = |name: &str, did: &str| {
+            News::all(format!("{name} {did}")).to(self.seat_named(name), format!("You {did}"))
+        };
         match input {
-            Input::Joined { name, bot: Some(_), .. } => Some(format!("{host} added {name}.")),
-            Input::Joined { name, .. } => Some(format!("{name} sat down.")),
+            // The seat's number too: the host's commands name seats by it.
+            Input::Joined { name, bot: Some(_), .. } => {
+                let at = self.seats.len();
+                Some(
+                    News::all(format!("The host added {name} at seat {at}."))
+                        .to(host, format!("You added {name} at seat {at}.")),
+                )
+            }
+            Input::Joined { name, .. } => {
+                let at = self.seats.len();
+                Some(
+                    News::all(format!("{name} sat down at seat {at}."))
+                        .to(at, format!("You sat down at seat {at}.")),
+                )
+            }
             Input::RulesChanged { rules } => {
                 let said = dudo_rules::settings_words::changes(&self.rules, rules);
-                (!said.is_empty()).then(|| format!("{host} changed the rules: {}.", said.join("; ")))
-            }
-            // During a game the engine's events say who went and why.
-            Input::Removed { seat, why } if self.game.is_none() => {
-                let name = self.seat_name(*seat);
-                Some(match why {
-                    Some(LeaveWhy::Removed) => format!("{host} removed {name}."),
-                    _ => format!("{name} left the table."),
+                (!said.is_empty()).then(|| {
+                    let said = said.join("; ");
+                    News::all(format!("The host changed the rules: {said}."))
+                        .to(host, format!("You changed the rules: {said}."))
                 })
             }
+            // During a game the engine's events say who went and why.
+            Input::Removed { seat, why } if self.game.is_none() => Some(match why {
+                Some(LeaveWhy::Removed) => by_host("removed {them}.", *seat, "{name}", "you"),
+                _ => by_someone(&self.seat_name(*seat), "left the table."),
+            }),
             // A pause that ran its longest says so itself.
             Input::Reset
                 if self.game.as_ref().is_some_and(|g| !g.is_over()) && self.pauses.host().is_none() =>
             {
-                Some(format!("{host} ended the game in play; the table waits for the next one."))
+                let rest = "the game in play; the table waits for the next one.";
+                Some(News::all(format!("The host ended {rest}")).to(host, format!("You ended {rest}")))
             }
-            Input::Paused { by, .. } => Some(format!("{by} paused the game.")),
-            Input::Resumed { by } => Some(format!("{by} resumed the game.")),
+            Input::Paused { by, .. } => Some(by_someone(by, "paused the game.")),
+            Input::Resumed { by } => Some(by_someone(by, "resumed the game.")),
             Input::SeatLinkRevoked { seat } => {
-                Some(format!("{host} revoked {}'s rejoin link.", self.seat_name(*seat)))
+                Some(by_host("revoked {them} rejoin link.", *seat, "{name}'s", "your"))
+            }
+            Input::Muted { seat, muted: true } => Some(by_host("muted {them}.", *seat, "{name}", "you")),
+            Input::Muted { seat, muted: false } => {
+                Some(by_host("let {them} speak again.", *seat, "{name}", "you"))
             }
             _ => None,
         }

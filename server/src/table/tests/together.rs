@@ -96,10 +96,7 @@ fn the_hosts_pause_holds_every_clock_and_move_and_is_kept_through_a_rebuild() {
     core.apply(Input::Paused { by: "ana".into(), at: at(5).wall }, at(5)).unwrap();
     core.settle(at(5));
     assert_eq!(core.deadline(), None, "the clock stops");
-    assert_eq!(
-        core.play(turn, Action::Bid(Bid::new(1, 2)), at(6)),
-        Err(TableError::Paused { by: "ana".into() })
-    );
+    assert_eq!(core.play(turn, Action::Bid(Bid::new(1, 2)), at(6)), Err(TableError::Paused));
     assert_eq!(
         core.apply(Input::Paused { by: "ana".into(), at: at(6).wall }, at(6)),
         Err(TableError::AlreadyPaused)
@@ -170,7 +167,7 @@ fn a_pause_or_a_chat_line_leaves_an_open_call_window_as_it_was() {
 
 #[test]
 fn talk_is_bounded_kept_for_latecomers_and_never_in_the_games_record() {
-    let (mut core, ana, _ben) = two_people(0);
+    let (mut core, ana, ben) = two_people(0);
     ana.take();
     core.say(Speaker::Seat(0), "nice bluff", 0, at(2)).unwrap();
     core.deliver();
@@ -181,12 +178,22 @@ fn talk_is_bounded_kept_for_latecomers_and_never_in_the_games_record() {
     let line = line.expect("the line reaches the table");
     assert_eq!((line.name.as_str(), line.text.as_str()), ("ana", "nice bluff"));
     // Muted, refused; spectators only when allowed.
-    core.mute(1, true, at(3)).unwrap();
+    ben.take();
+    core.apply(Input::Muted { seat: 1, muted: true }, at(3)).unwrap();
+    core.deliver();
+    // Each reads the mute in words about them: the host did it, ben was muted.
+    let said = |stream: &Kept| -> Vec<String> {
+        let lines = stream.updates().into_iter().filter_map(|u| match u {
+            Up::Line(l) => Some(l.text),
+            _ => None,
+        });
+        lines.collect()
+    };
+    assert!(said(&ana).contains(&"You muted ben.".to_string()), "{:?}", said(&ana));
+    assert!(said(&ben).contains(&"The host muted you.".to_string()), "{:?}", said(&ben));
     assert_eq!(core.say(Speaker::Seat(1), "hi", 0, at(3)), Err(TableError::Muted));
-    assert_eq!(
-        core.say(Speaker::Spectator("Eve".into()), "hi", 0, at(3)),
-        Err(TableError::SpectatorsMayNotChat)
-    );
+    let eve = Speaker::Spectator { name: "Eve".into(), from: None };
+    assert_eq!(core.say(eve, "hi", 0, at(3)), Err(TableError::SpectatorsMayNotChat));
     // A spectator opening a stream now sees the story so far: the game's events and the talk.
     let late = watch(&mut core, None, None, at(4));
     let story = late.updates().into_iter().find_map(|u| match u {
@@ -278,13 +285,16 @@ fn the_table_says_its_news_in_words() {
         .collect();
     let first_bot = "Alba (odds bot)";
     assert_eq!(said.len(), 5, "{said:?}");
-    assert_eq!(said[0], "ben sat down.");
-    assert_eq!(said[1], format!("The host added {first_bot}."));
+    assert_eq!(said[0], "ben sat down at seat 1.");
+    assert_eq!(said[1], format!("The host added {first_bot} at seat 2."));
     assert!(
         said[2].starts_with("The host changed the rules: dice each player starts with: now 3, was 5"),
         "{}",
         said[2]
     );
     assert_eq!(said[3], format!("The host removed {first_bot}."));
-    assert_eq!(said[4], "The host added Bruno (odds bot).", "a new bot never takes a removed one's name");
+    assert_eq!(
+        said[4], "The host added Bruno (odds bot) at seat 2.",
+        "a new bot never takes a removed one's name"
+    );
 }
