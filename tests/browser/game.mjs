@@ -188,7 +188,16 @@ try {
   if (reveals === 0) fail("no reveal was seen");
 
   // Both people saw the same story, with nothing lost or repeated across Ben's cut.
-  const [anaStory, benStory, catStory] = [await storyOnceEnded(ana), await storyOnceEnded(ben), await storyOnceEnded(cat)];
+  const [anaWhole, benWhole, catWhole] = [await storyOnceEnded(ana), await storyOnceEnded(ben), await storyOnceEnded(cat)];
+  // The table's news before the game says "you" to whom it is about; the game's story is one.
+  if (!anaWhole.includes("You sat down at seat 0.") || !benWhole.includes("Ana sat down at seat 0.")) {
+    fail(`the arrivals are not each one's own:\nAna: ${anaWhole.slice(0, 3)}\nBen: ${benWhole.slice(0, 3)}`);
+  }
+  if (!benWhole.includes("You sat down at seat 1.") || !catWhole.includes("Ben sat down at seat 1.")) {
+    fail(`Ben's arrival is not his own: ${benWhole.slice(0, 3)}`);
+  }
+  const game = (story) => story.slice(Math.max(0, story.findIndex((l) => l.startsWith("A game for"))));
+  const [anaStory, benStory, catStory] = [game(anaWhole), game(benWhole), game(catWhole)];
   if (anaStory.join("\n") !== benStory.join("\n")) {
     fail(`the stories differ:\nAna:\n${anaStory.join("\n")}\nBen:\n${benStory.join("\n")}`);
   }

@@ -105,6 +105,11 @@ try {
   await banner.waitFor({ timeout: 5_000 });
   const said = (await banner.textContent()) ?? "";
   if (!said.includes("Ana paused the game")) fail(`the pause banner says: ${said}`);
+  // Ana reads it about herself as "You".
+  const own = ana.getByRole("region", { name: "Paused" });
+  await own.waitFor({ timeout: 5_000 });
+  const hers = (await own.textContent()) ?? "";
+  if (!hers.includes("You paused the game")) fail(`Ana's pause banner says: ${hers}`);
   await shot(ben, "paused-phone");
   await ana.getByRole("button", { name: "Resume the game" }).click();
   await until("the pause is over on Ben's phone", async () => (await banner.count()) === 0);

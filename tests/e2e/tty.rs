@@ -181,11 +181,11 @@ fn a_table_to_share_talk_a_pause_a_seat_link_and_the_reveals_wait() {
     p.send_line("link").unwrap();
     p.exp_regex(r"Your seat's own link .*#rejoin=").unwrap();
     p.send_line("pause").unwrap();
-    p.exp_string("Ana paused the game.").unwrap();
+    p.exp_string("You paused the game.").unwrap();
     p.send_line("1 2s").unwrap();
     p.exp_string("the game is paused: moves wait").unwrap();
     p.send_line("resume").unwrap();
-    p.exp_string("Ana resumed the game.").unwrap();
+    p.exp_string("You resumed the game.").unwrap();
     // The prompt held through the pause stands: answered now.
     p.send_line(&pick_call(&first)).unwrap();
     let transcript = play_to_the_end(&mut p);
@@ -684,7 +684,8 @@ fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
     // A rule changed at the table: everyone is told, in players' words, the table's own line.
     hana.send_line("set dice.faces=8").unwrap();
     let faces = "The host changed the rules: faces on each die: now 8, was 6.";
-    wait_for(&mut hana, text(faces), 30);
+    // The host reads it about herself.
+    wait_for(&mut hana, text("You changed the rules: faces on each die: now 8, was 6."), 30);
     wait_for(&mut gus, text(faces), 30);
     wait_for(&mut watcher, text(faces), 30);
     // And from the host's other terminal: the host's seat is told too.
@@ -692,7 +693,8 @@ fn the_hosts_changes_are_told_to_everyone_and_seats_show_their_numbers() {
     let out = host_cmd(&["settings", "dice.start=3", "dice.max=3"]);
     assert!(out.contains("At the table: seat 0 Hana (host), seat 1 Gus"), "{out}");
     let dice = "The host changed the rules: dice each player starts with: now 3, was 5; the most dice a player may hold: now 3, was 5.";
-    let (before, _) = wait_for(&mut hana, text(dice), 30);
+    let yours = "You changed the rules: dice each player starts with: now 3, was 5; the most dice a player may hold: now 3, was 5.";
+    let (before, _) = wait_for(&mut hana, text(yours), 30);
     assert!(!before.contains("faces on each die"), "{before}");
     wait_for(&mut gus, text(dice), 30);
     wait_for(&mut watcher, text(dice), 30);
