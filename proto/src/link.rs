@@ -35,11 +35,12 @@ pub fn parse(link: &str) -> Option<Link<'_>> {
     Some(Link { server, code })
 }
 
-/// The rejoin secret a seat's own link carries in its fragment (`…/t/CODE#rejoin=SECRET`),
-/// if it carries one.
+/// The rejoin secret a seat's own link carries in its fragment (`…/t/CODE#rejoin=SECRET`, or
+/// `CODE#rejoin=SECRET`), if it carries one: empty when the link was cut short, so that it is
+/// refused as a link rather than taken for a table.
 pub fn rejoin(link: &str) -> Option<&str> {
     let (_, fragment) = link.trim().split_once('#')?;
-    fragment.split('&').find_map(|part| part.strip_prefix("rejoin=")).filter(|s| !s.is_empty())
+    fragment.split('&').find_map(|part| part.strip_prefix("rejoin="))
 }
 
 #[cfg(test)]
@@ -54,7 +55,8 @@ mod tests {
     fn a_seat_link_carries_its_rejoin_secret_in_its_fragment() {
         assert_eq!(rejoin("http://h/t/ABCDEF#rejoin=s3cret"), Some("s3cret"));
         assert_eq!(rejoin("http://h/t/ABCDEF"), None);
-        assert_eq!(rejoin("http://h/t/ABCDEF#rejoin="), None);
+        assert_eq!(rejoin("http://h/t/ABCDEF#rejoin="), Some(""), "cut short: still a link");
+        assert_eq!(rejoin("ABCDEF#rejoin=s3cret"), Some("s3cret"));
     }
 
     #[test]

@@ -283,7 +283,7 @@ async fn the_hosts_calls_are_paced_and_name_what_they_refuse() {
     ana.mute(&key, 1, false).await.unwrap();
     // A spectator speaks under a name of its own: not a bot's without its kind, not the host's.
     let bare = info.players[2].name.split(" (").next().unwrap_or_default().to_string();
-    for name in [bare.as_str(), "The host", "the table"] {
+    for name in [bare.as_str(), "The host", "the table", "Ana (host)", "odds"] {
         let refused = ana.say(None, &key.table, name, "hi", pb::Reaction::None).await.unwrap_err();
         assert_eq!(refused.refusal_code(), Some("bad_name"), "{name}: {refused}");
     }
@@ -297,6 +297,12 @@ async fn the_hosts_calls_are_paced_and_name_what_they_refuse() {
     let phone = Client::connect(&addr).await.unwrap();
     let phone_key = phone.join(&link.link, "Ben's phone").await.unwrap();
     assert_eq!(phone_key.seat, 1);
+    // Cut short, the link is refused as a link, and never echoed back.
+    let cut = format!("{}#rejoin=", link.link.split('#').next().unwrap_or_default());
+    let refused = phone.join(&cut, "Mallory").await.unwrap_err();
+    assert_eq!(refused.refusal_code(), Some("no_such_link"), "{refused}");
+    let bare = format!("{}#rejoin={}", key.info.join_code, link.rejoin);
+    assert_eq!(phone.join(&bare, "x").await.unwrap().seat, 1, "the code and the fragment do too");
     assert_eq!(ana.table(&key.table).await.unwrap().players.len(), 3, "no seat was added");
     // Pausing and resuming in a loop is paced, with how long to wait.
     ana.start(&key).await.unwrap();

@@ -357,7 +357,9 @@ impl Dudo {
         let id = registry.codes.get(&key.to_ascii_uppercase()).cloned().unwrap_or_else(|| key.to_string());
         registry.tables.get(&id).cloned().ok_or_else(|| {
             // Echoed cut short: an error's text travels in a header of bounded size.
-            let shown: String = table.chars().take(MAX_NAME_FIELD).collect();
+            // Never the fragment: a seat link's secret is there.
+            let shown: String =
+                table.split('#').next().unwrap_or_default().chars().take(MAX_NAME_FIELD).collect();
             refused("no_such_table", Refusal::not_found(format!("no table {shown:?}")))
         })
     }
@@ -489,7 +491,8 @@ impl Dudo {
 pub fn table_key(table: &str) -> &str {
     match dudo_proto::link::parse(table) {
         Some(link) => link.code,
-        None => table.trim().trim_start_matches("dudo://join/"),
+        // A fragment is never part of a code (and a seat link's secret is in it).
+        None => table.split('#').next().unwrap_or_default().trim().trim_start_matches("dudo://join/"),
     }
 }
 

@@ -175,9 +175,14 @@ impl Lobby for LobbyService {
                 // A seat's rejoin link: the seat it is for, on this device. The whole link
                 // pasted as the table carries its secret too: it takes the seat back, as it
                 // would in a browser, rather than a seat of its own.
-                let pasted = dudo_proto::link::rejoin(&request.get_ref().table).map(str::to_string);
-                if let Some(secret) =
-                    pasted.or_else(|| Some(request.get_ref().rejoin.clone()).filter(|r| !r.is_empty()))
+                let asked = request.get_ref();
+                let pasted = dudo_proto::link::rejoin(&asked.table).map(str::to_string);
+                if pasted.as_ref().is_some_and(|p| !asked.rejoin.is_empty() && *p != asked.rejoin) {
+                    return Err(bad_request(
+                        "rejoin: the link given as table carries another secret; give one",
+                    ));
+                }
+                if let Some(secret) = pasted.or_else(|| Some(asked.rejoin.clone()).filter(|r| !r.is_empty()))
                 {
                     let req = request.into_inner();
                     bounded("rejoin", &secret, MAX_NAME_FIELD)?;

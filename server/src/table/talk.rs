@@ -156,14 +156,29 @@ fn chat_fault(text: &str) -> Option<(char, &'static str)> {
     use unicode_normalization::char::is_combining_mark;
     let emoji = |c: char| matches!(c, '\u{FE0F}' | '\u{200D}');
     let private = |c: char| matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}' | '\u{100000}'..='\u{10FFFD}');
-    let mut marks = 0;
+    use unicode_normalization::UnicodeNormalization;
+    let mut before: Option<char> = None;
     for c in text.chars() {
         if private(c) {
             return Some((c, "a private-use character shows differently on every screen"));
         }
+        // The joiner and the selector belong after a symbol (an emoji): alone, or by a
+        // letter, they only hide something.
+        let by_a_symbol = before.is_some_and(|b| !b.is_alphanumeric() && !b.is_whitespace());
+        if emoji(c) && !by_a_symbol {
+            return Some((c, "it is invisible here (it belongs inside an emoji); a line is plain text"));
+        }
         if !emoji(c) && plain_text(c.encode_utf8(&mut [0; 4])).is_err() {
             return Some((c, "it is invisible or would break the line; a line is plain text"));
         }
+        if before.is_none() && is_combining_mark(c) {
+            return Some((c, "a line cannot start with an accent (it would sit on what is shown before it)"));
+        }
+        before = Some(c);
+    }
+    // Counted decomposed: "é" and four more marks is five, however it was sent.
+    let mut marks = 0;
+    for c in text.nfd() {
         marks = if is_combining_mark(c) { marks + 1 } else { 0 };
         if marks > MOST_MARKS {
             return Some((c, "too many accents on one letter; they spill over the lines around"));
@@ -281,6 +296,11 @@ mod tests {
             ("\u{1b}[2J", 0, "U+001B"),
             ("secret \u{E000} glyph", 0, "U+E000"),
             ("Z\u{0300}\u{0301}\u{0302}\u{0303}\u{0304}algo", 0, "accents"),
+            ("\u{e9}\u{0302}\u{0303}\u{0304}", 0, "accents"),
+            ("\u{200D}", 0, "U+200D"),
+            ("a\u{200D}b", 0, "U+200D"),
+            ("\u{FE0F}", 0, "U+FE0F"),
+            ("\u{0301}hi", 0, "start with an accent"),
             ("x", 99, "reaction: no reaction 99"),
         ] {
             let e = Talk::check(text, reaction).err().map(|e| e.to_string()).unwrap_or_default();

@@ -71,7 +71,14 @@ impl TableCore {
                 "{name} sits at this table; a spectator speaks under another name"
             )));
         }
-        if NOT_A_SPECTATOR.iter().any(|n| name_key(n) == key) {
+        // The table's marks after a name ("(host)", "(odds bot)", "(watching)") are its own.
+        if name.contains(['(', ')', '[', ']']) {
+            return Err(TableError::BadName(format!(
+                "{name:?}: brackets after a name are the table's marks (host, bot, watching); a spectator's name has none"
+            )));
+        }
+        let a_bot = dudo_rules::bots::NAMES.iter().any(|n| name_key(n) == key);
+        if a_bot || NOT_A_SPECTATOR.iter().any(|n| name_key(n) == key) {
             return Err(TableError::BadName(format!(
                 "{name:?} is what the table calls itself or its host; a spectator speaks under a name of its own"
             )));
