@@ -18,6 +18,8 @@ await build({
   jsxImportSource: "preact",
   outdir: out,
   legalComments: "none",
+  // The worked example's record (src/example/*.replay), bundled as bytes.
+  loader: { ".replay": "binary" },
   logLevel: "warning",
 });
 copyFileSync("src/style.css", `${out}/app.css`);

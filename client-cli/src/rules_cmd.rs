@@ -18,6 +18,8 @@ pub struct RulesArgs {
 pub enum Format {
     Toml,
     Json,
+    /// How to play, in players' words (what a table shows beside its rules).
+    Words,
 }
 
 pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
@@ -34,6 +36,12 @@ pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         Format::Toml => print!("{}", toml::to_string_pretty(&rules)?),
         Format::Json => println!("{}", serde_json::to_string_pretty(&rules)?),
+        Format::Words => {
+            println!("{}", presets::title(&name));
+            for note in dudo_rules::how_to_play::how_to_play(&rules) {
+                println!("\n{}\n  {}", note.topic, note.text);
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -6,15 +6,21 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use dudo_client::dudo_proto::v1 as pb;
+use dudo_client::dudo_proto::{TableEvent, convert};
 use dudo_rules::describe::Narrator;
-use dudo_rules::event::{Audience, Event};
+use dudo_rules::event::{Audience, Event, Viewer};
 use dudo_rules::{EventKind, script};
+use prost::Message;
 
 #[derive(Args)]
 pub struct ScriptArgs {
     /// The script (JSON; see docs/scripts.md). `-` reads standard input.
     pub file: PathBuf,
-    /// One JSON object per event, or one line of text per event.
+    /// One JSON object per event, one line of text per event, or the whole game as a
+    /// record's replay (a binary `dudo.v1.Replay`: every event with its words, as
+    /// `History.GetReplay` sends them; the browser's front page replays the worked example
+    /// from one).
     #[arg(long, value_enum, default_value = "json")]
     pub format: Format,
 }
@@ -23,6 +29,7 @@ pub struct ScriptArgs {
 pub enum Format {
     Json,
     Text,
+    Replay,
 }
 
 pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
@@ -35,6 +42,17 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
     let run = script::run(&script);
     let kind = run.game.as_ref().and_then(|g| g.rules().family.hand_game());
     let mut out = std::io::stdout().lock();
+    if let Format::Replay = args.format {
+        let Some(game) = run.game.as_ref() else {
+            anyhow::bail!(
+                "{}",
+                run.error.map_or_else(|| "the script made no game".to_string(), |e| e.to_string())
+            );
+        };
+        out.write_all(&replay_of(game.rules(), &run.players, &run.events).encode_to_vec())?;
+        out.flush()?;
+        return Ok(if run.error.is_some() { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+    }
     let mut narrator = Narrator::default();
     for (seq, event) in run.events.iter().enumerate() {
         match args.format {
@@ -45,6 +63,7 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
                 }
                 writeln!(out, "{}", serde_json::to_string(&value)?)?;
             }
+            Format::Replay => {}
             Format::Text => {
                 if let Some(line) = text_line(&run.events, seq, &mut narrator, &run.players, kind) {
                     writeln!(out, "{line}")?;
@@ -59,6 +78,40 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
         None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The scripted game as a record's replay shows it: what a replay may show of each event
+/// (`Viewer::Replay`), each with the words a table says for it, the players in seat order.
+fn replay_of(rules: &dudo_rules::RuleSet, names: &[String], events: &[Event]) -> pb::Replay {
+    let mut narrator = Narrator::for_rules(rules);
+    let game = rules.family.hand_game();
+    let mut shown = Vec::new();
+    for (seq, event) in events.iter().enumerate() {
+        let event = TableEvent::Game(event.clone());
+        // Every event is told, in order, as the table tells its log: the narrator keeps the bid in force.
+        let text = event.words(&mut narrator, names, game);
+        if event.admits(Viewer::Replay, true) {
+            let mut wire = convert::event_to_wire(seq as u64, &event);
+            wire.text = text;
+            shown.push(wire);
+        }
+    }
+    let players = names
+        .iter()
+        .enumerate()
+        .map(|(seat, name)| pb::GamePlayer {
+            seat: seat as u32,
+            name: name.clone(),
+            ..pb::GamePlayer::default()
+        })
+        .collect();
+    pb::Replay {
+        summary: Some(pb::GameSummary { preset: rules.name.clone(), players, ..pb::GameSummary::default() }),
+        rules: Some(convert::rules_to_wire(rules)),
+        event_unix_millis: vec![0; shown.len()],
+        events: shown,
+        ..pb::Replay::default()
     }
 }
 

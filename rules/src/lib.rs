@@ -25,6 +25,7 @@ pub mod error;
 pub mod event;
 pub mod game;
 pub mod hand;
+pub mod how_to_play;
 pub mod individual;
 pub mod odds;
 pub mod presets;

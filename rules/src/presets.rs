@@ -54,6 +54,28 @@ pub fn by_name(name: &str) -> Option<RuleSet> {
     }
 }
 
+/// The preset's title, as a front page lists it: what it plays, by its source's name.
+pub fn title(name: &str) -> &'static str {
+    match name {
+        "fibbing" => "Perudo as the Fibbing Dice table plays it",
+        "perudo-jonti" => "Perudo as the Perudo blog post plays it (Jonti)",
+        "house" => "House rules: push, pass and one Exact a game",
+        "openspiel" => "OpenSpiel's Liar's Dice: two players, one round",
+        "wikipedia-classic" => "Liar's Dice, the common hand",
+        "west-coast" => "Liar's Dice, US West Coast",
+        "snyd" => "Snyd, the Danish game with stairs",
+        "variable" => "Liar's Dice, losing the difference",
+        "points" => "The points game: first to 75",
+        "points-quick" => "The points game, quick: first to 50",
+        "points-full" => "The points game, full: first to 100",
+        "poker-dice" => "Liar Dice with poker dice",
+        "stanford" => "The Stanford game: six dice, more of a kind",
+        "mexican" => "Mexican: three dice and drinks",
+        "mexican-two-dice" => "Mexican with two dice",
+        _ => "",
+    }
+}
+
 /// One line describing the preset, for listings.
 pub fn summary(name: &str) -> &'static str {
     match name {
@@ -587,6 +609,7 @@ mod tests {
     #[test]
     fn summaries_name_their_source_in_words() {
         for name in NAMES {
+            assert!(!title(name).is_empty(), "{name} has no title");
             let text = summary(name);
             assert!(!text.is_empty(), "{name}");
             let numbered =

@@ -1,6 +1,6 @@
 //! The browser pages, in a real browser: the scripts in `tests/browser/` (`game.mjs` a
 //! common-hand game, `night.mjs` a game night nobody can freeze, `hands.mjs` the hand games
-//! and the points game, `pages.mjs` the ladder and replays, `together.mjs` a table people share, `rated.mjs` a person's rated game) drive Debian's chromium with
+//! and the points game, `pages.mjs` the ladder and replays, `together.mjs` a table people share, `table.mjs` the table as a game, `rated.mjs` a person's rated game) drive Debian's chromium with
 //! playwright-core against a real `dudo-server`. Without chromium or Node the tests say so
 //! and skip, unless `DUDO_REQUIRE_BROWSER=1` (CI) makes that a failure.
 
@@ -71,6 +71,24 @@ fn a_table_people_share_on_a_desktop_and_a_phone() {
     args.extend(shots.as_deref());
     let said = run_script(&node, "together.mjs", &args);
     assert!(said.contains("a table shared"), "{said}");
+}
+
+/// The table as a game (`table.mjs`): a whole game on a phone's screen with every reveal in
+/// view as it happens, the tab's title on your turn, the rules in words and readable; sound
+/// off until chosen, then every cue played through Web Audio; no motion for a browser that
+/// asks for less; the front page's worked example replayed to its end. With
+/// `DUDO_SCREENSHOTS=DIR` it leaves the table at a desktop's and a phone's size there (the
+/// pictures in docs/playing.md).
+#[test]
+fn the_table_looks_moves_and_sounds_like_a_game() {
+    let Some(node) = browser_or_skip("the_table_looks_moves_and_sounds_like_a_game") else { return };
+    let server =
+        start_server(&binary("dudo-server"), &["--db", "none", "--default-reveal-pause-ms", "2500"]).unwrap();
+    let shots = std::env::var("DUDO_SCREENSHOTS").ok();
+    let mut args = vec![server.addr.as_str()];
+    args.extend(shots.as_deref());
+    let said = run_script(&node, "table.mjs", &args);
+    assert!(said.contains("the table as a game: done"), "{said}");
 }
 
 /// A game night nobody can freeze: tables made from the page get the server's game-night

@@ -61,6 +61,14 @@ fn script_prints_the_worked_example_exactly() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.windows(2).all(|w| w[0] != w[1] || !w[0].contains(" rolls ")), "{text}");
     assert!(text.contains("Roger calls Calza on Bob's bid of 1 one"), "{text}");
+    // The browser's front page replays the example from its record, as the engine plays it now.
+    let replay = dudo(&["script", "examples/scripts/fibbing-example.json", "--format", "replay"]);
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    let kept = std::fs::read(root().join("web/src/example/fibbing-example.replay")).unwrap();
+    assert!(
+        replay.stdout == kept,
+        "web/src/example/fibbing-example.replay is not what the engine plays: run `dudo script examples/scripts/fibbing-example.json --format replay > web/src/example/fibbing-example.replay`, then scripts/web-build.sh"
+    );
 }
 
 #[test]

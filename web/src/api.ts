@@ -75,3 +75,14 @@ export function say(e: unknown): string {
 }
 
 export { Code, ConnectError };
+
+/** The presets' titles by name ("fibbing" → "Perudo as the Fibbing Dice table plays it"),
+ * asked for once a page. */
+let titles: Promise<Map<string, string>> | undefined;
+export function presetTitles(): Promise<Map<string, string>> {
+  titles ??= lobby.listPresets({}).then(
+    (r) => new Map(r.presets.map((p) => [p.name, p.title])),
+    () => new Map(),
+  );
+  return titles;
+}

@@ -57,10 +57,10 @@ export function Dice({ faces, marks, size, game }: { faces: readonly number[]; m
 }
 
 /** A bid as people say it: "three 5s", with the face drawn. */
-export function BidText({ quantity, face }: { quantity: number; face: number }) {
+export function BidText({ quantity, face, size = 22 }: { quantity: number; face: number; size?: number }) {
   return (
     <span class="bid">
-      {quantity} × <Die face={face} size={22} />
+      {quantity} × <Die face={face} size={size} />
     </span>
   );
 }

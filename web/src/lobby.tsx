@@ -3,6 +3,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { keep, lastName, lobby, rememberName, say } from "./api";
 import { ClockChoice, HostOptions, optionsOf, settingsOf, shownFor, type Options } from "./options";
+import { ExampleGame } from "./example";
+import { RuleNotes } from "./howto";
 import type { Preset, TableSummary } from "./gen/dudo/v1/service_pb";
 
 export function LobbyPage() {
@@ -26,6 +28,7 @@ export function LobbyPage() {
       {error && <p role="alert">{error}</p>}
       <CreateForm presets={presets} />
       <JoinByCode />
+      <ExampleGame />
       <section class="panel" aria-label="Tables">
         <h2>Tables not yet started</h2>
         {tables.length === 0 ? (
@@ -35,7 +38,7 @@ export function LobbyPage() {
             {tables.map((t) => (
               <li>
                 <a href={`/t/${t.joinCode}`}>
-                  <strong>{t.joinCode}</strong> {t.rules} · {t.taken}/{t.seats} seats · host {t.host || "not seated"}
+                  <strong>{t.joinCode}</strong> {presets.find((p) => p.name === t.rules)?.title || t.rules} · {t.taken}/{t.seats} seats · host {t.host || "not seated"}
                 </a>
               </li>
             ))}
@@ -102,11 +105,16 @@ function CreateForm({ presets }: { presets: Preset[] }) {
         Rules{" "}
         <select value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
           {presets.map((p) => (
-            <option value={p.name}>{p.name}</option>
+            <option value={p.name}>{p.title || p.name}</option>
           ))}
         </select>
       </label>
-      {chosen && <p class="summary">{chosen.summary}</p>}
+      {chosen && (
+        <details class="how-to-preset">
+          <summary>How to play: {chosen.title || chosen.name}</summary>
+          <RuleNotes notes={chosen.howToPlay} />
+        </details>
+      )}
       <label>
         Your name <input value={name} maxLength={32} onInput={(e) => setName(e.currentTarget.value)} />
       </label>

@@ -28,9 +28,19 @@ import {
   type TableLine,
 } from "./gen/dudo/v1/service_pb";
 import { told } from "./story";
+import { cuesOf, type Cue } from "./cues";
 
 /** A line said at the table (chat or a reaction), as the talk panel shows it. */
-export type Talk = { name: string; text: string; reaction: Reaction; at: number; spectator: boolean };
+export type Talk = {
+  name: string;
+  text: string;
+  reaction: Reaction;
+  at: number;
+  spectator: boolean;
+  seat?: number;
+  /** When this page heard it said (Unix ms; 0 for the story read again): the felt's bubble. */
+  heard: number;
+};
 
 export type TableState = {
   table?: TableInfo;
@@ -65,10 +75,19 @@ export type TableState = {
   ended?: string;
   /** The seat this page held is gone (left, removed, taken out): the page watches instead. */
   seatGone?: boolean;
+  /** What just happened at the live table, newest last (bounded): the felt's motion and the sounds. */
+  cues: Cue[];
+  /** Who made the call the last reveal answers: the cups lift from their seat on. */
+  caller?: number;
+  /** The round the last reveal ended: the felt shows its dice until the next round begins. */
+  revealRound?: number;
+  /** When this page saw the running clock's deadline set (Unix ms): the ring's full length. */
+  deadlineFrom?: number;
 };
 
 const MOST_LINES = 200;
 const MOST_TALK = 100;
+const MOST_CUES = 16;
 
 /** The events that say what a reveal settled. */
 const OUTCOME = new Set(["roundSettled", "diceLost", "diceWon", "diceGiven", "eliminated", "scored", "paid", "drank", "gameOver"]);
@@ -93,7 +112,8 @@ function load(key: string): Kept | undefined {
 }
 
 export class Session {
-  state: TableState = { lines: [], talk: [], ready: [], link: "connecting" };
+  state: TableState = { lines: [], talk: [], ready: [], link: "connecting", cues: [] };
+  private cueId = 0;
   private since?: bigint;
   private stop = new AbortController();
   private listeners = new Set<() => void>();
@@ -252,10 +272,13 @@ export class Session {
         break;
       case "event":
         this.since = u.value.seq;
-        this.event(u.value);
+        this.event(u.value, true);
         this.keep();
         break;
       case "prompt":
+        // A new question for our seat (not the same one sent again after a reconnect): your turn.
+        if (u.value.lastSeq !== this.state.prompt?.lastSeq && u.value.legal) this.cue([{ kind: "turn", seat: this.state.seat }]);
+        this.clockFrom(u.value.deadlineUnixMillis);
         this.set({
           nextRound: undefined,
           ready: [],
@@ -266,6 +289,7 @@ export class Session {
         });
         break;
       case "turn":
+        this.clockFrom(u.value.deadlineUnixMillis);
         this.set({
           view: u.value.view ?? this.state.view,
           prompt: undefined,
@@ -283,7 +307,7 @@ export class Session {
         this.reseated = u.value.why;
         break;
       case "line":
-        this.said(u.value);
+        this.said(u.value, true);
         break;
       case "story": {
         // The story so far replaces what this page had kept: the server's is whole.
@@ -315,8 +339,25 @@ export class Session {
     this.set({ table });
   }
 
-  private event(e: Event) {
+  /** Notes when the running clock's deadline was set, for the ring's full length. */
+  private clockFrom(deadline: bigint | undefined) {
+    const at = deadline !== undefined ? Number(deadline) : undefined;
+    if (at !== this.state.deadline) this.set({ deadlineFrom: Date.now() });
+  }
+
+  private cue(made: Omit<Cue, "id" | "at">[]) {
+    if (made.length === 0) return;
+    const at = performance.now();
+    const cues = [...this.state.cues, ...made.map((c) => ({ ...c, id: ++this.cueId, at }))].slice(-MOST_CUES);
+    this.set({ cues });
+  }
+
+  /** An event of the game; `live`: it happened just now (a story read again makes no cues). */
+  private event(e: Event, live = false) {
     const k = e.kind;
+    if (live) this.cue(cuesOf(e));
+    if (k.case === "dudoCalled" || k.case === "calzaCalled") this.set({ caller: k.value.seat });
+    if (k.case === "diceRevealed") this.set({ revealRound: this.state.view?.round });
     // The last reveal and results table stay in view until the next ones: a table of bots
     // opens the next round at once.
     if (k.case === "gameStarted") this.set({ reveal: undefined, outcome: undefined, results: undefined, challenge: undefined });
@@ -331,12 +372,20 @@ export class Session {
   }
 
   /** A line of the table's talk: the table's own news goes in the story, people's words in the talk. */
-  private said(l: TableLine) {
+  private said(l: TableLine, live = false) {
     if (l.from.case === "table" || l.from.case === undefined) {
       this.line(l.text);
       return;
     }
-    const talk: Talk = { name: l.name, text: l.text, reaction: l.reaction, at: Number(l.atUnixMillis), spectator: l.from.case === "spectator" };
+    const talk: Talk = {
+      name: l.name,
+      text: l.text,
+      reaction: l.reaction,
+      at: Number(l.atUnixMillis),
+      spectator: l.from.case === "spectator",
+      seat: l.from.case === "seat" ? l.from.value : undefined,
+      heard: live ? Date.now() : 0,
+    };
     this.set({ talk: [...this.state.talk, talk].slice(-MOST_TALK) });
   }
 

@@ -1,18 +1,21 @@
 // A table in the browser: join by its link, play from the prompt, watch, host.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { as, codeOf, forget, heldAt, history, keep, lastName, lobby, rememberName, say, type Held } from "./api";
-import { CupActions, CupBoard, HandShown } from "./cup";
+import { as, codeOf, forget, heldAt, history, keep, lastName, lobby, presetTitles, rememberName, say, type Held } from "./api";
+import { NotifySwitch, SoundSwitch, useAttention } from "./attention";
+import { CupActions, HandShown } from "./cup";
 import { BidText, Dice, Die } from "./dice";
 import { handGame, type HandGame } from "./hand";
+import { HowToPlay } from "./howto";
 import { useFocusOnArrival } from "./focus";
+import { LiveFelt, useNow } from "./live_felt";
 import { OtherRules, ruleLines } from "./lobby";
 import { HostOptions, optionsOf, settingsOf, shownFor, type Options } from "./options";
 import { bidOdds, percent } from "./odds";
-import { ActionSchema, type Legal, type PlayerView, type View } from "./gen/dudo/v1/game_pb";
-import { PalificoFaceChange, PassClaim, type RuleSet } from "./gen/dudo/v1/rules_pb";
-import { ruleFields } from "./rules";
-import { Reaction, TableState as WireState, type SeatInfo, type TableInfo } from "./gen/dudo/v1/service_pb";
+import { REACTIONS } from "./reactions";
+import { ActionSchema, type Legal } from "./gen/dudo/v1/game_pb";
+import { PassClaim } from "./gen/dudo/v1/rules_pb";
+import { Reaction, TableState as WireState, type TableInfo } from "./gen/dudo/v1/service_pb";
 import { Session, type TableState, type Talk } from "./session";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>["action"];
@@ -30,15 +33,6 @@ function useSession(tableId: string | undefined, held: Held | undefined): [Table
     };
   }, [session]);
   return [state, session];
-}
-
-function useNow(every = 250): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), every);
-    return () => clearInterval(t);
-  }, [every]);
-  return now;
 }
 
 /** Odds on request: shown once asked for, and remembered in this browser. */
@@ -105,6 +99,9 @@ export function TablePage({ code }: { code: string }) {
       .catch((e) => setError(say(e)));
   }, [code, tableId]);
   const [state, session] = useSession(tableId, held);
+  useAttention(state, code, !!held?.seated);
+  const [titles, setTitles] = useState<Map<string, string>>();
+  useEffect(() => void presetTitles().then(setTitles), []);
   const [odds, setOdds] = useOdds();
   // A seat that is gone (left, removed, taken out): say why, and watch the table from here on.
   const [goneNote, setGoneNote] = useState<string>();
@@ -134,10 +131,11 @@ export function TablePage({ code }: { code: string }) {
       <header class="bar">
         <a href="/">dudo</a>
         <span>
-          {table.rules?.name} · table <strong>{table.joinCode}</strong>
+          {titles?.get(table.rules?.name ?? "") || table.rules?.name} · table <strong>{table.joinCode}</strong>
         </span>
         <span class="clock">{table.moveMillis > 0 ? `clock: ${clockWords(table)}` : "no clock"}</span>
         <CopyLink link={`${location.origin}/t/${table.joinCode}`} />
+        <SoundSwitch />
         <span class={`link ${state.link}`}>
           {gone ? "ended" : state.link === "live" ? "connected" : state.link === "lost" ? "reconnecting…" : "connecting…"}
         </span>
@@ -157,18 +155,27 @@ export function TablePage({ code }: { code: string }) {
           }}
         />
       )}
-      {table.pause && session && <PauseBanner table={table} held={held} state={state} />}
       {!held && (table.state !== WireState.WAITING || table.players.length >= table.seats) && (
         <p class="summary">You are watching: you see what every spectator sees, no hidden dice.</p>
       )}
-      {table.state === WireState.WAITING && !gone && !(held && (held.seated ? state.seat === table.host : true)) && (
-        <p class="summary waiting">
-          Waiting for {table.players.find((p) => p.seat === table.host)?.name ?? "the host"} to start the game
-          {table.moveMillis > 0 ? ` · clock: ${clockWords(table)}` : " · no clock"}.
-        </p>
-      )}
-      <Seats state={state} held={held} />
-      {state.view && session && <Board state={state} held={held} name={session.name} game={game} odds={odds} />}
+      <div class="play-area">
+        {session && <LiveFelt state={state} held={held} session={session} game={game} odds={odds} />}
+        <div class="side">
+          {held?.seated && state.prompt?.legal && session && game && (
+            <CupActions key={String(state.prompt.lastSeq)} legal={state.prompt.legal} state={state} session={session} game={game} />
+          )}
+          {held?.seated && state.prompt?.legal && session && !game && (
+            <Actions key={String(state.prompt.lastSeq)} legal={state.prompt.legal} state={state} session={session} odds={odds} />
+          )}
+          {state.refused && (
+            <p role="alert" class="alert">
+              Refused: {state.refused}
+            </p>
+          )}
+          {table.pause && session && <PauseBanner table={table} held={held} state={state} />}
+          {session && <TalkPanel state={state} session={session} held={held} />}
+        </div>
+      </div>
       {state.view && !game && !state.view.over && (
         <p class="odds-toggle">
           <label>
@@ -177,44 +184,30 @@ export function TablePage({ code }: { code: string }) {
           </label>
         </p>
       )}
-      {held?.seated && state.prompt?.legal && session && game && (
-        <CupActions key={String(state.prompt.lastSeq)} legal={state.prompt.legal} state={state} session={session} game={game} />
-      )}
-      {held?.seated && state.prompt?.legal && session && !game && (
-        <Actions key={String(state.prompt.lastSeq)} legal={state.prompt.legal} state={state} session={session} odds={odds} />
-      )}
-      {state.refused && (
-        <p role="alert" class="alert">
-          Refused: {state.refused}
-        </p>
-      )}
-      {state.reveal && session && <Reveal state={state} name={session.name} session={session} held={held} />}
-      {state.nextRound !== undefined && !state.reveal && session && (
-        <section class="reveal panel shared" aria-label="Between rounds">
-          <NextRound state={state} session={session} held={held} name={session.name} />
-        </section>
-      )}
+      {state.reveal && session && <Reveal state={state} name={session.name} />}
       {state.challenge && session && game && <Challenge state={state} game={game} name={session.name} />}
       {state.results && session && <ResultsTable state={state} name={session.name} />}
-      {state.view?.over && <GameOver state={state} held={held} />}
-      {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} over={!!state.view?.over} />}
-      {held?.seated && <SeatLink table={table} held={held} />}
-      {/* The host keeps their seat before the start: the table is theirs to start or close. */}
-      {held?.seated && !(table.state === WireState.WAITING && state.seat === table.host) && (
-        <LeaveButton
-          table={table}
-          held={held}
-          // After a round's first bid (or claim) the seat plays the round out by default first.
-          midRound={!!state.view && !state.view.over && !!(state.view.currentBid || state.view.hand?.claim)}
-          leaving={!!table.players.find((p) => p.seat === state.seat)?.leaving}
-          onLeft={() => setHeld(undefined)}
-        />
+      {state.view?.over && <ReplayLink table={table} overAt={state.overAt} />}
+      <Story lines={state.lines} />
+      {held?.seated && (
+        <div class="seat-tools">
+          <NotifySwitch />
+          <SeatLink table={table} held={held} />
+          {/* The host keeps their seat before the start: the table is theirs to start or close. */}
+          {!(table.state === WireState.WAITING && state.seat === table.host) && (
+            <LeaveButton
+              table={table}
+              held={held}
+              // After a round's first bid (or claim) the seat plays the round out by default first.
+              midRound={!!state.view && !state.view.over && !!(state.view.currentBid || state.view.hand?.claim)}
+              leaving={!!table.players.find((p) => p.seat === state.seat)?.leaving}
+              onLeft={() => setHeld(undefined)}
+            />
+          )}
+        </div>
       )}
-      <div class="together">
-        <Story lines={state.lines} />
-        {session && <TalkPanel state={state} session={session} held={held} />}
-      </div>
-      {table.rules && <RulesPanel rules={table.rules} />}
+      {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} over={!!state.view?.over} />}
+      {table.rules && <HowToPlay rules={table.rules} notes={table.howToPlay} open={table.state === WireState.WAITING} />}
     </div>
   );
 }
@@ -274,135 +267,13 @@ function JoinForm({ table, onJoined }: { table: TableInfo; onJoined: (h: Held) =
   );
 }
 
-/** Whether a person is here, in words: away (since when), leaving, left; nothing when here. */
-function presence(p: SeatInfo, now: number): string {
-  if (p.left) return "left";
-  if (p.leaving) return "leaving at the round's end";
-  if (p.bot || p.connected) return "";
-  const since = Number(p.awaySinceUnixMillis);
-  const secs = since > 0 ? Math.max(0, Math.round((now - since) / 1000)) : 0;
-  return secs < 60 ? `away ${secs} s` : `away ${Math.floor(secs / 60)} min`;
-}
-
 /** The table's clock in words: "60 s a move, 60 s bank". */
 function clockWords(t: TableInfo): string {
   const s = (ms: number) => `${Math.round(ms / 1000)} s`;
   return t.timeBankMillis > 0 ? `${s(t.moveMillis)} a move, ${s(t.timeBankMillis)} bank` : `${s(t.moveMillis)} a move`;
 }
 
-function Seats({ state, held }: { state: TableState; held?: Held }) {
-  const table = state.table!;
-  const now = useNow(1000);
-  const view = state.view;
-  const game = handGame(table.rules);
-  const holder = game && !view?.over ? view?.hand?.holder : undefined;
-  // Mexican keeps no lives, only drinks.
-  const mexican = game === "mexican" || game === "mexican_two_dice";
-  return (
-    <ol class="seats" aria-label="Seats">
-      {table.players.map((p) => {
-        const pv = view?.players[p.seat];
-        const marks = [
-          // While the next round waits (or the game is paused) nobody is to move.
-          view?.turn === p.seat && state.nextRound === undefined && !table.pause ? "to move" : "",
-          table.host === p.seat ? "host" : "",
-          presence(p, now),
-          view && view.starter === p.seat && !view.over ? (game ? "started the hand" : "started the round") : "",
-          pv?.watching ? "watching" : "",
-          view?.palifico.includes(p.seat) ? "palifico" : "",
-          holder === p.seat ? "holds the cup" : "",
-        ].filter(Boolean);
-        const mine = held?.seated && state.seat === p.seat;
-        return (
-          <li
-            class={`seat${view?.turn === p.seat ? " turn" : ""}${mine ? " mine" : ""}${pv?.left || (pv?.place && pv.place > 1) ? " out" : ""}`}
-          >
-            <span class="name">
-              {view?.turn === p.seat ? "▶ " : ""}
-              {!p.bot && !p.left && <span class={`presence ${p.connected ? "here" : "away"}`} title={p.connected ? "here" : "away"} aria-hidden="true">●</span>}
-              <span>{p.name}</span>
-              {mine ? " (you)" : ""}
-            </span>
-            {pv && <span class="count">{tally(pv, !!game, mexican)}</span>}
-            {pv && pv.pushed.length > 0 && <Dice faces={pv.pushed} size={18} />}
-            {marks.length > 0 && <span class="marks">{marks.join(" · ")}</span>}
-          </li>
-        );
-      })}
-      {table.state === WireState.WAITING &&
-        Array.from({ length: Math.max(0, table.seats - table.players.length) }, () => <li class="seat empty">free seat</li>)}
-    </ol>
-  );
-}
-
-/** A seat's standing in words: place or dice, then points, lives and drinks where they count. */
-function tally(pv: PlayerView, handGame: boolean, noLives = false): string {
-  const plural = (n: number | bigint, one: string, many: string) => `${n} ${n === 1 || n === 1n ? one : many}`;
-  return [
-    pv.place === 1 ? "winner" : pv.place ? `out, place ${pv.place}` : handGame ? "" : plural(pv.dice, "die", "dice"),
-    pv.score !== 0n ? plural(pv.score, "point", "points") : "",
-    pv.lives > 0 && !noLives ? plural(pv.lives, "life", "lives") : "",
-    pv.drinks > 0 ? plural(pv.drinks, "drink", "drinks") : "",
-  ]
-    .filter(Boolean)
-    .join(" · ");
-}
-
 type Names = { name: (seat: number) => string };
-
-function Board({ state, held, name, game, odds }: { state: TableState; held?: Held; game?: HandGame; odds: boolean } & Names) {
-  const view = state.view as View;
-  const now = useNow();
-  return (
-    <section class="board" aria-label="The table">
-      {view.over && <h2 class="over">The game is over.</h2>}
-      {game ? <CupBoard view={view} game={game} name={name} /> : <BidBoard
-          view={view}
-          held={held}
-          name={name}
-          faces={odds ? state.table?.rules?.dice?.faces : undefined}
-          target={state.table?.rules?.gameEnd?.end.case === "points" ? state.table.rules.gameEnd.end.value : undefined}
-          rules={state.table?.rules}
-        />}
-      {state.window && state.window > now && (
-        <p class="countdown">Calls out of turn close in {Math.ceil((state.window - now) / 1000)} s</p>
-      )}
-      {state.deadline && state.deadline > now && (
-        <p class="countdown">{Math.ceil((state.deadline - now) / 1000)} s left to move</p>
-      )}
-      <AwayToMove state={state} name={name} />
-      {view.over && view.standings.length > 0 && (
-        <>
-          <h3>Final standings</h3>
-          <ol class="standings" aria-label="Standings">
-            {view.standings.map((s) => (
-              <li>{name(s)}</li>
-            ))}
-          </ol>
-          {state.table && <ReplayLink table={state.table} overAt={state.overAt} />}
-        </>
-      )}
-    </section>
-  );
-}
-
-/** Says so when the player to move is away: why the game waits, and what happens next (the
- * story is the game's, alike for everyone; presence is told here, as it stands). */
-function AwayToMove({ state, name }: { state: TableState } & Names) {
-  const turn = state.view?.over ? undefined : state.view?.turn;
-  const seat = state.table?.players.find((p) => p.seat === turn);
-  if (!seat || seat.bot || seat.connected || seat.left) return null;
-  const next = seat.leaving
-    ? "their moves are played for them until the round ends"
-    : (state.table?.moveMillis ?? 0) > 0
-      ? "when their clock runs out their default move is made for them"
-      : "this table has no clock: the host may remove them";
-  return (
-    <p class="countdown" role="status">
-      {name(seat.seat)} is away (no connection): {next}.
-    </p>
-  );
-}
 
 /** The finished game's record, once the server has written it (none without a database). */
 function ReplayLink({ table, overAt }: { table: TableInfo; overAt?: number }) {
@@ -432,81 +303,6 @@ function ReplayLink({ table, overAt }: { table: TableInfo; overAt?: number }) {
       <a href={`/g/${encodeURIComponent(game)}`}>Replay this game, every cup shown</a>
     </p>
   ) : null;
-}
-
-/** The common-hand games: your dice, the dice in play, the bid to beat. */
-/** `faces`: given when the odds are asked for. */
-function BidBoard({ view, held, name, faces, target, rules }: { view: View; held?: Held; faces?: number; target?: number; rules?: RuleSet } & Names) {
-  const bid = view.currentBid;
-  // A pass stands over the bid before it (the house rules): say who passed.
-  const last = view.claims.at(-1);
-  const lastPass = last?.kind.case === "pass" ? last.seat : undefined;
-  return (
-    <>
-      {held?.seated && view.myDice.length > 0 && (
-        <div class="cup">
-          <span>Your dice</span> <Dice faces={view.myDice} />
-        </div>
-      )}
-      {!view.over && view.palifico.length > 0 && <PalificoBanner view={view} name={name} rules={rules} />}
-      {!view.over && (
-        <p class="round">
-          Round {view.round} · {view.players.reduce((n, p) => n + p.dice, 0)} dice in play
-          {target !== undefined && <> · first to exactly {target} points wins</>}
-        </p>
-      )}
-      {view.seesAllDice && view.allDice.length > 0 && !view.over && (
-        <ul class="all-dice" aria-label="Every cup">
-          {view.allDice.map((d, seat) =>
-            d.dice.length === 0 ? null : (
-              <li>
-                <span class="name">{name(seat)}</span> <Dice faces={d.dice} size={24} />
-              </li>
-            ),
-          )}
-        </ul>
-      )}
-      {!view.over && (
-        <div class="to-beat">
-          {bid?.bid ? (
-            <>
-              {name(bid.seat)} {target !== undefined ? "guessed" : "bid"} <BidText quantity={bid.bid.quantity} face={bid.bid.face} />
-              {faces && <span class="odds"> · {percent(bidOdds(view, faces, bid.bid.quantity, bid.bid.face))} likely true</span>}
-            </>
-          ) : (
-            `No ${target !== undefined ? "guess" : "bid"} yet this round.`
-          )}
-          {lastPass !== undefined && <span> · {name(lastPass)} passed</span>}
-          {view.wild !== undefined && <span class="wild"> · wild: {view.wild}s</span>}
-        </div>
-      )}
-    </>
-  );
-}
-
-/** A palifico round, announced on the board: whose it is, that ones are not wild, and how
- * the face is held after the opening bid. */
-function PalificoBanner({ view, name, rules }: { view: View; rules?: RuleSet } & Names) {
-  const who = view.palifico.map(name).join(" and ");
-  return (
-    <div class="palifico" role="note" aria-label="Palifico round">
-      <strong>Palifico round</strong> for {who}.{" "}
-      {view.wild === undefined ? "Ones are not wild. " : `Wild: ${view.wild}s. `}
-      {palificoFace(rules)}
-    </div>
-  );
-}
-
-/** How the face is held in a palifico round, under these rules. */
-export function palificoFace(rules?: RuleSet): string {
-  switch (rules?.palifico?.faceChange) {
-    case PalificoFaceChange.LOCKED:
-      return "The opening bid fixes the face: after it, only the quantity goes up.";
-    case PalificoFaceChange.ONE_DIE_PLAYERS_MAY_CHANGE:
-      return "The opening bid fixes the face, except for players down to one die, who bid as usual.";
-    default:
-      return "The opening bid fixes the face, except for a player who has had a palifico round before, who may raise it.";
-  }
 }
 
 /** The last lifted cup: the claim against what was under it. */
@@ -714,11 +510,12 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
   );
 }
 
-function Reveal({ state, name, session, held }: { state: TableState; session: Session; held?: Held } & Names) {
+/** The last reveal in full, cup by cup with what counted, and what it settled (the felt shows
+ * it as it happens; this stays until the next one). */
+function Reveal({ state, name }: { state: TableState } & Names) {
   const r = state.reveal!;
   return (
-    <section class={`reveal panel${state.nextRound ? " shared" : ""}`} aria-label="The reveal">
-      {state.nextRound !== undefined && <NextRound state={state} session={session} held={held} name={name} />}
+    <section class="reveal panel" aria-label="The reveal">
       <h2>
         The last reveal{r.face !== undefined && r.total !== undefined && <> · {r.total} counted for <Die face={r.face} size={22} /></>}
       </h2>
@@ -740,33 +537,6 @@ function Reveal({ state, name, session, held }: { state: TableState; session: Se
         </ul>
       )}
     </section>
-  );
-}
-
-/** After a showdown the next round waits for everyone to see it: how long, who has, and "Next". */
-function NextRound({ state, session, held, name }: { state: TableState; session: Session; held?: Held } & Names) {
-  const now = useNow(250);
-  const secs = Math.max(0, Math.ceil((state.nextRound! - now) / 1000));
-  const seen = held?.seated && state.seat !== undefined && state.ready.includes(state.seat);
-  const people = state.table?.players.filter((p) => !p.bot && !p.left && p.connected) ?? [];
-  const waitingFor = people
-    .filter((p) => !state.ready.includes(p.seat))
-    .map((p) => (held?.seated && p.seat === state.seat ? "you" : p.name));
-  return (
-    <div class="next-round" aria-live="polite">
-      <p>
-        The next round begins in <strong>{secs} s</strong>
-        {waitingFor.length > 0 ? <>, or once everyone has seen this (waiting for {waitingFor.join(" and ")}).</> : "."}
-      </p>
-      {held?.seated && (
-        <button type="button" class="next" disabled={seen} onClick={() => void session.next()}>
-          {seen ? "Seen: waiting for the others" : "Next round"}
-        </button>
-      )}
-      {state.ready.length > 0 && (
-        <p class="summary">Seen by {state.ready.map((s) => (held?.seated && s === state.seat ? "you" : name(s))).join(", ")}.</p>
-      )}
-    </div>
   );
 }
 
@@ -794,39 +564,6 @@ function PauseBanner({ table, held, state }: { table: TableInfo; held?: Held; st
         >
           Resume the game
         </button>
-      )}
-      {error && <p role="alert">{error}</p>}
-    </section>
-  );
-}
-
-/** Game over: who won, and for the host, another game with the same seats and rules. */
-function GameOver({ state, held }: { state: TableState; held?: Held }) {
-  const table = state.table!;
-  const [error, setError] = useState<string>();
-  const winner = state.view?.standings[0];
-  const host = held && (held.seated ? state.seat === table.host : true);
-  const name = (seat?: number) => table.players.find((p) => p.seat === seat)?.name ?? "";
-  return (
-    <section class="game-over panel" aria-label="Game over">
-      <h2>{winner !== undefined ? `${name(winner)} wins the game!` : "Game over"}</h2>
-      {host ? (
-        <button
-          type="button"
-          onClick={async () => {
-            setError(undefined);
-            try {
-              await lobby.resetTable({ table: table.id }, as(held!.token));
-              await lobby.startGame({ table: table.id }, as(held!.token));
-            } catch (e) {
-              setError(say(e));
-            }
-          }}
-        >
-          Play again (same seats and rules)
-        </button>
-      ) : (
-        <p class="summary">The host may start another game with the same seats.</p>
       )}
       {error && <p role="alert">{error}</p>}
     </section>
@@ -881,15 +618,6 @@ function SeatLink({ table, held }: { table: TableInfo; held: Held }) {
     </section>
   );
 }
-
-/** The quick reactions, as their buttons show them. */
-const REACTIONS: [Reaction, string, string][] = [
-  [Reaction.LAUGH, "😂 Ha!", "Laugh"],
-  [Reaction.LIAR, "🤥 Liar!", "Cry liar"],
-  [Reaction.APPLAUSE, "👏 Bravo", "Applaud"],
-  [Reaction.WOW, "😮 Wow", "Gasp"],
-  [Reaction.GOOD_GAME, "🤝 GG", "Good game"],
-];
 
 function mark(reaction: Reaction): string {
   return REACTIONS.find(([r]) => r === reaction)?.[1].split(" ")[0] ?? "";
@@ -1179,27 +907,6 @@ function LeaveButton({
       </button>
       {error && <span role="alert"> {error}</span>}
     </p>
-  );
-}
-
-/** The rules in force, every field, as `dudo create --rule` and docs/rules.md write them. */
-function RulesPanel({ rules }: { rules: RuleSet }) {
-  const fields = [...ruleFields(rules)];
-  return (
-    <details class="panel rules">
-      <summary>The rules in force: {rules.name}</summary>
-      <p class="summary">
-        Each field is explained in <code>docs/rules.md</code>; the host may change any of them while the table waits.
-      </p>
-      <dl>
-        {fields.map(([path, value]) => (
-          <>
-            <dt>{path}</dt>
-            <dd>{value}</dd>
-          </>
-        ))}
-      </dl>
-    </details>
   );
 }
 

@@ -33,6 +33,14 @@ pub fn rules_to_wire(x: &r::RuleSet) -> pb::RuleSet {
     to_wire(x).unwrap_or_default()
 }
 
+/// A rule set's how-to-play (`dudo_rules::how_to_play`), as TableInfo and Preset carry it.
+pub fn how_to_play_to_wire(x: &r::RuleSet) -> Vec<pb::RuleNote> {
+    dudo_rules::how_to_play::how_to_play(x)
+        .into_iter()
+        .map(|n| pb::RuleNote { topic: n.topic.to_string(), text: n.text })
+        .collect()
+}
+
 fn to_wire(x: &r::RuleSet) -> Result<pb::RuleSet, ConvertError> {
     let json = serde_json::to_value(x).map_err(|e| bad("rules", e.to_string()))?;
     let message = message_to_wire(descriptor()?, &json, "")?;

@@ -380,6 +380,8 @@ impl Lobby for LobbyService {
                         name: name.to_string(),
                         summary: dudo_rules::presets::summary(name).to_string(),
                         rules: Some(convert::rules_to_wire(&rules)),
+                        title: dudo_rules::presets::title(name).to_string(),
+                        how_to_play: convert::how_to_play_to_wire(&rules),
                     })
                 })
                 .collect();
