@@ -130,7 +130,8 @@ try {
     // The finished game's replay, from the table's link to it: every round, every cup.
     await page.getByRole("link", { name: /^Replay this game/ }).click({ timeout: 15_000 });
     const round = page.getByRole("region", { name: "The round" });
-    await round.waitFor({ timeout: 10_000 });
+    // Making a replay runs the game through the engine again: slow on a machine busy with browsers.
+    await round.waitFor({ timeout: 30_000 });
     const of = async () => ((await round.locator("nav span").textContent()) ?? "").match(/\((\d+) of (\d+)\)/);
     const total = Number((await of())?.[2] ?? 0);
     let cupsShown = 0;

@@ -122,7 +122,7 @@ try {
         }
         if (shots) {
           await phone.evaluate(() => window.scrollTo(0, 0));
-          await phone.screenshot({ path: `${shots}/phone-table.png` });
+          await phone.screenshot({ path: `${shots}/table-phone.png` });
         }
       }
       if (await moveOnce(phone)) {
@@ -237,7 +237,7 @@ try {
       await sleep(100);
     }
     await desk.evaluate(() => window.scrollTo(0, 0));
-    await desk.screenshot({ path: `${shots}/desktop-table.png` });
+    await desk.screenshot({ path: `${shots}/table-desktop.png` });
   }
   console.log("the table as a game: done");
 } finally {

@@ -61,7 +61,7 @@ export type FeltProps = {
 /** A seat's place on the oval, in percent of the felt: `i` of `n`, the viewer's at the bottom. */
 export function place(i: number, n: number, narrow = false): { x: number; y: number } {
   const angle = Math.PI / 2 + (i * 2 * Math.PI) / Math.max(n, 1);
-  return { x: 50 + (narrow ? 35 : 40) * Math.cos(angle), y: 50 + (narrow ? 38 : 35) * Math.sin(angle) };
+  return { x: 50 + (narrow ? 35 : 40) * Math.cos(angle), y: 50 + (narrow ? 40 : 35) * Math.sin(angle) };
 }
 
 /** A phone's width: the seats come in from the sides. */

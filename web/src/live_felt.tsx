@@ -39,7 +39,8 @@ export function revealShown(state: TableState): boolean {
 export function LiveFelt({ state, held, session, game, odds }: { state: TableState; held?: Held; session: Session; game?: HandGame; odds: boolean }) {
   const table = state.table!;
   const view = state.view;
-  const now = useNow();
+  // Once a second: the clock's ring glides between (its transition), the bubbles go.
+  const now = useNow(1000);
   const felt = useRef<HTMLDivElement>(null);
   const mine = held?.seated ? state.seat : undefined;
   const showing = revealShown(state);
@@ -264,7 +265,13 @@ function NextRound({ state, session, held, name }: { state: TableState; session:
     <div class="next-round" aria-live="polite">
       <p>
         The next round begins in <strong>{secs} s</strong>
-        {waitingFor.length > 0 ? <>, or once everyone has seen this (waiting for {waitingFor.join(" and ")}).</> : "."}
+        {waitingFor.length > 0 ? (
+          <>
+            , or once everyone has seen this<span class="waiting-for"> (waiting for {waitingFor.join(" and ")})</span>.
+          </>
+        ) : (
+          "."
+        )}
       </p>
       {held?.seated && (
         <button
