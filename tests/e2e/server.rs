@@ -1486,3 +1486,25 @@ async fn refusals_before_any_table_carry_their_code_too() {
     };
     assert_eq!(code(&refused).as_deref(), Some("no_such_table"), "{refused:?}");
 }
+
+/// How to play, from the server: each preset's in ListPresets, any rule set's by
+/// DescribeRules (the table's, after a host's change), and a rule set that does not convert
+/// refused by its field.
+#[tokio::test]
+async fn the_rules_are_told_in_players_words() {
+    let (addr, _stop) = server().await;
+    let mut lobby = LobbyClient::new(channel(&addr).await);
+    let presets = lobby.list_presets(pb::ListPresetsRequest {}).await.unwrap().into_inner().presets;
+    let fibbing = presets.iter().find(|p| p.name == "fibbing").unwrap();
+    assert_eq!(fibbing.title, "Perudo as the Fibbing Dice table plays it");
+    assert!(fibbing.how_to_play.iter().any(|n| n.topic == "Wilds" && n.text.starts_with("Ones are wild")));
+    let mut rules = fibbing.rules.clone().unwrap();
+    rules.dice.as_mut().unwrap().start = 3;
+    let notes = lobby.describe_rules(rules.clone()).await.unwrap().into_inner().notes;
+    let aim = notes.iter().find(|n| n.topic == "The aim").unwrap();
+    assert!(aim.text.contains("3 dice"), "{aim:?}");
+    rules.family = 99;
+    let refused = lobby.describe_rules(rules).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    assert!(refused.message().contains("family"), "{}", refused.message());
+}

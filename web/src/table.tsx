@@ -207,7 +207,7 @@ export function TablePage({ code }: { code: string }) {
         </div>
       )}
       {held && (held.seated ? state.seat === table.host : true) && <HostPanel table={table} held={held} over={!!state.view?.over} />}
-      {table.rules && <HowToPlay rules={table.rules} notes={table.howToPlay} open={table.state === WireState.WAITING} />}
+      {table.rules && <HowToPlay rules={table.rules} open={table.state === WireState.WAITING} />}
     </div>
   );
 }

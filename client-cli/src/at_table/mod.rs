@@ -34,7 +34,7 @@ const HELP: &[&str] = &[
     "The points game: `watch`. Cup games: `accept`, `roll 1 3`, `roll all`, `roll 1 3 show 2`, a hand such as `JJQT9` or `a pair of jacks`, `better`, `bark`/`decline`.",
     "Out of turn: after each bid, everyone who may call on it (calza by the others, a challenge in some rules) is asked at once: call, or `no` to let it stand. If several call, the one sitting closest after the bidder wins, however fast the others were.",
     "Tab completes the calls you may make now.",
-    "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
+    "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `rules` (how to play at this table), `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
     "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT` (the seat's number, as `who` and `status` show it), `reset`, `again`.",
     "Talk: `say …` for a line everyone sees; `laugh`, `liar!`, `clap`, `wow`, `gg` for a quick reaction (`liar` alone challenges).",
     "After a showdown the next round waits a few seconds so everyone sees who lost: Enter (or `next`) says you have seen it.",
@@ -364,7 +364,7 @@ pub async fn sit_at(
 ) -> (anyhow::Result<Exit>, Option<String>) {
     let (style, out, words, hosted) =
         (console.style, console.out.clone(), console.words.clone(), console.hosted);
-    words.set(["help", "status", "quit"].map(Word::plain).to_vec());
+    words.set(["help", "status", "rules", "quit"].map(Word::plain).to_vec());
     let session = match &key {
         Some(k) => client.play(k, None),
         None => client.watch(table_ref, None),

@@ -365,6 +365,12 @@ impl Lobby for LobbyService {
         self.on_seat(request, |token, seat, reply| Command::Mute { token, seat, muted, reply }).await
     }
 
+    async fn describe_rules(&self, request: Request<pb::RuleSet>) -> Result<Response<pb::RuleNotes>, Status> {
+        // Nothing of a table's: any node answers, and the words are made from the rules alone.
+        let rules = convert::rules_from_wire(request.get_ref()).map_err(|e| bad_request(e.to_string()))?;
+        Ok(Response::new(pb::RuleNotes { notes: convert::how_to_play_to_wire(&rules) }))
+    }
+
     async fn list_presets(
         &self,
         _: Request<pb::ListPresetsRequest>,

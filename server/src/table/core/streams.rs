@@ -221,7 +221,6 @@ impl TableCore {
             reveal_pause_millis: self.pauses.reveal_millis(),
             pause: self.pauses.to_wire(),
             spectators_chat: self.talk.spectators_chat(),
-            how_to_play: convert::how_to_play_to_wire(&self.rules),
         }
     }
 
