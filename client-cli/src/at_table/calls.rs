@@ -101,7 +101,9 @@ impl AtTable {
             "who" => self.out.lines(self.waiting_room()),
             // How to play these rules, in the engine's words (what the browser table shows).
             "rules" => self.out.lines(
-                dudo_rules::how_to_play::how_to_play(&self.rules).into_iter().map(|n| format!("{}: {}", n.topic, n.text)),
+                dudo_rules::how_to_play::how_to_play(&self.rules)
+                    .into_iter()
+                    .map(|n| format!("{}: {}", n.topic, n.text)),
             ),
             // No call out of turn on this claim (the call window's answer).
             "n" | "no" => {
