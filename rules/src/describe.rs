@@ -196,6 +196,10 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
             format!("{} pushes {} and re-rolls the rest", n(*seat), faces.join(" "))
         }
         EventKind::Passed { seat } => format!("{} passes", n(*seat)),
+        // The hand games' challenge is lifting the passed cup, not a call on a bid.
+        EventKind::DudoCalled { seat, target } if game.is_some() => {
+            format!("{} doubts {}'s claim and lifts the cup", n(*seat), n(*target))
+        }
         EventKind::DudoCalled { seat, target } => {
             format!("{} calls Dudo on {}", n(*seat), n(*target))
         }
@@ -230,9 +234,13 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
             }
             Showdown::Calza { bid, actual } => {
                 if bid.quantity == *actual {
-                    format!("Exactly {bid}: {} was right", n(*winner))
+                    format!("Exactly {bid}: {}'s calza was right", n(*winner))
                 } else {
-                    format!("The bid was {bid} and {}: {} was wrong", there_were(*actual), n(*loser))
+                    format!(
+                        "The bid was {bid} and {}, not exactly: {}'s calza was wrong",
+                        there_were(*actual),
+                        n(*loser)
+                    )
                 }
             }
         },
@@ -386,6 +394,20 @@ mod tests {
     }
 
     #[test]
+    fn a_calza_is_told_as_a_calza_right_or_wrong() {
+        let settled = |actual| EventKind::RoundSettled {
+            showdown: Showdown::Calza { bid: Bid::new(3, 5), actual },
+            winner: 0,
+            loser: 0,
+        };
+        assert_eq!(describe(&settled(3), &names()), "Exactly 3 fives: Ann's calza was right");
+        assert_eq!(
+            describe(&settled(4), &names()),
+            "The bid was 3 fives and there were 4, not exactly: Ann's calza was wrong"
+        );
+    }
+
+    #[test]
     fn an_exact_call_says_whose_bid_it_is_on() {
         let mut narrator = Narrator::default();
         narrator.line(&EventKind::BidMade { seat: 1, bid: Bid::new(3, 5) }, &names(), None);
@@ -405,7 +427,9 @@ mod tests {
         let call = everyone(EventKind::CalzaCalled { seat: 0 });
         assert_eq!(said("perudo-jonti", &[bid.clone(), call])[1], "Ann calls Jonti on Ben's bid of 3 fives");
         let doubt = everyone(EventKind::DudoCalled { seat: 0, target: 1 });
-        assert_eq!(said("points", &[bid, doubt]), ["Ben guesses 3 fives", "Ann doubts Ben's guess"]);
+        assert_eq!(said("points", &[bid, doubt.clone()]), ["Ben guesses 3 fives", "Ann doubts Ben's guess"]);
+        // The hand games' challenge lifts the passed cup.
+        assert_eq!(said("poker-dice", &[doubt]), ["Ann doubts Ben's claim and lifts the cup"]);
         let rolled =
             |audience| Event { audience, kind: EventKind::DiceRolled { seat: 1, dice: vec![Some(3), None] } };
         let own = rolled(Audience::Seats { seats: crate::event::SeatSet::single(1) });

@@ -7,7 +7,7 @@
 // 2. Sound is off until chosen, and no audio starts before; chosen, each cue plays (your turn,
 //    a bid, dudo, calza, the reveal, a lost die, game over), each starting Web Audio nodes.
 // 3. A browser asking for reduced motion sees no animation at a reveal.
-// 4. The front page's worked example replays on its own and to its end.
+// 4. The front page's worked example replays on its own and to its end, and steps back.
 //
 // usage: node table.mjs HOST:PORT [SCREENSHOT_DIR]
 // Prints what it checked; exits non-zero with the reason on the first failure.
@@ -221,9 +221,23 @@ try {
   const first = await step.textContent();
   await example.getByRole("button", { name: "Play", exact: true }).click();
   await front.waitForFunction((was) => document.querySelector(".example [role=status]")?.textContent !== was, first, { timeout: 5_000 });
-  if (shots) await example.screenshot({ path: `${shots}/example.png` });
   await example.getByRole("button", { name: "Pause" }).click();
   const next = example.getByRole("button", { name: /^Next step/ });
+  const exampleLine = async () => (await example.locator(".example-line").textContent()) ?? "";
+  // Step to the first showdown: the cups up, the count in the middle (the docs' picture).
+  for (let i = 0; i < 200 && !/^Cups up/.test(await exampleLine()); i++) await next.click();
+  if (!/^Cups up/.test(await exampleLine())) fail("the example shows no showdown");
+  if (shots) {
+    await front.waitForTimeout(1500);
+    await example.screenshot({ path: `${shots}/example.png` });
+  }
+  // A step back shows the table as it stood a step before.
+  const at = await step.textContent();
+  const cupsUp = await exampleLine();
+  await example.getByRole("button", { name: /Previous step/ }).click();
+  if ((await step.textContent()) === at || (await exampleLine()) === cupsUp) fail(`Previous step did not step back from "${at}"`);
+  await next.click();
+  if ((await exampleLine()) !== cupsUp) fail("Next step after Previous step is not the same showdown");
   for (let i = 0; i < 200 && (await next.isEnabled()); i++) await next.click();
   const line = (await example.locator(".example-line").textContent()) ?? "";
   if (!/Roger wins the game!/.test(line)) fail(`the example ends with "${line}"`);

@@ -111,9 +111,12 @@ try {
   const hers = (await own.textContent()) ?? "";
   if (!hers.includes("You paused the game")) fail(`Ana's pause banner says: ${hers}`);
   await shot(ben, "paused-phone");
-  await ana.getByRole("button", { name: "Resume the game" }).click();
+  // The host's panel offers Resume where it offered Pause; Ana resumes from the banner.
+  if (!(await ana.getByRole("region", { name: "Host" }).getByRole("button", { name: "Resume the game" }).count())) fail("the host's panel has no Resume");
+  if (await ben.getByRole("button", { name: "Resume the game" }).count()) fail("Ben, not the host, is offered Resume at once");
+  await own.getByRole("button", { name: "Resume the game" }).click();
   await until("the pause is over on Ben's phone", async () => (await banner.count()) === 0);
-  console.log("the pause: Ben's phone said who paused, and Ana resumed");
+  console.log("the pause: Ben's phone said who paused, Ana's host panel offered Resume, and Ana resumed");
 
   // ---- 4. Ben's seat on another device ----
   await ben.getByRole("button", { name: "Play this seat on another device" }).click();

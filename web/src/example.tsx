@@ -4,7 +4,7 @@
 // example/fibbing-example.replay and checked against the engine by the tests), so every
 // call, count and lost die is what the server would play; every cup is open, as in the manual.
 import { fromBinary } from "@bufbuild/protobuf";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { cuesOf, type Cue } from "./cues";
 import { BidText, Die } from "./dice";
 import { Felt, type FeltSeat } from "./felt";
@@ -58,6 +58,18 @@ function scenes(events: Event[]): Scene[] {
       case "diceRevealed":
         s = { ...s, reveal: k.value };
         break;
+      case "diceLost": {
+        const counts = [...s.counts];
+        counts[k.value.seat] = k.value.left;
+        s = { ...s, counts };
+        break;
+      }
+      case "diceWon": {
+        const counts = [...s.counts];
+        counts[k.value.seat] = k.value.now;
+        s = { ...s, counts };
+        break;
+      }
       case "eliminated":
         s = { ...s, out: [...s.out, k.value.seat] };
         break;
@@ -92,8 +104,12 @@ export function ExampleGame() {
     const t = setTimeout(() => setAt((a) => a + 1), stepMillis(scene));
     return () => clearTimeout(t);
   }, [playing, at]);
-  // Each step's cues move the felt once.
+  // Each step's cues move the felt once, going forward: a step back shows the table as it stood.
+  const before = useRef(0);
   useEffect(() => {
+    const forward = at > before.current;
+    before.current = at;
+    if (!forward) return;
     const now = performance.now();
     setCues((old) => [...old, ...scene.cues.map((c, i) => ({ ...c, id: at * 10 + i + 1, at: now }))].slice(-8));
   }, [at]);
@@ -154,6 +170,16 @@ export function ExampleGame() {
           }}
         >
           {playing ? "Pause" : at >= all.length - 1 ? "Play it again" : "Play"}
+        </button>
+        <button
+          type="button"
+          disabled={at === 0}
+          onClick={() => {
+            setPlaying(false);
+            setAt(at - 1);
+          }}
+        >
+          ‹ Previous step
         </button>
         <button type="button" disabled={at >= all.length - 1} onClick={() => setAt(at + 1)}>
           Next step ›

@@ -61,7 +61,7 @@ export type FeltProps = {
 /** A seat's place on the oval, in percent of the felt: `i` of `n`, the viewer's at the bottom. */
 export function place(i: number, n: number, narrow = false): { x: number; y: number } {
   const angle = Math.PI / 2 + (i * 2 * Math.PI) / Math.max(n, 1);
-  return { x: 50 + (narrow ? 35 : 40) * Math.cos(angle), y: 50 + (narrow ? 40 : 35) * Math.sin(angle) };
+  return { x: 50 + (narrow ? 35 : 41) * Math.cos(angle), y: 50 + (narrow ? 40 : 37) * Math.sin(angle) };
 }
 
 /** A phone's width: the seats come in from the sides. */
@@ -99,10 +99,15 @@ export function Felt({ seats, free = 0, center, cues, cupAt, game, from, label =
   const dealing = fresh.some((c) => c.kind === "deal");
   const cup = cupAt !== undefined ? spot(cupAt) : undefined;
   const skipped = skipAt > 0 && cues.every((c) => c.at <= skipAt);
+  // What the reveal settled waits in the middle until the last cup is up and counted.
+  const step = Math.min(160, 640 / Math.max(1, seats.length));
+  const lifters = seats.filter((s) => s.lifted).length;
+  const settle = lifters > 0 ? (lifters - 1) * step + 1000 : 0;
   return (
     <section
       class={`felt${skipped ? " skip" : ""}${still ? " still" : ""}`}
       aria-label={label}
+      style={{ "--settle": `${settle}ms` }}
       onClick={() => setSkipAt(performance.now())}
     >
       <svg class="rim" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">
@@ -128,7 +133,7 @@ export function Felt({ seats, free = 0, center, cues, cupAt, game, from, label =
           <li
             key={s.seat}
             class={`spot${s.lit ? " lit" : ""}${s.you ? " you" : ""}${s.out ? " out" : ""}`}
-            style={{ left: `${x}%`, top: `${y}%`, "--lift": `${(s.liftOrder ?? 0) * Math.min(160, 640 / Math.max(1, seats.length))}ms` }}
+            style={{ left: `${x}%`, top: `${y}%`, "--lift": `${(s.liftOrder ?? 0) * step}ms` }}
           >
             {s.said && (
               <span class="bubble" role="status">
@@ -138,7 +143,7 @@ export function Felt({ seats, free = 0, center, cues, cupAt, game, from, label =
             {moved.map((c) =>
               c.kind === "dudo" || c.kind === "calza" ? (
                 <span key={c.id} class="bubble call-said" aria-hidden="true">
-                  {c.kind === "dudo" ? "Dudo!" : "Calza!"}
+                  {c.kind === "calza" ? "Calza!" : game ? "Lift!" : "Dudo!"}
                 </span>
               ) : null,
             )}
@@ -228,7 +233,7 @@ function ClockRing({ left, full }: { left: number; full: number }) {
         <circle class="left" cx="30" cy="30" r="26" stroke-dasharray={c} stroke-dashoffset={c * (1 - part)} />
       </svg>
       <span class="secs" role="timer" aria-label={`${secs} seconds left`}>
-        {secs}
+        {secs} s
       </span>
     </>
   );

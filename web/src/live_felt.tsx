@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { as, lobby, say, type Held } from "./api";
 import { reducedMotion } from "./cues";
-import { CupBoard } from "./cup";
+import { CupBoard, HandShown } from "./cup";
 import { BidText, Die } from "./dice";
 import { Felt, type FeltSeat } from "./felt";
 import { PalificoFaceChange, type RuleSet } from "./gen/dudo/v1/rules_pb";
@@ -53,6 +53,20 @@ export function LiveFelt({ state, held, session, game, odds }: { state: TableSta
     const box = el.getBoundingClientRect();
     if (box.top < 0 || box.bottom > innerHeight) el.scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" });
   }, [lastReveal]);
+  // Your turn, or the game's first deal, with the move out of view (a host's page is often
+  // scrolled down at the host's panel): bring your move up, with as much of the felt as fits.
+  const lastTurn = state.cues.filter((c) => c.kind === "turn").at(-1)?.id;
+  useEffect(() => {
+    const el = felt.current;
+    if (!el || lastTurn === undefined) return;
+    const move = el.closest(".play-area")?.querySelector<HTMLElement>(".actions");
+    const f = el.getBoundingClientRect();
+    const m = move?.getBoundingClientRect();
+    const bottom = m ? m.bottom : f.bottom;
+    if (f.top >= 0 && bottom <= innerHeight) return;
+    const by = bottom - f.top > innerHeight ? bottom - innerHeight : f.top;
+    scrollBy({ top: by, behavior: reducedMotion() ? "auto" : "smooth" });
+  }, [lastTurn]);
   const playing = view && !view.over;
   const n = table.players.length;
   // The cups lift from the caller's seat on, in the order of play.
@@ -158,13 +172,31 @@ function Middle({ state, held, session, game, odds, now }: { state: TableState; 
               {reveal.total} × <Die face={reveal.face} size={30} /> <span class="summary">counted</span>
             </p>
           )}
-          {state.outcome && state.outcome.length > 0 && <p class="outcome-line">{state.outcome[0]}</p>}
+          {state.outcome && state.outcome.length > 0 && <p class="outcome-line settles">{state.outcome[0]}</p>}
         </div>
       )}
-      {state.nextRound !== undefined && <NextRound state={state} session={session} held={held} name={name} />}
+      {game && state.challenge && state.nextRound !== undefined && <Lifted state={state} game={game} name={name} />}
+      {state.nextRound !== undefined && <NextRound state={state} session={session} held={held} name={name} round={game ? "hand" : "round"} />}
       {!reveal && state.nextRound === undefined && (game ? <CupBoard view={view} game={game} name={name} /> : <BidNow state={state} view={view} name={name} odds={odds} />)}
       {state.window && state.window > now && <p class="countdown">Calls out of turn close in {Math.ceil((state.window - now) / 1000)} s</p>}
       <AwayToMove state={state} name={name} />
+    </div>
+  );
+}
+
+/** The hand games' lifted cup, in the middle while the next hand waits: the claim, what was
+ * under the cup, and who was right. */
+function Lifted({ state, game, name }: { state: TableState; game: HandGame } & Names) {
+  const c = state.challenge!;
+  return (
+    <div class="lifted-cup settles" aria-label="The cup was lifted">
+      <p class="by">
+        Claimed {c.claim && <HandShown dice={c.claim.dice} game={game} />}
+      </p>
+      <p class="by">Under the cup: {c.hand && <HandShown dice={c.hand.dice} game={game} />}</p>
+      <p class="outcome-line">
+        {name(c.winner)} was right; {name(c.loser)} loses.
+      </p>
     </div>
   );
 }
@@ -255,16 +287,24 @@ function AwayToMove({ state, name }: { state: TableState } & Names) {
 }
 
 /** After a showdown the next round waits for everyone to see it: how long, who has, and "Next". */
-function NextRound({ state, session, held, name }: { state: TableState; session: Session; held?: Held } & Names) {
+function NextRound({ state, session, held, name, round }: { state: TableState; session: Session; held?: Held; round: "round" | "hand" } & Names) {
   const now = useNow(250);
   const secs = Math.max(0, Math.ceil((state.nextRound! - now) / 1000));
+  // A pause stops the wait with every clock: the next round waits for the resume.
+  if (state.table?.pause) {
+    return (
+      <div class="next-round settles" aria-live="polite">
+        <p>The next {round} begins once the game is resumed.</p>
+      </div>
+    );
+  }
   const seen = held?.seated && state.seat !== undefined && state.ready.includes(state.seat);
   const people = state.table?.players.filter((p) => !p.bot && !p.left && p.connected) ?? [];
   const waitingFor = people.filter((p) => !state.ready.includes(p.seat)).map((p) => (held?.seated && p.seat === state.seat ? "you" : p.name));
   return (
-    <div class="next-round" aria-live="polite">
+    <div class="next-round settles" aria-live="polite">
       <p>
-        The next round begins in <strong>{secs} s</strong>
+        The next {round} begins in <strong>{secs} s</strong>
         {waitingFor.length > 0 ? (
           <>
             , or once everyone has seen this<span class="waiting-for"> (waiting for {waitingFor.join(" and ")})</span>.
@@ -283,7 +323,7 @@ function NextRound({ state, session, held, name }: { state: TableState; session:
             void session.next();
           }}
         >
-          {seen ? "Seen: waiting for the others" : "Next round"}
+          {seen ? "Seen: waiting for the others" : round === "hand" ? "Next hand" : "Next round"}
         </button>
       )}
       {state.ready.length > 0 && <p class="summary">Seen by {state.ready.map((s) => (held?.seated && s === state.seat ? "you" : name(s))).join(", ")}.</p>}

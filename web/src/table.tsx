@@ -770,6 +770,11 @@ function HostPanel({ table, held, over }: { table: TableInfo; held: Held; over: 
           Pause the game
         </button>
       )}
+      {!waiting && !over && table.pause && (
+        <button type="button" onClick={() => void run(() => lobby.resumeGame(ref, auth))}>
+          Resume the game
+        </button>
+      )}
       {!waiting && (
         <button
           type="button"
