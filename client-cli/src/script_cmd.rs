@@ -51,7 +51,15 @@ pub fn run(args: ScriptArgs) -> anyhow::Result<ExitCode> {
         };
         out.write_all(&replay_of(game.rules(), &run.players, &run.events).encode_to_vec())?;
         out.flush()?;
-        return Ok(if run.error.is_some() { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+        // The replay of the game up to where the script stopped, and why it stopped, as the
+        // other formats say it.
+        return Ok(match run.error {
+            Some(e) => {
+                eprintln!("dudo script: {e}");
+                ExitCode::FAILURE
+            }
+            None => ExitCode::SUCCESS,
+        });
     }
     let mut narrator = Narrator::default();
     for (seq, event) in run.events.iter().enumerate() {

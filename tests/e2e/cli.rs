@@ -72,6 +72,16 @@ fn script_prints_the_worked_example_exactly() {
 }
 
 #[test]
+fn a_script_that_stops_says_why_in_every_format() {
+    let script = r#"{"rules":"fibbing","players":["a","b"],"rounds":[{"actions":["a: dudo"]}]}"#;
+    for format in ["json", "text", "replay"] {
+        let out = dudo_with_input(&["script", "-", "--format", format], script.to_string());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.starts_with("dudo script: "), "{format}: {err}");
+    }
+}
+
+#[test]
 fn mistakes_on_the_command_line_are_named_as_typed() {
     // clap suggests the closest flag: the number of bots, not their kind.
     let out = dudo(&["play", "--bost", "2"]);

@@ -170,3 +170,46 @@ async fn an_answer_to_a_call_window_that_closed_is_call_window_closed_after_the_
         }
     }
 }
+
+/// A hostile client's flood of talk up its own stream (found by a hostile try: 3,500 lines a
+/// second, each refused line bringing the prompt again, 35 times the bytes sent): a refused
+/// line brings no prompt, and past a second's allowance the stream is read at the call rate.
+#[tokio::test]
+async fn a_flood_of_talk_up_a_seats_stream_brings_no_prompts_and_waits_its_turn() {
+    let mut seat = Seat::at_a_table_of(2, 100).await;
+    seat.prompt_where(ours).await;
+    let flood = 1000;
+    let up = seat.up.clone();
+    let table = seat.table.clone();
+    let sender = tokio::spawn(async move {
+        for n in 0..flood {
+            let said =
+                pb::SayRequest { table: table.clone(), text: format!("spam {n}"), ..Default::default() };
+            if up
+                .send(pb::PlayRequest { request: Some(pb::play_request::Request::Say(said)), answers: None })
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let (mut refused, mut prompts) = (0, 0);
+    let until = tokio::time::Instant::now() + Duration::from_secs(2);
+    while let Ok(Some(update)) = tokio::time::timeout_at(until, seat.updates.next()).await {
+        match update.unwrap().update.unwrap() {
+            Up::Rejected(r) => {
+                assert!(matches!(r.code.as_str(), "chat_rate_limited" | "bad_chat"), "{r:?}");
+                refused += 1;
+            }
+            Up::Prompt(_) => prompts += 1,
+            _ => {}
+        }
+    }
+    sender.abort();
+    assert_eq!(prompts, 0, "a refused line of talk brings no prompt again");
+    assert!(refused > 0, "the flood is refused");
+    // The default call rate is 50 a second: in 2 s, the allowance and two seconds of reading
+    // (about 200), not the whole flood.
+    assert!(refused <= 250, "{refused} refusals in 2 s: the flood was read faster than the call rate");
+}

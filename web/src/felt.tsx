@@ -69,18 +69,35 @@ function narrowScreen(): boolean {
   return typeof matchMedia === "function" && matchMedia("(max-width: 40rem)").matches;
 }
 
+/** How long after a showdown's cue its cups are all up and counted (ms): what it settled
+ * (the count, the outcome, a die lost or won) waits this long. `lifted` cups of `seats`. */
+export function settleMillis(lifted: number, seats: number): number {
+  return lifted > 0 ? (lifted - 1) * liftStep(seats) + 1000 : 0;
+}
+
+/** The time between one cup's lift and the next (ms). */
+function liftStep(seats: number): number {
+  return Math.min(160, 640 / Math.max(1, seats));
+}
+
 export function Felt({ seats, free = 0, center, cues, cupAt, game, from, label = "The table", seatsLabel = "Seats" }: FeltProps) {
   const [skipAt, setSkipAt] = useState(0);
   const [, tick] = useState(0);
   const still = reducedMotion();
   const now = performance.now();
-  const fresh = still ? [] : cues.filter((c) => now - c.at < MOTION_MS && c.at > skipAt);
+  // What the reveal settled waits in the middle until the last cup is up and its dice counted.
+  const step = liftStep(seats.length);
+  const settle = settleMillis(seats.filter((s) => s.lifted).length, seats.length);
+  // A die lost or won moves once the cups are up: its motion starts that much later.
+  const lasts = (c: Cue) => MOTION_MS + (c.kind === "lost" || c.kind === "won" ? settle : 0);
+  const fresh = still ? [] : cues.filter((c) => now - c.at < lasts(c) && c.at > skipAt);
   // Redraw once the newest motion is over, so its marks leave the felt.
+  const newest = fresh.at(-1);
   useEffect(() => {
-    if (fresh.length === 0) return;
-    const t = setTimeout(() => tick((n) => n + 1), MOTION_MS);
+    if (!newest) return;
+    const t = setTimeout(() => tick((n) => n + 1), Math.max(0, newest.at + lasts(newest) - performance.now()));
     return () => clearTimeout(t);
-  }, [fresh.at(-1)?.id]);
+  }, [newest?.id]);
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
       if (e.key === "Escape") setSkipAt(performance.now());
@@ -99,10 +116,6 @@ export function Felt({ seats, free = 0, center, cues, cupAt, game, from, label =
   const dealing = fresh.some((c) => c.kind === "deal");
   const cup = cupAt !== undefined ? spot(cupAt) : undefined;
   const skipped = skipAt > 0 && cues.every((c) => c.at <= skipAt);
-  // What the reveal settled waits in the middle until the last cup is up and counted.
-  const step = Math.min(160, 640 / Math.max(1, seats.length));
-  const lifters = seats.filter((s) => s.lifted).length;
-  const settle = lifters > 0 ? (lifters - 1) * step + 1000 : 0;
   return (
     <section
       class={`felt${skipped ? " skip" : ""}${still ? " still" : ""}`}

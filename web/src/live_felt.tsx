@@ -51,7 +51,8 @@ export function LiveFelt({ state, held, session, game, odds }: { state: TableSta
     const el = felt.current;
     if (!el || lastReveal === undefined) return;
     const box = el.getBoundingClientRect();
-    if (box.top < 0 || box.bottom > innerHeight) el.scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" });
+    // At once, not smoothly: a smooth scroll is cut short by what the reveal adds to the page.
+    if (box.top < 0 || box.bottom > innerHeight) el.scrollIntoView({ block: "start" });
   }, [lastReveal]);
   // Your turn, or the game's first deal, with the move out of view (a host's page is often
   // scrolled down at the host's panel): bring your move up, with as much of the felt as fits.
@@ -90,7 +91,8 @@ export function LiveFelt({ state, held, session, game, odds }: { state: TableSta
       seat: p.seat,
       name: p.name,
       you,
-      dice: game ? 0 : (pv?.dice ?? (table.state === WireState.WAITING ? (table.rules?.dice?.start ?? 0) : 0)),
+      // At a reveal, the dice that were under the cup: the one lost leaves once the cups are up.
+      dice: game ? 0 : reveal ? (reveal.dice[p.seat]?.dice.length ?? 0) : (pv?.dice ?? (table.state === WireState.WAITING ? (table.rules?.dice?.start ?? 0) : 0)),
       faces: game ? undefined : faces,
       marks: reveal?.counted[p.seat]?.dice,
       counted: reveal?.counted[p.seat]?.count,
@@ -99,7 +101,7 @@ export function LiveFelt({ state, held, session, game, odds }: { state: TableSta
       pushed: pv?.pushed,
       lit,
       opens: playing && !reveal && view.starter === p.seat ? (view.claims.length === 0 && !view.hand?.claim ? "opens" : "opened") : undefined,
-      notes: notesOf(p, pv, state, !!game, mexican, now),
+      notes: notesOf(p, pv, state, !!game, mexican, now, !!reveal),
       out: !!(p.left || pv?.left || (pv?.place && pv.place > 1)),
       here: p.bot || p.left ? undefined : p.connected ? "here" : "away",
       clock: lit && state.deadline && state.deadline > now ? { left: state.deadline - now, full: state.deadline - (state.deadlineFrom ?? now) } : undefined,
@@ -123,7 +125,7 @@ export function LiveFelt({ state, held, session, game, odds }: { state: TableSta
 }
 
 /** A seat's small words: host, here or away, palifico, its standing. */
-function notesOf(p: SeatInfo, pv: PlayerView | undefined, state: TableState, handGame: boolean, mexican: boolean, now: number): string[] {
+function notesOf(p: SeatInfo, pv: PlayerView | undefined, state: TableState, handGame: boolean, mexican: boolean, now: number, revealing: boolean): string[] {
   const table = state.table!;
   const view = state.view;
   const plural = (n: number | bigint, one: string, many: string) => `${n} ${n === 1 || n === 1n ? one : many}`;
@@ -139,7 +141,8 @@ function notesOf(p: SeatInfo, pv: PlayerView | undefined, state: TableState, han
     table.host === p.seat ? "host" : "",
     away(),
     pv?.watching ? "watching" : "",
-    view?.palifico.includes(p.seat) && !view.over ? "palifico" : "",
+    // The next round's palifico is news after the reveal, not during it.
+    view?.palifico.includes(p.seat) && !view.over && !revealing ? "palifico" : "",
     pv?.place === 1 ? "winner" : pv?.place ? `out, place ${pv.place}` : "",
     pv && pv.score !== 0n ? plural(pv.score, "point", "points") : "",
     pv && pv.lives > 0 && !mexican && handGame ? plural(pv.lives, "life", "lives") : "",
@@ -168,7 +171,7 @@ function Middle({ state, held, session, game, odds, now }: { state: TableState; 
       {reveal && (
         <div class="reveal-count" aria-label="What the reveal counted">
           {reveal.face !== undefined && reveal.total !== undefined && (
-            <p class="big-count">
+            <p class="big-count settles">
               {reveal.total} × <Die face={reveal.face} size={30} /> <span class="summary">counted</span>
             </p>
           )}
@@ -188,14 +191,23 @@ function Middle({ state, held, session, game, odds, now }: { state: TableState; 
  * under the cup, and who was right. */
 function Lifted({ state, game, name }: { state: TableState; game: HandGame } & Names) {
   const c = state.challenge!;
+  // Who lifted (the caller) and whose claim it was (the other of the two).
+  const lifter = state.caller;
+  const claimer = lifter === c.winner ? c.loser : c.winner;
+  const lost = (state.outcome ?? []).filter((l) => !l.startsWith("The claim was"));
   return (
     <div class="lifted-cup settles" aria-label="The cup was lifted">
+      {lifter !== undefined && (
+        <p class="by">
+          {name(lifter)} lifted {name(claimer)}'s cup
+        </p>
+      )}
       <p class="by">
         Claimed {c.claim && <HandShown dice={c.claim.dice} game={game} />}
       </p>
       <p class="by">Under the cup: {c.hand && <HandShown dice={c.hand.dice} game={game} />}</p>
       <p class="outcome-line">
-        {name(c.winner)} was right; {name(c.loser)} loses.
+        {name(c.winner)} was right{lost.length > 0 ? `: ${lost.join("; ")}` : `; ${name(c.loser)} loses`}.
       </p>
     </div>
   );

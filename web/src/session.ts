@@ -90,7 +90,7 @@ const MOST_TALK = 100;
 const MOST_CUES = 16;
 
 /** The events that say what a reveal settled. */
-const OUTCOME = new Set(["roundSettled", "diceLost", "diceWon", "diceGiven", "eliminated", "scored", "paid", "drank", "gameOver"]);
+const OUTCOME = new Set(["roundSettled", "diceLost", "diceWon", "diceGiven", "eliminated", "scored", "paid", "drank", "lifeLost", "gameOver"]);
 
 /** What a reload needs to resume where the page was: kept per tab, table and seat. */
 type Kept = { since: string; lines: string[]; reveal?: string; outcome?: string[]; results?: string; challenge?: string };
@@ -364,6 +364,8 @@ export class Session {
     if (k.case === "challengeSettled") this.set({ challenge: k.value });
     if (k.case === "gameOver") this.set({ overAt: Date.now() });
     if (k.case === "diceRevealed") this.set({ reveal: k.value, outcome: [], results: undefined });
+    // A hand game's lifted cup: what it cost is told beside the claim and the hand.
+    if (k.case === "handRevealed") this.set({ outcome: [] });
     if (k.case === "resultsTable") this.set({ results: k.value });
     const text = told(e);
     if (text) this.line(text);

@@ -8,6 +8,7 @@ import { BidText, Dice, Die } from "./dice";
 import { handGame, type HandGame } from "./hand";
 import { HowToPlay } from "./howto";
 import { useFocusOnArrival } from "./focus";
+import { settleMillis } from "./felt";
 import { LiveFelt, useNow } from "./live_felt";
 import { OtherRules, ruleLines } from "./lobby";
 import { HostOptions, optionsOf, settingsOf, shownFor, type Options } from "./options";
@@ -514,8 +515,10 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
  * it as it happens; this stays until the next one). */
 function Reveal({ state, name }: { state: TableState } & Names) {
   const r = state.reveal!;
+  // Below the felt it waits as the felt's middle does: the cups are lifted first.
+  const settle = settleMillis(r.dice.filter((d) => d.dice.length > 0).length, state.table?.players.length ?? 0);
   return (
-    <section class="reveal panel" aria-label="The reveal">
+    <section class="reveal panel settles" aria-label="The reveal" key={state.revealRound} style={{ "--settle": `${settle}ms` }}>
       <h2>
         The last reveal{r.face !== undefined && r.total !== undefined && <> · {r.total} counted for <Die face={r.face} size={22} /></>}
       </h2>
@@ -917,19 +920,24 @@ function LeaveButton({
 
 function Story({ lines }: { lines: string[] }) {
   const list = useRef<HTMLOListElement>(null);
-  // The newest line in view, unless the reader scrolled back up.
-  const first = useRef(true);
+  // The newest line in view (a latecomer's story so far, then as lines come), unless the
+  // reader scrolled back up: known from their scrolling, not from how far the end is, since a
+  // reveal adds many long lines at once.
+  const following = useRef(true);
   useEffect(() => {
     const el = list.current;
-    // The newest line in view at first (a latecomer's story so far), then as lines come,
-    // unless the reader scrolled back up.
-    if (el && (first.current || el.scrollHeight - el.scrollTop - el.clientHeight < 80)) el.scrollTop = el.scrollHeight;
-    if (lines.length > 0) first.current = false;
+    if (el && following.current) el.scrollTop = el.scrollHeight;
   }, [lines.length]);
   return (
     <section class="story panel" aria-label="What happened" aria-live="polite">
       <h2>At the table</h2>
-      <ol ref={list}>
+      <ol
+        ref={list}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 8;
+        }}
+      >
         {lines.map((l) => (
           <li>{l}</li>
         ))}

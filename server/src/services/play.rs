@@ -92,6 +92,16 @@ impl Play for PlayService {
                     }
                 };
                 let answers = message.answers;
+                // A move's refusal may be followed by the prompt again; a line of talk's never
+                // (the prompt the seat holds still stands).
+                let moves = matches!(
+                    message.request,
+                    Some(
+                        pb::play_request::Request::Action(_)
+                            | pb::play_request::Request::PassCall(_)
+                            | pb::play_request::Request::NextRound(_)
+                    )
+                );
                 let (wire, outcome) = match message.request {
                     Some(pb::play_request::Request::Action(wire)) => {
                         let outcome = service.act_on(&handle, &token, Some(&wire), answers).await;
@@ -114,7 +124,9 @@ impl Play for PlayService {
                     None => (None, Err(bad_request("request: empty; send an action"))),
                 };
                 if let Err(status) = outcome {
-                    if matches!(code_of(&status).as_str(), "bad_request" | "bad_action")
+                    // Refusals the table does not pace (an unreadable message, a line of talk
+                    // refused or past the talk's rate) are read no faster than the call rate.
+                    if (!moves || matches!(code_of(&status).as_str(), "bad_request" | "bad_action"))
                         && let Err(wait) = unread.take(rate, epoch.elapsed())
                     {
                         tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
@@ -138,7 +150,8 @@ impl Play for PlayService {
                         break;
                     }
                     // The refusal first, then the prompt again, to this stream only.
-                    if let Some(prompt) = service.prompt_after_refusal(&handle, &token, &code).await
+                    if moves
+                        && let Some(prompt) = service.prompt_after_refusal(&handle, &token, &code).await
                         && refusals_tx.send(Box::new(Ok(prompt))).await.is_err()
                     {
                         break;

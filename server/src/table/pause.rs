@@ -79,9 +79,10 @@ impl Pauses {
         });
     }
 
-    /// When the wait after a showdown ends (monotonic), while there is one.
+    /// When the wait after a showdown ends (monotonic), while there is one: never while the
+    /// host's pause holds it (a pause stops every clock, this one too).
     pub fn reveal_ends(&self) -> Option<Duration> {
-        self.reveal.as_ref().map(|r| r.until)
+        self.reveal.as_ref().filter(|_| self.host.is_none()).map(|r| r.until)
     }
 
     /// The wait after a showdown, for the streams: until when (Unix ms), and who said "next".
@@ -126,10 +127,16 @@ impl Pauses {
         self.host = Some(pause);
     }
 
-    /// The pause ends at `now` (Unix ms).
-    pub fn resume(&mut self, now: i64) {
+    /// The pause ends at `now` (Unix ms; `mono`, monotonic). A reveal it held is shown its
+    /// whole wait again from here: the pause may have come as it was about to end.
+    pub fn resume(&mut self, now: i64, mono: Duration) {
         if let Some(p) = self.host.take() {
             self.paused_before = self.paused_before.saturating_add(now.saturating_sub(p.since).max(0));
+        }
+        let millis = self.reveal_millis;
+        if let Some(r) = self.reveal.as_mut() {
+            r.until = mono + Duration::from_millis(millis.into());
+            r.until_wall = now.saturating_add(i64::from(millis));
         }
     }
 
@@ -209,7 +216,7 @@ mod tests {
         assert_eq!(p.pause_ends(i64::MAX, Duration::ZERO), Some(Duration::ZERO), "past its end: now");
         let wire = p.to_wire().unwrap_or_default();
         assert_eq!((wire.by.as_str(), wire.since_unix_millis), ("Ana", 10_000));
-        p.resume(70_000);
+        p.resume(70_000, Duration::from_secs(70));
         assert!(!p.hold_play() && p.to_wire().is_none());
         // Paused again at once: the minute already paused counts.
         p.pause(HostPause { by: "Ana".into(), since: 70_001 });

@@ -58,7 +58,7 @@ impl TableCore {
         if self.pauses.host().is_none() {
             return Err(TableError::NotPaused);
         }
-        self.pauses.resume(now.wall);
+        self.pauses.resume(now.wall, now.mono);
         self.departures.pause_over();
         Ok(())
     }

@@ -89,6 +89,30 @@ fn the_wait_ends_by_itself_and_a_table_without_people_here_never_waits() {
 }
 
 #[test]
+fn a_pause_during_a_reveal_holds_it_and_the_resume_shows_it_again_whole() {
+    let (mut core, ana, _ben) = two_people(5_000);
+    showdown(&mut core, 2);
+    assert_eq!(core.reveal_ends(), Some(Duration::from_secs(7)));
+    core.apply(Input::Paused { by: "ana".into(), at: at(6).wall }, at(6)).unwrap();
+    assert_eq!(core.reveal_ends(), None, "no wait runs out while paused");
+    core.settle(at(60));
+    assert_eq!(
+        core.next_round(1),
+        Ok(crate::table::core::Ready::Noted),
+        "still between rounds a minute later"
+    );
+    core.apply(Input::Resumed { by: "ana".into() }, at(60)).unwrap();
+    core.settle(at(60));
+    assert_eq!(core.reveal_ends(), Some(Duration::from_secs(65)), "its whole wait again from the resume");
+    core.deliver();
+    let turn = ana.updates().iter().rev().find_map(|u| match u {
+        Up::Turn(t) => Some(t.clone()),
+        _ => None,
+    });
+    assert_eq!(turn.and_then(|t| t.next_round_unix_millis), Some(at(65).wall as u64), "every stream is told");
+}
+
+#[test]
 fn the_hosts_pause_holds_every_clock_and_move_and_is_kept_through_a_rebuild() {
     let (mut core, ana, _ben) = two_people(0);
     let turn = core.game().and_then(Game::turn).unwrap();
