@@ -63,6 +63,15 @@ fn common_hand(r: &RuleSet) -> Vec<RuleNote> {
     if r.exact_call.who != ExactCaller::Off {
         out.push(note("Calling it exact", exact(r)));
     }
+    if r.stairs == Stairs::On {
+        out.push(note(
+            "Stairs",
+            "Dice that run 1, 2, 3… up to how many you hold, each face once (1-2-3 with three dice), are a stair: at a count it is that many ones.",
+        ));
+    }
+    if r.fibbing.hide_percent > 0 || r.fibbing.misshow_percent > 0 {
+        out.push(note("Your own dice", fibbing(r.fibbing)));
+    }
     if r.palifico.trigger != PalificoTrigger::Off {
         out.push(note("Palifico", palifico(r)));
     }
@@ -85,8 +94,75 @@ fn common_hand(r: &RuleSet) -> Vec<RuleNote> {
             ),
         ));
     }
+    if !points && r.wager.mode != WagerMode::Off {
+        out.push(note("Money", wager(r.wager)));
+    }
+    if !points && r.drinks.tally == DrinksTally::On {
+        out.push(note("Drinks", drinks(r)));
+    }
     out.push(note("The end", game_end(r)));
     out
+}
+
+/// What the fibbing dice do to what you see of your own roll.
+fn fibbing(f: Fibbing) -> String {
+    let hide = (f.hide_percent > 0)
+        .then(|| format!("each die has a {}% chance of being hidden from you (you see ?)", f.hide_percent));
+    let misshow = (f.misshow_percent > 0).then(|| {
+        format!("each die you see a {}% chance of showing you a face it does not have", f.misshow_percent)
+    });
+    let chances: Vec<String> = hide.into_iter().chain(misshow).collect();
+    format!(
+        "When you roll, {}. Nobody is told which; the reveal shows the dice as they are.",
+        chances.join(", and ")
+    )
+}
+
+fn wager(w: Wager) -> String {
+    match w.mode {
+        WagerMode::WinnerTakesAll => {
+            format!(
+                "Everyone stakes {}: when the game ends, each of the others pays it to the winner.",
+                w.stake
+            )
+        }
+        _ => format!(
+            "After each call, the round's loser pays its winner {}; everyone else breaks even.",
+            w.stake
+        ),
+    }
+}
+
+/// The drinking game's tally, as the drinks fall.
+fn drinks(r: &RuleSet) -> String {
+    let d = r.drinks;
+    let n = |k: u8| if k == 1 { "a drink".to_string() } else { format!("{k} drinks") };
+    let mut parts = vec![format!("Losing a call costs {}", n(d.per_lost_round))];
+    if d.by_difference == DrinksByDifference::On {
+        parts.push("plus the difference between the bid and the count".into());
+    }
+    if d.per_die_lost > 0 {
+        parts.push(format!("and {} for each die lost", n(d.per_die_lost)));
+    }
+    let mut text = parts.join(", ") + ".";
+    if r.challenges.who == Challenger::Anyone && d.failed_out_of_turn_multiplier > 1 {
+        text +=
+            &format!(" A wrong call out of turn drinks {} times as much.", d.failed_out_of_turn_multiplier);
+    }
+    if r.exact_call.who != ExactCaller::Off && d.spot_on == SpotOnDrinks::OthersDrinkFailedDoubles {
+        text += " A right exact call makes everyone else drink; a wrong one, the caller drinks double.";
+    }
+    if d.on_elimination > 0 {
+        text += &format!(" Going out costs {}", n(d.on_elimination));
+        text += &if d.each_round_while_out > 0 {
+            format!(", and {} each round after.", n(d.each_round_while_out))
+        } else {
+            ".".into()
+        };
+    } else if d.each_round_while_out > 0 {
+        text += &format!(" Out of the game, you drink {} each round.", n(d.each_round_while_out));
+    }
+    text
 }
 
 fn wilds(r: &RuleSet) -> String {
@@ -133,6 +209,14 @@ fn calling(r: &RuleSet, points: bool) -> String {
 
 fn lost_call(r: &RuleSet) -> String {
     let n = u32::from(r.dice_lost_on_dudo.max(1));
+    let double = r.challenges.who == Challenger::Anyone
+        && r.challenges.failed_out_of_turn == OutOfTurnPenalty::Double
+        && matches!(r.dudo_penalty, DudoPenalty::LoseDice | DudoPenalty::LoseDifference);
+    let cost = lost_call_cost(r, n);
+    if double { format!("{cost} A wrong call made out of turn costs twice as many.") } else { cost }
+}
+
+fn lost_call_cost(r: &RuleSet, n: u32) -> String {
     match r.dudo_penalty {
         DudoPenalty::LoseDice => {
             format!("Whoever was wrong loses {}. Lose them all and you are out.", dice(n))
@@ -165,7 +249,14 @@ fn exact(r: &RuleSet) -> String {
         String::new()
     };
     let gain = match r.exact_call.reward {
-        ExactReward::WinDice => format!("wins {} back", dice(u32::from(r.exact_call.dice_won))),
+        ExactReward::WinDice => format!(
+            "wins {} back (up to {})",
+            dice(u32::from(r.exact_call.dice_won)),
+            match r.exact_call.cap {
+                ExactCap::StartingDice => "the dice they started with".to_string(),
+                ExactCap::MaxDice => dice(u32::from(r.dice.max)),
+            }
+        ),
         ExactReward::OthersLoseDice => {
             format!("makes everyone else lose {}", dice(u32::from(r.exact_call.dice_won)))
         }
@@ -334,5 +425,31 @@ mod tests {
         assert!(text("Calling it exact").contains("once a game"));
         assert!(text("Passing").contains("same face"));
         assert!(text("Showing dice").contains("re-roll"));
+    }
+
+    /// What changes play is told: stairs, dice you may see wrongly, money, drinks, a call out
+    /// of turn that costs double.
+    #[test]
+    fn every_setting_that_changes_play_is_told() {
+        let mut rules = presets::fibbing();
+        rules.stairs = Stairs::On;
+        rules.fibbing = Fibbing { hide_percent: 10, misshow_percent: 5 };
+        rules.wager = Wager { mode: WagerMode::LoserPaysWinnerEachRound, stake: 3 };
+        rules.drinks.tally = DrinksTally::On;
+        rules.challenges =
+            Challenges { who: Challenger::Anyone, failed_out_of_turn: OutOfTurnPenalty::Double };
+        let notes = how_to_play(&rules);
+        let text = |t: &str| notes.iter().find(|n| n.topic == t).map(|n| n.text.clone()).unwrap_or_default();
+        assert!(text("Stairs").contains("that many ones"), "{notes:?}");
+        assert!(text("Your own dice").contains("10% chance of being hidden"), "{notes:?}");
+        assert!(text("Your own dice").contains("5% chance of showing you a face"), "{notes:?}");
+        assert!(text("Money").contains("pays its winner 3"), "{notes:?}");
+        assert!(text("Drinks").starts_with("Losing a call costs a drink"), "{notes:?}");
+        assert!(text("Drinks").contains("out of turn drinks 2 times"), "{notes:?}");
+        assert!(text("A lost call").contains("out of turn costs twice"), "{notes:?}");
+        assert!(text("Calling it exact").contains("up to 5 dice"), "{notes:?}");
+        // None of them where they are off.
+        let plain = how_to_play(&presets::fibbing());
+        assert!(!plain.iter().any(|n| ["Stairs", "Your own dice", "Money", "Drinks"].contains(&n.topic)));
     }
 }

@@ -157,6 +157,17 @@ fn run_into(script: &Script, out: &mut ScriptRun) -> Result<(), ScriptError> {
     let rules = script.rules.resolve().map_err(|e| setup(e.to_string()))?;
     let players = &script.players;
     let n = players.len();
+    // A call names its player as typed (case and spaces aside): each name must pick one seat.
+    for (seat, name) in players.iter().enumerate() {
+        if name.trim().is_empty() {
+            return Err(setup(format!("players: seat {seat} has no name")));
+        }
+        if seat_of(players, name) != Some(seat) {
+            return Err(setup(format!(
+                "players: {name:?} is the name of an earlier seat (names are matched ignoring case and spaces)"
+            )));
+        }
+    }
     let mut start = vec![u16::from(rules.dice.start); n];
     for (name, &dice) in &script.start_dice {
         let seat = seat_of(players, name).ok_or_else(|| setup(format!("no player named {name:?}")))?;

@@ -47,7 +47,9 @@ fn to_wire(x: &r::RuleSet) -> Result<pb::RuleSet, ConvertError> {
     message.transcode_to().map_err(|e| bad("rules", e.to_string()))
 }
 
-/// A rule set from the wire, validated. Sections left out take the engine's defaults.
+/// A rule set from the wire, validated. Sections (messages) left out take the engine's defaults;
+/// top-level numbers cannot be told from 0 on the wire, so they are read as sent: a client
+/// sends a whole rule set (a preset's, as `ListPresets` gives it) and changes what it means to.
 pub fn rules_from_wire(x: &pb::RuleSet) -> Result<r::RuleSet, ConvertError> {
     let message = DynamicMessage::decode(descriptor()?.clone(), prost::Message::encode_to_vec(x).as_slice())
         .map_err(|e| bad("rules", e.to_string()))?;

@@ -50,6 +50,9 @@ fn hostile_scripts_are_refused_with_a_reason() {
         r#"{"rules": "poker-dice", "players": ["a", "b"], "rounds": [{"actions": [{"call": "a: roll all", "reroll": [9, 9, 9, 9, 9]}]}]}"#,
         r#"{"rules": "poker-dice", "players": ["a", "b"], "rounds": [{"actions": ["a: roll 7"]}]}"#,
         r#"{"rules": "fibbing", "players": ["a", "b"], "rounds": [{"actions": ["nobody: dudo"]}]}"#,
+        // Two seats one name (case and spaces aside), or none: a call could not pick its seat.
+        r#"{"rules": "fibbing", "players": ["a", "A", " a "], "rounds": []}"#,
+        r#"{"rules": "fibbing", "players": ["", " "], "rounds": []}"#,
     ] {
         let run = script::run(&script::parse(bad).unwrap());
         let e = run.error.unwrap_or_else(|| panic!("accepted: {bad}"));

@@ -112,6 +112,11 @@ pub fn seat_name(raw: &str) -> Result<String, TableError> {
             u32::from(c)
         )));
     }
+    if piled_marks(&name).is_some() {
+        return Err(TableError::BadName(format!(
+            "too many accents on one letter (at most {MOST_MARKS}); they spill over the names around"
+        )));
+    }
     let chars = name.chars().count();
     if chars > MAX_NAME_CHARS {
         return Err(TableError::BadName(format!("{chars} characters; at most {MAX_NAME_CHARS}")));
@@ -188,6 +193,22 @@ pub fn plain_text(text: &str) -> Result<(), char> {
         Some(c) => Err(c),
         None => Ok(()),
     }
+}
+
+/// Combining marks one character may carry: enough for any script's accents, not for the
+/// "Zalgo" that spills over the lines around it (a name's, as a chat line's).
+pub const MOST_MARKS: usize = 3;
+
+/// The first combining mark past [`MOST_MARKS`] on one character of `text`, if any: counted
+/// decomposed, so "é" and four more marks is five however it was sent.
+pub fn piled_marks(text: &str) -> Option<char> {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    let mut marks = 0;
+    text.nfd().find(|&c| {
+        marks = if is_combining_mark(c) { marks + 1 } else { 0 };
+        marks > MOST_MARKS
+    })
 }
 
 pub fn token_hash(token: &str) -> [u8; 32] {
@@ -503,6 +524,16 @@ mod tests {
         }
         for name in ["Youssef", "Yourcenar", "Ana", "Bo You"] {
             assert_eq!(seat_name(name).unwrap(), name);
+        }
+    }
+
+    #[test]
+    fn a_name_carries_accents_as_a_line_of_talk_does() {
+        let zalgo = format!("Z{}", "\u{336}".repeat(31));
+        assert!(matches!(seat_name(&zalgo), Err(TableError::BadName(why)) if why.contains("accents")));
+        // Any script's own accents are names.
+        for name in ["Zoë", "Nguyễn", "Renée", "Ầnh"] {
+            assert!(seat_name(name).is_ok(), "{name}");
         }
     }
 }

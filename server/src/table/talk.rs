@@ -16,7 +16,7 @@ use dudo_rules::{Seat, Viewer};
 
 use super::error::TableError;
 use super::rate::{Allowance, Allowances, Pace};
-use super::seats::plain_text;
+use super::seats::{piled_marks, plain_text};
 
 /// The longest line, in characters.
 pub const LONGEST_LINE_CHARS: usize = 200;
@@ -29,9 +29,6 @@ const SPEAKER: Pace = Pace { burst: 5.0, every: Duration::from_secs(2) };
 const SPECTATORS: Pace = Pace { burst: 10.0, every: Duration::from_secs(1) };
 /// Addresses whose spectators' allowances a table keeps at once (see [`Allowances`]).
 const SPECTATOR_ADDRESSES: usize = 64;
-/// Combining marks one character may carry: enough for any script's accents, not for a line
-/// of "Zalgo" that spills over the lines around it.
-const MOST_MARKS: usize = 3;
 
 /// Who says a line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,12 +148,11 @@ pub fn reaction_words(reaction: pb::Reaction) -> Option<&'static str> {
 /// (control characters, line breaks, bidirectional overrides, invisible characters), save
 /// what emoji are made of (the emoji presentation selector and the zero-width joiner of
 /// "👨‍👩‍👧"); characters of the private use areas (shown as anything, or as nothing); and
-/// more than [`MOST_MARKS`] combining marks on one character.
+/// more than [`MOST_MARKS`](super::seats::MOST_MARKS) combining marks on one character.
 fn chat_fault(text: &str) -> Option<(char, &'static str)> {
     use unicode_normalization::char::is_combining_mark;
     let emoji = |c: char| matches!(c, '\u{FE0F}' | '\u{200D}');
     let private = |c: char| matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}' | '\u{100000}'..='\u{10FFFD}');
-    use unicode_normalization::UnicodeNormalization;
     let mut before: Option<char> = None;
     for c in text.chars() {
         if private(c) {
@@ -176,13 +172,8 @@ fn chat_fault(text: &str) -> Option<(char, &'static str)> {
         }
         before = Some(c);
     }
-    // Counted decomposed: "é" and four more marks is five, however it was sent.
-    let mut marks = 0;
-    for c in text.nfd() {
-        marks = if is_combining_mark(c) { marks + 1 } else { 0 };
-        if marks > MOST_MARKS {
-            return Some((c, "too many accents on one letter; they spill over the lines around"));
-        }
+    if let Some(c) = piled_marks(text) {
+        return Some((c, "too many accents on one letter; they spill over the lines around"));
     }
     None
 }

@@ -138,7 +138,7 @@ export type Preset = Message<"dudo.v1.Preset"> & {
   title: string;
 
   /**
-   * Its rules in players' words, as TableInfo.how_to_play.
+   * Its rules in players' words, as Lobby.DescribeRules tells them.
    *
    * @generated from field: repeated dudo.v1.RuleNote how_to_play = 5;
    */
