@@ -9,7 +9,7 @@ import { handGame, type HandGame } from "./hand";
 import { HowToPlay } from "./howto";
 import { useFocusOnArrival } from "./focus";
 import { settleMillis } from "./felt";
-import { LiveFelt, useNow } from "./live_felt";
+import { LiveFelt, revealShown, useNow } from "./live_felt";
 import { OtherRules, ruleLines } from "./lobby";
 import { HostOptions, optionsOf, settingsOf, shownFor, type Options } from "./options";
 import { bidOdds, percent } from "./odds";
@@ -515,10 +515,13 @@ function Actions({ legal, state, session, odds }: { legal: Legal; state: TableSt
  * it as it happens; this stays until the next one). */
 function Reveal({ state, name }: { state: TableState } & Names) {
   const r = state.reveal!;
-  // Below the felt it waits as the felt's middle does: the cups are lifted first.
+  // Below the felt it waits as the felt's middle does while the felt lifts the cups: a reveal
+  // just made (a cue), not one read again after a reload, nor one whose table went on at once
+  // (then this panel is the only place it is shown).
   const settle = settleMillis(r.dice.filter((d) => d.dice.length > 0).length, state.table?.players.length ?? 0);
+  const fresh = revealShown(state) && state.cues.some((c) => c.kind === "reveal" && performance.now() - c.at < settle + 2000);
   return (
-    <section class="reveal panel settles" aria-label="The reveal" key={state.revealRound} style={{ "--settle": `${settle}ms` }}>
+    <section class={`reveal panel${fresh ? " settles" : ""}`} aria-label="The reveal" style={{ "--settle": `${settle}ms` }}>
       <h2>
         The last reveal{r.face !== undefined && r.total !== undefined && <> · {r.total} counted for <Die face={r.face} size={22} /></>}
       </h2>
