@@ -10,9 +10,16 @@ venv() {
   venv="$target/$name"
   local marker
   marker="$venv/.dudo-installed-$(printf '%s\n' "$@" | sha256sum | cut -c1-16)"
+  # Tests run at once may each ask for the same environment: one makes it while the others
+  # wait (a second pip install over files in use left a half-written module behind).
+  mkdir -p "$target"
+  exec {lock}>"$target/$name.lock"
+  flock "$lock"
   if [ ! -f "$marker" ]; then
     python3 -m venv "$venv" >&2
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" >&2
     touch "$marker"
   fi
+  flock -u "$lock"
+  exec {lock}>&-
 }
