@@ -179,3 +179,66 @@ async fn a_removed_seat_is_told_and_the_others_carry_on() {
         }
     }
 }
+
+/// A hostile client's loop (found by a hostile try: ~190 a second ended every seat's stream
+/// at a waiting table): a seat taken and left at the end of the table moves nobody's number,
+/// so nobody's stream ends.
+#[tokio::test]
+async fn joining_and_leaving_at_the_end_of_a_waiting_table_ends_nobodys_stream() {
+    let client = Client::connect(&crate::serve().await).await.unwrap();
+    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
+        name: "Ana".into(),
+        seats: 4,
+        ..Default::default()
+    };
+    let host = client.create(request).await.unwrap();
+    let bea = client.join(&host.table, "Bea").await.unwrap();
+    let mut streams = [client.play(&host, None), client.play(&bea, None)];
+    for s in &mut streams {
+        tokio::time::timeout(std::time::Duration::from_secs(5), s.next()).await.unwrap();
+    }
+    // Within the address's seat changes a minute (Bea's join and these 16).
+    for n in 0..8 {
+        let churn = client.join(&host.table, &format!("Eve{n}")).await.unwrap();
+        client.leave(&churn).await.unwrap();
+    }
+    for s in &mut streams {
+        while let Ok(update) = tokio::time::timeout(std::time::Duration::from_millis(300), s.next()).await {
+            match update.expect("a seat's stream ended though its number never changed") {
+                Ok(Update::Reseated(why)) => panic!("a seat whose number never changed was told {why:?}"),
+                Ok(_) => {}
+                Err(e) => panic!("a seat's stream was refused: {e}"),
+            }
+        }
+    }
+}
+
+/// The same loop from one address, past a game night's joins: refused as rate_limited, with
+/// how long to wait, and the table as it was.
+#[tokio::test]
+async fn one_address_takes_and_leaves_seats_a_limited_number_of_times_a_minute() {
+    let client = Client::connect(&crate::serve().await).await.unwrap();
+    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
+        name: "Ana".into(),
+        seats: 4,
+        ..Default::default()
+    };
+    let host = client.create(request).await.unwrap();
+    let mut changes = 0;
+    let refused = 'churn: loop {
+        let churn = match client.join(&host.table, "Eve").await {
+            Ok(key) => key,
+            Err(e) => break 'churn e,
+        };
+        changes += 1;
+        if let Err(e) = client.leave(&churn).await {
+            break 'churn e;
+        }
+        changes += 1;
+        assert!(changes <= 20, "{changes} seats taken and left from one address with no refusal");
+    };
+    assert_eq!(refused.refusal_code(), Some("rate_limited"), "{refused}");
+    assert!(refused.to_string().contains("times a minute"), "{refused}");
+    let table = client.table(&host.table).await.unwrap();
+    assert!(table.players.iter().all(|p| p.name != "Eve" || p.left), "the refused change changed nothing");
+}

@@ -8,7 +8,7 @@
 pub mod cluster;
 mod lending;
 pub(crate) mod making;
-mod places;
+pub(crate) mod places;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -427,6 +427,17 @@ impl Dudo {
         }
         let pb::SayRequest { text, reaction, name, .. } = said;
         self.command(handle, |reply| Command::Say { token, name, from: ip, text, reaction, reply }).await
+    }
+
+    /// One seat taken or left by `ip` (JoinTable, Leave), counted where the client's call
+    /// arrived (a forwarded call was counted at the node it came to, by its true address).
+    pub(crate) fn seat_change(&self, ip: Option<std::net::IpAddr>) -> Result<(), Refusal> {
+        let per_minute = self.limits.seat_changes_per_minute;
+        let Some(ip) = ip.filter(|_| per_minute > 0) else { return Ok(()) };
+        let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
+        counts.seat_change(ip, std::time::Instant::now(), per_minute).map_err(|wait| {
+            Refusal::from(TableError::SeatChangesTooOften { per_minute, retry_after_millis: wait })
+        })
     }
 
     /// "Next" after a showdown, from `token`'s seat.

@@ -410,6 +410,16 @@ impl EventLog {
         }
     }
 
+    /// Ends the streams of the seats numbered above `seat`, with a reason: a seat freed
+    /// before the start moves those after it down, and only their numbers changed.
+    pub fn end_seats_after(&mut self, seat: Seat, why: StreamEnd) {
+        for s in &mut self.subscribers {
+            if matches!(s.viewer, Viewer::Seat(n) if n > seat) {
+                s.end(why);
+            }
+        }
+    }
+
     /// Ends `seat`'s streams, with a reason.
     pub fn end_seat(&mut self, seat: Seat, why: StreamEnd) {
         for s in self.subscribers.iter_mut().filter(|s| s.viewer == Viewer::Seat(seat)) {

@@ -121,9 +121,11 @@ impl TableCore {
             None => {
                 self.seats.free(seat)?;
                 self.log.end_seat(seat, StreamEnd::Reseated(reseated));
-                // Seats after it move down: every seat's stream must reconnect with its token
-                // (which finds its new number), so no stream carries another seat's dice.
-                self.log.end_seats(StreamEnd::Reseated(pb::reseated::Why::Renumbered));
+                // Seats after it move down: their streams must reconnect with their tokens
+                // (which find the new numbers), so no stream carries another seat's dice.
+                // The seats before it keep their numbers and their streams: a join and leave
+                // at the end of a waiting table ends nobody's.
+                self.log.end_seats_after(seat, StreamEnd::Reseated(pb::reseated::Why::Renumbered));
             }
             // The game is over: nothing to take out of it, the seat just goes (its token
             // stops answering), as a player leaving between games expects.

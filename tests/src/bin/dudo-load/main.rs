@@ -101,6 +101,9 @@ impl Server {
             "100000",
             "--max-connections-per-ip",
             "100000",
+            // Every seat is this tool's, from one address.
+            "--seat-changes-per-minute",
+            "0",
             // Every table is this tool's, from one address: no share of its own.
             "--memory-per-address-mib",
             "0",
