@@ -24,10 +24,10 @@ pub struct Limits {
     /// Calls a seat may make each second that the table was not waiting for (a burst of
     /// twice that is allowed); moves answering a prompt do not count.
     pub actions_per_second: u32,
-    /// Seats one address may take and leave a minute (JoinTable, Leave; as many at once), in
+    /// Seats one address may leave a minute (Leave; as many at once), in
     /// all the node's tables (0: no limit): each leave before the start renumbers the seats
     /// after it and ends their streams.
-    pub seat_changes_per_minute: u32,
+    pub leaves_per_minute: u32,
     /// Moves a whole table may make each second in answer to prompts: a bound that protects
     /// the server from tables of programs playing flat out (people never come near it).
     pub table_moves_per_second: u32,
@@ -82,7 +82,7 @@ impl Default for Limits {
             connections_per_second: 2_000,
             max_seats: 64,
             actions_per_second: 50,
-            seat_changes_per_minute: 20,
+            leaves_per_minute: 20,
             table_moves_per_second: 2_000,
             max_game_moves: 10_000,
             max_game_time: Some(DEFAULT_GAME_TIME),

@@ -46,10 +46,10 @@ struct Args {
     /// refused); a move answering a prompt does not count.
     #[arg(long, env = "DUDO_ACTIONS_PER_SECOND", default_value_t = 50)]
     actions_per_second: u32,
-    /// Seats one address may take and leave a minute, in all tables (0: no limit): each
+    /// Seats one address may leave a minute, in all tables (0: no limit): each
     /// leave before the start ends the streams of the seats after it.
-    #[arg(long, env = "DUDO_SEAT_CHANGES_PER_MINUTE", default_value_t = 20)]
-    seat_changes_per_minute: u32,
+    #[arg(long, env = "DUDO_LEAVES_PER_MINUTE", default_value_t = 20)]
+    leaves_per_minute: u32,
     /// Moves a whole table may make each second in answer to prompts: protects the server
     /// from tables of programs playing flat out.
     #[arg(long, env = "DUDO_TABLE_MOVES_PER_SECOND", default_value_t = 2_000)]
@@ -321,7 +321,7 @@ async fn main() -> anyhow::Result<()> {
         connections_per_second: args.connections_per_second,
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,
-        seat_changes_per_minute: args.seat_changes_per_minute,
+        leaves_per_minute: args.leaves_per_minute,
         table_moves_per_second: args.table_moves_per_second,
         max_game_moves: args.max_game_moves,
         max_game_time: (args.max_game_minutes > 0)

@@ -429,14 +429,14 @@ impl Dudo {
         self.command(handle, |reply| Command::Say { token, name, from: ip, text, reaction, reply }).await
     }
 
-    /// One seat taken or left by `ip` (JoinTable, Leave), counted where the client's call
+    /// One seat left by `ip` (Leave), counted where the client's call
     /// arrived (a forwarded call was counted at the node it came to, by its true address).
-    pub(crate) fn seat_change(&self, ip: Option<std::net::IpAddr>) -> Result<(), Refusal> {
-        let per_minute = self.limits.seat_changes_per_minute;
+    pub(crate) fn leave_seat(&self, ip: Option<std::net::IpAddr>) -> Result<(), Refusal> {
+        let per_minute = self.limits.leaves_per_minute;
         let Some(ip) = ip.filter(|_| per_minute > 0) else { return Ok(()) };
         let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
-        counts.seat_change(ip, std::time::Instant::now(), per_minute).map_err(|wait| {
-            Refusal::from(TableError::SeatChangesTooOften { per_minute, retry_after_millis: wait })
+        counts.leave_seat(ip, std::time::Instant::now(), per_minute).map_err(|wait| {
+            Refusal::from(TableError::LeavesTooOften { per_minute, retry_after_millis: wait })
         })
     }
 

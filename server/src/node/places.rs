@@ -17,8 +17,8 @@ pub(crate) struct PerIp {
     /// Chat lines each address may still say: lines from one address across all tables and
     /// seats (a seat's own limit is its table's).
     pub(crate) chat: Option<(std::time::Instant, Allowances<std::net::IpAddr>)>,
-    /// Seats each address may still take or leave (JoinTable, Leave), across all tables.
-    pub(crate) seat_changes: Option<(std::time::Instant, Allowances<std::net::IpAddr>)>,
+    /// Seats each address may still leave (Leave), across all tables.
+    pub(crate) leaves: Option<(std::time::Instant, Allowances<std::net::IpAddr>)>,
 }
 
 /// Chat lines an address may say at once, then one every half second.
@@ -36,9 +36,9 @@ impl PerIp {
 }
 
 impl PerIp {
-    /// One seat taken or left from `ip` at `now`, `per_minute` allowed (as many at once), or
+    /// One seat left from `ip` at `now`, `per_minute` allowed (as many at once), or
     /// how long until it may (ms).
-    pub(crate) fn seat_change(
+    pub(crate) fn leave_seat(
         &mut self,
         ip: std::net::IpAddr,
         now: std::time::Instant,
@@ -49,7 +49,7 @@ impl PerIp {
             every: std::time::Duration::from_secs(60) / per_minute.max(1),
         };
         let (epoch, changes) =
-            self.seat_changes.get_or_insert_with(|| (now, Allowances::new(pace, CHAT_ADDRESSES)));
+            self.leaves.get_or_insert_with(|| (now, Allowances::new(pace, CHAT_ADDRESSES)));
         changes.take(ip, now.saturating_duration_since(*epoch))
     }
 }

@@ -170,9 +170,6 @@ impl Lobby for LobbyService {
         &self,
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::Joined>, Status> {
-        if !forwarded(&request) {
-            self.node.seat_change(request.remote_addr().map(|a| a.ip()))?;
-        }
         self.node
             .at_table(request, |request| async move {
                 // A seat's rejoin link: the seat it is for, on this device. The whole link
@@ -319,7 +316,7 @@ impl Lobby for LobbyService {
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         if !forwarded(&request) {
-            self.node.seat_change(request.remote_addr().map(|a| a.ip()))?;
+            self.node.leave_seat(request.remote_addr().map(|a| a.ip()))?;
         }
         self.by_token(request, |token, reply| Command::Leave { token, reply }).await
     }

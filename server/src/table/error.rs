@@ -94,10 +94,10 @@ pub enum TableError {
     /// The host's (or a seat's) calls that change the table without a move, too often.
     #[error("slow down: pausing, resuming, muting and seat links are at most {} at once, then one every {} s (the next in {} s)", crate::table::together::HOST_CALLS.burst, crate::table::together::HOST_CALLS.every.as_secs(), retry_after_millis.div_ceil(1000))]
     TooOften { retry_after_millis: u64 },
-    /// One address's seats taken and left (JoinTable, Leave), too often: each leave before
+    /// One address's seats left (Leave), too often: each leave before
     /// the start renumbers the seats after it and ends their streams.
-    #[error("slow down: one address takes and leaves seats at most {per_minute} times a minute (the next in {} s)", retry_after_millis.div_ceil(1000))]
-    SeatChangesTooOften { per_minute: u32, retry_after_millis: u64 },
+    #[error("slow down: one address leaves seats at most {per_minute} times a minute (the next in {} s)", retry_after_millis.div_ceil(1000))]
+    LeavesTooOften { per_minute: u32, retry_after_millis: u64 },
     /// A call for a person's seat (mute, link) naming a bot's.
     #[error("seat: seat {seat} is {name}, a bot; only a person's seat can be muted or given a link")]
     BotSeat { seat: usize, name: String },
@@ -137,7 +137,7 @@ impl From<TableError> for crate::refusal::Refusal {
             TableError::RateLimited { retry_after_millis, .. }
             | TableError::ChatRateLimited { retry_after_millis, .. }
             | TableError::TooOften { retry_after_millis }
-            | TableError::SeatChangesTooOften { retry_after_millis, .. } => {
+            | TableError::LeavesTooOften { retry_after_millis, .. } => {
                 refusal.retry_after(retry_after_millis)
             }
             _ => refusal,
@@ -180,7 +180,7 @@ impl TableError {
             TableError::SpectatorsMayNotChat => "spectators_may_not_chat",
             TableError::Muted => "muted",
             TableError::ChatRateLimited { .. } => "chat_rate_limited",
-            TableError::TooOften { .. } | TableError::SeatChangesTooOften { .. } => "rate_limited",
+            TableError::TooOften { .. } | TableError::LeavesTooOften { .. } => "rate_limited",
             TableError::BotSeat { .. } => "bot_seat",
             TableError::Paused => "paused",
             TableError::NotPaused => "not_paused",
@@ -218,7 +218,7 @@ impl TableError {
             TableError::NoSuchLink => Kind::Unauthenticated,
             TableError::ChatRateLimited { .. }
             | TableError::TooOften { .. }
-            | TableError::SeatChangesTooOften { .. } => Kind::ResourceExhausted,
+            | TableError::LeavesTooOften { .. } => Kind::ResourceExhausted,
             TableError::BotSeat { .. } => Kind::InvalidArgument,
             TableError::BadChat(_) => Kind::InvalidArgument,
             TableError::AccountRequired => Kind::PermissionDenied,

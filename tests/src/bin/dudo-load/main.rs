@@ -102,7 +102,7 @@ impl Server {
             "--max-connections-per-ip",
             "100000",
             // Every seat is this tool's, from one address.
-            "--seat-changes-per-minute",
+            "--leaves-per-minute",
             "0",
             // Every table is this tool's, from one address: no share of its own.
             "--memory-per-address-mib",
