@@ -112,14 +112,17 @@ async fn a_session_reconnects_and_resumes_after_the_network_drops() {
 }
 
 /// A server of its own with a three-seat table: Ana hosting, Bea and Cai seated.
-async fn ana_bea_and_cai() -> (Client, [dudo_client::SeatKey; 3]) {
+/// A fresh server, and a waiting table of `seats` that Ana made (her key).
+async fn anas_table(seats: u32) -> (Client, dudo_client::SeatKey) {
     let client = Client::connect(&crate::serve().await).await.unwrap();
-    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
-        name: "Ana".into(),
-        seats: 3,
-        ..Default::default()
-    };
+    let request =
+        dudo_client::dudo_proto::v1::CreateTableRequest { name: "Ana".into(), seats, ..Default::default() };
     let host = client.create(request).await.unwrap();
+    (client, host)
+}
+
+async fn ana_bea_and_cai() -> (Client, [dudo_client::SeatKey; 3]) {
+    let (client, host) = anas_table(3).await;
     let bea = client.join(&host.table, "Bea").await.unwrap();
     let cai = client.join(&host.table, "Cai").await.unwrap();
     (client, [host, bea, cai])
@@ -185,13 +188,7 @@ async fn a_removed_seat_is_told_and_the_others_carry_on() {
 /// so nobody's stream ends.
 #[tokio::test]
 async fn joining_and_leaving_at_the_end_of_a_waiting_table_ends_nobodys_stream() {
-    let client = Client::connect(&crate::serve().await).await.unwrap();
-    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
-        name: "Ana".into(),
-        seats: 4,
-        ..Default::default()
-    };
-    let host = client.create(request).await.unwrap();
+    let (client, host) = anas_table(4).await;
     let bea = client.join(&host.table, "Bea").await.unwrap();
     let mut streams = [client.play(&host, None), client.play(&bea, None)];
     for s in &mut streams {
@@ -218,13 +215,7 @@ async fn joining_and_leaving_at_the_end_of_a_waiting_table_ends_nobodys_stream()
 /// game after game joins each, and a join at the end of a table moves nobody.)
 #[tokio::test]
 async fn one_address_leaves_seats_a_limited_number_of_times_a_minute() {
-    let client = Client::connect(&crate::serve().await).await.unwrap();
-    let request = dudo_client::dudo_proto::v1::CreateTableRequest {
-        name: "Ana".into(),
-        seats: 4,
-        ..Default::default()
-    };
-    let host = client.create(request).await.unwrap();
+    let (client, host) = anas_table(4).await;
     let mut leaves = 0;
     let (refused, kept) = loop {
         let churn = client.join(&host.table, "Eve").await.unwrap();
@@ -235,7 +226,6 @@ async fn one_address_leaves_seats_a_limited_number_of_times_a_minute() {
         assert!(leaves <= 20, "{leaves} seats left from one address in a moment with no refusal");
     };
     assert_eq!(refused.refusal_code(), Some("rate_limited"), "{refused}");
-    assert!(refused.to_string().contains("times a minute"), "{refused}");
     let table = client.table(&host.table).await.unwrap();
     assert!(
         table.players.iter().any(|p| p.seat == kept.seat && p.name == "Eve"),

@@ -194,7 +194,8 @@ function Lifted({ state, game, name }: { state: TableState; game: HandGame } & N
   // Who lifted (the caller) and whose claim it was (the other of the two).
   const lifter = state.caller;
   const claimer = lifter === c.winner ? c.loser : c.winner;
-  const lost = (state.outcome ?? []).filter((l) => !l.startsWith("The claim was"));
+  // What the lift cost (a life lost, drinks), as the engine told it.
+  const lost = state.outcome ?? [];
   return (
     <div class="lifted-cup settles" aria-label="The cup was lifted">
       {lifter !== undefined && (
