@@ -15,23 +15,98 @@ state strings, returns) and every iteration after that is a few numpy operations
 It needs perfect recall with every history of an information state at the same depth and
 with the same legal actions: true of the common-hand rule sets (a seat's information holds
 every call made), not of Mexican, where rolling and accepting-then-rolling can meet; a game
-that breaks it is refused. `max_nodes` (5 million by default) bounds the walk's time and
-memory: the 5-dice games are far beyond it.
+that breaks it is refused.
+
+A tree's size is estimated before it is walked (random paths from the root, Knuth's
+estimator): one clearly past `max_nodes` (5 million by default) is refused at once with
+``ValueError``, and one whose arrays and solver would not fit in the memory free now with
+``MemoryError``, rather than growing until the machine gives out (a 2-dice game has some
+10^12 nodes). The walk itself is depth first, holding one path's states at a time, and stops
+the moment it passes `max_nodes`: the estimate cannot let a tree past the bound.
 """
+
+import os
+import random
+from array import array
 
 import numpy as np
 import pyspiel
 
 _CHANCE, _DECISION, _TERMINAL = 0, 1, 2
 
+# What one node costs, in bytes: its arrays while it is walked (array.array, 42) and after
+# (numpy, 58), and the solver's per-node work arrays (reach for three, the edge weights and
+# values: 40), with room for the information states' keys and the numpy temporaries.
+BYTES_PER_NODE = 320
+# Random root-to-leaf paths the size estimate follows (a tenth of a second). The estimate is
+# unbiased but heavy-tailed: on these trees it is usually low, by up to half, so it refuses
+# only trees clearly past the bound and the walk's own count does the rest.
+ESTIMATE_PATHS = 1024
+
+
+def estimate_nodes(game, paths=ESTIMATE_PATHS, seed=0):
+    """The number of nodes in `game`'s tree, estimated from `paths` random paths (Knuth): a
+    path's estimate is the sum over its depths of the product of the branching factors above,
+    and their mean is unbiased."""
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(paths):
+        state = game.new_initial_state()
+        width, nodes = 1.0, 1.0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions = [a for a, _ in state.chance_outcomes()]
+            else:
+                actions = state.legal_actions()
+            width *= len(actions)
+            nodes += width
+            state = state.child(rng.choice(actions))
+        total += nodes
+    return total / paths
+
+
+def _free_bytes():
+    """Memory free now (Linux: MemAvailable), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _too_big(nodes):
+    return ValueError(f"max_nodes: the tree has more than {nodes} nodes")
+
 
 class Tree:
     """A game's whole tree, breadth first, as arrays."""
 
-    def __init__(self, game, max_nodes=5_000_000):
+    def __init__(self, game, max_nodes=5_000_000, free_bytes=None):
         if game.num_players() != 2:
             raise ValueError("players: CFR here is for two-player zero-sum games")
-        kind, player, parent, slot, prob, value, depth = [], [], [], [], [], [], []
+        estimate = estimate_nodes(game)
+        if estimate > max_nodes:
+            raise ValueError(
+                f"max_nodes: the tree has about {estimate:.2g} nodes (estimated from "
+                f"{ESTIMATE_PATHS} random paths), more than max_nodes={max_nodes}"
+            )
+        free = _free_bytes() if free_bytes is None else free_bytes
+        # The walk stops at max_nodes whatever the estimate said.
+        needed = min(2 * estimate, max_nodes) * BYTES_PER_NODE
+        if free is not None and needed > free:
+            raise MemoryError(
+                f"the tree of about {estimate:.2g} nodes may need {needed / 2**30:.1f} GiB "
+                f"to walk and solve; {free / 2**30:.1f} GiB is free"
+            )
+        kind, player, depth = array("b"), array("b"), array("q")
+        parent, slot = array("q"), array("q")
+        prob, value = array("d"), array("d")
         infosets = {}  # (player, information state) -> index
         self.infoset_keys = []
         self.infoset_player = []
@@ -39,63 +114,63 @@ class Tree:
         self.infoset_first_slot = []
         self.infoset_depth = []
         slots = 0
-        frontier = [(game.new_initial_state(), -1, -1, 1.0, 0)]
-        while frontier:
-            next_frontier = []
-            for state, par, sl, pr, d in frontier:
-                node = len(kind)
-                # Counted before any child is made: a level may be far wider than the rest.
-                if node + len(next_frontier) >= max_nodes:
-                    raise ValueError(f"max_nodes: the tree has more than {max_nodes} nodes")
-                parent.append(par)
-                slot.append(sl)
-                prob.append(pr)
-                depth.append(d)
-                if state.is_terminal():
-                    kind.append(_TERMINAL)
-                    player.append(-1)
-                    value.append(state.returns()[0])
-                    continue
-                value.append(0.0)
-                if state.is_chance_node():
-                    kind.append(_CHANCE)
-                    player.append(-1)
-                    outcomes = state.chance_outcomes()
-                    if node + len(next_frontier) + len(outcomes) >= max_nodes:
-                        raise ValueError(f"max_nodes: the tree has more than {max_nodes} nodes")
-                    for action, p in outcomes:
-                        next_frontier.append((state.child(action), node, -1, p, d + 1))
-                    continue
-                kind.append(_DECISION)
-                p = state.current_player()
-                player.append(p)
-                key = (p, state.information_state_string(p))
-                actions = state.legal_actions()
-                index = infosets.get(key)
-                if index is None:
-                    index = len(self.infoset_keys)
-                    infosets[key] = index
-                    self.infoset_keys.append(key[1])
-                    self.infoset_player.append(p)
-                    self.infoset_actions.append(list(actions))
-                    self.infoset_first_slot.append(slots)
-                    self.infoset_depth.append(d)
-                    slots += len(actions)
-                elif self.infoset_depth[index] != d or self.infoset_actions[index] != list(actions):
-                    raise ValueError("the game's information states are not at one depth with one set of actions")
-                first = self.infoset_first_slot[index]
-                if node + len(next_frontier) + len(actions) >= max_nodes:
-                    raise ValueError(f"max_nodes: the tree has more than {max_nodes} nodes")
-                for i, action in enumerate(actions):
-                    next_frontier.append((state.child(action), node, first + i, 1.0, d + 1))
-            frontier = next_frontier
-        self.kind = np.array(kind, np.int8)
-        self.player = np.array(player, np.int8)
-        self.parent = np.array(parent, np.int64)
-        self.slot = np.array(slot, np.int64)
-        self.prob = np.array(prob, np.float64)
-        self.value = np.array(value, np.float64)
-        self.depth = np.array(depth, np.int64)
+        # Depth first: the stack holds the children still to visit of the nodes on one path,
+        # never a whole level's states.
+        stack = [(game.new_initial_state(), -1, -1, 1.0, 0)]
+        while stack:
+            state, par, sl, pr, d = stack.pop()
+            node = len(kind)
+            if node >= max_nodes:
+                raise _too_big(max_nodes)
+            parent.append(par)
+            slot.append(sl)
+            prob.append(pr)
+            depth.append(d)
+            if state.is_terminal():
+                kind.append(_TERMINAL)
+                player.append(-1)
+                value.append(state.returns()[0])
+                continue
+            value.append(0.0)
+            if state.is_chance_node():
+                kind.append(_CHANCE)
+                player.append(-1)
+                for action, p in reversed(state.chance_outcomes()):
+                    stack.append((state.child(action), node, -1, p, d + 1))
+                continue
+            kind.append(_DECISION)
+            p = state.current_player()
+            player.append(p)
+            key = (p, state.information_state_string(p))
+            actions = state.legal_actions()
+            index = infosets.get(key)
+            if index is None:
+                index = len(self.infoset_keys)
+                infosets[key] = index
+                self.infoset_keys.append(key[1])
+                self.infoset_player.append(p)
+                self.infoset_actions.append(list(actions))
+                self.infoset_first_slot.append(slots)
+                self.infoset_depth.append(d)
+                slots += len(actions)
+            elif self.infoset_depth[index] != d or self.infoset_actions[index] != list(actions):
+                raise ValueError("the game's information states are not at one depth with one set of actions")
+            first = self.infoset_first_slot[index]
+            for i in reversed(range(len(actions))):
+                stack.append((state.child(actions[i]), node, first + i, 1.0, d + 1))
+        # Breadth first for the solver: each depth one contiguous range, parents renumbered.
+        depth = np.frombuffer(depth, np.int64)
+        order = np.argsort(depth, kind="stable")
+        renumber = np.empty_like(order)
+        renumber[order] = np.arange(len(order))
+        parent = np.frombuffer(parent, np.int64)[order]
+        self.parent = np.where(parent >= 0, renumber[np.maximum(parent, 0)], -1)
+        self.kind = np.frombuffer(kind, np.int8)[order]
+        self.player = np.frombuffer(player, np.int8)[order]
+        self.slot = np.frombuffer(slot, np.int64)[order]
+        self.prob = np.frombuffer(prob, np.float64)[order]
+        self.value = np.frombuffer(value, np.float64)[order]
+        self.depth = depth[order]
         self.slots = slots
         self.slot_infoset = np.zeros(slots, np.int64)
         for i, first in enumerate(self.infoset_first_slot):

@@ -77,3 +77,28 @@ def test_a_bad_chance_outcome_is_refused_and_a_big_tree_stops_soon():
     with pytest.raises(ValueError, match="max_nodes"):
         Tree(dudo.openspiel.load(preset="openspiel", players=2, dice=5), max_nodes=2000)
     assert time.perf_counter() - start < 10
+
+
+def test_a_tree_too_big_for_its_bound_or_for_memory_is_refused_before_it_is_walked():
+    """A 2-dice game has some 10^10 nodes: the walk used to hold a whole level's states and
+    grew past 6 GiB before its node count reached the bound."""
+    import resource
+    import time
+
+    from dudo.cfr import estimate_nodes
+
+    game = dudo.openspiel.load(preset="openspiel", players=2, dice=2)
+    assert estimate_nodes(game) > 1e9
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="max_nodes: the tree has about"):
+        Tree(game)
+    with pytest.raises(MemoryError, match="GiB is free"):
+        Tree(game, max_nodes=10**13)
+    # A bound the estimate cannot judge (free memory said to be small) is refused as well.
+    small = dudo.openspiel.load(preset="openspiel", players=2, dice=1)
+    with pytest.raises(MemoryError):
+        Tree(small, free_bytes=1 << 20)
+    assert time.perf_counter() - start < 5
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown < 64 * 1024, f"refusing grew the process by {grown} KiB"

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["server_tables"],
     &["status"],
     &["table"],
-    &["limits", "budget", "bot_cpu", "stopping", "tls", "refusal", "convert"],
+    &["address", "limits", "budget", "bot_cpu", "stopping", "tls", "refusal", "convert"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -29,7 +29,8 @@
 //!    and the call gate, which answers a call itself.
 //! 7. **The table**: `table`, one task per table around a sans-IO core, its journal and its
 //!    records.
-//! 8. **What all share**: `limits`, `budget`, `bot_cpu`, `stopping`, `tls` and `refusal` (what
+//! 8. **What all share**: `address` (what one address is), `limits`, `budget`, `bot_cpu`,
+//!    `stopping`, `tls` and `refusal` (what
 //!    kind of "no" a refusal is, its code and its text); below them the other crates: the
 //!    engine (`dudo-rules`), the wire and its one conversion (`dudo-proto`, re-exported as
 //!    [`convert`]) and the records (`dudo-store`).
@@ -39,6 +40,7 @@
 mod layers;
 
 pub mod accounts;
+pub mod address;
 pub mod bot_cpu;
 pub mod budget;
 pub mod connections;

@@ -256,7 +256,8 @@ async fn main() -> anyhow::Result<()> {
         (Some(cert), Some(key)) => Some(dudo_server::tls::ServerTls::load(cert, key)?),
         _ => None,
     };
-    let store = open_store(args.db.as_deref(), args.cluster).await?;
+    let lease = args.cluster.then(|| std::time::Duration::from_millis(args.lease_millis));
+    let store = open_store(args.db.as_deref(), lease).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| anyhow::anyhow!("--listen {}: {e}", args.listen))?;
@@ -492,12 +493,18 @@ fn cores(percent: f64) -> anyhow::Result<Option<f64>> {
 
 /// Opens the database `--db` names (or the default file), or none for `--db none`; as one
 /// of a cluster's members with `--cluster`.
-async fn open_store(db: Option<&str>, cluster: bool) -> anyhow::Result<Option<dudo_server::Store>> {
-    if cluster {
+async fn open_store(
+    db: Option<&str>,
+    lease: Option<std::time::Duration>,
+) -> anyhow::Result<Option<dudo_server::Store>> {
+    if let Some(lease) = lease {
         let Some(db) = db.filter(|db| db.starts_with("postgres")) else {
             anyhow::bail!("--cluster needs a PostgreSQL database: --db postgres://user@host/database");
         };
-        return Ok(Some(dudo_server::Store::open_as(db, dudo_store::Access::Member).await?));
+        // A save, a renewal or a check of the alive session that waits a fifth of a lease
+        // for a connection gives up: a table's save then ends inside half a lease (saving.rs).
+        let patience = (lease / 5).max(std::time::Duration::from_millis(250));
+        return Ok(Some(dudo_server::Store::open_waiting(db, dudo_store::Access::Member, patience).await?));
     }
     let db = match db {
         Some("none") => return Ok(None),

@@ -14,12 +14,24 @@ use sqlx::{AnyConnection, Connection, Row};
 /// The session holding this node's key, and the key.
 pub(crate) struct Alive {
     options: AnyConnectOptions,
+    /// How long a check of the session, or a new session's opening, may take: a session
+    /// cut off by the network answers nothing rather than failing.
+    patience: std::time::Duration,
     session: tokio::sync::Mutex<Option<(AnyConnection, i64)>>,
+    /// A session this node held was found ended since [`Alive::take_lost`] last asked: the
+    /// others may have buried the node, and adopted its tables, at once.
+    lost: std::sync::atomic::AtomicBool,
 }
 
 impl Alive {
-    pub(crate) fn new(options: AnyConnectOptions) -> Alive {
-        Alive { options, session: tokio::sync::Mutex::new(None) }
+    pub(crate) fn new(options: AnyConnectOptions, patience: std::time::Duration) -> Alive {
+        let lost = std::sync::atomic::AtomicBool::new(false);
+        Alive { options, patience, session: tokio::sync::Mutex::new(None), lost }
+    }
+
+    /// Whether a session was lost since the last asking (see [`Alive::lost`]).
+    pub(crate) fn take_lost(&self) -> bool {
+        self.lost.swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// The key this node holds, its session checked first: a session that was lost (the
@@ -29,12 +41,15 @@ impl Alive {
     pub(crate) async fn keep(&self) -> Result<i64, sqlx::Error> {
         let mut session = self.session.lock().await;
         if let Some((conn, key)) = session.as_mut()
-            && sqlx::query("SELECT 1").execute(&mut *conn).await.is_ok()
+            && let Ok(Ok(_)) = tokio::time::timeout(self.patience, sqlx::query("SELECT 1").execute(&mut *conn)).await
         {
             return Ok(*key);
         }
-        *session = None;
-        let mut conn = AnyConnection::connect_with(&self.options).await?;
+        if session.take().is_some() {
+            self.lost.store(true, std::sync::atomic::Ordering::Release);
+        }
+        let conn = tokio::time::timeout(self.patience, AnyConnection::connect_with(&self.options)).await;
+        let mut conn = conn.map_err(|_| sqlx::Error::PoolTimedOut)??;
         // Drawn by the database: 62 bits, never 0 (which says "no key").
         let key: i64 = sqlx::query("SELECT CAST(floor(random() * 4611686018427387903) AS BIGINT) + 1 AS k")
             .fetch_one(&mut conn)

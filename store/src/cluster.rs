@@ -408,6 +408,14 @@ impl Store {
         Ok(alive.keep().await?)
     }
 
+    /// Whether this node's alive session ended since the last asking (the database closed
+    /// it, or it could not be checked and was dropped): the others may bury this node the
+    /// moment they look, so its tables are to be let go of at once rather than at the next
+    /// write (which another owner's epoch fences).
+    pub fn alive_session_lost(&self) -> bool {
+        self.alive.as_ref().is_some_and(|alive| alive.take_lost())
+    }
+
     async fn alive_key(&self) -> i64 {
         match &self.alive {
             Some(alive) => alive.key().await,

@@ -55,6 +55,10 @@ pub enum StoreError {
     Query(#[from] sqlx::Error),
     #[error("the store's writer has stopped")]
     WriterGone,
+    /// The caller stopped waiting for the write (it may still be made: every write is
+    /// idempotent, and a lease fences it if the table has moved on).
+    #[error("the database took longer than {millis} ms")]
+    TookTooLong { millis: u64 },
     /// The table's lease has moved to another node (this one was paused, cut off, or
     /// drained): it must stop and let its streams reconnect through the new owner.
     #[error("table {table}: another node owns it now")]
@@ -139,6 +143,10 @@ pub enum Backend {
     Postgres,
 }
 
+/// How long a query waits for a connection by default: a busy pool frees one in
+/// milliseconds, so this much waiting means the database is refusing connections.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
 /// A handle to the store; clones share one pool and one writer.
 #[derive(Clone)]
 pub struct Store {
@@ -181,6 +189,14 @@ impl Store {
 
     /// [`Store::open`], as an owner or a reader.
     pub async fn open_as(db: &str, access: Access) -> Result<Store, StoreError> {
+        Store::open_waiting(db, access, PATIENCE).await
+    }
+
+    /// [`Store::open_as`], where a query waits at most `patience` for a connection (the
+    /// database refusing new ones) before it fails. A cluster member passes a part of its
+    /// lease: a write or renewal that waits longer than the lease is no use, since another
+    /// node may own the table by then.
+    pub async fn open_waiting(db: &str, access: Access, patience: Duration) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         if db.contains("://") && !db.starts_with("sqlite:") && !db.starts_with("postgres") {
             return Err(StoreError::Unsupported { db: shown(db) });
@@ -240,7 +256,7 @@ impl Store {
             .min_connections(u32::from(sqlite))
             .idle_timeout(if sqlite { None } else { Some(Duration::from_secs(600)) })
             .max_lifetime(if sqlite { None } else { Some(Duration::from_secs(1800)) })
-            .acquire_timeout(Duration::from_secs(30))
+            .acquire_timeout(patience)
             .after_connect(move |conn, _| Box::pin(prepare_writer(conn, backend, access)))
             .connect_with(options.clone())
             .await
@@ -263,7 +279,7 @@ impl Store {
         let reads = match sqlite_file(db).is_some() || backend == Backend::Postgres {
             true => AnyPoolOptions::new()
                 .max_connections(if sqlite { 2 } else { 4 })
-                .acquire_timeout(Duration::from_secs(30))
+                .acquire_timeout(patience)
                 .after_connect(move |conn, _| Box::pin(prepare(conn, backend, access)))
                 .connect_with(options)
                 .await
@@ -274,14 +290,14 @@ impl Store {
             Access::Member => AnyPoolOptions::new()
                 // The renewals', the adoptions' (two journals read at once) and the rest.
                 .max_connections(5)
-                .acquire_timeout(Duration::from_secs(30))
+                .acquire_timeout(patience)
                 .after_connect(move |conn, _| Box::pin(prepare_writer(conn, backend, access)))
                 .connect_with(options_for_alive.clone())
                 .await
                 .map_err(|source| StoreError::Open { url: place.clone(), source })?,
             _ => pool.clone(),
         };
-        let alive = (access == Access::Member).then(|| Arc::new(alive::Alive::new(options_for_alive)));
+        let alive = (access == Access::Member).then(|| Arc::new(alive::Alive::new(options_for_alive, patience)));
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
         Ok(Store {

@@ -97,11 +97,23 @@ pub(crate) async fn write_loop(pool: AnyPool, backend: Backend, mut queue: mpsc:
     let mut group = Vec::with_capacity(MAX_GROUP);
     while queue.recv_many(&mut group, MAX_GROUP).await > 0 {
         let batches: Vec<&Batch> = group.iter().map(|q| q.batch.as_ref()).collect();
-        if commit(&pool, backend, &batches).await.is_ok() {
-            for q in group.drain(..) {
-                let _ = q.done.send(Ok(()));
+        match commit(&pool, backend, &batches).await {
+            Ok(()) => {
+                for q in group.drain(..) {
+                    let _ = q.done.send(Ok(()));
+                }
+                continue;
             }
-            continue;
+            // No connection to be had: trying each batch on its own would wait the pool's
+            // patience once per table, holding every later write behind them.
+            Err(WriteFailure::Database(sqlx::Error::PoolTimedOut)) => {
+                tracing::error!("the store could not commit: no connection to the database");
+                for q in group.drain(..) {
+                    let _ = q.done.send(Err(WriteFailure::Database(sqlx::Error::PoolTimedOut)));
+                }
+                continue;
+            }
+            Err(_) => {}
         }
         // One table's bad batch must not fail the others: each is tried on its own.
         for q in group.drain(..) {

@@ -74,6 +74,15 @@ async fn the_bot_check_passes_good_bots_names_each_fault_and_gates_ranked_play()
     }
     assert!(text.contains("actions it played: ") && text.contains("bid"), "{text}");
     assert!(as_sdk.enter("calls", 1, 0).await.is_ok(), "a pass opens the ladder");
+    // A program that registers as a person is asked for the same check in a pool bots may
+    // enter: the requirement does not hang on the kind an account declares.
+    let posing = client.register("posing", false, "t").await.unwrap().token.unwrap().token;
+    let as_person = client.clone().with_account(Some(posing.clone()));
+    let e = as_person.enter("calls", 1, 0).await.unwrap_err();
+    assert_eq!(e.refusal_code(), Some("bot_check_required"), "{e}");
+    let (passed, text) = check(&server.addr, &posing, &["--builtin", "odds"], "", &scratch.0);
+    assert!(passed, "{text}");
+    assert!(as_person.enter("calls", 1, 0).await.is_ok(), "a pass opens the ladder to it too");
     let python = match python() {
         Ok(p) => p,
         Err(why) => {

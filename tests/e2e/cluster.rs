@@ -43,7 +43,9 @@ pub(crate) async fn database(test: &str) -> Option<String> {
 /// One node: its id and fixed public address (kept across restarts), and its process.
 pub(crate) struct Node {
     pub(crate) id: String,
-    listen: String,
+    pub(crate) listen: String,
+    /// The database URL it is given (the cluster's, or one through a proxy the test cuts).
+    db: String,
     pub(crate) process: Option<ServerProcess>,
 }
 
@@ -62,7 +64,6 @@ impl Node {
 
 /// Three nodes on one database, and the balancer before them.
 pub(crate) struct Cluster {
-    db: String,
     /// Flags every node starts with besides the cluster's own.
     extra: Vec<String>,
     pub(crate) nodes: Vec<Node>,
@@ -79,14 +80,20 @@ impl Cluster {
 
     /// [`Cluster::start`], every node with `extra` flags too.
     pub(crate) async fn start_with(db: String, size: usize, extra: &[&str]) -> Cluster {
+        Cluster::start_on(db.clone(), vec![db; size], extra).await
+    }
+
+    /// [`Cluster::start_with`], each node on the database URL `dbs` gives it (the first
+    /// node's is the one the test reads).
+    pub(crate) async fn start_on(db: String, dbs: Vec<String>, extra: &[&str]) -> Cluster {
+        let size = dbs.len();
         let mut nodes = Vec::new();
-        for i in 0..size {
-            nodes.push(Node { id: format!("node-{i}"), listen: dudo_tests::fixed_address(), process: None });
+        for (i, db) in dbs.into_iter().enumerate() {
+            nodes.push(Node { id: format!("node-{i}"), listen: dudo_tests::fixed_address(), db, process: None });
         }
         let addr = dudo_tests::balancer(nodes.iter().map(|n| n.listen.clone()).collect()).await.unwrap();
         let mut cluster = Cluster {
             store: Store::open_as(&db, Access::Reader).await.unwrap_or_else(|_| panic!()),
-            db,
             extra: extra.iter().map(|s| s.to_string()).collect(),
             nodes,
             addr,
@@ -121,7 +128,7 @@ impl Cluster {
         let mut args = vec![
             "--cluster",
             "--db",
-            &self.db,
+            &node.db,
             "--listen",
             &node.listen,
             "--node-id",
@@ -595,4 +602,81 @@ async fn the_terminal_client_finds_its_seat_through_the_public_address_only() {
     let (ok, out) = crate::tournaments::dudo(&home, b, &["host", "--table", &code, "who"]);
     assert!(!ok, "no seat is held through {b}: {out}");
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A TCP proxy to the test PostgreSQL that can be made to refuse: from `refuse`, every
+/// connection through it is cut, and each new one is held answering nothing, as a firewall
+/// dropping one node's packets does (the worst case: a refused connection fails at once, an
+/// unanswered one waits out whatever patience its caller has).
+async fn refusing_proxy(to: String) -> (String, tokio::sync::watch::Sender<bool>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (refuse, refusing) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        let mut unanswered = Vec::new();
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            if *refusing.borrow() {
+                unanswered.push(inbound);
+                continue;
+            }
+            let Ok(mut outbound) = tokio::net::TcpStream::connect(&to).await else { continue };
+            let mut refused = refusing.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                    _ = refused.wait_for(|r| *r) => {}
+                }
+            });
+        }
+    });
+    (addr, refuse)
+}
+
+/// A node the database stops taking connections from (its sessions ended, new ones refused)
+/// is buried by the others and its tables adopted; its own copy of each table must let its
+/// players go at once, not after its pool's wait: a stream opened at that node for one of
+/// its tables ends well inside a lease (it ran ~28 s with a 30 s pool wait), and every game
+/// goes on at its new owner as if nothing had happened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_the_database_refuses_lets_its_tables_players_go_inside_a_lease() {
+    let Some(db) = database("refused").await else { return };
+    let expected = uninterrupted().await;
+    let pg = db.split("://").nth(1).and_then(|rest| rest.split('@').nth(1)).and_then(|h| h.split('/').next());
+    let pg = pg.expect("the test database's host and port").to_string();
+    let (through, refuse) = refusing_proxy(pg.clone()).await;
+    let cluster = Cluster::start_on(db.clone(), vec![db.clone(), db.replacen(&pg, &through, 1)], &[]).await;
+    let players = start_tables(&cluster.addr).await;
+    let mut theirs = None;
+    for (table, _) in &players {
+        if cluster.owner(table).await == Some(1) {
+            theirs = Some(table.clone());
+        }
+    }
+    let table = theirs.expect("a table is held by the node behind the proxy (new tables go to the node with fewest)");
+    until_round(&cluster.addr, &table, 2).await;
+    let mut play =
+        dudo_proto::v1::play_client::PlayClient::connect(format!("http://{}", cluster.nodes[1].listen)).await.unwrap();
+    let mut watch =
+        play.watch(dudo_proto::v1::WatchRequest { table: table.clone(), since: None }).await.unwrap().into_inner();
+    assert!(watch.message().await.unwrap().is_some(), "the watch at the table's node began");
+    let cut = std::time::Instant::now();
+    refuse.send_replace(true);
+    let ended = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match watch.message().await {
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return,
+            }
+        }
+    })
+    .await;
+    let waited = cut.elapsed();
+    assert!(ended.is_ok(), "the refused node's stream ended within 20 s");
+    eprintln!("the refused node let its table's stream go {waited:?} after the cut");
+    let lease = Duration::from_millis(LEASE_MILLIS.parse().unwrap());
+    assert!(waited < lease, "the refused node let its table's stream go in {waited:?}; a lease is {lease:?}");
+    // The records are read at the node the database still takes (the other answers
+    // UNAVAILABLE for anything it must read, and a client tries again).
+    same_games(&cluster.nodes[0].listen, players, &expected, "after the database refused a node").await;
+    assert_eq!(cluster.owner(&table).await, Some(0), "the table went on at the node the database still takes");
 }

@@ -88,9 +88,9 @@ pub fn incoming(
                 accepted = listener.accept() => accepted,
             };
             let (stream, peer) = match accepted {
-                Ok(accepted) => {
+                Ok((stream, peer)) => {
                     backoff.reset();
-                    accepted
+                    (stream, crate::address::of_socket(peer))
                 }
                 Err(e) => {
                     backoff.pause(&e).await;
@@ -271,8 +271,10 @@ enum Memory {
 impl Connected for Counted {
     type ConnectInfo = TcpConnectInfo;
 
+    /// The client's address as every per-address limit counts it (`address::of`).
     fn connect_info(&self) -> TcpConnectInfo {
-        self.stream.connect_info()
+        let info = self.stream.connect_info();
+        TcpConnectInfo { local_addr: info.local_addr, remote_addr: info.remote_addr.map(crate::address::of_socket) }
     }
 }
 

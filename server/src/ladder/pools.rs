@@ -112,6 +112,13 @@ impl Players {
         }
     }
 
+    /// Whether a bot account may enter: then, on a server asking for bot checks, every
+    /// account entering needs one, whatever kind it says it is (an account's kind is its
+    /// own word, and a program may call itself a person).
+    pub fn open_to_bots(self) -> bool {
+        self != Players::People
+    }
+
     /// Whether an account of `kind` may enter; the refusal's words if not.
     pub fn admit(self, pool: &str, kind: dudo_proto::v1::AccountKind) -> Result<(), String> {
         use dudo_proto::v1::AccountKind;

@@ -60,7 +60,8 @@ pub async fn serve(
             .metadata()
             .get(CLIENT_ADDR)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<SocketAddr>().ok());
+            .and_then(|v| v.parse::<SocketAddr>().ok())
+            .map(crate::address::of_socket);
         let extensions = request.extensions_mut();
         extensions.insert(TcpConnectInfo { local_addr: None, remote_addr: client });
         extensions.insert(Forwarded);

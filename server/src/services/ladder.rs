@@ -174,8 +174,8 @@ impl Ladder for LadderService {
         pool.players
             .admit(&pool.name, kind)
             .map_err(|why| refused("wrong_pool", Status::failed_precondition(why)))?;
-        // A bot check is a bot's: a person has nothing to check.
-        if kind == pb::AccountKind::Bot {
+        // Wherever bots may play, the check is asked of every account: a kind is declared.
+        if pool.players.open_to_bots() {
             self.node.bot_check_passed(&account.id).await?;
         }
         let wants = if req.at_once == 0 { 1 } else { req.at_once };

@@ -59,18 +59,31 @@ impl Table {
             lease: self.lease.clone(),
         });
         let started = Instant::now();
-        let mut outcome = store.write_shared(Arc::clone(&batch)).await;
+        // In a cluster the save gives up inside half a lease: by a whole lease another node
+        // may have adopted the table, and its players must not wait on this one.
+        let within = self.lease.as_ref().map(|l| u64::try_from(l.millis).unwrap_or(0) / 2);
+        let give_up = within.map(|millis| started + Duration::from_millis(millis));
+        let attempt = |batch: Arc<Batch>| async move {
+            match (give_up, within) {
+                (Some(at), Some(millis)) => tokio::time::timeout_at(at, store.write_shared(batch))
+                    .await
+                    .unwrap_or(Err(StoreError::TookTooLong { millis })),
+                _ => store.write_shared(batch).await,
+            }
+        };
+        let mut outcome = attempt(Arc::clone(&batch)).await;
         // A busy or failing-over database gets a few tries (nothing has been sent, and every
         // write is idempotent) before the table gives up. Another writer is final.
         for pause in [100, 500, 2000] {
+            let pause = Duration::from_millis(pause);
             match &outcome {
-                Err(e @ StoreError::Query(_)) => {
-                    tracing::warn!(error = %e, "could not save the table; trying again in {pause} ms");
+                Err(e @ StoreError::Query(_)) if give_up.is_none_or(|at| Instant::now() + pause < at) => {
+                    tracing::warn!(error = %e, "could not save the table; trying again in {pause:?}");
                 }
                 _ => break,
             }
-            tokio::time::sleep(Duration::from_millis(pause)).await;
-            outcome = store.write_shared(Arc::clone(&batch)).await;
+            tokio::time::sleep(pause).await;
+            outcome = attempt(Arc::clone(&batch)).await;
         }
         if let Err(e) = outcome {
             // Replies are dropped unsent (their callers hear the table closed) and every
@@ -83,7 +96,11 @@ impl Table {
                 return Err(Ended::Moved);
             }
             tracing::error!(error = %e, "could not save the table; it stops");
-            self.core.abandon_streams(StreamEnd::Unsaved);
+            // In a cluster the node lets the table go and another rebuilds it from its
+            // journal (this node may not reach the database either; its lease then runs
+            // out): the streams are sent on to it now, not left to wait.
+            let end = if self.lease.is_some() { StreamEnd::Moved } else { StreamEnd::Unsaved };
+            self.core.abandon_streams(end);
             return Err(Ended::Unsaved);
         }
         metrics::histogram!("dudo_journal_write_seconds").record(started.elapsed().as_secs_f64());

@@ -97,6 +97,9 @@ pub(crate) struct Cluster {
     /// Adopted tables still being rebuilt, and the rebuilds allowed at once.
     rebuilding: std::sync::atomic::AtomicUsize,
     rebuilds: tokio::sync::Semaphore,
+    /// When the last renewal that went through was asked for: past a lease from then, every
+    /// lease of this node has run out, and another node may be running its tables.
+    renewed: Mutex<tokio::time::Instant>,
 }
 
 mod adopting;
@@ -131,6 +134,7 @@ impl Cluster {
             uneven: AtomicBool::new(false),
             rebuilding: std::sync::atomic::AtomicUsize::new(0),
             rebuilds: tokio::sync::Semaphore::new(REBUILDS_AT_ONCE),
+            renewed: Mutex::new(tokio::time::Instant::now()),
         }
     }
 
@@ -354,6 +358,29 @@ impl Dudo {
         Ok(())
     }
 
+    /// Every table here told to let go at once, its streams sent on to wherever it goes
+    /// next (each in a task of its own: a table in the middle of a save answers when the
+    /// save gives up, inside half a lease).
+    fn let_go_of_every_table(&self, why: &str) {
+        let handles: Vec<(String, super::TableHandle)> = match self.registry.lock() {
+            Ok(registry) => registry.tables.iter().map(|(id, h)| (id.clone(), h.clone())).collect(),
+            Err(_) => return,
+        };
+        if handles.is_empty() {
+            return;
+        }
+        tracing::warn!(tables = handles.len(), "{why}; letting go of every table");
+        for (id, handle) in handles {
+            metrics::counter!("dudo_tables_lost_total").increment(1);
+            let dudo = self.clone();
+            tokio::spawn(async move {
+                if dudo.ask(&handle, |reply| Command::Release { reply }).await.is_err() {
+                    tracing::debug!(table = %id, "had ended already");
+                }
+            });
+        }
+    }
+
     /// Keeps this node's place in the cluster until the process ends: says it is alive,
     /// renews its leases (letting go of tables another node took), and adopts tables whose
     /// leases ran out, or whose node died. Renewal comes at a fifth of the lease; the look
@@ -419,8 +446,12 @@ impl Dudo {
 
     async fn renew(&self, cluster: &Cluster) {
         let Some(store) = &self.store else { return };
+        let asked = tokio::time::Instant::now();
         if let Err(e) = store.keep_alive().await {
             tracing::warn!(error = %e, "could not hold this node's alive lock (the others may take it for dead)");
+        }
+        if store.alive_session_lost() {
+            self.let_go_of_every_table("this node's session with the database ended: the others may adopt its tables now");
         }
         let node = Node {
             id: cluster.node().to_string(),
@@ -441,10 +472,19 @@ impl Dudo {
         }
         metrics::gauge!("dudo_ladder_here").set(if ladder { 1.0 } else { 0.0 });
         let held = match store.renew(cluster.node(), millis(cluster.setup.lease)).await {
-            Ok(held) => held.into_iter().collect::<HashMap<_, _>>(),
+            Ok(held) => {
+                if let Ok(mut renewed) = cluster.renewed.lock() {
+                    *renewed = asked;
+                }
+                held.into_iter().collect::<HashMap<_, _>>()
+            }
             Err(e) => {
                 metrics::counter!("dudo_lease_renew_failures_total").increment(1);
                 tracing::warn!(error = %e, "could not renew this node's leases");
+                let ran_out = cluster.renewed.lock().is_ok_and(|r| r.elapsed() >= cluster.setup.lease);
+                if ran_out {
+                    self.let_go_of_every_table("this node's leases ran out unrenewed: another node may hold its tables");
+                }
                 return;
             }
         };

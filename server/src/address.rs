@@ -1,0 +1,49 @@
+//! What "one address" is for every per-address limit: an IPv4 address, or an IPv6 /64.
+//!
+//! An IPv6 host is usually given a whole /64 and may take any address in it, so counting
+//! IPv6 addresses one by one would give one machine 2^64 shares of every limit. The client
+//! port applies [`of`] where a connection is accepted, and reports the result as the
+//! connection's remote address, so every limit downstream (connections, opening rate,
+//! memory shares, tables, streams, chat, leaves, registrations) counts the same thing. An
+//! IPv4 address written as IPv6 (`::ffff:a.b.c.d`, a dual-stack listener's form) is the IPv4
+//! address.
+
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+
+/// The address `ip` is counted as.
+pub fn of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let [a, b, c, d, ..] = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
+/// `peer` with its address as it is counted (the port is kept, for the logs).
+pub fn of_socket(peer: SocketAddr) -> SocketAddr {
+    SocketAddr::new(of(peer.ip()), peer.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ipv6_64_is_one_address_and_ipv4_is_itself() {
+        let one: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let same: IpAddr = "2001:db8:1:2:ffff:ffff:ffff:ffff".parse().unwrap();
+        let next: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(of(one), of(same));
+        assert_eq!(of(one), "2001:db8:1:2::".parse::<IpAddr>().unwrap());
+        assert_ne!(of(one), of(next));
+        let v4: IpAddr = "203.0.113.7".parse().unwrap();
+        assert_eq!(of(v4), v4);
+        assert_eq!(of("::ffff:203.0.113.7".parse().unwrap()), v4);
+        assert_eq!(of("::1".parse().unwrap()), "::".parse::<IpAddr>().unwrap());
+    }
+}
