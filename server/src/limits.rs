@@ -19,6 +19,12 @@ pub struct Limits {
     /// TLS handshake (see `opening_rate`).
     pub connections_per_second_per_ip: u32,
     pub connections_per_second: u32,
+    /// Calls a second from one address, and streams opened a second (Play, Subscribe,
+    /// Watch, WatchReplay, the ladder's and tournaments' Enter and Check), each with a burst
+    /// of two seconds' worth (0: no limit): past them a call is answered `rate_limited`
+    /// before any service reads it (see `call_gate`). Health checks are not counted.
+    pub calls_per_second_per_ip: u32,
+    pub stream_opens_per_second_per_ip: u32,
     /// Seats a table may have.
     pub max_seats: usize,
     /// Calls a seat may make each second that the table was not waiting for (a burst of
@@ -80,6 +86,8 @@ impl Default for Limits {
             max_connections_per_ip: 64,
             connections_per_second_per_ip: 100,
             connections_per_second: 2_000,
+            calls_per_second_per_ip: 1_000,
+            stream_opens_per_second_per_ip: 200,
             max_seats: 64,
             actions_per_second: 50,
             leaves_per_minute: 20,

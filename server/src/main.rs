@@ -39,6 +39,14 @@ struct Args {
     /// limit.
     #[arg(long, env = "DUDO_CONNECTIONS_PER_SECOND", default_value_t = 2_000)]
     connections_per_second: u32,
+    /// Calls a second from one IP address, of any kind but health checks (a burst of twice
+    /// that; more are refused, rate_limited). 0: no limit.
+    #[arg(long, env = "DUDO_CALLS_PER_SECOND_PER_IP", default_value_t = 1_000)]
+    calls_per_second_per_ip: u32,
+    /// Streams opened a second from one IP address (Play, Subscribe, Watch, WatchReplay, the
+    /// ladder's and tournaments' Enter, Check; a burst of twice that). 0: no limit.
+    #[arg(long, env = "DUDO_STREAM_OPENS_PER_SECOND_PER_IP", default_value_t = 200)]
+    stream_opens_per_second_per_ip: u32,
     /// Seats a table may have.
     #[arg(long, env = "DUDO_MAX_SEATS", default_value_t = 64)]
     max_seats: usize,
@@ -319,6 +327,8 @@ async fn main() -> anyhow::Result<()> {
         max_streams_per_connection: args.max_streams_per_connection,
         max_connections_per_ip: args.max_connections_per_ip,
         connections_per_second_per_ip: args.connections_per_second_per_ip,
+        calls_per_second_per_ip: args.calls_per_second_per_ip,
+        stream_opens_per_second_per_ip: args.stream_opens_per_second_per_ip,
         connections_per_second: args.connections_per_second,
         max_seats: args.max_seats,
         actions_per_second: args.actions_per_second,

@@ -524,3 +524,65 @@ async fn a_held_ladder_stream_does_not_hold_up_a_graceful_stop() {
     };
     assert!(exited.success(), "{exited:?}");
 }
+
+/// One address's flood of plain calls (Acts with a token nobody holds) and of stream opens
+/// (Subscribes, the same) is answered `rate_limited`, with how long to wait, past its rate:
+/// before the rate, such a flood got ~10,000 answers a second, and 3,400 stream opens a
+/// second cost the server 35% of a core. Another address's calls go through meanwhile, and
+/// health checks are never counted.
+#[tokio::test]
+async fn one_addresss_flood_of_calls_and_stream_opens_is_held_to_its_rate() {
+    let server = start_server(
+        &binary("dudo-server"),
+        &["--calls-per-second-per-ip", "40", "--stream-opens-per-second-per-ip", "10"],
+    )
+    .unwrap();
+    let addr = server.addr.clone();
+    let flood = connect_from(&addr, "127.0.0.2").await;
+    let code = |s: &tonic::Status| {
+        s.metadata().get("dudo-code").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
+    };
+    let (mut answered, mut limited, mut waits) = (0, 0, Vec::new());
+    let started = Instant::now();
+    for _ in 0..400 {
+        let act = pb::ActRequest { action: Some(pb::Action::default()), ..Default::default() };
+        match PlayClient::new(flood.clone()).act(bearer(act, "nobodys-token")).await {
+            Err(s) if code(&s) == "rate_limited" => {
+                assert_eq!(s.code(), tonic::Code::ResourceExhausted, "{s:?}");
+                let wait = s.metadata().get("dudo-retry-after-ms").and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+                waits.push(wait.expect("a rate refusal says how long to wait"));
+                limited += 1;
+            }
+            // Answered: the table or token is nobody's.
+            Err(_) => answered += 1,
+            Ok(_) => panic!("an act with nobody's token was taken"),
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    // A burst of two seconds' worth, then 40 a second.
+    let most = 80.0 + 40.0 * secs + 2.0;
+    assert!(f64::from(answered) <= most, "{answered} calls answered in {secs:.2} s; at most {most:.0}");
+    assert!(limited > 0 && waits.iter().all(|&w| (1..=1000).contains(&w)), "{limited} limited, waits {waits:?}");
+    // Another address plays on, and the flooding address's health checks still answer.
+    let lobby = LobbyClient::new(connect_from(&addr, "127.0.0.3").await);
+    let req = pb::CreateTableRequest { name: "Ana".into(), seats: 2, ..Default::default() };
+    assert!(lobby.clone().create_table(req).await.is_ok(), "another address is not held up");
+    healthy(flood.clone()).await.unwrap();
+    // Stream opens have a rate of their own, lower than the calls'.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let opener = connect_from(&addr, "127.0.0.4").await;
+    let (mut opened, mut refused) = (0, 0);
+    let started = Instant::now();
+    for _ in 0..60 {
+        let subscribe = bearer(pb::SubscribeRequest::default(), "nobodys-token");
+        match PlayClient::new(opener.clone()).subscribe(subscribe).await {
+            Err(s) if code(&s) == "rate_limited" => {
+                assert!(s.message().contains("streams opened"), "{s:?}");
+                refused += 1;
+            }
+            _ => opened += 1,
+        }
+    }
+    let most = 20.0 + 10.0 * started.elapsed().as_secs_f64() + 2.0;
+    assert!(f64::from(opened) <= most && refused > 0, "{opened} stream opens went through (at most {most:.0}), {refused} refused");
+}

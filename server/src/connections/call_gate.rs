@@ -59,6 +59,18 @@ const EXEMPT: &[&str] = &[
 ];
 /// Exempt calls in flight past a full budget, server-wide.
 pub const EXEMPT_IN_FLIGHT: usize = 256;
+/// The calls that open a stream, counted against an address's stream-opening rate as well.
+const STREAMS: &[&str] = &[
+    "/dudo.v1.Play/Play",
+    "/dudo.v1.Play/Subscribe",
+    "/dudo.v1.Play/Watch",
+    "/dudo.v1.History/WatchReplay",
+    "/dudo.v1.Ladder/Enter",
+    "/dudo.v1.Ladder/Check",
+    "/dudo.v1.Tournaments/Enter",
+];
+/// Calls no rate counts: an orchestrator's probes.
+const UNRATED: &[&str] = &["/grpc.health.v1.Health/Check"];
 
 /// What one call in flight is counted as: its request, buffered up to the message limit,
 /// its headers (up to [`MAX_HEADER_BYTES`]) and the transport's state for the stream.
@@ -81,6 +93,10 @@ pub struct CallGate {
     call_bytes: usize,
     replays: Counts,
     exempt: Counts,
+    /// Calls a second per address, and stream opens a second (`Limits`): a flood of calls
+    /// that each fail (an unknown token) still costs the server its parsing and answering.
+    call_rate: Arc<super::opening_rate::OpeningRate>,
+    stream_rate: Arc<super::opening_rate::OpeningRate>,
 }
 
 impl CallGate {
@@ -96,7 +112,38 @@ impl CallGate {
             call_bytes: call_bytes(limits.max_message_bytes),
             replays: Counts::default(),
             exempt: Counts::default(),
+            call_rate: Arc::new(super::opening_rate::OpeningRate::new(limits.calls_per_second_per_ip, 0)),
+            stream_rate: Arc::new(super::opening_rate::OpeningRate::new(limits.stream_opens_per_second_per_ip, 0)),
         }
+    }
+
+    /// Whether `ip` may make a call to `path` now; the refusal, with how long to wait, if not.
+    fn rate(&self, ip: Option<IpAddr>, path: &str) -> Result<(), tonic::Status> {
+        let Some(ip) = ip.filter(|_| !UNRATED.contains(&path)) else { return Ok(()) };
+        let now = tokio::time::Instant::now();
+        let refused = |what: &str, per_second: u32, wait: std::time::Duration| {
+            metrics::counter!("dudo_calls_refused_total", "why" => "rate").increment(1);
+            let mut status = crate::status::refused(
+                "rate_limited",
+                tonic::Status::resource_exhausted(format!(
+                    "slow down: at most {per_second} {what} a second from one address"
+                )),
+            );
+            let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+            if let Ok(value) = millis.to_string().parse() {
+                status.metadata_mut().insert(crate::status::RETRY_AFTER_KEY, value);
+            }
+            status
+        };
+        if let Err(wait) = self.call_rate.allow(ip, now) {
+            return Err(refused("calls", self.call_rate.per_address(), wait));
+        }
+        if STREAMS.contains(&path)
+            && let Err(wait) = self.stream_rate.allow(ip, now)
+        {
+            return Err(refused("streams opened", self.stream_rate.per_address(), wait));
+        }
+        Ok(())
     }
 }
 
@@ -185,6 +232,10 @@ where
         }
         let peer = request.extensions().get::<TcpConnectInfo>().and_then(TcpConnectInfo::remote_addr);
         let ip = peer.map(|a| a.ip());
+        // Before anything is held for it: a refused call costs its parsing and this answer.
+        if let Err(status) = self.gate.rate(ip, request.uri().path()) {
+            return Box::pin(async move { Ok(status.into_http()) });
+        }
         // In flight from here until its answer's body is dropped, even if refused below.
         let mut in_flight = peer.and_then(|p| self.gate.calls.begin(p));
         let memory = self.gate.budgets.for_address(ip).hold(self.gate.call_bytes);

@@ -6,6 +6,9 @@
 //!
 //! Each rate is a token bucket holding two seconds' worth, so a client that opens its few
 //! connections at once (a browser, a load balancer's pool) is never held up.
+//!
+//! The call gate keeps two more of these per address: calls a second, and stream opens a
+//! second (see `call_gate`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -72,6 +75,11 @@ impl OpeningRate {
         OpeningRate { per_address, all, buckets: Mutex::default() }
     }
 
+    /// The rate for one address (0: none).
+    pub fn per_address(&self) -> u32 {
+        self.per_address
+    }
+
     /// The rates a node's limits set.
     pub fn of(limits: &crate::limits::Limits) -> OpeningRate {
         OpeningRate::new(limits.connections_per_second_per_ip, limits.connections_per_second)
@@ -105,6 +113,14 @@ impl OpeningRate {
             return all.take(self.all, now);
         }
         true
+    }
+
+    /// Takes one from `ip`'s bucket (and everyone's); how long until it has one if not.
+    pub fn allow(&self, ip: IpAddr, now: Instant) -> Result<(), Duration> {
+        match self.take(ip, now) {
+            true => Ok(()),
+            false => Err(self.wait_for(ip, now)),
+        }
     }
 
     /// How long until a connection from `ip` would be admitted again (for logs and tests).

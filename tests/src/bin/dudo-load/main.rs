@@ -104,6 +104,10 @@ impl Server {
             // Every seat is this tool's, from one address.
             "--leaves-per-minute",
             "0",
+            "--calls-per-second-per-ip",
+            "0",
+            "--stream-opens-per-second-per-ip",
+            "0",
             // Every table is this tool's, from one address: no share of its own.
             "--memory-per-address-mib",
             "0",
