@@ -134,6 +134,8 @@ pub const CODES: &[&str] = &[
     "tournament_full",
     "entered_again",
     "tournaments_moving",
+    "too_many_tables",
+    "server_full",
 ];
 
 /// A table's refusal as a gRPC status: the one place table errors meet status codes.

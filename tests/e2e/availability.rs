@@ -420,6 +420,8 @@ async fn concurrent_creations_make_no_more_tables_than_an_address_may_have() {
     assert_eq!(made, 10, "{made} tables made against a limit of 10");
     for refused in results.iter().filter_map(|r| r.as_ref().err()) {
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
+        let code = refused.metadata().get("dudo-code").and_then(|v| v.to_str().ok());
+        assert_eq!(code, Some("too_many_tables"), "the cap has a code of its own: {refused:?}");
     }
 }
 

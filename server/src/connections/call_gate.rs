@@ -121,7 +121,7 @@ impl CallGate {
     fn rate(&self, ip: Option<IpAddr>, path: &str) -> Result<(), tonic::Status> {
         let Some(ip) = ip.filter(|_| !UNRATED.contains(&path)) else { return Ok(()) };
         let now = tokio::time::Instant::now();
-        let refused = |what: &str, per_second: u32, wait: std::time::Duration| {
+        let over = |what: &str, per_second: u32, wait: std::time::Duration| {
             metrics::counter!("dudo_calls_refused_total", "why" => "rate").increment(1);
             let mut status = crate::status::refused(
                 "rate_limited",
@@ -136,12 +136,12 @@ impl CallGate {
             status
         };
         if let Err(wait) = self.call_rate.allow(ip, now) {
-            return Err(refused("calls", self.call_rate.per_address(), wait));
+            return Err(over("calls", self.call_rate.per_address(), wait));
         }
         if STREAMS.contains(&path)
             && let Err(wait) = self.stream_rate.allow(ip, now)
         {
-            return Err(refused("streams opened", self.stream_rate.per_address(), wait));
+            return Err(over("streams opened", self.stream_rate.per_address(), wait));
         }
         Ok(())
     }

@@ -69,10 +69,10 @@ impl Dudo {
             // too) counts against the server's limit.
             if registry.tables.len() >= self.limits.max_tables {
                 forget(&id);
-                return Err(Refusal::resource_exhausted(format!(
-                    "the server holds {} tables, its limit",
-                    self.limits.max_tables
-                )));
+                return Err(crate::refusal::refused(
+                    "server_full",
+                    Refusal::resource_exhausted(format!("the server holds {} tables, its limit", self.limits.max_tables)),
+                ));
             }
             registry.tables.insert(id.clone(), handle.clone());
             if !hidden {
@@ -114,10 +114,10 @@ impl Dudo {
         let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
         let n = counts.tables.entry(ip).or_default();
         if *n >= self.limits.max_tables_per_ip {
-            return Err(Refusal::resource_exhausted(format!(
-                "at most {} tables per address",
-                self.limits.max_tables_per_ip
-            )));
+            return Err(crate::refusal::refused(
+                "too_many_tables",
+                Refusal::resource_exhausted(format!("at most {} tables per address", self.limits.max_tables_per_ip)),
+            ));
         }
         *n += 1;
         Ok(Some(TablePlace { per_ip: Arc::clone(&self.per_ip), ip }))
@@ -148,10 +148,10 @@ impl Dudo {
         {
             let registry = self.registry.lock().map_err(|_| Refusal::internal("registry poisoned"))?;
             if registry.tables.len() >= self.limits.max_tables {
-                return Err(Refusal::resource_exhausted(format!(
-                    "the server holds {} tables, its limit",
-                    self.limits.max_tables
-                )));
+                return Err(crate::refusal::refused(
+                    "server_full",
+                    Refusal::resource_exhausted(format!("the server holds {} tables, its limit", self.limits.max_tables)),
+                ));
             }
         }
         // Taken now, checked and counted in one step: creations at once cannot all pass the
