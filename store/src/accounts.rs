@@ -37,6 +37,9 @@ pub struct Account {
     pub kind: AccountKind,
     pub created_at: i64,
     pub suspended_at: Option<i64>,
+    /// The address it was registered from, as the server counts addresses (none: made
+    /// before addresses were kept, or by the admin).
+    pub registered_from: Option<String>,
 }
 
 /// A token as listed: never its secret.
@@ -68,6 +71,7 @@ fn account_of(row: &sqlx::any::AnyRow) -> Result<Account, sqlx::Error> {
         kind: AccountKind::parse(&row.try_get::<String, _>("kind")?),
         created_at: row.try_get("created_at")?,
         suspended_at: row.try_get("suspended_at")?,
+        registered_from: row.try_get("registered_from")?,
     })
 }
 
@@ -85,7 +89,7 @@ fn is_taken(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
-const ACCOUNT_COLUMNS: &str = "id, name, kind, created_at, suspended_at";
+const ACCOUNT_COLUMNS: &str = "id, name, kind, created_at, suspended_at, registered_from";
 
 impl Store {
     pub(crate) fn owner(&self) -> Result<(), StoreError> {
@@ -110,13 +114,14 @@ impl Store {
         }
         let mut tx = self.pool.begin().await?;
         let inserted = sqlx::query(
-            "INSERT INTO accounts (id, name, name_key, kind, created_at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO accounts (id, name, name_key, kind, created_at, registered_from) VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(&account.id)
         .bind(&account.name)
         .bind(key)
         .bind(account.kind.as_str())
         .bind(account.created_at)
+        .bind(account.registered_from.as_deref())
         .execute(&mut *tx)
         .await;
         match inserted {
@@ -138,7 +143,7 @@ impl Store {
     /// The account holding the unrevoked token whose SHA-256 is `hash`, and that token's id.
     pub async fn account_by_token(&self, hash: &[u8]) -> Result<Option<(Account, String)>, StoreError> {
         let row = sqlx::query(
-            "SELECT a.id, a.name, a.kind, a.created_at, a.suspended_at, t.id AS token_id \
+            "SELECT a.id, a.name, a.kind, a.created_at, a.suspended_at, a.registered_from, t.id AS token_id \
              FROM api_tokens t JOIN accounts a ON a.id = t.account_id \
              WHERE t.hash = $1 AND t.revoked_at IS NULL",
         )

@@ -22,6 +22,7 @@ pub(crate) fn migrator(backend: Backend) -> Migrator {
             migration(6, "bot_checks", include_str!("../migrations/0006_bot_checks.sql")),
             migration(7, "tournaments_hold", include_str!("../migrations/0007_tournaments_hold.sql")),
             migration(8, "cluster_alive", include_str!("../migrations/0008_cluster_alive.sql")),
+            migration(9, "account_addresses", include_str!("../migrations/0009_account_addresses.sql")),
         ]),
         ..Migrator::DEFAULT
     }

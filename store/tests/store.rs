@@ -474,6 +474,7 @@ async fn accounts_are_unique_by_key_and_tokens_are_found_by_hash_until_revoked()
             kind: AccountKind::Bot,
             created_at: 5,
             suspended_at: None,
+            registered_from: Some("203.0.113.7".into()),
         };
         store.create_account(&robo, "robo", &token("t1", 1)).await.unwrap();
         let again = Account { id: "a2".into(), name: "ROBO".into(), ..robo.clone() };

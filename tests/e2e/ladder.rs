@@ -684,3 +684,61 @@ async fn a_seeded_ladder_game_is_the_game_simulate_plays() {
     let simulated: Vec<String> = events.iter().filter_map(|e| crate::calls_and_result(&e.kind)).collect();
     assert_eq!(simulated, on_ladder, "the seeded ladder game is not the one simulate plays");
 }
+
+/// Accounts of one address are not players to win rating from: in a pool of people, two
+/// accounts registered or entering from one address are never seated at one table (each is
+/// given the pool's bot after the wait), while an account from another address is seated
+/// with them at once. Four such accounts once sat at one rated table and a main account won
+/// every game from its puppets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peoples_pool_never_seats_two_accounts_of_one_address_together() {
+    use dudo_proto::v1::accounts_client::AccountsClient;
+    let addr = server().await;
+    let from = |local: &'static str| {
+        let addr = addr.clone();
+        async move {
+            tonic::transport::Channel::from_shared(format!("http://{addr}"))
+                .unwrap()
+                .local_address(Some(local.parse().unwrap()))
+                .connect()
+                .await
+                .unwrap()
+        }
+    };
+    let here = from("127.0.0.1").await;
+    let register = |channel: tonic::transport::Channel, name: &'static str| async move {
+        let request = pb::RegisterRequest {
+            name: name.into(),
+            kind: pb::AccountKind::Person as i32,
+            token_label: "test".into(),
+        };
+        AccountsClient::new(channel).register(request).await.unwrap().into_inner().token.unwrap().token
+    };
+    let (main, puppet) = (register(here.clone(), "Main").await, register(here.clone(), "Puppet").await);
+    let seated = |channel: tonic::transport::Channel, token: String| async move {
+        let request = bearer(pb::EnterRequest { pool: "people".into(), at_once: 1, games: 1 }, &token);
+        let mut updates = LadderClient::new(channel).enter(request).await.unwrap().into_inner();
+        let started = std::time::Instant::now();
+        loop {
+            match tokio::time::timeout(Duration::from_secs(20), updates.message()).await {
+                Ok(Ok(Some(pb::LadderUpdate { update: Some(pb::ladder_update::Update::Seated(s)) }))) => {
+                    return (s.table, started.elapsed(), updates);
+                }
+                Ok(Ok(Some(_))) => {}
+                other => panic!("{token}: not seated: {other:?}"),
+            }
+        }
+    };
+    let (a, b) = tokio::join!(seated(here.clone(), main), seated(here.clone(), puppet));
+    assert_ne!(a.0, b.0, "two accounts of one address sat at one rated table");
+    // Each waited for the pool's bot (a second), rather than being seated with the other.
+    assert!(a.1 >= Duration::from_millis(900) && b.1 >= Duration::from_millis(900), "{:?} {:?}", a.1, b.1);
+    drop((a, b));
+    // Someone from another address, registered there, plays an account of this one at once
+    // (a new one: the first two are still in their games).
+    let there = from("127.0.0.2").await;
+    let (local, far) = (register(here.clone(), "Local").await, register(there.clone(), "Far").await);
+    let (a, b) = tokio::join!(seated(here.clone(), local), seated(there, far));
+    assert_eq!(a.0, b.0, "accounts of two addresses are seated together");
+    assert!(a.1 < Duration::from_millis(900), "without waiting for the bot: {:?}", a.1);
+}

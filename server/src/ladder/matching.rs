@@ -96,6 +96,10 @@ impl<T: ServerTables> Matchmaker<T> {
         let seats = p.seats as usize;
         let queue = &self.queues[pool];
         let waited = |i: usize| now.saturating_duration_since(queue[i].since).as_secs_f64();
+        // Who may not sit together: one account twice, and in a pool of people two
+        // accounts sharing an address (one person's puppets, whose losses feed its rating).
+        let people = p.players == super::pools::Players::People;
+        let apart = |a: &Entrant, b: &Entrant| a.account.id == b.account.id || (people && a.shares_an_address(b));
         let mut near: Vec<Ready> = Vec::with_capacity(ready.len());
         let mut rng = rand::rng();
         for anchor in ready {
@@ -122,7 +126,7 @@ impl<T: ServerTables> Matchmaker<T> {
                     let drawn = near[k].index;
                     near.swap(k, group + left - 1);
                     left -= 1;
-                    if !chosen.iter().any(|&c| queue[c].account.id == queue[drawn].account.id) {
+                    if !chosen.iter().any(|&c| apart(&queue[c], &queue[drawn])) {
                         chosen.push(drawn);
                     }
                 }

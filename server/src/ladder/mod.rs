@@ -61,6 +61,18 @@ pub(crate) struct Entrant {
     /// What it was last told of the queue (waiting, playing, rating's bits): the same news
     /// is not sent twice.
     pub(crate) told: std::cell::Cell<Option<(u32, u32, u64)>>,
+    /// The addresses it is known by (as the per-address limits count them): where it
+    /// entered from, and where its account was registered. A pool of people never seats
+    /// two entrants sharing one at a table: one person's second accounts are not players
+    /// to win rating from.
+    pub(crate) addresses: Vec<String>,
+}
+
+impl Entrant {
+    /// Whether it and `other` share an address (see [`Entrant::addresses`]).
+    pub(crate) fn shares_an_address(&self, other: &Entrant) -> bool {
+        self.addresses.iter().any(|a| other.addresses.contains(a))
+    }
 }
 
 /// An entrant chosen for a table: its account is kept with it, because the entrant may leave

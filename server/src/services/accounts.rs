@@ -65,8 +65,17 @@ impl Accounts for AccountsService {
         }
         let now = table::unix_millis();
         let id: [u8; 12] = rand::rng().random();
-        let account =
-            Account { id: table::proofs::hex(&id), name, kind, created_at: now, suspended_at: None };
+        // Kept for the ladder: a pool of people never seats two accounts registered from
+        // one address at a table (the admin's registrations are nobody's address).
+        let registered_from = ip.filter(|_| !admin).map(|ip| crate::address::of(ip).to_string());
+        let account = Account {
+            id: table::proofs::hex(&id),
+            name,
+            kind,
+            created_at: now,
+            suspended_at: None,
+            registered_from,
+        };
         let (token, stored) = new_token(&token_label, now);
         // Counted before (so registrations at once cannot all pass), given back if refused.
         if let Err(e) = store.create_account(&account, &name_key(&account.name), &stored).await {

@@ -168,6 +168,7 @@ impl Ladder for LadderService {
                 u
             }))));
         }
+        let entered_from = request.remote_addr().map(|a| crate::address::of(a.ip()).to_string());
         let req = request.into_inner();
         let pool = self.node.known_pool(req.pool.trim())?;
         let kind = crate::accounts::kind_to_wire(account.kind);
@@ -211,6 +212,7 @@ impl Ladder for LadderService {
             games_left: (req.games > 0).then_some(req.games),
             tx,
             told: std::cell::Cell::new(None),
+            addresses: entered_from.into_iter().chain(account.registered_from.clone()).collect(),
         };
         let (reply, answer) = tokio::sync::oneshot::channel();
         handle
