@@ -295,7 +295,7 @@ async fn one_ladder_game(
     pool: &str,
     windows: Windows,
     think: Duration,
-) -> (Duration, usize, usize, usize) {
+) -> OneGame {
     use dudo_proto::v1::play_client::PlayClient;
     let guest = Client::connect(addr).await.unwrap();
     let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
@@ -318,6 +318,7 @@ async fn one_ladder_game(
     let subscribe = pb::SubscribeRequest { table: seated.table.clone(), since: None };
     let mut stream = play.subscribe(bearer(subscribe, &seated.token)).await.unwrap().into_inner();
     let (mut lapses, mut asked, mut whole) = (0, 0, 0);
+    let (mut late, mut cut_short) = (Vec::new(), 0);
     loop {
         let update =
             tokio::time::timeout(Duration::from_secs(60), stream.next()).await.expect("the game stalled");
@@ -349,11 +350,18 @@ async fn one_ladder_game(
                     answers: p.last_seq,
                     next_round: false,
                 };
-                let _ = play.act(bearer(act, &seated.token)).await;
+                if let Err(refusal) = play.act(bearer(act, &seated.token)).await {
+                    let code = refusal.metadata().get("dudo-code").and_then(|v| v.to_str().ok());
+                    if window.is_some() && matches!(code, Some("call_window_closed" | "stale_prompt")) {
+                        let what = if window.is_some() { "a window's pass" } else { "a move" };
+                        late.push(format!("{what}: {}", code.unwrap_or_default()));
+                    }
+                }
             }
             Some(pb::play_update::Update::Event(pb::Event { kind: Some(kind), .. })) => match kind {
                 pb::event::Kind::CallWindowLapsed(l) => {
-                    lapses += l.seats.iter().filter(|&&s| s == seated.seat).count()
+                    lapses += l.seats.iter().filter(|&&s| s == seated.seat).count();
+                    cut_short += l.cut_short.iter().filter(|&&s| s == seated.seat).count();
                 }
                 pb::event::Kind::GameOver(_) => break,
                 _ => {}
@@ -361,7 +369,21 @@ async fn one_ladder_game(
             _ => {}
         }
     }
-    (started.elapsed(), lapses, asked, whole)
+    OneGame { took: started.elapsed(), lapses, asked, whole, late, cut_short }
+}
+
+/// What one seat's ladder game came to (see [`one_ladder_game`]).
+struct OneGame {
+    took: Duration,
+    /// Windows it let lapse, as the table announced them.
+    lapses: usize,
+    /// Windows it was asked in, and of those the whole window.
+    asked: usize,
+    whole: usize,
+    /// Its answers in windows refused as too late (`call_window_closed`, `stale_prompt`).
+    late: Vec<String>,
+    /// Windows it was cut short in, as the table announced them.
+    cut_short: usize,
 }
 
 /// A seat that moves at once but never answers call windows, or answers each at the last
@@ -381,7 +403,7 @@ async fn a_seat_that_stalls_call_windows_at_most_doubles_its_games() {
         let mut total = Duration::ZERO;
         for game in 0..5 {
             let name = format!("{who}{game}");
-            let (took, lapsed, asked, _) =
+            let OneGame { took, lapses: lapsed, asked, .. } =
                 one_ladder_game(&addr, &name, "quad", windows, Duration::ZERO).await;
             assert_eq!(lapsed, 0, "{windows:?}: a shortened window was held against the seat");
             assert!(asked > 0, "{windows:?}: never asked to call");
@@ -403,7 +425,8 @@ async fn a_seat_that_stalls_call_windows_at_most_doubles_its_games() {
     let slow = Duration::from_millis(600);
     for game in 0..4 {
         let name = format!("Slowpoke{game}");
-        let (_, lapsed, asked, whole) = one_ladder_game(&addr, &name, "quad", Windows::Ignores, slow).await;
+        let OneGame { lapses: lapsed, asked, whole, .. } =
+            one_ladder_game(&addr, &name, "quad", Windows::Ignores, slow).await;
         assert_eq!(lapsed, whole.min(1), "{whole} whole windows of {asked}: the lapse was not announced");
         assert!(whole <= 1, "asked again with the whole window after a lapse");
         if whole == 1 {
@@ -741,4 +764,31 @@ async fn a_peoples_pool_never_seats_two_accounts_of_one_address_together() {
     let (a, b) = tokio::join!(seated(here.clone(), local), seated(there, far));
     assert_eq!(a.0, b.0, "accounts of two addresses are seated together");
     assert!(a.1 < Duration::from_millis(900), "without waiting for the bot: {:?}", a.1);
+}
+
+/// Four ladder games dealt at once on a busy server (the test's own 16 seats and the
+/// server on two cores): a seat that answers every call window the moment its prompt
+/// arrives is never cut short nor refused as late. Its window is timed from when its prompt
+/// was handed to its stream; timed from when the table wrote it, prompts the server was slow
+/// to deliver cut such seats short (`call_window_closed`, `stale_prompt`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_answering_at_once_are_never_cut_short_when_games_start_together() {
+    let addr = server().await;
+    // Sixteen accounts: an address registers at most twenty an hour.
+    for round in 0..1 {
+        let games = (0..16).map(|i| {
+            let addr = addr.clone();
+            tokio::spawn(async move {
+                one_ladder_game(&addr, &format!("Quick{round}x{i}"), "quad", Windows::Answers, Duration::ZERO).await
+            })
+        });
+        let mut asked = 0;
+        for game in games.collect::<Vec<_>>() {
+            let game = game.await.unwrap();
+            asked += game.asked;
+            assert!(game.late.is_empty(), "answers refused as late: {:?}", game.late);
+            assert_eq!(game.cut_short, 0, "a seat answering at once was cut short");
+        }
+        assert!(asked > 0, "the seats were asked in call windows");
+    }
 }

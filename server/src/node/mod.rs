@@ -481,7 +481,23 @@ impl Dudo {
         let budget = self.budget_for(reader);
         self.budget_room(&budget)?;
         let (tx, rx) = table::stream_channel(Arc::clone(&budget));
+        let seat_token = token.clone();
         self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
+        // A seat's window prompt tells the table when it was handed to the stream (now, as
+        // the transport takes it), so time the server spent delivering it is not the seat's.
+        let table_tx = handle.tx.clone();
+        let rx = rx.map(move |delivery| {
+            if let (Some(token), table::Delivery::Update(update)) = (&seat_token, &delivery)
+                && let Some(pb::play_update::Update::Prompt(prompt)) = &update.update
+                && prompt.call_window_unix_millis.is_some()
+                && let Some(answers) = prompt.last_seq
+            {
+                let at = tokio::time::Instant::now();
+                // Never waits: a table too busy to take the word times the window as before.
+                let _ = table_tx.try_send(Box::new(Command::PromptWritten { token: token.clone(), answers, at }));
+            }
+            delivery
+        });
         // A stream the table let go of without saying why (every other end is said) fell
         // too far behind, or found no room in a full memory budget: its reader is told
         // which (judged when the stream ends), and resumes from a snapshot.

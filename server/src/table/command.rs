@@ -139,6 +139,15 @@ pub enum Command {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+    /// A seat's stream handed it a call window's prompt (on the claim `answers`) at `at`:
+    /// its time to answer counts from then, not from when the table wrote it (a server
+    /// starting four ladder games at once on two cores delivered prompts late, and bots
+    /// answering in under a millisecond were cut short). Sent without waiting: no answer.
+    PromptWritten {
+        token: String,
+        answers: u64,
+        at: tokio::time::Instant,
+    },
     /// How a seat has behaved (a bot check asks the table it made).
     Conduct {
         seat: Seat,

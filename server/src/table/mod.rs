@@ -519,6 +519,11 @@ impl Table {
                 self.core.end_streams(StreamEnd::ShuttingDown);
                 self.reply(reply, ());
             }
+            Command::PromptWritten { token, answers, at } => {
+                let now = self.now();
+                let at = at.saturating_duration_since(self.epoch).min(now.mono);
+                self.core.prompt_written(&token, answers, at, now);
+            }
             Command::Conduct { seat, reply } => {
                 let refused = self.refusals.range((seat, "")..).take_while(|((s, _), _)| *s == seat);
                 let conduct = SeatConduct {

@@ -303,6 +303,20 @@ impl CallWindows {
         (self.asked_count.get(&seat).copied().unwrap_or(0), self.asked_count.values().sum())
     }
 
+    /// `seat`'s prompt on the claim `answers` (its `last_seq`) was handed to its stream at
+    /// `at` (monotonic): its time in the open window counts from then, within `limit` (the
+    /// table's whole window) of the claim.
+    pub fn prompt_written(&mut self, seat: Seat, answers: u64, at: Duration, limit: Duration, wall: i64) {
+        if self.asked_in.get(&seat) != Some(&answers) {
+            return;
+        }
+        // The whole window's end, as `ask_until` counts it (from the claim), at `at`.
+        let latest = at + self.kept.left_of(limit, wall);
+        if let Some(window) = self.current.as_mut().filter(|w| w.is_open()) {
+            window.written(seat, at, latest);
+        }
+    }
+
     /// The table was rebuilt at `at` (Unix ms): its people are taken to be reconnecting.
     pub fn rebuilt_at(&mut self, at: i64) {
         self.kept.rebuilt_at = Some(at);
@@ -336,6 +350,9 @@ struct Asked {
     answer: Answer,
     /// When it answered (or its time ran out).
     at: Option<Duration>,
+    /// When its prompt was handed to its stream, if later than the opening (a busy server
+    /// writes it late): its time is counted from then.
+    written: Option<Duration>,
 }
 
 /// One claim's window.
@@ -369,7 +386,7 @@ impl CallWindow {
     pub fn open(asked: impl IntoIterator<Item = (Seat, Duration, bool)>, opened: Duration) -> CallWindow {
         let asked = asked
             .into_iter()
-            .map(|(seat, closes, whole)| Asked { seat, closes, whole, answer: Answer::Waiting, at: None })
+            .map(|(seat, closes, whole)| Asked { seat, closes, whole, answer: Answer::Waiting, at: None, written: None })
             .collect();
         CallWindow { opened, asked, held: None, closed: false }
     }
@@ -476,9 +493,29 @@ impl CallWindow {
         self.held.take()
     }
 
-    /// How long each seat that answered (or ran out of time) took, from the window's opening.
+    /// `seat`'s prompt was handed to its stream at `at`: a seat still waited for has its time
+    /// counted from then (the server's delay is not the seat's), up to `latest`, the table's
+    /// whole window. Only the first such word counts (a seat's second stream is no later).
+    pub fn written(&mut self, seat: Seat, at: Duration, latest: Duration) {
+        let Some(a) =
+            self.asked.iter_mut().find(|a| a.seat == seat && a.answer == Answer::Waiting && a.written.is_none())
+        else {
+            return;
+        };
+        let late = at.saturating_sub(self.opened);
+        if late.is_zero() {
+            return;
+        }
+        a.written = Some(at);
+        a.closes = a.closes.saturating_add(late).min(latest.max(a.closes));
+    }
+
+    /// How long each seat that answered (or ran out of time) took, from when its prompt was
+    /// written (or the window's opening).
     pub(super) fn answer_times(&self) -> impl Iterator<Item = (Seat, Duration)> + '_ {
-        self.asked.iter().filter_map(|a| a.at.map(|at| (a.seat, at.saturating_sub(self.opened))))
+        self.asked
+            .iter()
+            .filter_map(|a| a.at.map(|at| (a.seat, at.saturating_sub(a.written.unwrap_or(self.opened)))))
     }
 }
 
@@ -575,5 +612,25 @@ mod tests {
         assert_eq!(w.time_up(ms(40)), (vec![], vec![1]));
         assert!(!w.waits_for(1) && w.waits_for(2));
         assert_eq!(w.closes(), Some(ms(1_000)));
+    }
+
+    /// A prompt the server handed to the seat's stream late moves the seat's closing time
+    /// on by as much (never past the whole window), and its answer is charged from then: a
+    /// bot answering in a millisecond is not cut short by the server's own delay.
+    #[test]
+    fn a_prompt_written_late_moves_the_seats_time_on_and_charges_it_from_then() {
+        let mut w = CallWindow::open([(1, ms(25), false), (2, ms(1_000), true)], ms(0));
+        w.written(1, ms(60), ms(1_000));
+        assert_eq!(w.closes_for(1), Some(ms(85)));
+        assert_eq!(w.time_up(ms(61)), (vec![], vec![]), "not cut short before it could answer");
+        w.pass(1, ms(61));
+        let times: Vec<_> = w.answer_times().collect();
+        assert_eq!(times, vec![(1, ms(1))]);
+        // The whole window is the bound, and a second word for the same seat changes nothing.
+        let mut w = CallWindow::open([(1, ms(900), false)], ms(0));
+        w.written(1, ms(500), ms(1_000));
+        assert_eq!(w.closes_for(1), Some(ms(1_000)));
+        w.written(1, ms(800), ms(1_000));
+        assert_eq!(w.closes_for(1), Some(ms(1_000)));
     }
 }

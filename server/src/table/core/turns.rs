@@ -230,6 +230,15 @@ impl TableCore {
         self.settle(now);
     }
 
+    /// The stream of the seat holding `token` handed it its window prompt on the claim
+    /// `answers` at `at` (monotonic, at or before `now`): the seat's time runs from then.
+    pub fn prompt_written(&mut self, token: &str, answers: u64, at: Duration, now: Now) {
+        let Ok(seat) = self.seats.seat_of(token) else { return };
+        let limit = self.windows.limit(self.clock.as_ref());
+        let earlier = i64::try_from(now.mono.saturating_sub(at).as_millis()).unwrap_or(0);
+        self.windows.prompt_written(seat, answers, at, limit, now.wall.saturating_sub(earlier));
+    }
+
     /// Whether an answer from `seat` naming `answers` was to the last call window that asked
     /// it, now closed: refused as `call_window_closed`, not as a stale prompt.
     pub fn answers_closed_window(&self, seat: Seat, answers: u64) -> bool {
