@@ -48,10 +48,13 @@ impl Patience {
         };
     }
 
-    /// How long `seat` may be waited on in a window opening `now`.
-    pub fn allows(&self, seat: Seat, now: Duration) -> Duration {
+    /// How long `seat` may be waited on in a window opening `now`. `even`: every seat alike,
+    /// the table's shared allowance only (a tournament's deal is played in rotation, and a
+    /// seat's own allowance would give a slow seat longer windows than a quick one).
+    pub fn allows(&self, seat: Seat, now: Duration, even: bool) -> Duration {
         let kept = self.kept.get(seat).copied().unwrap_or_default();
         let own = match (self.moves.get(seat), self.asked.get(seat)) {
+            _ if even => Duration::ZERO,
             (Some(&(moves, took)), Some(&asked)) if moves > 0 => (took / moves).saturating_mul(asked + 1),
             _ => Duration::ZERO,
         };
@@ -75,15 +78,16 @@ impl Patience {
         }
     }
 
-    /// A window decided: each seat is charged the time its answer took, and the table the
-    /// slowest.
+    /// A window decided: each seat is charged the time its answer took (from when its
+    /// prompt reached its stream), and the table what the game waited (from the opening,
+    /// for the slowest): the shared allowance bounds the game's real length.
     pub fn charge(&mut self, window: &CallWindow) {
         let mut slowest = Duration::ZERO;
-        for (seat, took) in window.answer_times() {
+        for (seat, took, waited) in window.answer_times() {
             if let Some(kept) = self.kept.get_mut(seat) {
                 *kept += took;
             }
-            slowest = slowest.max(took);
+            slowest = slowest.max(waited);
         }
         self.waited += slowest;
     }
@@ -116,13 +120,13 @@ mod tests {
         let mut patience = Patience::default();
         patience.begin(4, ms(0));
         // At the start: the floor.
-        assert_eq!(patience.allows(0, ms(0)), PATIENCE_FLOOR);
+        assert_eq!(patience.allows(0, ms(0), false), PATIENCE_FLOOR);
         // 1 s in, 400 ms of it in windows: they may wait 600 - 400 more, for any seat.
         patience.waited = ms(400);
         patience.kept[1] = ms(400);
-        assert_eq!(patience.allows(0, ms(1_000)), ms(200));
-        assert_eq!(patience.allows(1, ms(1_000)), ms(200));
-        assert_eq!(patience.allows(0, ms(800)), ms(0));
+        assert_eq!(patience.allows(0, ms(1_000), false), ms(200));
+        assert_eq!(patience.allows(1, ms(1_000), false), ms(200));
+        assert_eq!(patience.allows(0, ms(800), false), ms(0));
     }
 
     #[test]
@@ -138,6 +142,8 @@ mod tests {
             patience.asked(0);
         }
         patience.kept[0] = ms(400);
-        assert_eq!(patience.allows(0, ms(800)), ms(5 * 150 - 400));
+        assert_eq!(patience.allows(0, ms(800), false), ms(5 * 150 - 400));
+        // Evenly (a tournament's): only what the table's shared allowance leaves, for all.
+        assert_eq!(patience.allows(0, ms(800), true), ms(0));
     }
 }

@@ -54,6 +54,18 @@ pub struct CallWindows {
     asked_count: BTreeMap<Seat, u32>,
 }
 
+/// How long a seat is asked for in a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asking {
+    /// The table's whole window, always (people's tables, seeded test pools, bot checks).
+    Whole,
+    /// What is left of the seat's patience: its own allowance or the table's (ladders).
+    Patiently,
+    /// What is left of the table's allowance, the same rule for every seat (tournaments:
+    /// a deal's rotations are played alike).
+    Evenly,
+}
+
 /// What the last claim's window says the table plays next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
@@ -153,11 +165,12 @@ impl CallWindows {
         &self,
         seat: Seat,
         limit: Duration,
-        patient: bool,
+        patience: Asking,
         now: Duration,
         wall: i64,
     ) -> Option<(Seat, Duration, bool)> {
-        let allowed = self.patience.allows(seat, now);
+        let patient = patience != Asking::Whole;
+        let allowed = self.patience.allows(seat, now, patience == Asking::Evenly);
         if !patient || allowed >= limit {
             Some((seat, now + self.kept.left_of(limit, wall), true))
         } else {
@@ -510,12 +523,13 @@ impl CallWindow {
         a.closes = a.closes.saturating_add(late).min(latest.max(a.closes));
     }
 
-    /// How long each seat that answered (or ran out of time) took, from when its prompt was
-    /// written (or the window's opening).
-    pub(super) fn answer_times(&self) -> impl Iterator<Item = (Seat, Duration)> + '_ {
-        self.asked
-            .iter()
-            .filter_map(|a| a.at.map(|at| (a.seat, at.saturating_sub(a.written.unwrap_or(self.opened)))))
+    /// How long each seat that answered (or ran out of time) took: from when its prompt was
+    /// written (its own time), and from the window's opening (what the game waited).
+    pub(super) fn answer_times(&self) -> impl Iterator<Item = (Seat, Duration, Duration)> + '_ {
+        self.asked.iter().filter_map(|a| {
+            let at = a.at?;
+            Some((a.seat, at.saturating_sub(a.written.unwrap_or(self.opened)), at.saturating_sub(self.opened)))
+        })
     }
 }
 
@@ -625,7 +639,7 @@ mod tests {
         assert_eq!(w.time_up(ms(61)), (vec![], vec![]), "not cut short before it could answer");
         w.pass(1, ms(61));
         let times: Vec<_> = w.answer_times().collect();
-        assert_eq!(times, vec![(1, ms(1))]);
+        assert_eq!(times, vec![(1, ms(1), ms(61))], "its own millisecond, and the game's wait");
         // The whole window is the bound, and a second word for the same seat changes nothing.
         let mut w = CallWindow::open([(1, ms(900), false)], ms(0));
         w.written(1, ms(500), ms(1_000));

@@ -70,9 +70,10 @@ pub(super) fn make<T: ServerTables>(tables: &T, tx: &mpsc::Sender<Command>, live
         seed: Some(game.seed),
         move_millis: live.spec.move_millis,
         time_bank_millis: live.spec.time_bank_millis,
-        // The same window for every seat of every game (no patience, which would shorten it
-        // by how quick each seat has been): a deal's rotations are played alike. A seat that
-        // lets one lapse is not asked again that game, and the lapse counts towards its bench.
+        // Every seat of every game asked alike: for this window, or what is left of the
+        // table's patience (the table's rule for tournaments, `TableCore::asking`), never a
+        // seat's own, so a deal's rotations are played alike. A seat that lets a whole one
+        // lapse is not asked again that game, and the lapse counts towards its bench.
         call_window_millis: live.spec.call_window(),
         bot_think_millis: 0,
         rating_pool: match live.spec.rating_pool.as_str() {

@@ -14,7 +14,7 @@ use crate::table::error::TableError;
 use crate::table::journal::Input;
 use crate::table::log;
 use crate::table::offers::{CALL_WINDOW, CLOCK_WARNING, PASS_CALL};
-use crate::table::window::{CallWindow, Next};
+use crate::table::window::{Asking, CallWindow, Next};
 
 impl TableCore {
     /// What a live table does after an input: the built-in bots move (at once, or one after
@@ -140,18 +140,15 @@ impl TableCore {
         }
         if self.windows.current().is_none() {
             let limit = self.windows.limit(self.clock.as_ref());
-            // A seeded table plays the same game whatever the timing: no patience there.
-            // Nor at a bot check's: a quick bot that never answers a window would be given
-            // ever shorter ones, and never seen to let one lapse.
-            let patient = self.lapses_count() && self.seed.is_none() && !self.is_bot_check();
+            let asking = self.asking();
             // Each seat asked until its own time is up (see `CallWindows::ask_until`).
             let asked: Vec<(Seat, Duration, bool)> = game
                 .seats_to_ask()
                 .filter(|&s| Some(s) != turn && !self.windows.has_lapsed(s) && !self.stalling.forfeits(s))
                 .filter(|&s| !self.departures.is_leaving(s) && !self.away_at_a_game_night(s))
                 .filter_map(|s| {
-                    let patient = patient && !self.seats.is_bot(s);
-                    self.windows.ask_until(s, limit, patient, now.mono, now.wall)
+                    let asking = if self.seats.is_bot(s) { Asking::Whole } else { asking };
+                    self.windows.ask_until(s, limit, asking, now.mono, now.wall)
                 })
                 .collect();
             if !asked.is_empty() {
@@ -199,6 +196,25 @@ impl TableCore {
             return None;
         }
         Some((t, self.decide_for(game, t)?))
+    }
+
+    /// How this table asks its network seats in call windows. A people's table: the whole
+    /// window. A bot check's too (a quick bot that never answers a window would be given
+    /// ever shorter ones, and never seen to let one lapse), and a seeded ladder pool's (a
+    /// test's: it plays the same game whatever the timing). A ladder's: each seat's
+    /// patience. A tournament's: the table's patience, alike for every seat, so that a seat
+    /// that stalls windows (never answering, or at the last moment) makes a game at most
+    /// about twice as long, in every game, while a deal's rotations are asked alike.
+    fn asking(&self) -> Asking {
+        if !self.lapses_count() || self.is_bot_check() {
+            return Asking::Whole;
+        }
+        match (self.stalling.lapses_counted, self.seed) {
+            // Only a tournament's tables count lapses by their setup (a ladder's by its pool).
+            (true, _) => Asking::Evenly,
+            (false, Some(_)) => Asking::Whole,
+            (false, None) => Asking::Patiently,
+        }
     }
 
     /// When the open call window closes (monotonic), if one is waiting for someone.
