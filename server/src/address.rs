@@ -6,9 +6,12 @@
 //! connection's remote address, so every limit downstream (connections, opening rate,
 //! memory shares, tables, streams, chat, leaves, registrations) counts the same thing. An
 //! IPv4 address written as IPv6 (`::ffff:a.b.c.d`, a dual-stack listener's form) is the IPv4
-//! address.
+//! address. [`Refused`] remembers the addresses those limits refused lately.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The address `ip` is counted as.
 pub fn of(ip: IpAddr) -> IpAddr {
@@ -29,6 +32,39 @@ pub fn of_socket(peer: SocketAddr) -> SocketAddr {
     SocketAddr::new(of(peer.ip()), peer.port())
 }
 
+/// How long after a refusal an address counts as being refused.
+pub const REFUSED_LATELY: Duration = Duration::from_secs(10);
+/// Addresses remembered at once; past it, those refused longest ago are forgotten.
+const MOST_REFUSED: usize = 65_536;
+
+/// The addresses a per-address limit refused lately (a connection past the cap or the
+/// opening rate, a call or stream open past its rate, a stream past the address's): a
+/// game-night table does not take a player out while their address is being refused, for
+/// their reconnects may be among those refused (a household's or a campus's address, shared
+/// with someone holding every connection it may have).
+#[derive(Clone, Default)]
+pub struct Refused(Arc<Mutex<HashMap<IpAddr, Instant>>>);
+
+impl Refused {
+    /// `ip` (as counted) was refused now.
+    pub fn note(&self, ip: IpAddr) {
+        let Ok(mut refused) = self.0.lock() else { return };
+        let now = Instant::now();
+        if refused.len() >= MOST_REFUSED && !refused.contains_key(&ip) {
+            refused.retain(|_, at| now.duration_since(*at) < REFUSED_LATELY);
+            if refused.len() >= MOST_REFUSED {
+                return;
+            }
+        }
+        refused.insert(ip, now);
+    }
+
+    /// Whether `ip` was refused within [`REFUSED_LATELY`].
+    pub fn lately(&self, ip: IpAddr) -> bool {
+        self.0.lock().is_ok_and(|r| r.get(&ip).is_some_and(|at| at.elapsed() < REFUSED_LATELY))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +81,13 @@ mod tests {
         assert_eq!(of(v4), v4);
         assert_eq!(of("::ffff:203.0.113.7".parse().unwrap()), v4);
         assert_eq!(of("::1".parse().unwrap()), "::".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn an_address_refused_lately_is_known_and_others_are_not() {
+        let refused = Refused::default();
+        let (a, b): (IpAddr, IpAddr) = ("203.0.113.7".parse().unwrap(), "203.0.113.8".parse().unwrap());
+        refused.note(a);
+        assert!(refused.lately(a) && !refused.lately(b));
     }
 }

@@ -259,6 +259,7 @@ async fn serve_node(
         }))
     });
     let health_at_stop = health.clone();
+    let refused = dudo.refused();
     let shutdown = async move {
         shutdown.await;
         // Readiness fails at once, for the server and each service, so a load balancer sends
@@ -292,7 +293,7 @@ async fn serve_node(
         .layer(cors(&allowed_origins))
         .layer(web_page::WebPage)
         .layer(tonic_web::GrpcWebLayer::new())
-        .layer(call_gate::CallGate::new(&limits, budgets.clone(), calls.clone()))
+        .layer(call_gate::CallGate::new(&limits, budgets.clone(), calls.clone(), refused.clone()))
         .add_routes(
             services::routes(dudo, max_message)
                 // Their requests are a few bytes: the default 4 MiB limit would only let a
@@ -302,7 +303,7 @@ async fn serve_node(
                 .add_service(reflection_alpha.max_decoding_message_size(SMALL_REQUEST)),
         )
         .serve_with_incoming_shutdown(
-            connections::incoming(listener, most_connections, &limits, budgets, calls, tls),
+            connections::incoming(listener, most_connections, &limits, budgets, calls, tls, refused),
             shutdown,
         )
         .await;

@@ -588,3 +588,109 @@ async fn one_addresss_flood_of_calls_and_stream_opens_is_held_to_its_rate() {
     let most = 20.0 + 10.0 * started.elapsed().as_secs_f64() + 2.0;
     assert!(f64::from(opened) <= most && refused > 0, "{opened} stream opens went through (at most {most:.0}), {refused} refused");
 }
+
+/// A shared address: someone holding every connection it may have (a household's or a
+/// campus's router, a carrier's NAT) must not get another player there taken out. The
+/// player's stream drops, their reconnects are refused at the address's cap while their
+/// clock runs out turn after turn, and when the connections are let go they come back to
+/// their seat. (Before, 119 of 119 reconnects were refused and the table took them out for
+/// running out of time twice in a row.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_whose_shared_address_is_full_is_not_taken_out() {
+    let server = start_server(&binary("dudo-server"), &["--max-connections-per-ip", "3"]).unwrap();
+    let addr = server.addr.clone();
+    let mut lobby = LobbyClient::new(connect(&addr).await);
+    let made = lobby
+        .create_table(pb::CreateTableRequest {
+            name: "Ana".into(),
+            seats: 3,
+            move_millis: Some(700),
+            time_bank_millis: 0,
+            reveal_pause_millis: Some(0),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let table = made.table.unwrap().id;
+    let shared = "127.0.0.5";
+    let ben_channel = connect_from(&addr, shared).await;
+    let join = pb::JoinTableRequest { table: table.clone(), name: "Ben".into(), ..Default::default() };
+    let ben = LobbyClient::new(ben_channel.clone()).join_table(join).await.unwrap().into_inner().token;
+    let add = pb::AddBotRequest { table: table.clone(), bot: "odds".into() };
+    lobby.add_bot(bearer(add, &made.token)).await.unwrap();
+    let mut ben_stream = PlayClient::new(ben_channel.clone())
+        .subscribe(bearer(pb::SubscribeRequest { table: table.clone(), since: None }, &ben))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(ben_stream.message().await.unwrap().is_some());
+    lobby.start_game(bearer(pb::TableRef { table: table.clone() }, &made.token)).await.unwrap();
+    // Ben's connection drops; someone else at the address takes every connection it may have.
+    drop(ben_stream);
+    drop(ben_channel);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let channel = connect_from(&addr, shared).await;
+        let watch = pb::WatchRequest { table: table.clone(), since: None };
+        let stream = PlayClient::new(channel.clone()).watch(watch).await.unwrap().into_inner();
+        held.push((channel, stream));
+    }
+    // Ben tries to come back every 200 ms while their clock runs out (Ana's too: the clock
+    // plays both) for rounds on end.
+    let mut spectator = PlayClient::new(connect(&addr).await)
+        .watch(pb::WatchRequest { table: table.clone(), since: None })
+        .await
+        .unwrap()
+        .into_inner();
+    let (mut refused, mut rounds, mut ben_timed_out) = (0, 0, 0);
+    let until = Instant::now() + Duration::from_secs(40);
+    while (rounds < 3 || ben_timed_out < 3) && Instant::now() < until {
+        let tried = Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .local_address(Some(shared.parse().unwrap()))
+            .connect_timeout(Duration::from_millis(500))
+            .connect()
+            .await;
+        let back = match tried {
+            Ok(ch) => healthy(ch).await.is_ok(),
+            Err(_) => false,
+        };
+        assert!(!back, "the address's connections are all taken");
+        refused += 1;
+        let quiet = tokio::time::sleep(Duration::from_millis(200));
+        tokio::pin!(quiet);
+        loop {
+            tokio::select! {
+                () = &mut quiet => break,
+                update = spectator.message() => match update.unwrap().and_then(|u| u.update) {
+                    Some(pb::play_update::Update::Event(pb::Event { kind: Some(kind), .. })) => match kind {
+                        pb::event::Kind::RoundStarted(_) => rounds += 1,
+                        pb::event::Kind::TurnTimedOut(t) if t.seat == 1 => ben_timed_out += 1,
+                        pb::event::Kind::GameOver(_) => rounds = 99,
+                        _ => {}
+                    },
+                    Some(_) => {}
+                    None => panic!("the spectator's stream ended"),
+                },
+            }
+        }
+    }
+    assert!(ben_timed_out >= 2, "Ben's clock ran out turn after turn ({ben_timed_out}, {rounds} rounds)");
+    // The connections are let go: Ben is back, in the seat.
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut play = PlayClient::new(connect_from(&addr, shared).await);
+    let mut back = play
+        .subscribe(bearer(pb::SubscribeRequest { table: table.clone(), since: None }, &ben))
+        .await
+        .expect("Ben's token still holds a seat")
+        .into_inner();
+    let info = match back.message().await.unwrap().and_then(|u| u.update) {
+        Some(pb::play_update::Update::Snapshot(s)) => s.table.unwrap(),
+        other => panic!("a snapshot first: {other:?}"),
+    };
+    let seat = &info.players[1];
+    assert!(!seat.left && !seat.leaving, "Ben was taken out while {refused} reconnects were refused: {seat:?}");
+}

@@ -97,6 +97,8 @@ pub struct CallGate {
     /// that each fail (an unknown token) still costs the server its parsing and answering.
     call_rate: Arc<super::opening_rate::OpeningRate>,
     stream_rate: Arc<super::opening_rate::OpeningRate>,
+    /// Where a refused address is noted (a table does not take out a player refused).
+    refused: crate::address::Refused,
 }
 
 impl CallGate {
@@ -104,6 +106,7 @@ impl CallGate {
         limits: &crate::limits::Limits,
         budgets: crate::budget::Budgets,
         calls: super::Calls,
+        refused: crate::address::Refused,
     ) -> CallGate {
         CallGate {
             budgets,
@@ -114,6 +117,7 @@ impl CallGate {
             exempt: Counts::default(),
             call_rate: Arc::new(super::opening_rate::OpeningRate::new(limits.calls_per_second_per_ip, 0)),
             stream_rate: Arc::new(super::opening_rate::OpeningRate::new(limits.stream_opens_per_second_per_ip, 0)),
+            refused,
         }
     }
 
@@ -123,6 +127,7 @@ impl CallGate {
         let now = tokio::time::Instant::now();
         let over = |what: &str, per_second: u32, wait: std::time::Duration| {
             metrics::counter!("dudo_calls_refused_total", "why" => "rate").increment(1);
+            self.refused.note(ip);
             let mut status = crate::status::refused(
                 "rate_limited",
                 tonic::Status::resource_exhausted(format!(

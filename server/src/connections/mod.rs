@@ -73,6 +73,7 @@ pub fn incoming(
     budgets: crate::budget::Budgets,
     calls: Calls,
     tls: Option<crate::tls::ServerTls>,
+    refused: crate::address::Refused,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Counted>> {
     let idle = limits.idle_connection;
     let rate = opening_rate::OpeningRate::of(limits);
@@ -98,9 +99,13 @@ pub fn incoming(
                 }
             };
             if !rate.admit(peer.ip(), Instant::now()) {
+                refused.note(peer.ip());
                 continue;
             }
-            let Some(slot) = counted.take_slot(peer.ip(), most) else { continue };
+            let Some(slot) = counted.take_slot(peer.ip(), most) else {
+                refused.note(peer.ip());
+                continue;
+            };
             let (tx, budgets, past_budget, calls) =
                 (tx.clone(), budgets.clone(), past_budget.clone(), calls.clone());
             let acceptor = tls.as_ref().and_then(crate::tls::ServerTls::acceptor);

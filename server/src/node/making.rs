@@ -53,6 +53,8 @@ impl Dudo {
         place: Option<TablePlace>,
         hidden: bool,
     ) -> Result<TableHandle, Refusal> {
+        let mut table = table;
+        table.watch_refusals(self.refused.clone());
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
         let (listed_tx, listed) = tokio::sync::watch::channel(table.summary());
         let handle = TableHandle { tx, listed, hidden };

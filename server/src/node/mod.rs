@@ -77,6 +77,9 @@ pub struct Dudo {
     pub(crate) require_bot_check: Option<std::time::Duration>,
     /// The CPU every table's built-in bots may take together.
     pub(crate) bot_cpu: Arc<crate::bot_cpu::BotCpu>,
+    /// The addresses a per-address limit refused lately: the connection gate and the call
+    /// gate note them, tables read them (a player is not taken out while refused).
+    pub(crate) refused: crate::address::Refused,
     /// Set when the server stops: the streams no table owns end, and the ladder seats no one.
     pub(crate) stopping: crate::stopping::Stopping,
     /// Where the server's pages are (`http://HOST:PORT`): tables' links are `BASE/t/CODE`.
@@ -310,6 +313,11 @@ impl Dudo {
     /// Takes one of the caller's stream slots, or says the limit is reached.
     /// A place for one more open stream from the connection at `peer` (none: not a TCP
     /// connection, which no limit counts), or which limit is full.
+    /// The addresses refused lately (see [`crate::address::Refused`]), shared.
+    pub fn refused(&self) -> crate::address::Refused {
+        self.refused.clone()
+    }
+
     pub(crate) fn stream_slot(&self, peer: Option<std::net::SocketAddr>) -> Result<StreamSlot, Refusal> {
         if let Some(peer) = peer {
             let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
@@ -321,6 +329,7 @@ impl Dudo {
             }
             let n = counts.streams.entry(peer.ip()).or_default();
             if *n >= self.limits.max_streams_per_ip {
+                self.refused.note(peer.ip());
                 return Err(Refusal::resource_exhausted(format!(
                     "at most {} open streams per address",
                     self.limits.max_streams_per_ip
@@ -482,7 +491,7 @@ impl Dudo {
         self.budget_room(&budget)?;
         let (tx, rx) = table::stream_channel(Arc::clone(&budget));
         let seat_token = token.clone();
-        self.command(&handle, |reply| Command::Subscribe { token, since, tx, reply }).await?;
+        self.command(&handle, |reply| Command::Subscribe { token, since, tx, from: reader, reply }).await?;
         // A seat's window prompt tells the table when it was handed to the stream (now, as
         // the transport takes it), so time the server spent delivering it is not the seat's.
         let table_tx = handle.tx.clone();

@@ -38,6 +38,9 @@ pub enum Command {
         token: Option<String>,
         since: Option<u64>,
         tx: StreamSink,
+        /// Where the reader is (as per-address limits count it): a seat's reconnects are
+        /// looked for among the refusals from there.
+        from: Option<std::net::IpAddr>,
         reply: Answer<()>,
     },
     /// A seat's move or call; none: it lets the claim pass (its call window's `pass_call`).

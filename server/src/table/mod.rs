@@ -128,6 +128,10 @@ pub struct Table {
     lease: Option<Lease>,
     /// The node let go of the table: the task ends once the journal is written.
     released: bool,
+    /// The addresses refused lately (the node's), and where each seat's last stream came
+    /// from: a seat whose address is being refused may be trying to come back.
+    refused: Option<crate::address::Refused>,
+    seats_from: std::collections::HashMap<Seat, std::net::IpAddr>,
     /// Each seat's refused calls by code, for a bot check's report (the codes are a fixed
     /// few, the seats the table's).
     refusals: std::collections::BTreeMap<(Seat, &'static str), u32>,
@@ -194,7 +198,20 @@ impl Table {
             bot_cpu,
             lease,
             released: false,
+            refused: None,
+            seats_from: std::collections::HashMap::new(),
         }
+    }
+
+    /// Reads the node's refusals (see [`Table::refused_seats`]).
+    pub fn watch_refusals(&mut self, refused: crate::address::Refused) {
+        self.refused = Some(refused);
+    }
+
+    /// The seats whose last stream came from an address a per-address limit refused lately.
+    fn refused_seats(&self) -> Vec<Seat> {
+        let Some(refused) = &self.refused else { return Vec::new() };
+        self.seats_from.iter().filter(|(_, ip)| refused.lately(**ip)).map(|(seat, _)| *seat).collect()
     }
 
     pub fn summary(&self) -> pb::TableSummary {
@@ -322,6 +339,8 @@ impl Table {
                 // presence then is what this last saw).
                 _ = presence.tick(), if self.core.has_people() => {
                     let now = self.now();
+                    let refused = self.refused_seats();
+                    self.core.reconnects_refused(refused);
                     self.core.check_presence(now);
                 }
                 () = tokio::time::sleep_until(last_call + idle) => {
@@ -432,9 +451,14 @@ impl Table {
                 let info = self.core.info();
                 self.reply(reply, info);
             }
-            Command::Subscribe { token, since, tx, reply } => {
+            Command::Subscribe { token, since, tx, from, reply } => {
                 let now = self.now();
                 let result = self.core.subscribe(token.as_deref(), since, Box::new(tx), now);
+                if let (Ok(()), Some(token), Some(from)) = (&result, &token, from)
+                    && let Ok(seat) = self.core.seats().seat_of(token)
+                {
+                    self.seats_from.insert(seat, from);
+                }
                 self.reply(reply, result);
             }
             Command::Act { token, action, answers, reply } => {

@@ -37,6 +37,9 @@ pub(super) struct Departures {
     began: [i64; 2],
     /// A seat came back since the table last told its streams who is here.
     back_untold: bool,
+    /// Seats whose address a per-address limit refused lately (the table task says, each
+    /// second): they may be trying to come back, so they are not taken out meanwhile.
+    refused: Vec<Seat>,
 }
 
 /// Time-outs in a row that take a seat out of a game of people.
@@ -66,8 +69,8 @@ impl Departures {
 
     /// A new game, or a reset: nobody is leaving and no round has been seen.
     pub(super) fn clear(&mut self) {
-        let back_untold = self.back_untold;
-        *self = Departures { back_untold, ..Departures::default() };
+        let (back_untold, refused) = (self.back_untold, std::mem::take(&mut self.refused));
+        *self = Departures { back_untold, refused, ..Departures::default() };
     }
 
     /// The host's pause is over: a seat away during it is away for good only after a whole
@@ -86,8 +89,12 @@ impl Departures {
         true
     }
 
-    /// Why `seat` (a person's, away since `away_since`) is taken out at `now`, if it is.
+    /// Why `seat` (a person's, away since `away_since`) is taken out at `now`, if it is:
+    /// never while its address is being refused (its reconnects may be what is refused).
     fn gone_for_good(&self, seat: Seat, away_since: Option<i64>, now: i64) -> Option<LeaveWhy> {
+        if self.refused.contains(&seat) {
+            return None;
+        }
         if self.timed_out_in_row.get(&seat).is_some_and(|&n| n >= TIME_OUTS_IN_A_ROW) {
             return Some(LeaveWhy::TimedOut);
         }
@@ -288,6 +295,15 @@ impl TableCore {
 
     /// Who is here now: seats whose every stream has closed are away from `now` on (told to
     /// everyone at the table). Live tables check every second (see `Table::run`).
+    /// The seats whose address a per-address limit refused lately (see
+    /// `Departures::refused`).
+    pub fn reconnects_refused(&mut self, seats: Vec<Seat>) {
+        if !seats.is_empty() {
+            tracing::debug!(?seats, "seats' addresses are being refused: not taken out meanwhile");
+        }
+        self.departures.refused = seats;
+    }
+
     pub fn check_presence(&mut self, now: Now) {
         self.log.prune();
         let mut changed = false;

@@ -389,3 +389,40 @@ fn a_removed_seat_goes_as_the_next_round_begins_when_paused_bots_end_the_round()
         );
     }
 }
+
+/// A player whose address a per-address limit is refusing (a shared address whose every
+/// connection someone else holds) may be trying to come back: out of time again and again
+/// meanwhile, they keep the seat; the same player with nothing refused is taken out.
+#[test]
+fn a_player_whose_reconnects_are_being_refused_is_not_taken_out() {
+    let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
+    let pacing = Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0, reveal_pause_millis: 0 };
+    let mut kept = Vec::new();
+    for refused in [false, true] {
+        let mut s = setup(4, pacing.clone(), false, GameLength::default());
+        s.seed = None;
+        let mut core = TableCore::new(dudo_rules::presets::fibbing(), s, [9; 32], at(0));
+        person(&mut core, "ana", at(0));
+        person(&mut core, "ben", at(0));
+        bot(&mut core, "odds", 3, at(0));
+        start(&mut core, at(1));
+        let mut secs = 1;
+        for _ in 0..12 {
+            core.reconnects_refused(if refused { vec![1] } else { Vec::new() });
+            secs += 11;
+            if core.deadline().is_some() {
+                core.time_out(at(secs));
+            } else if let Some(closes) = core.window_closes() {
+                secs = secs.max(closes.as_secs() + 1);
+                core.close_window(at(secs));
+            }
+            bots_play_on(&mut core, at(secs));
+            if core.game().is_none_or(|g| g.is_over()) {
+                break;
+            }
+        }
+        let ben = &core.info().players[1];
+        kept.push(!ben.left && !ben.leaving);
+    }
+    assert_eq!(kept, vec![false, true], "taken out when nothing is refused, kept while refused");
+}

@@ -25,6 +25,7 @@
 //! Run: `cargo run --release -p dudo-tests --bin dudo-load -- play --tables 1000 --seconds 10`
 //! and `... -- idle --seats 10000`. Every loop is bounded in count and time.
 
+mod attacks;
 mod cluster;
 mod ladder;
 mod tournaments;
@@ -86,11 +87,16 @@ impl Server {
 
     /// [`Server::start`] with more flags.
     fn start_with(db: &str, more: &[&str]) -> anyhow::Result<Server> {
+        Server::start_limited(db, more, false)
+    }
+
+    /// [`Server::start_with`], with the server's default per-address limits if
+    /// `default_limits` (else lifted: every table is this tool's, from one address).
+    fn start_limited(db: &str, more: &[&str], default_limits: bool) -> anyhow::Result<Server> {
         let exe = std::env::current_exe()?;
         let dir = exe.parent().ok_or_else(|| anyhow::anyhow!("no directory"))?;
-        let mut args = vec![
-            "--db",
-            db,
+        let mut args = vec!["--db", db];
+        let lifted = [
             "--max-tables",
             "100000",
             "--max-tables-per-ip",
@@ -112,6 +118,9 @@ impl Server {
             "--memory-per-address-mib",
             "0",
         ];
+        if !default_limits {
+            args.extend_from_slice(&lifted);
+        }
         args.extend_from_slice(more);
         let server = dudo_tests::start_server(&dir.join("dudo-server"), &args)?;
         // Its later output (nothing after the banner) is not read.
@@ -158,7 +167,7 @@ async fn play(
     calza_on_turn: bool,
     background: tournaments::Background,
 ) -> anyhow::Result<()> {
-    let server = Server::start_with(db, &background.server_flags())?;
+    let server = Server::start_limited(db, &background.server_flags(), background.default_limits)?;
     let bot_tables = background.bot_tables;
     if background.house_tournaments > 0 {
         let started = Instant::now();
@@ -205,6 +214,7 @@ async fn play(
     let deadline = warmup + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
     let health = health_probe(&server.addr, warmup, deadline).await?;
+    let attack = attacks::start(background.attack, &server.addr, deadline).await?;
     let storm = match background.standings_readers {
         0 => None,
         n => Some(tournaments::standings_storm(&server.addr, n, warmup, deadline).await?),
@@ -421,6 +431,19 @@ async fn play(
         calls.last().copied().unwrap_or(0),
         calls.len()
     );
+    if let Some(attack) = attack {
+        let answers = attack.await.unwrap_or_default();
+        let mut said: Vec<(String, u64)> = answers.into_iter().collect();
+        said.sort_by_key(|a| std::cmp::Reverse(a.1));
+        let total: u64 = said.iter().map(|a| a.1).sum();
+        let said: Vec<String> = said.iter().map(|(code, n)| format!("{code} {n}")).collect();
+        println!(
+            "attack {:?} from 127.0.0.2 through the run (and its warm-up): {total} calls, {:.0} a second; answers by code: {}",
+            background.attack,
+            total as f64 / (elapsed + 3.0),
+            said.join(", ")
+        );
+    }
     if let Some(storm) = storm {
         let mut reads = storm.await.unwrap_or_default();
         reads.sort_unstable();
@@ -602,6 +625,14 @@ enum Load {
         /// standings (needs --db), and time another address's (127.0.0.2) reads beside them.
         #[arg(long = "standings-readers", default_value_t = 0)]
         standings_readers: usize,
+        /// A hostile client from 127.0.0.2 through the run (see attacks.rs): acts, subscribes
+        /// or leaves.
+        #[arg(long, value_enum, default_value_t = attacks::Attack::None)]
+        attack: attacks::Attack,
+        /// Start the server with its default per-address limits, as deployed (the tables
+        /// then must fit in one address's: at most 100).
+        #[arg(long = "default-limits")]
+        default_limits: bool,
     },
     /// The same games on several cluster nodes on one PostgreSQL database, with a node killed
     /// or drained mid-run: failover and drain times, the forwarding hop.
@@ -683,9 +714,17 @@ async fn main() -> anyhow::Result<()> {
             bot_tables,
             house_tournaments,
             standings_readers,
+            attack,
+            default_limits,
         } => {
             let think = Duration::from_millis(think_ms);
-            let background = tournaments::Background { bot_tables, house_tournaments, standings_readers };
+            let background = tournaments::Background {
+                bot_tables,
+                house_tournaments,
+                standings_readers,
+                attack,
+                default_limits,
+            };
             play(tables, seconds, think, &db, rss_every, calza_on_turn, background).await
         }
         Load::Cluster {

@@ -26,6 +26,11 @@ pub(crate) struct Background {
     pub(crate) bot_tables: usize,
     pub(crate) house_tournaments: usize,
     pub(crate) standings_readers: usize,
+    /// A hostile client from another address (see `attacks.rs`).
+    pub(crate) attack: crate::attacks::Attack,
+    /// The server with its default per-address limits, as deployed (else lifted for this
+    /// tool's one address).
+    pub(crate) default_limits: bool,
 }
 
 impl Background {
