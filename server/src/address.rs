@@ -1,15 +1,16 @@
 //! What "one address" is for every per-address limit: an IPv4 address, or an IPv6 /64.
 //!
 //! An IPv6 host is usually given a whole /64 and may take any address in it, so counting
-//! IPv6 addresses one by one would give one machine 2^64 shares of every limit. The client
-//! port applies [`of`] where a connection is accepted, and reports the result as the
-//! connection's remote address, so every limit downstream (connections, opening rate,
-//! memory shares, tables, streams, chat, leaves, registrations) counts the same thing. An
+//! IPv6 addresses one by one would give one machine 2^64 shares of every limit. Every
+//! per-address limit counts [`of`] the client's address: the connection gate as it accepts
+//! (connections, their rate, memory shares), the call gate (calls and stream opens a second),
+//! and the services (`services::client_ip`: tables, streams, chat, leaves, registrations).
+//! A connection itself is still known by its own address and port. An
 //! IPv4 address written as IPv6 (`::ffff:a.b.c.d`, a dual-stack listener's form) is the IPv4
 //! address. [`Refused`] remembers the addresses those limits refused lately.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,11 +26,6 @@ pub fn of(ip: IpAddr) -> IpAddr {
             }
         },
     }
-}
-
-/// `peer` with its address as it is counted (the port is kept, for the logs).
-pub fn of_socket(peer: SocketAddr) -> SocketAddr {
-    SocketAddr::new(of(peer.ip()), peer.port())
 }
 
 /// How long after a refusal an address counts as being refused.

@@ -236,7 +236,7 @@ where
             request.extensions_mut().insert(Method(path));
         }
         let peer = request.extensions().get::<TcpConnectInfo>().and_then(TcpConnectInfo::remote_addr);
-        let ip = peer.map(|a| a.ip());
+        let ip = peer.map(|a| crate::address::of(a.ip()));
         // Before anything is held for it: a refused call costs its parsing and this answer.
         if let Err(status) = self.gate.rate(ip, request.uri().path()) {
             return Box::pin(async move { Ok(status.into_http()) });

@@ -89,21 +89,23 @@ pub fn incoming(
                 accepted = listener.accept() => accepted,
             };
             let (stream, peer) = match accepted {
-                Ok((stream, peer)) => {
+                Ok(accepted) => {
                     backoff.reset();
-                    (stream, crate::address::of_socket(peer))
+                    accepted
                 }
                 Err(e) => {
                     backoff.pause(&e).await;
                     continue;
                 }
             };
-            if !rate.admit(peer.ip(), Instant::now()) {
-                refused.note(peer.ip());
+            // Counted as its address is (an IPv6 /64 is one); known by its own.
+            let ip = crate::address::of(peer.ip());
+            if !rate.admit(ip, Instant::now()) {
+                refused.note(ip);
                 continue;
             }
-            let Some(slot) = counted.take_slot(peer.ip(), most) else {
-                refused.note(peer.ip());
+            let Some(slot) = counted.take_slot(ip, most) else {
+                refused.note(ip);
                 continue;
             };
             let (tx, budgets, past_budget, calls) =
@@ -116,7 +118,7 @@ pub fn incoming(
                 let _ = stream.set_nodelay(true);
                 // The address's share of the budget: a handshake holds from it, then the
                 // connection.
-                let budget = budgets.for_address(Some(peer.ip()));
+                let budget = budgets.for_address(Some(ip));
                 let handshake_budget = Arc::clone(&budget);
                 // The handshake is part of the opening, and has its time.
                 let opened = tokio::time::timeout(OPENING_TIME, async move {
@@ -150,7 +152,7 @@ pub fn incoming(
                 // that free memory and health checks (the only ones served then).
                 let memory = match budget.hold(bytes) {
                     Some(held) => Memory::Held { _held: held },
-                    None => match past_budget.take(Some(peer.ip()), PAST_BUDGET, PAST_BUDGET_ALL) {
+                    None => match past_budget.take(Some(ip), PAST_BUDGET, PAST_BUDGET_ALL) {
                         Some(ticket) => Memory::PastBudget { _place: ticket },
                         None => {
                             tracing::debug!(%peer, "connection refused: the memory budget is full");
@@ -276,10 +278,8 @@ enum Memory {
 impl Connected for Counted {
     type ConnectInfo = TcpConnectInfo;
 
-    /// The client's address as every per-address limit counts it (`address::of`).
     fn connect_info(&self) -> TcpConnectInfo {
-        let info = self.stream.connect_info();
-        TcpConnectInfo { local_addr: info.local_addr, remote_addr: info.remote_addr.map(crate::address::of_socket) }
+        self.stream.connect_info()
     }
 }
 

@@ -327,9 +327,10 @@ impl Dudo {
                     self.limits.max_streams_per_connection
                 )));
             }
-            let n = counts.streams.entry(peer.ip()).or_default();
+            let ip = crate::address::of(peer.ip());
+            let n = counts.streams.entry(ip).or_default();
             if *n >= self.limits.max_streams_per_ip {
-                self.refused.note(peer.ip());
+                self.refused.note(ip);
                 return Err(Refusal::resource_exhausted(format!(
                     "at most {} open streams per address",
                     self.limits.max_streams_per_ip

@@ -85,7 +85,7 @@ impl Drop for StreamSlot {
     fn drop(&mut self) {
         metrics::gauge!("dudo_streams").decrement(1.0);
         let (Some(peer), Ok(mut counts)) = (self.peer, self.per_ip.lock()) else { return };
-        if let Some(n) = counts.streams.get_mut(&peer.ip()) {
+        if let Some(n) = counts.streams.get_mut(&crate::address::of(peer.ip())) {
             *n = n.saturating_sub(1);
         }
         if let Some(n) = counts.connections.get_mut(&peer) {

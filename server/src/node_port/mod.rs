@@ -60,8 +60,7 @@ pub async fn serve(
             .metadata()
             .get(CLIENT_ADDR)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<SocketAddr>().ok())
-            .map(crate::address::of_socket);
+            .and_then(|v| v.parse::<SocketAddr>().ok());
         let extensions = request.extensions_mut();
         extensions.insert(TcpConnectInfo { local_addr: None, remote_addr: client });
         extensions.insert(Forwarded);

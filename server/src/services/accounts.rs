@@ -38,7 +38,7 @@ impl Accounts for AccountsService {
         if settings.registration == Registration::Admin && !admin {
             return Err(AccountError::RegistrationClosed.into());
         }
-        let ip = request.remote_addr().map(|a| a.ip());
+        let ip = super::client_ip(&request);
         let req = request.into_inner();
         let name = table::seats::seat_name(&req.name).map_err(|e| match e {
             table::TableError::BadName(why) => AccountError::BadName(why),

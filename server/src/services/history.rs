@@ -165,7 +165,7 @@ impl History for HistoryService {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
-        let reader = request.remote_addr().map(|a| a.ip());
+        let reader = super::client_ip(&request);
         let req = request.into_inner();
         bounded("player", &req.player, MAX_NAME_FIELD)?;
         bounded("preset", &req.preset, MAX_NAME_FIELD)?;
@@ -187,7 +187,7 @@ impl History for HistoryService {
     }
 
     async fn get_replay(&self, request: Request<pb::GameRef>) -> Result<Response<pb::Replay>, Status> {
-        let reader = request.remote_addr().map(|a| a.ip());
+        let reader = super::client_ip(&request);
         let (replay, _held) = self.node.replay(&request.get_ref().game, reader, true).await?;
         self.node.answer_held(replay, reader)
     }
@@ -197,7 +197,7 @@ impl History for HistoryService {
         request: Request<pb::WatchReplayRequest>,
     ) -> Result<Response<Self::WatchReplayStream>, Status> {
         let slot = self.node.stream_slot(request.remote_addr())?;
-        let reader = request.remote_addr().map(|a| a.ip());
+        let reader = super::client_ip(&request);
         let req = request.into_inner();
         let speed = if req.speed == 0.0 { 1.0 } else { req.speed };
         if !(0.01..=1_000_000.0).contains(&speed) {

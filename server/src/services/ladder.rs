@@ -234,7 +234,7 @@ impl Ladder for LadderService {
         request: Request<pb::LeaderboardRequest>,
     ) -> Result<Response<pb::LeaderboardResponse>, Status> {
         let store = self.node.records()?;
-        let reader = request.remote_addr().map(|a| a.ip());
+        let reader = super::client_ip(&request);
         let req = request.into_inner();
         crate::status::bounded("pool", &req.pool, crate::status::MAX_NAME_FIELD)?;
         self.node.known_pool(req.pool.trim())?;
@@ -251,7 +251,7 @@ impl Ladder for LadderService {
         request: Request<pb::RatingHistoryRequest>,
     ) -> Result<Response<pb::RatingHistoryResponse>, Status> {
         let store = self.node.records()?;
-        let reader = request.remote_addr().map(|a| a.ip());
+        let reader = super::client_ip(&request);
         let req = request.into_inner();
         crate::status::bounded("pool", &req.pool, crate::status::MAX_NAME_FIELD)?;
         crate::status::bounded("name", &req.name, crate::status::MAX_NAME_FIELD)?;

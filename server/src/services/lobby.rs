@@ -112,7 +112,7 @@ impl Lobby for LobbyService {
                 answered => return answered,
             }
         }
-        let ip = request.remote_addr().map(|a| a.ip());
+        let ip = super::client_ip(&request);
         table::seats::seat_name(&request.get_ref().name).map_err(status)?;
         let (name, account) =
             self.node.accounts().seat_account(super::bearer(&request), &request.get_ref().name).await?;
@@ -316,7 +316,7 @@ impl Lobby for LobbyService {
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
         if !forwarded(&request) {
-            self.node.leave_seat(request.remote_addr().map(|a| a.ip()))?;
+            self.node.leave_seat(super::client_ip(&request))?;
         }
         self.by_token(request, |token, reply| Command::Leave { token, reply }).await
     }

@@ -27,6 +27,12 @@ pub const NAMES: [&str; 6] = [
     "dudo.v1.Tournaments",
 ];
 
+/// Where a call comes from, as the per-address limits count it (an IPv6 /64 is one
+/// address): the connection's, or the client's a forwarding node names.
+pub(crate) fn client_ip<T>(request: &tonic::Request<T>) -> Option<std::net::IpAddr> {
+    request.remote_addr().map(|a| crate::address::of(a.ip()))
+}
+
 /// Every `dudo.v1` service over `node`, each taking messages of up to `max_message` bytes:
 /// what the public port and a cluster's node port both serve.
 pub fn routes(node: crate::node::Dudo, max_message: usize) -> tonic::service::Routes {

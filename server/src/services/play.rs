@@ -44,7 +44,7 @@ impl Play for PlayService {
         let token = token_of(&request)?;
         let slot = self.node.stream_slot(request.remote_addr())?;
         let client = request.remote_addr();
-        let reader = client.map(|a| a.ip());
+        let reader = client.map(|a| crate::address::of(a.ip()));
         let is_forwarded = super::forward::forwarded(&request);
         let metadata = request.metadata().clone();
         let mut incoming = request.into_inner();
@@ -182,7 +182,7 @@ impl Play for PlayService {
         let slot = self.node.stream_slot(request.remote_addr())?;
         self.node
             .stream_at_table(request, slot, |request, slot| async move {
-                let reader = request.remote_addr().map(|a| a.ip());
+                let reader = super::client_ip(&request);
                 let req = request.into_inner();
                 let stream = self.node.stream(&req.table, Some(token), req.since, reader).await?;
                 let held: UpdateStream = Box::pin(stream.map(move |u| {
@@ -227,7 +227,7 @@ impl Play for PlayService {
         let token = super::bearer(&request).map(str::to_string);
         self.node
             .at_table(request, |request| async move {
-                let ip = request.remote_addr().map(|a| a.ip());
+                let ip = super::client_ip(&request);
                 let said = request.into_inner();
                 let handle = self.node.find(&said.table)?;
                 if handle.hidden && token.is_none() {
@@ -256,7 +256,7 @@ impl Play for PlayService {
                         Status::not_found(format!("no table {shown:?}")),
                     ));
                 }
-                let reader = request.remote_addr().map(|a| a.ip());
+                let reader = super::client_ip(&request);
                 let req = request.into_inner();
                 let stream = self.node.stream(&req.table, None, req.since, reader).await?;
                 let held: UpdateStream = Box::pin(stream.map(move |u| {

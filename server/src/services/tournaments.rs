@@ -254,7 +254,7 @@ impl Tournaments for TournamentsService {
         };
         let store = self.node.records()?;
         let pools = self.node.ladder().map(|l| l.pools().to_vec()).unwrap_or_default();
-        let ip = request.remote_addr().map(|a| a.ip());
+        let ip = super::client_ip(&request);
         let req = request.into_inner();
         if !req.rating_pool.trim().is_empty() && !matches!(caller, Caller::Admin) {
             // Games an organiser seats against the house bots of its choice would be ratings
@@ -459,7 +459,7 @@ impl Tournaments for TournamentsService {
         request: Request<pb::TournamentRef>,
     ) -> Result<Response<pb::TournamentStandings>, Status> {
         // One address's readers wait behind each other, not in front of everyone.
-        let _turn = self.node.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
+        let _turn = self.node.tournaments()?.readers.turn(super::client_ip(&request)).await?;
         let (row, spec) = self.node.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.node.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
@@ -479,7 +479,7 @@ impl Tournaments for TournamentsService {
         &self,
         request: Request<pb::TournamentGamesRequest>,
     ) -> Result<Response<pb::TournamentGamesResponse>, Status> {
-        let _turn = self.node.tournaments()?.readers.turn(request.remote_addr().map(|a| a.ip())).await?;
+        let _turn = self.node.tournaments()?.readers.turn(super::client_ip(&request)).await?;
         let (row, spec) = self.node.stored_tournament(&request.get_ref().tournament).await?;
         let store = self.node.records()?;
         let entrants = store.entrants(&row.id).await.map_err(store_error)?;
