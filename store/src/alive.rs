@@ -41,7 +41,8 @@ impl Alive {
     pub(crate) async fn keep(&self) -> Result<i64, sqlx::Error> {
         let mut session = self.session.lock().await;
         if let Some((conn, key)) = session.as_mut()
-            && let Ok(Ok(_)) = tokio::time::timeout(self.patience, sqlx::query("SELECT 1").execute(&mut *conn)).await
+            && let Ok(Ok(_)) =
+                tokio::time::timeout(self.patience, sqlx::query("SELECT 1").execute(&mut *conn)).await
         {
             return Ok(*key);
         }

@@ -297,7 +297,8 @@ impl Store {
                 .map_err(|source| StoreError::Open { url: place.clone(), source })?,
             _ => pool.clone(),
         };
-        let alive = (access == Access::Member).then(|| Arc::new(alive::Alive::new(options_for_alive, patience)));
+        let alive =
+            (access == Access::Member).then(|| Arc::new(alive::Alive::new(options_for_alive, patience)));
         let (writer, queue) = mpsc::channel(4096);
         tokio::spawn(write_loop(pool.clone(), backend, queue));
         Ok(Store {

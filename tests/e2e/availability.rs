@@ -551,7 +551,10 @@ async fn one_addresss_flood_of_calls_and_stream_opens_is_held_to_its_rate() {
         match PlayClient::new(flood.clone()).act(bearer(act, "nobodys-token")).await {
             Err(s) if code(&s) == "rate_limited" => {
                 assert_eq!(s.code(), tonic::Code::ResourceExhausted, "{s:?}");
-                let wait = s.metadata().get("dudo-retry-after-ms").and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+                let wait = s
+                    .metadata()
+                    .get("dudo-retry-after-ms")
+                    .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
                 waits.push(wait.expect("a rate refusal says how long to wait"));
                 limited += 1;
             }
@@ -564,7 +567,10 @@ async fn one_addresss_flood_of_calls_and_stream_opens_is_held_to_its_rate() {
     // A burst of two seconds' worth, then 40 a second.
     let most = 80.0 + 40.0 * secs + 2.0;
     assert!(f64::from(answered) <= most, "{answered} calls answered in {secs:.2} s; at most {most:.0}");
-    assert!(limited > 0 && waits.iter().all(|&w| (1..=1000).contains(&w)), "{limited} limited, waits {waits:?}");
+    assert!(
+        limited > 0 && waits.iter().all(|&w| (1..=1000).contains(&w)),
+        "{limited} limited, waits {waits:?}"
+    );
     // Another address plays on, and the flooding address's health checks still answer.
     let lobby = LobbyClient::new(connect_from(&addr, "127.0.0.3").await);
     let req = pb::CreateTableRequest { name: "Ana".into(), seats: 2, ..Default::default() };
@@ -586,7 +592,10 @@ async fn one_addresss_flood_of_calls_and_stream_opens_is_held_to_its_rate() {
         }
     }
     let most = 20.0 + 10.0 * started.elapsed().as_secs_f64() + 2.0;
-    assert!(f64::from(opened) <= most && refused > 0, "{opened} stream opens went through (at most {most:.0}), {refused} refused");
+    assert!(
+        f64::from(opened) <= most && refused > 0,
+        "{opened} stream opens went through (at most {most:.0}), {refused} refused"
+    );
 }
 
 /// A shared address: someone holding every connection it may have (a household's or a
@@ -692,5 +701,8 @@ async fn a_player_whose_shared_address_is_full_is_not_taken_out() {
         other => panic!("a snapshot first: {other:?}"),
     };
     let seat = &info.players[1];
-    assert!(!seat.left && !seat.leaving, "Ben was taken out while {refused} reconnects were refused: {seat:?}");
+    assert!(
+        !seat.left && !seat.leaving,
+        "Ben was taken out while {refused} reconnects were refused: {seat:?}"
+    );
 }

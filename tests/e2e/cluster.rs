@@ -89,7 +89,12 @@ impl Cluster {
         let size = dbs.len();
         let mut nodes = Vec::new();
         for (i, db) in dbs.into_iter().enumerate() {
-            nodes.push(Node { id: format!("node-{i}"), listen: dudo_tests::fixed_address(), db, process: None });
+            nodes.push(Node {
+                id: format!("node-{i}"),
+                listen: dudo_tests::fixed_address(),
+                db,
+                process: None,
+            });
         }
         let addr = dudo_tests::balancer(nodes.iter().map(|n| n.listen.clone()).collect()).await.unwrap();
         let mut cluster = Cluster {
@@ -652,12 +657,18 @@ async fn a_node_the_database_refuses_lets_its_tables_players_go_inside_a_lease()
             theirs = Some(table.clone());
         }
     }
-    let table = theirs.expect("a table is held by the node behind the proxy (new tables go to the node with fewest)");
+    let table =
+        theirs.expect("a table is held by the node behind the proxy (new tables go to the node with fewest)");
     until_round(&cluster.addr, &table, 2).await;
     let mut play =
-        dudo_proto::v1::play_client::PlayClient::connect(format!("http://{}", cluster.nodes[1].listen)).await.unwrap();
-    let mut watch =
-        play.watch(dudo_proto::v1::WatchRequest { table: table.clone(), since: None }).await.unwrap().into_inner();
+        dudo_proto::v1::play_client::PlayClient::connect(format!("http://{}", cluster.nodes[1].listen))
+            .await
+            .unwrap();
+    let mut watch = play
+        .watch(dudo_proto::v1::WatchRequest { table: table.clone(), since: None })
+        .await
+        .unwrap()
+        .into_inner();
     assert!(watch.message().await.unwrap().is_some(), "the watch at the table's node began");
     let cut = std::time::Instant::now();
     refuse.send_replace(true);
@@ -678,5 +689,9 @@ async fn a_node_the_database_refuses_lets_its_tables_players_go_inside_a_lease()
     // The records are read at the node the database still takes (the other answers
     // UNAVAILABLE for anything it must read, and a client tries again).
     same_games(&cluster.nodes[0].listen, players, &expected, "after the database refused a node").await;
-    assert_eq!(cluster.owner(&table).await, Some(0), "the table went on at the node the database still takes");
+    assert_eq!(
+        cluster.owner(&table).await,
+        Some(0),
+        "the table went on at the node the database still takes"
+    );
 }

@@ -289,13 +289,7 @@ enum Windows {
 /// answers call windows as `windows` says: the game's time from being seated to its end, the
 /// lapses the table announced for this seat, the windows it was asked in, and those of them
 /// that gave it the pool's whole window (a second).
-async fn one_ladder_game(
-    addr: &str,
-    name: &str,
-    pool: &str,
-    windows: Windows,
-    think: Duration,
-) -> OneGame {
+async fn one_ladder_game(addr: &str, name: &str, pool: &str, windows: Windows, think: Duration) -> OneGame {
     use dudo_proto::v1::play_client::PlayClient;
     let guest = Client::connect(addr).await.unwrap();
     let token = guest.register(name, true, "test").await.unwrap().token.unwrap().token;
@@ -779,7 +773,8 @@ async fn bots_answering_at_once_are_never_cut_short_when_games_start_together() 
         let games = (0..16).map(|i| {
             let addr = addr.clone();
             tokio::spawn(async move {
-                one_ladder_game(&addr, &format!("Quick{round}x{i}"), "quad", Windows::Answers, Duration::ZERO).await
+                one_ladder_game(&addr, &format!("Quick{round}x{i}"), "quad", Windows::Answers, Duration::ZERO)
+                    .await
             })
         });
         let mut asked = 0;

@@ -293,9 +293,11 @@ async fn entrants_stalling_call_windows_unbenched_make_games_at_most_twice_as_lo
         crate::tournaments::in_process_with(ADMIN, dudo_server::tournament::Settings::default()).await;
     let admin = client.clone().with_account(Some(ADMIN.into()));
     let mut mean_millis = Vec::new();
-    for (name, bot, stall) in
-        [("even-hon", true, None), ("even-per", false, Some(Stall::Never)), ("even-late", true, Some(Stall::AtTheLastMoment))]
-    {
+    for (name, bot, stall) in [
+        ("even-hon", true, None),
+        ("even-per", false, Some(Stall::Never)),
+        ("even-late", true, Some(Stall::AtTheLastMoment)),
+    ] {
         let token = client.register(name, bot, "test").await.unwrap().token.unwrap().token;
         let entrant = client.clone().with_account(Some(token));
         let t = admin

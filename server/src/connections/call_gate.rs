@@ -116,7 +116,10 @@ impl CallGate {
             replays: Counts::default(),
             exempt: Counts::default(),
             call_rate: Arc::new(super::opening_rate::OpeningRate::new(limits.calls_per_second_per_ip, 0)),
-            stream_rate: Arc::new(super::opening_rate::OpeningRate::new(limits.stream_opens_per_second_per_ip, 0)),
+            stream_rate: Arc::new(super::opening_rate::OpeningRate::new(
+                limits.stream_opens_per_second_per_ip,
+                0,
+            )),
             refused,
         }
     }

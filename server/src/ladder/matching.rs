@@ -99,7 +99,8 @@ impl<T: ServerTables> Matchmaker<T> {
         // Who may not sit together: one account twice, and in a pool of people two
         // accounts sharing an address (one person's puppets, whose losses feed its rating).
         let people = p.players == super::pools::Players::People;
-        let apart = |a: &Entrant, b: &Entrant| a.account.id == b.account.id || (people && a.shares_an_address(b));
+        let apart =
+            |a: &Entrant, b: &Entrant| a.account.id == b.account.id || (people && a.shares_an_address(b));
         let mut near: Vec<Ready> = Vec::with_capacity(ready.len());
         let mut rng = rand::rng();
         for anchor in ready {

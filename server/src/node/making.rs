@@ -73,7 +73,10 @@ impl Dudo {
                 forget(&id);
                 return Err(crate::refusal::refused(
                     "server_full",
-                    Refusal::resource_exhausted(format!("the server holds {} tables, its limit", self.limits.max_tables)),
+                    Refusal::resource_exhausted(format!(
+                        "the server holds {} tables, its limit",
+                        self.limits.max_tables
+                    )),
                 ));
             }
             registry.tables.insert(id.clone(), handle.clone());
@@ -118,7 +121,10 @@ impl Dudo {
         if *n >= self.limits.max_tables_per_ip {
             return Err(crate::refusal::refused(
                 "too_many_tables",
-                Refusal::resource_exhausted(format!("at most {} tables per address", self.limits.max_tables_per_ip)),
+                Refusal::resource_exhausted(format!(
+                    "at most {} tables per address",
+                    self.limits.max_tables_per_ip
+                )),
             ));
         }
         *n += 1;
@@ -152,7 +158,10 @@ impl Dudo {
             if registry.tables.len() >= self.limits.max_tables {
                 return Err(crate::refusal::refused(
                     "server_full",
-                    Refusal::resource_exhausted(format!("the server holds {} tables, its limit", self.limits.max_tables)),
+                    Refusal::resource_exhausted(format!(
+                        "the server holds {} tables, its limit",
+                        self.limits.max_tables
+                    )),
                 ));
             }
         }

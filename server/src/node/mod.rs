@@ -504,7 +504,8 @@ impl Dudo {
             {
                 let at = tokio::time::Instant::now();
                 // Never waits: a table too busy to take the word times the window as before.
-                let _ = table_tx.try_send(Box::new(Command::PromptWritten { token: token.clone(), answers, at }));
+                let _ =
+                    table_tx.try_send(Box::new(Command::PromptWritten { token: token.clone(), answers, at }));
             }
             delivery
         });

@@ -399,7 +399,14 @@ impl CallWindow {
     pub fn open(asked: impl IntoIterator<Item = (Seat, Duration, bool)>, opened: Duration) -> CallWindow {
         let asked = asked
             .into_iter()
-            .map(|(seat, closes, whole)| Asked { seat, closes, whole, answer: Answer::Waiting, at: None, written: None })
+            .map(|(seat, closes, whole)| Asked {
+                seat,
+                closes,
+                whole,
+                answer: Answer::Waiting,
+                at: None,
+                written: None,
+            })
             .collect();
         CallWindow { opened, asked, held: None, closed: false }
     }
@@ -510,8 +517,10 @@ impl CallWindow {
     /// counted from then (the server's delay is not the seat's), up to `latest`, the table's
     /// whole window. Only the first such word counts (a seat's second stream is no later).
     pub fn written(&mut self, seat: Seat, at: Duration, latest: Duration) {
-        let Some(a) =
-            self.asked.iter_mut().find(|a| a.seat == seat && a.answer == Answer::Waiting && a.written.is_none())
+        let Some(a) = self
+            .asked
+            .iter_mut()
+            .find(|a| a.seat == seat && a.answer == Answer::Waiting && a.written.is_none())
         else {
             return;
         };
@@ -528,7 +537,11 @@ impl CallWindow {
     pub(super) fn answer_times(&self) -> impl Iterator<Item = (Seat, Duration, Duration)> + '_ {
         self.asked.iter().filter_map(|a| {
             let at = a.at?;
-            Some((a.seat, at.saturating_sub(a.written.unwrap_or(self.opened)), at.saturating_sub(self.opened)))
+            Some((
+                a.seat,
+                at.saturating_sub(a.written.unwrap_or(self.opened)),
+                at.saturating_sub(self.opened),
+            ))
         })
     }
 }

@@ -451,7 +451,9 @@ impl Dudo {
             tracing::warn!(error = %e, "could not hold this node's alive lock (the others may take it for dead)");
         }
         if store.alive_session_lost() {
-            self.let_go_of_every_table("this node's session with the database ended: the others may adopt its tables now");
+            self.let_go_of_every_table(
+                "this node's session with the database ended: the others may adopt its tables now",
+            );
         }
         let node = Node {
             id: cluster.node().to_string(),
@@ -483,7 +485,9 @@ impl Dudo {
                 tracing::warn!(error = %e, "could not renew this node's leases");
                 let ran_out = cluster.renewed.lock().is_ok_and(|r| r.elapsed() >= cluster.setup.lease);
                 if ran_out {
-                    self.let_go_of_every_table("this node's leases ran out unrenewed: another node may hold its tables");
+                    self.let_go_of_every_table(
+                        "this node's leases ran out unrenewed: another node may hold its tables",
+                    );
                 }
                 return;
             }

@@ -396,7 +396,12 @@ fn a_removed_seat_goes_as_the_next_round_begins_when_paused_bots_end_the_round()
 #[test]
 fn a_player_whose_reconnects_are_being_refused_is_not_taken_out() {
     let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
-    let pacing = Pacing { clock: Some(clock), bot_pause: Duration::ZERO, call_window_millis: 0, reveal_pause_millis: 0 };
+    let pacing = Pacing {
+        clock: Some(clock),
+        bot_pause: Duration::ZERO,
+        call_window_millis: 0,
+        reveal_pause_millis: 0,
+    };
     let mut kept = Vec::new();
     for refused in [false, true] {
         let mut s = setup(4, pacing.clone(), false, GameLength::default());

@@ -44,10 +44,8 @@ pub(crate) async fn start(
     if attack == Attack::None {
         return Ok(None);
     }
-    let channel = Channel::from_shared(format!("http://{addr}"))?
-        .local_address(Some(FROM.parse()?))
-        .connect()
-        .await?;
+    let channel =
+        Channel::from_shared(format!("http://{addr}"))?.local_address(Some(FROM.parse()?)).connect().await?;
     let answers = Arc::new(Mutex::new(HashMap::<String, u64>::new()));
     // The leaves' waiting table: the attacker's own, made before the loops.
     let table = match attack {
@@ -75,8 +73,11 @@ pub(crate) async fn start(
                         play.subscribe(dudo_tests::bearer(subscribe, "nobodys-token")).await.map(|_| ())
                     }
                     Attack::Leaves => {
-                        let join =
-                            pb::JoinTableRequest { table: table.clone(), name: format!("churn{n}"), ..Default::default() };
+                        let join = pb::JoinTableRequest {
+                            table: table.clone(),
+                            name: format!("churn{n}"),
+                            ..Default::default()
+                        };
                         match lobby.join_table(join).await {
                             Ok(joined) => {
                                 let token = joined.into_inner().token;
