@@ -54,8 +54,9 @@ struct Args {
     /// refused); a move answering a prompt does not count.
     #[arg(long, env = "DUDO_ACTIONS_PER_SECOND", default_value_t = 50)]
     actions_per_second: u32,
-    /// Seats one address may leave a minute, in all tables (0: no limit): each
-    /// leave before the start ends the streams of the seats after it.
+    /// Seats one address may leave (Leave) a minute, in all tables; past it a leave is
+    /// refused, rate_limited, with how long to wait (a leave before the start renumbers the
+    /// seats after it and ends their streams). 0: no limit.
     #[arg(long, env = "DUDO_LEAVES_PER_MINUTE", default_value_t = 20)]
     leaves_per_minute: u32,
     /// Moves a whole table may make each second in answer to prompts: protects the server

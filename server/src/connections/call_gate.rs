@@ -134,7 +134,8 @@ impl CallGate {
             let mut status = crate::status::refused(
                 "rate_limited",
                 tonic::Status::resource_exhausted(format!(
-                    "slow down: at most {per_second} {what} a second from one address"
+                    "slow down: one address may make {per_second} {what} a second (try again in {} ms)",
+                    wait.as_millis().max(1)
                 )),
             );
             let millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
@@ -149,7 +150,7 @@ impl CallGate {
         if STREAMS.contains(&path)
             && let Err(wait) = self.stream_rate.allow(ip, now)
         {
-            return Err(over("streams opened", self.stream_rate.per_address(), wait));
+            return Err(over("stream opens", self.stream_rate.per_address(), wait));
         }
         Ok(())
     }

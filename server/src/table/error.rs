@@ -96,7 +96,7 @@ pub enum TableError {
     TooOften { retry_after_millis: u64 },
     /// One address's seats left (Leave), too often: each leave before
     /// the start renumbers the seats after it and ends their streams.
-    #[error("slow down: one address leaves seats at most {per_minute} times a minute (the next in {} s)", retry_after_millis.div_ceil(1000))]
+    #[error("slow down: one address may leave seats {per_minute} time(s) a minute (the next in {} s)", retry_after_millis.div_ceil(1000))]
     LeavesTooOften { per_minute: u32, retry_after_millis: u64 },
     /// A call for a person's seat (mute, link) naming a bot's.
     #[error("seat: seat {seat} is {name}, a bot; only a person's seat can be muted or given a link")]
