@@ -291,7 +291,7 @@ async fn serve_node(
         // served before it (web_page.rs).
         .accept_http1(true)
         .layer(cors(&allowed_origins))
-        .layer(web_page::WebPage)
+        .layer(web_page::WebPage::new(&limits))
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(call_gate::CallGate::new(&limits, budgets.clone(), calls.clone(), refused.clone()))
         .add_routes(

@@ -20,9 +20,10 @@ pub struct Limits {
     pub connections_per_second_per_ip: u32,
     pub connections_per_second: u32,
     /// Calls a second from one address, and streams opened a second (Play, Subscribe,
-    /// Watch, WatchReplay, the ladder's and tournaments' Enter and Check), each with a burst
-    /// of two seconds' worth (0: no limit): past them a call is answered `rate_limited`
-    /// before any service reads it (see `call_gate`). Health checks are not counted.
+    /// Watch, WatchReplay, the ladder's and tournaments' Enter and Check, reflection), each
+    /// with a burst of two seconds' worth (0: no limit): past them a call is answered
+    /// `rate_limited` before any service reads it (see `call_gate`). Health checks are not
+    /// counted. The page's files have a rate of their own (`web_page`).
     pub calls_per_second_per_ip: u32,
     pub stream_opens_per_second_per_ip: u32,
     /// Seats a table may have.

@@ -44,7 +44,7 @@ struct Args {
     #[arg(long, env = "DUDO_CALLS_PER_SECOND_PER_IP", default_value_t = 1_000)]
     calls_per_second_per_ip: u32,
     /// Streams opened a second from one IP address (Play, Subscribe, Watch, WatchReplay, the
-    /// ladder's and tournaments' Enter, Check; a burst of twice that). 0: no limit.
+    /// ladder's and tournaments' Enter, Check, reflection; a burst of twice that). 0: no limit.
     #[arg(long, env = "DUDO_STREAM_OPENS_PER_SECOND_PER_IP", default_value_t = 200)]
     stream_opens_per_second_per_ip: u32,
     /// Seats a table may have.
@@ -54,9 +54,10 @@ struct Args {
     /// refused); a move answering a prompt does not count.
     #[arg(long, env = "DUDO_ACTIONS_PER_SECOND", default_value_t = 50)]
     actions_per_second: u32,
-    /// Seats one address may leave (Leave) a minute, in all tables; past it a leave is
-    /// refused, rate_limited, with how long to wait (a leave before the start renumbers the
-    /// seats after it and ends their streams). 0: no limit.
+    /// Seats one address may leave (Leave) a minute, in all tables: that many at once, then
+    /// one each 60/N s; past it a leave is refused, rate_limited, with how long to wait (a
+    /// leave before the start renumbers the seats after it and ends their streams). A leave
+    /// refused for another reason is not counted. 0: no limit.
     #[arg(long, env = "DUDO_LEAVES_PER_MINUTE", default_value_t = 20)]
     leaves_per_minute: u32,
     /// Moves a whole table may make each second in answer to prompts: protects the server

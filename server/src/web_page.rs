@@ -7,6 +7,7 @@
 //! elsewhere are let in by `--allowed-origin` (see `lib.rs`).
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -81,21 +82,41 @@ fn names(path: &str, prefix: &str, parts: usize) -> bool {
     })
 }
 
+/// Page requests a second from one address (with a burst of twice that), when calls have a
+/// rate at all: a page load is a few requests, and each answer is up to a few hundred KB, so
+/// an address asking for the page without end would turn its small requests into the
+/// server's bandwidth. Past it: `429 Too Many Requests`, with `Retry-After`.
+pub const PAGE_REQUESTS_PER_SECOND: u32 = 50;
+
 /// The layer serving the page in front of the gRPC services.
-#[derive(Clone, Copy, Default)]
-pub struct WebPage;
+#[derive(Clone)]
+pub struct WebPage {
+    rate: Arc<crate::connections::opening_rate::OpeningRate>,
+}
+
+impl WebPage {
+    /// The page, served at the rate `limits` allow (none when calls have no rate).
+    pub fn new(limits: &crate::limits::Limits) -> WebPage {
+        let per_address = match limits.calls_per_second_per_ip {
+            0 => 0,
+            calls => calls.min(PAGE_REQUESTS_PER_SECOND),
+        };
+        WebPage { rate: Arc::new(crate::connections::opening_rate::OpeningRate::new(per_address, 0)) }
+    }
+}
 
 impl<S> tower_layer::Layer<S> for WebPage {
     type Service = Served<S>;
 
     fn layer(&self, inner: S) -> Served<S> {
-        Served { inner }
+        Served { inner, rate: Arc::clone(&self.rate) }
     }
 }
 
 #[derive(Clone)]
 pub struct Served<S> {
     inner: S,
+    rate: Arc<crate::connections::opening_rate::OpeningRate>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -119,6 +140,23 @@ where
         let get = request.method() == Method::GET || request.method() == Method::HEAD;
         if !get {
             return Box::pin(self.inner.call(request));
+        }
+        let ip = request
+            .extensions()
+            .get::<tonic::transport::server::TcpConnectInfo>()
+            .and_then(tonic::transport::server::TcpConnectInfo::remote_addr)
+            .map(|a| crate::address::of(a.ip()));
+        if let Some(ip) = ip
+            && let Err(wait) = self.rate.allow(ip, tokio::time::Instant::now())
+        {
+            let mut response = Response::new(tonic::body::Body::new(Whole(Some(Bytes::from_static(
+                b"slow down: too many page requests from one address\n",
+            )))));
+            *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+            let secs = wait.as_secs().max(1);
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+            return Box::pin(async move { Ok(response) });
         }
         let response = match asset(request.uri().path()) {
             Some(asset) => answer(asset, &request),

@@ -706,3 +706,38 @@ async fn a_player_whose_shared_address_is_full_is_not_taken_out() {
         "Ben was taken out while {refused} reconnects were refused: {seat:?}"
     );
 }
+
+/// The page's files are served at a rate per address (each answer is up to a few hundred KB
+/// for a request of a hundred bytes): past it, `429 Too Many Requests` with `Retry-After`,
+/// while another address still gets the page. (GETs went past the call gate's rate: one
+/// address drew 1.45 GB of `app.js` in 6 s.)
+#[tokio::test]
+async fn one_address_asking_for_the_page_without_end_is_held_to_a_rate() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start_server(&binary("dudo-server"), &[]).unwrap();
+    let ask = |from: &'static str, n: usize| {
+        let addr = server.addr.clone();
+        async move {
+            let mut stream = silent(&addr, from, b"").await;
+            let request = b"HEAD /assets/app.js HTTP/1.1\r\nhost: dudo\r\n\r\n".repeat(n);
+            stream.write_all(&request).await.unwrap();
+            let mut answers = Vec::new();
+            let until = Instant::now() + Duration::from_secs(10);
+            let mut buf = [0u8; 16 * 1024];
+            while answers.windows(9).filter(|w| w == b"HTTP/1.1 ").count() < n && Instant::now() < until {
+                match tokio::time::timeout(Duration::from_secs(2), stream.read(&mut buf)).await {
+                    Ok(Ok(0)) | Err(_) => break,
+                    Ok(Ok(k)) => answers.extend_from_slice(&buf[..k]),
+                    Ok(Err(_)) => break,
+                }
+            }
+            let text = String::from_utf8_lossy(&answers).to_string();
+            (text.matches("HTTP/1.1 200").count(), text.matches("HTTP/1.1 429").count(), text)
+        }
+    };
+    let (served, limited, text) = ask("127.0.0.6", 250).await;
+    assert!(served <= 110 && limited >= 100, "{served} served and {limited} limited of 250");
+    assert!(text.to_lowercase().contains("retry-after: "), "a refusal says when to ask again");
+    let (served, _, _) = ask("127.0.0.7", 3).await;
+    assert_eq!(served, 3, "another address gets the page");
+}

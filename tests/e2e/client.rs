@@ -216,6 +216,16 @@ async fn joining_and_leaving_at_the_end_of_a_waiting_table_ends_nobodys_stream()
 #[tokio::test]
 async fn one_address_leaves_seats_a_limited_number_of_times_a_minute() {
     let (client, host) = anas_table(4).await;
+    // Leaves that free no seat (a token nobody holds, a table that is not there) cost the
+    // address nothing: someone sharing it cannot spend everyone's leaves so.
+    for table in [host.table.clone(), "nowhere".to_string()] {
+        for _ in 0..25 {
+            let bogus =
+                dudo_client::SeatKey { table: table.clone(), token: "nobodys".into(), ..host.clone() };
+            let e = client.leave(&bogus).await.unwrap_err();
+            assert_ne!(e.refusal_code(), Some("rate_limited"), "{e}");
+        }
+    }
     let mut leaves = 0;
     let (refused, kept) = loop {
         let churn = client.join(&host.table, "Eve").await.unwrap();
@@ -226,6 +236,7 @@ async fn one_address_leaves_seats_a_limited_number_of_times_a_minute() {
         assert!(leaves <= 20, "{leaves} seats left from one address in a moment with no refusal");
     };
     assert_eq!(refused.refusal_code(), Some("rate_limited"), "{refused}");
+    assert_eq!(leaves, 20, "every one of the address's leaves was its own to spend");
     let table = client.table(&host.table).await.unwrap();
     assert!(
         table.players.iter().any(|p| p.seat == kept.seat && p.name == "Eve"),

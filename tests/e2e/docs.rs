@@ -157,3 +157,50 @@ async fn reflection_and_health_answer_for_what_the_docs_name() {
         );
     }
 }
+
+/// A reflection stream whose client asks many questions and goes away without reading the
+/// answers costs the server nothing more: no task of its panics (tonic-reflection before
+/// 0.14.9 did, once for each such stream, anyone able to repeat it at will).
+#[tokio::test]
+async fn a_reflection_stream_abandoned_with_answers_unread_panics_nothing() {
+    use std::io::BufRead;
+    let log = std::env::temp_dir().join(format!("dudo-reflection-{}.log", std::process::id()));
+    let mut child = std::process::Command::new(dudo_tests::binary("dudo-server"))
+        .args(["--listen", "127.0.0.1:0", "--db", "none"])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let addr =
+        line.split_whitespace().find(|w| w.contains("127.0.0.1:")).unwrap().trim_start_matches("http://");
+    let addr = addr.trim_end_matches(|c: char| !c.is_ascii_digit()).to_string();
+    for _ in 0..3 {
+        let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut client = reflection::server_reflection_client::ServerReflectionClient::new(channel);
+        let ask = |_| reflection::ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(
+                reflection::server_reflection_request::MessageRequest::FileContainingSymbol(
+                    "dudo.v1.Lobby".into(),
+                ),
+            ),
+        };
+        let answers = client.server_reflection_info(tokio_stream::iter((0..20).map(ask))).await.unwrap();
+        drop(answers);
+        drop(client);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let _ = child.kill();
+    let _ = child.wait();
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert!(!logged.contains("panicked"), "{logged}");
+}

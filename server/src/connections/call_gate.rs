@@ -68,6 +68,8 @@ const STREAMS: &[&str] = &[
     "/dudo.v1.Ladder/Enter",
     "/dudo.v1.Ladder/Check",
     "/dudo.v1.Tournaments/Enter",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 /// Calls no rate counts: an orchestrator's probes.
 const UNRATED: &[&str] = &["/grpc.health.v1.Health/Check"];

@@ -450,6 +450,15 @@ impl Dudo {
         })
     }
 
+    /// The leave [`Dudo::leave_seat`] counted for `ip` was refused: it is not counted, so
+    /// calls that free no seat (a wrong token, a table that is not there) cannot spend a
+    /// shared address's leaves.
+    pub(crate) fn leave_not_made(&self, ip: Option<std::net::IpAddr>) {
+        if let (Some(ip), Ok(mut counts)) = (ip, self.per_ip.lock()) {
+            counts.leave_not_made(ip);
+        }
+    }
+
     /// "Next" after a showdown, from `token`'s seat.
     pub(crate) async fn next_round(&self, handle: &TableHandle, token: &str) -> Result<(), Refusal> {
         let token = token.to_string();

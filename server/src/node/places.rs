@@ -52,6 +52,13 @@ impl PerIp {
             self.leaves.get_or_insert_with(|| (now, Allowances::new(pace, CHAT_ADDRESSES)));
         changes.take(ip, now.saturating_duration_since(*epoch))
     }
+
+    /// The leave `ip` was counted for did not happen (refused: no such table, no such seat).
+    pub(crate) fn leave_not_made(&mut self, ip: std::net::IpAddr) {
+        if let Some((_, changes)) = self.leaves.as_mut() {
+            changes.give_back(&ip);
+        }
+    }
 }
 
 /// One of the tables an address may create, held by the table until it ends (or by a

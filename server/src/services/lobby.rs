@@ -315,10 +315,15 @@ impl Lobby for LobbyService {
     }
 
     async fn leave(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {
-        if !forwarded(&request) {
-            self.node.leave_seat(super::client_ip(&request))?;
+        let counted = (!forwarded(&request)).then(|| super::client_ip(&request));
+        if let Some(ip) = counted {
+            self.node.leave_seat(ip)?;
         }
-        self.by_token(request, |token, reply| Command::Leave { token, reply }).await
+        let left = self.by_token(request, |token, reply| Command::Leave { token, reply }).await;
+        if let (Some(ip), Err(_)) = (counted, &left) {
+            self.node.leave_not_made(ip);
+        }
+        left
     }
 
     async fn close_table(&self, request: Request<pb::TableRef>) -> Result<Response<pb::TableInfo>, Status> {

@@ -116,6 +116,14 @@ impl<K: std::hash::Hash + Eq> Allowances<K> {
         self.kept.entry(key).or_insert_with(|| Allowance::full(pace, now)).take(pace, now)
     }
 
+    /// Gives back the one `key` took (what it was for did not happen).
+    pub fn give_back(&mut self, key: &K) {
+        let burst = self.pace.burst;
+        if let Some(a) = self.kept.get_mut(key) {
+            a.left = (a.left + 1.0).min(burst);
+        }
+    }
+
     /// Every key starts again (seats renumbered).
     pub fn clear(&mut self) {
         self.kept.clear();
