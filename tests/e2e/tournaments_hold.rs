@@ -292,58 +292,63 @@ async fn entrants_stalling_call_windows_unbenched_make_games_at_most_twice_as_lo
     let (addr, client) =
         crate::tournaments::in_process_with(ADMIN, dudo_server::tournament::Settings::default()).await;
     let admin = client.clone().with_account(Some(ADMIN.into()));
-    let mut mean_millis = Vec::new();
-    for (name, bot, stall) in [
-        ("even-hon", true, None),
-        ("even-per", false, Some(Stall::Never)),
-        ("even-late", true, Some(Stall::AtTheLastMoment)),
-    ] {
-        let token = client.register(name, bot, "test").await.unwrap().token.unwrap().token;
-        let entrant = client.clone().with_account(Some(token));
-        let t = admin
-            .create_tournament(pb::CreateTournamentRequest {
-                house_bots: vec!["odds".into(), "odds".into()],
-                seed: Some(5),
-                move_millis: 3_000,
-                call_window_millis: 1_000,
-                tables: 1,
-                ..fibbing(name, 4, Duration::from_secs(1))
-            })
-            .await
-            .unwrap();
-        let mut updates = entrant.enter_tournament(&t.id).await.unwrap();
-        let (mut playing, mut seen) = (Vec::new(), std::collections::HashSet::new());
-        let ended = loop {
-            let next = tokio::time::timeout(Duration::from_secs(180), updates.next()).await;
-            let update = next.expect("the tournament goes on").expect("open").unwrap();
-            match update.update {
-                Some(pb::tournament_update::Update::Seated(s)) if seen.insert(s.number) => {
-                    let told = Told { number: s.number, table: s.table, seat: s.seat, token: s.token };
-                    playing.push(match stall {
-                        Some(stall) => tokio::spawn(stall_as(addr.clone(), told, stall)),
-                        None => tokio::spawn(play_out(addr.clone(), told)),
-                    });
+    // The three tournaments at once, so that whatever else the machine is doing weighs on
+    // each alike: the mean length of each one's games.
+    let run = |name: &'static str, bot: bool, stall: Option<Stall>| {
+        let (addr, client, admin) = (addr.clone(), client.clone(), admin.clone());
+        async move {
+            let token = client.register(name, bot, "test").await.unwrap().token.unwrap().token;
+            let entrant = client.clone().with_account(Some(token));
+            let t = admin
+                .create_tournament(pb::CreateTournamentRequest {
+                    house_bots: vec!["odds".into(), "odds".into()],
+                    seed: Some(5),
+                    move_millis: 3_000,
+                    call_window_millis: 1_000,
+                    tables: 1,
+                    ..fibbing(name, 4, Duration::from_secs(1))
+                })
+                .await
+                .unwrap();
+            let mut updates = entrant.enter_tournament(&t.id).await.unwrap();
+            let (mut playing, mut seen) = (Vec::new(), std::collections::HashSet::new());
+            let ended = loop {
+                let next = tokio::time::timeout(Duration::from_secs(180), updates.next()).await;
+                let update = next.expect("the tournament goes on").expect("open").unwrap();
+                match update.update {
+                    Some(pb::tournament_update::Update::Seated(s)) if seen.insert(s.number) => {
+                        let told = Told { number: s.number, table: s.table, seat: s.seat, token: s.token };
+                        playing.push(match stall {
+                            Some(stall) => tokio::spawn(stall_as(addr.clone(), told, stall)),
+                            None => tokio::spawn(play_out(addr.clone(), told)),
+                        });
+                    }
+                    Some(pb::tournament_update::Update::Over(o)) => break o.tournament.unwrap(),
+                    _ => {}
                 }
-                Some(pb::tournament_update::Update::Over(o)) => break o.tournament.unwrap(),
-                _ => {}
+            };
+            assert_eq!(ended.state, pb::TournamentState::Finished as i32, "{}", ended.why);
+            let games = admin.tournament_games(&t.id, None, 100).await.unwrap();
+            let ids: std::collections::HashSet<String> = games.into_iter().map(|g| g.game).collect();
+            let records =
+                client.games(pb::ListGamesRequest { limit: 500, ..Default::default() }).await.unwrap();
+            let lasted: Vec<u64> = records
+                .iter()
+                .filter(|r| ids.contains(&r.id))
+                .map(|r| r.finished_unix_millis.saturating_sub(r.started_unix_millis))
+                .collect();
+            assert_eq!(lasted.len(), 12);
+            for p in playing {
+                let _ = p.await;
             }
-        };
-        assert_eq!(ended.state, pb::TournamentState::Finished as i32, "{}", ended.why);
-        let games = admin.tournament_games(&t.id, None, 100).await.unwrap();
-        let ids: std::collections::HashSet<String> = games.into_iter().map(|g| g.game).collect();
-        let records = client.games(pb::ListGamesRequest { limit: 500, ..Default::default() }).await.unwrap();
-        let lasted: Vec<u64> = records
-            .iter()
-            .filter(|r| ids.contains(&r.id))
-            .map(|r| r.finished_unix_millis.saturating_sub(r.started_unix_millis))
-            .collect();
-        assert_eq!(lasted.len(), 12);
-        mean_millis.push(lasted.iter().sum::<u64>() as f64 / lasted.len() as f64);
-        for p in playing {
-            let _ = p.await;
+            lasted.iter().sum::<u64>() as f64 / lasted.len() as f64
         }
-    }
-    let [honest, never, late] = mean_millis[..] else { unreachable!() };
+    };
+    let (honest, never, late) = tokio::join!(
+        run("even-hon", true, None),
+        run("even-per", false, Some(Stall::Never)),
+        run("even-late", true, Some(Stall::AtTheLastMoment)),
+    );
     eprintln!(
         "12 tournament games: {honest:.0} ms a game with an honest entrant, {never:.0} ms with a person never answering windows, {late:.0} ms with a bot answering each 150 ms before it closes"
     );
