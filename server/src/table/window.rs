@@ -36,9 +36,11 @@ pub struct CallWindows {
     /// The last claim's window; none until a claim has callers out of turn, and again after
     /// every move.
     current: Option<CallWindow>,
-    /// Per seat, the claim (its prompts' `last_seq`) of the last window that asked it: a late
-    /// answer naming it is refused as `call_window_closed`, however far the game has moved.
-    asked_in: BTreeMap<Seat, u64>,
+    /// Per seat, the claims (their prompts' `last_seq`) of the last two windows that asked
+    /// it, the latest first: a late answer naming one is refused as `call_window_closed`,
+    /// however far the game has moved (on a busy server the next window may ask the seat
+    /// before its answer to the last one arrives).
+    asked_in: BTreeMap<Seat, [u64; 2]>,
     /// What the journal keeps of the last window, for a table rebuilt in it.
     kept: KeptWindow,
     /// The seat whose clock ran out while a window was open: its default move is held there.
@@ -190,7 +192,10 @@ impl CallWindows {
             *self.asked_count.entry(seat).or_default() += 1;
         }
         if let Some(claim) = claim {
-            self.asked_in.extend(asked.iter().map(|&(seat, _, _)| (seat, claim)));
+            for &(seat, _, _) in asked {
+                let claims = self.asked_in.entry(seat).or_insert([claim; 2]);
+                *claims = [claim, claims[0]];
+            }
         }
         self.current.insert(CallWindow::open(asked.iter().copied(), now))
     }
@@ -308,7 +313,10 @@ impl CallWindows {
     /// Whether an answer from `seat` naming `answers` was to the last window that asked it,
     /// now closed.
     pub fn answers_closed_window(&self, seat: Seat, answers: u64) -> bool {
-        self.asked_in.get(&seat) == Some(&answers) && !self.waits_for(seat)
+        let latest = self.asked_in.get(&seat).map(|claims| claims[0]);
+        let asked = self.asked_in.get(&seat).is_some_and(|claims| claims.contains(&answers));
+        // The latest window is closed only once it no longer waits for the seat.
+        asked && (latest != Some(answers) || !self.waits_for(seat))
     }
 
     /// How many windows `seat` was asked in, and how many seats were asked in all.
@@ -320,7 +328,7 @@ impl CallWindows {
     /// `at` (monotonic): its time in the open window counts from then, within `limit` (the
     /// table's whole window) of the claim.
     pub fn prompt_written(&mut self, seat: Seat, answers: u64, at: Duration, limit: Duration, wall: i64) {
-        if self.asked_in.get(&seat) != Some(&answers) {
+        if self.asked_in.get(&seat).map(|claims| claims[0]) != Some(answers) {
             return;
         }
         // The whole window's end, as `ask_until` counts it (from the claim), at `at`.
