@@ -208,35 +208,6 @@ async fn a_restart_carries_each_cut_off_game_on_at_its_one_table() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// Plays a seat's turns (the first legal action) and never answers a call window.
-async fn stall_windows(addr: String, told: Told) {
-    let client = Client::connect(&addr).await.unwrap();
-    // A forfeit game can be over (its table closed) before the staller comes to it.
-    let Ok(key) = client.seat(&told.table, told.seat, told.token.clone()).await else { return };
-    let mut session = client.play(&key, None);
-    let mut last_seq = None;
-    while let Some(update) = session.next().await {
-        match update {
-            Ok(Update::Event { seq, event, .. }) => {
-                last_seq = Some(seq);
-                if matches!(event.game(), Some(dudo_rules::EventKind::GameOver { .. })) {
-                    return;
-                }
-            }
-            Ok(Update::Prompt(p)) if p.call_window.is_none() => {
-                if p.last_seq.is_some_and(|l| last_seq.is_some_and(|s| l < s)) {
-                    continue;
-                }
-                if let Some(action) = p.legal.actions().into_iter().next() {
-                    let _ = session.answer(&p, action).await;
-                }
-            }
-            Ok(_) => {}
-            Err(_) => return,
-        }
-    }
-}
-
 /// How a stalling entrant answers call windows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stall {
@@ -280,6 +251,63 @@ async fn stall_as(addr: String, told: Told, stall: Stall) {
     }
 }
 
+/// A tournament of house bots and one entrant (`name`, a bot's account or a person's), made
+/// from `request` (its deals, bench, tables), played to its end with the entrant answering
+/// call windows as `stall` says (none: honestly): the tournament as it ended, and how long
+/// each of its games took, from their records.
+async fn stalled_tournament(
+    (addr, client, admin): (&str, &Client, &Client),
+    name: &str,
+    bot: bool,
+    request: pb::CreateTournamentRequest,
+    stall: Option<Stall>,
+) -> (pb::Tournament, Vec<u64>) {
+    let token = client.register(name, bot, "test").await.unwrap().token.unwrap().token;
+    let entrant = client.clone().with_account(Some(token));
+    let request = pb::CreateTournamentRequest {
+        house_bots: vec!["odds".into(), "odds".into()],
+        seed: Some(5),
+        move_millis: 3_000,
+        call_window_millis: 1_000,
+        ..request
+    };
+    let t = admin.create_tournament(request).await.unwrap();
+    let mut updates = entrant.enter_tournament(&t.id).await.unwrap();
+    let (mut playing, mut seen) = (Vec::new(), std::collections::HashSet::new());
+    let ended = loop {
+        let next = tokio::time::timeout(Duration::from_secs(180), updates.next()).await;
+        let update = next.expect("the tournament goes on").expect("open").unwrap();
+        match update.update {
+            Some(pb::tournament_update::Update::Seated(s)) if seen.insert(s.number) => {
+                let told = Told { number: s.number, table: s.table, seat: s.seat, token: s.token };
+                playing.push(match stall {
+                    Some(stall) => tokio::spawn(stall_as(addr.to_string(), told, stall)),
+                    None => tokio::spawn(play_out(addr.to_string(), told)),
+                });
+            }
+            Some(pb::tournament_update::Update::Over(o)) => break o.tournament.unwrap(),
+            _ => {}
+        }
+    };
+    assert_eq!(ended.state, pb::TournamentState::Finished as i32, "{}", ended.why);
+    let games = admin.tournament_games(&t.id, None, 100).await.unwrap();
+    let ids: std::collections::HashSet<String> = games.into_iter().map(|g| g.game).collect();
+    let records = client.games(pb::ListGamesRequest { limit: 500, ..Default::default() }).await.unwrap();
+    let lasted = records
+        .iter()
+        .filter(|r| ids.contains(&r.id))
+        .map(|r| r.finished_unix_millis.saturating_sub(r.started_unix_millis))
+        .collect();
+    for p in playing {
+        let _ = p.await;
+    }
+    (ended, lasted)
+}
+
+fn mean(millis: &[u64]) -> f64 {
+    millis.iter().sum::<u64>() as f64 / millis.len().max(1) as f64
+}
+
 /// An entrant that stalls call windows without ever being benched for it (registered as a
 /// person, whose lapses are not faults, and never answering; or answering each window 150 ms
 /// before it closes, never a lapse) makes the tournament's games at most about twice as long
@@ -292,63 +320,20 @@ async fn entrants_stalling_call_windows_unbenched_make_games_at_most_twice_as_lo
     let (addr, client) =
         crate::tournaments::in_process_with(ADMIN, dudo_server::tournament::Settings::default()).await;
     let admin = client.clone().with_account(Some(ADMIN.into()));
+    let at = (addr.as_str(), &client, &admin);
     // The three tournaments at once, so that whatever else the machine is doing weighs on
-    // each alike: the mean length of each one's games.
-    let run = |name: &'static str, bot: bool, stall: Option<Stall>| {
-        let (addr, client, admin) = (addr.clone(), client.clone(), admin.clone());
-        async move {
-            let token = client.register(name, bot, "test").await.unwrap().token.unwrap().token;
-            let entrant = client.clone().with_account(Some(token));
-            let t = admin
-                .create_tournament(pb::CreateTournamentRequest {
-                    house_bots: vec!["odds".into(), "odds".into()],
-                    seed: Some(5),
-                    move_millis: 3_000,
-                    call_window_millis: 1_000,
-                    tables: 1,
-                    ..fibbing(name, 4, Duration::from_secs(1))
-                })
-                .await
-                .unwrap();
-            let mut updates = entrant.enter_tournament(&t.id).await.unwrap();
-            let (mut playing, mut seen) = (Vec::new(), std::collections::HashSet::new());
-            let ended = loop {
-                let next = tokio::time::timeout(Duration::from_secs(180), updates.next()).await;
-                let update = next.expect("the tournament goes on").expect("open").unwrap();
-                match update.update {
-                    Some(pb::tournament_update::Update::Seated(s)) if seen.insert(s.number) => {
-                        let told = Told { number: s.number, table: s.table, seat: s.seat, token: s.token };
-                        playing.push(match stall {
-                            Some(stall) => tokio::spawn(stall_as(addr.clone(), told, stall)),
-                            None => tokio::spawn(play_out(addr.clone(), told)),
-                        });
-                    }
-                    Some(pb::tournament_update::Update::Over(o)) => break o.tournament.unwrap(),
-                    _ => {}
-                }
-            };
-            assert_eq!(ended.state, pb::TournamentState::Finished as i32, "{}", ended.why);
-            let games = admin.tournament_games(&t.id, None, 100).await.unwrap();
-            let ids: std::collections::HashSet<String> = games.into_iter().map(|g| g.game).collect();
-            let records =
-                client.games(pb::ListGamesRequest { limit: 500, ..Default::default() }).await.unwrap();
-            let lasted: Vec<u64> = records
-                .iter()
-                .filter(|r| ids.contains(&r.id))
-                .map(|r| r.finished_unix_millis.saturating_sub(r.started_unix_millis))
-                .collect();
-            assert_eq!(lasted.len(), 12);
-            for p in playing {
-                let _ = p.await;
-            }
-            lasted.iter().sum::<u64>() as f64 / lasted.len() as f64
-        }
-    };
+    // each alike.
+    let of =
+        |name: &str| pb::CreateTournamentRequest { tables: 1, ..fibbing(name, 4, Duration::from_secs(1)) };
     let (honest, never, late) = tokio::join!(
-        run("even-hon", true, None),
-        run("even-per", false, Some(Stall::Never)),
-        run("even-late", true, Some(Stall::AtTheLastMoment)),
+        stalled_tournament(at, "even-hon", true, of("even-hon"), None),
+        stalled_tournament(at, "even-per", false, of("even-per"), Some(Stall::Never)),
+        stalled_tournament(at, "even-late", true, of("even-late"), Some(Stall::AtTheLastMoment)),
     );
+    for (_, lasted) in [&honest, &never, &late] {
+        assert_eq!(lasted.len(), 12);
+    }
+    let (honest, never, late) = (mean(&honest.1), mean(&never.1), mean(&late.1));
     eprintln!(
         "12 tournament games: {honest:.0} ms a game with an honest entrant, {never:.0} ms with a person never answering windows, {late:.0} ms with a bot answering each 150 ms before it closes"
     );
@@ -357,84 +342,39 @@ async fn entrants_stalling_call_windows_unbenched_make_games_at_most_twice_as_lo
     }
 }
 
-/// An entrant that never answers call windows makes its games take at most twice as long
-/// as the same games of an honest entrant (benched after the tournament's faults if it lets a
-/// whole window lapse: its later games are then forfeit, its default moves recorded as
-/// time-outs).
+/// An entrant's bot that never answers call windows makes its games take at most twice as
+/// long as the same games of an honest entrant, one game at a time (benched after the
+/// tournament's faults if it lets a whole window lapse: its later games are then forfeit,
+/// its default moves recorded as time-outs); an honest entrant is never benched.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_entrant_that_stalls_call_windows_is_benched_and_drags_nothing() {
     let (addr, client) =
         crate::tournaments::in_process_with(ADMIN, dudo_server::tournament::Settings::default()).await;
     let admin = client.clone().with_account(Some(ADMIN.into()));
-    // Two tournaments of the same deals: one with an honest entrant, one with a staller.
-    let (mut took, mut mean_millis) = (Vec::new(), Vec::new());
-    for stalls in [false, true] {
-        let name = if stalls { "stall-sam" } else { "stall-hon" };
-        let token = client.register(name, true, "test").await.unwrap().token.unwrap().token;
-        let entrant = client.clone().with_account(Some(token));
-        let t = admin
-            .create_tournament(pb::CreateTournamentRequest {
-                house_bots: vec!["odds".into(), "odds".into()],
-                seed: Some(5),
-                move_millis: 3_000,
-                call_window_millis: 1_000,
-                bench_after: 1,
-                // One game at a time: the games in play when an entrant first lets a window
-                // lapse each wait one window; a field of quick bots at many tables pays that
-                // once a table (BENCHMARKS.md has both).
-                tables: 1,
-                ..fibbing(name, 8, Duration::from_secs(1))
-            })
-            .await
-            .unwrap();
-        let started = Instant::now();
-        let mut updates = entrant.enter_tournament(&t.id).await.unwrap();
-        let mut playing = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let ended = loop {
-            let next = tokio::time::timeout(Duration::from_secs(120), updates.next()).await;
-            let update = next.expect("the tournament goes on").expect("open").unwrap();
-            match update.update {
-                Some(pb::tournament_update::Update::Seated(s)) if seen.insert(s.number) => {
-                    let told = Told { number: s.number, table: s.table, seat: s.seat, token: s.token };
-                    playing.push(if stalls {
-                        tokio::spawn(stall_windows(addr.clone(), told))
-                    } else {
-                        tokio::spawn(play_out(addr.clone(), told))
-                    });
-                }
-                Some(pb::tournament_update::Update::Over(o)) => break o.tournament.unwrap(),
-                _ => {}
-            }
+    let at = (addr.as_str(), &client, &admin);
+    let mut mean_millis = Vec::new();
+    for (name, stall) in [("stall-hon", None), ("stall-sam", Some(Stall::Never))] {
+        // One game at a time: the games in play when an entrant first lets a window lapse
+        // each wait one window; a field of quick bots at many tables pays that once a table.
+        let request = pb::CreateTournamentRequest {
+            bench_after: 1,
+            tables: 1,
+            ..fibbing(name, 8, Duration::from_secs(1))
         };
-        took.push(started.elapsed());
-        // How long its games took, from their records.
-        let games = admin.tournament_games(&t.id, None, 100).await.unwrap();
-        let ids: std::collections::HashSet<String> = games.into_iter().map(|g| g.game).collect();
-        let records = client.games(pb::ListGamesRequest { limit: 500, ..Default::default() }).await.unwrap();
-        let lasted: Vec<u64> = records
-            .iter()
-            .filter(|r| ids.contains(&r.id))
-            .map(|r| r.finished_unix_millis.saturating_sub(r.started_unix_millis))
-            .collect();
+        let (ended, lasted) = stalled_tournament(at, name, true, request, stall).await;
         assert_eq!(lasted.len(), 24);
-        mean_millis.push(lasted.iter().sum::<u64>() as f64 / lasted.len() as f64);
-        assert_eq!(ended.state, pb::TournamentState::Finished as i32, "{}", ended.why);
+        mean_millis.push(mean(&lasted));
         let me = ended.entrants.iter().find(|e| e.name == name).unwrap();
         // A staller is benched once it lets a whole window lapse; in games this quick the
         // table's patience gives it less (cut short, which is no fault), and it is never
         // benched, but drags the games no more for it.
-        if !stalls {
+        if stall.is_none() {
             assert_eq!(me.benched, "", "an honest entrant is not benched");
-        }
-        for p in playing {
-            let _ = p.await;
         }
     }
     let (honest, staller) = (mean_millis[0], mean_millis[1]);
     eprintln!(
-        "24 games: with an honest entrant {:?} in all, {honest:.0} ms a game; with one that stalls call windows {:?}, {staller:.0} ms a game",
-        took[0], took[1]
+        "24 games: {honest:.0} ms a game with an honest entrant, {staller:.0} ms with one that stalls call windows"
     );
     assert!(staller <= 2.0 * honest + 50.0, "{staller:.0} ms a game against {honest:.0}");
 }

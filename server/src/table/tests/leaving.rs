@@ -294,10 +294,10 @@ fn a_seat_may_leave_after_the_game_and_a_table_of_no_people_is_orphaned() {
     assert!(!core.orphaned(), "Ana is still here");
 }
 
-/// The host is never taken out for being away or out of time: the table is theirs, and the
-/// clock plays their moves.
-#[test]
-fn the_host_out_of_time_again_and_again_keeps_the_seat() {
+/// A game night's table of `people` and two odds bots, unseeded, with a 10 s clock and no
+/// bank: its people never move, and the clock plays for them, `turns` times (or until the
+/// game ends); `refused` are told to the table as refused at their address before each turn.
+fn out_of_time_again_and_again(people: &[&str], turns: usize, refused: &[dudo_rules::Seat]) -> TableCore {
     let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
     let pacing = Pacing {
         clock: Some(clock),
@@ -308,12 +308,15 @@ fn the_host_out_of_time_again_and_again_keeps_the_seat() {
     let mut s = setup(4, pacing, false, GameLength::default());
     s.seed = None;
     let mut core = TableCore::new(dudo_rules::presets::fibbing(), s, [9; 32], at(0));
-    person(&mut core, "ana", at(0));
+    for name in people {
+        person(&mut core, name, at(0));
+    }
     bot(&mut core, "odds", 3, at(0));
     bot(&mut core, "odds", 4, at(0));
     start(&mut core, at(1));
     let mut secs = 1;
-    for _ in 0..6 {
+    for _ in 0..turns {
+        core.reconnects_refused(refused.to_vec());
         secs += 11;
         if core.deadline().is_some() {
             core.time_out(at(secs));
@@ -322,7 +325,18 @@ fn the_host_out_of_time_again_and_again_keeps_the_seat() {
             core.close_window(at(secs));
         }
         bots_play_on(&mut core, at(secs));
+        if core.game().is_none_or(dudo_rules::Game::is_over) {
+            break;
+        }
     }
+    core
+}
+
+/// The host is never taken out for being away or out of time: the table is theirs, and the
+/// clock plays their moves.
+#[test]
+fn the_host_out_of_time_again_and_again_keeps_the_seat() {
+    let core = out_of_time_again_and_again(&["ana"], 6, &[]);
     let ana = &core.info().players[0];
     assert!(!ana.left && !ana.leaving, "{ana:?}");
 }
@@ -395,39 +409,13 @@ fn a_removed_seat_goes_as_the_next_round_begins_when_paused_bots_end_the_round()
 /// meanwhile, they keep the seat; the same player with nothing refused is taken out.
 #[test]
 fn a_player_whose_reconnects_are_being_refused_is_not_taken_out() {
-    let clock = Clock::new(Duration::from_secs(10), Duration::ZERO);
-    let pacing = Pacing {
-        clock: Some(clock),
-        bot_pause: Duration::ZERO,
-        call_window_millis: 0,
-        reveal_pause_millis: 0,
-    };
-    let mut kept = Vec::new();
-    for refused in [false, true] {
-        let mut s = setup(4, pacing.clone(), false, GameLength::default());
-        s.seed = None;
-        let mut core = TableCore::new(dudo_rules::presets::fibbing(), s, [9; 32], at(0));
-        person(&mut core, "ana", at(0));
-        person(&mut core, "ben", at(0));
-        bot(&mut core, "odds", 3, at(0));
-        start(&mut core, at(1));
-        let mut secs = 1;
-        for _ in 0..12 {
-            core.reconnects_refused(if refused { vec![1] } else { Vec::new() });
-            secs += 11;
-            if core.deadline().is_some() {
-                core.time_out(at(secs));
-            } else if let Some(closes) = core.window_closes() {
-                secs = secs.max(closes.as_secs() + 1);
-                core.close_window(at(secs));
-            }
-            bots_play_on(&mut core, at(secs));
-            if core.game().is_none_or(|g| g.is_over()) {
-                break;
-            }
-        }
-        let ben = &core.info().players[1];
-        kept.push(!ben.left && !ben.leaving);
-    }
+    let kept: Vec<bool> = [&[][..], &[1][..]]
+        .into_iter()
+        .map(|refused| {
+            let core = out_of_time_again_and_again(&["ana", "ben"], 12, refused);
+            let ben = &core.info().players[1];
+            !ben.left && !ben.leaving
+        })
+        .collect();
     assert_eq!(kept, vec![false, true], "taken out when nothing is refused, kept while refused");
 }
