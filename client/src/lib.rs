@@ -69,14 +69,15 @@ fn causes(e: &(dyn std::error::Error + 'static)) -> String {
 
 /// A hint for a call that failed because the connection under it broke (no refusal of the
 /// server's, which always names itself with `dudo-code`): most often a scheme that does not
-/// match the server's.
+/// match the server's, or a server closing new connections from an address that has all it
+/// may have.
 fn broken(status: &tonic::Status) -> &'static str {
     let message = status.message();
     let transport = message.contains("h2 protocol error")
         || message.contains("operation was canceled")
         || message.contains("transport error");
     if transport && status.metadata().get("dudo-code").is_none() {
-        " (the connection broke: a server with TLS is dialled https://HOST:PORT, one without it HOST:PORT)"
+        " (the connection broke: a server with TLS is dialled https://HOST:PORT, one without it HOST:PORT; or the server has as many connections from your address as it allows, as when many people share one router: try again in a moment)"
     } else {
         ""
     }

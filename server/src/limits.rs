@@ -12,7 +12,7 @@ pub struct Limits {
     pub max_streams_per_ip: usize,
     /// Open streams per connection (one client's TCP connection, known by its peer address).
     pub max_streams_per_connection: usize,
-    /// Connections open at once from one address (more are closed as they come).
+    /// Connections open at once from one address (past it, see connections/slots.rs).
     pub max_connections_per_ip: usize,
     /// New connections a second from one address, and from all together (0: no limit),
     /// each with a burst of two seconds' worth: past them a connection is closed before its

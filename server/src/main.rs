@@ -28,7 +28,8 @@ struct Args {
     /// Open streams per connection.
     #[arg(long, env = "DUDO_MAX_STREAMS_PER_CONNECTION", default_value_t = 200)]
     max_streams_per_connection: usize,
-    /// Connections open at once from one IP address (more are closed as they come).
+    /// Connections open at once from one IP address. Past it, a new one takes the place of the
+    /// address's oldest carrying no seat's stream; it is closed only if every one carries one.
     #[arg(long, env = "DUDO_MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
     max_connections_per_ip: usize,
     /// New connections a second from one IP address (a burst of twice that is allowed; more

@@ -65,6 +65,7 @@ pub const CODES: &[&str] = &[
     "not_journalable",
     "rate_limited",
     "too_far_behind",
+    "displaced",
     "server_busy",
     "already_answered",
     "already_leaving",

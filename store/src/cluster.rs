@@ -48,6 +48,10 @@ pub struct Owner {
 }
 
 /// The database's clock, in Unix milliseconds, as SQL.
+/// Addresses refused lately that one sharing tells, or asks about: a flood of refusals from
+/// many addresses cannot make the cluster's every look long.
+pub const MOST_REFUSED_SHARED: usize = 1024;
+
 pub(crate) fn now_sql(backend: Backend) -> &'static str {
     match backend {
         Backend::Postgres => "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
@@ -400,6 +404,63 @@ pub struct Buried {
 }
 
 impl Store {
+    /// Tells the cluster these addresses were refused by this node's per-address limits, each
+    /// counting as refused for `for_ms` from now; and hears the addresses refused anywhere
+    /// that still count, with how many ms they still do: the latest refused, and of those
+    /// `asked` about (this node's away seats'), every one, so that a flood of refusals from
+    /// many addresses cannot crowd them out. At most [`MOST_REFUSED_SHARED`] of each.
+    pub async fn share_refused(
+        &self,
+        refused: &[String],
+        for_ms: i64,
+        asked: &[String],
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        self.member()?;
+        let now = now_sql(self.backend);
+        let mut tx = self.members.begin().await?;
+        for address in refused.iter().take(MOST_REFUSED_SHARED) {
+            sqlx::query(&format!(
+                "INSERT INTO refused_addresses (address, until_ms) VALUES ($1, {now} + $2) \
+                 ON CONFLICT (address) DO UPDATE SET until_ms = excluded.until_ms"
+            ))
+            .bind(address)
+            .bind(for_ms)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query(&format!("DELETE FROM refused_addresses WHERE until_ms < {now}"))
+            .execute(&mut *tx)
+            .await?;
+        let asked = &asked[..asked.len().min(MOST_REFUSED_SHARED)];
+        let latest = sqlx::query(&format!(
+            "SELECT address, until_ms - {now} AS left_ms FROM refused_addresses ORDER BY until_ms DESC LIMIT $1"
+        ))
+        .bind(i64::try_from(MOST_REFUSED_SHARED).unwrap_or(i64::MAX))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut heard = Vec::new();
+        for row in latest {
+            heard.push((row.try_get::<String, _>("address")?, row.try_get::<i64, _>("left_ms")?));
+        }
+        if !asked.is_empty() {
+            let places: Vec<String> = (1..=asked.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT address, until_ms - {now} AS left_ms FROM refused_addresses WHERE until_ms >= {now} \
+                 AND address IN ({})",
+                places.join(", ")
+            );
+            let mut query = sqlx::query(&sql);
+            for address in asked {
+                query = query.bind(address);
+            }
+            for row in query.fetch_all(&mut *tx).await? {
+                heard.push((row.try_get::<String, _>("address")?, row.try_get::<i64, _>("left_ms")?));
+            }
+        }
+        tx.commit().await?;
+        Ok(heard)
+    }
+
     /// Takes (or checks) this node's alive lock; the key it holds. A cluster member calls it
     /// before it joins and at each heartbeat.
     pub async fn keep_alive(&self) -> Result<i64, StoreError> {

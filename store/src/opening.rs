@@ -23,6 +23,7 @@ pub(crate) fn migrator(backend: Backend) -> Migrator {
             migration(7, "tournaments_hold", include_str!("../migrations/0007_tournaments_hold.sql")),
             migration(8, "cluster_alive", include_str!("../migrations/0008_cluster_alive.sql")),
             migration(9, "account_addresses", include_str!("../migrations/0009_account_addresses.sql")),
+            migration(10, "refused_addresses", include_str!("../migrations/0010_refused_addresses.sql")),
         ]),
         ..Migrator::DEFAULT
     }

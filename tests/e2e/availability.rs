@@ -179,7 +179,8 @@ async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> 
 /// Connections that never finish their opening (nothing, one byte of HTTP/1.1, HTTP/2's
 /// preface without a frame) take their address's slots from the moment they are accepted,
 /// so an address cannot hold more than its share of descriptors, and are closed within a
-/// few seconds; other addresses play on meanwhile.
+/// few seconds; other addresses play on meanwhile. At the cap, a new connection of the
+/// address takes the oldest one's place, which is closed at once.
 #[tokio::test]
 async fn connections_that_never_finish_their_opening_are_closed_and_held_to_their_address() {
     let server = start_server(&binary("dudo-server"), &["--max-connections-per-ip", "6"]).unwrap();
@@ -189,14 +190,13 @@ async fn connections_that_never_finish_their_opening_are_closed_and_held_to_thei
     for opening in [&b""[..], b"G", b"POST / HTTP/1.1\r\nhost: x\r\n", preface, &preface[..10], b"P"] {
         held.push(silent(&addr, "127.0.0.1", opening).await);
     }
-    // The address's six slots are taken: a seventh connection is closed as it comes.
+    // The address's six slots are taken: a seventh connection is served in the oldest's
+    // place, and that one is closed at once, the other five left to their time.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let refused = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await;
-    let served = match refused {
-        Ok(ch) => healthy(ch).await.is_ok(),
-        Err(_) => false,
-    };
-    assert!(!served, "a seventh connection from one address was served");
+    healthy(connect(&addr).await).await.expect("a seventh connection takes the oldest's place");
+    assert!(closed_within(&mut held[0], Duration::from_millis(500)).await, "the oldest was kept");
+    assert!(!closed_within(&mut held[1], Duration::from_millis(100)).await, "the second was closed");
+    let _ = held.remove(0);
     // Another address is not held up.
     healthy(connect_from(&addr, "127.0.0.2").await).await.unwrap();
     let started = Instant::now();
@@ -277,13 +277,13 @@ async fn idle_connections_are_closed_but_open_streams_and_channels_carry_on() {
 }
 
 /// A client that asks for a lot and reads none of it (the page's script a hundred times on
-/// one connection, a small receive buffer) is cut off after the idle time: its address's
-/// only slot is free again for a new connection. (On this build the idle close on the read
-/// side already ends it; the hostile try saw such connections held on another, and a write
-/// stuck for the idle time now ends a connection too.)
+/// one connection, a small receive buffer) is cut off after the idle time, and its slot is
+/// given back. (On this build the idle close on the read side already ends it; the hostile
+/// try saw such connections held on another, and a write stuck for the idle time now ends a
+/// connection too.)
 #[tokio::test]
 async fn a_client_that_reads_nothing_is_cut_off() {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let flags = ["--max-connections-per-ip", "1", "--idle-connection-seconds", "2"];
     let server = start_server(&binary("dudo-server"), &flags).unwrap();
     let addr = server.addr.clone();
@@ -292,17 +292,23 @@ async fn a_client_that_reads_nothing_is_cut_off() {
     let mut greedy = socket.connect(addr.parse().unwrap()).await.unwrap();
     let ask = format!("GET /assets/app.js HTTP/1.1\r\nhost: {addr}\r\n\r\n").repeat(100);
     greedy.write_all(ask.as_bytes()).await.unwrap();
-    // Its slot is taken while it is served: a second connection from the address is refused.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let second = match Channel::from_shared(format!("http://{addr}")).unwrap().connect().await {
-        Ok(ch) => healthy(ch).await.is_ok(),
-        Err(_) => false,
-    };
-    assert!(!second, "a second connection was served beside the first");
-    // Stuck for the idle time, it is cut off, and the slot is free.
+    // Stuck for the idle time, it is cut off: what the buffers held, then its end, long
+    // before the hundred answers (26 MB) it asked for.
     tokio::time::sleep(Duration::from_secs(4)).await;
+    let (mut read, mut buf) = (0usize, vec![0u8; 64 * 1024]);
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while read < 10_000_000 {
+            match greedy.read(&mut buf).await {
+                Ok(0) | Err(_) => return true,
+                Ok(n) => read += n,
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(ended, Ok(true), "the reader of nothing was not cut off ({read} bytes read)");
+    // Its address's only slot is free.
     healthy(connect(&addr).await).await.expect("the reader of nothing still held its address's slot");
-    drop(greedy);
 }
 
 /// HTTP/2's preface, SETTINGS with an initial stream window of 0, and a whole
@@ -599,112 +605,80 @@ async fn one_addresss_flood_of_calls_and_stream_opens_is_held_to_its_rate() {
 }
 
 /// A shared address: someone holding every connection it may have (a household's or a
-/// campus's router, a carrier's NAT) must not get another player there taken out. The
-/// player's stream drops, their reconnects are refused at the address's cap while their
-/// clock runs out turn after turn, and when the connections are let go they come back to
-/// their seat. (Before, 119 of 119 reconnects were refused and the table took them out for
-/// running out of time twice in a row.)
+/// campus's router, a carrier's NAT), each carrying a seat of their own, must not get another
+/// player there taken out. The player's stream drops, their reconnects are refused at the
+/// address's cap while their clock runs out turn after turn, and when the connections are let
+/// go they come back to their seat. (Before, 119 of 119 reconnects were refused and the table
+/// took them out for running out of time twice in a row.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_whose_shared_address_is_full_is_not_taken_out() {
+    use crate::shared_address::{
+        ben_is_back, bens_game, from, holding_seats, refused_while_his_clock_runs_out,
+    };
     let server = start_server(&binary("dudo-server"), &["--max-connections-per-ip", "3"]).unwrap();
-    let addr = server.addr.clone();
-    let mut lobby = LobbyClient::new(connect(&addr).await);
-    let made = lobby
-        .create_table(pb::CreateTableRequest {
-            name: "Ana".into(),
-            seats: 3,
-            move_millis: Some(700),
-            time_bank_millis: 0,
-            reveal_pause_millis: Some(0),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let table = made.table.unwrap().id;
-    let shared = "127.0.0.5";
-    let ben_channel = connect_from(&addr, shared).await;
-    let join = pb::JoinTableRequest { table: table.clone(), name: "Ben".into(), ..Default::default() };
-    let ben = LobbyClient::new(ben_channel.clone()).join_table(join).await.unwrap().into_inner().token;
-    let add = pb::AddBotRequest { table: table.clone(), bot: "odds".into() };
-    lobby.add_bot(bearer(add, &made.token)).await.unwrap();
-    let mut ben_stream = PlayClient::new(ben_channel.clone())
-        .subscribe(bearer(pb::SubscribeRequest { table: table.clone(), since: None }, &ben))
-        .await
-        .unwrap()
-        .into_inner();
-    assert!(ben_stream.message().await.unwrap().is_some());
-    lobby.start_game(bearer(pb::TableRef { table: table.clone() }, &made.token)).await.unwrap();
-    // Ben's connection drops; someone else at the address takes every connection it may have.
-    drop(ben_stream);
-    drop(ben_channel);
+    let (url, shared) = (format!("http://{}", server.addr), "127.0.0.5");
+    let game = bens_game(connect(&server.addr).await, from(&url, shared).await.unwrap(), 700).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let mut held = Vec::new();
-    for _ in 0..3 {
-        let channel = connect_from(&addr, shared).await;
-        let watch = pb::WatchRequest { table: table.clone(), since: None };
-        let stream = PlayClient::new(channel.clone()).watch(watch).await.unwrap().into_inner();
-        held.push((channel, stream));
-    }
-    // Ben tries to come back every 200 ms while their clock runs out (Ana's too: the clock
-    // plays both) for rounds on end.
-    let mut spectator = PlayClient::new(connect(&addr).await)
-        .watch(pb::WatchRequest { table: table.clone(), since: None })
+    // Someone else at the address takes every connection it may have, each with a seat.
+    let held = holding_seats(&url, shared, 3).await;
+    let mut spectator = PlayClient::new(connect(&server.addr).await)
+        .watch(pb::WatchRequest { table: game.table.clone(), since: None })
         .await
         .unwrap()
         .into_inner();
-    let (mut refused, mut rounds, mut ben_timed_out) = (0, 0, 0);
-    let until = Instant::now() + Duration::from_secs(40);
-    while (rounds < 3 || ben_timed_out < 3) && Instant::now() < until {
-        let tried = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .local_address(Some(shared.parse().unwrap()))
-            .connect_timeout(Duration::from_millis(500))
-            .connect()
-            .await;
-        let back = match tried {
-            Ok(ch) => healthy(ch).await.is_ok(),
-            Err(_) => false,
-        };
-        assert!(!back, "the address's connections are all taken");
-        refused += 1;
-        let quiet = tokio::time::sleep(Duration::from_millis(200));
-        tokio::pin!(quiet);
-        loop {
-            tokio::select! {
-                () = &mut quiet => break,
-                update = spectator.message() => match update.unwrap().and_then(|u| u.update) {
-                    Some(pb::play_update::Update::Event(pb::Event { kind: Some(kind), .. })) => match kind {
-                        pb::event::Kind::RoundStarted(_) => rounds += 1,
-                        pb::event::Kind::TurnTimedOut(t) if t.seat == 1 => ben_timed_out += 1,
-                        pb::event::Kind::GameOver(_) => rounds = 99,
-                        _ => {}
-                    },
-                    Some(_) => {}
-                    None => panic!("the spectator's stream ended"),
-                },
-            }
-        }
-    }
-    assert!(ben_timed_out >= 2, "Ben's clock ran out turn after turn ({ben_timed_out}, {rounds} rounds)");
+    let refused = refused_while_his_clock_runs_out(&url, shared, &mut spectator).await;
     // The connections are let go: Ben is back, in the seat.
     drop(held);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let mut play = PlayClient::new(connect_from(&addr, shared).await);
-    let mut back = play
-        .subscribe(bearer(pb::SubscribeRequest { table: table.clone(), since: None }, &ben))
-        .await
-        .expect("Ben's token still holds a seat")
-        .into_inner();
-    let info = match back.message().await.unwrap().and_then(|u| u.update) {
-        Some(pb::play_update::Update::Snapshot(s)) => s.table.unwrap(),
-        other => panic!("a snapshot first: {other:?}"),
+    ben_is_back(from(&url, shared).await.unwrap(), &game, refused).await;
+}
+
+/// A shared address's cap does not keep a player from their seat: their reconnection takes
+/// the place of the address's oldest connection carrying no seat's stream (here others there
+/// watching the game), and once their seat streams on it, the others opening connection
+/// after connection push out only each other's. (Before, every reconnect was refused at the
+/// cap while the others held it.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seats_reconnection_takes_the_place_of_connections_without_a_seat() {
+    use crate::shared_address::{ben_is_back, bens_game, from};
+    let server = start_server(&binary("dudo-server"), &["--max-connections-per-ip", "3"]).unwrap();
+    let (addr, url, shared) = (server.addr.clone(), format!("http://{}", server.addr), "127.0.0.8");
+    let game = bens_game(connect(&addr).await, from(&url, shared).await.unwrap(), 700).await;
+    let table = game.table.clone();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Others at the address watch the game on every connection it may have.
+    let watching = || async {
+        let channel = connect_from(&addr, shared).await;
+        let watch = pb::WatchRequest { table: table.clone(), since: None };
+        let stream = PlayClient::new(channel.clone()).watch(watch).await.unwrap().into_inner();
+        (channel, stream)
     };
-    let seat = &info.players[1];
-    assert!(
-        !seat.left && !seat.leaving,
-        "Ben was taken out while {refused} reconnects were refused: {seat:?}"
-    );
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(watching().await);
+    }
+    // Ben is back at once, in the seat.
+    let mut back = ben_is_back(from(&url, shared).await.unwrap(), &game, 0).await;
+    // The others open connection after connection: each pushes out the oldest watcher's,
+    // never Ben's.
+    for _ in 0..6 {
+        held.push(watching().await);
+    }
+    let mut ended = 0;
+    for (_, stream) in held.iter_mut().take(4) {
+        let end = async { while let Ok(Some(_)) = stream.message().await {} };
+        ended += usize::from(tokio::time::timeout(Duration::from_secs(5), end).await.is_ok());
+    }
+    assert_eq!(ended, 4, "the oldest watchers' connections made room");
+    // Ben's stream goes on (the game's updates keep coming, or nothing does; it never ends).
+    let until = tokio::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        match tokio::time::timeout_at(until, back.message()).await {
+            Err(_) => break,
+            Ok(Ok(Some(_))) => {}
+            other => panic!("Ben's stream ended: {other:?}"),
+        }
+    }
 }
 
 /// The page's files are served at a rate per address (each answer is up to a few hundred KB

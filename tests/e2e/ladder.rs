@@ -391,28 +391,28 @@ struct OneGame {
 #[tokio::test]
 async fn a_seat_that_stalls_call_windows_at_most_doubles_its_games() {
     let addr = server().await;
-    // Games differ in length with their dice: five of each, compared in total.
-    let mut played = Vec::new();
-    for (who, windows) in
-        [("Frank", Windows::Answers), ("Grief", Windows::Ignores), ("Tardy", Windows::AtTheLastMoment)]
-    {
-        let mut total = Duration::ZERO;
-        for game in 0..5 {
+    // Games differ in length with their dice: five of each, compared in total, and taken in
+    // turns (honest, silent, late, honest, ...) so that the machine's load falls on all three
+    // alike (one after the other, a busy spell during the honest games' failed a CI run).
+    let seats =
+        [("Frank", Windows::Answers), ("Grief", Windows::Ignores), ("Tardy", Windows::AtTheLastMoment)];
+    let mut played = vec![Duration::ZERO; seats.len()];
+    for game in 0..5 {
+        for ((who, windows), total) in seats.iter().zip(played.iter_mut()) {
             let name = format!("{who}{game}");
             let OneGame { took, lapses: lapsed, asked, .. } =
-                one_ladder_game(&addr, &name, "quad", windows, Duration::ZERO).await;
+                one_ladder_game(&addr, &name, "quad", *windows, Duration::ZERO).await;
             assert_eq!(lapsed, 0, "{windows:?}: a shortened window was held against the seat");
             assert!(asked > 0, "{windows:?}: never asked to call");
-            total += took;
+            *total += took;
         }
-        played.push(total);
     }
     let [honest, silent, late] = played[..] else { unreachable!() };
     eprintln!(
         "five ladder games: {honest:?} honest, {silent:?} never answering windows, {late:?} answering late"
     );
-    // Twice, with this test's own round trips as slack.
-    let most = honest * 2 + Duration::from_millis(50);
+    // Twice, with this test's own round trips as slack (20 ms a game).
+    let most = honest * 2 + Duration::from_millis(100);
     assert!(silent <= most && late <= most, "{silent:?} and {late:?} against {honest:?}");
 
     // A seat whose moves take 600 ms is given whole windows; one it lets lapse is announced
@@ -765,15 +765,10 @@ async fn a_peoples_pool_never_seats_two_accounts_of_one_address_together() {
 /// Four ladder games dealt at once on a busy server (the test's own 16 seats and the
 /// server on two cores): a seat that answers every call window the moment its prompt
 /// arrives is never cut short (the table's `call_window_lapsed` names nobody). Its window is
-/// timed from when its prompt was handed to its stream; timed from when the table wrote it,
-/// prompts the server was slow to deliver cut such seats short, and their answers were
-/// refused (`call_window_closed`, `stale_prompt`).
-///
-/// Not yet true: about one run in three still has a seat or two cut short (1 to 3 windows of
-/// about 108), where the server was slow to take the answer in rather than to send the
-/// prompt out; the window must also be judged by when the answer reached the server. Kept
-/// ignored until then: `cargo test -p dudo-tests --test e2e bots_answering -- --ignored`.
-#[ignore = "an answer taken in late still counts against the seat (issue 51, part 5)"]
+/// timed from when its prompt was handed to its stream, and it is asked only with at least
+/// `MIN_PATIENCE` (20 ms) to answer in. Before, timed from when the table wrote the prompt,
+/// and asked with whatever sliver of patience was left (10 to 15 ms), such seats were cut
+/// short in 4 runs of 4, and their answers refused (`call_window_closed`, `stale_prompt`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bots_answering_at_once_are_never_cut_short_when_games_start_together() {
     let addr = server().await;

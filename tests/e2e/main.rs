@@ -37,6 +37,8 @@ mod records;
 mod recovery;
 // The server: the protocol, limits, memory bounds, hostile input.
 mod server;
+// A game at a shared address, as the tests of its defences (availability, cluster) play it.
+mod shared_address;
 // TLS: https:// for every client, clients that do not trust or speak it, renewal.
 mod tls;
 // The table as a place people share: the reveal's wait, the pause, talk, rejoin links.
@@ -59,6 +61,9 @@ fn calls_and_result(kind: &dudo_rules::EventKind) -> Option<String> {
         | EventKind::Passed { .. }
         | EventKind::DudoCalled { .. }
         | EventKind::CalzaCalled { .. }
+        | EventKind::Claimed { .. }
+        | EventKind::Accepted { .. }
+        | EventKind::HandRolled { .. }
         | EventKind::RoundSettled { .. }
         | EventKind::GameOver { .. } => Some(format!("{kind:?}")),
         _ => None,

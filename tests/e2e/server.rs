@@ -600,6 +600,17 @@ async fn host_commands_and_leaving() {
     assert_eq!(info.state, pb::TableState::Waiting as i32);
 }
 
+/// The status a stream ends with, its updates until then read and let go.
+async fn end_of(stream: &mut tonic::Streaming<pb::PlayUpdate>) -> tonic::Status {
+    loop {
+        match stream.next().await {
+            Some(Ok(_)) => {}
+            Some(Err(status)) => return status,
+            None => panic!("the stream ended without a status"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn limits_are_enforced_with_clear_errors() {
     let (addr, _stop) = server_with(dudo_server::node::Limits {
@@ -620,9 +631,30 @@ async fn limits_are_enforced_with_clear_errors() {
     // One stream per address.
     let id = host.table.unwrap().id;
     let mut play = PlayClient::new(ch.clone());
-    let _first = play.watch(pb::WatchRequest { table: id.clone(), since: None }).await.unwrap().into_inner();
+    let mut first =
+        play.watch(pb::WatchRequest { table: id.clone(), since: None }).await.unwrap().into_inner();
     let second = play.watch(pb::WatchRequest { table: id.clone(), since: None }).await.unwrap_err();
     assert_eq!(second.code(), tonic::Code::ResourceExhausted);
+    // A token that holds no seat makes no room, on either kind of seat stream.
+    let subscribe = |token: &str| authed(pb::SubscribeRequest { table: id.clone(), since: None }, token);
+    let bogus = play.subscribe(subscribe("nobodys-token")).await.unwrap_err();
+    assert_eq!(bogus.code(), tonic::Code::ResourceExhausted, "{bogus:?}");
+    let hello = pb::PlayRequest {
+        request: Some(pb::play_request::Request::Hello(pb::Hello { table: id.clone(), since: None })),
+        answers: None,
+    };
+    let bogus = play.play(authed(tokio_stream::iter([hello]), "nobodys-token")).await.unwrap_err();
+    assert_eq!(bogus.code(), tonic::Code::ResourceExhausted, "{bogus:?}");
+    // A seat's stream is not refused: the watcher's ends in its favour, and says so.
+    let ended_with = |status: tonic::Status| {
+        status.metadata().get("dudo-code").and_then(|v| v.to_str().ok()).map(str::to_string)
+    };
+    let mut seat = play.subscribe(subscribe(&host.token)).await.expect("a seat's stream").into_inner();
+    assert_eq!(ended_with(end_of(&mut first).await).as_deref(), Some("displaced"));
+    // The seat's next stream (a reconnect while the last looks open) takes its last one's
+    // place: only a seat's newest stream is kept.
+    let _again = play.subscribe(subscribe(&host.token)).await.expect("the seat's newer stream").into_inner();
+    assert_eq!(ended_with(end_of(&mut seat).await).as_deref(), Some("displaced"));
     // Messages over the size limit are refused by the transport.
     let huge = pb::Setting { path: "x".repeat(4096), value: String::new() };
     let big = lobby
@@ -1278,35 +1310,42 @@ async fn streams_that_never_read_stay_within_the_memory_budget() {
     assert!(fitted.await, "the budget was not given back");
 }
 
-/// One address may hold a bounded number of connections: past it, new ones are closed as
-/// they come; one that closes gives its place back.
+/// One address may hold a bounded number of connections: past it, a new one takes the
+/// place of the oldest carrying no seat's stream (which is closed), and is refused only when
+/// every one carries a seat's; one that closes, or whose seat's stream ends, gives its place.
 #[tokio::test]
 async fn connections_are_capped_per_address() {
     let (addr, _stop) =
         server_with(dudo_server::node::Limits { max_connections_per_ip: 2, ..Default::default() }).await;
     let list = || pb::ListTablesRequest { page_size: 1, page_token: String::new() };
-    let first = channel(&addr).await;
-    let second = channel(&addr).await;
-    LobbyClient::new(first.clone()).list_tables(list()).await.unwrap();
-    LobbyClient::new(second.clone()).list_tables(list()).await.unwrap();
-    let third = Channel::from_shared(addr.clone()).unwrap().connect().await;
-    let refused = match third {
-        Ok(ch) => LobbyClient::new(ch).list_tables(list()).await.is_err(),
-        Err(_) => true,
-    };
-    assert!(refused, "a third connection from one address was served");
-    drop(first);
-    let served = eventually(100, || {
-        let addr = addr.clone();
-        async move {
-            match Channel::from_shared(addr).unwrap().connect().await {
-                Ok(ch) => LobbyClient::new(ch).list_tables(list()).await.is_ok(),
-                Err(_) => false,
-            }
+    let served = |addr: String| async move {
+        match Channel::from_shared(addr).unwrap().connect().await {
+            Ok(ch) => LobbyClient::new(ch).list_tables(list()).await.is_ok(),
+            Err(_) => false,
         }
-    });
-    assert!(served.await, "a closed connection's place was not given back");
-    drop(second);
+    };
+    // Each of two connections carries its own seat's stream.
+    let seated = |ch: Channel| async move {
+        let made = LobbyClient::new(ch.clone())
+            .create_table(pb::CreateTableRequest { name: "Ana".into(), seats: 2, ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner();
+        let subscribe = pb::SubscribeRequest { table: made.table.unwrap().id, since: None };
+        let mut stream =
+            PlayClient::new(ch).subscribe(authed(subscribe, &made.token)).await.unwrap().into_inner();
+        assert!(stream.next().await.is_some());
+        stream
+    };
+    let (first, second) = (channel(&addr).await, channel(&addr).await);
+    let first_seat = seated(first.clone()).await;
+    let _second_seat = seated(second.clone()).await;
+    assert!(!served(addr.clone()).await, "a third connection from one address was served");
+    // The first seat's stream ends: its connection makes room for the next.
+    drop(first_seat);
+    let served = eventually(100, || served(addr.clone()));
+    assert!(served.await, "a connection without a seat's stream kept its place");
+    drop((first, second));
 }
 
 /// Every call in flight holds its buffered request's worth of the memory budget, from any

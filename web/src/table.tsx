@@ -747,6 +747,7 @@ function HostPanel({ table, held, over }: { table: TableInfo; held: Held; over: 
             <option value="random">random bot</option>
             <option value="odds">odds bot</option>
             <option value="reader">reader bot</option>
+            <option value="expert">expert bot</option>
           </select>
           <button type="submit">Add a bot</button>
         </form>

@@ -249,6 +249,9 @@ where
         }
         // In flight from here until its answer's body is dropped, even if refused below.
         let mut in_flight = peer.and_then(|p| self.gate.calls.begin(p));
+        if let Some(call) = &in_flight {
+            request.extensions_mut().insert(call.connection(&self.gate.calls));
+        }
         let memory = self.gate.budgets.for_address(ip).hold(self.gate.call_bytes);
         let mut exempt = None;
         if memory.is_none() {

@@ -4,7 +4,8 @@
 //! One address cannot open connections without bound (each may carry up to
 //! `--max-streams-per-connection` calls, and each call a request buffered up to the message
 //! size limit), nor hold descriptors with connections that say nothing: a connection takes
-//! its address's slot when it is accepted, and it is closed unless within [`OPENING_TIME`]
+//! its address's slot when it is accepted (at the cap, the address's oldest connection
+//! carrying no seat's stream makes room: slots.rs), and it is closed unless within [`OPENING_TIME`]
 //! it sends HTTP/2's preface and first frame, or an HTTP/1.1 (gRPC-Web) request's whole
 //! head. Until then it holds nothing of the budget; after, what its transport may buffer.
 //! With TLS (tls.rs) the handshake comes first, within the same time, and the opening is
@@ -22,7 +23,6 @@
 //! connection (tonic's channels and browsers do so by themselves).
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,8 +40,10 @@ use crate::tls::Wire;
 pub mod call_gate;
 mod opening;
 pub mod opening_rate;
+mod slots;
 
 pub(crate) use opening::{Replay, Transport, read_opening};
+pub use slots::{AtTheCap, Carriers, Connections, Places, SeatCarried, Slot, StreamOf};
 
 /// How long a new connection has to send its opening (see the module's doc).
 pub const OPENING_TIME: Duration = Duration::from_secs(5);
@@ -104,7 +106,7 @@ pub fn incoming(
                 refused.note(ip);
                 continue;
             }
-            let Some(slot) = counted.take_slot(ip, most) else {
+            let Some(slot) = counted.take_slot(ip, most, AtTheCap::MakeRoom) else {
                 refused.note(ip);
                 continue;
             };
@@ -140,7 +142,14 @@ pub fn incoming(
                     };
                     Ok::<_, std::io::Error>(read_opening(&mut wire).await?.map(|opened| (wire, opened)))
                 });
-                let Ok(Some((stream, (transport, opening)))) = opened.await.unwrap_or(Ok(None)) else {
+                // A newer connection of its address may take its place meanwhile.
+                let place = Arc::clone(slot.place());
+                let closing = std::future::poll_fn(|cx| place.poll_closing(cx));
+                let opened = tokio::select! {
+                    opened = opened => opened,
+                    () = closing => return,
+                };
+                let Ok(Some((stream, (transport, opening)))) = opened.unwrap_or(Ok(None)) else {
                     tracing::debug!(%peer, "connection closed: no opening within {OPENING_TIME:?}");
                     return;
                 };
@@ -160,14 +169,14 @@ pub fn incoming(
                         }
                     },
                 };
-                let busy = calls.register(peer, idle);
+                let busy = calls.register(peer, idle, Arc::clone(slot.place()));
                 let connection = Counted {
                     stream,
                     opening: Replay::new(opening),
                     busy,
                     stalled: None,
                     stall_timer: Box::pin(tokio::time::sleep(idle)),
-                    _slot: slot,
+                    slot,
                     _memory: memory,
                 };
                 let _ = tx.send(Ok(connection)).await;
@@ -215,45 +224,6 @@ impl Backoff {
     }
 }
 
-/// Open connections per address.
-#[derive(Clone, Default)]
-pub struct Connections {
-    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
-}
-
-impl Connections {
-    /// A place for a connection from `ip`; none if the address has `most` open already.
-    pub fn take_slot(&self, ip: IpAddr, most: usize) -> Option<Slot> {
-        let mut open = self.open.lock().ok()?;
-        let n = open.entry(ip).or_default();
-        if *n >= most {
-            tracing::debug!(%ip, "connection refused: the address has as many open as it may");
-            return None;
-        }
-        *n += 1;
-        Some(Slot { ip, open: Arc::clone(&self.open) })
-    }
-}
-
-/// A connection's place among its address's, given back when dropped.
-pub struct Slot {
-    ip: IpAddr,
-    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if let Ok(mut open) = self.open.lock()
-            && let Some(n) = open.get_mut(&self.ip)
-        {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                open.remove(&self.ip);
-            }
-        }
-    }
-}
-
 /// An admitted connection: its opening (read to judge it) is replayed first.
 pub struct Counted {
     stream: Wire,
@@ -264,7 +234,8 @@ pub struct Counted {
     /// ends it when they have been for the idle time.
     stalled: Option<Instant>,
     stall_timer: Pin<Box<Sleep>>,
-    _slot: Slot,
+    /// Its place among its address's connections: closed when a newer one takes it.
+    slot: Slot,
     _memory: Memory,
 }
 
@@ -290,6 +261,12 @@ impl AsyncRead for Counted {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         if self.opening.replay(buf) {
+            return Poll::Ready(Ok(()));
+        }
+        // A newer connection of its address took its place: it ends as if the client had
+        // closed it.
+        if self.slot.place().poll_closing(cx).is_ready() {
+            tracing::debug!(peer = %self.busy.peer, "connection closed: a newer one of its address took its place");
             return Poll::Ready(Ok(()));
         }
         let read = Pin::new(&mut self.stream).poll_read(cx, buf);
@@ -373,6 +350,8 @@ impl AsyncWrite for Counted {
 #[derive(Clone, Default)]
 pub struct Calls {
     open: Arc<Mutex<HashMap<SocketAddr, Arc<Activity>>>>,
+    /// Which connection carries each seat's newest stream.
+    carriers: Carriers,
 }
 
 /// One connection's calls: how many the server owes something (working on the call, or a
@@ -380,6 +359,8 @@ pub struct Calls {
 struct Activity {
     owed: AtomicUsize,
     moved: Mutex<Instant>,
+    /// Its place among its address's connections.
+    place: Arc<slots::Place>,
 }
 
 impl Activity {
@@ -392,8 +373,9 @@ impl Activity {
 
 impl Calls {
     /// A connection from `peer`, closed after `idle` with nothing owed to it (zero: never).
-    fn register(&self, peer: SocketAddr, idle: Duration) -> Registered {
-        let activity = Arc::new(Activity { owed: AtomicUsize::new(0), moved: Mutex::new(Instant::now()) });
+    fn register(&self, peer: SocketAddr, idle: Duration, place: Arc<slots::Place>) -> Registered {
+        let activity =
+            Arc::new(Activity { owed: AtomicUsize::new(0), moved: Mutex::new(Instant::now()), place });
         if let Ok(mut open) = self.open.lock() {
             open.insert(peer, Arc::clone(&activity));
         }
@@ -407,6 +389,28 @@ impl Calls {
         let activity = Arc::clone(self.open.lock().ok()?.get(&peer)?);
         activity.owed.fetch_add(1, Ordering::AcqRel);
         Some(InFlight { activity, owed: true })
+    }
+}
+
+impl InFlight {
+    /// The connection the call came on.
+    pub fn connection(&self, calls: &Calls) -> ThisConnection {
+        ThisConnection { place: Arc::clone(&self.activity.place), carriers: calls.carriers.clone() }
+    }
+}
+
+/// The connection a call came on, in the call's extensions: a seat's stream marks it (see
+/// [`Carriers`]).
+#[derive(Clone)]
+pub struct ThisConnection {
+    place: Arc<slots::Place>,
+    carriers: Carriers,
+}
+
+impl ThisConnection {
+    /// The seat of `token` streams on this connection until the mark is dropped.
+    pub fn carries_seat(&self, token: &str) -> SeatCarried {
+        self.carriers.carries(&self.place, token)
     }
 }
 

@@ -8,7 +8,7 @@
 //! move_millis = 10000        # the turn clock (0: none)
 //! time_bank_millis = 30000
 //! max_games = 4              # games one player may be in at once
-//! bots = ["random", "odds", "reader"]   # built-in bots that fill seats after a wait
+//! bots = ["random", "odds", "reader", "expert"]   # built-in bots that fill seats after a wait
 //! fill_after_seconds = 20
 //! call_window_millis = 1000  # how long a claim waits for calls out of turn
 //! bench_after_timeouts = 3   # time-outs (and lapsed call windows) before a player is benched ...
@@ -218,7 +218,7 @@ pub fn builtin() -> Vec<Pool> {
         move_millis: default_move_millis(),
         time_bank_millis: 30_000,
         max_games: default_max_games(),
-        bots: vec!["random".into(), "odds".into(), "reader".into()],
+        bots: vec!["random".into(), "odds".into(), "reader".into(), "expert".into()],
         fill_after_seconds: default_fill_after(),
         call_window_millis: default_call_window(),
         bench_after_timeouts: default_bench_after(),

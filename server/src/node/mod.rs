@@ -80,6 +80,10 @@ pub struct Dudo {
     /// The addresses a per-address limit refused lately: the connection gate and the call
     /// gate note them, tables read them (a player is not taken out while refused).
     pub(crate) refused: crate::address::Refused,
+    /// Each address's open streams, a seat's or not: at the cap a seat's makes room.
+    pub(crate) streams: crate::connections::Places,
+    /// Which stream is each seat's (or account's) newest: only those are kept at the cap.
+    pub(crate) stream_carriers: crate::connections::Carriers,
     /// Set when the server stops: the streams no table owns end, and the ladder seats no one.
     pub(crate) stopping: crate::stopping::Stopping,
     /// Where the server's pages are (`http://HOST:PORT`): tables' links are `BASE/t/CODE`.
@@ -310,37 +314,9 @@ impl Dudo {
         &self.limits
     }
 
-    /// Takes one of the caller's stream slots, or says the limit is reached.
-    /// A place for one more open stream from the connection at `peer` (none: not a TCP
-    /// connection, which no limit counts), or which limit is full.
     /// The addresses refused lately (see [`crate::address::Refused`]), shared.
     pub fn refused(&self) -> crate::address::Refused {
         self.refused.clone()
-    }
-
-    pub(crate) fn stream_slot(&self, peer: Option<std::net::SocketAddr>) -> Result<StreamSlot, Refusal> {
-        if let Some(peer) = peer {
-            let mut counts = self.per_ip.lock().map_err(|_| Refusal::internal("limits poisoned"))?;
-            if counts.connections.get(&peer).copied().unwrap_or(0) >= self.limits.max_streams_per_connection {
-                return Err(Refusal::resource_exhausted(format!(
-                    "at most {} open streams per connection",
-                    self.limits.max_streams_per_connection
-                )));
-            }
-            let ip = crate::address::of(peer.ip());
-            let n = counts.streams.entry(ip).or_default();
-            if *n >= self.limits.max_streams_per_ip {
-                self.refused.note(ip);
-                return Err(Refusal::resource_exhausted(format!(
-                    "at most {} open streams per address",
-                    self.limits.max_streams_per_ip
-                )));
-            }
-            *n += 1;
-            *counts.connections.entry(peer).or_default() += 1;
-        }
-        metrics::gauge!("dudo_streams").increment(1.0);
-        Ok(StreamSlot { per_ip: Arc::clone(&self.per_ip), peer })
     }
 
     /// Tells every table the server is stopping, so their streams end and the transport

@@ -13,7 +13,9 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
-use crate::connections::{Backoff, Connections, OPENING_TIME, Replay, Slot, Transport, read_opening};
+use crate::connections::{
+    AtTheCap, Backoff, Connections, OPENING_TIME, Replay, Slot, Transport, read_opening,
+};
 use crate::tls::Wire;
 
 /// Connections the node port takes from one address at once. A node needs one (its channel
@@ -42,7 +44,7 @@ pub fn incoming(listener: TcpListener) -> impl tokio_stream::Stream<Item = std::
                     continue;
                 }
             };
-            let Some(slot) = counted.take_slot(peer.ip(), PER_ADDRESS) else {
+            let Some(slot) = counted.take_slot(peer.ip(), PER_ADDRESS, AtTheCap::Refuse) else {
                 metrics::counter!("dudo_node_port_refused_total").increment(1);
                 continue;
             };

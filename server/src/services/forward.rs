@@ -198,7 +198,6 @@ impl Dudo {
             }
         });
         let relayed = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |item| {
-            let _held = &slot;
             item.map(|(update, size)| {
                 held_by_reader.fetch_sub(size, Ordering::Relaxed);
                 update
@@ -209,7 +208,7 @@ impl Dudo {
                 .load(Ordering::Relaxed)
                 .then(|| Err(crate::status::status(crate::table::TableError::TooFarBehind)))
         });
-        self.stopping().ending(relayed.chain(why))
+        self.stopping().ending(super::held(slot, relayed.chain(why)))
     }
 
     /// The server's own spectator stream of a table another node of the cluster holds (a

@@ -225,7 +225,7 @@ impl History for HistoryService {
         };
         let (tx, rx) = mpsc::channel(64);
         tokio::spawn(async move {
-            let _held = (slot, held);
+            let _held = held;
             let update = |u| Ok(pb::PlayUpdate { update: Some(u) });
             if tx.send(update(pb::play_update::Update::Table(Box::new(table)))).await.is_err() {
                 return;
@@ -253,7 +253,7 @@ impl History for HistoryService {
                 }
             }
         });
-        Ok(Response::new(self.node.stopping().ending(ReceiverStream::new(rx))))
+        Ok(Response::new(self.node.stopping().ending(super::held(slot, ReceiverStream::new(rx)))))
     }
 
     async fn list_ratings(

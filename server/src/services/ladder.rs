@@ -61,7 +61,7 @@ impl Ladder for LadderService {
             })?,
             name => self.node.known_pool(name)?.clone(),
         };
-        let slot = self.node.stream_slot(request.remote_addr())?;
+        let slot = self.node.account_stream_slot(request.remote_addr(), &token)?;
         // One check an account at a time, across the cluster: claimed in the database.
         let claim = crate::table::secret();
         let now = crate::table::unix_millis();
@@ -115,11 +115,8 @@ impl Ladder for LadderService {
             let _ =
                 tx.send(Ok(pb::CheckUpdate { update: Some(pb::check_update::Update::Report(report)) })).await;
         });
-        let updates = ReceiverStream::new(rx).map(move |u| {
-            let _held = &slot;
-            u.map_err(Status::from)
-        });
-        Ok(Response::new(self.node.stopping().ending(updates)))
+        let updates = ReceiverStream::new(rx).map(|u| u.map_err(Status::from));
+        Ok(Response::new(self.node.stopping().ending(super::held(slot, updates))))
     }
 
     async fn list_pools(
@@ -154,7 +151,7 @@ impl Ladder for LadderService {
         let token = bearer(&request).ok_or(AccountError::NoToken)?.to_string();
         crate::status::bounded("pool", &request.get_ref().pool, crate::status::MAX_NAME_FIELD)?;
         let account = self.node.accounts().account_of_api_token(&token).await?;
-        let slot = self.node.stream_slot(request.remote_addr())?;
+        let slot = self.node.account_stream_slot(request.remote_addr(), &token)?;
         if let crate::node::cluster::Route::There(peer) =
             self.node.route_ladder(super::forward::forwarded(&request)).await?
         {
@@ -163,10 +160,7 @@ impl Ladder for LadderService {
                 .await
                 .map_err(from_peer)?
                 .into_inner();
-            return Ok(Response::new(self.node.stopping().ending(updates.map(move |u| {
-                let _held = &slot;
-                u
-            }))));
+            return Ok(Response::new(self.node.stopping().ending(super::held(slot, updates))));
         }
         let entered_from = request.remote_addr().map(|a| crate::address::of(a.ip()).to_string());
         let req = request.into_inner();
@@ -222,11 +216,8 @@ impl Ladder for LadderService {
             .map_err(|_| Status::unavailable("the ladder has stopped"))?;
         answer.await.map_err(|_| Status::unavailable("the ladder has stopped"))??;
         tracing::info!(account = %account.name, pool = %pool.name, games = wants, "entered the ladder");
-        let updates = ReceiverStream::new(rx).map(move |u| {
-            let _held = &slot;
-            u.map_err(Status::from)
-        });
-        Ok(Response::new(self.node.stopping().ending(updates)))
+        let updates = ReceiverStream::new(rx).map(|u| u.map_err(Status::from));
+        Ok(Response::new(self.node.stopping().ending(super::held(slot, updates))))
     }
 
     async fn leaderboard(

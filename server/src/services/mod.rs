@@ -128,6 +128,51 @@ pub(crate) fn token_of<T>(request: &tonic::Request<T>) -> Result<String, tonic::
     Ok(token.to_string())
 }
 
+/// A stream holding its place among its address's open streams (`Dudo::stream_slot`): when a
+/// seat's stream of the address takes that place (a watcher's, or the same seat's older
+/// stream), it ends, saying so (`displaced`).
+pub(crate) fn held<T, S>(slot: crate::node::StreamSlot, stream: S) -> Held<S>
+where
+    S: tokio_stream::Stream<Item = Result<T, tonic::Status>>,
+{
+    Held { slot, stream: Box::pin(stream), ended: false }
+}
+
+/// See [`held`].
+pub(crate) struct Held<S> {
+    slot: crate::node::StreamSlot,
+    stream: std::pin::Pin<Box<S>>,
+    ended: bool,
+}
+
+impl<T, S> tokio_stream::Stream for Held<S>
+where
+    S: tokio_stream::Stream<Item = Result<T, tonic::Status>>,
+{
+    type Item = Result<T, tonic::Status>;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        if this.ended {
+            return Poll::Ready(None);
+        }
+        if this.slot.poll_displaced(cx).is_ready() {
+            this.ended = true;
+            return Poll::Ready(Some(Err(crate::status::refused(
+                "displaced",
+                tonic::Status::resource_exhausted(
+                    "this address has as many streams open as it may, and a seat's newer stream there took this one's place (a watcher's, or the same seat's older stream): open it again when the address has fewer",
+                ),
+            ))));
+        }
+        this.stream.as_mut().poll_next(cx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -19,6 +19,9 @@ use crate::table;
 
 /// The largest action a refusal echoes back, in encoded bytes (any real action is far smaller).
 const MAX_ECHOED_ACTION: usize = 1024;
+/// How long a `Play` stream has to send its hello: until then it holds no place among its
+/// address's streams, and is not kept waiting for one for ever.
+const HELLO_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The Play service: a thin adapter over the node, which does the work.
 pub struct PlayService {
@@ -42,20 +45,29 @@ impl Play for PlayService {
         request: Request<Streaming<pb::PlayRequest>>,
     ) -> Result<Response<Self::PlayStream>, Status> {
         let token = token_of(&request)?;
-        let slot = self.node.stream_slot(request.remote_addr())?;
         let client = request.remote_addr();
         let reader = client.map(|a| crate::address::of(a.ip()));
         let is_forwarded = super::forward::forwarded(&request);
         let metadata = request.metadata().clone();
+        let connection = request.extensions().get::<crate::connections::ThisConnection>().cloned();
         let mut incoming = request.into_inner();
-        let hello = match incoming.next().await {
-            Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)), .. })) => h,
+        let hello = match tokio::time::timeout(HELLO_TIME, incoming.next()).await {
+            Ok(Some(Ok(pb::PlayRequest { request: Some(pb::play_request::Request::Hello(h)), .. }))) => h,
             // A first message that cannot be read says why, as a later one would.
-            Some(Err(status)) => return Err(upward_error(&status)),
+            Ok(Some(Err(status))) => return Err(upward_error(&status)),
+            Err(_) => {
+                return Err(bad_request(format!(
+                    "the first message of a play stream is a hello naming the table, within {} s",
+                    HELLO_TIME.as_secs()
+                )));
+            }
             _ => {
                 return Err(bad_request("the first message of a play stream is a hello naming the table"));
             }
         };
+        // Its place among the address's streams once the table it names is known: a seat's
+        // there is kept at the address's cap.
+        let slot = self.node.seat_stream_slot(client, &hello.table, &token).await?;
         if let Some(peer) = self.node.route_play(&hello.table, is_forwarded).await? {
             // The hello first, then whatever the client sends, up to its first unreadable message.
             let first =
@@ -65,7 +77,8 @@ impl Play for PlayService {
                 .play(self.node.onward_parts(metadata, client, upward))
                 .await
                 .map_err(from_peer)?;
-            return Ok(Response::new(self.node.relayed(updates.into_inner(), slot)));
+            let relayed = self.node.relayed(updates.into_inner(), slot);
+            return Ok(Response::new(carrying_seat(relayed, connection, &token)));
         }
         let handle = self.node.find(&hello.table)?;
         let updates = self.node.stream(&hello.table, Some(token.clone()), hello.since, reader).await?;
@@ -74,6 +87,7 @@ impl Play for PlayService {
         // hold 32 updates' worth.
         let (refusals_tx, refusals_rx) = mpsc::channel::<Box<Result<pb::PlayUpdate, Status>>>(16);
         let service = self.node.clone();
+        let seat_token = token.clone();
         // Refusals the service makes before the table sees a message (it does not decode as
         // an action, it is empty) cost no table anything, so they have a budget of their
         // own: past it, the stream is read no faster than the seat's call rate.
@@ -167,11 +181,9 @@ impl Play for PlayService {
         // sent meanwhile: the prompt is where the game stands, no older than those updates.
         let merged = select_with_strategy(refusals, updates, |_: &mut ()| PollNext::Left)
             .take_while(Option::is_some)
-            .map(move |u| {
-                let _held = &slot;
-                u.unwrap_or_else(|| Err(Status::aborted("stream ended")))
-            });
-        Ok(Response::new(Box::pin(merged)))
+            .map(|u| u.unwrap_or_else(|| Err(Status::aborted("stream ended"))));
+        let held = Box::pin(super::held(slot, merged));
+        Ok(Response::new(carrying_seat(held, connection, &seat_token)))
     }
 
     async fn subscribe(
@@ -179,19 +191,22 @@ impl Play for PlayService {
         request: Request<pb::SubscribeRequest>,
     ) -> Result<Response<Self::SubscribeStream>, Status> {
         let token = token_of(&request)?;
-        let slot = self.node.stream_slot(request.remote_addr())?;
-        self.node
+        let table = request.get_ref().table.clone();
+        let slot = self.node.seat_stream_slot(request.remote_addr(), &table, &token).await?;
+        // The seat's stream marks its connection (here or relayed from another node), so a
+        // newer connection of its address does not take its place (connections/slots.rs).
+        let connection = request.extensions().get::<crate::connections::ThisConnection>().cloned();
+        let seat_token = token.clone();
+        let stream = self
+            .node
             .stream_at_table(request, slot, |request, slot| async move {
                 let reader = super::client_ip(&request);
                 let req = request.into_inner();
                 let stream = self.node.stream(&req.table, Some(token), req.since, reader).await?;
-                let held: UpdateStream = Box::pin(stream.map(move |u| {
-                    let _held = &slot;
-                    u
-                }));
-                Ok(Response::new(held))
+                Ok(Response::new(Box::pin(super::held(slot, stream)) as UpdateStream))
             })
-            .await
+            .await?;
+        Ok(stream.map(|updates| carrying_seat(updates, connection, &seat_token)))
     }
 
     async fn act(&self, request: Request<pb::ActRequest>) -> Result<Response<pb::ActResponse>, Status> {
@@ -259,12 +274,23 @@ impl Play for PlayService {
                 let reader = super::client_ip(&request);
                 let req = request.into_inner();
                 let stream = self.node.stream(&req.table, None, req.since, reader).await?;
-                let held: UpdateStream = Box::pin(stream.map(move |u| {
-                    let _held = &slot;
-                    u
-                }));
-                Ok(Response::new(held))
+                Ok(Response::new(Box::pin(super::held(slot, stream)) as UpdateStream))
             })
             .await
     }
+}
+
+/// A seat's stream, marking the connection it came on while it is open, so that a newer
+/// connection of its address does not take that one's place (connections/slots.rs).
+fn carrying_seat(
+    updates: UpdateStream,
+    connection: Option<crate::connections::ThisConnection>,
+    token: &str,
+) -> UpdateStream {
+    let Some(connection) = connection else { return updates };
+    let carried = connection.carries_seat(token);
+    Box::pin(updates.map(move |u| {
+        let _carried = &carried;
+        u
+    }))
 }

@@ -416,17 +416,14 @@ impl Tournaments for TournamentsService {
         }
         let account = self.node.accounts().account_of_api_token(&token).await?;
         bounded("tournament", &request.get_ref().tournament, MAX_NAME_FIELD)?;
-        let slot = self.node.stream_slot(request.remote_addr())?;
+        let slot = self.node.account_stream_slot(request.remote_addr(), &token)?;
         if let Some(peer) = self.node.director(forwarded(&request)).await? {
             let updates = TournamentsClient::new(peer)
                 .enter(self.node.onward(request))
                 .await
                 .map_err(from_peer)?
                 .into_inner();
-            return Ok(Response::new(self.node.stopping().ending(updates.map(move |u| {
-                let _held = &slot;
-                u
-            }))));
+            return Ok(Response::new(self.node.stopping().ending(super::held(slot, updates))));
         }
         self.node.bot_check_passed(&account.id).await?;
         let tournament = request.into_inner().tournament.trim().to_string();
@@ -447,11 +444,8 @@ impl Tournaments for TournamentsService {
             .map_err(|_| Status::unavailable("the tournaments have stopped"))?;
         answer.await.map_err(|_| Status::unavailable("the tournaments have stopped"))??;
         tracing::info!(account = %account.name, tournament = %tournament, "entered a tournament");
-        let updates = ReceiverStream::new(rx).map(move |u| {
-            let _held = &slot;
-            u.map_err(Status::from)
-        });
-        Ok(Response::new(self.node.stopping().ending(updates)))
+        let updates = ReceiverStream::new(rx).map(|u| u.map_err(Status::from));
+        Ok(Response::new(self.node.stopping().ending(super::held(slot, updates))))
     }
 
     async fn standings(

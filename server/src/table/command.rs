@@ -105,6 +105,12 @@ pub enum Command {
         token: String,
         reply: oneshot::Sender<Option<pb::PlayUpdate>>,
     },
+    /// Whether `token` holds a seat here (a seat's stream may then make room at its
+    /// address's cap of streams).
+    HoldsSeat {
+        token: String,
+        reply: oneshot::Sender<bool>,
+    },
     ChangeSettings {
         token: String,
         settings: Vec<(String, String)>,

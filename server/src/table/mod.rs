@@ -208,10 +208,16 @@ impl Table {
         self.refused = Some(refused);
     }
 
-    /// The seats whose last stream came from an address a per-address limit refused lately.
+    /// The away seats whose last stream came from an address a per-address limit refused
+    /// lately.
     fn refused_seats(&self) -> Vec<Seat> {
         let Some(refused) = &self.refused else { return Vec::new() };
-        self.seats_from.iter().filter(|(_, ip)| refused.lately(**ip)).map(|(seat, _)| *seat).collect()
+        let away = |seat: Seat| self.core.seats().get(seat).is_some_and(|s| s.away_since.is_some());
+        self.seats_from
+            .iter()
+            .filter(|(seat, ip)| away(**seat) && refused.lately(**ip))
+            .map(|(seat, _)| *seat)
+            .collect()
     }
 
     pub fn summary(&self) -> pb::TableSummary {
@@ -480,6 +486,9 @@ impl Table {
                 let prompt =
                     self.core.seats().seat_of(&token).ok().and_then(|seat| self.core.prompt_of(seat, now));
                 let _ = reply.send(prompt);
+            }
+            Command::HoldsSeat { token, reply } => {
+                let _ = reply.send(self.core.seats().seat_of(&token).is_ok());
             }
             Command::ChangeSettings { token, settings, reply } => {
                 let result = self.core.seats().host_only(&token).and_then(|_| {

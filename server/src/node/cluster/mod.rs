@@ -465,6 +465,23 @@ impl Dudo {
             metrics::counter!("dudo_lease_renew_failures_total").increment(1);
             tracing::warn!(error = %e, "could not tell the cluster this node is alive");
         }
+        // The addresses each node's limits refused lately, told and heard: a player whose
+        // reconnects one node refuses is not taken out by the node that holds their table.
+        let untold: Vec<String> = self.refused.untold().iter().map(ToString::to_string).collect();
+        let most = dudo_store::cluster::MOST_REFUSED_SHARED;
+        let away: Vec<String> = self.refused.asked(most).iter().map(ToString::to_string).collect();
+        let lately = i64::try_from(crate::address::REFUSED_LATELY.as_millis()).unwrap_or(i64::MAX);
+        match store.share_refused(&untold, lately, &away).await {
+            Ok(heard) => {
+                for (address, left) in heard {
+                    if let Ok(ip) = address.parse::<std::net::IpAddr>() {
+                        let left = Duration::from_millis(u64::try_from(left).unwrap_or(0));
+                        self.refused.heard(ip, left);
+                    }
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, "could not share the addresses refused lately"),
+        }
         // The ladder's matchmaker runs where this job is held; a draining node lets it go.
         let ladder = !cluster.draining()
             && self.ladder.is_some()

@@ -38,7 +38,8 @@ pub(super) struct Departures {
     /// A seat came back since the table last told its streams who is here.
     back_untold: bool,
     /// Seats whose address a per-address limit refused lately (the table task says, each
-    /// second): they may be trying to come back, so they are not taken out meanwhile.
+    /// second): they may be trying to come back, so they are not taken out meanwhile, up to
+    /// [`TIME_OUTS_REFUSED`] and [`AWAY_REFUSED_MILLIS`].
     refused: Vec<Seat>,
 }
 
@@ -47,6 +48,11 @@ const TIME_OUTS_IN_A_ROW: u32 = 2;
 /// The least time a seat is away before it is away for good, whatever the rounds: a round of
 /// bots can pass in a blink, and a player whose stream is slow to open is not gone.
 const AWAY_AT_LEAST_MILLIS: i64 = 30_000;
+/// How far a seat whose address is being refused is spared: twice the time-outs in a row, and
+/// three minutes away. A player may get their own address refused on purpose (a burst of
+/// connections past its rate) to hold a seat nobody plays; they hold it this long at most.
+const TIME_OUTS_REFUSED: u32 = 2 * TIME_OUTS_IN_A_ROW;
+const AWAY_REFUSED_MILLIS: i64 = 180_000;
 
 impl Departures {
     pub(super) fn is_leaving(&self, seat: Seat) -> bool {
@@ -90,13 +96,15 @@ impl Departures {
     }
 
     /// Why `seat` (a person's, away since `away_since`) is taken out at `now`, if it is:
-    /// never while its address is being refused (its reconnects may be what is refused).
+    /// not soon while its address is being refused (its reconnects may be what is refused).
     fn gone_for_good(&self, seat: Seat, away_since: Option<i64>, now: i64) -> Option<LeaveWhy> {
-        if self.refused.contains(&seat) {
-            return None;
-        }
-        if self.timed_out_in_row.get(&seat).is_some_and(|&n| n >= TIME_OUTS_IN_A_ROW) {
+        let refused = self.refused.contains(&seat);
+        let most = if refused { TIME_OUTS_REFUSED } else { TIME_OUTS_IN_A_ROW };
+        if self.timed_out_in_row.get(&seat).is_some_and(|&n| n >= most) {
             return Some(LeaveWhy::TimedOut);
+        }
+        if refused && away_since.is_none_or(|t| now.saturating_sub(t) < AWAY_REFUSED_MILLIS) {
+            return None;
         }
         // Away since before the last round began, and still: away for all of it.
         let last_began = self.began[0];

@@ -25,8 +25,10 @@ pub use claim::{CallWindow, Decision};
 /// The longest a window waits for every seat to answer on a table without a move clock.
 pub const WINDOW_WITHOUT_CLOCK: Duration = Duration::from_secs(30);
 /// The least time a seat is asked in a call window for: with less patience left, it is not
-/// asked (an answer cannot come back in less).
-const MIN_PATIENCE: Duration = Duration::from_millis(1);
+/// asked. An answer needs a round trip, and on a busy machine (four games dealt at once on
+/// two cores) one took up to 20 ms: asked with what was left (10 to 15 ms), bots answering
+/// at once were cut short.
+pub const MIN_PATIENCE: Duration = Duration::from_millis(20);
 
 /// A table's call windows: the last claim's, and what the table remembers of those before it
 /// (who was asked in which, who let one lapse, how patient each seat has been), so that

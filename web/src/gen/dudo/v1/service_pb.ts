@@ -707,7 +707,7 @@ export type AddBotRequest = Message<"dudo.v1.AddBotRequest"> & {
   table: string;
 
   /**
-   * A built-in bot: random, odds or reader.
+   * A built-in bot: random, odds, reader or expert.
    *
    * @generated from field: string bot = 2;
    */
@@ -2971,7 +2971,7 @@ export type CreateTournamentRequest = Message<"dudo.v1.CreateTournamentRequest">
   startsUnixMillis: bigint;
 
   /**
-   * Built-in bots that play as house entrants (random, odds, reader; a kind may repeat).
+   * Built-in bots that play as house entrants (random, odds, reader, expert; a kind may repeat).
    *
    * @generated from field: repeated string house_bots = 12;
    */
