@@ -20,8 +20,9 @@
 //! }
 //! ```
 //!
-//! The reference bots (`random`, `odds`, and `reader`, which also reads the others' bids as
-//! evidence) are the engine's, usable here through [`builtin`].
+//! The reference bots (`random`, `odds`, `reader`, which also reads the others' bids as
+//! evidence, and `expert`, which plays out its guesses at the hidden dice) are the engine's,
+//! usable here through [`builtin`].
 #![forbid(unsafe_code)]
 
 mod verify;
@@ -127,7 +128,8 @@ pub trait Bot: Send {
 /// One of the engine's built-in bots as an SDK bot.
 pub struct Builtin(Box<dyn dudo_rules::bots::Bot>);
 
-/// The built-in bot called `name` (`random`, `odds`, `reader`), its randomness from `seed`.
+/// The built-in bot called `name` (`random`, `odds`, `reader`, `expert`), its randomness from
+/// `seed`.
 pub fn builtin(name: &str, seed: u64) -> Option<Builtin> {
     dudo_rules::bots::by_name(name, seed).map(Builtin)
 }

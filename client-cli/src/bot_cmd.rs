@@ -29,7 +29,7 @@ struct CheckArgs {
     /// The bot: a shell command started for each game, as `dudo ladder --bot` starts one.
     #[arg(long, conflicts_with = "builtin")]
     bot: Option<String>,
-    /// Check one of the SDK's strategies instead: random, odds or reader.
+    /// Check one of the SDK's strategies instead: random, odds, reader or expert.
     #[arg(long)]
     builtin: Option<String>,
     /// The ladder pool whose rules and seats to check on (default: the server's first).

@@ -27,7 +27,7 @@ pub struct LadderArgs {
     /// environment).
     #[arg(long, conflicts_with = "builtin")]
     pub bot: Option<String>,
-    /// Play with one of the SDK's strategies instead: random, odds or reader.
+    /// Play with one of the SDK's strategies instead: random, odds, reader or expert.
     #[arg(long)]
     pub builtin: Option<String>,
     /// With --builtin: how long the strategy thinks before each move, in milliseconds (at
@@ -351,11 +351,14 @@ impl SeatPlayer {
             (None, Some(b)) => {
                 anyhow::ensure!(
                     dudo_bot::builtin(b, 0).is_some(),
-                    "--builtin: random, odds or reader, not {b:?}"
+                    "--builtin: {}, not {b:?}",
+                    dudo_rules::bots::NAMES.join(", ")
                 );
                 Ok(SeatPlayer::Builtin(b.to_string(), std::time::Duration::ZERO))
             }
-            (None, None) => anyhow::bail!("say who plays: --bot COMMAND, or --builtin random|odds|reader"),
+            (None, None) => {
+                anyhow::bail!("say who plays: --bot COMMAND, or --builtin random|odds|reader|expert")
+            }
         }
     }
 

@@ -36,7 +36,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 #[command(
     name = "dudo",
     version,
-    after_help = "Examples:\n  dudo play                         three bots, an embedded server\n  dudo play --preset perudo-jonti --bots 5 --clock 30\n  dudo create --server HOST:50051   a table for friends; prints its join code\n  dudo join KQMTRB --server HOST:50051 --name Ana\n  dudo list --server HOST:50051\n  dudo watch KQMTRB --server HOST:50051\n  dudo rules house --format toml\n  dudo simulate --players 6 --games 10000 --bot odds,random\n  dudo completions bash > ~/.local/share/bash-completion/completions/dudo"
+    after_help = "Examples:\n  dudo play                         three bots, an embedded server\n  dudo play --bots expert           three expert bots, the strongest there are\n  dudo play --preset perudo-jonti --bots 5 --clock 30\n  dudo create --server HOST:50051   a table for friends; prints its join code\n  dudo join KQMTRB --server HOST:50051 --name Ana\n  dudo list --server HOST:50051\n  dudo watch KQMTRB --server HOST:50051\n  dudo rules house --format toml\n  dudo simulate --players 6 --games 10000 --bot odds,random\n  dudo completions bash > ~/.local/share/bash-completion/completions/dudo"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -117,7 +117,7 @@ pub enum HostCommand {
         #[arg(value_name = "FIELD=VALUE", required = true)]
         settings: Vec<String>,
     },
-    /// Seat a built-in bot (random, odds or reader): dudo host --table CODE add-bot odds
+    /// Seat a built-in bot (random, odds, reader or expert): dudo host --table CODE add-bot odds
     AddBot {
         #[arg(default_value = "odds")]
         bot: String,

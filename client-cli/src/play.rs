@@ -16,12 +16,15 @@ use crate::at_table;
 pub struct PlayArgs {
     #[command(flatten)]
     pub rules: RuleArgs,
-    /// How many bots join you.
-    #[arg(long, default_value_t = 3)]
-    pub bots: u32,
-    /// The kind of bot: random, odds or reader (it reads the bids for what the bidder holds).
-    #[arg(long, default_value = "odds", value_name = "KIND")]
-    pub bot_kind: String,
+    /// Who joins you: how many bots of --bot-kind (`--bots 2`), three of one kind
+    /// (`--bots expert`), or a kind a seat (`--bots expert,reader,odds`).
+    #[arg(long, default_value = "3", value_name = "N|KINDS", value_parser = parse_bots)]
+    pub bots: Bots,
+    /// The kind of bot for `--bots N`: random, odds (the default), reader (it reads the bids
+    /// for what the bidder holds) or expert (it plays out its guesses at the hidden dice: the
+    /// strongest).
+    #[arg(long, value_name = "KIND", value_parser = parse_kind)]
+    pub bot_kind: Option<String>,
     /// Your name at the table (default: your login name).
     #[arg(long)]
     pub name: Option<String>,
@@ -49,15 +52,68 @@ pub struct PlayArgs {
     pub db: crate::net::DbArgs,
 }
 
+/// Who `--bots` seats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bots {
+    /// This many of `--bot-kind`.
+    Count(u32),
+    /// These kinds, one a seat.
+    Kinds(Vec<String>),
+}
+
+/// The bots a table seats when `--bots` names one kind.
+const BOTS_OF_ONE_KIND: usize = 3;
+/// The most bots `--bots` may list (the table's seats bound them again).
+const MOST_BOTS: u32 = 63;
+
+fn parse_kind(kind: &str) -> Result<String, String> {
+    let kind = kind.trim();
+    if dudo_rules::bots::NAMES.contains(&kind) {
+        Ok(kind.to_string())
+    } else {
+        Err(format!("no bot {kind:?}; the bots are {}", dudo_rules::bots::NAMES.join(", ")))
+    }
+}
+
+fn parse_bots(value: &str) -> Result<Bots, String> {
+    if let Ok(n) = value.trim().parse::<u32>() {
+        return if n <= MOST_BOTS { Ok(Bots::Count(n)) } else { Err(format!("at most {MOST_BOTS} bots")) };
+    }
+    let kinds = value.split(',').map(parse_kind).collect::<Result<Vec<_>, _>>()?;
+    if kinds.len() > MOST_BOTS as usize {
+        return Err(format!("at most {MOST_BOTS} bots"));
+    }
+    Ok(match kinds.as_slice() {
+        [one] => Bots::Kinds(vec![one.clone(); BOTS_OF_ONE_KIND]),
+        _ => Bots::Kinds(kinds),
+    })
+}
+
+impl Bots {
+    /// The kind of each bot, in seat order; `--bot-kind` is for a count alone.
+    fn kinds(&self, bot_kind: Option<&str>) -> anyhow::Result<Vec<String>> {
+        match self {
+            Bots::Count(n) => Ok(vec![bot_kind.unwrap_or("odds").to_string(); *n as usize]),
+            Bots::Kinds(_) if bot_kind.is_some() => {
+                anyhow::bail!(
+                    "--bot-kind: --bots names the kinds already; give --bots a count to use --bot-kind"
+                )
+            }
+            Bots::Kinds(kinds) => Ok(kinds.clone()),
+        }
+    }
+}
+
 /// The player's name when none is given.
 pub fn default_name() -> String {
     std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "Player".into())
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let kinds = args.bots.kinds(args.bot_kind.as_deref())?;
     let request = pb::CreateTableRequest {
         name: args.name.clone().unwrap_or_else(default_name),
-        seats: args.bots + 1,
+        seats: kinds.len() as u32 + 1,
         seed: args.seed,
         move_millis: Some(args.clock.saturating_mul(1000)),
         bot_think_millis: args.bot_think_ms,
@@ -70,11 +126,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             None => crate::net::embedded(args.db.open(crate::net::Purpose::Play).await?).await?,
         };
         let key = client.create(request).await?;
-        let (bots, kind) = (args.bots, args.bot_kind.clone());
         let (setup_client, setup_key) = (client.clone(), key.clone());
         let setup: at_table::Setup = Box::pin(async move {
-            for _ in 0..bots {
-                setup_client.add_bot(&setup_key, &kind).await?;
+            for kind in &kinds {
+                setup_client.add_bot(&setup_key, kind).await?;
             }
             setup_client.start(&setup_key).await?;
             Ok(())
@@ -87,4 +142,23 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         let _ = host.close(&host_key).await;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bots_are_a_count_one_kind_or_a_kind_a_seat() {
+        assert_eq!(parse_bots("2"), Ok(Bots::Count(2)));
+        let kinds = |bots: &str, kind: Option<&str>| parse_bots(bots).unwrap().kinds(kind).ok();
+        assert_eq!(kinds("expert", None), Some(vec!["expert".to_string(); 3]));
+        assert_eq!(kinds("expert,reader", None), Some(vec!["expert".to_string(), "reader".to_string()]));
+        assert_eq!(kinds("1", Some("reader")), Some(vec!["reader".to_string()]));
+        assert_eq!(kinds("2", None), Some(vec!["odds".to_string(); 2]));
+        assert_eq!(kinds("expert", Some("reader")), None, "--bot-kind with kinds named is refused");
+        let refused = parse_bots("expert,wizard").unwrap_err();
+        assert!(refused.contains("\"wizard\"") && refused.contains("expert"), "{refused}");
+        assert!(parse_bots("1000").is_err());
+    }
 }

@@ -19,7 +19,7 @@ pub struct SimulateArgs {
     /// Games to play (at least 1).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
-    /// The bot in each seat, in seat order, repeated to fill the table (random, odds, reader).
+    /// The bot in each seat, in seat order, repeated to fill the table (random, odds, reader, expert).
     /// Commas work too: --bot odds,random
     #[arg(long = "bot", value_delimiter = ',', default_value = "odds")]
     pub bots: Vec<String>,

@@ -11,7 +11,7 @@ Every rule set the server plays, with the server's own rules and dice::
 - ``RuleSet``, ``presets()``: rule sets, from a preset, JSON, TOML or ``field=value``.
 - ``Game``: ``legal_actions()``, ``apply()``, ``view(seat)``, ``events(seat)``, ``is_over()``,
   ``returns()``; action ids with ``legal_action_ids()`` and ``action_mask()``.
-- ``Bot``: the built-in players (random, odds, reader) as policies.
+- ``Bot``: the built-in players (random, odds, reader, expert) as policies.
 - ``Batch``: many games stepped at once from numpy arrays, the GIL released.
 - ``dudo.env(...)`` (``dudo.pettingzoo``): a PettingZoo AEC environment.
 - ``dudo.openspiel``: the rule sets as OpenSpiel games.

@@ -1,6 +1,9 @@
 """The PettingZoo environment passes PettingZoo's own API test; the OpenSpiel game is an
 OpenSpiel game, and CFR through it solves Liar's Dice with one die each."""
 
+import pathlib
+import sys
+
 import pytest
 
 import dudo
@@ -102,3 +105,24 @@ def test_a_tree_too_big_for_its_bound_or_for_memory_is_refused_before_it_is_walk
     assert time.perf_counter() - start < 5
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown < 64 * 1024, f"refusing grew the process by {grown} KiB"
+
+
+def test_the_experts_solved_play_is_near_equilibrium_by_both_measures():
+    """The expert's shipped strategy for two players with one die each (the encyclopedia's
+    common hand, the smallest of the solved presets) by the package's exact best responses
+    and by OpenSpiel's own nash_conv; every solved preset: python/examples/check_expert.py."""
+    from open_spiel.python.algorithms import exploitability
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
+    import check_expert
+
+    game = dudo.openspiel.load(preset="wikipedia-classic", players=2, dice=1)
+    table = check_expert.expert_table(game)
+    assert sum(row is not None for row in table.values()) > 1000
+    tree = Tree(game)
+    ours = CFRPlus(tree).nash_conv(check_expert.strategy_of(tree, table))
+    theirs = exploitability.nash_conv(game, check_expert.ExpertPolicy(game, table))
+    assert ours <= 0.001 and abs(ours - theirs) < 1e-6, (ours, theirs)
+    # Every other bot, and the expert with more dice in play, has no solved strategy to give.
+    state = dudo.Game("wikipedia-classic", 2, 1)
+    assert dudo.Bot("reader").policy(state) is None and dudo.Bot("expert").policy(state) is None

@@ -138,6 +138,22 @@ def test_the_bots_are_policies_and_finish_games():
     assert abs(sum(game.returns())) < 1e-6
 
 
+def test_the_expert_plays_the_same_move_for_the_same_seed():
+    game = dudo.Game("perudo-jonti", 3, 4)
+    while not game.is_over() and game.moves < 30:
+        seat = game.turn
+        first = dudo.Bot("expert", dudo.seat_seed(4, seat)).act(game)
+        again = dudo.Bot("expert", dudo.seat_seed(4, seat)).act(game)
+        assert first == again
+        game.apply(first)
+    try:
+        dudo.Bot("wizard")
+    except ValueError as e:
+        assert "expert" in str(e)
+    else:
+        raise AssertionError("an unknown bot is refused")
+
+
 def test_reset_deals_the_game_a_new_one_would():
     game = dudo.Game("perudo-jonti", 3, 1)
     game.apply(game.legal_action_ids()[3])

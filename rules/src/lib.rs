@@ -34,6 +34,7 @@ pub mod ruleset;
 pub mod script;
 pub mod settings_words;
 pub mod sim;
+pub mod solve;
 pub mod space;
 pub mod view;
 

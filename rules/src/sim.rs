@@ -120,13 +120,6 @@ impl Runner {
         self.reads.clear();
         self.reads.extend(bots.iter().map(|b| b.reads(game.rules())));
         let (views, legal, reads) = (&mut self.views, &mut self.legal, &self.reads);
-        let view_of = |game: &Game, seat: Seat, view: &mut View| match reads[seat] {
-            Reads::Everything => game.view_into(Some(seat), view),
-            Reads::Moves => {
-                view.seat = Some(seat);
-                view.moves = game.moves();
-            }
-        };
         // Every action raises a bid or ends a round, so games are finite; this bounds bugs.
         let limit = 1_000_000u64;
         let mut actions = 0u64;
@@ -134,30 +127,7 @@ impl Runner {
             if actions >= limit {
                 return Err(SimError::TooLong(limit));
             }
-            let turn = game.turn().unwrap_or(0);
-            let mut chosen = None;
-            for seat in game.seats_to_ask() {
-                if seat == turn {
-                    continue;
-                }
-                game.legal_into(seat, legal);
-                view_of(game, seat, &mut views[seat]);
-                if let Some(a) = bots[seat].interject(game.rules(), &views[seat], legal) {
-                    chosen = Some((seat, a));
-                    break;
-                }
-            }
-            let (seat, action) = match chosen {
-                Some(c) => c,
-                None => match bots[turn].act_in(game, turn) {
-                    Some(action) => (turn, action),
-                    None => {
-                        game.legal_into(turn, legal);
-                        view_of(game, turn, &mut views[turn]);
-                        (turn, bots[turn].act(game.rules(), &views[turn], legal))
-                    }
-                },
-            };
+            let (seat, action) = next_action(game, bots, views, legal, reads);
             game.apply_into(seat, &action, events).map_err(|error| SimError::IllegalAction {
                 bot: bots[seat].name(),
                 seat,
@@ -167,6 +137,44 @@ impl Runner {
             actions += 1;
         }
         Ok(Outcome { standings: game.standings(), rounds: game.round(), actions })
+    }
+}
+
+/// The next move of a game between `bots`: a call out of turn, asked of those who may make
+/// one closest to the last claim first, or else the move of the seat whose turn it is.
+/// `views` and `legal` are buffers, refilled with what each bot `reads`.
+pub(crate) fn next_action(
+    game: &Game,
+    bots: &mut [Box<dyn Bot>],
+    views: &mut [View],
+    legal: &mut Legal,
+    reads: &[Reads],
+) -> (Seat, crate::Action) {
+    let view_of = |game: &Game, seat: Seat, view: &mut View| match reads.get(seat) {
+        Some(Reads::Moves) => {
+            view.seat = Some(seat);
+            view.moves = game.moves();
+        }
+        _ => game.view_into(Some(seat), view),
+    };
+    let turn = game.turn().unwrap_or(0);
+    for seat in game.seats_to_ask() {
+        if seat == turn {
+            continue;
+        }
+        game.legal_into(seat, legal);
+        view_of(game, seat, &mut views[seat]);
+        if let Some(a) = bots[seat].interject(game.rules(), &views[seat], legal) {
+            return (seat, a);
+        }
+    }
+    match bots[turn].act_in(game, turn) {
+        Some(action) => (turn, action),
+        None => {
+            game.legal_into(turn, legal);
+            view_of(game, turn, &mut views[turn]);
+            (turn, bots[turn].act(game.rules(), &views[turn], legal))
+        }
     }
 }
 

@@ -132,24 +132,31 @@ async fn game_events(watch: &mut dudo_client::Session) -> Vec<EventKind> {
     }
 }
 
-/// A seeded four-seat table of odds bots on `server`: the server's own in every seat, or the
-/// SDK's in seat 0 (as `dudo arena` seats its host). Its calls and result, in order.
-async fn served(server: &str, rules: &pb::CreateTableRequest, sdk_in_seat_0: bool, seed: u64) -> Vec<String> {
+/// A seeded four-seat table of `kind` bots on `server`: the server's own in every seat, or
+/// the SDK's in seat 0 (as `dudo arena` seats its host). Its calls and result, in order.
+async fn served(
+    server: &str,
+    rules: &pb::CreateTableRequest,
+    kind: &str,
+    sdk_in_seat_0: bool,
+    seed: u64,
+) -> Vec<String> {
     let host = Client::connect(server).await.unwrap();
     let request = pb::CreateTableRequest { seed: Some(seed), ..rules.clone() };
     let key = host.create(request).await.unwrap();
     let player = if sdk_in_seat_0 {
         let me = Client::connect(server).await.unwrap();
         let seat = me.join(&key.info.join_code, "Sid").await.unwrap();
+        let kind = kind.to_string();
         Some(tokio::spawn(async move {
-            let mut bot = dudo_bot::builtin("odds", dudo_rules::bots::seat_seed(seed, 0)).unwrap();
+            let mut bot = dudo_bot::builtin(&kind, dudo_rules::bots::seat_seed(seed, 0)).unwrap();
             dudo_bot::play(&mut bot, &me, &seat).await
         }))
     } else {
         None
     };
-    while host.table(&key.table).await.unwrap().players.len() < 4 {
-        host.add_bot(&key, "odds").await.unwrap();
+    while host.table(&key.table).await.unwrap().players.len() < rules.seats as usize {
+        host.add_bot(&key, kind).await.unwrap();
     }
     let mut watch = host.watch(&key.table, None);
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -175,16 +182,33 @@ async fn a_seeded_game_plays_the_same_in_simulate_on_a_server_and_through_the_sd
     };
     let rules =
         std::sync::Arc::new(presets::with_setting(presets::fibbing(), "challenges.who", "anyone").unwrap());
-    for seed in [3u64, 21] {
-        let mut seats: Vec<Box<dyn bots::Bot>> =
-            (0..4).map(|s| bots::by_name("odds", bots::seat_seed(seed, s)).unwrap()).collect();
+    // Poker dice: the expert's search over the cup, and its moves' words on the wire.
+    let poker = pb::CreateTableRequest {
+        seats: 3,
+        preset: "poker-dice".into(),
+        settings: Vec::new(),
+        ..wire.clone()
+    };
+    let poker_rules = std::sync::Arc::new(presets::poker_dice());
+    // The expert searches with its own randomness: the same seed, the same search.
+    let cases = [(&wire, &rules, "odds", 3u64), (&wire, &rules, "odds", 21), (&wire, &rules, "expert", 5)];
+    for (wire, rules, kind, seed) in cases.into_iter().chain([(&poker, &poker_rules, "expert", 8)]) {
+        let mut seats: Vec<Box<dyn bots::Bot>> = (0..wire.seats as usize)
+            .map(|s| bots::by_name(kind, bots::seat_seed(seed, s)).unwrap())
+            .collect();
         let mut events = Vec::new();
-        sim::play_into(&rules, &mut seats, dudo_rules::seed_from_u64(seed), &mut events).unwrap();
+        sim::play_into(rules, &mut seats, dudo_rules::seed_from_u64(seed), &mut events).unwrap();
         let simulated: Vec<String> = events.iter().filter_map(|e| crate::calls_and_result(&e.kind)).collect();
         assert!(simulated.iter().any(|e| e.starts_with("DudoCalled")), "seed {seed}: no challenge at all?");
-        let on_server = served(&server, &wire, false, seed).await;
-        assert_eq!(simulated, on_server, "seed {seed}: the server's bots played another game than simulate");
-        let with_sdk = served(&server, &wire, true, seed).await;
-        assert_eq!(simulated, with_sdk, "seed {seed}: the SDK's bot played another game than simulate");
+        let on_server = served(&server, wire, kind, false, seed).await;
+        assert_eq!(
+            simulated, on_server,
+            "{kind}, seed {seed}: the server's bots played another game than simulate"
+        );
+        let with_sdk = served(&server, wire, kind, true, seed).await;
+        assert_eq!(
+            simulated, with_sdk,
+            "{kind}, seed {seed}: the SDK's bot played another game than simulate"
+        );
     }
 }

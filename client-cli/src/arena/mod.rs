@@ -47,7 +47,7 @@ pub enum Mode {
 pub struct ArenaArgs {
     #[command(flatten)]
     pub rules: RuleArgs,
-    /// Built-in bots to enter, by kind (random, odds, reader); a kind may repeat.
+    /// Built-in bots to enter, by kind (random, odds, reader, expert); a kind may repeat.
     #[arg(long, value_delimiter = ',', default_value = "odds,random")]
     pub bots: Vec<String>,
     /// An external bot: NAME=COMMAND. The command is run once per game with DUDO_SERVER,

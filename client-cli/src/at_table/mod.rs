@@ -35,7 +35,7 @@ const HELP: &[&str] = &[
     "Out of turn: after each bid, everyone who may call on it (calza by the others, a challenge in some rules) is asked at once: call, or `no` to let it stand. If several call, the one sitting closest after the bidder wins, however fast the others were.",
     "Tab completes the calls you may make now.",
     "At the table: `status`, `odds` (how likely each bid is, from your seat), `who`, `rules` (how to play at this table), `help`, `quit` (asks first during a game; `quit!` or Ctrl-C twice leaves at once).",
-    "Host: `start`, `bot [random|odds|reader]`, `set FIELD=VALUE`, `remove SEAT` (the seat's number, as `who` and `status` show it), `reset`, `again`.",
+    "Host: `start`, `bot [random|odds|reader|expert]`, `set FIELD=VALUE`, `remove SEAT` (the seat's number, as `who` and `status` show it), `reset`, `again`.",
     "Talk: `say …` for a line everyone sees; `laugh`, `liar!`, `clap`, `wow`, `gg` for a quick reaction (`liar` alone challenges).",
     "After a showdown the next round waits a few seconds so everyone sees who lost: Enter (or `next`) says you have seen it.",
     "Host: `pause` stops every clock and holds the game (anyone may `resume` after 5 minutes); `mute SEAT`, `unmute SEAT`; `revoke SEAT` makes a seat's rejoin link stop working.",

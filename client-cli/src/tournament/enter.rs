@@ -23,7 +23,7 @@ pub struct EnterArgs {
     /// With neither this nor --builtin, you play your games yourself, here, one at a time.
     #[arg(long, conflicts_with = "builtin")]
     pub bot: Option<String>,
-    /// Play with one of the SDK's strategies instead: random, odds or reader.
+    /// Play with one of the SDK's strategies instead: random, odds, reader or expert.
     #[arg(long)]
     pub builtin: Option<String>,
     #[command(flatten)]

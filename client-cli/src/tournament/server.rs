@@ -55,7 +55,7 @@ pub struct CreateArgs {
     /// Seconds until it starts; entry is open until then.
     #[arg(long, default_value_t = 60)]
     pub starts_in: u64,
-    /// Built-in bots that play as house entrants (random, odds, reader; a kind may repeat).
+    /// Built-in bots that play as house entrants (random, odds, reader, expert; a kind may repeat).
     #[arg(long, value_delimiter = ',')]
     pub house_bots: Vec<String>,
     /// Entrants at most (default: the server's limit).

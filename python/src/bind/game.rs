@@ -1,5 +1,6 @@
 //! `Game`, one game played as a table plays it, and `Bot`, the built-in players as policies.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use dudo_rules::bots::{self, Bot as EngineBot};
@@ -387,13 +388,13 @@ pub struct Bot {
 
 #[pymethods]
 impl Bot {
-    /// `name` is `random`, `odds` or `reader`; `seed` is the seat's seed
+    /// `name` is `random`, `odds`, `reader` or `expert`; `seed` is the seat's seed
     /// (`dudo.seat_seed(game_seed, seat)` makes a seeded table's).
     #[new]
     #[pyo3(signature = (name, seed = 0))]
     fn new(name: &str, seed: u64) -> PyResult<Bot> {
         let bot = bots::by_name(name, seed).ok_or_else(|| {
-            PyValueError::new_err(format!("name: no bot {name:?}; the bots are random, odds, reader"))
+            PyValueError::new_err(format!("name: no bot {name:?}; the bots are {}", bots::NAMES.join(", ")))
         })?;
         Ok(Bot { bot: std::sync::Mutex::new(bot), name: name.to_string() })
     }
@@ -414,6 +415,29 @@ impl Bot {
         }
         let mut bot = self.bot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(Action::in_game(bot.act(game.game.rules(), &view, &legal), game.game.rules()))
+    }
+
+    /// The solved mixed strategy the expert plays for `seat` here (default: the seat to act),
+    /// as `{action id: probability}`: where two players are left with a die each in a rule
+    /// set whose one-die game is solved (`docs/bots.md`). `None` anywhere else, and for the
+    /// other bots, which play no solved strategy.
+    #[pyo3(signature = (game, seat = None))]
+    fn policy(&self, game: &Game, seat: Option<usize>) -> PyResult<Option<HashMap<usize, f64>>> {
+        let seat = game.seat_or_turn(seat)?;
+        if self.name != "expert" {
+            return Ok(None);
+        }
+        let view = game.game.view(seat);
+        let legal = game.game.legal(seat);
+        let Some(moves) = bots::solved::policy(game.game.rules(), &view, &legal) else { return Ok(None) };
+        let space = game.observation.space();
+        let mut out = HashMap::with_capacity(moves.len());
+        for (action, p) in moves {
+            let id =
+                space.id(&action, &view).ok_or_else(|| invalid(format!("{action:?} has no action id")))?;
+            out.insert(id, p);
+        }
+        Ok(Some(out))
     }
 
     fn __repr__(&self) -> String {

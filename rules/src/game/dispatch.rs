@@ -88,6 +88,25 @@ impl Game {
         })
     }
 
+    /// A game `view`'s seat cannot tell from the one it is in, `cups[seat]` the dice under
+    /// each cup and later rolls from `dice` (`position.rs`): how a bot plays its guesses at
+    /// the hidden dice forward. The common-hand games only; `None` for the others, a
+    /// spectator's or a finished game's view, or cups that do not hold each seat's dice.
+    pub fn from_view(rules: Arc<RuleSet>, view: &View, cups: &[Vec<u8>], dice: DiceSource) -> Option<Game> {
+        match rules.family {
+            Family::CommonHand => CommonHand::from_view(rules, view, cups, dice).map(Game::CommonHand),
+            _ => None,
+        }
+    }
+
+    /// The individual-hand game `view`'s seat cannot tell from the one it is in, `cup` the
+    /// dice under the cup and later rolls from `dice` (`individual/position.rs`). `None` for
+    /// the common-hand games, a spectator's or a finished game's view, the dog's life being
+    /// decided, or a cup that disagrees with what the view sees.
+    pub fn from_hand_view(rules: Arc<RuleSet>, view: &View, cup: &[u8], dice: DiceSource) -> Option<Game> {
+        IndividualHand::from_view(rules, view, cup, dice).map(Game::IndividualHand)
+    }
+
     /// Starts this table's game afresh with new dice, reusing its memory.
     pub fn restart(&mut self, dice: DiceSource, events: &mut impl EventSink) {
         each!(self, g => g.restart(dice, events))

@@ -11,6 +11,7 @@
 
 mod dispatch;
 mod legal;
+mod position;
 mod settle;
 
 pub use dispatch::Game;

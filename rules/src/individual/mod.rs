@@ -24,6 +24,8 @@ use crate::view::{
     EventSink, HandView, Legal, Phase, PlayerView, RollOptions, StartError, View, drink, emit, roll_off,
 };
 
+mod position;
+
 #[derive(Clone, Debug, PartialEq)]
 struct HandPlayer {
     lives: u8,
