@@ -17,12 +17,14 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub rules: RuleArgs,
     /// Who joins you: how many bots of --bot-kind (`--bots 2`), three of one kind
-    /// (`--bots expert`), or a kind a seat (`--bots expert,reader,odds`).
-    #[arg(long, default_value = "3", value_name = "N|KINDS", value_parser = parse_bots)]
-    pub bots: Bots,
+    /// (`--bots expert`), or a kind a seat (`--bots expert,reader,odds`) [default: 3, or as
+    /// many as the rules seat beside you, if fewer]
+    #[arg(long, value_name = "N|KINDS", value_parser = parse_bots)]
+    pub bots: Option<Bots>,
     /// The kind of bot for `--bots N`: random, odds (the default), reader (it reads the bids
-    /// for what the bidder holds) or expert (it plays out its guesses at the hidden dice: the
-    /// strongest).
+    /// for what the bidder holds) or expert (it plays out its guesses at the hidden dice, and
+    /// plays two players' last dice as solved: the strongest, but in Mexican, where it plays as
+    /// the reader).
     #[arg(long, value_name = "KIND", value_parser = parse_kind)]
     pub bot_kind: Option<String>,
     /// Your name at the table (default: your login name).
@@ -61,7 +63,8 @@ pub enum Bots {
     Kinds(Vec<String>),
 }
 
-/// The bots a table seats when `--bots` names one kind.
+/// The bots a table seats when `--bots` names one kind, or is not given and the rules seat
+/// as many.
 const BOTS_OF_ONE_KIND: usize = 3;
 /// The most bots `--bots` may list (the table's seats bound them again).
 const MOST_BOTS: u32 = 63;
@@ -110,7 +113,15 @@ pub fn default_name() -> String {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let kinds = args.bots.kinds(args.bot_kind.as_deref())?;
+    // A two-player rule set (OpenSpiel's, say) seats one bot beside you unless told more.
+    let bots = match &args.bots {
+        Some(bots) => bots.clone(),
+        None => {
+            let seats = usize::from(args.rules.resolve()?.players.max);
+            Bots::Count(BOTS_OF_ONE_KIND.min(seats.saturating_sub(1)).max(1) as u32)
+        }
+    };
+    let kinds = bots.kinds(args.bot_kind.as_deref())?;
     let request = pb::CreateTableRequest {
         name: args.name.clone().unwrap_or_else(default_name),
         seats: kinds.len() as u32 + 1,

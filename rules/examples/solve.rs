@@ -9,11 +9,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use dudo_rules::bots::solved::FLOOR;
 use dudo_rules::presets;
 use dudo_rules::solve::{Solver, Tree};
-
-/// Moves the average strategy plays less often than this are dropped from the tables.
-const FLOOR: f64 = 1e-3;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

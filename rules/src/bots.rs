@@ -26,6 +26,12 @@ pub const NAMES: &[&str] = &["random", "odds", "reader", "expert"];
 /// A player that decides from its own view.
 pub trait Bot: Send {
     fn name(&self) -> &'static str;
+    /// Whether a decision may take milliseconds, or once a process seconds (the expert
+    /// searches, and solves a one-die game the first time it meets it): a server runs such a
+    /// bot's decisions where they hold up none of its other work.
+    fn thinks(&self) -> bool {
+        false
+    }
     /// How much of its view the bot reads under `rules`; a loop that asks many questions
     /// (`sim::Runner`) fills only that. Everything, unless a bot says less.
     fn reads(&self, _rules: &RuleSet) -> Reads {

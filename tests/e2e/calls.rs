@@ -190,9 +190,22 @@ async fn a_seeded_game_plays_the_same_in_simulate_on_a_server_and_through_the_sd
         ..wire.clone()
     };
     let poker_rules = std::sync::Arc::new(presets::poker_dice());
+    // Two players of one die, nothing wild: a game no table ships, solved where it is met.
+    let setting = |path: &str, value: &str| pb::Setting { path: path.into(), value: value.into() };
+    let one_die = pb::CreateTableRequest {
+        seats: 2,
+        settings: vec![setting("wilds", "none"), setting("dice.start", "1"), setting("dice.max", "1")],
+        ..wire.clone()
+    };
+    let mut one_die_rules = presets::with_setting(presets::fibbing(), "wilds", "none").unwrap();
+    for (path, value) in [("dice.start", "1"), ("dice.max", "1")] {
+        one_die_rules = presets::with_setting(one_die_rules, path, value).unwrap();
+    }
+    let one_die_rules = std::sync::Arc::new(one_die_rules);
     // The expert searches with its own randomness: the same seed, the same search.
     let cases = [(&wire, &rules, "odds", 3u64), (&wire, &rules, "odds", 21), (&wire, &rules, "expert", 5)];
-    for (wire, rules, kind, seed) in cases.into_iter().chain([(&poker, &poker_rules, "expert", 8)]) {
+    let experts = [(&poker, &poker_rules, "expert", 8), (&one_die, &one_die_rules, "expert", 4)];
+    for (wire, rules, kind, seed) in cases.into_iter().chain(experts) {
         let mut seats: Vec<Box<dyn bots::Bot>> = (0..wire.seats as usize)
             .map(|s| bots::by_name(kind, bots::seat_seed(seed, s)).unwrap())
             .collect();

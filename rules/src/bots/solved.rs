@@ -2,13 +2,18 @@
 //!
 //! `bots/solved/PRESET.bin` holds a preset's solved mixed strategy ([`crate::solve`]'s CFR+,
 //! made by `cargo run --release -p dudo-rules --example solve`): for each die and each
-//! sequence of bids its own play can meet, how often to make each move. Where a table's
-//! position is that game (its rules play as the preset's, two players are left with a die
-//! each, and the moves allowed are the table's moves) the expert plays by it, which no player
-//! can exploit by more than the table's NashConv; everywhere else it searches.
+//! sequence of bids its own play can meet, how often to make each move. A table whose rules
+//! play another one-die game (a preset with a rule changed, rules of its own) has that game
+//! solved the first time one of its positions is met, and kept for the process's life
+//! ([`KEPT`] games at most; [`solved_for`]): CFR+ is deterministic, so a seeded table plays the
+//! same moves whether its game was solved for it or found kept. Where a table's position is a
+//! solved game (two players are left with a die each, and the moves allowed are the game's)
+//! the expert plays by it, which no player can exploit by more than the game's NashConv;
+//! everywhere else it searches.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 
@@ -16,7 +21,7 @@ use crate::action::Action;
 use crate::game::{Legal, Phase, View};
 use crate::presets;
 use crate::ruleset::RuleSet;
-use crate::solve::{InfoKey, Move, Table, encode, play_of};
+use crate::solve::{InfoKey, Move, Solver, Table, Tree, encode, play_of};
 
 /// The shipped tables, by preset.
 const SHIPPED: &[(&str, &[u8])] = &[
@@ -28,33 +33,115 @@ const SHIPPED: &[(&str, &[u8])] = &[
     ("variable", include_bytes!("solved/variable.bin")),
 ];
 
-/// One preset's table, read.
+/// Moves the average strategy plays less often than this are left out of a table (the
+/// shipped ones were made with the same floor).
+pub const FLOOR: f64 = 1e-3;
+/// The most nodes of a game solved where it is met: the biggest shipped game (west-coast's)
+/// has 721,188. Walking and solving one this size takes some seconds, once a process.
+pub const SOLVED_HERE_NODES: usize = 1_000_000;
+/// CFR+ iterations for a game solved where it is met (the shipped tables had 2,000): a
+/// six-faced one-die game is within NashConv 0.002 after these (0.006 after 50, 0.0004 after
+/// 200; the tests measure it), against the 0.01 the expert is held to, in about 0.7 s.
+pub const SOLVED_HERE_ITERATIONS: u32 = 100;
+/// After a solve, the next waits this many times as long as it took: however many new games
+/// tables bring (a client could make table after table of rules no table ships), solving
+/// takes at most a fifth of one core. A table that must wait plays the same moves, later.
+const SOLVING_REST: u32 = 4;
+/// The most games solved where they were met that a process keeps, the oldest let go first
+/// (each some tens of kilobytes; a game let go is solved again, to the same table, if met again).
+pub const KEPT: usize = 16;
+
+/// One game's table, read.
 pub struct Solved {
-    pub preset: &'static str,
-    /// The preset's rules as [`play_of`] sees them: a table plays this game when its own match.
+    /// The preset whose table was shipped, or `None` for a game solved where it was met.
+    pub preset: Option<&'static str>,
+    /// The game's rules as [`play_of`] sees them: a table plays this game when its own match.
     play: RuleSet,
     faces: u8,
     rows: HashMap<InfoKey, Vec<(Move, u16)>>,
 }
 
+impl Solved {
+    fn of(preset: Option<&'static str>, play: RuleSet, table: Table) -> Solved {
+        Solved { preset, play, faces: table.faces, rows: table.rows.into_iter().collect() }
+    }
+}
+
 /// Every shipped table, read once (a file that does not read is left out, and the tests say so).
-pub fn tables() -> &'static [Solved] {
-    static TABLES: OnceLock<Vec<Solved>> = OnceLock::new();
+pub fn tables() -> &'static [Arc<Solved>] {
+    static TABLES: OnceLock<Vec<Arc<Solved>>> = OnceLock::new();
     TABLES.get_or_init(|| {
         SHIPPED
             .iter()
             .filter_map(|&(preset, bytes)| {
                 let table = Table::from_bytes(bytes)?;
                 let rules = presets::by_name(preset)?;
-                Some(Solved {
-                    preset,
-                    play: play_of(&rules),
-                    faces: table.faces,
-                    rows: table.rows.into_iter().collect(),
-                })
+                Some(Arc::new(Solved::of(Some(preset), play_of(&rules), table)))
             })
             .collect()
     })
+}
+
+/// A game being solved or solved where it was met, or found not solvable here (`None`).
+type Kept = Arc<OnceLock<Option<Arc<Solved>>>>;
+
+/// The solved game `rules` play when two players are left with a die each: a shipped table,
+/// or the game solved now (once a process: a second table asking while it is solved waits
+/// for the same answer) and kept. `None` where the one-die game is not solvable
+/// ([`crate::solve::Unsolvable`]) or bigger than [`SOLVED_HERE_NODES`].
+pub fn solved_for(rules: &RuleSet) -> Option<Arc<Solved>> {
+    let play = play_of(rules);
+    if let Some(shipped) = tables().iter().find(|s| s.play == play) {
+        return Some(Arc::clone(shipped));
+    }
+    static KEPT_HERE: Mutex<VecDeque<(RuleSet, Kept)>> = Mutex::new(VecDeque::new());
+    let cell = {
+        let mut kept = KEPT_HERE.lock().unwrap_or_else(PoisonError::into_inner);
+        match kept.iter().find(|(p, _)| *p == play) {
+            Some((_, cell)) => Arc::clone(cell),
+            None => {
+                if kept.len() >= KEPT {
+                    kept.pop_front();
+                }
+                let cell = Kept::default();
+                kept.push_back((play.clone(), Arc::clone(&cell)));
+                cell
+            }
+        }
+    };
+    // Solved outside the lock: other games' tables are not held up by this one's.
+    cell.get_or_init(|| solve_here(rules, play)).clone()
+}
+
+/// `rules`' one-die game solved by CFR+ ([`SOLVED_HERE_ITERATIONS`]), if it is small enough:
+/// one solve at a time, each after the rest the last one earned ([`SOLVING_REST`]).
+fn solve_here(rules: &RuleSet, play: RuleSet) -> Option<Arc<Solved>> {
+    static NEXT_SOLVE: Mutex<Option<Instant>> = Mutex::new(None);
+    let mut next = NEXT_SOLVE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(at) = *next {
+        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+    }
+    let started = Instant::now();
+    let solved = Tree::within(rules, SOLVED_HERE_NODES).ok().map(|tree| {
+        let average = Solver::new(&tree).run(SOLVED_HERE_ITERATIONS).average();
+        Arc::new(Solved::of(None, play, tree.table(&average, FLOOR)))
+    });
+    let took = started.elapsed();
+    *next = Some(Instant::now() + took * SOLVING_REST);
+    SOLVING_HERE.with(|spent| spent.set(spent.get() + took));
+    solved
+}
+
+thread_local! {
+    /// The time this thread has spent solving games where they were met.
+    static SOLVING_HERE: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
+/// The time this thread has spent solving games where they were met ([`solved_for`]): a
+/// server charges its tables' bots for their thinking, but not for a solve, which is paced
+/// for the whole process and serves every table of its rules after.
+pub fn solving_time_here() -> Duration {
+    SOLVING_HERE.with(std::cell::Cell::get)
 }
 
 /// The solved strategy's moves here and how likely each is, if `view` is at a solved game.
@@ -68,8 +155,7 @@ pub fn policy(rules: &RuleSet, view: &View, legal: &Legal) -> Option<Vec<(Action
     {
         return None;
     }
-    let play = play_of(rules);
-    let solved = tables().iter().find(|s| s.play == play)?;
+    let solved = solved_for(rules)?;
     let row = solved.rows.get(&InfoKey::of(view, solved.faces)?)?;
     // The moves must be the table's: anything else is a game the table was not solved for.
     let actions = legal.actions();
@@ -96,10 +182,10 @@ pub(super) fn solved_move(rng: &mut impl Rng, rules: &RuleSet, view: &View, lega
     moves.into_iter().rev().find(|(_, p)| *p > 0.0).map(|(a, _)| a)
 }
 
-/// Whether `rules` (a preset's, say) play a game a shipped table solves.
+/// The preset whose shipped table plays `rules`' one-die game, if one does.
 pub fn solves(rules: &RuleSet) -> Option<&'static str> {
     let play = play_of(rules);
-    tables().iter().find(|s| s.play == play).map(|s| s.preset)
+    tables().iter().find(|s| s.play == play).and_then(|s| s.preset)
 }
 
 #[cfg(test)]
@@ -116,12 +202,13 @@ mod tests {
     fn every_shipped_table_is_near_equilibrium_in_its_presets_own_game() {
         assert_eq!(tables().len(), SHIPPED.len(), "a shipped table did not read");
         for solved in tables() {
-            let rules = presets::by_name(solved.preset).expect("a preset");
+            let preset = solved.preset.expect("a shipped table's preset");
+            let rules = presets::by_name(preset).expect("a preset");
             let tree = Tree::new(&rules).expect("a solvable preset");
             let table = Table { faces: solved.faces, rows: solved.rows.clone().into_iter().collect() };
             let strategy = tree.with_table(&table, tree.uniform()).expect("the table fits the tree");
             let nash_conv = tree.nash_conv(&strategy);
-            assert!(nash_conv <= 0.001, "{}: NashConv {nash_conv}", solved.preset);
+            assert!(nash_conv <= 0.001, "{preset}: NashConv {nash_conv}");
         }
     }
 
@@ -132,6 +219,30 @@ mod tests {
             let solvable = Tree::new(&rules).is_ok();
             assert_eq!(solves(&rules).is_some(), solvable, "{name}");
         }
+    }
+
+    /// A one-die game no shipped table plays (a preset with no wild face, as a table may set
+    /// it) is solved where it is met, near equilibrium, and kept: asked again, the same table.
+    #[test]
+    fn a_one_die_game_no_table_ships_is_solved_where_it_is_met() {
+        let rules = presets::with_setting(presets::fibbing(), "wilds", "none").expect("a setting");
+        assert!(solves(&rules).is_none(), "a shipped table plays it");
+        let solved = solved_for(&rules).expect("solvable");
+        assert!(solved.preset.is_none());
+        let tree = Tree::new(&rules).expect("a small game");
+        let table = Table { faces: solved.faces, rows: solved.rows.clone().into_iter().collect() };
+        let strategy = tree.with_table(&table, tree.uniform()).expect("the table fits the tree");
+        let nash_conv = tree.nash_conv(&strategy);
+        assert!(nash_conv <= 0.005, "NashConv {nash_conv}");
+        let again = solved_for(&rules).expect("kept");
+        assert!(Arc::ptr_eq(&solved, &again), "solved twice");
+        // And a table of those rules at its last round plays by it.
+        let game = last_round(rules, [3, 5]);
+        let seat = game.turn().expect("a turn");
+        assert!(policy(game.rules(), &game.view(seat), &game.legal(seat)).is_some());
+        // Nine faces: too big to solve at a table, so searched.
+        let big = presets::with_setting(presets::fibbing(), "dice.faces", "9").expect("a setting");
+        assert!(solved_for(&big).is_none());
     }
 
     /// Two players left with a die each, in a game of `rules` that began with more.
@@ -153,18 +264,17 @@ mod tests {
             let action = ExpertBot::new(seed).act(game.rules(), &view, &legal);
             assert!(moves.iter().any(|(a, p)| *a == action && *p > 0.0), "{action:?} not in {moves:?}");
         }
-        // Two dice against one, or a rule changed: not the solved game.
+        // Two dice against one: not a solved game.
         let bigger =
             Game::start_with(Arc::new(presets::fibbing()), 2, DiceSource::new([1; 32]), Some(vec![2, 1]))
                 .expect("a game")
                 .0;
         let seat = bigger.turn().expect("a turn");
         assert!(policy(bigger.rules(), &bigger.view(seat), &bigger.legal(seat)).is_none());
+        // A rule changed: not the shipped table's game (it is solved where it is met).
         let mut changed = presets::fibbing();
         changed.bidding = crate::ruleset::BiddingSystem::MoreDice;
-        let game = last_round(changed, [3, 5]);
-        let seat = game.turn().expect("a turn");
-        assert!(policy(game.rules(), &game.view(seat), &game.legal(seat)).is_none());
+        assert!(solves(&changed).is_none());
     }
 
     #[test]

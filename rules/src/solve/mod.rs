@@ -102,7 +102,8 @@ pub enum Unsolvable {
     Move(&'static str),
     /// Two positions a seat cannot tell apart allow different moves.
     ImperfectRecall,
-    TooBig,
+    /// More nodes than the walk was allowed.
+    TooBig(usize),
     /// The engine refused a move it had listed, or would not deal: a bug, named for the report.
     Engine(String),
 }
@@ -117,7 +118,7 @@ impl fmt::Display for Unsolvable {
             Unsolvable::CallsOutOfTurn => write!(f, "a seat may call out of turn"),
             Unsolvable::Move(kind) => write!(f, "a seat may {kind}, which the tables do not hold"),
             Unsolvable::ImperfectRecall => write!(f, "a seat's knowledge does not fix its moves"),
-            Unsolvable::TooBig => write!(f, "its tree has more than {MOST_NODES} nodes"),
+            Unsolvable::TooBig(most) => write!(f, "its tree has more than {most} nodes"),
             Unsolvable::Engine(why) => write!(f, "the engine: {why}"),
         }
     }
@@ -184,11 +185,18 @@ pub struct Tree {
     index: HashMap<InfoKey, u32>,
     slots: usize,
     depths: usize,
+    /// The most nodes the walk may make.
+    most_nodes: usize,
 }
 
 impl Tree {
     /// Walks the game `rules` play with one die each ([`one_die`]) from every deal.
     pub fn new(rules: &RuleSet) -> Result<Tree, Unsolvable> {
+        Tree::within(rules, MOST_NODES)
+    }
+
+    /// [`Tree::new`], refused as [`Unsolvable::TooBig`] past `most_nodes`.
+    pub fn within(rules: &RuleSet, most_nodes: usize) -> Result<Tree, Unsolvable> {
         if rules.family != Family::CommonHand || rules.players.min > 2 || rules.players.max < 2 {
             return Err(Unsolvable::NotTwoPlayerCommonHand);
         }
@@ -203,6 +211,7 @@ impl Tree {
             index: HashMap::new(),
             slots: 0,
             depths: 0,
+            most_nodes: most_nodes.min(MOST_NODES),
         };
         for first in 1..=faces {
             for second in 1..=faces {
@@ -236,8 +245,8 @@ impl Tree {
         bids: &mut Vec<Move>,
         depth: u8,
     ) -> Result<u32, Unsolvable> {
-        if self.nodes.len() >= MOST_NODES {
-            return Err(Unsolvable::TooBig);
+        if self.nodes.len() >= self.most_nodes {
+            return Err(Unsolvable::TooBig(self.most_nodes));
         }
         let at = self.nodes.len() as u32;
         if game.is_over() {

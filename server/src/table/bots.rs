@@ -27,9 +27,27 @@ pub fn decide(game: &Game, seats: &Seats, seat: Seat) -> Option<Action> {
     let bot = seats.get(seat).and_then(|s| s.bot.as_ref())?;
     let mut brain = bots::by_name(&bot.kind, bot.seed)?;
     let (view, legal) = (game.view(seat), game.legal(seat));
-    if Some(seat) == game.turn() {
-        Some(brain.act(game.rules(), &view, &legal))
-    } else {
-        brain.interject(game.rules(), &view, &legal)
+    let thinks = brain.thinks();
+    let mut decide = || {
+        if Some(seat) == game.turn() {
+            Some(brain.act(game.rules(), &view, &legal))
+        } else {
+            brain.interject(game.rules(), &view, &legal)
+        }
+    };
+    if thinks { aside(&mut decide) } else { decide() }
+}
+
+/// `think` run where it holds up no other task: the worker thread it blocks hands its other
+/// tasks to another worker meanwhile (where the runtime has several; a test's single-thread
+/// runtime, or none, runs it in place). A table's task is one, so the table waits for its
+/// bot, as it must, but no other table does.
+fn aside<T>(think: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(think)
+        }
+        _ => think(),
     }
 }

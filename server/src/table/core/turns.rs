@@ -34,6 +34,8 @@ impl TableCore {
         let bots = self.seats.any_bot();
         let started = std::time::Instant::now();
         let cpu = if bots { cpu_time::ThreadTime::try_now().ok() } else { None };
+        // A one-die game the expert solved here is paced for the whole process, not charged.
+        let solving = dudo_rules::bots::solved::solving_time_here();
         for n in 0..BOT_MOVES_AT_ONCE {
             if n > 0 && started.elapsed() >= self.bot_slice {
                 break;
@@ -66,7 +68,9 @@ impl TableCore {
             });
         }
         if bots {
-            self.thinking += cpu.and_then(|t| t.try_elapsed().ok()).unwrap_or_else(|| started.elapsed());
+            let thought = cpu.and_then(|t| t.try_elapsed().ok()).unwrap_or_else(|| started.elapsed());
+            let solved = dudo_rules::bots::solved::solving_time_here().saturating_sub(solving);
+            self.thinking += thought.saturating_sub(solved);
         }
         self.time_the_turn(now);
         self.tell_streams(now);
