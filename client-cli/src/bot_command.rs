@@ -6,6 +6,9 @@
 //! its calls failing once the server it was given is gone. Dropping a [`BotCommand`] kills
 //! the whole group, so no bot outlives the game or the run that started it.
 //!
+//! Its standard output is dudo's standard error: a bot's prints are kept apart from the
+//! standings and results dudo writes to standard output.
+//!
 //! In a group of its own a bot does not get the terminal's Ctrl-C, and a signal that ends
 //! dudo runs no destructor: so while any bot runs, SIGINT, SIGTERM and SIGHUP are dudo's to
 //! handle, and each kills every running group before dudo exits as the signal would have
@@ -31,7 +34,12 @@ impl BotCommand {
     /// Starts `sh -c command` with `set` in its environment and `unset` taken out of it.
     pub(crate) fn start(command: &str, set: &[(&str, &str)], unset: &[&str]) -> anyhow::Result<BotCommand> {
         let mut cmd = tokio::process::Command::new("sh");
-        cmd.args(["-c", command]).envs(set.iter().copied()).stdin(std::process::Stdio::null());
+        // What the bot prints goes to dudo's standard error, beside its own, so dudo's
+        // standard output (the arena's standings, the ladder's results) is dudo's alone.
+        cmd.args(["-c", command])
+            .envs(set.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::io::stderr());
         for name in unset {
             cmd.env_remove(name);
         }

@@ -15,7 +15,9 @@ use crate::bot_command::BotCommand;
 use crate::net::ServerArgs;
 use crate::render::safe;
 
-/// `--bot` runs that may fail in a row before `dudo ladder` stops.
+/// `--bot` runs that may fail in a row before `dudo ladder` stops. A run that fails while its
+/// game goes on is started again for the same seat until then: a bot that crashes now and then
+/// finishes its games, and one that always crashes stops the run within three tries.
 const BOT_FAILURES: u32 = 3;
 
 #[derive(Args)]
@@ -103,13 +105,17 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
                 println!("  no rated games yet");
             } else {
                 // The board's order: mu − 3·sigma, a rating the player is very likely above.
-                println!("  {:>3}  {:<28} {:>6}", "", "name", "mu−3σ");
+                println!("  {:>4}  {:<28} {:>6}", "", "name", "mu−3σ");
             }
-            for (i, e) in board.iter().enumerate() {
+            // A place shared with a row above or below ("=2") is a tie the games so far
+            // cannot break: the ratings are too close for their order to mean anything yet.
+            let shared = |place: u32| board.iter().filter(|e| e.place == place).count() > 1;
+            for e in &board {
                 let provisional = if e.provisional { "  provisional" } else { "" };
+                let place = if shared(e.place) { format!("={}", e.place) } else { e.place.to_string() };
                 println!(
-                    "  {:>3}. {:<28} {:6.2}  (mu {:.2}, sigma {:.2})  {} games, {} won{provisional}",
-                    i + 1,
+                    "  {:>4}. {:<28} {:6.2}  (mu {:.2}, sigma {:.2})  {} games, {} won{provisional}",
+                    place,
                     format!("{}{}", safe(&e.name), kind(e.kind)),
                     e.score,
                     e.mu,
@@ -117,6 +123,9 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<ExitCode> {
                     e.games,
                     e.wins
                 );
+            }
+            if board.iter().any(|e| shared(e.place)) {
+                println!("  (=: too close to tell apart yet; more games will separate them)");
             }
         }
         Ok(ExitCode::SUCCESS)
@@ -371,10 +380,6 @@ impl SeatPlayer {
     }
 }
 
-/// The bots playing an account's seats (`dudo ladder`, `dudo tournament enter`): one run of
-/// the command per seat, with the `dudo arena --external` contract in its environment, or
-/// an SDK strategy on a task. A command that keeps failing stops the caller, rather than
-/// time out game after game.
 /// How long a bot's command may run on after its game is over.
 const AFTER_GAME: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -388,6 +393,11 @@ enum BotEnd {
     StoppedAfterGame,
 }
 
+/// The bots playing an account's seats (`dudo ladder`, `dudo tournament enter`): one run of
+/// the command per seat, with the `dudo arena --external` contract in its environment, or
+/// an SDK strategy on a task. A run that fails while its game goes on is started again for
+/// its seat; a command that keeps failing stops the caller, rather than time out game after
+/// game.
 pub(crate) struct Seats {
     client: dudo_client::Client,
     addr: String,
@@ -404,10 +414,21 @@ pub(crate) struct Seats {
     ever_worked: bool,
     /// Each strategy player: its table, and its task.
     players: Vec<(String, tokio::task::JoinHandle<()>)>,
-    /// Each run of the command still going: its table, the task waiting for it (aborting
-    /// the task kills the command and all it started), and what stops it once its game is
-    /// over (taken when that is said).
-    commands: Vec<(String, tokio::task::JoinHandle<()>, Option<tokio::sync::oneshot::Sender<()>>)>,
+    /// Each run of the command: its seat, the task waiting for it (aborting the task kills
+    /// the command and all it started), and what stops it once its game is over (taken when
+    /// that is said: a run that ends with it still there ended in the middle of its game).
+    commands: Vec<Run>,
+}
+
+/// One run of a `--bot` command, for one seat.
+struct Run {
+    table: String,
+    /// What it was started with, to start it again for the same seat.
+    game: String,
+    seat: u32,
+    token: String,
+    task: tokio::task::JoinHandle<()>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Seats {
@@ -431,7 +452,8 @@ impl Seats {
 
     /// Whether a bot is playing at `table` now.
     fn playing_at(&self, table: &str) -> bool {
-        self.commands.iter().any(|(t, task, _)| t == table && !task.is_finished())
+        // A run is kept until its exit is read: one that ended unread is still the seat's.
+        self.commands.iter().any(|run| run.table == table)
             || self.players.iter().any(|(t, task)| t == table && !task.is_finished())
     }
 
@@ -457,7 +479,6 @@ impl Seats {
                 let mut child = BotCommand::start(command, &set, &["DUDO_API_TOKEN"])?;
                 let exits = self.exits_tx.clone();
                 self.running += 1;
-                self.commands.retain(|(_, c, _)| !c.is_finished());
                 let (stop, stopped) = tokio::sync::oneshot::channel();
                 // Aborting the task drops the command, and with it everything it started.
                 let waiting = tokio::spawn(async move {
@@ -470,7 +491,14 @@ impl Seats {
                     };
                     let _ = exits.send((key.table, end)).await;
                 });
-                self.commands.push((table.to_string(), waiting, Some(stop)));
+                self.commands.push(Run {
+                    table: table.to_string(),
+                    game: game.to_string(),
+                    seat,
+                    token: token.to_string(),
+                    task: waiting,
+                    stop: Some(stop),
+                });
             }
             SeatPlayer::Builtin(strategy, think) => {
                 let (client, strategy, seed, think) =
@@ -499,54 +527,70 @@ impl Seats {
         self.ended().await.map(|_| ())
     }
 
-    /// Waits for a seat's bot to end (its game is over, or it gave up); its table. An error
-    /// as [`Seats::failed`] says.
+    /// Waits for a seat's bot to end (its game is over, or it gave up); its table. A run that
+    /// failed while its game goes on is started again for its seat, and waited for in turn.
+    /// An error as [`Seats::failed`] says.
     pub(crate) async fn ended(&mut self) -> anyhow::Result<String> {
-        let Some((table, ran)) = self.exits.recv().await else {
-            return std::future::pending().await;
-        };
-        let status = match ran {
-            BotEnd::Strategy => return Ok(table),
-            BotEnd::StoppedAfterGame => Some(None),
-            BotEnd::Command(status) => Some(status),
-        };
-        self.running = self.running.saturating_sub(1);
-        let Some(status) = status else {
-            // Its game over, it was stopped: it played, as far as anyone can tell.
-            (self.failed_in_a_row, self.ever_worked) = (0, true);
-            return Ok(table);
-        };
-        if status.is_some_and(|s| s.success()) {
-            (self.failed_in_a_row, self.ever_worked) = (0, true);
-            return Ok(table);
-        }
-        self.failed_in_a_row += 1;
-        let how = match status.map(|s| (s.code(), s)) {
-            Some((Some(code), _)) => format!("exited with code {code}"),
-            Some((None, s)) => format!("was stopped ({s})"),
-            None => "could not be waited for".to_string(),
-        };
-        eprintln!("dudo: the bot for table {} {how}", safe(&table));
-        // A command that has never worked is broken, not unlucky: stop at once.
-        if !self.ever_worked || self.failed_in_a_row >= BOT_FAILURES {
-            let times = if self.ever_worked {
-                format!("{} times in a row", self.failed_in_a_row)
-            } else {
-                "before any game".into()
+        loop {
+            let Some((table, ran)) = self.exits.recv().await else {
+                return std::future::pending().await;
             };
-            anyhow::bail!(
-                "the --bot command failed {times} ({how}). Try it by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
+            let status = match ran {
+                BotEnd::Strategy => return Ok(table),
+                BotEnd::StoppedAfterGame => None,
+                BotEnd::Command(status) => Some(status),
+            };
+            self.running = self.running.saturating_sub(1);
+            // Its run is over: kept until now so that this exit finds its seat.
+            let run =
+                self.commands.iter().rposition(|run| run.table == table).map(|i| self.commands.remove(i));
+            // Its game over, it was stopped, or it exited well: it played, as far as anyone
+            // can tell.
+            let Some(status) = status.filter(|s| !s.is_some_and(|s| s.success())) else {
+                (self.failed_in_a_row, self.ever_worked) = (0, true);
+                return Ok(table);
+            };
+            self.failed_in_a_row += 1;
+            let how = match status.map(|s| (s.code(), s)) {
+                Some((Some(code), _)) => format!("exited with code {code}"),
+                Some((None, s)) => format!("was stopped ({s})"),
+                None => "could not be waited for".to_string(),
+            };
+            // The shell's own codes for a command it could not find or run: a wrong command,
+            // not an unlucky one, stops at once.
+            let wrong = status.and_then(|s| s.code()).is_some_and(|code| code == 126 || code == 127);
+            if wrong || self.failed_in_a_row >= BOT_FAILURES {
+                let times = match (wrong, self.ever_worked) {
+                    (true, _) => "to start".to_string(),
+                    (false, true) => format!("{} times in a row", self.failed_in_a_row),
+                    (false, false) => format!("{} times in a row, before any game", self.failed_in_a_row),
+                };
+                anyhow::bail!(
+                    "the --bot command failed {times} ({how}). Try it by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
+                );
+            }
+            // In the middle of its game (nobody has said it is over): the seat is still
+            // its, and its game still on under the clock; a run started again picks it up.
+            let Some(run) = run.filter(|run| run.stop.is_some()) else {
+                eprintln!("dudo: the bot for table {} {how}", safe(&table));
+                return Ok(table);
+            };
+            eprintln!(
+                "dudo: the bot for table {} {how} in the middle of its game; starting it again for seat {} (try {} of {BOT_FAILURES})",
+                safe(&table),
+                run.seat,
+                self.failed_in_a_row + 1
             );
+            self.start(&run.table, &run.game, run.seat, &run.token)?;
         }
-        Ok(table)
     }
 
     /// The game at `table` is over: its command gets [`AFTER_GAME`] to finish (as the arena
     /// gives its bots), then is stopped with all it started, so a bot that lingers holds up
     /// neither the run nor its own place.
     pub(crate) fn game_over(&mut self, table: &str) {
-        for (_, _, stop) in self.commands.iter_mut().filter(|(t, _, _)| t == table) {
-            if let Some(stop) = stop.take() {
+        for run in self.commands.iter_mut().filter(|run| run.table == table) {
+            if let Some(stop) = run.stop.take() {
                 tokio::spawn(async move {
                     tokio::time::sleep(AFTER_GAME).await;
                     let _ = stop.send(());
@@ -557,8 +601,8 @@ impl Seats {
 
     /// Stops every bot still playing (its game is gone): each command is killed.
     pub(crate) fn stop(&mut self) {
-        for (_, task, _) in self.commands.drain(..) {
-            task.abort();
+        for run in self.commands.drain(..) {
+            run.task.abort();
         }
         for (_, task) in self.players.drain(..) {
             task.abort();
@@ -570,10 +614,15 @@ impl Seats {
     /// those that have not.
     pub(crate) async fn wait(mut self, within: std::time::Duration) {
         let until = tokio::time::Instant::now() + within;
+        // Through `ended`, so a run that fails in the middle of its game is started again.
         while self.running > 0 {
-            match tokio::time::timeout_at(until, self.exits.recv()).await {
-                Ok(Some(_)) => self.running -= 1,
-                _ => break,
+            match tokio::time::timeout_at(until, self.ended()).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    eprintln!("dudo: {e}");
+                    break;
+                }
+                Err(_) => break,
             }
         }
         for (_, player) in &mut self.players {

@@ -134,25 +134,33 @@ impl DbArgs {
 pub async fn embedded(store: Option<dudo_server::Store>) -> anyhow::Result<Client> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?.to_string();
-    // Every caller is this process: the per-address limits that guard a public server from
-    // one client would only cap a big local arena.
-    let limits = dudo_server::node::Limits {
-        max_tables_per_ip: 100_000,
-        max_streams_per_ip: 100_000,
-        max_streams_per_connection: 100_000,
-        memory_per_address: 0,
-        // The arena's bots are this machine's to run as fast as it can.
-        bot_cpu: dudo_server::bot_cpu::BotCpuLimits { per_table: None, all_tables: None },
-        idle_connection: std::time::Duration::ZERO,
-        ..Default::default()
-    };
-    let setup = dudo_server::Setup { store, limits, ..dudo_server::Setup::default() };
+    let setup = dudo_server::Setup { store, limits: embedded_limits(), ..dudo_server::Setup::default() };
     tokio::spawn(async move {
         if let Err(e) = dudo_server::serve(listener, setup, std::future::pending()).await {
             eprintln!("dudo: the embedded server stopped: {e}");
         }
     });
     Ok(Client::connect(&addr).await?)
+}
+
+/// The embedded server's limits. Every caller is this process: the per-address limits that
+/// guard a public server from one client would only cap a big local arena (the call rate
+/// stopped `dudo arena` after some 440 games a run).
+fn embedded_limits() -> dudo_server::node::Limits {
+    dudo_server::node::Limits {
+        max_tables_per_ip: 100_000,
+        max_streams_per_ip: 100_000,
+        max_streams_per_connection: 100_000,
+        memory_per_address: 0,
+        connections_per_second_per_ip: 0,
+        calls_per_second_per_ip: 0,
+        stream_opens_per_second_per_ip: 0,
+        leaves_per_minute: 0,
+        // The arena's bots are this machine's to run as fast as it can.
+        bot_cpu: dudo_server::bot_cpu::BotCpuLimits { per_table: None, all_tables: None },
+        idle_connection: std::time::Duration::ZERO,
+        ..Default::default()
+    }
 }
 
 /// A table's one-line summary, for `dudo list` and `dudo create` (every string the server
@@ -232,5 +240,24 @@ pub fn call_window_ms(value: &str) -> Result<u32, String> {
         _ => {
             Err(format!("0 (until everyone asked has answered) or 100 to 60000 milliseconds, not {value:?}"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The arena makes thousands of calls a second from one address, its own: the embedded
+    /// server counts none of them against a public server's per-address rates.
+    #[test]
+    fn the_embedded_server_limits_no_rate_of_its_own_process() {
+        let limits = super::embedded_limits();
+        assert_eq!(
+            (
+                limits.calls_per_second_per_ip,
+                limits.stream_opens_per_second_per_ip,
+                limits.connections_per_second_per_ip,
+                limits.leaves_per_minute
+            ),
+            (0, 0, 0, 0)
+        );
     }
 }

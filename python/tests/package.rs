@@ -18,7 +18,12 @@ fn the_python_package_passes_its_tests() {
             std::env::var("DUDO_REQUIRE_PYTHON").is_err(),
             "Python is required (DUDO_REQUIRE_PYTHON) but python3 does not run"
         );
-        eprintln!("\nnote: the_python_package_passes_its_tests SKIPPED: no python3 on PATH");
+        // Past libtest's capture of a passing test's eprintln!, so the run shows it.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "\nnote: the_python_package_passes_its_tests SKIPPED: no python3 on PATH"
+        );
         return;
     }
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);

@@ -532,5 +532,13 @@ async fn open_store(
             path.display().to_string()
         }
     };
-    Ok(Some(dudo_server::Store::open(&db).await?))
+    match dudo_server::Store::open(&db).await {
+        Ok(store) => Ok(Some(store)),
+        // Two servers started from the README's commands side by side meet here: say the
+        // way out, as `dudo play` does.
+        Err(dudo_store::StoreError::InUse { path }) => anyhow::bail!(
+            "the database {path} is in use by another dudo process (a dudo-server, or dudo play or arena): stop it, or give this server a database of its own with --db PATH, or --db none to keep no records"
+        ),
+        Err(e) => Err(e.into()),
+    }
 }

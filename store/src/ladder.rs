@@ -34,6 +34,28 @@ impl LadderRating {
     pub fn score(&self) -> f64 {
         self.mu - 3.0 * self.sigma
     }
+
+    /// Whether the ratings say this player is stronger than `other`: their mus further apart
+    /// than three times their combined uncertainty, √(σ₁² + σ₂²) (docs/ladder.md, "How many
+    /// games an order needs").
+    pub fn told_above(&self, other: &LadderRating) -> bool {
+        self.mu - other.mu > 3.0 * self.sigma.hypot(other.sigma)
+    }
+}
+
+/// Each player's place on a board in its order (from 1). A player shares the place of the one
+/// above when the ratings cannot yet tell them apart, so every place the board draws between
+/// two rows is one the ratings hold; players several rows apart in one place may still differ.
+pub fn places(board: &[LadderRating]) -> Vec<u32> {
+    let mut places: Vec<u32> = Vec::with_capacity(board.len());
+    for (i, player) in board.iter().enumerate() {
+        let place = match (i.checked_sub(1).and_then(|above| board.get(above)), places.last()) {
+            (Some(above), Some(&shared)) if !above.told_above(player) => shared,
+            _ => u32::try_from(i + 1).unwrap_or(u32::MAX),
+        };
+        places.push(place);
+    }
+    places
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -217,5 +239,37 @@ impl Store {
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(StoreError::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rated(name: &str, mu: f64, sigma: f64) -> LadderRating {
+        LadderRating { name: name.into(), kind: "bot".into(), mu, sigma, games: 50, wins: 10 }
+    }
+
+    #[test]
+    fn players_the_ratings_cannot_tell_apart_share_a_place() {
+        // As a hostile try saw it: 24 wins to 13 after 51 games, mus 2 apart, sigmas 1.8.
+        let board = [
+            rated("ahead", 30.0, 1.8),
+            rated("behind", 28.0, 1.8),
+            // 28 − 16 = 12 > 3·√(1.8² + 1.5²) ≈ 7.0: told apart.
+            rated("weaker", 16.0, 1.5),
+            rated("as weak", 15.5, 1.5),
+            rated("weakest", 1.0, 1.0),
+        ];
+        assert_eq!(places(&board), vec![1, 1, 3, 3, 5]);
+        assert!(board[1].told_above(&board[2]) && !board[0].told_above(&board[1]));
+        assert!(places(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_row_with_a_higher_mu_below_shares_the_place_above() {
+        // The board's order is mu − 3σ: an uncertain player with a higher mu can be below.
+        let board = [rated("settled", 30.0, 1.0), rated("new", 33.0, 6.0), rated("far below", 0.0, 1.0)];
+        assert_eq!(places(&board), vec![1, 1, 3]);
     }
 }

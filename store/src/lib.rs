@@ -13,7 +13,8 @@
 //! This file is the store's handle ([`Store`]: opening it, and what it holds); `opening` finds
 //! and migrates a database, `writer` is the writer task and what a batch holds, `tables` the
 //! open tables' journals, `games` the finished games and their ratings; `accounts`,
-//! `cluster`, `ladder` and `tournaments` the records of each.
+//! `cluster`, `ladder` and `tournaments` the records of each; `scratch` a schema of a test's
+//! own.
 #![forbid(unsafe_code)]
 
 pub mod accounts;
@@ -23,6 +24,7 @@ pub mod elo;
 mod games;
 pub mod ladder;
 mod opening;
+pub mod scratch;
 mod tables;
 pub mod tournaments;
 mod writer;

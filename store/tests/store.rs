@@ -3,6 +3,7 @@
 //! schema of its own. Without PostgreSQL the PostgreSQL half says it was skipped and why,
 //! unless `DUDO_REQUIRE_POSTGRES=1` (CI) makes that a failure.
 
+use dudo_store::scratch::Scratch;
 use dudo_store::{
     Batch, Entry, FinishedGame, GameFilter, GamePlayer, GameSummary, NewTable, Store, StoreError,
 };
@@ -13,11 +14,47 @@ fn unique(name: &str) -> String {
     format!("{name}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
 }
 
-/// Fresh, empty databases to test on: (backend name, what `Store::open` takes).
-async fn databases(test: &str) -> Vec<(&'static str, String)> {
+/// Fresh, empty databases to test on: (backend name, what `Store::open` takes), for one `for`
+/// loop. The PostgreSQL schema is dropped when the loop is done (its [`Scratch`] goes with
+/// the iterator), and the SQLite file's folder with it.
+struct Databases {
+    list: Vec<(&'static str, String)>,
+    scratch: Option<Scratch>,
+    dir: std::path::PathBuf,
+}
+
+struct DatabasesLeft {
+    list: std::vec::IntoIter<(&'static str, String)>,
+    _scratch: Option<Scratch>,
+    dir: std::path::PathBuf,
+}
+
+impl IntoIterator for Databases {
+    type Item = (&'static str, String);
+    type IntoIter = DatabasesLeft;
+    fn into_iter(self) -> DatabasesLeft {
+        DatabasesLeft { list: self.list.into_iter(), _scratch: self.scratch, dir: self.dir }
+    }
+}
+
+impl Iterator for DatabasesLeft {
+    type Item = (&'static str, String);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.list.next()
+    }
+}
+
+impl Drop for DatabasesLeft {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn databases(test: &str) -> Databases {
     let dir = std::env::temp_dir().join(unique(&format!("dudo-store-{test}")));
     let _ = std::fs::create_dir_all(&dir);
-    let mut out = vec![("sqlite", dir.join("dudo.db").display().to_string())];
+    let mut out =
+        Databases { list: vec![("sqlite", dir.join("dudo.db").display().to_string())], scratch: None, dir };
     let base = std::env::var("DUDO_TEST_POSTGRES")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
     if !cfg!(feature = "postgres") {
@@ -29,28 +66,14 @@ async fn databases(test: &str) -> Vec<(&'static str, String)> {
         skipped_postgres(test, &base, why);
         return out;
     }
-    sqlx::any::install_default_drivers();
+    // Schemas an earlier run of this test left (one killed mid-way) go first.
     let schema = unique(&format!("dudo_{test}"));
-    let made = async {
-        let pool = sqlx::AnyPool::connect(&base).await?;
-        // Schemas left by earlier runs of this test go first.
-        let old =
-            sqlx::query("SELECT CAST(nspname AS TEXT) AS nspname FROM pg_namespace WHERE nspname LIKE $1")
-                .bind(format!("dudo_{test}_%"))
-                .fetch_all(&pool)
-                .await?;
-        for row in old {
-            let name: String = sqlx::Row::try_get(&row, "nspname")?;
-            sqlx::query(&format!("DROP SCHEMA IF EXISTS {name} CASCADE")).execute(&pool).await?;
-        }
-        sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&pool).await?;
-        pool.close().await;
-        Ok::<_, sqlx::Error>(())
-    };
+    let left = format!("dudo_{test}_");
+    let made = Scratch::make(&base, &schema, Some(&left));
     match tokio::time::timeout(std::time::Duration::from_secs(5), made).await {
-        Ok(Ok(())) => {
-            let sep = if base.contains('?') { '&' } else { '?' };
-            out.push(("postgres", format!("{base}{sep}options[search_path]={schema}")));
+        Ok(Ok(scratch)) => {
+            out.list.push(("postgres", scratch.url().to_string()));
+            out.scratch = Some(scratch);
         }
         failed => {
             let why = match failed {
@@ -80,7 +103,7 @@ fn skipped_postgres(test: &str, base: &str, why: &str) {
     ONCE.call_once(|| {
         let _ = writeln!(
             std::io::stderr().lock(),
-            "\nnote: the PostgreSQL half of the store tests is SKIPPED: {base}: {why}\n      \
+            "\nnote: the PostgreSQL half of the store tests SKIPPED: {base}: {why}\n      \
              (point DUDO_TEST_POSTGRES at a database to run it; DUDO_REQUIRE_POSTGRES=1 makes this a failure)"
         );
     });

@@ -121,6 +121,71 @@ async fn the_go_example_bot_plays_a_whole_game() {
     example_bot_plays(program, test, "play", "Gopher").await;
 }
 
+/// The C++ example (`bot-sdk/examples/cpp`, gRPC's C++ library from Debian's packages, built
+/// by `scripts/cpp-env.sh`) plays a whole game.
+#[tokio::test]
+async fn the_cpp_example_bot_plays_a_whole_game() {
+    let test = "bots::the_cpp_example_bot_plays_a_whole_game";
+    let program = tokio::task::spawn_blocking(dudo_tests::cpp_bot).await.unwrap();
+    example_bot_plays(program, test, "play", "Cplus").await;
+}
+
+/// A home folder of its own (`dudo-KIND-ladder-PID` in the temp folder) and a server keeping
+/// its records there, with the one-pool ladder `duel` (`dudo_tests::duel_pool`).
+fn duel_ladder(kind: &str) -> (std::path::PathBuf, dudo_tests::ServerProcess) {
+    let home = std::env::temp_dir().join(format!("dudo-{kind}-ladder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let pools = dudo_tests::duel_pool(&home).unwrap();
+    let db = home.join("server.db");
+    let server = dudo_tests::start_server(
+        &binary("dudo-server"),
+        &["--db", db.to_str().unwrap(), "--ladder", pools.to_str().unwrap()],
+    )
+    .unwrap();
+    (home, server)
+}
+
+/// The C++ example as `dudo ladder --bot` starts it: from the seat its environment names,
+/// game after game, none left to the clock.
+#[test]
+fn the_cpp_example_bot_plays_the_ladder_as_a_bot_command() {
+    let program = match dudo_tests::cpp_bot() {
+        Ok(p) => p,
+        Err(why) => {
+            return dudo_tests::skipped("bots::the_cpp_example_bot_plays_the_ladder_as_a_bot_command", &why);
+        }
+    };
+    let (home, mut server) = duel_ladder("cpp");
+    let addr = server.addr.clone();
+    let dudo = |args: &[&str]| {
+        let out = Command::new(binary("dudo"))
+            .args(args)
+            .args(["--server", &addr])
+            .env("DUDO_HOME", &home)
+            .output();
+        let out = out.unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, _, said) = dudo(&["account", "register", "Cplus", "--bot"]);
+    assert!(ok, "{said}");
+    let (ok, stdout, stderr) = dudo(&["ladder", "duel", "--bot", &program, "--games", "2"]);
+    assert!(ok && stdout.matches("finished").count() == 2, "{stdout}\n{stderr}");
+    // What the bot printed went to standard error, apart from the results.
+    assert!(
+        stderr.contains("Cplus: game over, place") && !stdout.contains("game over, place"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("turn_timed_out") && !stderr.contains("benched"), "{stderr}");
+    let _ = server.child.kill();
+    let _ = server.child.wait();
+    let _ = std::fs::remove_dir_all(&home);
+}
+
 /// The Go example enters a ladder pool over `Ladder.Enter` itself, as an account, plays the
 /// games it is seated at over Play, and stops after as many as asked, none left unplayed.
 #[test]
@@ -131,16 +196,7 @@ fn the_go_example_bot_plays_the_ladder_through_enter() {
             return dudo_tests::skipped("bots::the_go_example_bot_plays_the_ladder_through_enter", &why);
         }
     };
-    let home = std::env::temp_dir().join(format!("dudo-go-ladder-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&home).unwrap();
-    let pools = dudo_tests::duel_pool(&home).unwrap();
-    let db = home.join("server.db");
-    let mut server = dudo_tests::start_server(
-        &binary("dudo-server"),
-        &["--db", db.to_str().unwrap(), "--ladder", pools.to_str().unwrap()],
-    )
-    .unwrap();
+    let (home, mut server) = duel_ladder("go");
     let addr = server.addr.clone();
     let registered = Command::new(binary("dudo"))
         .args(["account", "register", "Gopher", "--bot", "--server", &addr])
@@ -426,8 +482,10 @@ fn a_tournament_with_a_python_bot_verifies_and_tells_the_reader_from_random() {
 #[test]
 fn an_arena_takes_an_external_bot_in_every_seat() {
     let command = example("minimal").display().to_string();
-    let external = format!("mini={command}");
+    // A bot that talks on its standard output: not into the arena's standings.
+    let external = format!("mini=echo bot-noise; {command}");
     let (text, lines) = arena(&["--bots", "random", "--external", &external, "--games", "4", "--seed", "5"]);
+    assert!(!text.contains("bot-noise") && text.contains("mini"), "the standings alone: {text}");
     let mini = lines.iter().find(|v| v["standing"] == "mini").unwrap_or_else(|| panic!("{text}"));
     assert_eq!(mini["games"], 4, "{text}");
     // It sat in the creator's seat (given the token) and in the other (joining by code).

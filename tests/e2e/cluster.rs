@@ -18,13 +18,14 @@ const KEY: &str = "the-test-clusters-own-key";
 /// Short, so that a dead node's tables are adopted within the test's patience.
 const LEASE_MILLIS: &str = "2000";
 
-/// A schema of its own on the test PostgreSQL, as a URL the nodes take (none: skipped).
-pub(crate) async fn database(test: &str) -> Option<String> {
+/// A schema of its own on the test PostgreSQL, whose URL the nodes take (none: skipped); it is
+/// dropped with the value.
+pub(crate) async fn database(test: &str) -> Option<dudo_store::scratch::Scratch> {
     let base = std::env::var("DUDO_TEST_POSTGRES")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
     let schema = format!("dudo_cluster_{test}_{}", std::process::id());
     match tokio::time::timeout(Duration::from_secs(5), dudo_tests::fresh_schema(&base, &schema)).await {
-        Ok(Ok(url)) => Some(url),
+        Ok(Ok(schema)) => Some(schema),
         failed => {
             let why = match failed {
                 Ok(Err(e)) => e.to_string(),
@@ -166,7 +167,9 @@ impl Cluster {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_killed_mid_round_leaves_its_games_to_the_others_and_each_finishes_as_if_nothing_happened() {
-    let Some(db) = database("killed").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("killed").await else { return };
+    let db = schema.url().to_string();
     let expected = uninterrupted().await;
     let mut cluster = Cluster::start(db, 3).await;
     let players = start_tables(&cluster.addr).await;
@@ -197,7 +200,9 @@ async fn a_node_killed_mid_round_leaves_its_games_to_the_others_and_each_finishe
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_paused_past_its_lease_loses_its_tables_and_writes_nothing_into_them_when_it_wakes() {
-    let Some(db) = database("paused").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("paused").await else { return };
+    let db = schema.url().to_string();
     let expected = uninterrupted().await;
     let cluster = Cluster::start(db, 3).await;
     let players = start_tables(&cluster.addr).await;
@@ -221,7 +226,9 @@ async fn a_node_paused_past_its_lease_loses_its_tables_and_writes_nothing_into_t
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolling_restart_of_every_node_loses_and_repeats_nothing() {
-    let Some(db) = database("rolling").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("rolling").await else { return };
+    let db = schema.url().to_string();
     let expected = uninterrupted().await;
     let mut cluster = Cluster::start(db, 3).await;
     let players = start_tables(&cluster.addr).await;
@@ -250,7 +257,9 @@ async fn a_rolling_restart_of_every_node_loses_and_repeats_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_tables_made_and_played_through_any_node_all_finish() {
     const TABLES: usize = 200;
-    let Some(db) = database("many").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("many").await else { return };
+    let db = schema.url().to_string();
     let cluster = Cluster::start(db, 3).await;
     let at = |i: usize| cluster.nodes[i % cluster.nodes.len()].listen.clone();
     let mut clients = Vec::new();
@@ -354,7 +363,9 @@ async fn a_node_with_a_running_nodes_id_or_another_key_is_refused_at_start() {
     // A long lease, so that waiting it out cannot pass for a slow start: the first start of a
     // freshly built server took 6 s on this machine, more than the other tests' 2 s lease.
     const LONG_LEASE: &str = "20000";
-    let Some(db) = database("refused").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("refused").await else { return };
+    let db = schema.url().to_string();
     let cluster = Cluster::start_with(db.clone(), 1, &["--lease-millis", LONG_LEASE]).await;
     let start = |id: &str, key: &str| {
         let (db, id, key) = (db.clone(), id.to_string(), key.to_string());
@@ -394,7 +405,9 @@ async fn tournaments_are_served_at_every_node_and_carried_on_when_their_node_die
     use crate::tournaments_hold::{fibbing, play_out, seats_told};
     use dudo_proto::v1 as pb;
     const ADMIN: &str = "cluster-tournament-admin";
-    let Some(db) = database("tournaments").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("tournaments").await else { return };
+    let db = schema.url().to_string();
     let cluster = Cluster::start_with(db, 2, &["--admin-token", ADMIN, "--tournaments", "anyone"]).await;
     // Which node runs the tournaments (the ladder's job), and which does not.
     let until = std::time::Instant::now() + Duration::from_secs(20);
@@ -478,7 +491,9 @@ async fn tournaments_are_served_at_every_node_and_carried_on_when_their_node_die
 #[tokio::test]
 async fn silent_connections_to_the_node_port_are_capped_and_closed() {
     use tokio::io::AsyncReadExt;
-    let Some(db) = database("silent").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("silent").await else { return };
+    let db = schema.url().to_string();
     let cluster = Cluster::start(db, 1).await;
     let nodes = cluster.store.nodes(60_000).await.unwrap();
     let node_port = nodes[0].address.trim_start_matches("http://").to_string();
@@ -506,7 +521,9 @@ async fn silent_connections_to_the_node_port_are_capped_and_closed() {
 /// a renewal apart, land one at each.
 #[tokio::test]
 async fn a_new_table_goes_to_the_node_with_the_fewest() {
-    let Some(db) = database("placement").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("placement").await else { return };
+    let db = schema.url().to_string();
     let cluster = Cluster::start(db, 2).await;
     let through = Client::connect(&cluster.nodes[0].listen).await.unwrap();
     let request =
@@ -532,7 +549,9 @@ async fn a_new_table_goes_to_the_node_with_the_fewest() {
 /// node.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_that_comes_back_gets_a_share_of_the_idle_tables() {
-    let Some(db) = database("sharing").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("sharing").await else { return };
+    let db = schema.url().to_string();
     let mut cluster = Cluster::start(db, 3).await;
     let client = Client::connect(&cluster.addr).await.unwrap();
     let mut tables = Vec::new();
@@ -589,7 +608,9 @@ async fn held_by(cluster: &Cluster, tables: &[String], n: usize) -> usize {
 /// token to any other address (a join code is public: a link could name anyone's server).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_terminal_client_finds_its_seat_through_the_public_address_only() {
-    let Some(db) = database("anynode").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("anynode").await else { return };
+    let db = schema.url().to_string();
     let cluster = Cluster::start_with(db, 2, &["--public-url", "BALANCER"]).await;
     let home = std::env::temp_dir().join(format!("dudo-anynode-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
@@ -647,7 +668,9 @@ async fn refusing_proxy(to: String) -> (String, tokio::sync::watch::Sender<bool>
 /// goes on at its new owner as if nothing had happened.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_the_database_refuses_lets_its_tables_players_go_inside_a_lease() {
-    let Some(db) = database("db_refusing").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("db_refusing").await else { return };
+    let db = schema.url().to_string();
     let expected = uninterrupted().await;
     let pg = db.split("://").nth(1).and_then(|rest| rest.split('@').nth(1)).and_then(|h| h.split('/').next());
     let pg = pg.expect("the test database's host and port").to_string();
@@ -712,7 +735,9 @@ async fn a_player_refused_at_one_node_is_not_taken_out_by_the_node_holding_their
     };
     use dudo_proto::v1 as pb;
     use dudo_proto::v1::play_client::PlayClient;
-    let Some(db) = database("refused_elsewhere").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("refused_elsewhere").await else { return };
+    let db = schema.url().to_string();
     let cluster = Cluster::start_with(db, 2, &["--max-connections-per-ip", "3"]).await;
     let node = |i: usize| format!("http://{}", cluster.nodes[i].listen);
     let shared = "127.0.0.5";

@@ -148,7 +148,9 @@ fn millis(d: Duration) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failover_stalls_players_under_two_seconds_and_a_drain_under_half_a_second() {
-    let Some(db) = database("failover").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("failover").await else { return };
+    let db = schema.url().to_string();
     // The default lease (5 s): a dead node is noticed by its session, not its leases.
     let mut cluster = Cluster::start_with(db, 3, &["--lease-millis", "5000"]).await;
     let mut stalls = Vec::new();
@@ -222,7 +224,9 @@ async fn a_failover_stalls_players_under_two_seconds_and_a_drain_under_half_a_se
 /// game is recorded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dudo_ladder_and_the_sdk_play_on_through_a_kill_of_the_ladders_node() {
-    let Some(db) = database("ladder").await else { return };
+    // Dropped last, when the test is done: the schema goes with it.
+    let Some(schema) = database("ladder").await else { return };
+    let db = schema.url().to_string();
     let home = std::env::temp_dir().join(format!("dudo-ladder-failover-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();

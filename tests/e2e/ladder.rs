@@ -134,6 +134,8 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
         assert!(names.contains(&name), "{name} is not on the board: {board:?}");
     }
     assert!(board.windows(2).all(|w| w[0].score >= w[1].score), "best first: {board:?}");
+    // Three games tell nobody apart (sigmas near 7, mus a few apart): one place, shared.
+    assert!(board.iter().all(|e| e.place == 1), "too soon to tell apart: {board:?}");
     let reada = board.iter().find(|e| e.name == "Reada").unwrap();
     assert_eq!(reada.kind, pb::AccountKind::Bot as i32);
     assert!(reada.provisional && (reada.score - (reada.mu - 3.0 * reada.sigma)).abs() < 1e-9);
@@ -181,6 +183,49 @@ async fn an_entry_for_games_in_all_is_dealt_that_many_then_ends() {
         }
     }
     assert_eq!((seated, ended), (3, 3), "three games dealt and ended, then the stream's end");
+}
+
+/// A bot killed mid-game enters again for one game: the seat it still holds is said again and
+/// is that one game (as `dudo ladder --games 1` counts it), so no new game is dealt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_said_again_after_a_restart_counts_against_the_games_asked_for() {
+    let addr = server().await;
+    let client = bot_account(&addr, "Phoenix").await;
+    let mut first = client.enter("odds-4", 1, 0).await.unwrap();
+    let table = loop {
+        let next = tokio::time::timeout(Duration::from_secs(60), first.message()).await;
+        match next.expect("no seat").unwrap().and_then(|u| u.update) {
+            Some(pb::ladder_update::Update::Seated(s)) => break s.table,
+            _ => continue,
+        }
+    };
+    // The bot dies with its stream: its game goes on under the clock.
+    drop(first);
+    let mut again = loop {
+        match client.enter("odds-4", 1, 1).await {
+            Ok(entered) => break entered,
+            // The server may not yet have seen the first stream close.
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    let (mut seated, mut ended) = (Vec::new(), 0);
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(90), again.message()).await;
+        let Some(update) = next.expect("the entry went quiet").unwrap() else { break };
+        match update.update {
+            Some(pb::ladder_update::Update::Seated(s)) => {
+                seated.push(s.table.clone());
+                let (client, key) = (client.clone(), dudo_client::SeatKey::saved(s.table, s.seat, s.token));
+                tokio::spawn(async move {
+                    let mut bot = dudo_bot::builtin("odds", 1).unwrap();
+                    let _ = dudo_bot::play(&mut bot, &client, &key).await;
+                });
+            }
+            Some(pb::ladder_update::Update::Ended(_)) => ended += 1,
+            _ => {}
+        }
+    }
+    assert_eq!((seated, ended), (vec![table], 1), "the game said again, played to its end, and no other");
 }
 
 #[tokio::test]
@@ -582,6 +627,21 @@ fn the_ladder_commands_of_the_terminal_client() {
         dudo(&home, &["ladder", "slow", "--builtin", "odds", "--games", "1", "--bot-think-ms", "200"]);
     assert!(ok && slowed.matches("finished").count() == 1, "{slowed}");
     assert!(began.elapsed() >= std::time::Duration::from_millis(2_500), "{:?}: {slowed}", began.elapsed());
+    // A --bot command that dies in the middle of its game is started again for its seat: the
+    // first run plays a second of the game and is killed, the second plays it to the end.
+    let minimal = dudo_tests::example("minimal");
+    let mark = home.join("crashed-once");
+    let crashing = format!(
+        "if [ -e '{mark}' ]; then exec '{bot}'; fi; touch '{mark}'; '{bot}' & sleep 1; kill -9 $!; exit 9",
+        mark = mark.display(),
+        bot = minimal.display()
+    );
+    let (ok, restarted) = dudo(&home, &["ladder", "slow", "--bot", &crashing, "--games", "1"]);
+    assert!(ok && restarted.matches("finished").count() == 1, "{restarted}");
+    assert!(
+        restarted.contains("exited with code 9 in the middle of its game; starting it again"),
+        "{restarted}"
+    );
     let (ok, refused) = dudo(&home, &["ladder", "slow", "--bot", "true", "--bot-think-ms", "200"]);
     assert!(!ok && refused.contains("--bot-think-ms"), "a command keeps its own pace: {refused}");
     // Every command that plays with a token says whose, and where it came from.

@@ -385,6 +385,37 @@ async fn the_binary_serves_health_and_stops_within_a_second_on_sigterm() {
     assert!(started.elapsed() < Duration::from_secs(1), "took {:?}", started.elapsed());
 }
 
+/// The README's two server commands run side by side: the second refuses, naming the way out.
+#[tokio::test]
+async fn a_second_server_on_one_database_names_the_way_out() {
+    let dir = std::env::temp_dir().join(format!("dudo-two-servers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("dudo.db").display().to_string();
+    let exe = dudo_tests::binary("dudo-server");
+    let _first = dudo_tests::start_server(&exe, &["--db", &db]).unwrap();
+    let second = std::process::Command::new(&exe)
+        .args(["--db", &db, "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = tokio::time::timeout(
+        Duration::from_secs(20),
+        tokio::task::spawn_blocking(move || second.wait_with_output()),
+    )
+    .await
+    .expect("the second server did not stop")
+    .unwrap()
+    .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("in use by another dudo") && said.contains("--db PATH") && said.contains("--db none"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn a_python_grpcio_client_plays_a_whole_game() {
     // The project's own script makes the Python environment (grpcio, grpcio-tools).

@@ -54,6 +54,12 @@ pub fn go_bot() -> Result<String, String> {
     from_script("go-env.sh", "no Go")
 }
 
+/// The C++ example bot, built by `scripts/cpp-env.sh` (Debian's gRPC C++ packages), or why
+/// there is none.
+pub fn cpp_bot() -> Result<String, String> {
+    from_script("cpp-env.sh", "no C++ gRPC")
+}
+
 /// The node that runs the browser tests (`tests/browser`), with Debian's chromium and
 /// playwright-core made ready by `scripts/browser-env.sh`, or why there is none.
 pub fn browser() -> Result<String, String> {
@@ -283,14 +289,8 @@ pub async fn balancer(servers: Vec<String>) -> std::io::Result<String> {
 }
 
 /// A fresh, empty PostgreSQL schema `schema` on the database at `base` (dropped first if an
-/// earlier run left it), as the URL a server takes: what the cluster tests and
-/// `dudo-load cluster` run on.
-pub async fn fresh_schema(base: &str, schema: &str) -> Result<String, sqlx::Error> {
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(base).await?;
-    sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE")).execute(&pool).await?;
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&pool).await?;
-    pool.close().await;
-    let sep = if base.contains('?') { '&' } else { '?' };
-    Ok(format!("{base}{sep}options[search_path]={schema}"))
+/// earlier run left it), whose URL a server takes: what the cluster tests and `dudo-load
+/// cluster` run on. It is dropped with the value.
+pub async fn fresh_schema(base: &str, schema: &str) -> Result<dudo_store::scratch::Scratch, sqlx::Error> {
+    dudo_store::scratch::Scratch::make(base, schema, None).await
 }

@@ -136,9 +136,15 @@ function PoolBoard({ pool, signed }: { pool: LadderPool; signed?: Signed }) {
             </tr>
           </thead>
           <tbody>
-            {entries.map((e, i) => (
+            {entries.map((e) => (
               <tr>
-                <td>{i + 1}</td>
+                <td>
+                  {entries.filter((o) => o.place === e.place).length > 1 ? (
+                    <abbr title="too close to tell apart yet: more games will separate them">={e.place}</abbr>
+                  ) : (
+                    e.place
+                  )}
+                </td>
                 <td>
                   <a href={playerLink(pool.name, e.name)}>{e.name}</a>
                   {e.kind === AccountKind.BOT && " [bot]"}

@@ -216,7 +216,7 @@ impl<T: ServerTables> Matchmaker<T> {
 
     pub(crate) fn handle(&mut self, command: Command) {
         match command {
-            Command::Enter { pool, entrant, reply } => {
+            Command::Enter { pool, mut entrant, reply } => {
                 let Some(p) = self.pools.iter().position(|p| p.name == pool) else {
                     let _ = reply
                         .send(Err(refused("no_such_pool", Refusal::not_found(format!("no pool {pool:?}")))));
@@ -234,11 +234,16 @@ impl<T: ServerTables> Matchmaker<T> {
                     return;
                 }
                 // Back after its stream dropped: the games it is still seated at are said again,
-                // so a bot that restarts picks them up.
+                // so a bot that restarts picks them up. Each counts against the games this
+                // stream asks for, as `dudo ladder --games` counts it: a game finished after a
+                // restart is one of the games played (all are said, even past the count).
                 for (table, game) in self.games.iter().filter(|(_, g)| g.pool == p) {
                     for (seat, at) in game.seats.iter().enumerate() {
                         let Some((account, token)) = at else { continue };
                         if *account == entrant.account.id {
+                            if let Some(left) = entrant.games_left.as_mut() {
+                                *left = left.saturating_sub(1);
+                            }
                             let seated = pb::LadderSeated {
                                 pool: self.pools[p].name.clone(),
                                 table: table.clone(),

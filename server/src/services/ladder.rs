@@ -233,8 +233,9 @@ impl Ladder for LadderService {
             .leaderboard(req.pool.trim(), req.limit)
             .await
             .map_err(|e| Status::unavailable(format!("the server's database: {e}")))?;
-        self.node
-            .answer_held(pb::LeaderboardResponse { entries: board.iter().map(entry_of).collect() }, reader)
+        let places = dudo_store::ladder::places(&board);
+        let entries = board.iter().zip(places).map(|(rating, place)| entry_of(rating, place)).collect();
+        self.node.answer_held(pb::LeaderboardResponse { entries }, reader)
     }
 
     async fn rating_history(
@@ -265,7 +266,7 @@ impl Ladder for LadderService {
     }
 }
 
-fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
+fn entry_of(r: &dudo_store::ladder::LadderRating, place: u32) -> pb::LeaderboardEntry {
     pb::LeaderboardEntry {
         name: r.name.clone(),
         kind: match r.kind.as_str() {
@@ -279,5 +280,6 @@ fn entry_of(r: &dudo_store::ladder::LadderRating) -> pb::LeaderboardEntry {
         games: u64::try_from(r.games).unwrap_or(0),
         wins: u64::try_from(r.wins).unwrap_or(0),
         provisional: r.games < dudo_store::ladder::SETTLED_AFTER,
+        place,
     }
 }

@@ -47,15 +47,16 @@ struct Tally {
     stalled: AtomicU64,
 }
 
-/// A fresh schema on `db` for this run, as the URL the nodes take.
-async fn schema(db: &str) -> anyhow::Result<(String, String)> {
+/// A fresh schema on `db` for this run, whose URL the nodes take; dropped with the value.
+async fn schema(db: &str) -> anyhow::Result<dudo_store::scratch::Scratch> {
     let name = format!("dudo_load_cluster_{}", std::process::id());
-    Ok((dudo_tests::fresh_schema(db, &name).await?, name))
+    Ok(dudo_tests::fresh_schema(db, &name).await?)
 }
 
 pub async fn run(o: Options) -> anyhow::Result<()> {
     anyhow::ensure!(o.db.starts_with("postgres"), "cluster: --db postgres://… (a cluster needs PostgreSQL)");
-    let (url, schema_name) = schema(&o.db).await?;
+    let scratch = schema(&o.db).await?;
+    let url = scratch.url().to_string();
     let lease = o.lease_millis.to_string();
     let mut nodes = Vec::new();
     for i in 0..o.nodes {
@@ -230,9 +231,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         crate::percentile(&usual, 0.99)
     );
     drop(nodes);
-    if let Ok(pool) = sqlx::AnyPool::connect(&o.db).await {
-        let _ = sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema_name} CASCADE")).execute(&pool).await;
-    }
+    drop(scratch);
     let stalled = tally.stalled.load(Ordering::Relaxed);
     if failed > 0 || stalled > 0 {
         anyhow::bail!("{failed} tables failed and {stalled} stalled");
