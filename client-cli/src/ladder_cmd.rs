@@ -236,6 +236,12 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
             let update = match update {
                 Ok(Some(update)) => update,
                 // Dropped by the server (its node died or drained): the ladder is elsewhere now.
+                // Every game asked for is dealt: nothing to enter again for (an entry for 0
+                // games is one with no end); those in play end with their bots.
+                Ok(None) if args.games > 0 && to_deal(ended, in_play.len()) == 0 => break,
+                Err(status) if dudo_client::dropped(&status) && args.games > 0 && to_deal(ended, in_play.len()) == 0 => {
+                    break;
+                }
                 Ok(None) => {
                     let games = to_deal(ended, in_play.len());
                     updates = enter_again(&client, &pool, at_once, games, &mut in_play).await?;
@@ -281,11 +287,9 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
                 }
                 None => {}
             }
-            // As many games seated as asked for: leave the queue (so no more are dealt) and
-            // see the ones in play to their end.
-            if args.games > 0 && ended + in_play.len() >= args.games {
-                break;
-            }
+            // With every game asked for dealt, the stream stays open: the server deals no
+            // more (it was told how many), and its `ended` for each is what stops that
+            // game's bot (one that lingers is stopped 10 s after) and counts it.
         }
         drop(updates);
         if in_play.is_empty() {
@@ -293,7 +297,7 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
         }
         println!("{} of your games still in play; waiting for them to end.", in_play.len());
         // Games still in play end within a game's length (at most an hour).
-        seats.wait(std::time::Duration::from_secs(3600)).await;
+        seats.wait(std::time::Duration::from_secs(3600)).await?;
         // Their places, from the account's rating history (written with each game's record).
         let history = client.rating_history(&pool, &name).await.unwrap_or_default();
         for (_, game, _) in &in_play {
@@ -563,7 +567,12 @@ impl Seats {
                 let times = match (wrong, self.ever_worked) {
                     (true, _) => "to start".to_string(),
                     (false, true) => format!("{} times in a row", self.failed_in_a_row),
-                    (false, false) => format!("{} times in a row, before any game", self.failed_in_a_row),
+                    (false, false) => {
+                        format!(
+                            "{} times in a row, and has not yet played a game to its end",
+                            self.failed_in_a_row
+                        )
+                    }
                 };
                 anyhow::bail!(
                     "the --bot command failed {times} ({how}). Try it by hand with DUDO_SERVER, DUDO_TABLE, DUDO_TOKEN and DUDO_SEAT set, as docs/bots.md shows"
@@ -611,15 +620,16 @@ impl Seats {
     }
 
     /// Waits for every bot still playing to end (a command for at most `within`), then stops
-    /// those that have not.
-    pub(crate) async fn wait(mut self, within: std::time::Duration) {
+    /// those that have not; an error as [`Seats::failed`] says.
+    pub(crate) async fn wait(mut self, within: std::time::Duration) -> anyhow::Result<()> {
         let until = tokio::time::Instant::now() + within;
         // Through `ended`, so a run that fails in the middle of its game is started again.
+        let mut failed = Ok(());
         while self.running > 0 {
             match tokio::time::timeout_at(until, self.ended()).await {
                 Ok(Ok(_)) => {}
                 Ok(Err(e)) => {
-                    eprintln!("dudo: {e}");
+                    failed = Err(e);
                     break;
                 }
                 Err(_) => break,
@@ -629,5 +639,6 @@ impl Seats {
             let _ = tokio::time::timeout_at(until, player).await;
         }
         self.stop();
+        failed
     }
 }

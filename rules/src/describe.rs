@@ -14,7 +14,8 @@ fn dice_text(dice: &[Option<u8>]) -> String {
     faces.join(" ")
 }
 
-fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+/// "1 life", "3 lives": a count with its noun (the terminal's table says its tallies so too).
+pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
 }

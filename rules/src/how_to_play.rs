@@ -353,8 +353,8 @@ fn one_cup(r: &RuleSet) -> Vec<RuleNote> {
             )
         } else {
             format!(
-                "Everyone has {} lives; losing a challenge costs one. The last with a life wins.",
-                r.hand.lives
+                "Everyone has {}; losing a challenge costs one. The last with a life wins.",
+                crate::describe::plural(r.hand.lives, "life", "lives")
             )
         },
     ));

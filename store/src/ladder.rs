@@ -43,15 +43,22 @@ impl LadderRating {
     }
 }
 
-/// Each player's place on a board in its order (from 1). A player shares the place of the one
-/// above when the ratings cannot yet tell them apart, so every place the board draws between
-/// two rows is one the ratings hold; players several rows apart in one place may still differ.
+/// Each player's place on a board in its order (from 1). A player shares a place with the
+/// first player in it until the ratings can tell the two apart; then it starts a place of its
+/// own. Measured from a place's first player, not the row above: uncertain newcomers between
+/// two players the ratings do tell apart would otherwise chain them into one place (a hostile
+/// try merged a whole board so with a few one-game accounts).
 pub fn places(board: &[LadderRating]) -> Vec<u32> {
-    let mut places: Vec<u32> = Vec::with_capacity(board.len());
+    let mut places = Vec::with_capacity(board.len());
+    let mut first: Option<(&LadderRating, u32)> = None;
     for (i, player) in board.iter().enumerate() {
-        let place = match (i.checked_sub(1).and_then(|above| board.get(above)), places.last()) {
-            (Some(above), Some(&shared)) if !above.told_above(player) => shared,
-            _ => u32::try_from(i + 1).unwrap_or(u32::MAX),
+        let place = match first {
+            Some((leader, shared)) if !leader.told_above(player) => shared,
+            _ => {
+                let own = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                first = Some((player, own));
+                own
+            }
         };
         places.push(place);
     }
@@ -264,6 +271,18 @@ mod tests {
         assert_eq!(places(&board), vec![1, 1, 3, 3, 5]);
         assert!(board[1].told_above(&board[2]) && !board[0].told_above(&board[1]));
         assert!(places(&[]).is_empty());
+    }
+
+    #[test]
+    fn uncertain_players_between_two_the_ratings_tell_apart_do_not_chain_them() {
+        // Each row is too close to the one above to tell, but the third is told from the first.
+        let board = [
+            rated("settled", 32.0, 2.0),
+            rated("new", 22.0, 6.0),
+            rated("newer", 12.0, 3.0),
+            rated("last", 3.0, 0.5),
+        ];
+        assert_eq!(places(&board), vec![1, 1, 3, 3]);
     }
 
     #[test]

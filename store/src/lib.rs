@@ -175,10 +175,11 @@ pub struct Store {
     members: AnyPool,
 }
 
-/// What keeps a second owner out: a lock file beside a SQLite file, or a PostgreSQL session
+/// What keeps a second owner out: a lock file beside a SQLite file and a lock on the file
+/// itself (see `opening::lock`), or a PostgreSQL session
 /// holding an advisory lock on the schema.
 enum Lock {
-    File(#[allow(dead_code)] std::fs::File),
+    File(#[allow(dead_code)] Vec<std::fs::File>),
     Session(#[allow(dead_code)] std::sync::Mutex<sqlx::AnyConnection>),
 }
 

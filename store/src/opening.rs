@@ -94,10 +94,26 @@ pub(crate) fn prepare_file(path: &std::path::Path, access: Access) -> Result<(),
     Ok(())
 }
 
-/// Takes `<db>.lock` for this process; the OS lets go of it when the process ends, however
-/// it ends. The lock is beside the file the path leads to (through any symlink), so two
-/// names for one database share one lock.
-pub(crate) fn lock(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
+/// Takes `<db>.lock` and the database file itself for this process; the OS lets go of both
+/// when the process ends, however it ends. The lock file is beside the file the path leads
+/// to (through any symlink), so two names for one database share it; the lock on the file
+/// itself is on its inode, so a hard link to it is held too (a lock file by name alone let
+/// a second server in that way, with a write-ahead log of its own). SQLite's own locks are
+/// fcntl's, which a flock neither takes nor waits for.
+pub(crate) fn lock(db: &std::path::Path) -> Result<Vec<std::fs::File>, StoreError> {
+    let beside = lock_file(db)?;
+    let shown = db.display().to_string();
+    let itself =
+        std::fs::File::open(db).map_err(|source| StoreError::Lock { path: shown.clone(), source })?;
+    match itself.try_lock() {
+        Ok(()) => Ok(vec![beside, itself]),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse { path: shown }),
+        Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Lock { path: shown, source }),
+    }
+}
+
+/// `<db>.lock`, beside the file the path leads to, taken for this process.
+fn lock_file(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
     let real = std::fs::canonicalize(db).unwrap_or_else(|_| db.to_path_buf());
     let path = format!("{}.lock", real.display());
     let shown = db.display().to_string();

@@ -775,3 +775,33 @@ async fn bot_checks_keep_the_newest_runs_and_the_last_pass() {
         assert_eq!(store.bot_checks_kept("a1").await.unwrap(), 11, "{backend}: ten runs and the pass");
     }
 }
+
+/// A second owner is kept out of a SQLite file by every name it has: the same path, a
+/// symlink, and a hard link (which a lock file by name alone let in, with a write-ahead log
+/// of its own beside it).
+#[tokio::test]
+async fn a_sqlite_file_has_one_owner_by_any_of_its_names() {
+    let dir = std::env::temp_dir().join(unique("dudo-store-names"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("dudo.db");
+    let first = Store::open(db.to_str().unwrap()).await.unwrap();
+    let hard = dir.join("hard.db");
+    std::fs::hard_link(&db, &hard).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&db, dir.join("soft.db")).unwrap();
+    for name in ["dudo.db", "hard.db", "soft.db"] {
+        let path = dir.join(name);
+        if !path.exists() {
+            continue;
+        }
+        match Store::open(path.to_str().unwrap()).await {
+            Err(StoreError::InUse { .. }) => {}
+            Err(other) => panic!("{name}: {other}"),
+            Ok(_) => panic!("{name}: a second owner was let in"),
+        }
+    }
+    // Once the first has let go, the file is anyone's again.
+    drop(first);
+    drop(Store::open(hard.to_str().unwrap()).await.unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

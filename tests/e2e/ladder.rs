@@ -642,6 +642,15 @@ fn the_ladder_commands_of_the_terminal_client() {
         restarted.contains("exited with code 9 in the middle of its game; starting it again"),
         "{restarted}"
     );
+    // A bot that lingers after its last game is stopped once the server says the game ended
+    // (it used to wait for the bot to exit, for an hour); one that always fails is a failure.
+    let began = std::time::Instant::now();
+    let lingering = format!("'{}'; sleep 1000", minimal.display());
+    let (ok, lingered) = dudo(&home, &["ladder", "slow", "--bot", &lingering, "--games", "1"]);
+    assert!(ok && lingered.matches("finished").count() == 1, "{lingered}");
+    assert!(began.elapsed() < std::time::Duration::from_secs(60), "{:?}: {lingered}", began.elapsed());
+    let (ok, failing) = dudo(&home, &["ladder", "slow", "--bot", "exit 5", "--games", "1"]);
+    assert!(!ok && failing.contains("failed 3 times in a row"), "{failing}");
     let (ok, refused) = dudo(&home, &["ladder", "slow", "--bot", "true", "--bot-think-ms", "200"]);
     assert!(!ok && refused.contains("--bot-think-ms"), "a command keeps its own pace: {refused}");
     // Every command that plays with a token says whose, and where it came from.

@@ -486,6 +486,9 @@ fn friends_at_a_separate_server_create_join_host_watch_and_play() {
             "{shown}"
         );
     }
+    // In the middle of that game, `again` would end it for everyone: it says so instead.
+    host.send_line("again").unwrap();
+    wait_for(&mut host, text("The game is still on"), 20);
     for p in [&mut host, &mut guest] {
         quit(p, 20);
     }

@@ -208,6 +208,11 @@ impl AtTable {
             self.out.line("You are watching: only seated players may do that.");
             return None;
         };
+        // `again` is for after a game: typed in the middle of one it would end it for everyone.
+        if word == "again" && self.table.state == pb::TableState::Playing as i32 && !self.over {
+            self.out.line("The game is still on: `again` starts another once it is over (`reset` ends this one now, for everyone).");
+            return None;
+        }
         let client = self.client.clone();
         let result = match word {
             "start" => client.start(&key).await.map(|_| "The game begins.".to_string()),

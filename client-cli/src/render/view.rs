@@ -3,6 +3,7 @@
 //! games.
 
 use super::*;
+use dudo_rules::describe::plural;
 
 /// Marks beside a seat: the host, the starter of the round.
 pub(super) fn marks(style: Style, seat: usize, host: usize, starter: usize) -> String {
@@ -153,9 +154,10 @@ pub(super) fn hand_status(
         let tally = if let Some(place) = p.place {
             style.dim(&format!("out ({})", place_text(place)))
         } else if drinks {
-            format!("{} drinks, {} lives", p.drinks, p.lives)
+            let (drinks, lives) = (plural(p.drinks, "drink", "drinks"), plural(p.lives, "life", "lives"));
+            format!("{drinks}, {lives}")
         } else {
-            format!("{} lives", p.lives)
+            plural(p.lives, "life", "lives")
         };
         let cup = if holder == Some(s) { "  holds the cup" } else { "" };
         let number = seat_width(view.players.len());

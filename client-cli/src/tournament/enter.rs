@@ -184,7 +184,10 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
         if let Some(seats) = seats {
             // Every game has ended: a bot has a few seconds to see its end and leave, then
             // what still runs (a bot that never noticed, one for a forfeit game) is stopped.
-            seats.wait(std::time::Duration::from_secs(10)).await;
+            // The games are over: a bot that failed now is said, and costs nothing.
+            if let Err(e) = seats.wait(std::time::Duration::from_secs(10)).await {
+                eprintln!("dudo: {e}");
+            }
         }
         Ok(ExitCode::SUCCESS)
     })

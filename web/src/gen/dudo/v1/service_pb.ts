@@ -2808,9 +2808,9 @@ export type LeaderboardEntry = Message<"dudo.v1.LeaderboardEntry"> & {
   provisional: boolean;
 
   /**
-   * The board's place, from 1. A player shares the place of the one above until the ratings
-   * can tell them apart (mus further apart than 3·√(σ₁² + σ₂²)): a shared place is a tie the
-   * games so far cannot break, whatever the order of the rows.
+   * The board's place, from 1. A player shares a place with its first player until the
+   * ratings can tell the two apart (mus further apart than 3·√(σ₁² + σ₂²)): a shared place is
+   * a tie the games so far cannot break, whatever the order of the rows.
    *
    * @generated from field: uint32 place = 9;
    */
