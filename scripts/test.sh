@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command: every test of the workspace (`cargo test --workspace`, with any
-# arguments passed on), then one last line that counts what passed, failed, was ignored and
+# arguments passed on; `scripts/test.sh -p dudo-rules` tests that package alone), then one last line that counts what passed, failed, was ignored and
 # was skipped. A test without what it needs (PostgreSQL, Python, chromium, Go, Node.js) says
 # "SKIPPED" and why as it runs, but libtest counts it as passed and cargo prints one result
 # line per test binary, so "0 ignored" at the end of `cargo test` proves nothing: the skips
@@ -9,7 +9,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --workspace "$@" 2>&1 | tee "$log"
+# Every package, unless the arguments name some (`-p dudo-rules`): with --workspace, cargo
+# would test them all anyway.
+scope=(--workspace)
+for arg in "$@"; do
+  case "$arg" in
+    -p | --package | --package=* | -p?*) scope=() ;;
+    --) break ;;
+  esac
+done
+cargo test "${scope[@]}" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 echo
 awk -v status="$status" '

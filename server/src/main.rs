@@ -240,8 +240,20 @@ struct Args {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
+async fn main() -> std::process::ExitCode {
+    match run(Args::parse()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        // One line with its causes: returned from main, anyhow's Debug form would add a
+        // backtrace under RUST_BACKTRACE=1 and bury the way out it names.
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The server as `args` ask: every refusal to start is an error said once, by `main`.
+async fn run(args: Args) -> anyhow::Result<()> {
     // sqlx reports a slow statement with its whole text (a journal insert is ~20 KB of SQL):
     // the table's own warnings say what matters.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

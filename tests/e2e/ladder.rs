@@ -59,6 +59,8 @@ async fn server() -> String {
             // Who may enter, by account kind.
             Pool { players: Players::People, ..pool("people", 2, 30_000, 1) },
             Pool { players: Players::Bots, ..pool("bots", 2, 5_000, 1) },
+            // Two bots to fill one seat: a lone entrant meets both.
+            Pool { bots: vec!["random".into(), "odds".into()], ..pool("pair", 2, 5_000, 0) },
         ]),
         ..dudo_server::Setup::default()
     };
@@ -145,11 +147,11 @@ async fn bot_accounts_and_built_in_bots_play_a_pool_until_the_board_has_them() {
     let pools = ladder.list_pools(pb::ListPoolsRequest {}).await.unwrap().into_inner().pools;
     assert_eq!(
         pools.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
-        ["trio", "quad", "odds-4", "stall", "seeded", "people", "bots"]
+        ["trio", "quad", "odds-4", "stall", "seeded", "people", "bots", "pair"]
     );
     assert_eq!(
         pools.iter().map(|p| p.players.as_str()).collect::<Vec<_>>()[4..],
-        ["anyone", "people", "bots"]
+        ["anyone", "people", "bots", "anyone"]
     );
     // What a bot author needs to know of a pool is listed with it.
     let quad = &pools[1];
@@ -183,6 +185,25 @@ async fn an_entry_for_games_in_all_is_dealt_that_many_then_ends() {
         }
     }
     assert_eq!((seated, ended), (3, 3), "three games dealt and ended, then the stream's end");
+}
+
+/// A lone entrant in a two-seat pool filled by two bots meets both, not only the first listed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pools_bots_all_fill_seats() {
+    let addr = server().await;
+    let places = ladder_bot(addr.clone(), "Loner", "odds", "pair", 16).await;
+    assert_eq!(places.len(), 16);
+    let mut ladder = ladder_client(&addr).await;
+    let board = ladder
+        .leaderboard(pb::LeaderboardRequest { pool: "pair".into(), limit: 0 })
+        .await
+        .unwrap()
+        .into_inner()
+        .entries;
+    // 16 games, each bot by lot: both are met but once in 30,000 runs.
+    for bot in ["random bot", "odds bot"] {
+        assert!(board.iter().any(|e| e.name == bot), "{bot} never played: {board:?}");
+    }
 }
 
 /// A bot killed mid-game enters again for one game: the seat it still holds is said again and

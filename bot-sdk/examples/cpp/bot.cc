@@ -344,6 +344,11 @@ int main(int argc, char** argv) {
     table = joined.table().id();
     token = joined.token();
     seat = joined.seat();
+    // The seat is the token's: a bot started again with these plays on where it was (a
+    // second JoinTable under the same name is refused, `bad_name`).
+    std::cerr << name << ": seat " << seat << "; to play on after a restart: DUDO_TABLE=" << table
+              << " DUDO_TOKEN=" << token << " DUDO_SEAT=" << seat << "\n";
+    std::cerr << name << ": the game starts when the table's host says so\n";
   }
   int place = Seat(channel, table, token, seat, name).run();
   return place < 0 ? 1 : 0;

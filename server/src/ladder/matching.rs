@@ -137,7 +137,10 @@ impl<T: ServerTables> Matchmaker<T> {
                 return Some((chosen, Vec::new()));
             }
             if !p.bots.is_empty() && waited(anchor.index) >= f64::from(p.fill_after_seconds) {
-                let bots = p.bots.iter().cycle().take(seats - chosen.len()).cloned().collect();
+                // The pool's bots in its order from one drawn by lot: taken always from the
+                // first, a two-seat pool's lone entrant only ever met the first bot listed.
+                let first = rng.random_range(0..p.bots.len());
+                let bots = p.bots.iter().cycle().skip(first).take(seats - chosen.len()).cloned().collect();
                 return Some((chosen, bots));
             }
             tried[anchor.index] = true;
