@@ -292,12 +292,15 @@ pub fn run(args: LadderArgs) -> anyhow::Result<ExitCode> {
             // game's bot (one that lingers is stopped 10 s after) and counts it.
         }
         drop(updates);
+        if !in_play.is_empty() {
+            println!("{} of your games still in play; waiting for them to end.", in_play.len());
+        }
+        // The bots of games just ended see their end and exit (one that lingers is stopped
+        // 10 s after); games still in play end within a game's length (at most an hour).
+        seats.wait(std::time::Duration::from_secs(3600)).await?;
         if in_play.is_empty() {
             return Ok(ExitCode::SUCCESS);
         }
-        println!("{} of your games still in play; waiting for them to end.", in_play.len());
-        // Games still in play end within a game's length (at most an hour).
-        seats.wait(std::time::Duration::from_secs(3600)).await?;
         // Their places, from the account's rating history (written with each game's record).
         let history = client.rating_history(&pool, &name).await.unwrap_or_default();
         for (_, game, _) in &in_play {
