@@ -50,8 +50,8 @@ pub fn run(args: BotArgs) -> anyhow::Result<ExitCode> {
         })
         .await?;
         eprintln!("(checking {}'s bot, with {})", safe(&name), playing.from);
-        let player = crate::ladder_cmd::SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?;
-        let mut seats = crate::ladder_cmd::Seats::new(client.clone(), addr.clone(), name, player);
+        let player = crate::seat_bots::SeatPlayer::chosen(args.bot.as_deref(), args.builtin.as_deref())?;
+        let mut seats = crate::seat_bots::Seats::new(client.clone(), addr.clone(), name, player);
         let mut updates = client.check_bot(args.pool.as_deref().unwrap_or_default()).await?;
         let report = loop {
             let update = tokio::select! {

@@ -25,6 +25,7 @@ mod presence;
 mod render;
 mod rules_cmd;
 mod script_cmd;
+mod seat_bots;
 mod seats;
 mod simulate;
 mod tournament;

@@ -49,8 +49,8 @@ pub fn enter(args: EnterArgs) -> anyhow::Result<ExitCode> {
         let mut seats = match (args.bot.as_deref(), args.builtin.as_deref()) {
             (None, None) => None,
             (bot, builtin) => {
-                let player = crate::ladder_cmd::SeatPlayer::chosen(bot, builtin)?;
-                Some(crate::ladder_cmd::Seats::new(client.clone(), addr.clone(), name.clone(), player))
+                let player = crate::seat_bots::SeatPlayer::chosen(bot, builtin)?;
+                Some(crate::seat_bots::Seats::new(client.clone(), addr.clone(), name.clone(), player))
             }
         };
         // In person: the terminal the games are played at, opened at the first and kept
@@ -210,7 +210,7 @@ async fn leaving(console: &mut Option<crate::at_table::Console>) -> bool {
 }
 
 /// A bot command that keeps failing (never, for a person playing in person).
-async fn bots_failed(seats: &mut Option<crate::ladder_cmd::Seats>) -> anyhow::Result<()> {
+async fn bots_failed(seats: &mut Option<crate::seat_bots::Seats>) -> anyhow::Result<()> {
     match seats {
         Some(seats) => seats.failed().await,
         None => std::future::pending().await,
