@@ -33,7 +33,8 @@ export function LadderPage() {
       {pools?.map((p) => <PoolBoard pool={p} signed={signed} />)}
       <p class="summary">
         Players are ordered by their rating's lower bound, mu − 3·sigma; a rating is provisional (marked ?) for its
-        first 10 games. A person plays rated games in a people's pool with <strong>Play rated</strong>; a bot enters
+        first 10 games. Players who share a place (=1) are too close to tell apart yet: more games will separate
+        them. A person plays rated games in a people's pool with <strong>Play rated</strong>; a bot enters
         with <code>dudo ladder POOL --bot COMMAND</code>; see docs/ladder.md.
       </p>
     </div>
