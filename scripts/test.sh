@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's test command: every test of the workspace (`cargo test --workspace`, with any
+# The README's test command: every test of the workspace (`cargo test --profile tests --workspace`, with any
 # arguments passed on; `scripts/test.sh -p dudo-rules` tests that package alone), then one last line that counts what passed, failed, was ignored and
 # was skipped. A test without what it needs (PostgreSQL, Python, chromium, Go, Node.js) says
 # "SKIPPED" and why as it runs, but libtest counts it as passed and cargo prints one result
@@ -18,7 +18,8 @@ for arg in "$@"; do
     --) break ;;
   esac
 done
-cargo test "${scope[@]}" "$@" 2>&1 | tee "$log"
+# The tests' profile (Cargo.toml, [profile.tests]): dev with the engine optimised.
+cargo test --profile tests "${scope[@]}" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 echo
 awk -v status="$status" '

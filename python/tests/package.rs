@@ -26,11 +26,13 @@ fn the_python_package_passes_its_tests() {
         );
         return;
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-    // `cargo test --workspace` builds the dudo command and the server: the scripts' test
-    // compares with the one, and the trained bot plays the ladder on the other.
-    let dudo = target.join("debug").join("dudo");
-    let server = target.join("debug").join("dudo-server");
+    // `cargo test --workspace` builds the dudo command and the server next to this test
+    // (target/PROFILE/deps/package-HASH -> target/PROFILE): the scripts' test compares with
+    // the one, and the trained bot plays the ladder on the other.
+    let exe = std::env::current_exe().unwrap_or_default();
+    let bins = exe.parent().and_then(|deps| deps.parent()).map(PathBuf::from).unwrap_or_default();
+    let dudo = bins.join("dudo");
+    let server = bins.join("dudo-server");
     let mut run = Command::new("bash");
     run.arg(root().join("scripts/python-package.sh"));
     if dudo.exists() && server.exists() {
