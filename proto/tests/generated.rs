@@ -3,7 +3,8 @@
 //! dudo does not first build a protobuf compiler and a code generator (protox, prost-build and
 //! their parsers: a fifth of a first build's CPU). This test compiles the `.proto` files again,
 //! with protox (no protoc to install), and fails when the kept files differ;
-//! `DUDO_BLESS=1 cargo test -p dudo-proto --test generated` writes them anew.
+//! `DUDO_BLESS=1 scripts/test.sh -p dudo-proto --test generated` writes them anew (then
+//! `scripts/web-build.sh` makes the page's code from the same files).
 use std::path::{Path, PathBuf};
 
 /// The protocol's files, in the order they are compiled.
@@ -50,7 +51,8 @@ fn the_generated_code_is_what_the_proto_files_compile_to() {
     assert!(
         stale.is_empty(),
         "proto/generated/ ({}) is not what dudo/v1/*.proto compiles to: run \
-         `DUDO_BLESS=1 cargo test -p dudo-proto --test generated` and commit the result",
+         `DUDO_BLESS=1 scripts/test.sh -p dudo-proto --test generated` and commit the result \
+         (and `scripts/web-build.sh`, for the page's code)",
         stale.join(", ")
     );
 }
