@@ -166,7 +166,7 @@ pub fn describe_in(event: &EventKind, names: &[String], game: Option<HandGame>) 
             format!("A game for {seats} players begins; dice: {}", counts.join(", "))
         }
         EventKind::RollOff { rolls } => {
-            let parts: Vec<String> = rolls.iter().map(|(s, f)| format!("{} rolls {f}", n(*s))).collect();
+            let parts: Vec<String> = rolls.iter().map(|(s, f)| format!("{} {f}", n(*s))).collect();
             format!("Roll-off: {}", parts.join(", "))
         }
         EventKind::StarterChosen { seat } => format!("{} makes the first call", n(*seat)),
